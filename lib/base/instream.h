@@ -1,0 +1,38 @@
+/* base: read a file in chunks, inflating gzip transparently (detected by its magic
+ * bytes, not its name). A multi-GB .json.gz is never inflated into memory whole. */
+#ifndef STS_BASE_INSTREAM_H
+#define STS_BASE_INSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stepscope/status.h"
+
+typedef struct sts_instream sts_instream;
+
+/* Opens `path` ("-" is standard input). On failure returns NULL and fills err. */
+sts_instream *sts_instream_open(const char *path, sts_error *err);
+
+/* Reads up to `cap` uncompressed bytes into buf. Returns the count, 0 at a clean end,
+ * or -1 on error (err filled: a truncated or corrupt gzip stream, a read error). */
+long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err);
+
+/* 1 when the input is gzip-compressed. */
+int sts_instream_is_gzip(const sts_instream *in);
+/* Uncompressed bytes delivered so far. */
+uint64_t sts_instream_offset(const sts_instream *in);
+/* Compressed (on-disk) bytes consumed so far. */
+uint64_t sts_instream_raw_offset(const sts_instream *in);
+/* Size of the file on disk, or 0 when unknown (a pipe). */
+uint64_t sts_instream_raw_size(const sts_instream *in);
+const char *sts_instream_path(const sts_instream *in);
+
+/* Closes and frees; NULL is a no-op. */
+void sts_instream_free(sts_instream *in);
+
+/* Reads a whole (possibly gzip) file into memory; for small inputs such as .pb files
+ * and logs. *out is malloc'd and NUL-terminated; the caller frees it. */
+sts_status sts_read_file(const char *path, char **out, size_t *len, sts_error *err);
+
+#endif

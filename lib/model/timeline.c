@@ -1,0 +1,184 @@
+#include "model/timeline_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+sts_timeline *sts_tl_new(const char *path, const char *format, sts_args_mode args)
+{
+    sts_timeline *tl = calloc(1, sizeof *tl);
+    if (!tl) return NULL;
+    if (sts_strtab_init(&tl->strings) != 0) {
+        free(tl);
+        return NULL;
+    }
+    tl->args_mode = args;
+    tl->all_whole_us = 1;
+    tl->info.resolution_ns = 1000;
+    uint32_t p = sts_tl_intern(tl, path ? path : "", path ? strlen(path) : 0);
+    uint32_t f = sts_tl_intern(tl, format ? format : "", format ? strlen(format) : 0);
+    if (p == STS_NONE || f == STS_NONE) {
+        sts_tl_free(tl);
+        return NULL;
+    }
+    tl->info.path = sts_strtab_get(&tl->strings, p);
+    tl->info.format = sts_strtab_get(&tl->strings, f);
+    return tl;
+}
+
+uint32_t sts_tl_intern(sts_timeline *tl, const char *s, size_t n)
+{
+    uint32_t id = sts_strtab_intern(&tl->strings, s, n);
+    return id == UINT32_MAX ? STS_NONE : id;
+}
+
+uint32_t sts_tl_process(sts_timeline *tl, uint32_t label, int64_t pid)
+{
+    uint32_t idx = sts_u64map_get(&tl->proc_map, (uint64_t)label + 1);
+    if (idx != UINT32_MAX) return idx;
+    if (pid == INT64_MIN) {
+        /* A non-numeric pid ("CPU functions") still needs a stable number. */
+        const char *s = sts_strtab_get(&tl->strings, label);
+        pid = (int64_t)(sts_hash_bytes(s, sts_strtab_len(&tl->strings, label)) & 0x7fffffff);
+    }
+    sts_process *p = STS_VEC_PUSH(tl->procs);
+    if (!p) return STS_NONE;
+    p->label = label;
+    p->pid = pid;
+    idx = (uint32_t)(tl->procs.n - 1);
+    if (sts_u64map_put(&tl->proc_map, (uint64_t)label + 1, idx) != 0) return STS_NONE;
+    return idx;
+}
+
+uint32_t sts_tl_lane(sts_timeline *tl, uint32_t process, uint32_t label, int64_t tid)
+{
+    uint64_t key = ((uint64_t)process + 1) << 32 | label;
+    uint32_t idx = sts_u64map_get(&tl->lane_map, key);
+    if (idx != UINT32_MAX) return idx;
+    sts_lane *l = STS_VEC_PUSH(tl->lanes);
+    if (!l) return STS_NONE;
+    l->process = process;
+    l->label = label;
+    l->tid = tid;
+    idx = (uint32_t)(tl->lanes.n - 1);
+    if (sts_u64map_put(&tl->lane_map, key, idx) != 0) return STS_NONE;
+    return idx;
+}
+
+uint32_t sts_tl_add_args(sts_timeline *tl, const sts_arg *args, size_t n)
+{
+    if (n == 0) return STS_NONE;
+    if (sts_grow((void **)&tl->args.v, &tl->args.cap, tl->args.n + n, sizeof *tl->args.v) != 0) return STS_NONE;
+    uint32_t first = (uint32_t)tl->args.n;
+    memcpy(tl->args.v + tl->args.n, args, n * sizeof *args);
+    for (size_t i = 0; i < n; i++) tl->args.v[tl->args.n + i].last = (uint8_t)(i + 1 == n);
+    tl->args.n += n;
+    return first;
+}
+
+void sts_tl_warn(sts_timeline *tl, const char *fmt, ...)
+{
+    tl->warnings_total++;
+    if (tl->warnings.n >= STS_TL_MAX_WARNINGS) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *copy = strdup(buf);
+    if (!copy) return;
+    char **slot = STS_VEC_PUSH(tl->warnings);
+    if (!slot) {
+        free(copy);
+        return;
+    }
+    *slot = copy;
+}
+
+void sts_tl_free(sts_timeline *tl)
+{
+    if (!tl) return;
+    for (size_t i = 0; i < tl->warnings.n; i++) free(tl->warnings.v[i]);
+    free(tl->warnings.v);
+    free(tl->procs.v);
+    free(tl->lanes.v);
+    free(tl->slices.v);
+    free(tl->args.v);
+    free(tl->instants.v);
+    free(tl->counters.v);
+    free(tl->asyncs.v);
+    free(tl->flows.v);
+    free(tl->overlaps.v);
+    free(tl->ends.v);
+    sts_u64map_release(&tl->proc_map);
+    sts_u64map_release(&tl->lane_map);
+    sts_strtab_release(&tl->strings);
+    free(tl);
+}
+
+/* Public accessors. */
+
+void sts_timeline_free(sts_timeline *tl) { sts_tl_free(tl); }
+
+const sts_timeline_info *sts_timeline_get_info(const sts_timeline *tl) { return &tl->info; }
+
+const char *sts_timeline_string(const sts_timeline *tl, uint32_t id)
+{
+    if (id >= tl->strings.count) return "";
+    return sts_strtab_get(&tl->strings, id);
+}
+
+uint32_t sts_timeline_find_string(const sts_timeline *tl, const char *s)
+{
+    uint32_t id = sts_strtab_find(&tl->strings, s, strlen(s));
+    return id == UINT32_MAX ? STS_NONE : id;
+}
+
+#define ACCESSOR(fn, T, field) \
+    const T *fn(const sts_timeline *tl, size_t *n) \
+    { \
+        if (n) *n = tl->field.n; \
+        return tl->field.v; \
+    }
+ACCESSOR(sts_timeline_processes, sts_process, procs)
+ACCESSOR(sts_timeline_lanes, sts_lane, lanes)
+ACCESSOR(sts_timeline_slices, sts_slice, slices)
+ACCESSOR(sts_timeline_args, sts_arg, args)
+ACCESSOR(sts_timeline_instants, sts_instant, instants)
+ACCESSOR(sts_timeline_counters, sts_counter, counters)
+ACCESSOR(sts_timeline_asyncs, sts_async, asyncs)
+ACCESSOR(sts_timeline_flows, sts_flow, flows)
+ACCESSOR(sts_timeline_overlaps, sts_overlap, overlaps)
+#undef ACCESSOR
+
+const char *const *sts_timeline_warnings(const sts_timeline *tl, size_t *n, uint64_t *total)
+{
+    if (n) *n = tl->warnings.n;
+    if (total) *total = tl->warnings_total;
+    return (const char *const *)tl->warnings.v;
+}
+
+const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, const char *key)
+{
+    if (args == STS_NONE || args >= tl->args.n) return NULL;
+    uint32_t k = sts_strtab_find(&tl->strings, key, strlen(key));
+    if (k == UINT32_MAX) return NULL;
+    for (size_t i = args; i < tl->args.n; i++) {
+        if (tl->args.v[i].key == k) return &tl->args.v[i];
+        if (tl->args.v[i].last) break;
+    }
+    return NULL;
+}
+
+int sts_arg_key_is_known(const char *key, size_t n)
+{
+    static const char *const known[] = {
+        "step_num", "step", "group_id", "correlation", "correlation_id", "External id",
+        "_r", "stream", "device", "context", "Python id", "Python parent id", "run_id",
+        "iteration", "step_name", "flow", "id",
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (strlen(known[i]) == n && memcmp(known[i], key, n) == 0) return 1;
+    }
+    return 0;
+}

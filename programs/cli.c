@@ -1,0 +1,122 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_usage(const cli_spec *spec, FILE *f)
+{
+    fprintf(f, "usage: stepscope %s %s\n", spec->command, spec->synopsis);
+    if (spec->about) fprintf(f, "\n%s\n", spec->about);
+    fprintf(f, "\noptions:\n");
+    for (const cli_opt *o = spec->opts; o && o->name; o++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        fprintf(f, "  %-24s %s\n", left, o->help);
+    }
+    fprintf(f, "  %-24s %s\n", "-h, --help", "show this help");
+    fprintf(f, "\nexit status: 0 ok, 1 bad input, 2 usage error\n");
+}
+
+static int usage_error(const cli_spec *spec, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "stepscope %s: ", spec->command);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fprintf(stderr, "usage: stepscope %s %s\n(see 'stepscope %s --help')\n", spec->command, spec->synopsis,
+            spec->command);
+    return CLI_USAGE;
+}
+
+static int set_value(const cli_spec *spec, const cli_opt *o, const char *val)
+{
+    char *end;
+    switch (o->kind) {
+    case CLI_STRING: *(const char **)o->target = val; return 0;
+    case CLI_INT: {
+        errno = 0;
+        long long v = strtoll(val, &end, 10);
+        if (errno || end == val || *end || v < INT_MIN || v > INT_MAX)
+            return usage_error(spec, "--%s expects an integer, got '%s'", o->name, val);
+        *(int *)o->target = (int)v;
+        return 0;
+    }
+    case CLI_DOUBLE: {
+        errno = 0;
+        double v = strtod(val, &end);
+        if (errno || end == val || *end) return usage_error(spec, "--%s expects a number, got '%s'", o->name, val);
+        *(double *)o->target = v;
+        return 0;
+    }
+    case CLI_FLAG:
+    case CLI_MULTI: break;
+    }
+    return 0;
+}
+
+int cli_parse(const cli_spec *spec, int argc, char **argv, const char **pos, int *npos)
+{
+    *npos = 0;
+    int only_pos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_pos || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (*npos >= spec->max_pos) return usage_error(spec, "unexpected argument '%s'", a);
+            pos[(*npos)++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cli_usage(spec, stdout);
+            return CLI_OK;
+        }
+        if (a[1] != '-') return usage_error(spec, "unknown option '%s'", a);
+        const char *name = a + 2;
+        const char *eq = strchr(name, '=');
+        size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+        const cli_opt *o = spec->opts;
+        while (o && o->name && !(strlen(o->name) == nlen && memcmp(o->name, name, nlen) == 0)) o++;
+        if (!o || !o->name) return usage_error(spec, "unknown option '--%.*s'", (int)nlen, name);
+        if (o->kind == CLI_FLAG) {
+            if (eq) return usage_error(spec, "--%s takes no value", o->name);
+            *(int *)o->target = 1;
+            continue;
+        }
+        const char *val = eq ? eq + 1 : NULL;
+        if (!val) {
+            if (i + 1 >= argc) return usage_error(spec, "--%s needs a value (%s)", o->name, o->metavar);
+            val = argv[++i];
+        }
+        int rc = set_value(spec, o, val);
+        if (rc >= 0) {
+            if (rc != 0) return rc;
+        }
+    }
+    if (*npos < spec->min_pos) return usage_error(spec, "missing argument");
+    return -1;
+}
+
+int cli_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("stepscope: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+int cli_report(const char *command, const sts_error *err)
+{
+    fprintf(stderr, "stepscope %s: error: %s\n", command, err->message[0] ? err->message : sts_strerror(err->code));
+    return CLI_BAD_INPUT;
+}
