@@ -28,9 +28,15 @@ LDFLAGS += $(SAN_FLAGS)
 LDLIBS += -lOpenCL -lz -lm -lpthread
 
 GEN_SRC :=
+BENCH_LDLIBS :=
 -include $(wildcard lib/*/module.mk)
+-include bench/bench.mk
 
 LIB_SRC  := $(wildcard lib/*/*.c)
+V ?= 0
+ifeq ($(V),0)
+  Q := @
+endif
 PROG_SRC := $(wildcard programs/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC := $(wildcard bench/*.c)
@@ -53,7 +59,8 @@ lib: $(LIB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -91,9 +98,9 @@ check: unit
 	BUILD=$(BUILD) tests/run.sh
 
 check-asan:
-	$(MAKE) BUILD=build/asan SAN=1 unit
+	$(MAKE) BUILD=$(BUILD)/asan SAN=1 unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  STEPSCOPE_SANITIZED=1 BUILD=build/asan tests/run.sh
+	  STEPSCOPE_SANITIZED=1 BUILD=$(BUILD)/asan tests/run.sh
 
 deps:
 	@scripts/deps.sh
@@ -133,4 +140,4 @@ format:
 clean:
 	rm -rf build demo-out
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d $(BUILD)/obj/*/*/*/*.d)

@@ -1,0 +1,19 @@
+/* read: the readers. Each fills a raw timeline (see model/timeline_impl.h for the
+ * raw conventions); lib/analyze/ finalizes it. Readers never depend on the device layer. */
+#ifndef STS_READ_READERS_H
+#define STS_READ_READERS_H
+
+#include "base/instream.h"
+#include "model/timeline_impl.h"
+
+/* Chrome trace-event JSON: a top-level array, or an object whose "traceEvents" holds
+ * the events (other keys skipped). Streams: memory use does not grow with file size
+ * beyond the events kept. A truncated file imports what is complete and warns
+ * (info.truncated). Errors name the file, byte offset and event index. */
+sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_open_options *opt, sts_error *err);
+
+/* An XSpace protobuf (.xplane.pb, optionally gzip-compressed). Planes become
+ * processes, lines become lanes, stats become args. */
+sts_status sts_read_xplane(const char *path, sts_timeline *tl, const sts_open_options *opt, sts_error *err);
+
+#endif
