@@ -11,6 +11,10 @@
 
 #include "stepscope/status.h"
 #include "stepscope/timeline.h"
+#include "stepscope/analyze.h"
+#include "stepscope/write.h"
+#include "stepscope/report.h"
+#include "stepscope/ledger.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,9 +1,358 @@
-#include "cli.h"
+/* stepscope analyze: what a trace holds, names ranked by self time, busy time per lane. */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* Placeholder until the analyzer lands. */
+#include "cli.h"
+#include "jout.h"
+#include "trace_cli.h"
+
+#define DEFAULT_TOP 20
+#define SHOW_OVERLAPS 10
+#define JSON_OVERLAPS 100
+
+typedef struct analysis {
+    const sts_timeline *tl;
+    const sts_timeline_info *info;
+    sts_name_summary *names;
+    size_t nnames;
+    uint32_t *order; /* lanes in display order */
+    sts_busy *busy;  /* per lane */
+    sts_busy all;
+    size_t nlanes, nslices, nprocs;
+} analysis;
+
+static int compute(analysis *a)
+{
+    sts_error err = STS_ERROR_INIT;
+    const sts_timeline *tl = a->tl;
+    a->info = sts_timeline_get_info(tl);
+    sts_timeline_lanes(tl, &a->nlanes);
+    sts_timeline_slices(tl, &a->nslices);
+    sts_timeline_processes(tl, &a->nprocs);
+    if (sts_name_summaries(tl, &a->names, &a->nnames, &err) != STS_OK ||
+        sts_busy_lanes(tl, NULL, 0, &a->all, &err) != STS_OK)
+        return cli_report("analyze", &err);
+    a->order = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->order);
+    a->busy = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->busy);
+    if (!a->order || !a->busy) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
+    sts_lane_display_order(tl, a->order);
+    for (size_t l = 0; l < a->nlanes; l++) a->busy[l] = sts_busy_lane(tl, (uint32_t)l);
+    return CLI_OK;
+}
+
+/* ---- human output ----------------------------------------------------------------- */
+
+static void print_phases(const sts_timeline_info *info)
+{
+    int first = 1;
+    for (int c = 0; c < 128; c++) {
+        if (!info->by_phase[c]) continue;
+        if (c > 32 && c < 127) printf("%s%c %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
+        else printf("%s0x%02x %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
+        first = 0;
+    }
+    printf("%s\n", first ? "" : ")");
+}
+
+static void print_facts(const analysis *a)
+{
+    const sts_timeline_info *in = a->info;
+    char d1[32], d2[32];
+    printf("trace       %s\n", in->path);
+    printf("format      %s, %" PRIu64 " bytes%s%s\n", in->format, in->bytes, in->compressed ? " (gzip)" : "",
+           in->truncated ? ", TRUNCATED: complete events imported" : "");
+    printf("events      %" PRIu64, in->events);
+    print_phases(in);
+    printf("lanes       %zu in %zu process%s\n", a->nlanes, a->nprocs, a->nprocs == 1 ? "" : "es");
+    tc_dur(d1, sizeof d1, in->ts_max - in->ts_min);
+    printf("slices      %zu\nspan        %s (ts %" PRId64 " to %" PRId64 " ns)\n", a->nslices, d1, in->ts_min,
+           in->ts_max);
+    if (in->resolution_ns == 1000)
+        printf("resolution  1 us: every ts and dur was a whole microsecond\n");
+    else
+        printf("resolution  1 ns: some ts or dur had a fraction of a microsecond\n");
+    tc_dur(d1, sizeof d1, in->resolution_ns);
+    printf("nesting     %" PRIu64 " clamped (overran the parent by <= %s: nested, end clamped), %" PRIu64
+           " overlaps (overran by more: kept out of the tree)\n",
+           in->clamped, d1, in->overlaps);
+    printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64
+           " rejected\n",
+           in->unmatched_end, in->unclosed_begin, in->skipped, in->rejected);
+    tc_dur(d1, sizeof d1, a->all.union_ns);
+    tc_dur(d2, sizeof d2, a->all.span_ns);
+    printf("busy        %s of %s (%.1f%%): union of all lanes' slices\n", d1, d2,
+           a->all.span_ns ? 100.0 * (double)a->all.union_ns / (double)a->all.span_ns : 0.0);
+}
+
+static void print_names(const analysis *a, size_t top)
+{
+    size_t show = top && top < a->nnames ? top : a->nnames;
+    printf("\nnames by self time (%s%zu of %zu; self = duration minus direct children)\n", show < a->nnames ? "top " : "",
+           show, a->nnames);
+    if (!show) return;
+    int nw = 4, cw = 5;
+    for (size_t i = 0; i < show; i++) {
+        int w = tc_width(sts_timeline_string(a->tl, a->names[i].name), 60);
+        if (w > nw) nw = w;
+        char c[32];
+        int l = snprintf(c, sizeof c, "%" PRIu64, a->names[i].count);
+        if (l > cw) cw = l;
+    }
+    printf("  ");
+    tc_cell(stdout, "name", nw, 1);
+    printf("  %*s %11s %11s %11s %11s %11s\n", cw, "count", "total", "self", "min", "median", "max");
+    for (size_t i = 0; i < show; i++) {
+        const sts_name_summary *s = &a->names[i];
+        char t[32], se[32], mn[32], md[32], mx[32];
+        tc_dur(t, sizeof t, s->total_ns);
+        tc_dur(se, sizeof se, s->self_ns);
+        tc_dur(mn, sizeof mn, s->min_ns);
+        tc_dur(md, sizeof md, s->median_ns);
+        tc_dur(mx, sizeof mx, s->max_ns);
+        printf("  ");
+        tc_cell(stdout, sts_timeline_string(a->tl, s->name), nw, 1);
+        printf("  %*" PRIu64 " %11s %11s %11s %11s %11s\n", cw, s->count, t, se, mn, md, mx);
+    }
+}
+
+static void print_lanes(const analysis *a)
+{
+    printf("\nlanes (busy = union of the lane's slices, span = first start to last end)\n");
+    int pw = 3, tw = 3, prw = 7, thw = 6;
+    for (size_t k = 0; k < a->nlanes; k++) {
+        uint32_t l = a->order[k];
+        int w;
+        if ((w = tc_width(tc_pid(a->tl, l), 24)) > pw) pw = w;
+        if ((w = tc_width(tc_tid(a->tl, l), 24)) > tw) tw = w;
+        if ((w = tc_width(tc_process_name(a->tl, l), 32)) > prw) prw = w;
+        if ((w = tc_width(tc_thread_name(a->tl, l), 32)) > thw) thw = w;
+    }
+    printf("  ");
+    tc_cell(stdout, "pid", pw, 1);
+    printf("  ");
+    tc_cell(stdout, "tid", tw, 1);
+    printf("  ");
+    tc_cell(stdout, "process", prw, 1);
+    printf("  ");
+    tc_cell(stdout, "thread", thw, 1);
+    printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
+    for (size_t k = 0; k < a->nlanes; k++) {
+        uint32_t l = a->order[k];
+        const sts_busy *b = &a->busy[l];
+        char u[32], s[32];
+        tc_dur(u, sizeof u, b->union_ns);
+        tc_dur(s, sizeof s, b->span_ns);
+        printf("  ");
+        tc_cell(stdout, tc_pid(a->tl, l), pw, 1);
+        printf("  ");
+        tc_cell(stdout, tc_tid(a->tl, l), tw, 1);
+        printf("  ");
+        tc_cell(stdout, tc_process_name(a->tl, l), prw, 1);
+        printf("  ");
+        tc_cell(stdout, tc_thread_name(a->tl, l), thw, 1);
+        printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, s,
+               b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
+    }
+}
+
+static void print_overlaps(const analysis *a)
+{
+    size_t n;
+    const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
+    if (!n) return;
+    const sts_slice *s = sts_timeline_slices(a->tl, NULL);
+    size_t show = n < SHOW_OVERLAPS ? n : SHOW_OVERLAPS;
+    printf("\noverlaps (%s%zu of %zu): slices that overran their parent by more than the resolution\n",
+           show < n ? "first " : "", show, n);
+    for (size_t i = 0; i < show; i++) {
+        const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
+        char o[32], d[32];
+        tc_dur(o, sizeof o, ov[i].overrun_ns);
+        tc_dur(d, sizeof d, c->dur);
+        printf("  '%s' (ts %" PRId64 " ns, %s) overruns '%s' by %s on pid %s tid %s\n",
+               sts_timeline_string(a->tl, c->name), c->ts, d, sts_timeline_string(a->tl, p->name), o,
+               tc_pid(a->tl, c->lane), tc_tid(a->tl, c->lane));
+    }
+}
+
+/* ---- JSON ------------------------------------------------------------------------- */
+
+static void json_trace(jout *j, const analysis *a)
+{
+    const sts_timeline_info *in = a->info;
+    jo_key(j, "trace");
+    jo_obj(j);
+    jo_key(j, "path"), jo_str(j, in->path);
+    jo_key(j, "format"), jo_str(j, in->format);
+    jo_key(j, "bytes"), jo_u64(j, in->bytes);
+    jo_key(j, "compressed"), jo_bool(j, in->compressed);
+    jo_key(j, "truncated"), jo_bool(j, in->truncated);
+    jo_key(j, "events"), jo_u64(j, in->events);
+    jo_key(j, "by_phase");
+    jo_obj(j);
+    for (int c = 0; c < 128; c++) {
+        if (!in->by_phase[c]) continue;
+        char k[2] = { (char)c, 0 };
+        jo_key(j, k);
+        jo_u64(j, in->by_phase[c]);
+    }
+    jo_obj_end(j);
+    jo_key(j, "processes"), jo_u64(j, a->nprocs);
+    jo_key(j, "lanes"), jo_u64(j, a->nlanes);
+    jo_key(j, "slices"), jo_u64(j, a->nslices);
+    size_t n;
+    sts_timeline_instants(a->tl, &n), jo_key(j, "instants"), jo_u64(j, n);
+    sts_timeline_counters(a->tl, &n), jo_key(j, "counters"), jo_u64(j, n);
+    sts_timeline_asyncs(a->tl, &n), jo_key(j, "asyncs"), jo_u64(j, n);
+    sts_timeline_flows(a->tl, &n), jo_key(j, "flows"), jo_u64(j, n);
+    jo_key(j, "ts_min_ns"), jo_i64(j, in->ts_min);
+    jo_key(j, "ts_max_ns"), jo_i64(j, in->ts_max);
+    jo_key(j, "span_ns"), jo_i64(j, in->ts_max - in->ts_min);
+    jo_key(j, "busy_ns"), jo_i64(j, a->all.union_ns);
+    jo_key(j, "resolution_ns"), jo_i64(j, in->resolution_ns);
+    jo_key(j, "display_time_unit"), jo_str(j, in->display_time_unit);
+    jo_key(j, "clamped"), jo_u64(j, in->clamped);
+    jo_key(j, "overlaps"), jo_u64(j, in->overlaps);
+    jo_key(j, "unmatched_end"), jo_u64(j, in->unmatched_end);
+    jo_key(j, "unclosed_begin"), jo_u64(j, in->unclosed_begin);
+    jo_key(j, "skipped"), jo_u64(j, in->skipped);
+    jo_key(j, "rejected"), jo_u64(j, in->rejected);
+    uint64_t total;
+    const char *const *w = sts_timeline_warnings(a->tl, &n, &total);
+    jo_key(j, "warnings_total"), jo_u64(j, total);
+    jo_key(j, "warnings");
+    jo_arr(j);
+    for (size_t i = 0; i < n; i++) jo_str(j, w[i]);
+    jo_arr_end(j);
+    jo_obj_end(j);
+}
+
+static void json_names(jout *j, const analysis *a, size_t top)
+{
+    size_t show = top && top < a->nnames ? top : a->nnames;
+    jo_key(j, "names");
+    jo_arr(j);
+    for (size_t i = 0; i < show; i++) {
+        const sts_name_summary *s = &a->names[i];
+        jo_obj(j);
+        jo_key(j, "name"), jo_str(j, sts_timeline_string(a->tl, s->name));
+        jo_key(j, "count"), jo_u64(j, s->count);
+        jo_key(j, "total_ns"), jo_i64(j, s->total_ns);
+        jo_key(j, "self_ns"), jo_i64(j, s->self_ns);
+        jo_key(j, "min_ns"), jo_i64(j, s->min_ns);
+        jo_key(j, "median_ns"), jo_i64(j, s->median_ns);
+        jo_key(j, "max_ns"), jo_i64(j, s->max_ns);
+        jo_obj_end(j);
+    }
+    jo_arr_end(j);
+}
+
+static void json_lanes(jout *j, const analysis *a)
+{
+    jo_key(j, "lanes");
+    jo_arr(j);
+    for (size_t k = 0; k < a->nlanes; k++) {
+        uint32_t l = a->order[k];
+        const sts_busy *b = &a->busy[l];
+        jo_obj(j);
+        jo_key(j, "pid"), jo_str(j, tc_pid(a->tl, l));
+        jo_key(j, "tid"), jo_str(j, tc_tid(a->tl, l));
+        jo_key(j, "process"), jo_str(j, tc_process_name(a->tl, l));
+        jo_key(j, "thread"), jo_str(j, tc_thread_name(a->tl, l));
+        jo_key(j, "slices"), jo_u64(j, b->slices);
+        jo_key(j, "union_ns"), jo_i64(j, b->union_ns);
+        jo_key(j, "span_ns"), jo_i64(j, b->span_ns);
+        jo_key(j, "start_ns"), jo_i64(j, b->start_ns);
+        jo_key(j, "end_ns"), jo_i64(j, b->end_ns);
+        jo_obj_end(j);
+    }
+    jo_arr_end(j);
+}
+
+static void json_overlaps(jout *j, const analysis *a)
+{
+    size_t n;
+    const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
+    const sts_slice *s = sts_timeline_slices(a->tl, NULL);
+    jo_key(j, "overlap_list");
+    jo_arr(j);
+    for (size_t i = 0; i < n && i < JSON_OVERLAPS; i++) {
+        const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
+        jo_obj(j);
+        jo_key(j, "name"), jo_str(j, sts_timeline_string(a->tl, c->name));
+        jo_key(j, "parent"), jo_str(j, sts_timeline_string(a->tl, p->name));
+        jo_key(j, "pid"), jo_str(j, tc_pid(a->tl, c->lane));
+        jo_key(j, "tid"), jo_str(j, tc_tid(a->tl, c->lane));
+        jo_key(j, "ts_ns"), jo_i64(j, c->ts);
+        jo_key(j, "dur_ns"), jo_i64(j, c->dur);
+        jo_key(j, "parent_ts_ns"), jo_i64(j, p->ts);
+        jo_key(j, "parent_dur_ns"), jo_i64(j, p->dur);
+        jo_key(j, "overrun_ns"), jo_i64(j, ov[i].overrun_ns);
+        jo_obj_end(j);
+    }
+    jo_arr_end(j);
+}
+
+static void print_json(const analysis *a, size_t top)
+{
+    jout j;
+    jo_init(&j, stdout);
+    jo_obj(&j);
+    json_trace(&j, a);
+    json_names(&j, a, top);
+    json_lanes(&j, a);
+    jo_key(&j, "clamped"), jo_u64(&j, a->info->clamped);
+    jo_key(&j, "overlaps"), jo_u64(&j, a->info->overlaps);
+    json_overlaps(&j, a);
+    jo_obj_end(&j);
+    jo_end(&j);
+}
+
 int cmd_analyze(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_fail(CLI_USAGE, "analyze: not built yet");
+    int json = 0, top = INT_MIN;
+    const char *run = NULL;
+    const cli_opt opts[] = {
+        { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
+        { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
+        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        { 0 },
+    };
+    const cli_spec spec = {
+        "analyze", "TRACE [--json] [--top N] [--run NAME]",
+        "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
+        "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
+        "slices were clamped into their parent or kept apart as overlaps; every slice name\n"
+        "ranked by self time (duration minus direct children) with count, total, min, median\n"
+        "and max; and per lane its busy time (the union of its slices) against its span.",
+        opts, 1, 1,
+    };
+    const char *pos[1];
+    int npos;
+    int rc = cli_parse(&spec, argc, argv, pos, &npos);
+    if (rc >= 0) return rc;
+    if (top != INT_MIN && top < 0) {
+        fprintf(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", top);
+        return CLI_USAGE;
+    }
+    sts_timeline *tl = NULL;
+    if ((rc = tc_open("analyze", pos[0], run, &tl)) != CLI_OK) return rc;
+    analysis a = { 0 };
+    a.tl = tl;
+    rc = compute(&a);
+    if (rc == CLI_OK && json) {
+        print_json(&a, top == INT_MIN ? 0 : (size_t)top);
+    } else if (rc == CLI_OK) {
+        print_facts(&a);
+        print_names(&a, top == INT_MIN ? DEFAULT_TOP : (size_t)top);
+        print_lanes(&a);
+        print_overlaps(&a);
+    }
+    free(a.names);
+    free(a.order);
+    free(a.busy);
+    sts_timeline_free(tl);
+    return rc;
 }

@@ -17,12 +17,29 @@ struct sts_instream {
     int zdone;     /* the current gzip member ended */
     int eof;       /* raw file ended */
     z_stream z;
+    const unsigned char *mem; /* memory source (sts_instream_open_mem), else NULL */
+    size_t mem_len, mem_pos;
     unsigned char *raw;
     uint64_t out_off, raw_off, raw_size;
     char path[];
 };
 
+static int start_stream(sts_instream *in, sts_error *err);
+
 static const char *display_path(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
+
+/* fread, or a copy out of the memory source. */
+static size_t raw_read(sts_instream *in, void *buf, size_t n)
+{
+    if (!in->mem) return fread(buf, 1, n, in->f);
+    size_t left = in->mem_len - in->mem_pos;
+    if (n > left) n = left;
+    if (n) memcpy(buf, in->mem + in->mem_pos, n);
+    in->mem_pos += n;
+    return n;
+}
+
+static int raw_error(const sts_instream *in) { return in->mem ? 0 : ferror(in->f); }
 
 sts_instream *sts_instream_open(const char *path, sts_error *err)
 {
@@ -55,34 +72,59 @@ sts_instream *sts_instream_open(const char *path, sts_error *err)
             if (S_ISREG(st.st_mode)) in->raw_size = (uint64_t)st.st_size;
         }
     }
-    in->raw = malloc(RAW_CHUNK);
-    if (!in->raw) {
-        sts_instream_free(in);
-        sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+    return start_stream(in, err) == 0 ? in : NULL;
+}
+
+sts_instream *sts_instream_open_mem(const void *data, size_t len, const char *name, sts_error *err)
+{
+    if (!name) name = "<memory>";
+    size_t plen = strlen(name);
+    sts_instream *in = calloc(1, sizeof *in + plen + 1);
+    if (!in) {
+        sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
         return NULL;
     }
+    memcpy(in->path, name, plen + 1);
+    /* A non-NULL pointer marks the memory source even for an empty buffer. */
+    in->mem = data ? (const unsigned char *)data : (const unsigned char *)"";
+    in->mem_len = data ? len : 0;
+    in->raw_size = in->mem_len;
+    return start_stream(in, err) == 0 ? in : NULL;
+}
+
+/* Allocates the raw buffer and sniffs gzip; frees `in` and fills err on failure. */
+static int start_stream(sts_instream *in, sts_error *err)
+{
+    const char *path = in->path;
+    in->raw = malloc(RAW_CHUNK);
+    if (!in->raw) {
+        sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+        sts_instream_free(in);
+        return -1;
+    }
     /* Peek at the magic bytes: gzip starts with 1f 8b whatever the file is called. */
-    size_t got = fread(in->raw, 1, 2, in->f);
+    size_t got = raw_read(in, in->raw, 2);
     in->raw_off = got;
     if (got == 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
         in->gzip = 1;
         memset(&in->z, 0, sizeof in->z);
         if (inflateInit2(&in->z, 15 + 32) != Z_OK) {
-            sts_instream_free(in);
             sts_error_set(err, STS_ERR_NOMEM, -1, "%s: cannot initialise zlib", path);
-            return NULL;
+            in->gzip = 0;
+            sts_instream_free(in);
+            return -1;
         }
     }
     in->z.next_in = in->raw;
     in->z.avail_in = (uInt)got;
-    return in;
+    return 0;
 }
 
 static int refill(sts_instream *in, sts_error *err)
 {
-    size_t got = fread(in->raw, 1, RAW_CHUNK, in->f);
+    size_t got = raw_read(in, in->raw, RAW_CHUNK);
     if (got == 0) {
-        if (ferror(in->f)) {
+        if (raw_error(in)) {
             sts_error_set(err, STS_ERR_IO, (int64_t)in->out_off, "%s: read error: %s", display_path(in->path),
                           strerror(errno));
             return -1;
@@ -104,8 +146,8 @@ static long read_plain(sts_instream *in, unsigned char *buf, size_t cap, sts_err
         in->z.avail_in--;
     }
     if (n < cap && !in->eof) {
-        size_t got = fread(buf + n, 1, cap - n, in->f);
-        if (got == 0 && ferror(in->f)) {
+        size_t got = raw_read(in, buf + n, cap - n);
+        if (got == 0 && raw_error(in)) {
             sts_error_set(err, STS_ERR_IO, (int64_t)in->out_off, "%s: read error: %s", display_path(in->path),
                           strerror(errno));
             return -1;

@@ -14,6 +14,11 @@ typedef struct sts_instream sts_instream;
 /* Opens `path` ("-" is standard input). On failure returns NULL and fills err. */
 sts_instream *sts_instream_open(const char *path, sts_error *err);
 
+/* Reads from `len` bytes at `data` (gzip detected the same way); `name` stands for the
+ * input in messages. The bytes are not copied: they must outlive the stream. On failure
+ * (no memory) returns NULL and fills err. */
+sts_instream *sts_instream_open_mem(const void *data, size_t len, const char *name, sts_error *err);
+
 /* Reads up to `cap` uncompressed bytes into buf. Returns the count, 0 at a clean end,
  * or -1 on error (err filled: a truncated or corrupt gzip stream, a read error). */
 long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err);

@@ -1,0 +1,259 @@
+/* stepscope/ledger.h: the specialization ledger and the host-sync ledger.
+ *
+ * A ledger answers "was this call slow because a new specialization was traced and
+ * compiled, or because the host waited for work already queued?". It holds:
+ *   - rows: one per call (from stepscope's own specialized functions) or one per
+ *     specialization seen in a log (JAX_LOG_COMPILES, jax_explain_cache_misses,
+ *     TORCH_LOGS=recompiles), each with its argument signature, trace and compile
+ *     deltas and times;
+ *   - functions: per-function totals, distinct signatures, cache-miss reasons grouped
+ *     by category, and a churn diagnosis naming the signature component that varies;
+ *   - host syncs: every blocking read, explicit wait and scalar conversion with the
+ *     time it waited, summarized per scope (for example "read each step" against
+ *     "one final wait");
+ *   - warnings: log records that looked like a known message but did not parse,
+ *     each naming file:line.
+ *
+ * Times are int64_t nanoseconds; -1 means "not known". All strings passed in are
+ * copied; all returned pointers are owned by the ledger and valid until
+ * sts_ledger_free(). A ledger is not thread-safe: one thread records into it. */
+#ifndef STEPSCOPE_LEDGER_H
+#define STEPSCOPE_LEDGER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stepscope/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sts_ledger sts_ledger;
+
+#define STS_LEDGER_MAX_DIMS 8
+
+/* How an argument takes part in specialization. */
+typedef enum sts_param_kind {
+    STS_PARAM_ARRAY = 0, /* shape and dtype join the key; data is dynamic */
+    STS_PARAM_DYNAMIC,   /* a scalar passed at run time: new values never re-specialize */
+    STS_PARAM_STATIC     /* int, bool, enum or string: its value joins the key */
+} sts_param_kind;
+
+/* One argument's part of a call signature. */
+typedef struct sts_argsig {
+    const char *name;  /* "x"; NULL or "" for a positional argument known only by index */
+    sts_param_kind kind;
+    const char *dtype; /* "float32", "int32", ...; NULL when unknown or static */
+    int ndim;          /* arrays: rank (0 for a scalar array); -1 when unknown */
+    int64_t shape[STS_LEDGER_MAX_DIMS]; /* -1 for a symbolic dimension */
+    int weak_type;     /* JAX weak type (a Python scalar) */
+    const char *value; /* static values: the value as text ("True", "relu", "3") */
+} sts_argsig;
+
+/* One row: a call of a specialized function, or a specialization seen in a log. */
+typedef struct sts_ledger_call {
+    const char *function;     /* required */
+    const char *label;        /* optional ("changed dynamic gain") */
+    const sts_argsig *args;   /* may be NULL when nargs is 0 */
+    int nargs;
+    int traces;               /* trace events during this call (specialized source generated) */
+    int compiles;             /* compile events during this call (program builds) */
+    int hit;                  /* 1 when an existing specialization was reused */
+    int64_t trace_ns;         /* time spent tracing in this call, or -1 */
+    int64_t lower_ns;         /* time spent lowering (JAX: jaxpr to MLIR), or -1 */
+    int64_t compile_ns;       /* time spent compiling in this call, or -1 */
+    int64_t total_ns;         /* call to completion (result ready), or -1 */
+    int has_result;
+    double result;            /* a scalar result, when has_result */
+    const char *reason;       /* optional: why this call missed the cache */
+    const char *source;       /* optional: "file:line" of the log record */
+} sts_ledger_call;
+#define STS_LEDGER_CALL_INIT { NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0.0, NULL, NULL }
+
+/* Miss-reason categories, as grouped in summaries. */
+typedef enum sts_miss_category {
+    STS_MISS_FIRST = 0, /* never seen this function */
+    STS_MISS_SHAPE,     /* a dimension or the rank of an array changed */
+    STS_MISS_DTYPE,
+    STS_MISS_STATIC,    /* a static argument's value changed */
+    STS_MISS_WEAK_TYPE, /* a Python scalar against an array of the same dtype */
+    STS_MISS_PYTREE,    /* argument structure: count, keywords, containers */
+    STS_MISS_CONTEXT,   /* config, context manager, device, grad mode, object identity */
+    STS_MISS_OTHER,     /* an explanation that fits none of the above */
+    STS_MISS_COUNT
+} sts_miss_category;
+
+/* "first", "shape", "dtype", "static", "weak_type", "pytree", "context", "other". */
+const char *sts_miss_category_name(sts_miss_category c);
+
+/* Host synchronization kinds. */
+typedef enum sts_sync_kind {
+    STS_SYNC_READ = 0, /* a blocking read of device memory into the host */
+    STS_SYNC_WAIT,     /* an explicit wait (block_until_ready, clFinish, an event wait) */
+    STS_SYNC_SCALAR    /* a device value converted to a host scalar (float(x)) */
+} sts_sync_kind;
+
+/* "read", "wait", "scalar". */
+const char *sts_sync_kind_name(sts_sync_kind k);
+
+/* ---- creating and recording ---------------------------------------------------- */
+
+/* Returns a new empty ledger, or NULL when memory is exhausted. Free with
+ * sts_ledger_free(). */
+sts_ledger *sts_ledger_create(void);
+
+/* Frees the ledger and everything it returned; NULL is a no-op. */
+void sts_ledger_free(sts_ledger *l);
+
+/* Appends a row and updates its function's totals, distinct signatures and churn
+ * statistics. Fails with STS_ERR_INVALID_ARG (no function name, nargs out of range,
+ * ndim > STS_LEDGER_MAX_DIMS) or STS_ERR_NOMEM. */
+sts_status sts_ledger_add_call(sts_ledger *l, const sts_ledger_call *call, sts_error *err);
+
+/* Records a cache-miss reason for `function`: `detail` is one human-readable line
+ * ("dimension 0 of x: 8 -> 12"). Counted in the function's grouped reasons. */
+sts_status sts_ledger_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
+                                 sts_error *err);
+
+/* Records one host synchronization: `label` names the read or wait ("metric step 3"),
+ * `scope` groups it for summaries ("read each step"; NULL = "default"). */
+sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind,
+                               int64_t wait_ns, sts_error *err);
+
+/* ---- parsing logs ----------------------------------------------------------------- */
+
+/* Counters for the logs parsed into a ledger (cumulative over calls). */
+typedef struct sts_log_stats {
+    int64_t files;
+    int64_t lines;    /* lines read */
+    int64_t records;  /* recognized records (a multi-line record counts once) */
+    int64_t skipped;  /* lines that are not part of any known record */
+    int64_t comments; /* header comment lines ("# ...") skipped */
+    int64_t warnings; /* records that began like a known message but did not parse */
+} sts_log_stats;
+
+/* Parses a JAX or PyTorch log (plain or gzip; "-" is standard input) into the ledger:
+ * JAX_LOG_COMPILES / jax_log_compiles lines (0.4.1 to 0.11), jax_explain_cache_misses
+ * records (all three eras), TORCH_LOGS=recompiles / recompiles_verbose records and
+ * the recompile-limit warning, with any of the known line prefixes. Unknown lines are
+ * counted and skipped; a record that begins like a known message but does not parse
+ * becomes a warning naming path:line (see sts_ledger_warning()). Lines starting with
+ * '#' are comments. Returns STS_ERR_IO / STS_ERR_NOT_FOUND when the file cannot be
+ * read; malformed content never fails the call. */
+sts_status sts_ledger_parse_log(sts_ledger *l, const char *path, sts_error *err);
+
+/* As sts_ledger_parse_log() for text already in memory; `name` is used in warnings. */
+sts_status sts_ledger_parse_text(sts_ledger *l, const char *name, const char *text, size_t len, sts_error *err);
+
+/* Resolves positional argument names, merges churn statistics and computes the
+ * diagnosis. Called by the exporters; call it before the query functions below
+ * after adding rows or parsing logs. Idempotent. */
+sts_status sts_ledger_finalize(sts_ledger *l, sts_error *err);
+
+/* ---- querying --------------------------------------------------------------------- */
+
+/* Per-function totals. Pointers are owned by the ledger. */
+typedef struct sts_ledger_fn_info {
+    const char *name;
+    int64_t calls;   /* rows */
+    int64_t traces;
+    int64_t compiles;
+    int64_t hits;
+    int64_t trace_ns;         /* totals over rows with known times; 0 when none known */
+    int64_t lower_ns;
+    int64_t compile_ns;
+    int64_t max_compile_ns;   /* largest single compile; -1 when none known */
+    int64_t signatures;       /* distinct signatures */
+    int64_t reasons[STS_MISS_COUNT];
+    int64_t persistent_hits;  /* JAX persistent compilation cache */
+    int64_t persistent_misses;
+    int64_t persistent_writes;
+    int64_t limit_hits;       /* torch recompile-limit warnings */
+    int64_t specializations;  /* torch: highest compile id + 1 seen; else = compiles */
+} sts_ledger_fn_info;
+
+/* The churn diagnosis for one varying component of a function's signature. */
+typedef struct sts_ledger_churn {
+    const char *function;
+    const char *component;   /* "dimension 0 of x", "dtype of x", "value of square" */
+    int64_t nvalues;         /* distinct values seen */
+    const char *values;      /* the values in first-seen order, ", "-separated */
+    int64_t specializations; /* the function's compiles (or rows that missed) */
+    int64_t cost_ns;         /* trace + lower + compile time of those, when known; else -1 */
+    int64_t nbuckets;        /* power-of-two buckets covering the values; 0 if not numeric */
+    const char *buckets;     /* the buckets, ", "-separated; "" if not numeric */
+    const char *message;     /* one sentence: the diagnosis and the suggested fix */
+} sts_ledger_churn;
+
+/* Summary of the host syncs in one scope. */
+typedef struct sts_ledger_sync_scope {
+    const char *scope;
+    int64_t count;
+    int64_t total_ns;
+    int64_t max_ns;
+    int64_t reads, waits, scalars;
+} sts_ledger_sync_scope;
+
+/* One row as stored. `args` points at `nargs` entries owned by the ledger. */
+typedef struct sts_ledger_row {
+    int64_t index;
+    sts_ledger_call call;
+    const char *signature; /* canonical text of the argument signature */
+} sts_ledger_row;
+
+/* One host sync as stored. */
+typedef struct sts_ledger_sync {
+    const char *label;
+    const char *scope;
+    sts_sync_kind kind;
+    int64_t wait_ns;
+} sts_ledger_sync;
+
+size_t sts_ledger_function_count(const sts_ledger *l);
+/* Fills `out` for function i (0-based, in first-seen order); STS_ERR_RANGE when out of range. */
+sts_status sts_ledger_function(const sts_ledger *l, size_t i, sts_ledger_fn_info *out);
+/* Index of the function named `name`, or -1. */
+long sts_ledger_function_find(const sts_ledger *l, const char *name);
+/* The j-th distinct signature of function i, or NULL. */
+const char *sts_ledger_function_signature(const sts_ledger *l, size_t i, size_t j);
+
+size_t sts_ledger_row_count(const sts_ledger *l);
+sts_status sts_ledger_row_get(const sts_ledger *l, size_t i, sts_ledger_row *out);
+
+/* Churn diagnoses (valid after sts_ledger_finalize()), most values first. */
+size_t sts_ledger_churn_count(const sts_ledger *l);
+sts_status sts_ledger_churn_get(const sts_ledger *l, size_t i, sts_ledger_churn *out);
+
+size_t sts_ledger_sync_count(const sts_ledger *l);
+sts_status sts_ledger_sync_get(const sts_ledger *l, size_t i, sts_ledger_sync *out);
+size_t sts_ledger_sync_scope_count(const sts_ledger *l);
+sts_status sts_ledger_sync_scope_get(const sts_ledger *l, size_t i, sts_ledger_sync_scope *out);
+
+/* Warnings from log parsing, each "path:line: message". */
+size_t sts_ledger_warning_count(const sts_ledger *l);
+const char *sts_ledger_warning(const sts_ledger *l, size_t i);
+
+/* Log-parsing counters so far. */
+sts_log_stats sts_ledger_log_stats(const sts_ledger *l);
+
+/* ---- exporting -------------------------------------------------------------------- */
+
+/* Writes the ledger as JSON (schema "stepscope.ledger/1", docs/ledger.md). When
+ * `extra_key` and `extra_json` are both non-NULL, the top-level object also gets the
+ * member "extra_key": extra_json, where extra_json must be one complete JSON value
+ * (the caller vouches for it). Finalizes. */
+sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, const char *extra_json,
+                                 sts_error *err);
+
+/* Writes the rows as CSV with a header line (docs/ledger.md). Finalizes. */
+sts_status sts_ledger_write_csv(sts_ledger *l, FILE *f, sts_error *err);
+
+/* Writes a human-readable summary: per-function table, reasons, churn, host syncs,
+ * warnings. Finalizes. */
+sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

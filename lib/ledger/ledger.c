@@ -1,0 +1,336 @@
+/* ledger: storage and recording (rows, reasons, host syncs, warnings). */
+#include "ledger/ledger_impl.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const miss_names[STS_MISS_COUNT] = { "first", "shape", "dtype", "static",
+                                                         "weak_type", "pytree", "context", "other" };
+
+const char *sts_miss_category_name(sts_miss_category c)
+{
+    return (unsigned)c < STS_MISS_COUNT ? miss_names[c] : "other";
+}
+
+const char *sts_sync_kind_name(sts_sync_kind k)
+{
+    switch (k) {
+    case STS_SYNC_READ: return "read";
+    case STS_SYNC_WAIT: return "wait";
+    case STS_SYNC_SCALAR: return "scalar";
+    }
+    return "wait";
+}
+
+sts_ledger *sts_ledger_create(void)
+{
+    sts_ledger *l = calloc(1, sizeof *l);
+    if (!l) return NULL;
+    if (sts_strtab_init(&l->strs) != 0) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void sts_ledger_free(sts_ledger *l)
+{
+    if (!l) return;
+    for (size_t i = 0; i < l->nfns; i++) {
+        free(l->fns[i].sigs);
+        free(l->fns[i].argnames);
+    }
+    for (size_t i = 0; i < l->ncomps; i++) free(l->comps[i].vals);
+    free(l->fns);
+    free(l->rows);
+    free(l->args);
+    free(l->comps);
+    free(l->reasons);
+    free(l->syncs);
+    free(l->warnings);
+    free(l->churn);
+    sts_u64map_release(&l->fn_by_name);
+    sts_u64map_release(&l->sig_seen);
+    sts_u64map_release(&l->comp_by_key);
+    sts_u64map_release(&l->comp_val);
+    sts_u64map_release(&l->reason_by_key);
+    sts_strtab_release(&l->strs);
+    free(l);
+}
+
+uint32_t lg_intern_n(sts_ledger *l, const char *s, size_t n)
+{
+    if (!s) return 0;
+    if (n > UINT32_MAX / 2) n = UINT32_MAX / 2;
+    return sts_strtab_intern(&l->strs, s, n);
+}
+
+uint32_t lg_intern(sts_ledger *l, const char *s) { return s ? lg_intern_n(l, s, strlen(s)) : 0; }
+
+long lg_fn_get(sts_ledger *l, const char *name)
+{
+    uint32_t id = lg_intern(l, name);
+    if (id == UINT32_MAX) return -1;
+    uint32_t found = sts_u64map_get(&l->fn_by_name, (uint64_t)id + 1);
+    if (found != UINT32_MAX) return (long)found;
+    if (sts_grow((void **)&l->fns, &l->fncap, l->nfns + 1, sizeof *l->fns) != 0) return -1;
+    lg_fn *f = &l->fns[l->nfns];
+    memset(f, 0, sizeof *f);
+    f->name = id;
+    f->max_compile_ns = -1;
+    f->max_compile_id = -1;
+    f->open_row = -1;
+    if (sts_u64map_put(&l->fn_by_name, (uint64_t)id + 1, (uint32_t)l->nfns) != 0) return -1;
+    l->finalized = 0;
+    return (long)l->nfns++;
+}
+
+static uint64_t pair_key(uint64_t a, uint64_t b) { return ((a + 1) << 32) | (b & 0xffffffffu); }
+
+int lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int dim, const char *value)
+{
+    char key[512];
+    snprintf(key, sizeof key, "%zu\x1f%s\x1f%d\x1f%d", fn, arg, (int)what, dim);
+    uint32_t kid = lg_intern(l, key), vid = lg_intern(l, value);
+    uint32_t aid = lg_intern(l, arg);
+    if (kid == UINT32_MAX || vid == UINT32_MAX || aid == UINT32_MAX) return -1;
+    uint32_t ci = sts_u64map_get(&l->comp_by_key, (uint64_t)kid + 1);
+    if (ci == UINT32_MAX) {
+        if (sts_grow((void **)&l->comps, &l->compcap, l->ncomps + 1, sizeof *l->comps) != 0) return -1;
+        lg_comp *c = &l->comps[l->ncomps];
+        memset(c, 0, sizeof *c);
+        c->fn = (uint32_t)fn;
+        c->arg = aid;
+        c->what = what;
+        c->dim = what == LG_DIM ? dim : -1;
+        ci = (uint32_t)l->ncomps;
+        if (sts_u64map_put(&l->comp_by_key, (uint64_t)kid + 1, ci) != 0) return -1;
+        l->ncomps++;
+    }
+    if (sts_u64map_get(&l->comp_val, pair_key(ci, vid)) != UINT32_MAX) return 0;
+    lg_comp *c = &l->comps[ci];
+    if (sts_grow((void **)&c->vals, &c->cap, c->nvals + 1, sizeof *c->vals) != 0) return -1;
+    c->vals[c->nvals++] = vid;
+    l->finalized = 0;
+    return sts_u64map_put(&l->comp_val, pair_key(ci, vid), 1);
+}
+
+static int observe_args(sts_ledger *l, size_t fn, const sts_argsig *args, int nargs)
+{
+    char label[64], val[64];
+    for (int i = 0; i < nargs; i++) {
+        const sts_argsig *a = &args[i];
+        if (a->name && *a->name) snprintf(label, sizeof label, "%s", a->name);
+        else snprintf(label, sizeof label, "#%d", i);
+        if (a->kind == STS_PARAM_STATIC) {
+            if (lg_observe(l, fn, label, LG_VALUE, -1, a->value ? a->value : "") != 0) return -1;
+            continue;
+        }
+        if (a->dtype && lg_observe(l, fn, label, LG_DTYPE, -1, a->dtype) != 0) return -1;
+        if (a->kind == STS_PARAM_DYNAMIC) continue;
+        if (lg_observe(l, fn, label, LG_WEAK, -1, a->weak_type ? "weak" : "strong") != 0) return -1;
+        if (a->ndim < 0) continue;
+        snprintf(val, sizeof val, "%d", a->ndim);
+        if (lg_observe(l, fn, label, LG_RANK, -1, val) != 0) return -1;
+        for (int d = 0; d < a->ndim; d++) {
+            if (a->shape[d] < 0) snprintf(val, sizeof val, "?");
+            else snprintf(val, sizeof val, "%" PRId64, a->shape[d]);
+            if (lg_observe(l, fn, label, LG_DIM, d, val) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
+static int add_signature(sts_ledger *l, size_t fn, uint32_t sig)
+{
+    uint64_t key = pair_key(fn, sig);
+    if (sts_u64map_get(&l->sig_seen, key) != UINT32_MAX) return 0;
+    lg_fn *f = &l->fns[fn];
+    if (sts_grow((void **)&f->sigs, &f->sigcap, f->nsigs + 1, sizeof *f->sigs) != 0) return -1;
+    f->sigs[f->nsigs++] = sig;
+    return sts_u64map_put(&l->sig_seen, key, 1);
+}
+
+static sts_status check_call(const sts_ledger_call *c, sts_error *err)
+{
+    if (!c || !c->function || !*c->function)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: a call needs a function name");
+    if (c->nargs < 0 || c->nargs > 4096 || (c->nargs > 0 && !c->args))
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: %s: %d arguments is out of range", c->function,
+                             c->nargs);
+    for (int i = 0; i < c->nargs; i++)
+        if (c->args[i].ndim > STS_LEDGER_MAX_DIMS)
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: %s: argument %d has rank %d (at most %d)",
+                                 c->function, i, c->args[i].ndim, STS_LEDGER_MAX_DIMS);
+    return STS_OK;
+}
+
+static sts_status nomem(sts_error *err) { return sts_error_set(err, STS_ERR_NOMEM, -1, "ledger: out of memory"); }
+
+static const char *stable(sts_ledger *l, const char *s, int *bad)
+{
+    if (!s) return NULL;
+    uint32_t id = lg_intern(l, s);
+    if (id == UINT32_MAX) {
+        *bad = 1;
+        return NULL;
+    }
+    return lg_str(l, id);
+}
+
+static int store_args(sts_ledger *l, const sts_ledger_call *c, lg_row *r)
+{
+    r->arg0 = (uint32_t)l->nargs;
+    r->nargs = (uint32_t)c->nargs;
+    if (sts_grow((void **)&l->args, &l->argcap, l->nargs + (size_t)c->nargs, sizeof *l->args) != 0) return -1;
+    int bad = 0;
+    for (int i = 0; i < c->nargs; i++) {
+        sts_argsig *s = &l->args[l->nargs + (size_t)i];
+        *s = c->args[i];
+        s->name = stable(l, s->name, &bad);
+        s->dtype = stable(l, s->dtype, &bad);
+        s->value = stable(l, s->value, &bad);
+        if (s->ndim < -1) s->ndim = -1;
+    }
+    l->nargs += (size_t)c->nargs;
+    return bad ? -1 : 0;
+}
+
+static void add_totals(lg_fn *f, const sts_ledger_call *c)
+{
+    f->calls++;
+    f->traces += c->traces;
+    f->compiles += c->compiles;
+    f->hits += c->hit ? 1 : 0;
+    if (c->trace_ns > 0) f->trace_ns += c->trace_ns;
+    if (c->lower_ns > 0) f->lower_ns += c->lower_ns;
+    if (c->compile_ns >= 0) {
+        f->compile_ns += c->compile_ns;
+        if (c->compile_ns > f->max_compile_ns) f->max_compile_ns = c->compile_ns;
+    }
+    if (!c->hit) {
+        f->miss_rows++;
+        int64_t cost = (c->trace_ns > 0 ? c->trace_ns : 0) + (c->lower_ns > 0 ? c->lower_ns : 0) +
+                       (c->compile_ns > 0 ? c->compile_ns : 0);
+        if (c->trace_ns >= 0 || c->compile_ns >= 0 || c->lower_ns >= 0) f->miss_cost_known++;
+        f->miss_cost_ns += cost;
+    }
+}
+
+sts_status sts_ledger_add_call(sts_ledger *l, const sts_ledger_call *c, sts_error *err)
+{
+    return lg_add_call_sig(l, c, NULL, err);
+}
+
+sts_status lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_error *err)
+{
+    sts_status st = check_call(c, err);
+    if (st != STS_OK) return st;
+    long fn = lg_fn_get(l, c->function);
+    if (fn < 0 || sts_grow((void **)&l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows) != 0) return nomem(err);
+    lg_row *r = &l->rows[l->nrows];
+    memset(r, 0, sizeof *r);
+    r->fn = (uint32_t)fn;
+    char sig[2048];
+    if (sig_text) snprintf(sig, sizeof sig, "%s", sig_text);
+    else lg_format_sig(c->args, c->nargs, sig, sizeof sig);
+    r->label = lg_intern(l, c->label);
+    r->reason = lg_intern(l, c->reason);
+    r->source = lg_intern(l, c->source);
+    r->sig = lg_intern(l, sig);
+    if (r->label == UINT32_MAX || r->reason == UINT32_MAX || r->source == UINT32_MAX || r->sig == UINT32_MAX)
+        return nomem(err);
+    if (store_args(l, c, r) != 0) return nomem(err);
+    r->traces = c->traces;
+    r->compiles = c->compiles;
+    r->hit = c->hit != 0;
+    r->has_result = c->has_result != 0;
+    r->result = c->result;
+    r->trace_ns = c->trace_ns;
+    r->lower_ns = c->lower_ns;
+    r->compile_ns = c->compile_ns;
+    r->total_ns = c->total_ns;
+    add_totals(&l->fns[fn], c);
+    if ((c->nargs > 0 || sig[0]) && add_signature(l, (size_t)fn, r->sig) != 0) return nomem(err);
+    if (!c->hit && c->nargs > 0 && observe_args(l, (size_t)fn, c->args, c->nargs) != 0) return nomem(err);
+    l->nrows++;
+    l->finalized = 0;
+    return STS_OK;
+}
+
+sts_status sts_ledger_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
+                                 sts_error *err)
+{
+    return lg_add_reason(l, function, cat, detail, 1, err);
+}
+
+sts_status lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
+                         int count_category, sts_error *err)
+{
+    if (!function || !*function || (unsigned)cat >= STS_MISS_COUNT)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: a reason needs a function and a category");
+    long fn = lg_fn_get(l, function);
+    uint32_t did = lg_intern(l, detail);
+    if (fn < 0 || did == UINT32_MAX) return nomem(err);
+    if (count_category) l->fns[fn].reasons[cat]++;
+    uint64_t key = pair_key((uint64_t)fn, did);
+    uint32_t ri = sts_u64map_get(&l->reason_by_key, key);
+    if (ri != UINT32_MAX) {
+        l->reasons[ri].count++;
+        return STS_OK;
+    }
+    if (sts_grow((void **)&l->reasons, &l->reasoncap, l->nreasons + 1, sizeof *l->reasons) != 0) return nomem(err);
+    lg_reason *r = &l->reasons[l->nreasons];
+    r->fn = (uint32_t)fn;
+    r->detail = did;
+    r->cat = cat;
+    r->count = 1;
+    if (sts_u64map_put(&l->reason_by_key, key, (uint32_t)l->nreasons) != 0) return nomem(err);
+    l->nreasons++;
+    l->finalized = 0;
+    return STS_OK;
+}
+
+sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind,
+                               int64_t wait_ns, sts_error *err)
+{
+    if ((unsigned)kind > STS_SYNC_SCALAR)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: unknown host-sync kind %d", (int)kind);
+    if (sts_grow((void **)&l->syncs, &l->synccap, l->nsyncs + 1, sizeof *l->syncs) != 0) return nomem(err);
+    lg_sync *s = &l->syncs[l->nsyncs];
+    s->label = lg_intern(l, label ? label : "");
+    s->scope = lg_intern(l, scope && *scope ? scope : "default");
+    if (s->label == UINT32_MAX || s->scope == UINT32_MAX) return nomem(err);
+    s->kind = kind;
+    s->wait_ns = wait_ns < 0 ? 0 : wait_ns;
+    l->nsyncs++;
+    return STS_OK;
+}
+
+void lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
+{
+    char msg[600], full[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(full, sizeof full, "%s:%" PRId64 ": %s", name, line, msg);
+    l->log.warnings++;
+    uint32_t id = lg_intern(l, full);
+    if (id == UINT32_MAX) return;
+    if (sts_grow((void **)&l->warnings, &l->warncap, l->nwarnings + 1, sizeof *l->warnings) != 0) return;
+    l->warnings[l->nwarnings++] = id;
+}
+
+void lg_fmt_ns(int64_t ns, char *buf, size_t cap)
+{
+    if (ns < 0) snprintf(buf, cap, "unknown");
+    else if (ns >= 10000000000LL) snprintf(buf, cap, "%.1f s", (double)ns / 1e9);
+    else if (ns >= 1000000000LL) snprintf(buf, cap, "%.2f s", (double)ns / 1e9);
+    else if (ns >= 1000000) snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
+    else if (ns >= 1000) snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
+    else snprintf(buf, cap, "%" PRId64 " ns", ns);
+}

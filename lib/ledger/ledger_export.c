@@ -1,0 +1,347 @@
+/* ledger: JSON, CSV and text output (formats in docs/ledger.md). */
+#include "ledger/ledger_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonw.h"
+
+static void ns_or_null(sts_jsonw *w, const char *key, int64_t ns)
+{
+    sts_jsonw_key(w, key);
+    if (ns < 0) sts_jsonw_null(w);
+    else sts_jsonw_i64(w, ns);
+}
+
+static void write_reasons(sts_jsonw *w, const sts_ledger *l, size_t fi)
+{
+    const lg_fn *f = &l->fns[fi];
+    sts_jsonw_key(w, "miss_reasons");
+    sts_jsonw_obj_begin(w);
+    for (int k = 0; k < STS_MISS_COUNT; k++) {
+        sts_jsonw_key(w, sts_miss_category_name((sts_miss_category)k));
+        sts_jsonw_i64(w, f->reasons[k]);
+    }
+    sts_jsonw_obj_end(w);
+    sts_jsonw_key(w, "reason_details");
+    sts_jsonw_arr_begin(w);
+    for (size_t i = 0; i < l->nreasons; i++) {
+        const lg_reason *r = &l->reasons[i];
+        if (r->fn != fi) continue;
+        sts_jsonw_obj_begin(w);
+        sts_jsonw_key(w, "category");
+        sts_jsonw_str(w, sts_miss_category_name((sts_miss_category)r->cat));
+        sts_jsonw_key(w, "detail");
+        sts_jsonw_str(w, lg_str(l, r->detail));
+        sts_jsonw_key(w, "count");
+        sts_jsonw_i64(w, r->count);
+        sts_jsonw_obj_end(w);
+    }
+    sts_jsonw_arr_end(w);
+}
+
+static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
+{
+    sts_ledger_fn_info in;
+    sts_ledger_function(l, fi, &in);
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "name");
+    sts_jsonw_str(w, in.name);
+    const struct {
+        const char *k;
+        int64_t v;
+    } counts[] = { { "calls", in.calls },       { "traces", in.traces }, { "compiles", in.compiles },
+                   { "hits", in.hits },         { "specializations", in.specializations },
+                   { "trace_ns", in.trace_ns }, { "lower_ns", in.lower_ns }, { "compile_ns", in.compile_ns } };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        sts_jsonw_key(w, counts[i].k);
+        sts_jsonw_i64(w, counts[i].v);
+    }
+    ns_or_null(w, "max_compile_ns", in.max_compile_ns);
+    sts_jsonw_key(w, "signatures");
+    sts_jsonw_arr_begin(w);
+    for (int64_t j = 0; j < in.signatures; j++) sts_jsonw_str(w, sts_ledger_function_signature(l, fi, (size_t)j));
+    sts_jsonw_arr_end(w);
+    write_reasons(w, l, fi);
+    sts_jsonw_key(w, "persistent_cache");
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "hits");
+    sts_jsonw_i64(w, in.persistent_hits);
+    sts_jsonw_key(w, "misses");
+    sts_jsonw_i64(w, in.persistent_misses);
+    sts_jsonw_key(w, "writes");
+    sts_jsonw_i64(w, in.persistent_writes);
+    sts_jsonw_obj_end(w);
+    sts_jsonw_key(w, "limit_hits");
+    sts_jsonw_i64(w, in.limit_hits);
+    sts_jsonw_obj_end(w);
+}
+
+/* Writes a ", "-separated list as a JSON array of strings (or integers). */
+static void write_list(sts_jsonw *w, const char *s, int numeric)
+{
+    sts_jsonw_arr_begin(w);
+    while (s && *s) {
+        const char *e = strstr(s, ", ");
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (numeric) sts_jsonw_i64(w, strtoll(s, NULL, 10));
+        else sts_jsonw_strn(w, s, n);
+        s = e ? e + 2 : s + n;
+    }
+    sts_jsonw_arr_end(w);
+}
+
+static void write_churn(sts_jsonw *w, const sts_ledger *l)
+{
+    sts_jsonw_key(w, "churn");
+    sts_jsonw_arr_begin(w);
+    for (size_t i = 0; i < l->nchurn; i++) {
+        sts_ledger_churn c;
+        sts_ledger_churn_get(l, i, &c);
+        sts_jsonw_obj_begin(w);
+        sts_jsonw_key(w, "function");
+        sts_jsonw_str(w, c.function);
+        sts_jsonw_key(w, "component");
+        sts_jsonw_str(w, c.component);
+        sts_jsonw_key(w, "values");
+        write_list(w, c.values, 0);
+        sts_jsonw_key(w, "specializations");
+        sts_jsonw_i64(w, c.specializations);
+        ns_or_null(w, "cost_ns", c.cost_ns);
+        sts_jsonw_key(w, "buckets");
+        write_list(w, c.buckets, 1);
+        sts_jsonw_key(w, "message");
+        sts_jsonw_str(w, c.message);
+        sts_jsonw_obj_end(w);
+    }
+    sts_jsonw_arr_end(w);
+}
+
+static const char *kind_name(sts_param_kind k)
+{
+    return k == STS_PARAM_ARRAY ? "array" : k == STS_PARAM_DYNAMIC ? "dynamic" : "static";
+}
+
+static void write_arg(sts_jsonw *w, const sts_argsig *a)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "name");
+    sts_jsonw_str(w, a->name ? a->name : "");
+    sts_jsonw_key(w, "kind");
+    sts_jsonw_str(w, kind_name(a->kind));
+    if (a->kind != STS_PARAM_STATIC) {
+        sts_jsonw_key(w, "dtype");
+        if (a->dtype) sts_jsonw_str(w, a->dtype);
+        else sts_jsonw_null(w);
+    }
+    if (a->kind == STS_PARAM_ARRAY) {
+        sts_jsonw_key(w, "shape");
+        if (a->ndim < 0) sts_jsonw_null(w);
+        else {
+            sts_jsonw_arr_begin(w);
+            for (int d = 0; d < a->ndim; d++) {
+                if (a->shape[d] < 0) sts_jsonw_null(w);
+                else sts_jsonw_i64(w, a->shape[d]);
+            }
+            sts_jsonw_arr_end(w);
+        }
+        sts_jsonw_key(w, "weak_type");
+        sts_jsonw_bool(w, a->weak_type);
+    }
+    if (a->kind == STS_PARAM_STATIC) {
+        sts_jsonw_key(w, "value");
+        sts_jsonw_str(w, a->value ? a->value : "");
+    }
+    sts_jsonw_obj_end(w);
+}
+
+static void opt_str(sts_jsonw *w, const char *key, const char *s)
+{
+    sts_jsonw_key(w, key);
+    if (s && *s) sts_jsonw_str(w, s);
+    else sts_jsonw_null(w);
+}
+
+static void write_row(sts_jsonw *w, const sts_ledger *l, size_t i)
+{
+    sts_ledger_row r;
+    sts_ledger_row_get(l, i, &r);
+    const sts_ledger_call *c = &r.call;
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "index");
+    sts_jsonw_i64(w, r.index);
+    sts_jsonw_key(w, "function");
+    sts_jsonw_str(w, c->function);
+    opt_str(w, "label", c->label);
+    sts_jsonw_key(w, "signature");
+    sts_jsonw_str(w, r.signature);
+    sts_jsonw_key(w, "args");
+    sts_jsonw_arr_begin(w);
+    for (int a = 0; a < c->nargs; a++) write_arg(w, &c->args[a]);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_key(w, "traces");
+    sts_jsonw_i64(w, c->traces);
+    sts_jsonw_key(w, "compiles");
+    sts_jsonw_i64(w, c->compiles);
+    sts_jsonw_key(w, "hit");
+    sts_jsonw_bool(w, c->hit);
+    ns_or_null(w, "trace_ns", c->trace_ns);
+    ns_or_null(w, "lower_ns", c->lower_ns);
+    ns_or_null(w, "compile_ns", c->compile_ns);
+    ns_or_null(w, "total_ns", c->total_ns);
+    sts_jsonw_key(w, "result");
+    if (c->has_result) sts_jsonw_f64(w, c->result);
+    else sts_jsonw_null(w);
+    opt_str(w, "reason", c->reason);
+    opt_str(w, "source", c->source);
+    sts_jsonw_obj_end(w);
+}
+
+static void write_syncs(sts_jsonw *w, const sts_ledger *l)
+{
+    sts_jsonw_key(w, "host_syncs");
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "events");
+    sts_jsonw_arr_begin(w);
+    for (size_t i = 0; i < l->nsyncs; i++) {
+        sts_ledger_sync s;
+        sts_ledger_sync_get(l, i, &s);
+        sts_jsonw_obj_begin(w);
+        sts_jsonw_key(w, "label");
+        sts_jsonw_str(w, s.label);
+        sts_jsonw_key(w, "scope");
+        sts_jsonw_str(w, s.scope);
+        sts_jsonw_key(w, "kind");
+        sts_jsonw_str(w, sts_sync_kind_name(s.kind));
+        sts_jsonw_key(w, "wait_ns");
+        sts_jsonw_i64(w, s.wait_ns);
+        sts_jsonw_obj_end(w);
+    }
+    sts_jsonw_arr_end(w);
+    sts_jsonw_key(w, "scopes");
+    sts_jsonw_arr_begin(w);
+    size_t ns = sts_ledger_sync_scope_count(l);
+    for (size_t i = 0; i < ns; i++) {
+        sts_ledger_sync_scope s;
+        sts_ledger_sync_scope_get(l, i, &s);
+        sts_jsonw_obj_begin(w);
+        sts_jsonw_key(w, "scope");
+        sts_jsonw_str(w, s.scope);
+        const struct {
+            const char *k;
+            int64_t v;
+        } f[] = { { "count", s.count }, { "total_ns", s.total_ns }, { "max_ns", s.max_ns },
+                  { "reads", s.reads }, { "waits", s.waits },       { "scalars", s.scalars } };
+        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+            sts_jsonw_key(w, f[k].k);
+            sts_jsonw_i64(w, f[k].v);
+        }
+        sts_jsonw_obj_end(w);
+    }
+    sts_jsonw_arr_end(w);
+    sts_jsonw_obj_end(w);
+}
+
+static void write_log_stats(sts_jsonw *w, const sts_ledger *l)
+{
+    sts_jsonw_key(w, "log_stats");
+    sts_jsonw_obj_begin(w);
+    const struct {
+        const char *k;
+        int64_t v;
+    } f[] = { { "files", l->log.files },       { "lines", l->log.lines },       { "records", l->log.records },
+              { "skipped", l->log.skipped },   { "comments", l->log.comments }, { "warnings", l->log.warnings } };
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+        sts_jsonw_key(w, f[k].k);
+        sts_jsonw_i64(w, f[k].v);
+    }
+    sts_jsonw_obj_end(w);
+}
+
+sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, const char *extra_json,
+                                 sts_error *err)
+{
+    sts_status st = sts_ledger_finalize(l, err);
+    if (st != STS_OK) return st;
+    sts_jsonw w;
+    sts_jsonw_init(&w, f, 1);
+    sts_jsonw_obj_begin(&w);
+    sts_jsonw_key(&w, "schema");
+    sts_jsonw_str(&w, "stepscope.ledger/1");
+    sts_jsonw_key(&w, "functions");
+    sts_jsonw_arr_begin(&w);
+    for (size_t i = 0; i < l->nfns; i++) write_function(&w, l, i);
+    sts_jsonw_arr_end(&w);
+    write_churn(&w, l);
+    sts_jsonw_key(&w, "rows");
+    sts_jsonw_arr_begin(&w);
+    for (size_t i = 0; i < l->nrows; i++) write_row(&w, l, i);
+    sts_jsonw_arr_end(&w);
+    write_syncs(&w, l);
+    sts_jsonw_key(&w, "warnings");
+    sts_jsonw_arr_begin(&w);
+    for (size_t i = 0; i < l->nwarnings; i++) sts_jsonw_str(&w, lg_str(l, l->warnings[i]));
+    sts_jsonw_arr_end(&w);
+    write_log_stats(&w, l);
+    if (extra_key && extra_json) {
+        sts_jsonw_key(&w, extra_key);
+        sts_jsonw_raw(&w, extra_json);
+    }
+    sts_jsonw_obj_end(&w);
+    sts_jsonw_finish(&w);
+    if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
+    return STS_OK;
+}
+
+/* RFC 4180: quote every text field, doubling inner quotes. */
+static void csv_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_ns(FILE *f, int64_t ns)
+{
+    fputc(',', f);
+    if (ns >= 0) fprintf(f, "%" PRId64, ns);
+}
+
+sts_status sts_ledger_write_csv(sts_ledger *l, FILE *f, sts_error *err)
+{
+    sts_status st = sts_ledger_finalize(l, err);
+    if (st != STS_OK) return st;
+    fputs("index,function,label,signature,traces,compiles,hit,trace_ns,lower_ns,compile_ns,total_ns,result,reason,"
+          "source\n",
+          f);
+    for (size_t i = 0; i < l->nrows; i++) {
+        sts_ledger_row r;
+        sts_ledger_row_get(l, i, &r);
+        const sts_ledger_call *c = &r.call;
+        fprintf(f, "%" PRId64 ",", r.index);
+        csv_str(f, c->function);
+        fputc(',', f);
+        csv_str(f, c->label);
+        fputc(',', f);
+        csv_str(f, r.signature);
+        fprintf(f, ",%d,%d,%d", c->traces, c->compiles, c->hit);
+        csv_ns(f, c->trace_ns);
+        csv_ns(f, c->lower_ns);
+        csv_ns(f, c->compile_ns);
+        csv_ns(f, c->total_ns);
+        fputc(',', f);
+        if (c->has_result) fprintf(f, "%.17g", c->result);
+        fputc(',', f);
+        csv_str(f, c->reason);
+        fputc(',', f);
+        csv_str(f, c->source);
+        fputc('\n', f);
+    }
+    if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
+    return STS_OK;
+}

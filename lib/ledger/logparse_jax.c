@@ -1,0 +1,287 @@
+/* ledger: JAX_LOG_COMPILES / jax_log_compiles lines, JAX 0.4.1 to 0.11.
+ *
+ * Messages (jax/_src/dispatch.py, pjit.py, interpreters/pxla.py, compiler.py,
+ * compilation_cache.py):
+ *   Finished tracing + transforming NAME for jit|pjit|pmap|xmap in T sec   (0.4.1 - 0.9)
+ *   Finished tracing NAME for jit in T sec                                 (0.10 on)
+ *   Compiling NAME (ID) for with global shapes and types AVALS. Argument mapping: ...  (0.4.1)
+ *   Compiling NAME for with global shapes and types AVALS. ...             (0.4.14 - 0.4.26)
+ *   Compiling NAME with global shapes and types AVALS. ...                 (0.4.30 on; NAME
+ *                                                     is "jit(f)" from 0.7)
+ *   Compiling NAME for MESH mesh with global shapes and types AVALS. ...   (xmap / mesh)
+ *   Compiling NAME (ID) for N devices with args AVALS. (num_replicas=...)  (pmap)
+ *   Compiling NAME (ID for args AVALS.   /   Compiling NAME (ID) for N args.  (0.4.1 jit)
+ *   Finished jaxpr to MLIR module conversion MODULE in T sec
+ *   Finished XLA compilation of MODULE in T sec
+ *   Persistent compilation cache hit for 'MODULE'[ with key K]
+ *   PERSISTENT COMPILATION CACHE MISS for 'MODULE' with key K             (0.4.31 on)
+ *   Writing MODULE to persistent compilation cache with key K
+ *   Not writing persistent cache entry for 'MODULE' because it took < X seconds ...
+ * MODULE is "jit_f" / "pmap_f" up to 0.6 and "jit(f)" from 0.7. */
+#include "ledger/logparse.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int starts(const char *s, const char *lit) { return strncmp(s, lit, strlen(lit)) == 0; }
+
+/* "Compiling W " where W is followed by one of our continuations (not "Compiling module"). */
+static int is_our_compiling(const char *msg)
+{
+    if (!starts(msg, "Compiling ")) return 0;
+    const char *p = msg + 10;
+    if (strstr(p, "global shapes and types") || strstr(p, "devices with args") || strstr(p, " for args ")) return 1;
+    const char *sp = strchr(p, ' ');
+    if (!sp || sp == p) return 0;
+    return starts(sp, " with ") || starts(sp, " (") || starts(sp, " for ");
+}
+
+lp_kind lp_jax_start(const char *msg)
+{
+    if (starts(msg, "Finished tracing")) return LP_JAX_TRACE;
+    if (is_our_compiling(msg)) return LP_JAX_COMPILE;
+    if (starts(msg, "Finished jaxpr to MLIR module conversion ")) return LP_JAX_LOWER;
+    if (starts(msg, "Finished XLA compilation of ")) return LP_JAX_XLA;
+    if (starts(msg, "Persistent compilation cache hit for ") || starts(msg, "PERSISTENT COMPILATION CACHE MISS for ") ||
+        starts(msg, "Not writing persistent cache entry") ||
+        (starts(msg, "Writing ") && strstr(msg, " to persistent compilation cache")))
+        return LP_JAX_PCACHE;
+    if (starts(msg, "TRACING CACHE MISS at ")) return LP_JAX_MISS;
+    return LP_NONE;
+}
+
+/* Finds the last occurrence of lit in s, or NULL. */
+static const char *rfind(const char *s, const char *lit)
+{
+    const char *found = NULL;
+    for (const char *p = strstr(s, lit); p; p = strstr(p + 1, lit)) found = p;
+    return found;
+}
+
+/* "... in T sec" at the end of msg: returns T in ns and sets *in to the " in " position. */
+static int64_t trailing_time(const char *msg, const char **in)
+{
+    const char *p = rfind(msg, " in ");
+    if (!p) return -1;
+    const char *e;
+    int64_t ns = lp_seconds_ns(p + 4, &e);
+    if (ns < 0) return -1;
+    while (*e == ' ') e++;
+    if (strncmp(e, "sec", 3) != 0) return -1;
+    *in = p;
+    return ns;
+}
+
+static void start_row(lp_ctx *x, long fn, lp_pending *p, int64_t line)
+{
+    memset(&p->c, 0, sizeof p->c);
+    p->c.trace_ns = p->c.lower_ns = p->c.compile_ns = p->c.total_ns = -1;
+    p->active = 1;
+    p->line = line;
+    char src[600];
+    snprintf(src, sizeof src, "%s:%lld", x->name, (long long)line);
+    p->c.source = lg_str(x->l, lg_intern(x->l, src));
+    lg_fn *f = &x->l->fns[fn];
+    if (f->pending_reason) {
+        p->c.reason = lg_str(x->l, f->pending_reason);
+        f->pending_reason = 0;
+    }
+}
+
+static int on_trace(lp_ctx *x, const char *msg, int64_t line)
+{
+    const char *in = NULL, *name;
+    if (starts(msg, "Finished tracing + transforming ")) name = msg + 32;
+    else if (starts(msg, "Finished tracing ")) name = msg + 17;
+    else return -1;
+    int64_t ns = trailing_time(msg, &in);
+    if (ns < 0 || in <= name) return -1;
+    const char *end = in;
+    const char *f = NULL;
+    for (const char *q = strstr(name, " for "); q && q < end; q = strstr(q + 1, " for ")) f = q;
+    if (f) {
+        const char *api = f + 5;
+        while (api < end && (islower((unsigned char)*api) || *api == '_')) api++;
+        if (api == end) end = f;
+    }
+    long fn = lp_function(x, name, (size_t)(end - name), 0);
+    lp_pending *p = lp_pending_get(x, fn);
+    if (!p) return 0;
+    if (p->active) lp_pending_commit(x, fn);
+    start_row(x, fn, p, line);
+    p->has_trace = 1;
+    p->c.traces = 1;
+    p->c.trace_ns = ns;
+    return 0;
+}
+
+typedef struct aval_acc {
+    lp_pending *p;
+    sts_ledger *l;
+    int bad;
+} aval_acc;
+
+static void on_aval(const char *s, size_t n, void *user)
+{
+    aval_acc *a = user;
+    lp_pending *p = a->p;
+    if (p->c.nargs >= 4096) return;
+    if ((size_t)p->c.nargs + 1 > p->argcap) {
+        size_t cap = p->argcap ? p->argcap * 2 : 8;
+        sts_argsig *na = realloc(p->args, cap * sizeof *na);
+        if (!na) {
+            a->bad = 1;
+            return;
+        }
+        p->args = na;
+        p->argcap = cap;
+    }
+    char dt[64];
+    sts_argsig *arg = &p->args[p->c.nargs];
+    if (lp_parse_aval(s, n, arg, dt, sizeof dt) != 0) {
+        /* Tokens, opaque types and the like: keep the text as the dtype. */
+        memset(arg, 0, sizeof *arg);
+        arg->kind = STS_PARAM_ARRAY;
+        arg->ndim = -1;
+        snprintf(dt, sizeof dt, "%.*s", (int)(n < 60 ? n : 60), s);
+    }
+    arg->dtype = lg_str(a->l, lg_intern(a->l, dt));
+    arg->name = NULL;
+    p->c.nargs++;
+}
+
+/* The argument list of a Compiling line, or NULL when the line gives only a count. */
+static const char *avals_start(const char *msg)
+{
+    static const char *const keys[] = { "global shapes and types ", "devices with args ", " for args " };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *p = strstr(msg, keys[i]);
+        if (p) return p + strlen(keys[i]);
+    }
+    return NULL;
+}
+
+static int on_compiling(lp_ctx *x, const char *msg, int64_t line)
+{
+    const char *name = msg + 10, *end = name;
+    while (*end && !starts(end, " (") && !starts(end, " for ") && !starts(end, " with ")) end++;
+    if (!*end || end == name) return -1;
+    const char *av = avals_start(msg);
+    int count_only = !av && strstr(end, " args.") != NULL;
+    if (!av && !count_only) return -1;
+    long fn = lp_function(x, name, (size_t)(end - name), 0);
+    lp_pending *p = lp_pending_get(x, fn);
+    if (!p) return 0;
+    if (p->active && (p->has_sig || p->has_lower || p->has_compile)) lp_pending_commit(x, fn);
+    if (!p->active) start_row(x, fn, p, line);
+    p->has_sig = 1;
+    p->c.nargs = 0;
+    if (count_only) return 0;
+    aval_acc acc = { p, x->l, 0 };
+    if (lp_split_list(av, NULL, on_aval, &acc) < 0) {
+        p->c.nargs = 0;
+        return -1;
+    }
+    return 0;
+}
+
+static int on_stage(lp_ctx *x, const char *msg, int64_t line, int lower)
+{
+    const char *head = lower ? "Finished jaxpr to MLIR module conversion " : "Finished XLA compilation of ";
+    const char *name = msg + strlen(head), *in = NULL;
+    int64_t ns = trailing_time(msg, &in);
+    if (ns < 0 || in <= name) return -1;
+    long fn = lp_function(x, name, (size_t)(in - name), 1);
+    lp_pending *p = lp_pending_get(x, fn);
+    if (!p) return 0;
+    if (p->active && (lower ? (p->has_lower || p->has_compile) : p->has_compile)) lp_pending_commit(x, fn);
+    if (!p->active) start_row(x, fn, p, line);
+    if (lower) {
+        p->has_lower = 1;
+        p->c.lower_ns = ns;
+        return 0;
+    }
+    p->has_compile = 1;
+    p->c.compiles = 1;
+    p->c.compile_ns = ns;
+    lp_pending_commit(x, fn); /* the last stage of a specialization */
+    return 0;
+}
+
+/* The module name in quotes after `head`, or NULL. */
+static const char *quoted(const char *msg, const char *head, size_t *n)
+{
+    const char *p = strstr(msg, head);
+    if (!p) return NULL;
+    p += strlen(head);
+    if (*p != '\'') return NULL;
+    const char *e = strchr(p + 1, '\'');
+    if (!e) return NULL;
+    *n = (size_t)(e - p - 1);
+    return p + 1;
+}
+
+static int on_pcache(lp_ctx *x, const char *msg)
+{
+    size_t n = 0;
+    const char *name;
+    int which; /* 0 hit, 1 miss, 2 write, 3 not written */
+    if ((name = quoted(msg, "cache hit for ", &n))) which = 0;
+    else if ((name = quoted(msg, "CACHE MISS for ", &n))) which = 1;
+    else if (starts(msg, "Writing ")) {
+        name = msg + 8;
+        const char *e = strstr(name, " to persistent compilation cache");
+        if (!e) return -1;
+        n = (size_t)(e - name);
+        which = 2;
+    } else if (starts(msg, "Not writing persistent cache entry")) {
+        name = quoted(msg, "entry for ", &n);
+        if (!name) return 0; /* size threshold or process id: no module named */
+        which = 3;
+    } else return -1;
+    if (n == 0) return -1;
+    long fn = lp_function(x, name, n, 1);
+    if (fn < 0) return 0;
+    lg_fn *f = &x->l->fns[fn];
+    if (which == 0) f->pers_hits++;
+    else if (which == 1) f->pers_misses++;
+    else if (which == 2) f->pers_writes++;
+    return 0;
+}
+
+int lp_jax_line(lp_ctx *x, lp_kind kind, const char *msg, int64_t line)
+{
+    int rc = 0;
+    const char *what = "";
+    switch (kind) {
+    case LP_JAX_TRACE:
+        rc = on_trace(x, msg, line);
+        what = "'Finished tracing NAME [for API] in T sec'";
+        break;
+    case LP_JAX_COMPILE:
+        rc = on_compiling(x, msg, line);
+        what = "'Compiling NAME ... with global shapes and types (AVALS). ...'";
+        break;
+    case LP_JAX_LOWER:
+        rc = on_stage(x, msg, line, 1);
+        what = "'Finished jaxpr to MLIR module conversion NAME in T sec'";
+        break;
+    case LP_JAX_XLA:
+        rc = on_stage(x, msg, line, 0);
+        what = "'Finished XLA compilation of NAME in T sec'";
+        break;
+    case LP_JAX_PCACHE:
+        rc = on_pcache(x, msg);
+        what = "a persistent-cache message naming its module in quotes";
+        break;
+    default: return 0;
+    }
+    if (rc != 0) {
+        x->l->log.records--;
+        lg_warn(x->l, x->name, line, "looks like a JAX compile-log line but does not parse; expected %s: \"%.120s\"",
+                what, msg);
+    }
+    return rc;
+}

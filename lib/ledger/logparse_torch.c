@@ -1,0 +1,330 @@
+/* ledger: PyTorch TORCH_LOGS=recompiles / recompiles_verbose records and the
+ * recompile-limit warning (torch/_dynamo/guards.py get_and_maybe_log_recompilation_
+ * reason(s), torch/_dynamo/convert_frame.py), torch 2.1 on:
+ *
+ *   Recompiling function F in FILE:LINE
+ *       triggered by the following guard failure(s):
+ *       - 0/1: tensor 'x' size mismatch at index 0. expected 12, actual 16
+ *       - 0/0: tensor 'x' size mismatch at index 0. expected 8, actual 16
+ *   (verbose: "guard N failures:" groups, one entry's failures joined with "; ";
+ *    before 2.4 no "N/M: " compile ids and names as L['x'])
+ *
+ *   torch._dynamo hit config.recompile_limit (8)     (cache_size_limit before 2.6)
+ *      function: 'F' (FILE:LINE)
+ *      last reason: 0/7: tensor 'x' size mismatch at index 0. expected 11, actual 12
+ *   To log all recompilation reasons, use TORCH_LOGS="recompiles".
+ *   To diagnose recompilation issues, see URL
+ *
+ * Entries are listed newest cache entry first. */
+#include "ledger/logparse.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int starts(const char *s, const char *lit) { return strncmp(s, lit, strlen(lit)) == 0; }
+
+static const char *trim(const char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    return s;
+}
+
+lp_kind lp_torch_start(const char *msg)
+{
+    if (starts(msg, "Recompiling function ")) return LP_TORCH_RECOMPILE;
+    if (starts(msg, "torch._dynamo hit config.")) return LP_TORCH_LIMIT;
+    return LP_NONE;
+}
+
+/* One guard failure, classified. */
+typedef struct guard {
+    sts_miss_category cat;
+    char detail[400];
+    char arg[128];   /* the argument it names, for churn ("" when none) */
+    int what, dim;   /* lg_what, or -1 when nothing to observe */
+    char expected[96], actual[96];
+    char sig[160];   /* the new input's part of a signature, or "" */
+} guard;
+
+/* L['x'] -> x, L['self'].w -> self.w, G['g'] -> g. */
+static void clean_name(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < cap;) {
+        if ((s[i] == 'L' || s[i] == 'G') && i + 2 < n && s[i + 1] == '[' && s[i + 2] == '\'' &&
+            (i == 0 || !isalnum((unsigned char)s[i - 1]))) {
+            const char *e = memchr(s + i + 3, '\'', n - i - 3);
+            if (e && (size_t)(e - s) + 1 < n && e[1] == ']') {
+                size_t k = (size_t)(e - (s + i + 3));
+                for (size_t j = 0; j < k && o + 1 < cap; j++) out[o++] = s[i + 3 + j];
+                i = (size_t)(e - s) + 2;
+                continue;
+            }
+        }
+        out[o++] = s[i++];
+    }
+    out[o] = 0;
+}
+
+/* "expected E, actual A" after p. */
+static int expected_actual(const char *p, guard *g)
+{
+    const char *e = strstr(p, "expected "), *a = e ? strstr(e, ", actual ") : NULL;
+    if (!e || !a) return -1;
+    snprintf(g->expected, sizeof g->expected, "%.*s", (int)(a - e - 9), e + 9);
+    const char *end = a + 9;
+    size_t n = strcspn(end, " ;");
+    snprintf(g->actual, sizeof g->actual, "%.*s", (int)n, end);
+    return 0;
+}
+
+static const char *const tensor_checks[] = { "size",   "stride", "rank",  "dtype", "device", "requires_grad",
+                                             "dispatch key set", "storage_offset", "layout" };
+
+static int tensor_guard(const char *t, guard *g)
+{
+    if (!starts(t, "tensor '")) return -1;
+    char pat[48];
+    const char *hit = NULL;
+    size_t which = 0;
+    for (size_t i = 0; i < sizeof tensor_checks / sizeof tensor_checks[0] && !hit; i++) {
+        snprintf(pat, sizeof pat, "' %s mismatch", tensor_checks[i]);
+        if ((hit = strstr(t, pat))) which = i;
+    }
+    if (!hit) return -1;
+    clean_name(t + 8, (size_t)(hit - t - 8), g->arg, sizeof g->arg);
+    const char *rest = hit + strlen(pat);
+    int ea = expected_actual(rest, g);
+    const char *kind = tensor_checks[which];
+    if (which <= 3 && ea != 0) return -1;
+    if (which == 0 || which == 1) { /* size, stride */
+        const char *ix = strstr(rest, "at index ");
+        if (!ix) return -1;
+        g->dim = atoi(ix + 9);
+        g->cat = STS_MISS_SHAPE;
+        snprintf(g->detail, sizeof g->detail, "%s %d of %s: %s -> %s", which ? "stride" : "dimension", g->dim, g->arg,
+                 g->expected, g->actual);
+        if (!which) {
+            g->what = LG_DIM;
+            snprintf(g->sig, sizeof g->sig, "%.100s.size(%d)=%.30s", g->arg, g->dim, g->actual);
+        }
+    } else if (which == 2) {
+        g->cat = STS_MISS_SHAPE;
+        g->what = LG_RANK;
+        snprintf(g->detail, sizeof g->detail, "rank of %s: %s -> %s", g->arg, g->expected, g->actual);
+        snprintf(g->sig, sizeof g->sig, "%.100s.dim()=%.30s", g->arg, g->actual);
+    } else if (which == 3) {
+        char e[64], a[64];
+        lp_dtype_norm(g->expected, strlen(g->expected), e, sizeof e);
+        lp_dtype_norm(g->actual, strlen(g->actual), a, sizeof a);
+        snprintf(g->expected, sizeof g->expected, "%s", e);
+        snprintf(g->actual, sizeof g->actual, "%s", a);
+        g->cat = STS_MISS_DTYPE;
+        g->what = LG_DTYPE;
+        snprintf(g->detail, sizeof g->detail, "dtype of %s: %s -> %s", g->arg, e, a);
+        snprintf(g->sig, sizeof g->sig, "%.100s.dtype=%.30s", g->arg, a);
+    } else {
+        g->cat = STS_MISS_CONTEXT;
+        snprintf(g->detail, sizeof g->detail, "%s of %s%s%s%s%s", kind, g->arg, ea == 0 ? ": " : "",
+                 ea == 0 ? g->expected : "", ea == 0 ? " -> " : "", ea == 0 ? g->actual : "");
+    }
+    return 0;
+}
+
+/* A guard's Python source: "L['scale'] == 2", "len(L['ys']) == 2", "___check_obj_id(...)". */
+static void code_guard(const char *t, guard *g)
+{
+    char code[300];
+    size_t n = strlen(t);
+    const char *hash = strstr(t, "  #"); /* guards carry the user line as a comment */
+    if (hash) n = (size_t)(hash - t);
+    while (n && t[n - 1] == ' ') n--;
+    clean_name(t, n, code, sizeof code);
+    snprintf(g->detail, sizeof g->detail, "%s", code);
+    const char *eq = strstr(code, " == ");
+    if (strstr(code, "size()[") || strstr(code, ".size(") || strstr(code, "stride()[") ||
+        strstr(code, "_dynamo_dynamic_indices"))
+        g->cat = STS_MISS_SHAPE;
+    else if (starts(code, "len(") || strstr(code, "___check_type_id") || starts(code, "type("))
+        g->cat = STS_MISS_PYTREE;
+    else if (strstr(code, "___check_obj_id") || strstr(code, "grad_enabled") || strstr(code, "GLOBAL_STATE") ||
+             strstr(code, "global state") || strstr(code, "deterministic") || strstr(code, "autocast") ||
+             strstr(code, "torch_function_mode") || strstr(code, "___is_"))
+        g->cat = STS_MISS_CONTEXT;
+    else if (eq || strstr(code, " is None") || strstr(code, " is not None")) {
+        g->cat = STS_MISS_STATIC;
+        if (eq) {
+            snprintf(g->arg, sizeof g->arg, "%.*s", (int)(eq - code), code);
+            snprintf(g->expected, sizeof g->expected, "%s", eq + 4);
+            g->what = LG_VALUE;
+            snprintf(g->detail, sizeof g->detail, "value of %s: was %s", g->arg, g->expected);
+        }
+    } else g->cat = STS_MISS_OTHER;
+}
+
+static void classify(const char *t, guard *g)
+{
+    memset(g, 0, sizeof *g);
+    g->what = g->dim = -1;
+    if (tensor_guard(t, g) == 0) return;
+    memset(g, 0, sizeof *g);
+    g->what = g->dim = -1;
+    code_guard(t, g);
+}
+
+/* Skips a "0/3: " (or "!0/3/1: ", "0/3_1: ") compile id; returns the compile index or -1. */
+static long entry_id(const char **t)
+{
+    const char *p = *t;
+    if (*p == '!') p++;
+    if (!isdigit((unsigned char)*p)) return -1;
+    while (isdigit((unsigned char)*p)) p++;
+    if (*p != '/' || !isdigit((unsigned char)p[1])) return -1;
+    char *e;
+    long id = strtol(p + 1, &e, 10);
+    p = e;
+    while (*p && *p != ':' && *p != ' ') p++;
+    if (p[0] != ':' || p[1] != ' ') return -1;
+    *t = p + 2;
+    return id;
+}
+
+static long trace_compile_index(const char *traceid)
+{
+    const char *s = strchr(traceid, '/');
+    return s && isdigit((unsigned char)s[1]) ? strtol(s + 1, NULL, 10) : -1;
+}
+
+/* "F (base:LINE)" from a function name and "FILE:LINE". */
+static long torch_function(lp_ctx *x, const char *name, size_t n, const char *loc, size_t ln)
+{
+    const char *base = loc;
+    for (size_t i = 0; i < ln; i++)
+        if (loc[i] == '/' || loc[i] == '\\') base = loc + i + 1;
+    char full[400];
+    snprintf(full, sizeof full, "%.*s (%.*s)", (int)(n < 120 ? n : 120), name,
+             (int)((size_t)(loc + ln - base) < 200 ? (size_t)(loc + ln - base) : 200), base);
+    return lg_fn_get(x->l, full);
+}
+
+#define MAX_ENTRIES 64
+
+static void observe_guards(lp_ctx *x, long fn, guard *g, int n)
+{
+    for (int i = n - 1; i >= 0; i--) /* oldest entry first */
+        if (g[i].what >= 0 && g[i].expected[0])
+            lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].expected);
+    if (n && g[0].what >= 0 && g[0].actual[0])
+        lg_observe(x->l, (size_t)fn, g[0].arg, (lg_what)g[0].what, g[0].dim, g[0].actual);
+}
+
+static void recompile(lp_ctx *x, const lp_rec *r)
+{
+    const char *h = r->lines[0] + 21, *in = strstr(h, " in ");
+    if (!in || in == h || !in[4]) {
+        x->l->log.records--;
+        lg_warn(x->l, x->name, r->line, "expected 'Recompiling function NAME in FILE:LINE', got \"%.120s\"",
+                r->lines[0]);
+        return;
+    }
+    long fn = torch_function(x, h, (size_t)(in - h), in + 4, strlen(in + 4));
+    if (fn < 0) return;
+    guard *g = calloc(MAX_ENTRIES, sizeof *g);
+    if (!g) return;
+    int n = 0, first_entry_parts = 0, entry = -1;
+    long max_id = trace_compile_index(r->traceid);
+    for (size_t i = 1; i < r->n; i++) {
+        const char *t = trim(r->lines[i]);
+        if (!starts(t, "- ")) continue;
+        t += 2;
+        if (*t == ' ' || starts(t, "User stack trace")) continue;
+        long id = entry_id(&t);
+        if (id >= 0 && id + 1 > max_id) max_id = id + 1;
+        entry++;
+        /* Verbose mode lists every failing guard of an entry, joined with "; ". */
+        char buf[1024];
+        snprintf(buf, sizeof buf, "%s", t);
+        for (char *part = buf, *next; part && n < MAX_ENTRIES; part = next) {
+            next = strstr(part, "; ");
+            if (next) *next = 0, next += 2;
+            classify(part, &g[n++]);
+            if (entry == 0) first_entry_parts++;
+        }
+    }
+    lg_fn *f = &x->l->fns[fn];
+    if (max_id > f->max_compile_id) f->max_compile_id = max_id;
+    if (!n)
+        lg_warn(x->l, x->name, r->line, "recompile record for %s lists no guard failures: expected lines '- ID: REASON' "
+                "after 'triggered by the following guard failure(s):' (truncated?)", lg_str(x->l, f->name));
+    char sig[1024] = "", reason[512] = "";
+    size_t pos = 0;
+    unsigned seen = 0;
+    for (int i = 0; i < first_entry_parts; i++) {
+        lp_reason(x, fn, g[i].cat, g[i].detail, &seen);
+        if (g[i].sig[0] && pos + 2 < sizeof sig)
+            pos += (size_t)snprintf(sig + pos, sizeof sig - pos, "%s%s", pos ? ", " : "", g[i].sig);
+    }
+    if (first_entry_parts)
+        snprintf(reason, sizeof reason, "%s: %s", sts_miss_category_name(g[0].cat), g[0].detail);
+    observe_guards(x, fn, g, n);
+    char src[600];
+    snprintf(src, sizeof src, "%s:%lld", x->name, (long long)r->line);
+    sts_ledger_call c = STS_LEDGER_CALL_INIT;
+    c.function = lg_str(x->l, f->name);
+    c.traces = c.compiles = 1;
+    c.reason = reason[0] ? reason : NULL;
+    c.source = src;
+    lg_add_call_sig(x->l, &c, pos < sizeof sig ? sig : "", NULL);
+    free(g);
+}
+
+static void limit(lp_ctx *x, const lp_rec *r)
+{
+    const char *p = r->lines[0] + 25, *w = p;
+    while (isalnum((unsigned char)*w) || *w == '_') w++;
+    if (w == p || !starts(w, " (") || !isdigit((unsigned char)w[2])) {
+        x->l->log.records--;
+        lg_warn(x->l, x->name, r->line, "expected 'torch._dynamo hit config.LIMIT (N)', got \"%.120s\"", r->lines[0]);
+        return;
+    }
+    long fn = -1;
+    const char *last = NULL;
+    for (size_t i = 1; i < r->n; i++) {
+        const char *t = trim(r->lines[i]);
+        if (starts(t, "function: '")) {
+            const char *q = strchr(t + 11, '\''), *lp = q ? strstr(q, " (") : NULL;
+            const char *rp = lp ? strrchr(lp, ')') : NULL;
+            if (q && lp && rp) fn = torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
+        } else if (starts(t, "last reason: ")) last = t + 13;
+        else if (starts(t, "reasons: ")) last = t + 9;
+    }
+    if (fn < 0) {
+        x->l->log.records--;
+        lg_warn(x->l, x->name, r->line, "recompile-limit warning names no function: expected \"function: 'NAME' "
+                "(FILE:LINE)\" on a following line (truncated?)");
+        return;
+    }
+    lg_fn *f = &x->l->fns[fn];
+    f->limit_hits++;
+    /* At the limit, compile id N is the attempt refused after N entries. */
+    long id = trace_compile_index(r->traceid);
+    if (id > 0 && id - 1 > f->max_compile_id) f->max_compile_id = id - 1;
+    int known = 0;
+    for (int k = 0; k < STS_MISS_COUNT; k++) known |= f->reasons[k] > 0;
+    if (last && !known) {
+        guard g;
+        const char *t = last;
+        entry_id(&t);
+        classify(t, &g);
+        unsigned seen = 0;
+        lp_reason(x, fn, g.cat, g.detail, &seen);
+    }
+}
+
+void lp_torch_record(lp_ctx *x, const lp_rec *r)
+{
+    if (r->kind == LP_TORCH_RECOMPILE) recompile(x, r);
+    else if (r->kind == LP_TORCH_LIMIT) limit(x, r);
+}

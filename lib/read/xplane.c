@@ -1,0 +1,805 @@
+/* The XSpace (.xplane.pb) reader. The mapping to the timeline is described in
+ * read/xplane.h; the schema is proto/xplane.proto. */
+#include "read/xplane.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/instream.h"
+#include "base/pb.h"
+#include "read/readers.h"
+
+/* Messages, for error text: each lists its fields by number. */
+typedef enum msg_kind {
+    M_SPACE,
+    M_PLANE,
+    M_LINE,
+    M_EVENT,
+    M_STAT,
+    M_EVENT_META,
+    M_STAT_META,
+    M_EVENT_META_ENTRY,
+    M_STAT_META_ENTRY
+} msg_kind;
+
+static const char *msg_name(msg_kind m)
+{
+    static const char *const names[] = {
+        "XSpace", "XPlane", "XLine", "XEvent", "XStat", "XEventMetadata", "XStatMetadata",
+        "XPlane.event_metadata entry", "XPlane.stat_metadata entry",
+    };
+    return names[m];
+}
+
+static const char *field_name(msg_kind m, uint32_t num)
+{
+    static const char *const space[] = { NULL, "planes", "errors", "warnings", "hostnames" };
+    static const char *const plane[] = { NULL, "id", "name", "lines", "event_metadata", "stat_metadata", "stats" };
+    static const char *const line[] = { NULL, "id", "name", "timestamp_ns", "events", NULL, NULL,
+                                        NULL, NULL, "duration_ps", "display_id", "display_name" };
+    static const char *const event[] = { NULL, "metadata_id", "offset_ps", "duration_ps", "stats", "num_occurrences" };
+    static const char *const stat[] = { NULL, "metadata_id", "double_value", "uint64_value", "int64_value",
+                                        "str_value", "bytes_value", "ref_value" };
+    static const char *const emeta[] = { NULL, "id", "name", "metadata", "display_name", "stats", "child_id" };
+    static const char *const smeta[] = { NULL, "id", "name", "description" };
+    static const char *const entry[] = { NULL, "key", "value" };
+#define PICK(tab) (num < sizeof tab / sizeof tab[0] ? tab[num] : NULL)
+    const char *n = NULL;
+    switch (m) {
+    case M_SPACE: n = PICK(space); break;
+    case M_PLANE: n = PICK(plane); break;
+    case M_LINE: n = PICK(line); break;
+    case M_EVENT: n = PICK(event); break;
+    case M_STAT: n = PICK(stat); break;
+    case M_EVENT_META: n = PICK(emeta); break;
+    case M_STAT_META: n = PICK(smeta); break;
+    case M_EVENT_META_ENTRY:
+    case M_STAT_META_ENTRY: n = PICK(entry); break;
+    }
+#undef PICK
+    return n ? n : "unknown field";
+}
+
+/* An int64-keyed index (ids may be 0 or negative; sts_u64map reserves key 0). */
+typedef struct idmap {
+    sts_u64map m;
+    uint32_t zero;
+} idmap;
+
+static uint32_t idmap_get(const idmap *im, int64_t id)
+{
+    return id == 0 ? im->zero : sts_u64map_get(&im->m, (uint64_t)id);
+}
+
+static int idmap_put(idmap *im, int64_t id, uint32_t v)
+{
+    if (id == 0) {
+        im->zero = v;
+        return 0;
+    }
+    return sts_u64map_put(&im->m, (uint64_t)id, v);
+}
+
+static void idmap_reset(idmap *im)
+{
+    sts_u64map_release(&im->m);
+    im->zero = UINT32_MAX;
+}
+
+typedef struct event_meta {
+    uint32_t name;      /* shown name: display_name, else name */
+    uint32_t long_name; /* name when display_name differs from it, else STS_NONE */
+    sts_pb_field stats_msg; /* the XEventMetadata payload, kept to read its stats later */
+    int has_stats;
+    uint32_t args_first, args_n; /* into reader.meta_args */
+} event_meta;
+
+typedef struct stat_meta {
+    uint32_t name;
+    int keep;       /* kept under the current args mode */
+    uint32_t mark;  /* last event that used this key (duplicate detection) */
+} stat_meta;
+
+/* A stat decoded, before it joins an event's args. */
+typedef struct pending_arg {
+    sts_arg a;
+    uint32_t meta; /* stat metadata index */
+} pending_arg;
+
+typedef struct reader {
+    sts_timeline *tl;
+    const char *name;
+    sts_error *err;
+    sts_args_mode mode;
+    uint64_t size;
+    const sts_open_options *opt;
+    /* the current plane */
+    STS_VEC(event_meta) emeta;
+    STS_VEC(stat_meta) smeta;
+    idmap emap, smap;
+    STS_VEC(pending_arg) meta_args; /* event metadata stats, decoded once per plane */
+    STS_VEC(pending_arg) scratch;
+    STS_VEC(int64_t) pids;
+    uint32_t mark;
+    uint64_t seq; /* events read: the raw slices' sequence numbers */
+    int device_plane;
+    uint32_t process;
+    uint64_t plane_warned_event, plane_warned_stat;
+} reader;
+
+static sts_status nomem(reader *x)
+{
+    return sts_error_set(x->err, STS_ERR_NOMEM, -1, "%s: out of memory", x->name);
+}
+
+/* Words a wire-format fault inside message `m`. */
+static sts_status pb_fail(reader *x, msg_kind m, const sts_pb_error *e)
+{
+    const char *mn = msg_name(m);
+    unsigned long long off = (unsigned long long)e->offset;
+    int at_file_end = e->msg_end == x->size;
+    char where[160];
+    if (at_file_end)
+        snprintf(where, sizeof where, "the end of the file (size %llu)", (unsigned long long)x->size);
+    else
+        snprintf(where, sizeof where, "the end of its enclosing %s message (which ends at byte %llu)", mn,
+                 (unsigned long long)e->msg_end);
+    const char *hint = e->offset == 0 ? " (is this an XSpace .xplane.pb file?)" : "";
+    sts_status code = STS_ERR_PARSE;
+    switch (e->fault) {
+    case STS_PB_LENGTH_PAST_END:
+        if (at_file_end) code = STS_ERR_TRUNCATED;
+        return sts_error_set(x->err, code, (int64_t)e->offset,
+                             "%s: byte %llu: length %llu of field %u (%s.%s) runs past %s: %llu bytes remain%s",
+                             x->name, off, (unsigned long long)e->len, e->num, mn, field_name(m, e->num), where,
+                             (unsigned long long)e->avail, hint);
+    case STS_PB_TRUNCATED_VARINT:
+    case STS_PB_FIXED_PAST_END:
+        if (at_file_end) code = STS_ERR_TRUNCATED;
+        if (e->num == 0)
+            return sts_error_set(x->err, code, (int64_t)e->offset,
+                                 "%s: byte %llu: a field tag in %s is cut off by %s%s", x->name, off, mn, where, hint);
+        return sts_error_set(x->err, code, (int64_t)e->offset,
+                             "%s: byte %llu: the %s value of field %u (%s.%s) is cut off by %s%s", x->name, off,
+                             sts_pb_wire_name(e->wire), e->num, mn, field_name(m, e->num), where, hint);
+    case STS_PB_OVERLONG_VARINT:
+        return sts_error_set(x->err, code, (int64_t)e->offset,
+                             "%s: byte %llu: a varint in %s is longer than 10 bytes or overflows 64 bits%s", x->name,
+                             off, mn, hint);
+    case STS_PB_BAD_FIELD_NUMBER:
+        return sts_error_set(x->err, code, (int64_t)e->offset,
+                             "%s: byte %llu: field number %u in %s, expected 1 to 536870911%s", x->name, off, e->num,
+                             mn, hint);
+    case STS_PB_BAD_WIRE_TYPE:
+        return sts_error_set(x->err, code, (int64_t)e->offset,
+                             "%s: byte %llu: field %u in %s has wire type %u (%s), which protobuf 3 does not use%s",
+                             x->name, off, e->num, mn, e->wire, sts_pb_wire_name(e->wire), hint);
+    case STS_PB_OK:
+        break;
+    }
+    return sts_error_set(x->err, STS_ERR_INTERNAL, (int64_t)e->offset, "%s: byte %llu: %s", x->name, off,
+                         sts_pb_fault_text(e->fault));
+}
+
+/* 1: a field; 0: end of message; -1: failure (err filled). */
+static int next(reader *x, msg_kind m, sts_pb_reader *r, sts_pb_field *f)
+{
+    sts_pb_error e;
+    int rc = sts_pb_next(r, f, &e);
+    if (rc < 0) pb_fail(x, m, &e);
+    return rc;
+}
+
+/* Known fields must carry the wire type the schema gives them. */
+static int want(reader *x, msg_kind m, const sts_pb_field *f, unsigned wire)
+{
+    if (f->wire == wire) return 0;
+    sts_error_set(x->err, STS_ERR_PARSE, (int64_t)f->offset,
+                  "%s: byte %llu: field %u (%s.%s) has wire type %u (%s), expected %s", x->name,
+                  (unsigned long long)f->offset, f->num, msg_name(m), field_name(m, f->num), f->wire,
+                  sts_pb_wire_name(f->wire), sts_pb_wire_name(wire));
+    return -1;
+}
+
+static uint32_t intern(reader *x, const void *p, size_t n)
+{
+    return sts_tl_intern(x->tl, p ? (const char *)p : "", p ? n : 0); /* an absent string is empty */
+}
+
+/* ---- metadata ---- */
+
+static sts_status read_event_meta(reader *x, sts_pb_reader *pr, const sts_pb_field *ef)
+{
+    sts_pb_reader er, vr;
+    sts_pb_sub(&er, pr, ef);
+    sts_pb_field f, vf;
+    int64_t key = 0;
+    int have_value = 0;
+    int rc;
+    while ((rc = next(x, M_EVENT_META_ENTRY, &er, &f)) > 0) {
+        if (f.num == 1) {
+            if (want(x, M_EVENT_META_ENTRY, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
+            key = (int64_t)f.u;
+        } else if (f.num == 2) {
+            if (want(x, M_EVENT_META_ENTRY, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            vf = f;
+            have_value = 1;
+        }
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    event_meta *em = STS_VEC_PUSH(x->emeta);
+    if (!em) return nomem(x);
+    em->long_name = STS_NONE;
+    const uint8_t *name = NULL, *disp = NULL;
+    size_t name_n = 0, disp_n = 0;
+    if (have_value) {
+        sts_pb_sub(&vr, &er, &vf);
+        while ((rc = next(x, M_EVENT_META, &vr, &f)) > 0) {
+            if (f.num == 2 || f.num == 4) {
+                if (want(x, M_EVENT_META, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+                if (f.num == 2) name = f.data, name_n = f.len;
+                else disp = f.data, disp_n = f.len;
+            } else if (f.num == 5) {
+                if (want(x, M_EVENT_META, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+                em->has_stats = 1;
+            }
+        }
+        if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+        em->stats_msg = vf;
+    }
+    if (disp_n) {
+        em->name = intern(x, disp, disp_n);
+        if (disp_n != name_n || memcmp(disp, name, name_n) != 0) em->long_name = intern(x, name, name_n);
+    } else {
+        em->name = intern(x, name, name_n);
+    }
+    if (em->name == STS_NONE) return nomem(x);
+    if (idmap_put(&x->emap, key, (uint32_t)(x->emeta.n - 1)) != 0) return nomem(x);
+    return STS_OK;
+}
+
+static sts_status read_stat_meta(reader *x, sts_pb_reader *pr, const sts_pb_field *ef)
+{
+    sts_pb_reader er, vr;
+    sts_pb_sub(&er, pr, ef);
+    sts_pb_field f;
+    int64_t key = 0;
+    const uint8_t *name = NULL;
+    size_t name_n = 0;
+    int rc;
+    while ((rc = next(x, M_STAT_META_ENTRY, &er, &f)) > 0) {
+        if (f.num == 1) {
+            if (want(x, M_STAT_META_ENTRY, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
+            key = (int64_t)f.u;
+        } else if (f.num == 2) {
+            if (want(x, M_STAT_META_ENTRY, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            sts_pb_field g;
+            sts_pb_sub(&vr, &er, &f);
+            while ((rc = next(x, M_STAT_META, &vr, &g)) > 0) {
+                if (g.num != 2) continue;
+                if (want(x, M_STAT_META, &g, STS_PB_LEN)) return STS_ERR_PARSE;
+                name = g.data;
+                name_n = g.len;
+            }
+            if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+        }
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    stat_meta *sm = STS_VEC_PUSH(x->smeta);
+    if (!sm) return nomem(x);
+    sm->name = intern(x, name, name_n);
+    if (sm->name == STS_NONE) return nomem(x);
+    sm->keep = x->mode == STS_ARGS_ALL || (x->mode == STS_ARGS_KNOWN && sts_arg_key_is_known((const char *)name, name_n));
+    if (idmap_put(&x->smap, key, (uint32_t)(x->smeta.n - 1)) != 0) return nomem(x);
+    return STS_OK;
+}
+
+/* ---- stats ---- */
+
+/* Decodes one XStat into x->scratch (when its key is kept). */
+static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf)
+{
+    sts_pb_reader sr;
+    sts_pb_sub(&sr, pr, sf);
+    sts_pb_field f, val = { 0 };
+    int64_t mid = 0;
+    int rc;
+    while ((rc = next(x, M_STAT, &sr, &f)) > 0) {
+        static const unsigned wire_of[8] = { 0, STS_PB_VARINT, STS_PB_I64, STS_PB_VARINT, STS_PB_VARINT,
+                                             STS_PB_LEN, STS_PB_LEN, STS_PB_VARINT };
+        if (f.num > 7) continue;
+        if (want(x, M_STAT, &f, wire_of[f.num])) return STS_ERR_PARSE;
+        if (f.num == 1) mid = (int64_t)f.u;
+        else val = f; /* a oneof: the last value wins */
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (x->mode == STS_ARGS_NONE || val.num == 0 || val.num == 6) return STS_OK;
+    uint32_t mi = idmap_get(&x->smap, mid);
+    if (mi == UINT32_MAX) {
+        if (x->plane_warned_stat++ == 0)
+            sts_tl_warn(x->tl, "%s: byte %llu: stat metadata id %" PRId64 " is not in its plane's stat_metadata; "
+                        "such stats are left out", x->name, (unsigned long long)sf->offset, mid);
+        return STS_OK;
+    }
+    stat_meta *sm = &x->smeta.v[mi];
+    if (!sm->keep) return STS_OK;
+    pending_arg *pa = STS_VEC_PUSH(x->scratch);
+    if (!pa) return nomem(x);
+    pa->meta = mi;
+    pa->a.key = sm->name;
+    switch (val.num) {
+    case 2:
+        pa->a.type = STS_ARG_DOUBLE;
+        pa->a.v.d = sts_pb_double(val.u);
+        break;
+    case 3:
+        if (val.u > (uint64_t)INT64_MAX) {
+            char buf[24];
+            int n = snprintf(buf, sizeof buf, "%" PRIu64, val.u);
+            pa->a.type = STS_ARG_STRING;
+            pa->a.v.str = intern(x, buf, (size_t)n);
+        } else {
+            pa->a.type = STS_ARG_INT;
+            pa->a.v.i = (int64_t)val.u;
+        }
+        break;
+    case 4:
+        pa->a.type = STS_ARG_INT;
+        pa->a.v.i = (int64_t)val.u;
+        break;
+    case 5:
+        pa->a.type = STS_ARG_STRING;
+        pa->a.v.str = intern(x, val.data, val.len);
+        break;
+    case 7: {
+        uint32_t ri = idmap_get(&x->smap, (int64_t)val.u);
+        if (ri == UINT32_MAX) {
+            x->scratch.n--;
+            if (x->plane_warned_stat++ == 0)
+                sts_tl_warn(x->tl, "%s: byte %llu: ref_value %" PRIu64 " names no stat metadata; such stats are "
+                            "left out", x->name, (unsigned long long)val.offset, val.u);
+            return STS_OK;
+        }
+        pa->a.type = STS_ARG_STRING;
+        pa->a.v.str = x->smeta.v[ri].name;
+        break;
+    }
+    default:
+        x->scratch.n--;
+        return STS_OK;
+    }
+    if ((pa->a.type == STS_ARG_STRING && pa->a.v.str == STS_NONE)) return nomem(x);
+    return STS_OK;
+}
+
+/* After the plane's metadata is known: decode each event metadata's stats once. */
+static sts_status resolve_meta_stats(reader *x, sts_pb_reader *pr)
+{
+    if (x->mode == STS_ARGS_NONE) return STS_OK;
+    for (size_t i = 0; i < x->emeta.n; i++) {
+        event_meta *em = &x->emeta.v[i];
+        if (!em->has_stats) continue;
+        sts_pb_reader r;
+        sts_pb_sub(&r, pr, &em->stats_msg);
+        sts_pb_field f;
+        int rc;
+        x->scratch.n = 0;
+        while ((rc = next(x, M_EVENT_META, &r, &f)) > 0) {
+            if (f.num != 5) continue;
+            sts_status st = read_stat(x, &r, &f);
+            if (st != STS_OK) return st;
+        }
+        if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+        em->args_first = (uint32_t)x->meta_args.n;
+        em->args_n = 0;
+        for (size_t k = 0; k < x->scratch.n; k++) {
+            pending_arg *a = STS_VEC_PUSH(x->meta_args);
+            if (!a) return nomem(x);
+            *a = x->scratch.v[k];
+            em->args_n++;
+        }
+    }
+    x->scratch.n = 0;
+    return STS_OK;
+}
+
+/* ---- events ---- */
+
+static void divmod1000(int64_t v, int64_t *q, int64_t *r)
+{
+    *q = v / 1000;
+    *r = v % 1000;
+    if (*r < 0) {
+        *r += 1000;
+        *q -= 1;
+    }
+}
+
+/* ns start and end of [base_ns*1000 + off_ps, + dur_ps), each rounded to the nearest
+ * ns (halves up). Returns -1 when the result does not fit in int64. */
+static int event_times(int64_t base_ns, int64_t off_ps, int64_t dur_ps, int64_t *ts, int64_t *end)
+{
+    int64_t q1, r1, q2, r2;
+    divmod1000(off_ps, &q1, &r1);
+    divmod1000(dur_ps, &q2, &r2);
+    int64_t b, e, eq;
+    if (__builtin_add_overflow(base_ns, q1 + (r1 >= 500), &b)) return -1;
+    if (__builtin_add_overflow(q1, q2 + (r1 + r2) / 1000, &eq)) return -1;
+    if (__builtin_add_overflow(base_ns, eq + ((r1 + r2) % 1000 >= 500), &e)) return -1;
+    *ts = b;
+    *end = e;
+    return 0;
+}
+
+static sts_status add_event_args(reader *x, const event_meta *em, uint32_t *first)
+{
+    *first = STS_NONE;
+    if (x->mode == STS_ARGS_NONE) return STS_OK;
+    uint32_t mark = ++x->mark;
+    if (mark == 0) { /* wrapped: forget old marks */
+        for (size_t i = 0; i < x->smeta.n; i++) x->smeta.v[i].mark = 0;
+        mark = x->mark = 1;
+    }
+    /* Build the final list in scratch order: the event's own stats (first of a key
+     * wins), then its metadata's stats for keys not already present. */
+    size_t kept = 0;
+    for (size_t i = 0; i < x->scratch.n; i++) {
+        stat_meta *sm = &x->smeta.v[x->scratch.v[i].meta];
+        if (sm->mark == mark) continue;
+        sm->mark = mark;
+        x->scratch.v[kept++] = x->scratch.v[i];
+    }
+    x->scratch.n = kept;
+    if (em) {
+        for (uint32_t i = 0; i < em->args_n; i++) {
+            const pending_arg *a = &x->meta_args.v[em->args_first + i];
+            stat_meta *sm = &x->smeta.v[a->meta];
+            if (sm->mark == mark) continue;
+            sm->mark = mark;
+            pending_arg *pa = STS_VEC_PUSH(x->scratch);
+            if (!pa) return nomem(x);
+            *pa = *a;
+        }
+        if (x->mode == STS_ARGS_ALL && em->long_name != STS_NONE) {
+            uint32_t k = intern(x, "long_name", 9);
+            pending_arg *pa = STS_VEC_PUSH(x->scratch);
+            if (!pa || k == STS_NONE) return nomem(x);
+            pa->a.key = k;
+            pa->a.type = STS_ARG_STRING;
+            pa->a.v.str = em->long_name;
+        }
+    }
+    if (x->scratch.n == 0) return STS_OK;
+    sts_arg tmp[64];
+    size_t n = x->scratch.n;
+    sts_arg *buf = n <= 64 ? tmp : malloc(n * sizeof *buf);
+    if (!buf) return nomem(x);
+    for (size_t i = 0; i < n; i++) buf[i] = x->scratch.v[i].a;
+    *first = sts_tl_add_args(x->tl, buf, n);
+    if (buf != tmp) free(buf);
+    if (*first == STS_NONE) return nomem(x);
+    return STS_OK;
+}
+
+static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *ef, uint32_t lane, int64_t base_ns)
+{
+    sts_pb_reader r;
+    sts_pb_sub(&r, lr, ef);
+    sts_pb_field f;
+    int64_t mid = 0, off = 0, dur = 0;
+    /* The oneof: offset_ps, or num_occurrences for an aggregate. Unset means
+     * offset 0 (proto3's default), as XProf reads it. */
+    int timed = 1;
+    int rc;
+    uint64_t seq = x->seq++;
+    x->tl->info.events++;
+    x->scratch.n = 0;
+    while ((rc = next(x, M_EVENT, &r, &f)) > 0) {
+        switch (f.num) {
+        case 1:
+        case 2:
+        case 3:
+        case 5:
+            if (want(x, M_EVENT, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
+            if (f.num == 1) mid = (int64_t)f.u;
+            else if (f.num == 2) off = (int64_t)f.u, timed = 1;
+            else if (f.num == 3) dur = (int64_t)f.u;
+            else timed = 0;
+            break;
+        case 4: {
+            if (want(x, M_EVENT, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            sts_status st = read_stat(x, &r, &f);
+            if (st != STS_OK) return st;
+            break;
+        }
+        default:
+            break;
+        }
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (!timed) {
+        /* An aggregate (num_occurrences) has no place on a timeline. */
+        x->tl->info.skipped++;
+        return STS_OK;
+    }
+    if (dur < 0) {
+        x->tl->info.rejected++;
+        sts_tl_warn(x->tl, "%s: byte %llu: event %llu has a negative duration_ps (%" PRId64 "); left out", x->name,
+                    (unsigned long long)ef->offset, (unsigned long long)seq, dur);
+        return STS_OK;
+    }
+    int64_t ts, end;
+    if (event_times(base_ns, off, dur, &ts, &end) != 0) {
+        x->tl->info.rejected++;
+        sts_tl_warn(x->tl, "%s: byte %llu: event %llu's time (line start %" PRId64 " ns + %" PRId64 " ps + %" PRId64
+                    " ps) does not fit in 64-bit nanoseconds; left out", x->name, (unsigned long long)ef->offset,
+                    (unsigned long long)seq, base_ns, off, dur);
+        return STS_OK;
+    }
+    uint32_t mi = idmap_get(&x->emap, mid);
+    const event_meta *em = mi == UINT32_MAX ? NULL : &x->emeta.v[mi];
+    uint32_t name;
+    if (em) {
+        name = em->name;
+    } else {
+        char buf[48];
+        int n = snprintf(buf, sizeof buf, "event_metadata %" PRId64, mid);
+        name = intern(x, buf, (size_t)n);
+        if (name == STS_NONE) return nomem(x);
+        if (x->plane_warned_event++ == 0)
+            sts_tl_warn(x->tl, "%s: byte %llu: event metadata id %" PRId64 " is not in its plane's event_metadata; "
+                        "such events are named \"event_metadata ID\"", x->name, (unsigned long long)ef->offset, mid);
+    }
+    uint32_t args;
+    sts_status st = add_event_args(x, em, &args);
+    if (st != STS_OK) return st;
+    sts_slice *s = STS_VEC_PUSH(x->tl->slices);
+    if (!s) return nomem(x);
+    s->ts = ts;
+    s->dur = end - ts;
+    s->name = name;
+    s->lane = lane;
+    s->parent = (uint32_t)seq;
+    s->args = args;
+    x->tl->info.by_phase['X']++;
+    sts_tl_note_resolution(x->tl, 0);
+    sts_timeline_info *info = &x->tl->info;
+    if (x->tl->slices.n == 1 || ts < info->ts_min) info->ts_min = ts;
+    if (x->tl->slices.n == 1 || end > info->ts_max) info->ts_max = end;
+    return STS_OK;
+}
+
+/* ---- lines and planes ---- */
+
+static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf)
+{
+    sts_pb_reader r;
+    sts_pb_field f;
+    int64_t id = 0, base = 0;
+    const uint8_t *name = NULL, *disp = NULL;
+    size_t name_n = 0, disp_n = 0;
+    int rc;
+    /* First the line's own fields: canonical order puts display_name after events. */
+    sts_pb_sub(&r, pr, lf);
+    while ((rc = next(x, M_LINE, &r, &f)) > 0) {
+        switch (f.num) {
+        case 1:
+        case 3:
+        case 9:
+        case 10:
+            if (want(x, M_LINE, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
+            if (f.num == 1) id = (int64_t)f.u;
+            else if (f.num == 3) base = (int64_t)f.u;
+            break;
+        case 2:
+        case 4:
+        case 11:
+            if (want(x, M_LINE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            if (f.num == 2) name = f.data, name_n = f.len;
+            else if (f.num == 11) disp = f.data, disp_n = f.len;
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    char label[24];
+    int ln = snprintf(label, sizeof label, "%" PRId64, id);
+    uint32_t lab = intern(x, label, (size_t)ln);
+    if (lab == STS_NONE) return nomem(x);
+    uint32_t lane = sts_tl_lane(x->tl, x->process, lab, id);
+    if (lane == STS_NONE) return nomem(x);
+    sts_lane *l = &x->tl->lanes.v[lane];
+    if (l->name == 0 && (disp_n || name_n)) {
+        l->name = disp_n ? intern(x, disp, disp_n) : intern(x, name, name_n);
+        if (l->name == STS_NONE) return nomem(x);
+    }
+    l->kind = x->device_plane ? STS_LANE_DEVICE : STS_LANE_THREAD;
+    sts_pb_sub(&r, pr, lf);
+    while ((rc = next(x, M_LINE, &r, &f)) > 0) {
+        if (f.num != 4) continue;
+        sts_status st = read_event(x, &r, &f, lane, base);
+        if (st != STS_OK) return st;
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    return STS_OK;
+}
+
+/* The pid XProf's trace viewer would give the plane (see read/xplane.h). */
+static int64_t plane_pid(reader *x, const uint8_t *name, size_t n, size_t plane_index)
+{
+    int64_t pid = 500 + (int64_t)plane_index;
+    static const char host[] = "/host:CPU", dev[] = "/device:";
+    if (n == sizeof host - 1 && memcmp(name, host, n) == 0) {
+        pid = 701;
+    } else if (n > sizeof dev - 1 && memcmp(name, dev, sizeof dev - 1) == 0) {
+        size_t i = n;
+        while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+        if (i < n && n - i <= 6 && name[i - 1] == ':') {
+            int64_t ord = 0;
+            for (size_t k = i; k < n; k++) ord = ord * 10 + (name[k] - '0');
+            pid = ord + 1;
+        }
+    }
+    for (size_t k = 0; k < x->pids.n; k++) {
+        if (x->pids.v[k] == pid) {
+            pid = 1000 + (int64_t)plane_index;
+            break;
+        }
+    }
+    return pid;
+}
+
+static void plane_reset(reader *x)
+{
+    x->emeta.n = 0;
+    x->smeta.n = 0;
+    x->meta_args.n = 0;
+    idmap_reset(&x->emap);
+    idmap_reset(&x->smap);
+    x->plane_warned_event = x->plane_warned_stat = 0;
+}
+
+static sts_status read_plane(reader *x, sts_pb_reader *sr, const sts_pb_field *pf, size_t plane_index)
+{
+    sts_pb_reader r;
+    sts_pb_field f;
+    const uint8_t *name = NULL;
+    size_t name_n = 0, lines = 0;
+    int rc;
+    sts_status st;
+    plane_reset(x);
+    /* Pass 1: name and metadata (serialized after the lines that use them). */
+    sts_pb_sub(&r, sr, pf);
+    while ((rc = next(x, M_PLANE, &r, &f)) > 0) {
+        switch (f.num) {
+        case 1:
+            if (want(x, M_PLANE, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
+            break;
+        case 2:
+        case 3:
+        case 4:
+        case 5:
+        case 6:
+            if (want(x, M_PLANE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            if (f.num == 2) name = f.data, name_n = f.len;
+            else if (f.num == 3) lines++;
+            else if (f.num == 4 && (st = read_event_meta(x, &r, &f)) != STS_OK) return st;
+            else if (f.num == 5 && (st = read_stat_meta(x, &r, &f)) != STS_OK) return st;
+            break;
+        default:
+            break;
+        }
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (lines == 0) return STS_OK; /* metadata-only planes hold no timeline */
+    sts_pb_sub(&r, sr, pf);
+    if ((st = resolve_meta_stats(x, &r)) != STS_OK) return st;
+    int64_t pid = plane_pid(x, name, name_n, plane_index);
+    int64_t *slot = STS_VEC_PUSH(x->pids);
+    if (!slot) return nomem(x);
+    *slot = pid;
+    char label[24];
+    int ln = snprintf(label, sizeof label, "%" PRId64, pid);
+    uint32_t lab = intern(x, label, (size_t)ln);
+    if (lab == STS_NONE) return nomem(x);
+    x->process = sts_tl_process(x->tl, lab, pid);
+    if (x->process == STS_NONE) return nomem(x);
+    sts_process *p = &x->tl->procs.v[x->process];
+    p->name = intern(x, name, name_n);
+    if (p->name == STS_NONE) return nomem(x);
+    static const char dev[] = "/device:";
+    x->device_plane = name_n >= sizeof dev - 1 && memcmp(name, dev, sizeof dev - 1) == 0;
+    /* Pass 2: the lines. */
+    sts_pb_sub(&r, sr, pf);
+    while ((rc = next(x, M_PLANE, &r, &f)) > 0) {
+        if (f.num != 3) continue;
+        if ((st = read_line(x, &r, &f)) != STS_OK) return st;
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    return STS_OK;
+}
+
+static sts_status read_space(reader *x, const void *buf, size_t len)
+{
+    sts_pb_reader r;
+    sts_pb_field f;
+    sts_pb_reader_init(&r, buf, len);
+    size_t planes = 0;
+    int rc;
+    while ((rc = next(x, M_SPACE, &r, &f)) > 0) {
+        if (f.num < 1 || f.num > 4) continue;
+        if (want(x, M_SPACE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+        if (f.num == 1) {
+            sts_status st = read_plane(x, &r, &f, planes++);
+            if (st != STS_OK) return st;
+            if (x->opt && x->opt->progress) x->opt->progress(sts_pb_offset(&r), len, x->opt->progress_user);
+        } else if (f.num == 2 || f.num == 3) {
+            sts_tl_warn(x->tl, "%s: the profiler recorded %s: %.*s", x->name, f.num == 2 ? "an error" : "a warning",
+                        (int)(f.len > 400 ? 400 : f.len), (const char *)f.data);
+        }
+    }
+    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (planes == 0) sts_tl_warn(x->tl, "%s: the XSpace holds no planes", x->name);
+    return STS_OK;
+}
+
+sts_status sts_read_xplane_mem(const void *buf, size_t len, const char *name, sts_timeline *tl,
+                               const sts_open_options *opt, sts_error *err)
+{
+    reader x;
+    memset(&x, 0, sizeof x);
+    x.tl = tl;
+    x.name = name ? name : "<memory>";
+    x.err = err;
+    x.opt = opt;
+    x.mode = opt ? opt->args : tl->args_mode;
+    x.size = len;
+    x.emap.zero = x.smap.zero = UINT32_MAX;
+    uint32_t fmt = sts_tl_intern(tl, "xplane", 6);
+    if (fmt == STS_NONE) return nomem(&x);
+    tl->info.format = sts_timeline_string(tl, fmt);
+    tl->info.bytes = len;
+    sts_status st = read_space(&x, buf ? buf : "", buf ? len : 0);
+    free(x.emeta.v);
+    free(x.smeta.v);
+    free(x.meta_args.v);
+    free(x.scratch.v);
+    free(x.pids.v);
+    idmap_reset(&x.emap);
+    idmap_reset(&x.smap);
+    return st;
+}
+
+sts_status sts_read_xplane(const char *path, sts_timeline *tl, const sts_open_options *opt, sts_error *err)
+{
+    sts_instream *in = sts_instream_open(path, err);
+    if (!in) return err ? err->code : STS_ERR_IO;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    sts_status st = STS_OK;
+    for (;;) {
+        if (sts_grow((void **)&buf, &cap, n + (1u << 20), 1) != 0) {
+            st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+            break;
+        }
+        long got = sts_instream_read(in, buf + n, cap - n, err);
+        if (got < 0) {
+            st = err ? err->code : STS_ERR_IO;
+            break;
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    int gz = sts_instream_is_gzip(in);
+    sts_instream_free(in);
+    if (st == STS_OK) {
+        tl->info.compressed = gz;
+        st = sts_read_xplane_mem(buf, n, path, tl, opt, err);
+        tl->info.compressed = gz;
+    }
+    free(buf);
+    return st;
+}

@@ -1,0 +1,189 @@
+/* The per-step figure: stacked bars of each step's children and its remainder. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/figures.h"
+#include "report/svg.h"
+
+#define W 760.0
+#define LEFT 68.0
+#define RIGHT 16.0
+#define PLOT_H 260.0
+
+typedef struct geo {
+    const sts_axis *a;
+    double y_top, y_bot;
+} geo;
+
+static double ypx(const geo *g, double v) { return sts_axis_map(g->a, v, g->y_bot, g->y_top); }
+
+static void rect_open(sts_sbuf *b, const char *cls, double x, double y, double w, double h)
+{
+    sts_sbuf_printf(b, "<rect class=\"%s\" x=\"", cls);
+    sts_svg_num(b, x);
+    sts_sbuf_puts(b, "\" y=\"");
+    sts_svg_num(b, y);
+    sts_sbuf_puts(b, "\" width=\"");
+    sts_svg_num(b, w);
+    sts_sbuf_puts(b, "\" height=\"");
+    sts_svg_num(b, h);
+    sts_sbuf_puts(b, "\"");
+}
+
+static void data_attrs(sts_sbuf *b, size_t step, const char *name, double ns)
+{
+    sts_sbuf_printf(b, " data-step=\"%zu\" data-name=\"", step);
+    sts_sbuf_escs(b, name);
+    sts_sbuf_printf(b, "\" data-ns=\"%.0f\"", ns);
+}
+
+static void tooltip(sts_sbuf *b, const sts_rpt_steps *s, size_t i, const char *name, double ns, unsigned count)
+{
+    char d[48];
+    sts_fmt_duration(ns, d, sizeof d);
+    sts_sbuf_puts(b, "><title>");
+    sts_sbuf_escs(b, s->step_name ? s->step_name : "step");
+    sts_sbuf_puts(b, " ");
+    sts_sbuf_escs(b, s->labels[i]);
+    sts_sbuf_puts(b, " \xc2\xb7 ");
+    sts_sbuf_escs(b, name);
+    sts_sbuf_printf(b, ": %s", d);
+    if (count > 1) sts_sbuf_printf(b, " (%u slices)", count);
+    sts_sbuf_puts(b, "</title></rect>\n");
+}
+
+/* A value label inside a segment when it fits, else nothing (the tooltip has it). */
+static void inner_label(sts_sbuf *b, double x, double w, double ytop, double h, double ns)
+{
+    char d[48];
+    sts_fmt_duration(ns, d, sizeof d);
+    if (h < 15 || sts_svg_text_width(d, 11) + 4 > w) return;
+    sts_svg_text(b, x + w / 2, ytop + h / 2 + 4, "middle", "lbl", d);
+}
+
+static void draw_step(sts_sbuf *b, const char *id, const sts_rpt_steps *s, size_t i, const geo *g, double x,
+                      double bw)
+{
+    char d[48];
+    sts_sbuf_printf(b, "<g class=\"step\" data-step=\"%zu\" data-total-ns=\"%.0f\">\n", i, s->total_ns[i]);
+    double cum = 0;
+    for (size_t j = 0; j < s->nseries; j++) {
+        uint32_t count = s->child_count[i * s->nseries + j];
+        if (count == 0) continue;
+        double v = s->child_ns[i * s->nseries + j];
+        if (!(v > 0)) v = 0;
+        double y1 = ypx(g, cum + v), y0 = ypx(g, cum);
+        rect_open(b, "bar", x, y1, bw, y0 - y1);
+        sts_svg_series_fill(b, id, j);
+        data_attrs(b, i, s->series[j], v);
+        tooltip(b, s, i, s->series[j], v, count);
+        inner_label(b, x, bw, y1, y0 - y1, v);
+        cum += v;
+    }
+    double rem = s->rem_ns[i];
+    double y0, y1;
+    if (rem >= 0) {
+        y1 = ypx(g, cum + rem);
+        y0 = ypx(g, cum);
+    } else {
+        /* Children overran the step (rounding): draw the deficit below zero, at least
+         * 2 px tall so it is seen, with its exact value written under it. */
+        y1 = ypx(g, 0);
+        y0 = fmax(ypx(g, rem), y1 + 2);
+    }
+    rect_open(b, "bar rem", x, y1, bw, y0 - y1);
+    sts_sbuf_printf(b, " fill=\"url(#%s-rem)\"", id);
+    data_attrs(b, i, "(unattributed)", rem);
+    tooltip(b, s, i, "unattributed (step minus children)", rem, 0);
+    if (rem >= 0) inner_label(b, x, bw, y1, y0 - y1, rem);
+    else {
+        sts_fmt_duration(rem, d, sizeof d);
+        sts_svg_text(b, x + bw / 2, y0 + 12, "middle", "lbl", d);
+    }
+    /* The step's own duration, as a cap: children plus remainder meet it exactly. */
+    double yt = ypx(g, s->total_ns[i]);
+    sts_sbuf_puts(b, "<line class=\"tot\" x1=\"");
+    sts_svg_num(b, x - 3);
+    sts_sbuf_puts(b, "\" x2=\"");
+    sts_svg_num(b, x + bw + 3);
+    sts_sbuf_puts(b, "\" y1=\"");
+    sts_svg_num(b, yt);
+    sts_sbuf_puts(b, "\" y2=\"");
+    sts_svg_num(b, yt);
+    sts_sbuf_puts(b, "\"/>\n");
+    sts_fmt_duration(s->total_ns[i], d, sizeof d);
+    if (sts_svg_text_width(d, 11) <= bw + 24) sts_svg_text(b, x + bw / 2, fmin(yt, ypx(g, cum)) - 6, "middle", "lbl", d);
+    sts_sbuf_puts(b, "</g>\n");
+}
+
+/* Legend rows; returns the y below the last row. */
+static double legend(sts_sbuf *b, const char *id, const sts_rpt_steps *s, double y)
+{
+    double x = LEFT;
+    char sw[96];
+    for (size_t j = 0; j <= s->nseries; j++) {
+        const char *label = j < s->nseries ? s->series[j] : "unattributed (step minus children)";
+        double need = 19 + sts_svg_text_width(label, 12) + 18;
+        if (x + need > W - RIGHT && x > LEFT) {
+            x = LEFT;
+            y += 20;
+        }
+        if (j < s->nseries) snprintf(sw, sizeof sw, "fill=\"url(#%s-p%zu)\"", id, j % 8);
+        else snprintf(sw, sizeof sw, "fill=\"url(#%s-rem)\" style=\"stroke:var(--muted)\"", id);
+        x = sts_svg_legend_item(b, x, y, sw, label);
+    }
+    sts_svg_text(b, x + 4, y + 1, "start", "sub", "\xe2\x80\x94 step total");
+    return y + 16;
+}
+
+void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_rpt_steps *s)
+{
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < s->nsteps; i++) {
+        double sum = 0;
+        for (size_t j = 0; j < s->nseries; j++) sum += fmax(0, s->child_ns[i * s->nseries + j]);
+        hi = fmax(hi, fmax(s->total_ns[i], sum));
+        lo = fmin(lo, s->rem_ns[i]);
+    }
+    sts_axis a;
+    sts_axis_time(&a, lo, hi, 5);
+
+    /* The legend's height depends on wrapping: lay it out into a scratch buffer first. */
+    sts_sbuf leg = STS_SBUF_INIT;
+    double leg_bot = legend(&leg, id, s, 46);
+    geo g = { &a, leg_bot + 34, leg_bot + 34 + PLOT_H };
+    double h = g.y_bot + 52;
+
+    char attrs[200], title[300];
+    snprintf(attrs, sizeof attrs, "data-steps=\"%zu\" data-found=\"%zu\" data-series=\"%zu\" data-unit=\"%s\"",
+             s->nsteps, s->found, s->nseries, a.unit_name);
+    if (s->nsteps < s->found)
+        snprintf(title, sizeof title, "Time inside each %s: children and unattributed remainder (first %zu of %zu steps)",
+                 s->step_name ? s->step_name : "step", s->nsteps, s->found);
+    else
+        snprintf(title, sizeof title, "Time inside each %s: children and unattributed remainder",
+                 s->step_name ? s->step_name : "step");
+    sts_svg_open(b, id, W, h, standalone, attrs, title);
+    sts_svg_patterns(b, id);
+    sts_sbuf_put(b, leg.p ? leg.p : "", leg.n);
+    sts_sbuf_release(&leg);
+    sts_svg_yaxis(b, &a, LEFT, W - RIGHT, g.y_top, g.y_bot, "time per step");
+
+    if (s->nsteps == 0) {
+        sts_svg_text(b, (LEFT + W - RIGHT) / 2, (g.y_top + g.y_bot) / 2, "middle", "sub", "no steps found");
+    }
+    double pw = W - RIGHT - LEFT;
+    double band = s->nsteps ? pw / (double)s->nsteps : pw;
+    double bw = fmin(72, band * 0.62);
+    size_t every = s->nsteps > 24 ? (s->nsteps + 23) / 24 : 1;
+    for (size_t i = 0; i < s->nsteps; i++) {
+        double x = LEFT + band * (double)i + (band - bw) / 2;
+        draw_step(b, id, s, i, &g, x, bw);
+        if (i % every == 0) sts_svg_text(b, x + bw / 2, g.y_bot + 16, "middle", "tick", s->labels[i]);
+    }
+    char xt[200];
+    snprintf(xt, sizeof xt, "%s (in trace order)", s->step_name ? s->step_name : "step");
+    sts_svg_text(b, (LEFT + W - RIGHT) / 2, g.y_bot + 36, "middle", "ax-t", xt);
+    sts_svg_close(b);
+}

@@ -1,0 +1,111 @@
+/* report: the data each figure draws and the functions that draw it. The data is
+ * plain arrays filled by the input adapters (trace, bench, ledger), so every figure
+ * can be tested from hand-made numbers. Times are nanoseconds as double. */
+#ifndef STS_REPORT_FIGURES_H
+#define STS_REPORT_FIGURES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/sbuf.h"
+
+/* Per-step stacked bars: each step's direct children by name, then the unattributed
+ * remainder (step minus children; negative when children overrun by rounding). */
+typedef struct sts_rpt_steps {
+    const char *step_name; /* the step slices' name, for the title */
+    size_t nsteps;         /* steps drawn */
+    size_t found;          /* steps in the trace (>= nsteps) */
+    const char **labels;   /* per step: its label on the x axis ("0", "1", ...) */
+    double *total_ns;      /* per step: the step's duration */
+    size_t nseries;        /* child names drawn, in stacking order */
+    const char **series;   /* their names; the last may be "other children" */
+    double *child_ns;      /* nsteps x nseries: time of each series in each step */
+    uint32_t *child_count; /* nsteps x nseries: children of that name (0 = none: no mark) */
+    double *rem_ns;        /* per step: total - sum of children */
+} sts_rpt_steps;
+
+/* One slice in the lane timeline, on its lane's depth row. */
+typedef struct sts_rpt_lslice {
+    double ts, dur;   /* ns, trace clock */
+    uint32_t lane;    /* index into lanes */
+    uint16_t depth;   /* row within the lane */
+    uint16_t color;   /* series index (fill) */
+    const char *name;
+} sts_rpt_lslice;
+
+typedef struct sts_rpt_lane {
+    const char *name; /* "pid 701 / tid 12 (python)" */
+    int rows;         /* depth rows shown */
+} sts_rpt_lane;
+
+typedef struct sts_rpt_lanes {
+    double t0, t1;      /* the window shown, ns */
+    const char *window; /* why this window: "busiest step: learner_step 2" */
+    size_t nlanes, lanes_total;
+    sts_rpt_lane *lanes;
+    size_t nslices;
+    sts_rpt_lslice *slices;
+    size_t hidden;      /* slices in the window not drawn (too deep, too many lanes or slices) */
+} sts_rpt_lanes;
+
+/* Names by self time (a table, not a figure). */
+typedef struct sts_rpt_name_row {
+    const char *name;
+    uint64_t count;
+    double total_ns, self_ns, min_ns, median_ns, max_ns;
+} sts_rpt_name_row;
+
+typedef struct sts_rpt_names {
+    size_t n, total; /* rows shown, names in the trace */
+    sts_rpt_name_row *rows;
+    double trace_self_ns; /* sum of self over every name: the share denominator */
+} sts_rpt_names;
+
+/* One benchmarked workload: the first call apart from warm samples. NAN = absent. */
+typedef struct sts_rpt_bench {
+    const char *label;    /* "y = tanh(x @ w): x [64,32] f32, w [32,16] f32" */
+    double first_ns;
+    double *warm_ns;
+    size_t nwarm;
+    double median_ns;     /* as reported; else computed from warm_ns */
+    double dispatch_ns;   /* dispatch-only (not synchronized) interval */
+    double *device_ns;    /* device-timestamp durations per warm sample, may be empty */
+    size_t ndevice;
+} sts_rpt_bench;
+
+/* Per call: new traces and compiles the call caused (lesson 2: 1, 0, 0, 1). */
+typedef struct sts_rpt_ledger_calls {
+    size_t n;
+    const char **labels;   /* call category or signature */
+    double *traces;        /* NAN = not recorded */
+    double *compiles;      /* NAN = not recorded */
+} sts_rpt_ledger_calls;
+
+/* Horizontal bars of time per name: compile time per function, host-sync wait per
+ * scope. */
+typedef struct sts_rpt_hbars {
+    const char *title;      /* figure title */
+    const char *axis_title; /* x axis title, without the unit */
+    const char *count_word; /* "compile", "sync": labels read "312 ms (2 compiles)" */
+    const char *data_name;  /* data-* attribute for the count: "compiles", "syncs" */
+    size_t n;
+    const char **names;
+    double *ns;
+    uint32_t *counts;       /* behind each time; 0 = not shown */
+} sts_rpt_hbars;
+
+/* Each writes one <svg> with the given id; `standalone` adds the namespace and the
+ * stylesheet so the output is a complete .svg file. */
+void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_rpt_steps *s);
+void sts_rpt_draw_lanes(sts_sbuf *b, const char *id, int standalone, const sts_rpt_lanes *l);
+void sts_rpt_draw_bench(sts_sbuf *b, const char *id, int standalone, const sts_rpt_bench *bn);
+void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, const sts_rpt_ledger_calls *c);
+void sts_rpt_draw_hbars(sts_sbuf *b, const char *id, int standalone, const sts_rpt_hbars *f);
+
+/* The names table as HTML (<table id=ID>). */
+void sts_rpt_table_names(sts_sbuf *b, const char *id, const sts_rpt_names *n);
+
+/* Median of n values (copied and sorted); NAN when n == 0. */
+double sts_rpt_median(const double *v, size_t n);
+
+#endif

@@ -1,0 +1,387 @@
+/* A trace section: the facts of the trace, per-step stacked bars, the lane timeline of
+ * the busiest window and the names by self time, all computed with the analyzer. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_impl.h"
+#include "stepscope/analyze.h"
+
+#define MAX_STEPS_DRAWN 60
+#define MAX_SERIES 7 /* child names drawn; the rest become "other children" */
+#define MAX_LANES 24
+#define MAX_ROWS 8
+#define MAX_SLICES 3000
+#define MAX_NAME_ROWS 25
+
+static const char HOW_STEPS[] =
+    "Each bar is one step, in trace order. Its stacked segments are the step's direct children, summed by "
+    "name, and the hatched, dashed-outline segment is the unattributed remainder: step time that no direct child "
+    "covers. The black cap marks the step's own duration, so children plus remainder meet it exactly; never add "
+    "the step to its children (that counts the same time twice). A remainder below zero means the children "
+    "overran the step by rounding; its value is written under the axis line. Hover a segment for its value.";
+
+static const char HOW_LANES[] =
+    "Time runs left to right from the start of the window; each band is one thread or device lane. Within a "
+    "lane, row 1 holds the outermost slices and each row below holds the slices nested one level deeper, so a "
+    "slice's parent is the slice directly above it. Names are written when they fit; hover a slice for its name, "
+    "duration and depth. Slices with the same name have the same colour and texture as in the step figure.";
+
+static const char *series_label(const char *name) { return name; }
+
+/* Per-step bars from the analyzer's breakdown. */
+static sts_status build_steps(sts_report *r, const sts_timeline *tl, const sts_steps *st, sts_rpt_steps **out)
+{
+    size_t n, nch, nstats;
+    const sts_step *steps = sts_steps_list(st, &n);
+    const sts_step_child *ch = sts_steps_children(st, &nch);
+    const sts_step_child_stats *stats = sts_steps_child_stats(st, &nstats);
+    sts_rpt_steps *s = sts_rpt_alloc(r, sizeof *s);
+    if (!s) return STS_ERR_NOMEM;
+    s->found = n;
+    s->nsteps = n < MAX_STEPS_DRAWN ? n : MAX_STEPS_DRAWN;
+    s->step_name = n ? sts_rpt_strdup(r, sts_timeline_string(tl, steps[0].name)) : "step";
+
+    /* Keep the child names with the most time, in their order of first appearance
+     * (the order a reader meets them inside a step). */
+    size_t keep = nstats;
+    int *kept = calloc(nstats ? nstats : 1, sizeof *kept);
+    if (!kept) return STS_ERR_NOMEM;
+    if (nstats > MAX_SERIES) {
+        keep = MAX_SERIES - 1;
+        for (size_t k = 0; k < keep; k++) {
+            size_t best = SIZE_MAX;
+            for (size_t j = 0; j < nstats; j++)
+                if (!kept[j] && (best == SIZE_MAX || stats[j].total_ns > stats[best].total_ns)) best = j;
+            kept[best] = 1;
+        }
+    } else {
+        for (size_t j = 0; j < nstats; j++) kept[j] = 1;
+    }
+    int other = nstats > keep;
+    s->nseries = keep + (size_t)other;
+    size_t cells = s->nsteps * (s->nseries ? s->nseries : 1);
+    s->series = sts_rpt_alloc(r, (s->nseries + 1) * sizeof *s->series);
+    s->labels = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->labels);
+    s->total_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->total_ns);
+    s->rem_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->rem_ns);
+    s->child_ns = sts_rpt_alloc(r, (cells + 1) * sizeof *s->child_ns);
+    s->child_count = sts_rpt_alloc(r, (cells + 1) * sizeof *s->child_count);
+    /* name string id -> series index, through the stats order */
+    uint32_t *names = calloc(s->nseries + 1, sizeof *names);
+    if (!s->series || !s->labels || !s->total_ns || !s->rem_ns || !s->child_ns || !s->child_count || !names) {
+        free(kept);
+        free(names);
+        return STS_ERR_NOMEM;
+    }
+    size_t si = 0;
+    for (size_t j = 0; j < nstats; j++) {
+        if (!kept[j]) continue;
+        names[si] = stats[j].name;
+        s->series[si++] = sts_rpt_strdup(r, series_label(sts_timeline_string(tl, stats[j].name)));
+    }
+    if (other) s->series[si] = "other children";
+    free(kept);
+    for (size_t i = 0; i < s->nsteps; i++) {
+        char lab[32];
+        snprintf(lab, sizeof lab, "%" PRId64, steps[i].index);
+        s->labels[i] = sts_rpt_strdup(r, lab);
+        s->total_ns[i] = (double)steps[i].dur;
+        s->rem_ns[i] = (double)steps[i].unattributed_ns;
+        for (uint32_t c = steps[i].first_child; c < steps[i].first_child + steps[i].child_count && c < nch; c++) {
+            size_t j = 0;
+            while (j < keep && names[j] != ch[c].name) j++;
+            if (j == keep) j = keep; /* "other children" when it exists */
+            if (j >= s->nseries) continue;
+            s->child_ns[i * s->nseries + j] += (double)ch[c].total_ns;
+            s->child_count[i * s->nseries + j] += ch[c].count;
+        }
+    }
+    free(names);
+    *out = s;
+    return STS_OK;
+}
+
+static int32_t series_of(const sts_rpt_steps *s, const char *name)
+{
+    if (!s) return -1;
+    if (s->step_name && strcmp(s->step_name, name) == 0) return 7;
+    for (size_t j = 0; j < s->nseries && j < 7; j++)
+        if (strcmp(s->series[j], name) == 0) return (int32_t)j;
+    return -1;
+}
+
+static uint16_t color_for(const sts_rpt_steps *s, const char *name)
+{
+    int32_t c = series_of(s, name);
+    if (c >= 0) return (uint16_t)c;
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+    return (uint16_t)(h % 7);
+}
+
+static const char *lane_name(sts_report *r, const sts_timeline *tl, const sts_lane *ln)
+{
+    size_t np;
+    const sts_process *procs = sts_timeline_processes(tl, &np);
+    const sts_process *p = ln->process < np ? &procs[ln->process] : NULL;
+    char buf[512];
+    const char *pn = p && p->name ? sts_timeline_string(tl, p->name) : NULL;
+    const char *tn = ln->name ? sts_timeline_string(tl, ln->name) : NULL;
+    const char *pl = p ? sts_timeline_string(tl, p->label) : "?";
+    const char *tlab = sts_timeline_string(tl, ln->label);
+    if (tn && *tn) snprintf(buf, sizeof buf, "%s \xc2\xb7 %s", pn && *pn ? pn : pl, tn);
+    else snprintf(buf, sizeof buf, "%s \xc2\xb7 tid %s", pn && *pn ? pn : pl, tlab);
+    return sts_rpt_strdup(r, buf);
+}
+
+/* The window: the step where the most slices start, else the stretch of 1/50 of the
+ * trace where the most slices start, else the whole trace when it is small. */
+static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t0, double *t1, char *why, size_t n)
+{
+    size_t ns, nsteps = 0;
+    const sts_slice *sl = sts_timeline_slices(tl, &ns);
+    const sts_step *steps = st ? sts_steps_list(st, &nsteps) : NULL;
+    const sts_timeline_info *info = sts_timeline_get_info(tl);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < ns; i++) {
+        if (sl[i].ts < lo) lo = sl[i].ts;
+        if (sl[i].ts + sl[i].dur > hi) hi = sl[i].ts + sl[i].dur;
+    }
+    if (ns == 0) lo = info->ts_min, hi = info->ts_max;
+    *t0 = (double)lo;
+    *t1 = (double)hi;
+    snprintf(why, n, "whole trace");
+    if (nsteps > 0) {
+        size_t *count = calloc(nsteps, sizeof *count);
+        if (!count) return;
+        for (size_t i = 0; i < ns; i++) {
+            /* steps are in time order: find the last step starting at or before ts */
+            size_t a = 0, b = nsteps;
+            while (b - a > 1) {
+                size_t m = (a + b) / 2;
+                if (steps[m].ts <= sl[i].ts) a = m;
+                else b = m;
+            }
+            if (steps[a].ts <= sl[i].ts && sl[i].ts < steps[a].ts + (steps[a].dur > 0 ? steps[a].dur : 1)) count[a]++;
+        }
+        size_t best = 0;
+        for (size_t k = 1; k < nsteps; k++)
+            if (count[k] > count[best]) best = k;
+        *t0 = (double)steps[best].ts;
+        *t1 = (double)(steps[best].ts + (steps[best].dur > 0 ? steps[best].dur : 1));
+        snprintf(why, n, "busiest step: %s %" PRId64 " (%zu slices start in it)", sts_timeline_string(tl, steps[best].name),
+                 steps[best].index, count[best]);
+        free(count);
+        return;
+    }
+    if (ns <= 400 || hi <= lo) return;
+    enum { BINS = 50 };
+    size_t bins[BINS] = { 0 };
+    double width = (double)(hi - lo) / BINS;
+    for (size_t i = 0; i < ns; i++) {
+        size_t k = (size_t)((double)(sl[i].ts - lo) / width);
+        bins[k < BINS ? k : BINS - 1]++;
+    }
+    size_t best = 0;
+    for (size_t k = 1; k < BINS; k++)
+        if (bins[k] > bins[best]) best = k;
+    *t0 = (double)lo + width * (double)best;
+    *t1 = *t0 + width;
+    snprintf(why, n, "busiest 1/50 of the trace (%zu slices start in it)", bins[best]);
+}
+
+static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_steps *st, const sts_rpt_steps *steps,
+                              sts_rpt_lanes **out)
+{
+    size_t nl, ns;
+    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
+    const sts_slice *sl = sts_timeline_slices(tl, &ns);
+    sts_rpt_lanes *L = sts_rpt_alloc(r, sizeof *L);
+    if (!L) return STS_ERR_NOMEM;
+    char why[512];
+    choose_window(tl, st, &L->t0, &L->t1, why, sizeof why);
+    L->window = sts_rpt_strdup(r, why);
+    uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
+    L->lanes = sts_rpt_alloc(r, MAX_LANES * sizeof *L->lanes);
+    L->slices = sts_rpt_alloc(r, MAX_SLICES * sizeof *L->slices);
+    if (!order || !L->lanes || !L->slices) {
+        free(order);
+        return STS_ERR_NOMEM;
+    }
+    sts_lane_display_order(tl, order);
+    int64_t w0 = (int64_t)L->t0, w1 = (int64_t)L->t1;
+    for (size_t k = 0; k < nl; k++) {
+        const sts_lane *ln = &lanes[order[k]];
+        size_t in_window = 0;
+        int maxdepth = -1;
+        for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
+            const sts_slice *s = &sl[i];
+            if (s->ts >= w1) break; /* a lane's slices are in ts order */
+            int inside = s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0;
+            if (!inside) continue;
+            in_window++;
+            if (s->depth >= MAX_ROWS || L->nlanes >= MAX_LANES || L->nslices >= MAX_SLICES) {
+                L->hidden++;
+                continue;
+            }
+            if (s->depth > maxdepth) maxdepth = s->depth;
+            sts_rpt_lslice *o = &L->slices[L->nslices++];
+            o->ts = (double)s->ts;
+            o->dur = (double)s->dur;
+            o->lane = (uint32_t)L->nlanes;
+            o->depth = s->depth;
+            o->name = sts_rpt_strdup(r, sts_timeline_string(tl, s->name));
+            o->color = o->name ? color_for(steps, o->name) : 0;
+            if (!o->name) {
+                free(order);
+                return STS_ERR_NOMEM;
+            }
+        }
+        if (in_window == 0) continue;
+        L->lanes_total++;
+        if (L->nlanes >= MAX_LANES || maxdepth < 0) continue;
+        L->lanes[L->nlanes].name = lane_name(r, tl, ln);
+        L->lanes[L->nlanes].rows = maxdepth + 1;
+        L->nlanes++;
+    }
+    free(order);
+    *out = L;
+    return STS_OK;
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+    const sts_name_summary *x = a, *y = b;
+    return (x->self_ns < y->self_ns) - (x->self_ns > y->self_ns);
+}
+
+static sts_status build_names(sts_report *r, const sts_timeline *tl, sts_rpt_names **out, sts_error *err)
+{
+    sts_name_summary *sum = NULL;
+    size_t n = 0;
+    sts_status st = sts_name_summaries(tl, &sum, &n, err);
+    if (st != STS_OK) return st;
+    /* The analyzer already ranks by self time; sorting again keeps this table right
+     * whatever order it returns. qsort is not stable, but ties only swap equal rows. */
+    if (n > 1) qsort(sum, n, sizeof *sum, cmp_self);
+    sts_rpt_names *N = sts_rpt_alloc(r, sizeof *N);
+    size_t shown = n < MAX_NAME_ROWS ? n : MAX_NAME_ROWS;
+    if (N) N->rows = sts_rpt_alloc(r, (shown + 1) * sizeof *N->rows);
+    if (!N || !N->rows) {
+        free(sum);
+        return STS_ERR_NOMEM;
+    }
+    N->n = shown;
+    N->total = n;
+    for (size_t i = 0; i < n; i++) N->trace_self_ns += (double)sum[i].self_ns;
+    for (size_t i = 0; i < shown; i++) {
+        sts_rpt_name_row *row = &N->rows[i];
+        row->name = sts_rpt_strdup(r, sts_timeline_string(tl, sum[i].name));
+        row->count = sum[i].count;
+        row->total_ns = (double)sum[i].total_ns;
+        row->self_ns = (double)sum[i].self_ns;
+        row->min_ns = (double)sum[i].min_ns;
+        row->median_ns = (double)sum[i].median_ns;
+        row->max_ns = (double)sum[i].max_ns;
+    }
+    free(sum);
+    *out = N;
+    return STS_OK;
+}
+
+static void trace_facts(sts_report *r, sts_rpt_section *sec, const sts_timeline *tl)
+{
+    const sts_timeline_info *in = sts_timeline_get_info(tl);
+    size_t nl, ns;
+    sts_timeline_lanes(tl, &nl);
+    sts_timeline_slices(tl, &ns);
+    sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
+    char d[48];
+    sts_rpt_fact(r, f, "format", "%s%s%s", in->format ? in->format : "?", in->compressed ? ", gzip" : "",
+                 in->truncated ? ", truncated (complete events imported)" : "");
+    sts_rpt_fact(r, f, "events read", "%" PRIu64, in->events);
+    sts_rpt_fact(r, f, "slices / lanes", "%zu / %zu", ns, nl);
+    sts_fmt_duration((double)(in->ts_max - in->ts_min), d, sizeof d);
+    sts_rpt_fact(r, f, "span", "%s", d);
+    sts_rpt_fact(r, f, "time resolution", "%s", in->resolution_ns >= 1000 ? "1 \xc2\xb5s (whole microseconds)" : "1 ns");
+    if (in->clamped) sts_rpt_fact(r, f, "clamped children", "%" PRIu64 " (overran their parent by rounding)", in->clamped);
+    if (in->overlaps) sts_rpt_fact(r, f, "overlaps", "%" PRIu64 " (kept out of the nesting)", in->overlaps);
+    if (in->unmatched_end || in->unclosed_begin)
+        sts_rpt_fact(r, f, "unmatched E / unclosed B", "%" PRIu64 " / %" PRIu64, in->unmatched_end, in->unclosed_begin);
+    if (in->rejected || in->skipped)
+        sts_rpt_fact(r, f, "rejected / skipped events", "%" PRIu64 " / %" PRIu64, in->rejected, in->skipped);
+}
+
+static void steps_facts(sts_report *r, sts_rpt_section *sec, const sts_steps *st)
+{
+    const sts_steps_summary *sm = sts_steps_get_summary(st);
+    sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
+    char a[48], b[48], c[48];
+    sts_rpt_fact(r, f, "steps", "%zu (found by rule: %s)", sm->steps, sts_step_rule_name(sts_steps_rule(st)));
+    sts_fmt_duration((double)sm->min_ns, a, sizeof a);
+    sts_fmt_duration((double)sm->median_ns, b, sizeof b);
+    sts_fmt_duration((double)sm->max_ns, c, sizeof c);
+    sts_rpt_fact(r, f, "step duration", "min %s, median %s, max %s", a, b, c);
+    sts_fmt_duration((double)sm->total_ns, a, sizeof a);
+    sts_fmt_duration((double)sm->children_ns, b, sizeof b);
+    sts_fmt_duration((double)sm->unattributed_ns, c, sizeof c);
+    sts_rpt_fact(r, f, "all steps", "%s = children %s + unattributed %s", a, b, c);
+    sts_fmt_duration((double)sm->naive_ns, a, sizeof a);
+    sts_rpt_fact(r, f, "step + children summed", "%s: double counted, not a real duration", a);
+}
+
+sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const char *label, sts_error *err)
+{
+    const sts_timeline_info *in = sts_timeline_get_info(tl);
+    const char *src = label ? label : in->path ? in->path : "trace";
+    sts_rpt_section *sec = sts_rpt_section_new(r, "trace", "Trace", src);
+    if (!sec) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", src);
+    trace_facts(r, sec, tl);
+
+    sts_steps *st = NULL;
+    sts_status s = sts_steps_find(tl, NULL, &st, err);
+    if (s != STS_OK) return s;
+    sts_rpt_steps *steps = NULL;
+    if (sts_steps_rule(st) != STS_STEP_RULE_NONE) {
+        s = build_steps(r, tl, st, &steps);
+        if (s == STS_OK) {
+            sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Where each step's time goes");
+            steps_facts(r, sec, st);
+            if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_STEPS, "fig-steps", steps, HOW_STEPS)) s = STS_ERR_NOMEM;
+        }
+    } else {
+        size_t nt;
+        const char *const *tried = sts_steps_tried(st, &nt);
+        char note[1024];
+        int len = snprintf(note, sizeof note, "No steps found, so no per-step figure.%s", nt ? " Looked for:" : "");
+        for (size_t i = 0; i < nt && len > 0 && (size_t)len < sizeof note; i++)
+            len += snprintf(note + len, sizeof note - (size_t)len, "%s %s", i ? ";" : "", tried[i]);
+        sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, note);
+    }
+    sts_rpt_lanes *lanes = NULL;
+    if (s == STS_OK) s = build_lanes(r, tl, sts_steps_rule(st) != STS_STEP_RULE_NONE ? st : NULL, steps, &lanes);
+    sts_steps_free(st);
+    if (s != STS_OK) return sts_error_set(err, s, -1, "%s: %s while building the report", src, sts_strerror(s));
+    sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Lanes in the busiest window");
+    if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_LANES, "fig-lanes", lanes, HOW_LANES))
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", src);
+    if (lanes->hidden) {
+        char note[256];
+        snprintf(note, sizeof note,
+                 "%zu slices in this window are not drawn: the figure shows at most %d lanes, %d depth rows and %d "
+                 "slices.",
+                 lanes->hidden, MAX_LANES, MAX_ROWS, MAX_SLICES);
+        sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, note);
+    }
+    sts_rpt_names *names = NULL;
+    s = build_names(r, tl, &names, err);
+    if (s != STS_OK) return s;
+    sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Names by self time");
+    if (!sts_rpt_add_names(r, sec, names, "tbl-names"))
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", src);
+    sts_rpt_section_commit(r, sec);
+    return STS_OK;
+}

@@ -1,0 +1,100 @@
+/* report: the report object. Sections hold items (figures, fact lists, tables,
+ * notes) in page order; all of it lives in the report's arena. */
+#ifndef STS_REPORT_REPORT_IMPL_H
+#define STS_REPORT_REPORT_IMPL_H
+
+#include "base/mem.h"
+#include "report/figures.h"
+#include "report/sbuf.h"
+#include "report/scale.h"
+#include "stepscope/report.h"
+
+typedef enum sts_rpt_fig_kind {
+    STS_RPT_FIG_STEPS = 0,
+    STS_RPT_FIG_LANES,
+    STS_RPT_FIG_BENCH,
+    STS_RPT_FIG_LEDGER_CALLS,
+    STS_RPT_FIG_HBARS
+} sts_rpt_fig_kind;
+
+typedef struct sts_rpt_fig {
+    sts_rpt_fig_kind kind;
+    const char *id;
+    const char *how_to_read; /* plain text for the caption */
+    const void *data;
+} sts_rpt_fig;
+
+#define STS_RPT_MAX_FACTS 32
+
+typedef struct sts_rpt_facts {
+    size_t n;
+    const char *key[STS_RPT_MAX_FACTS];
+    const char *val[STS_RPT_MAX_FACTS];
+} sts_rpt_facts;
+
+typedef enum sts_rpt_item_kind { STS_RPT_ITEM_FIG, STS_RPT_ITEM_FACTS, STS_RPT_ITEM_NAMES, STS_RPT_ITEM_NOTE, STS_RPT_ITEM_H3 } sts_rpt_item_kind;
+
+typedef struct sts_rpt_item {
+    sts_rpt_item_kind kind;
+    const sts_rpt_fig *fig;
+    sts_rpt_facts *facts;
+    const sts_rpt_names *names;
+    const char *id;   /* names table id */
+    const char *text; /* note or heading text */
+    struct sts_rpt_item *next;
+} sts_rpt_item;
+
+typedef struct sts_rpt_section {
+    const char *id;
+    const char *kind;    /* "trace", "bench", "ledger", "note" */
+    const char *heading;
+    const char *source;  /* file or label shown under the heading; may be NULL */
+    sts_rpt_item *items, *last;
+    struct sts_rpt_section *next;
+} sts_rpt_section;
+
+typedef struct sts_rpt_idcount {
+    const char *base;
+    unsigned n;
+    struct sts_rpt_idcount *next;
+} sts_rpt_idcount;
+
+struct sts_report {
+    sts_arena arena;
+    const char *title;
+    sts_rpt_section *sections, *last_section;
+    sts_rpt_idcount *ids;
+};
+
+/* Zeroed arena memory, NULL when exhausted. */
+void *sts_rpt_alloc(sts_report *r, size_t n);
+/* A copy of s in the arena ("" for NULL); NULL when memory is exhausted. */
+const char *sts_rpt_strdup(sts_report *r, const char *s);
+const char *sts_rpt_strndup(sts_report *r, const char *s, size_t n);
+/* "base" the first time, then "base-2", "base-3"...; NULL on no memory. */
+const char *sts_rpt_unique_id(sts_report *r, const char *base);
+
+/* A new section, not yet on the page: fill it, then sts_rpt_section_commit() it, so an
+ * input that fails half way leaves no partial section behind. */
+sts_rpt_section *sts_rpt_section_new(sts_report *r, const char *kind, const char *heading, const char *source);
+void sts_rpt_section_commit(sts_report *r, sts_rpt_section *s);
+
+/* Calls fn for each figure of the committed sections, in page order. */
+void sts_rpt_each_fig(const sts_report *r, void (*fn)(const sts_rpt_fig *f, void *user), void *user);
+/* Each returns the new item or NULL when memory is exhausted. */
+sts_rpt_item *sts_rpt_add_fig(sts_report *r, sts_rpt_section *s, sts_rpt_fig_kind kind, const char *base_id,
+                              const void *data, const char *how_to_read);
+sts_rpt_item *sts_rpt_add_text(sts_report *r, sts_rpt_section *s, sts_rpt_item_kind kind, const char *text);
+sts_rpt_facts *sts_rpt_add_facts(sts_report *r, sts_rpt_section *s);
+sts_rpt_item *sts_rpt_add_names(sts_report *r, sts_rpt_section *s, const sts_rpt_names *names, const char *base_id);
+/* Appends a fact (copied); silently ignored past STS_RPT_MAX_FACTS. printf-style value. */
+void sts_rpt_fact(sts_report *r, sts_rpt_facts *f, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Draws one figure. */
+void sts_rpt_draw(sts_sbuf *b, const sts_rpt_fig *f, int standalone);
+
+/* Builds the figures of a trace section (lib/report/in_trace.c). */
+sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const char *label, sts_error *err);
+
+#endif

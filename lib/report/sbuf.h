@@ -1,0 +1,35 @@
+/* report: a growable text buffer that figures and pages are rendered into, with the
+ * escaping that SVG and HTML text need. Rendering into memory first lets one figure
+ * be written both inside the page and as a standalone SVG file. */
+#ifndef STS_REPORT_SBUF_H
+#define STS_REPORT_SBUF_H
+
+#include <stddef.h>
+
+typedef struct sts_sbuf {
+    char *p;   /* NUL-terminated text; NULL until the first append */
+    size_t n;  /* bytes used, excluding the NUL */
+    size_t cap;
+    int oom;   /* set when an append failed for lack of memory; later appends are dropped */
+} sts_sbuf;
+#define STS_SBUF_INIT { NULL, 0, 0, 0 }
+
+void sts_sbuf_put(sts_sbuf *b, const char *s, size_t n);
+void sts_sbuf_puts(sts_sbuf *b, const char *s);
+void sts_sbuf_printf(sts_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends `s` (n bytes) escaped for XML/HTML text and attribute values: & < > " ' become
+ * entities, and bytes that are not valid UTF-8 or are control characters XML forbids
+ * become U+FFFD, so a hostile trace name can neither break the markup nor make the
+ * standalone SVG ill-formed. */
+void sts_sbuf_esc(sts_sbuf *b, const char *s, size_t n);
+void sts_sbuf_escs(sts_sbuf *b, const char *s);
+
+/* Frees the text and resets the buffer; safe on an empty buffer. */
+void sts_sbuf_release(sts_sbuf *b);
+
+/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 when the bytes
+ * there are not one (overlong, surrogate, out of range or cut short). */
+size_t sts_utf8_seq_len(const unsigned char *s, size_t n);
+
+#endif

@@ -1,0 +1,238 @@
+/* Chrome trace-event JSON writer: the layout of JAX's perfetto_trace.json.gz (see
+ * stepscope/write.h). One event per line, so a diff of two traces reads well. */
+#include <string.h>
+
+#include "stepscope/write.h"
+#include "write/jsonout.h"
+#include "write/wfile.h"
+
+#define BIG_TID (INT64_C(1) << 40)
+#define JSON_SAFE_INT (INT64_C(1) << 53)
+
+typedef struct jw {
+    const sts_timeline *tl;
+    sts_wfile *f;
+    const sts_process *procs;
+    const sts_lane *lanes;
+    const sts_arg *args;
+    size_t nprocs, nlanes, nargs;
+} jw;
+
+static void lit(jw *w, const char *s) { sts_wfile_puts(w->f, s); }
+
+static void str_id(jw *w, uint32_t id) { sts_jo_cstring(w->f, sts_timeline_string(w->tl, id)); }
+
+static int64_t lane_tid(const jw *w, uint32_t lane)
+{
+    int64_t tid = w->lanes[lane].tid;
+    return tid > -JSON_SAFE_INT && tid < JSON_SAFE_INT ? tid : BIG_TID + (int64_t)lane;
+}
+
+static int64_t proc_pid(const jw *w, uint32_t proc)
+{
+    int64_t pid = w->procs[proc].pid;
+    return pid > -JSON_SAFE_INT && pid < JSON_SAFE_INT ? pid : BIG_TID + (int64_t)proc;
+}
+
+/* "pid":P,"tid":T for a lane; STS_NONE or an index out of range writes pid 0. */
+static void pid_tid(jw *w, uint32_t lane)
+{
+    lit(w, "\"pid\":");
+    if (lane >= w->nlanes) {
+        lit(w, "0,\"tid\":0");
+        return;
+    }
+    sts_jo_i64(w->f, proc_pid(w, w->lanes[lane].process));
+    lit(w, ",\"tid\":");
+    sts_jo_i64(w->f, lane_tid(w, lane));
+}
+
+static void arg_value(jw *w, const sts_arg *a)
+{
+    switch (a->type) {
+    case STS_ARG_INT: sts_jo_i64(w->f, a->v.i); break;
+    case STS_ARG_DOUBLE: sts_jo_double(w->f, a->v.d); break;
+    case STS_ARG_STRING: str_id(w, a->v.str); break;
+    case STS_ARG_JSON: {
+        const char *raw = sts_timeline_string(w->tl, a->v.str);
+        lit(w, *raw ? raw : "null");
+        break;
+    }
+    case STS_ARG_BOOL: lit(w, a->v.i ? "true" : "false"); break;
+    default: lit(w, "null"); break;
+    }
+}
+
+/* ,"args":{...} for the args starting at `first`; nothing for STS_NONE. */
+static void args_obj(jw *w, uint32_t first)
+{
+    if (first == STS_NONE || first >= w->nargs) return;
+    lit(w, ",\"args\":{");
+    for (size_t i = first; i < w->nargs; i++) {
+        if (i > first) lit(w, ",");
+        str_id(w, w->args[i].key);
+        lit(w, ":");
+        arg_value(w, &w->args[i]);
+        if (w->args[i].last) break;
+    }
+    lit(w, "}");
+}
+
+static void name_cat(jw *w, uint32_t name, uint32_t cat)
+{
+    lit(w, ",\"name\":");
+    str_id(w, name);
+    if (cat) {
+        lit(w, ",\"cat\":");
+        str_id(w, cat);
+    }
+}
+
+static void meta_event(jw *w, int64_t pid, const int64_t *tid, const char *what, const char *key, uint32_t str,
+                       int64_t num)
+{
+    lit(w, "{\"ph\":\"M\",\"pid\":");
+    sts_jo_i64(w->f, pid);
+    if (tid) {
+        lit(w, ",\"tid\":");
+        sts_jo_i64(w->f, *tid);
+    }
+    lit(w, ",\"name\":\"");
+    lit(w, what);
+    lit(w, "\",\"args\":{\"");
+    lit(w, key);
+    lit(w, "\":");
+    if (str != STS_NONE) str_id(w, str);
+    else sts_jo_i64(w->f, num);
+    lit(w, "}},\n");
+}
+
+static void metadata(jw *w)
+{
+    for (size_t p = 0; p < w->nprocs; p++) {
+        const sts_process *pr = &w->procs[p];
+        int64_t pid = proc_pid(w, (uint32_t)p);
+        uint32_t name = pr->name ? pr->name : pr->label;
+        if (name) meta_event(w, pid, NULL, "process_name", "name", name, 0);
+        meta_event(w, pid, NULL, "process_sort_index", "sort_index", STS_NONE,
+                   pr->sort_index ? pr->sort_index : (int64_t)p);
+    }
+    for (size_t l = 0; l < w->nlanes; l++) {
+        const sts_lane *ln = &w->lanes[l];
+        if (ln->process >= w->nprocs) continue;
+        int64_t pid = proc_pid(w, ln->process), tid = lane_tid(w, (uint32_t)l);
+        if (ln->name) meta_event(w, pid, &tid, "thread_name", "name", ln->name, 0);
+        meta_event(w, pid, &tid, "thread_sort_index", "sort_index", STS_NONE,
+                   ln->sort_index ? ln->sort_index : (int64_t)l);
+    }
+}
+
+static void slices(jw *w)
+{
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(w->tl, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].dur < 0) continue;
+        lit(w, "{\"ph\":\"X\",");
+        pid_tid(w, s[i].lane);
+        lit(w, ",\"ts\":");
+        sts_jo_us(w->f, s[i].ts);
+        lit(w, ",\"dur\":");
+        sts_jo_us(w->f, s[i].dur);
+        name_cat(w, s[i].name, s[i].cat);
+        args_obj(w, s[i].args);
+        lit(w, "},\n");
+    }
+}
+
+static void instants(jw *w)
+{
+    size_t n;
+    const sts_instant *e = sts_timeline_instants(w->tl, &n);
+    for (size_t i = 0; i < n; i++) {
+        char scope[] = "{\"ph\":\"i\",\"s\":\"t\",";
+        if (e[i].scope == 'p' || e[i].scope == 'g') scope[15] = e[i].scope;
+        lit(w, scope);
+        pid_tid(w, e[i].lane);
+        lit(w, ",\"ts\":");
+        sts_jo_us(w->f, e[i].ts);
+        name_cat(w, e[i].name, e[i].cat);
+        args_obj(w, e[i].args);
+        lit(w, "},\n");
+    }
+}
+
+static void counters(jw *w)
+{
+    size_t n;
+    const sts_counter *c = sts_timeline_counters(w->tl, &n);
+    for (size_t i = 0; i < n; i++) {
+        lit(w, "{\"ph\":\"C\",");
+        pid_tid(w, c[i].lane);
+        lit(w, ",\"ts\":");
+        sts_jo_us(w->f, c[i].ts);
+        name_cat(w, c[i].name, 0);
+        lit(w, ",\"args\":{");
+        str_id(w, c[i].series);
+        lit(w, ":");
+        sts_jo_double(w->f, c[i].value);
+        lit(w, "}},\n");
+    }
+}
+
+static void phase_head(jw *w, char phase)
+{
+    char head[] = "{\"ph\":\"?\",";
+    head[7] = phase;
+    lit(w, head);
+}
+
+static void asyncs_and_flows(jw *w)
+{
+    size_t n;
+    const sts_async *a = sts_timeline_asyncs(w->tl, &n);
+    for (size_t i = 0; i < n; i++) {
+        phase_head(w, a[i].phase ? a[i].phase : 'n');
+        pid_tid(w, a[i].lane);
+        lit(w, ",\"ts\":");
+        sts_jo_us(w->f, a[i].ts);
+        name_cat(w, a[i].name, a[i].cat);
+        lit(w, ",\"id\":");
+        str_id(w, a[i].id);
+        args_obj(w, a[i].args);
+        lit(w, "},\n");
+    }
+    const sts_flow *fl = sts_timeline_flows(w->tl, &n);
+    for (size_t i = 0; i < n; i++) {
+        phase_head(w, fl[i].phase ? fl[i].phase : 's');
+        pid_tid(w, fl[i].lane);
+        lit(w, ",\"ts\":");
+        sts_jo_us(w->f, fl[i].ts);
+        name_cat(w, fl[i].name, fl[i].cat);
+        lit(w, ",\"id\":");
+        str_id(w, fl[i].id);
+        if (fl[i].bind_enclosing) lit(w, ",\"bp\":\"e\"");
+        lit(w, "},\n");
+    }
+}
+
+sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const sts_write_options *opts,
+                                 sts_error *err)
+{
+    if (!tl || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "chrome json writer: no timeline or path");
+    jw w = { tl, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    w.f = sts_wfile_open(path, sts_path_is_gz(path), opts ? opts->gzip_level : 0, err);
+    if (!w.f) return err ? err->code : STS_ERR_IO;
+    w.procs = sts_timeline_processes(tl, &w.nprocs);
+    w.lanes = sts_timeline_lanes(tl, &w.nlanes);
+    w.args = sts_timeline_args(tl, &w.nargs);
+    lit(&w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    metadata(&w);
+    slices(&w);
+    instants(&w);
+    counters(&w);
+    asyncs_and_flows(&w);
+    /* JAX's files end the array with an empty object; readers skip it. */
+    lit(&w, "{}]}\n");
+    return sts_wfile_commit(w.f, err);
+}

@@ -1,0 +1,138 @@
+#include "trace_cli.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+typedef struct progress {
+    const char *cmd;
+    struct timespec last;
+    int shown;
+} progress;
+
+static double since(const struct timespec *a)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - a->tv_sec) + (double)(now.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void on_progress(uint64_t done, uint64_t total, void *user)
+{
+    progress *p = user;
+    if (since(&p->last) < 1.0) return;
+    clock_gettime(CLOCK_MONOTONIC, &p->last);
+    if (total)
+        fprintf(stderr, "\rstepscope %s: read %.0f of %.0f MB (%.0f%%)\033[K", p->cmd, (double)done / 1e6,
+                (double)total / 1e6, 100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "\rstepscope %s: read %.0f MB\033[K", p->cmd, (double)done / 1e6);
+    p->shown = 1;
+}
+
+static void print_warnings(const char *cmd, const sts_timeline *tl)
+{
+    size_t n;
+    uint64_t total;
+    const char *const *w = sts_timeline_warnings(tl, &n, &total);
+    size_t show = n < 10 ? n : 10;
+    for (size_t i = 0; i < show; i++) fprintf(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
+    if (total > show)
+        fprintf(stderr, "stepscope %s: warning: ... and %" PRIu64 " more warning%s\n", cmd, total - show,
+                total - show == 1 ? "" : "s");
+}
+
+int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **out)
+{
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    opt.run = run;
+    progress p = { cmd, { 0, 0 }, 0 };
+    if (isatty(STDERR_FILENO)) {
+        clock_gettime(CLOCK_MONOTONIC, &p.last);
+        opt.progress = on_progress;
+        opt.progress_user = &p;
+    }
+    sts_error err = STS_ERROR_INIT;
+    sts_status st = sts_timeline_open(path, &opt, out, &err);
+    if (p.shown) fputs("\r\033[K", stderr);
+    if (st != STS_OK) return cli_report(cmd, &err);
+    print_warnings(cmd, *out);
+    return CLI_OK;
+}
+
+void tc_dur(char *buf, size_t n, int64_t ns)
+{
+    int64_t a = ns < 0 ? -ns : ns;
+    if (a < 1000) snprintf(buf, n, "%" PRId64 " ns", ns);
+    else if (a < 1000000) snprintf(buf, n, "%.3f us", (double)ns / 1e3);
+    else if (a < 1000000000) snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
+    else snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+}
+
+static const sts_process *proc_of(const sts_timeline *tl, uint32_t lane)
+{
+    const sts_lane *l = sts_timeline_lanes(tl, NULL) + lane;
+    return sts_timeline_processes(tl, NULL) + l->process;
+}
+
+const char *tc_pid(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, proc_of(tl, lane)->label);
+}
+
+const char *tc_tid(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[lane].label);
+}
+
+const char *tc_process_name(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, proc_of(tl, lane)->name);
+}
+
+const char *tc_thread_name(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[lane].name);
+}
+
+/* Byte length of the first `chars` UTF-8 characters of s. */
+static size_t prefix_bytes(const char *s, int chars)
+{
+    size_t i = 0;
+    for (int c = 0; s[i] && c < chars; c++) {
+        i++;
+        while (((unsigned char)s[i] & 0xc0) == 0x80) i++;
+    }
+    return i;
+}
+
+int tc_width(const char *s, int cap)
+{
+    int w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && w < cap; p++)
+        if ((*p & 0xc0) != 0x80) w++;
+    return w;
+}
+
+/* Control characters (a newline in a name) would break the table. */
+static void put_printable(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
+}
+
+void tc_cell(FILE *f, const char *s, int width, int left)
+{
+    int w = tc_width(s, width + 1);
+    if (w > width) {
+        int keep = width > 3 ? width - 3 : 0;
+        put_printable(f, s, prefix_bytes(s, keep));
+        fprintf(f, "%.*s", width - keep, "...");
+        return;
+    }
+    if (!left) fprintf(f, "%*s", width - w, "");
+    put_printable(f, s, strlen(s));
+    if (left) fprintf(f, "%*s", width - w, "");
+}

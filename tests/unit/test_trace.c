@@ -1,0 +1,721 @@
+/* The recorder: nesting, steps and args, threads, the full-pool policy, threads that
+ * exit early, open scopes at stop, the clock mapping, crash and exit flushes, and the
+ * round trip through both file formats. */
+#include "test.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stepscope/trace.h"
+#include "trace_threads.h"
+
+#ifndef TRACE_CORE_ONLY
+#include "stepscope/analyze.h"
+#include "stepscope/write.h"
+#else
+/* Built without the writers: nothing here writes files. */
+sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err) { return sts_trace_stop_timeline(NULL, stats, err); }
+#endif
+
+/* Slices of `lane` named `name`, in time order, into out (at most cap). */
+static size_t named(const sts_timeline *tl, uint32_t lane, const char *name, const sts_slice **out, size_t cap)
+{
+    size_t n, k = 0;
+    const sts_slice *sl = sts_timeline_slices(tl, &n);
+    for (size_t i = 0; i < n; i++)
+        if (sl[i].lane == lane && strcmp(sts_timeline_string(tl, sl[i].name), name) == 0 && k < cap) out[k++] = &sl[i];
+    return k;
+}
+
+static int64_t arg_i(const sts_timeline *tl, const sts_slice *s, const char *key)
+{
+    const sts_arg *a = sts_timeline_find_arg(tl, s->args, key);
+    return a && a->type == STS_ARG_INT ? a->v.i : -999;
+}
+
+static void sleep_ns(long ns)
+{
+    struct timespec t = { ns / 1000000000L, ns % 1000000000L };
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+}
+
+/* The lesson's shape: steps holding two children, with step args. */
+static void record_steps(int n)
+{
+    for (int i = 0; i < n; i++) {
+        STS_STEP("learner_step", i);
+        {
+            STS_SCOPE("input_wait");
+            sleep_ns(200000);
+        }
+        {
+            STS_SCOPE("model_and_wait");
+            sts_scope_arg_str("shape", "48x32");
+            sts_scope_arg_double("scale", 0.5);
+        }
+    }
+}
+
+/* Checks the steps recorded by record_steps() on lane `lane`. */
+static void check_steps(const sts_timeline *tl, uint32_t lane, int n)
+{
+    const sts_slice *st[8], *in[8], *mo[8];
+    T_EQ_U64(named(tl, lane, "learner_step", st, 8), n);
+    T_EQ_U64(named(tl, lane, "input_wait", in, 8), n);
+    T_EQ_U64(named(tl, lane, "model_and_wait", mo, 8), n);
+    const sts_slice *base = sts_timeline_slices(tl, NULL);
+    for (int i = 0; i < n && !t_current_failed; i++) {
+        T_EQ_I64(arg_i(tl, st[i], "step_num"), i);
+        T_EQ_I64(arg_i(tl, st[i], "_r"), 1);
+        T_EQ_I64(st[i]->depth, 0);
+        T_EQ_I64(in[i]->depth, 1);
+        T_EQ_I64(mo[i]->depth, 1);
+        T_TRUE(in[i]->parent == (uint32_t)(st[i] - base));
+        T_TRUE(mo[i]->parent == (uint32_t)(st[i] - base));
+        T_TRUE(st[i]->ts <= in[i]->ts && in[i]->ts + in[i]->dur <= mo[i]->ts);
+        T_TRUE(mo[i]->ts + mo[i]->dur <= st[i]->ts + st[i]->dur);
+        T_GE_I64(in[i]->dur, 200000); /* nanosleep sleeps at least as long as asked */
+        const sts_arg *shape = sts_timeline_find_arg(tl, mo[i]->args, "shape");
+        T_TRUE(shape && shape->type == STS_ARG_STRING);
+        if (shape) T_EQ_STR(sts_timeline_string(tl, shape->v.str), "48x32");
+        const sts_arg *scale = sts_timeline_find_arg(tl, mo[i]->args, "scale");
+        T_TRUE(scale && scale->type == STS_ARG_DOUBLE && scale->v.d == 0.5);
+        T_TRUE(sts_timeline_find_arg(tl, in[i]->args, "step_num") == NULL);
+    }
+}
+
+static uint32_t first_thread_lane(const sts_timeline *tl)
+{
+    size_t n;
+    const sts_lane *l = sts_timeline_lanes(tl, &n);
+    for (size_t i = 0; i < n; i++)
+        if (l[i].kind == STS_LANE_THREAD && l[i].slice_count) return (uint32_t)i;
+    return STS_NONE;
+}
+
+TEST(steps_nest_with_args)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    T_EQ_I64(sts_trace_active(), 1);
+    record_steps(4);
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_I64(sts_trace_active(), 0);
+    T_EQ_U64(st.recorded, 12);
+    T_EQ_U64(st.dropped, 0);
+    T_EQ_U64(st.threads, 1);
+    size_t np;
+    const sts_process *p = sts_timeline_processes(tl, &np);
+    T_EQ_U64(np, 1);
+    T_EQ_STR(sts_timeline_string(tl, p[0].name), "/host:CPU");
+    T_EQ_I64(p[0].pid, getpid());
+    uint32_t lane = first_thread_lane(tl);
+    T_TRUE(lane != STS_NONE);
+    T_EQ_I64(sts_timeline_lanes(tl, NULL)[lane].tid, gettid());
+    check_steps(tl, lane, 4);
+    /* The session facts travel in the trace. */
+    size_t ni;
+    const sts_instant *in = sts_timeline_instants(tl, &ni);
+    T_EQ_U64(ni, 1);
+    T_EQ_STR(sts_timeline_string(tl, in[0].name), "stepscope.trace");
+    const sts_arg *rec = sts_timeline_find_arg(tl, in[0].args, "recorded");
+    T_TRUE(rec && rec->v.i == 12);
+    T_EQ_I64(sts_timeline_get_info(tl)->resolution_ns, 1);
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+TEST(explicit_begin_end)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    sts_scope_begin("a");
+    sts_scope_arg_int("n", -7);
+    sts_scope_begin("b");
+    sts_scope_end();
+    sts_scope_begin("c");
+    sts_scope_arg_int("n", 3);
+    sts_scope_end();
+    sts_scope_end();
+    sts_scope_end(); /* one too many: counted, harmless */
+    sts_scope_arg_int("orphan", 1); /* no open scope: ignored */
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded, 3);
+    T_EQ_U64(st.unmatched_end, 1);
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, 3);
+    if (n == 3) {
+        T_EQ_STR(sts_timeline_string(tl, s[0].name), "a");
+        T_EQ_STR(sts_timeline_string(tl, s[1].name), "b");
+        T_EQ_STR(sts_timeline_string(tl, s[2].name), "c");
+        T_EQ_I64(s[1].parent, 0);
+        T_EQ_I64(s[2].parent, 0);
+        T_EQ_I64(arg_i(tl, &s[0], "n"), -7);
+        T_EQ_I64(arg_i(tl, &s[2], "n"), 3);
+        T_TRUE(s[1].args == STS_NONE);
+        T_TRUE(s[1].ts + s[1].dur <= s[2].ts);
+    }
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+TEST(threads_lose_nothing)
+{
+    const char *fail = tt_concurrent();
+    if (fail) T_FAIL_AT("%s", fail);
+}
+
+TEST(stop_while_threads_record)
+{
+    const char *fail = tt_stop_while_recording();
+    if (fail) T_FAIL_AT("%s", fail);
+}
+
+/* A full pool drops new scopes, counts them exactly, and says so in the trace. */
+TEST(full_pool_drops_and_counts)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.chunk_bytes = 1024;
+    o.pool_bytes = 4 * 1024;
+    T_EQ_I64(sts_trace_start(dir, &o, NULL), STS_OK);
+    /* A chunk is a 16-byte header and whole 32-byte records. */
+    const int per_chunk = (1024 - 16) / 32, capacity = 4 * per_chunk, total = 200;
+    for (int i = 0; i < total; i++) {
+        STS_SCOPE("s");
+    }
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded, capacity);
+    T_EQ_U64(st.dropped, total - capacity);
+    T_EQ_U64(st.thread[0].dropped, total - capacity);
+    size_t n;
+    sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, capacity);
+    size_t ni;
+    const sts_instant *in = sts_timeline_instants(tl, &ni);
+    int found = 0;
+    for (size_t i = 0; i < ni; i++) {
+        if (strcmp(sts_timeline_string(tl, in[i].name), "stepscope.dropped") != 0) continue;
+        const sts_arg *a = sts_timeline_find_arg(tl, in[i].args, "dropped");
+        T_TRUE(a && a->v.i == total - capacity);
+        found = 1;
+    }
+    T_TRUE(found);
+    size_t nw;
+    uint64_t total_w;
+    const char *const *w = sts_timeline_warnings(tl, &nw, &total_w);
+    T_EQ_U64(nw, 1);
+    if (nw) T_CONTAINS(w[0], "76 scopes dropped");
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+/* Args of a scope that is then dropped never attach to another scope. */
+TEST(full_pool_keeps_args_with_their_scope)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.chunk_bytes = 1024;
+    o.pool_bytes = 1024;
+    T_EQ_I64(sts_trace_start(dir, &o, NULL), STS_OK);
+    int total = 0;
+    for (int i = 0; i < 100; i++, total++) {
+        STS_SCOPE("outer");
+        sts_scope_arg_int("i", i);
+        STS_SCOPE("inner");
+    }
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded + st.dropped, 2 * total);
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    int64_t expect = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(sts_timeline_string(tl, s[i].name), "outer") != 0) continue;
+        T_EQ_I64(arg_i(tl, &s[i], "i"), expect);
+        expect++;
+    }
+    T_TRUE(expect > 0 && expect < total);
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+static void *short_lived(void *arg)
+{
+    (void)arg;
+    sts_trace_thread_name("short-lived");
+    for (int i = 0; i < 10; i++) {
+        STS_SCOPE("work");
+    }
+    return NULL;
+}
+
+TEST(exited_threads_keep_events)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    pthread_t th;
+    pthread_create(&th, NULL, short_lived, NULL);
+    pthread_join(th, NULL);
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded, 10);
+    T_EQ_U64(st.threads, 1);
+    T_EQ_I64(st.thread[0].exited, 1);
+    T_EQ_STR(st.thread[0].name, "short-lived");
+    uint32_t lane = tt_lane(tl, "short-lived");
+    T_TRUE(lane != STS_NONE);
+    if (lane != STS_NONE) T_EQ_U64(sts_timeline_lanes(tl, NULL)[lane].slice_count, 10);
+    sts_timeline_free(tl);
+    /* The exited thread's state is reused by the next thread, not leaked. */
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    pthread_create(&th, NULL, short_lived, NULL);
+    pthread_join(th, NULL);
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded, 10);
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+TEST(open_scopes_end_at_stop)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    sts_trace_stats st;
+    sts_timeline *tl = NULL;
+    {
+        STS_STEP("open_step", 9);
+        {
+            STS_SCOPE("done");
+        }
+        STS_SCOPE("open_child");
+        T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    } /* the cleanups run after stop: ignored */
+    T_EQ_U64(st.recorded, 1);
+    T_EQ_U64(st.open_at_stop, 2);
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, 3);
+    if (n == 3) {
+        T_EQ_STR(sts_timeline_string(tl, s[0].name), "open_step");
+        T_TRUE(s[0].flags & STS_SLICE_UNCLOSED);
+        T_EQ_I64(arg_i(tl, &s[0], "step_num"), 9);
+        T_EQ_I64(s[0].ts + s[0].dur, st.stop_ns);
+        T_EQ_STR(sts_timeline_string(tl, s[2].name), "open_child");
+        T_EQ_I64(s[2].parent, 0);
+        T_TRUE(!(s[1].flags & STS_SLICE_UNCLOSED));
+    }
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+TEST(scope_begun_before_start_is_ignored)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    {
+        STS_SCOPE("before");
+        T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+        {
+            STS_SCOPE("during");
+        }
+    } /* "before" ends here: not part of the session, must not pop anything */
+    {
+        STS_SCOPE("after");
+    }
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded, 2);
+    T_EQ_U64(st.unmatched_end, 0);
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, 2);
+    for (size_t i = 0; i < n; i++) T_EQ_I64(s[i].depth, 0);
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+static void nest_deep(int left)
+{
+    if (left == 0) return;
+    STS_SCOPE("deep");
+    nest_deep(left - 1);
+}
+
+TEST(too_deep_is_counted)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    nest_deep(STS_TRACE_MAX_DEPTH + 44);
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded, STS_TRACE_MAX_DEPTH);
+    T_EQ_U64(st.too_deep, 44);
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, STS_TRACE_MAX_DEPTH);
+    if (n) T_EQ_I64(s[n - 1].depth, STS_TRACE_MAX_DEPTH - 1);
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+/* Recorded timestamps land on CLOCK_MONOTONIC within the stated error, for either
+ * clock source. */
+static void check_clock(sts_trace_clock which)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.clock = which;
+    T_EQ_I64(sts_trace_start(dir, &o, NULL), STS_OK);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    {
+        STS_SCOPE("sleep");
+        sleep_ns(3000000);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    int64_t before = a.tv_sec * 1000000000LL + a.tv_nsec, after = b.tv_sec * 1000000000LL + b.tv_nsec;
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, 1);
+    if (n == 1) {
+        T_GE_I64(s[0].ts + st.clock_error_ns, before);
+        T_GE_I64(after + st.clock_error_ns, s[0].ts + s[0].dur);
+        T_GE_I64(s[0].dur + 2 * st.clock_error_ns, 3000000);
+    }
+    T_EQ_STR(st.clock, which == STS_TRACE_CLOCK_MONOTONIC ? "monotonic" : "tsc");
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+TEST(clock_maps_onto_monotonic)
+{
+    check_clock(STS_TRACE_CLOCK_MONOTONIC);
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.clock = STS_TRACE_CLOCK_TSC;
+    sts_error err = STS_ERROR_INIT;
+    sts_status s = sts_trace_start(dir, &o, &err);
+    tt_rmtree(dir);
+    if (s == STS_ERR_INVALID_ARG) {
+        T_CONTAINS(err.message, "not invariant");
+        T_SKIP("TSC not invariant here: the monotonic clock is used");
+    }
+    T_EQ_I64(s, STS_OK);
+    sts_trace_stop_timeline(NULL, NULL, NULL);
+    check_clock(STS_TRACE_CLOCK_TSC);
+}
+
+TEST(errors)
+{
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_trace_stop_timeline(NULL, NULL, &err), STS_ERR_STATE);
+    T_CONTAINS(err.message, "no trace session is running");
+    T_EQ_I64(sts_trace_start(NULL, NULL, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "no directory");
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.chunk_bytes = 100;
+    T_EQ_I64(sts_trace_start(dir, &o, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "chunk_bytes 96 must be at least 512");
+    char file[128];
+    snprintf(file, sizeof file, "%s/plain", dir);
+    FILE *f = fopen(file, "w");
+    T_TRUE(f != NULL);
+    if (f) fclose(f);
+    char sub[160];
+    snprintf(sub, sizeof sub, "%s/plain/sub", dir);
+    T_EQ_I64(sts_trace_start(sub, NULL, &err), STS_ERR_IO);
+    T_CONTAINS(err.message, "cannot create directory");
+    T_CONTAINS(err.message, sub);
+    T_EQ_I64(sts_trace_start(dir, NULL, &err), STS_OK);
+    T_EQ_I64(sts_trace_start(dir, NULL, &err), STS_ERR_STATE);
+    T_CONTAINS(err.message, "already running");
+    T_EQ_I64(sts_trace_stop_timeline(NULL, NULL, &err), STS_OK);
+    tt_rmtree(dir);
+}
+
+TEST(no_allocation_per_event)
+{
+    if (getenv("STEPSCOPE_SANITIZED")) T_SKIP("sanitizers replace malloc accounting");
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    {
+        STS_SCOPE("warm");
+    }
+    struct mallinfo2 a = mallinfo2();
+    for (int i = 0; i < 100000; i++) {
+        STS_STEP("s", i);
+        sts_scope_arg_str("k", "value");
+        STS_SCOPE("c");
+    }
+    struct mallinfo2 b = mallinfo2();
+    T_EQ_U64(b.uordblks, a.uordblks);
+    T_EQ_U64(b.hblkhd, a.hblkhd);
+    T_EQ_I64(sts_trace_stop_timeline(NULL, NULL, NULL), STS_OK);
+    tt_rmtree(dir);
+}
+
+/* Runs `fn` in a child process; returns its wait status. */
+static int in_child(void (*fn)(const char *), const char *dir)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        fn(dir);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+static void child_crashes(const char *dir)
+{
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.flush_on_signal = 1;
+    /* No core file for the deliberate abort. */
+    struct rlimit none = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &none);
+    if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(3);
+    record_steps(2);
+    STS_SCOPE("crashing \"here\"");
+    abort();
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+TEST(fatal_signal_dumps_json)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    int status = in_child(child_crashes, dir);
+    T_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    char path[160];
+    /* The child's pid names the file; find it. */
+    FILE *ls;
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "ls %s/stepscope-crash-*.trace.json 2>/dev/null", dir);
+    ls = popen(cmd, "r");
+    path[0] = 0;
+    if (ls) {
+        if (!fgets(path, sizeof path, ls)) path[0] = 0;
+        pclose(ls);
+    }
+    path[strcspn(path, "\n")] = 0;
+    T_TRUE(path[0] != 0);
+    const char *text = path[0] ? slurp(path) : NULL;
+    T_TRUE(text != NULL);
+    if (text) {
+        T_CONTAINS(text, "\"name\":\"learner_step\",\"dur\":");
+        T_CONTAINS(text, "\"args\":{\"step_num\":1,\"_r\":1}");
+        T_CONTAINS(text, "\"args\":{\"shape\":\"48x32\",\"scale\":0.500000}");
+        T_CONTAINS(text, "{\"ph\":\"B\"");
+        T_CONTAINS(text, "\"name\":\"crashing \\\"here\\\"\"");
+        T_CONTAINS(text, "\"name\":\"stepscope.crash\"");
+        T_CONTAINS(text, "\"signal\":6");
+    }
+#ifndef TRACE_CORE_ONLY
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_timeline_open(path, NULL, &tl, &err), STS_OK);
+    if (tl) {
+        const sts_slice *st[8];
+        uint32_t lane = first_thread_lane(tl);
+        T_EQ_U64(named(tl, lane, "learner_step", st, 8), 2);
+        T_EQ_U64(sts_timeline_get_info(tl)->unclosed_begin, 1);
+    }
+    sts_timeline_free(tl);
+#endif
+    tt_rmtree(dir);
+}
+
+#ifndef TRACE_CORE_ONLY
+static void child_exits(const char *dir)
+{
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.flush_at_exit = 1;
+    o.host = "exit-test";
+    if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(3);
+    record_steps(1);
+    exit(0);
+}
+
+TEST(exit_flush_writes_profile)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    int status = in_child(child_exits, dir);
+    T_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_timeline_open(dir, NULL, &tl, &err), STS_OK);
+    if (!tl) T_FAIL_AT("%s", err.message);
+    if (tl) {
+        const sts_slice *st[8];
+        T_EQ_U64(named(tl, first_thread_lane(tl), "learner_step", st, 8), 1);
+    }
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+/* Slices other than the recorder's own "stepscope.*" markers (the XPlane writer turns
+ * instants into zero-length events). */
+static size_t user_slices(const sts_timeline *tl, const sts_slice **out, size_t cap)
+{
+    size_t n, k = 0;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(sts_timeline_string(tl, s[i].name), "stepscope.", 10) != 0 && k < cap) out[k++] = &s[i];
+    return k;
+}
+
+/* Compares the recorder's own timeline with one read back from a file: same slices,
+ * times to the nanosecond, same depths and parents. */
+static void same_slices(const sts_timeline *a, const sts_timeline *b)
+{
+    const sts_slice *sa[64], *sb[64];
+    size_t na = user_slices(a, sa, 64), nb = user_slices(b, sb, 64);
+    const sts_slice *ba = sts_timeline_slices(a, NULL), *bb = sts_timeline_slices(b, NULL);
+    T_EQ_U64(nb, na);
+    if (na != nb) return;
+    for (size_t i = 0; i < na && !t_current_failed; i++) {
+        T_EQ_STR(sts_timeline_string(b, sb[i]->name), sts_timeline_string(a, sa[i]->name));
+        T_EQ_I64(sb[i]->ts, sa[i]->ts);
+        T_EQ_I64(sb[i]->dur, sa[i]->dur);
+        T_EQ_I64(sb[i]->depth, sa[i]->depth);
+        T_EQ_I64(sb[i]->parent == STS_NONE, sa[i]->parent == STS_NONE);
+        if (sa[i]->parent != STS_NONE && sb[i]->parent != STS_NONE)
+            T_EQ_I64(bb[sb[i]->parent].ts, ba[sa[i]->parent].ts);
+    }
+}
+
+TEST(round_trip_both_formats)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.host = "roundtrip";
+    T_EQ_I64(sts_trace_start(dir, &o, NULL), STS_OK);
+    record_steps(4);
+    sts_trace_stats st;
+    sts_error err = STS_ERROR_INIT;
+    sts_timeline *mem = NULL;
+    /* Record the same session twice: once kept in memory, once written. */
+    T_EQ_I64(sts_trace_stop_timeline(&mem, &st, &err), STS_OK);
+    T_EQ_I64(sts_trace_start(dir, &o, NULL), STS_OK);
+    record_steps(4);
+    T_EQ_I64(sts_trace_stop(&st, &err), STS_OK);
+    T_TRUE(st.run_path[0] != 0);
+    sts_write_options wo = STS_WRITE_OPTIONS_INIT;
+    wo.host = "roundtrip";
+    char json[4200], pb[4200];
+    snprintf(json, sizeof json, "%s/mem.trace.json.gz", dir);
+    snprintf(pb, sizeof pb, "%s/mem.xplane.pb", dir);
+    T_EQ_I64(sts_write_chrome_json(mem, json, &wo, &err), STS_OK);
+    T_EQ_I64(sts_write_xplane(mem, pb, &wo, &err), STS_OK);
+    const char *paths[2] = { json, pb };
+    sts_open_options oo = STS_OPEN_OPTIONS_INIT;
+    oo.args = STS_ARGS_ALL;
+    for (int k = 0; k < 2; k++) {
+        sts_timeline *back = NULL;
+        T_EQ_I64(sts_timeline_open(paths[k], &oo, &back, &err), STS_OK);
+        if (!back) {
+            T_FAIL_AT("%s: %s", paths[k], err.message);
+            continue;
+        }
+        if (getenv("TRACE_DUMP")) {
+            size_t nl, nsl;
+            const sts_lane *l = sts_timeline_lanes(back, &nl);
+            const sts_slice *sl = sts_timeline_slices(back, &nsl);
+            for (size_t i = 0; i < nl; i++)
+                printf("lane %zu tid %lld name %s kind %u slices %u\n", i, (long long)l[i].tid,
+                       sts_timeline_string(back, l[i].name), l[i].kind, l[i].slice_count);
+            for (size_t i = 0; i < nsl; i++)
+                printf("  %u %lld %lld %s d%d\n", sl[i].lane, (long long)sl[i].ts, (long long)sl[i].dur,
+                       sts_timeline_string(back, sl[i].name), sl[i].depth);
+        }
+        same_slices(mem, back);
+        check_steps(back, first_thread_lane(back), 4);
+        sts_timeline_free(back);
+    }
+    /* The profile directory holds all three files and opens as a whole. */
+    char f[4400];
+    struct stat sb;
+    snprintf(f, sizeof f, "%s/roundtrip.xplane.pb", st.run_path);
+    T_EQ_I64(stat(f, &sb), 0);
+    snprintf(f, sizeof f, "%s/roundtrip.trace.json.gz", st.run_path);
+    T_EQ_I64(stat(f, &sb), 0);
+    snprintf(f, sizeof f, "%s/perfetto_trace.json.gz", st.run_path);
+    T_EQ_I64(stat(f, &sb), 0);
+    sts_timeline *dirtl = NULL;
+    T_EQ_I64(sts_timeline_open(dir, &oo, &dirtl, &err), STS_OK);
+    if (dirtl) check_steps(dirtl, first_thread_lane(dirtl), 4);
+    sts_timeline_free(dirtl);
+    sts_timeline_free(mem);
+    tt_rmtree(dir);
+}
+#endif
+
+int main(void)
+{
+    RUN(steps_nest_with_args);
+    RUN(explicit_begin_end);
+    RUN(threads_lose_nothing);
+    RUN(stop_while_threads_record);
+    RUN(full_pool_drops_and_counts);
+    RUN(full_pool_keeps_args_with_their_scope);
+    RUN(exited_threads_keep_events);
+    RUN(open_scopes_end_at_stop);
+    RUN(scope_begun_before_start_is_ignored);
+    RUN(too_deep_is_counted);
+    RUN(clock_maps_onto_monotonic);
+    RUN(errors);
+    RUN(no_allocation_per_event);
+    RUN(fatal_signal_dumps_json);
+#ifndef TRACE_CORE_ONLY
+    RUN(exit_flush_writes_profile);
+    RUN(round_trip_both_formats);
+#endif
+    return t_done();
+}
