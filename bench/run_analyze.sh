@@ -6,11 +6,12 @@
 #   BENCH_LARGE=0     skip the 1 GB traces (default 1: generate and run them)
 #   BENCH_RUNS=N      runs per measurement for stepscope (median; default 3)
 #   BENCH_PY_LARGE=0  skip the Python peer on the 1 GB trace (extrapolated instead)
+#   BENCH_HTA=0       skip Holistic Trace Analysis (minutes per 100 MB)
 #   BENCH_HTA_LARGE=1 also run HTA on the 1 GB trace (default: extrapolated)
 # Generated traces are cached in bench/out/ and remade only when bench/gen_trace.c
 # changes. Results are also written to bench/out/analyze_results.json.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 cli=$BUILD/stepscope
 gen=$BUILD/bench/gen_trace
@@ -49,5 +50,6 @@ fix=()
 fixtures=${STEPSCOPE_FIXTURES:-../shared/fixtures}
 [ -d "$fixtures" ] && fix=(--fixtures "$fixtures")
 
-python3 bench/peers/bench_analyze.py --cli "$cli" --runs "${BENCH_RUNS:-3}" "${traces[@]}" \
+python3 bench/peers/bench_analyze.py --cli "$cli" --zinflate "$BUILD/bench/zinflate" \
+  --runs "${BENCH_RUNS:-3}" "${traces[@]}" \
   "${venv[@]}" "${fix[@]}" --results "$out/analyze_results.json"

@@ -13,8 +13,11 @@
 #include "stepscope/timeline.h"
 #include "stepscope/analyze.h"
 #include "stepscope/write.h"
+#include "stepscope/trace.h"
 #include "stepscope/report.h"
 #include "stepscope/ledger.h"
+#include "stepscope/device.h"
+#include "stepscope/bench.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -19,6 +19,8 @@ typedef struct analysis {
     size_t nnames;
     uint32_t *order; /* lanes in display order */
     sts_busy *busy;  /* per lane */
+    sts_busy *pbusy; /* per process */
+    uint32_t *porder; /* processes in display order */
     sts_busy all;
     size_t nlanes, nslices, nprocs;
 } analysis;
@@ -39,6 +41,23 @@ static int compute(analysis *a)
     if (!a->order || !a->busy) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     sts_lane_display_order(tl, a->order);
     for (size_t l = 0; l < a->nlanes; l++) a->busy[l] = sts_busy_lane(tl, (uint32_t)l);
+    a->pbusy = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->pbusy);
+    a->porder = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->porder);
+    if (!a->pbusy || !a->porder) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
+    for (size_t p = 0; p < a->nprocs; p++)
+        if (sts_busy_process(tl, (uint32_t)p, &a->pbusy[p], &err) != STS_OK) return cli_report("analyze", &err);
+    /* Processes in the order their first lane is displayed. */
+    const sts_lane *lanes = sts_timeline_lanes(tl, NULL);
+    unsigned char *seen = calloc(a->nprocs ? a->nprocs : 1, 1);
+    if (!seen) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
+    size_t np = 0;
+    for (size_t k = 0; k < a->nlanes; k++) {
+        uint32_t p = lanes[a->order[k]].process;
+        if (!seen[p]) seen[p] = 1, a->porder[np++] = p;
+    }
+    for (size_t p = 0; p < a->nprocs; p++)
+        if (!seen[p]) a->porder[np++] = (uint32_t)p;
+    free(seen);
     return CLI_OK;
 }
 
@@ -138,9 +157,14 @@ static void print_lanes(const analysis *a)
     printf("  ");
     tc_cell(stdout, "thread", thw, 1);
     printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
+    size_t hidden = 0;
     for (size_t k = 0; k < a->nlanes; k++) {
         uint32_t l = a->order[k];
         const sts_busy *b = &a->busy[l];
+        if (!b->slices) {
+            hidden++;
+            continue;
+        }
         char u[32], s[32];
         tc_dur(u, sizeof u, b->union_ns);
         tc_dur(s, sizeof s, b->span_ns);
@@ -155,6 +179,44 @@ static void print_lanes(const analysis *a)
         printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, s,
                b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
     }
+    if (hidden) printf("  (%zu lane%s without slices not shown)\n", hidden, hidden == 1 ? "" : "s");
+}
+
+static void print_processes(const analysis *a)
+{
+    if (a->nprocs < 2) return;
+    const sts_process *procs = sts_timeline_processes(a->tl, NULL);
+    printf("\nprocesses (busy = union over all their lanes)\n");
+    int pw = 3, nw = 7;
+    for (size_t p = 0; p < a->nprocs; p++) {
+        int w;
+        if ((w = tc_width(sts_timeline_string(a->tl, procs[p].label), 24)) > pw) pw = w;
+        if ((w = tc_width(sts_timeline_string(a->tl, procs[p].name), 40)) > nw) nw = w;
+    }
+    printf("  ");
+    tc_cell(stdout, "pid", pw, 1);
+    printf("  ");
+    tc_cell(stdout, "process", nw, 1);
+    printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
+    size_t hidden = 0;
+    for (size_t k = 0; k < a->nprocs; k++) {
+        uint32_t p = a->porder[k];
+        const sts_busy *b = &a->pbusy[p];
+        if (!b->slices) {
+            hidden++;
+            continue;
+        }
+        char u[32], sp[32];
+        tc_dur(u, sizeof u, b->union_ns);
+        tc_dur(sp, sizeof sp, b->span_ns);
+        printf("  ");
+        tc_cell(stdout, sts_timeline_string(a->tl, procs[p].label), pw, 1);
+        printf("  ");
+        tc_cell(stdout, sts_timeline_string(a->tl, procs[p].name), nw, 1);
+        printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, sp,
+               b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
+    }
+    if (hidden) printf("  (%zu process%s without slices not shown)\n", hidden, hidden == 1 ? "" : "es");
 }
 
 static void print_overlaps(const analysis *a)
@@ -271,6 +333,27 @@ static void json_lanes(jout *j, const analysis *a)
     jo_arr_end(j);
 }
 
+static void json_processes(jout *j, const analysis *a)
+{
+    const sts_process *procs = sts_timeline_processes(a->tl, NULL);
+    jo_key(j, "processes");
+    jo_arr(j);
+    for (size_t k = 0; k < a->nprocs; k++) {
+        uint32_t p = a->porder[k];
+        const sts_busy *b = &a->pbusy[p];
+        jo_obj(j);
+        jo_key(j, "pid"), jo_str(j, sts_timeline_string(a->tl, procs[p].label));
+        jo_key(j, "process"), jo_str(j, sts_timeline_string(a->tl, procs[p].name));
+        jo_key(j, "slices"), jo_u64(j, b->slices);
+        jo_key(j, "union_ns"), jo_i64(j, b->union_ns);
+        jo_key(j, "span_ns"), jo_i64(j, b->span_ns);
+        jo_key(j, "start_ns"), jo_i64(j, b->start_ns);
+        jo_key(j, "end_ns"), jo_i64(j, b->end_ns);
+        jo_obj_end(j);
+    }
+    jo_arr_end(j);
+}
+
 static void json_overlaps(jout *j, const analysis *a)
 {
     size_t n;
@@ -303,6 +386,7 @@ static void print_json(const analysis *a, size_t top)
     json_trace(&j, a);
     json_names(&j, a, top);
     json_lanes(&j, a);
+    json_processes(&j, a);
     jo_key(&j, "clamped"), jo_u64(&j, a->info->clamped);
     jo_key(&j, "overlaps"), jo_u64(&j, a->info->overlaps);
     json_overlaps(&j, a);
@@ -348,11 +432,14 @@ int cmd_analyze(int argc, char **argv)
         print_facts(&a);
         print_names(&a, top == INT_MIN ? DEFAULT_TOP : (size_t)top);
         print_lanes(&a);
+        print_processes(&a);
         print_overlaps(&a);
     }
     free(a.names);
     free(a.order);
     free(a.busy);
+    free(a.pbusy);
+    free(a.porder);
     sts_timeline_free(tl);
     return rc;
 }

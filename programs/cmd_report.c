@@ -10,13 +10,14 @@ int cmd_report(int argc, char **argv)
 {
     static const char *out, *svg_dir, *title;
     static const cli_opt opts[] = {
-        { "out", CLI_STRING, &out, "FILE", "the HTML file to write (also -o FILE; \"-\" = standard output)" },
-        { "svg", CLI_STRING, &svg_dir, "DIR", "also write each figure as DIR/<figure id>.svg" },
-        { "title", CLI_STRING, &title, "TEXT", "the page title (default \"stepscope report\")" },
-        { 0 },
+        {"out", CLI_STRING, &out, "FILE", "the HTML file to write (also -o FILE; \"-\" = standard output)"},
+        {"svg", CLI_STRING, &svg_dir, "DIR", "also write each figure as DIR/<figure id>.svg"},
+        {"title", CLI_STRING, &title, "TEXT", "the page title (default \"stepscope report\")"},
+        {0},
     };
     static const cli_spec spec = {
-        "report", "INPUT... -o FILE [--svg DIR] [--title TEXT]",
+        "report",
+        "INPUT... -o FILE [--svg DIR] [--title TEXT]",
         "Write a self-contained HTML report: no network, no scripts, figures as inline SVG.\n"
         "Each INPUT is recognized by its content:\n"
         "  a trace (Chrome JSON, .json.gz, .xplane.pb or a profile directory): per-step stacked\n"
@@ -25,13 +26,17 @@ int cmd_report(int argc, char **argv)
         "  `stepscope ledger --json` output: traces and compiles per call, compile time per\n"
         "    function, host waits per scope.\n"
         "See docs/report.md for how to read each figure.",
-        opts, 1, MAX_INPUTS,
+        opts,
+        1,
+        MAX_INPUTS,
     };
     /* The shared parser knows only long options: accept the customary -o as --out. */
     char *args[MAX_INPUTS + 16];
-    if (argc > (int)(sizeof args / sizeof args[0])) return cli_fail(CLI_USAGE, "report: too many arguments (at most %d inputs)", MAX_INPUTS);
+    if (argc > (int)(sizeof args / sizeof args[0]))
+        return cli_fail(CLI_USAGE, "report: too many arguments (at most %d inputs)", MAX_INPUTS);
     static char long_out[] = "--out";
-    for (int i = 0; i < argc; i++) args[i] = i > 0 && strcmp(argv[i], "-o") == 0 ? long_out : argv[i];
+    for (int i = 0; i < argc; i++)
+        args[i] = i > 0 && strcmp(argv[i], "-o") == 0 ? long_out : argv[i];
     const char *pos[MAX_INPUTS];
     int npos;
     int rc = cli_parse(&spec, argc, args, pos, &npos);

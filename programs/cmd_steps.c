@@ -53,9 +53,9 @@ static void print_human(const view *v)
 {
     const char *nm = common_name(v);
     uint32_t lane = v->st[0].lane;
-    printf("%zu steps%s%s%s on pid %s tid %s%s%s\n", v->n, nm ? " '" : "", nm ? nm : "", nm ? "'" : "",
-           tc_pid(v->tl, lane), tc_tid(v->tl, lane), *tc_thread_name(v->tl, lane) ? " " : "",
-           tc_thread_name(v->tl, lane));
+    const char *thread = tc_thread_name(v->tl, lane);
+    printf("%zu steps%s%s%s on pid %s tid %s%s%s%s\n", v->n, nm ? " '" : "", nm ? nm : "", nm ? "'" : "",
+           tc_pid(v->tl, lane), tc_tid(v->tl, lane), *thread ? " (" : "", thread, *thread ? ")" : "");
     printf("found by: %s (%s)\n", sts_step_rule_name(sts_steps_rule(v->s)), rule_text(sts_steps_rule(v->s)));
     if (sts_steps_other_lanes(v->s))
         printf("note: %zu other lane%s also hold matching slices (e.g. the same marker on a device lane); "

@@ -10,7 +10,7 @@ need=(make gcc zlib1g-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
       python3 python3-venv protobuf-compiler)
 for extra in "$@"; do
   case "$extra" in
-    bench) need+=(libopenblas-dev liblttng-ust-dev) ;;
+    bench) need+=(libopenblas-dev liblttng-ust-dev lttng-tools) ;;
     interop) need+=(python3-torch) ;;
     fuzz) need+=(clang libclang-rt-14-dev) ;;
     browser) need+=(chromium) ;;

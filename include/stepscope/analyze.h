@@ -56,8 +56,7 @@ typedef struct sts_name_summary {
 /* One summary per distinct slice name, ranked by self time (descending), then total
  * time (descending), then name (bytewise ascending). On success *out is a new array
  * of *n entries the caller frees with free() (NULL when there are no slices). Uses
- * O(slices) temporary memory: 4 bytes per slice plus 8 per slice of the most common
- * name. */
+ * 8 bytes of temporary memory per slice. */
 sts_status sts_name_summaries(const sts_timeline *tl, sts_name_summary **out, size_t *n, sts_error *err);
 
 /* ---- busy time: unions over lanes, processes, the whole trace ----------------- */

@@ -26,9 +26,9 @@ typedef struct sts_report sts_report;
 /* What an input file holds. */
 typedef enum sts_report_input {
     STS_REPORT_INPUT_UNKNOWN = 0,
-    STS_REPORT_INPUT_TRACE,  /* anything sts_timeline_open() reads */
-    STS_REPORT_INPUT_BENCH,  /* `stepscope bench --json` output */
-    STS_REPORT_INPUT_LEDGER  /* `stepscope ledger --json` output */
+    STS_REPORT_INPUT_TRACE, /* anything sts_timeline_open() reads */
+    STS_REPORT_INPUT_BENCH, /* `stepscope bench --json` output */
+    STS_REPORT_INPUT_LEDGER /* `stepscope ledger --json` output */
 } sts_report_input;
 
 /* "trace", "bench", "ledger" or "unknown". Static string. */
@@ -59,14 +59,12 @@ sts_status sts_report_add_timeline(sts_report *r, const sts_timeline *tl, const 
 /* Adds a bench section from bench JSON text (`len` bytes; `name` is used in messages
  * and as the section's source). Fails with STS_ERR_PARSE on malformed JSON and
  * STS_ERR_FORMAT when no object in it has "warm_samples_seconds". */
-sts_status sts_report_add_bench_json(sts_report *r, const char *text, size_t len, const char *name,
-                                     sts_error *err);
+sts_status sts_report_add_bench_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err);
 
 /* Adds a ledger section from ledger JSON text: trace and compile deltas per call,
  * compile time per function, host-sync waits per scope. STS_ERR_FORMAT when it has
  * neither rows nor functions. */
-sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t len, const char *name,
-                                      sts_error *err);
+sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err);
 
 /* Adds a visible note (a skipped section, say) under `heading` (copied). */
 sts_status sts_report_add_note(sts_report *r, const char *heading, const char *text);

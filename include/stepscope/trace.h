@@ -30,9 +30,11 @@
  * are in the middle of recording one event: such an event may or may not be included.
  * Scopes still open at stop end at the stop time and carry STS_SLICE_UNCLOSED.
  *
- * Compiled out: with STS_TRACE_DISABLED defined before this header, every recording
- * call below (and sts_trace_start/stop) is a macro that does nothing and references no
- * recorder symbol; arguments are not evaluated. */
+ * Compiled out: with STS_TRACE_DISABLED defined before this header, every call below
+ * (recording, start, stop, devices) is a macro that does nothing and references no
+ * recorder symbol; arguments are not evaluated (except sts_trace_stop_timeline's
+ * `out`, set to NULL). Status-returning calls give STS_OK (stop_timeline:
+ * STS_ERR_STATE). */
 #ifndef STEPSCOPE_TRACE_H
 #define STEPSCOPE_TRACE_H
 
@@ -84,7 +86,11 @@ typedef struct sts_trace_thread_stats {
     int exited;         /* the thread had exited before stop */
 } sts_trace_thread_stats;
 
+/* A device from stepscope/device.h (the recorder only stores the pointer). */
+typedef struct sts_device sts_device;
+
 #define STS_TRACE_MAX_DEPTH 256
+#define STS_TRACE_MAX_DEVICES 8
 #define STS_TRACE_MAX_THREAD_STATS 64
 
 typedef struct sts_trace_stats {
@@ -112,7 +118,10 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
 
 /* Ends the session and writes DIR/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/ with
  * <host>.xplane.pb, <host>.trace.json.gz and perfetto_trace.json.gz. `stats` (may be
- * NULL) receives the counts and the run directory. STS_ERR_STATE without a session. */
+ * NULL) receives the counts and the run directory. Drops, if any, are printed to
+ * stderr (with `verbose`, the run path too). STS_ERR_STATE without a session. When
+ * writing fails the session has still ended (its events are lost) and err names the
+ * path and the system error. */
 sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err);
 
 /* Ends the session without writing files: *out receives the timeline (free with
@@ -120,6 +129,26 @@ sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err);
  * returns. Host threads are lanes of process "/host:CPU"; device commands are on
  * device lanes. */
 sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, sts_error *err);
+
+/* Records the device's kernels and copies until stop (or sts_trace_device_detach):
+ * each command becomes a slice on a device lane ("/device:CPU:0" or "/device:GPU:N",
+ * lane kind STS_LANE_DEVICE) at its OpenCL profiling start..end mapped onto the host
+ * clock, with args correlation_id, queued_ns and submit_ns (host clock); and the
+ * enqueue becomes a slice "enqueue NAME" on the calling thread's lane, from the
+ * command's queued time (mapped) to the enqueue's return, with the same
+ * correlation_id, plus a flow pair from it to the device slice. The device clock is
+ * related to the host clock now and again at stop (sts_device_clock_pair: marker
+ * round trips, the tightest kept); docs/trace.md states the accuracy.
+ * Needs a running session (STS_ERR_STATE otherwise). At stop the recorder waits for
+ * the recorded commands and reads their timestamps, so stop must not run while
+ * another thread uses the device, and the device must outlive the session (or be
+ * detached first). Attaching the same device twice is a no-op. */
+sts_status sts_trace_device(sts_device *dev, sts_error *err);
+
+/* Stops recording `dev` (its commands so far are kept for stop): waits for them,
+ * reads their timestamps and releases their events, so the device can then be freed.
+ * STS_ERR_NOT_FOUND when the device is not being recorded. */
+sts_status sts_trace_device_detach(sts_device *dev, sts_error *err);
 
 /* 1 while a session is running. */
 int sts_trace_active(void);
@@ -155,8 +184,24 @@ void sts_scope_arg_str(const char *key, const char *value);
 /* The current time on the trace's clock (CLOCK_MONOTONIC ns). */
 int64_t sts_trace_now_ns(void);
 
-/* Called by the STS_SCOPE cleanup; not for direct use. */
-void sts__scope_cleanup(uint32_t *token);
+/* Not for direct use: non-zero while a session runs. Read inline by STS_SCOPE and
+ * STS_STEP so that annotated code costs a load and a branch when nothing records. */
+extern uint32_t sts__trace_on;
+
+static inline uint32_t sts__scope_enter(const char *name)
+{
+    return __atomic_load_n(&sts__trace_on, __ATOMIC_RELAXED) ? sts_scope_begin(name) : 0u;
+}
+
+static inline uint32_t sts__step_enter(const char *name, int64_t step_num)
+{
+    return __atomic_load_n(&sts__trace_on, __ATOMIC_RELAXED) ? sts_step_begin(name, step_num) : 0u;
+}
+
+static inline void sts__scope_cleanup(uint32_t *token)
+{
+    if (*token) sts_scope_end_token(*token);
+}
 
 #define STS__CAT2(a, b) a##b
 #define STS__CAT(a, b) STS__CAT2(a, b)
@@ -164,26 +209,34 @@ void sts__scope_cleanup(uint32_t *token);
 /* A scope that ends when the enclosing block exits (any exit: return, break, goto). */
 #define STS_SCOPE(name)                                                                  \
     uint32_t STS__CAT(sts__scope_, __LINE__) __attribute__((cleanup(sts__scope_cleanup), \
-                                                            unused)) = sts_scope_begin(name)
+                                                            unused)) = sts__scope_enter(name)
 
 /* A step that ends when the enclosing block exits. */
 #define STS_STEP(name, step_num)                                                         \
     uint32_t STS__CAT(sts__step_, __LINE__) __attribute__((cleanup(sts__scope_cleanup),  \
-                                                           unused)) = sts_step_begin(name, step_num)
+                                                           unused)) = sts__step_enter(name, step_num)
 
 #else /* STS_TRACE_DISABLED: everything compiles to nothing. */
 
+/* Values for the calls used as expressions; inline, so no symbol remains. */
+static inline sts_status sts__trace_ok(void) { return STS_OK; }
+static inline sts_status sts__trace_no_session(void) { return STS_ERR_STATE; }
+static inline uint32_t sts__trace_no_token(void) { return 0; }
+
 #define STS__UNUSED(x) ((void)sizeof(x))
-#define sts_trace_start(dir, opt, err) (STS__UNUSED(dir), STS__UNUSED(opt), STS__UNUSED(err), STS_OK)
-#define sts_trace_stop(stats, err) (STS__UNUSED(stats), STS__UNUSED(err), STS_OK)
+#define sts_trace_start(dir, opt, err) (STS__UNUSED(dir), STS__UNUSED(opt), STS__UNUSED(err), sts__trace_ok())
+#define sts_trace_stop(stats, err) (STS__UNUSED(stats), STS__UNUSED(err), sts__trace_ok())
+/* The only argument evaluated anywhere: *out is set to NULL. */
 #define sts_trace_stop_timeline(out, stats, err) \
-    (STS__UNUSED(out), STS__UNUSED(stats), STS__UNUSED(err), STS_ERR_STATE)
+    (*(out) = NULL, STS__UNUSED(stats), STS__UNUSED(err), sts__trace_no_session())
 #define sts_trace_active() 0
+#define sts_trace_device(dev, err) (STS__UNUSED(dev), STS__UNUSED(err), sts__trace_ok())
+#define sts_trace_device_detach(dev, err) (STS__UNUSED(dev), STS__UNUSED(err), sts__trace_ok())
 #define sts_trace_thread_name(name) STS__UNUSED(name)
-#define sts_scope_begin(name) (STS__UNUSED(name), 0u)
+#define sts_scope_begin(name) (STS__UNUSED(name), sts__trace_no_token())
 #define sts_scope_end() ((void)0)
 #define sts_scope_end_token(token) STS__UNUSED(token)
-#define sts_step_begin(name, step_num) (STS__UNUSED(name), STS__UNUSED(step_num), 0u)
+#define sts_step_begin(name, step_num) (STS__UNUSED(name), STS__UNUSED(step_num), sts__trace_no_token())
 #define sts_step_end() ((void)0)
 #define sts_scope_arg_int(key, value) (STS__UNUSED(key), STS__UNUSED(value))
 #define sts_scope_arg_double(key, value) (STS__UNUSED(key), STS__UNUSED(value))

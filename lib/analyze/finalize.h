@@ -15,4 +15,8 @@
  * of one kind (STS_ERR_LIMIT); the timeline is then unusable. */
 sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err);
 
+/* Tests only: non-zero permutes slices into their final order by following cycles,
+ * as when memory for the faster tracked swaps is lacking. */
+extern int sts_finalize_test_cycles;
+
 #endif

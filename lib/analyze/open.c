@@ -66,7 +66,7 @@ static int list_dir(const char *dir, int want_dirs, name_list *out)
         *slot = copy;
     }
     closedir(d);
-    qsort(out->v, out->n, sizeof *out->v, cmp_names);
+    if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, cmp_names);
     return 0;
 }
 

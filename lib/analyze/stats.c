@@ -83,7 +83,7 @@ int64_t sts_union_ns(const int64_t (*iv)[2], size_t n)
         v[m][1] = iv[i][1];
         m++;
     }
-    qsort(v, m, sizeof *v, cmp_start);
+    if (m > 1) qsort(v, m, sizeof *v, cmp_start);
     int64_t total = 0, cs = 0, ce = 0;
     for (size_t i = 0; i < m; i++) {
         if (i == 0 || v[i][0] > ce) {

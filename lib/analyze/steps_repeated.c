@@ -105,7 +105,7 @@ sts_status steps_detect_repeated(const sts_timeline *tl, sts_steps *s, steps_u32
     candidate_vec c = { 0 };
     int bad = gather(tl, &map, &c);
     sts_u64map_release(&map);
-    if (!bad) qsort(c.v, c.n, sizeof *c.v, by_total);
+    if (!bad && c.n > 1) qsort(c.v, c.n, sizeof *c.v, by_total);
     const size_t max_notes = 5;
     for (size_t k = 0; k < c.n && !bad; k++) {
         const char *why = why_not(tl, &c.v[k]);

@@ -54,40 +54,30 @@ static void accumulate(const sts_timeline *tl, const uint32_t *dense, sts_name_s
     }
 }
 
-/* Exact medians: group slice indices by name (counting sort), then select within each
- * group's durations. */
+/* Exact medians: durations grouped by name (one sequential pass over the slices,
+ * scattering into each name's run), then a selection within each run. */
 static int medians(const sts_timeline *tl, const uint32_t *dense, sts_name_summary *sum, size_t nd)
 {
-    size_t n = tl->slices.n, maxg = 0;
-    size_t *off = calloc(nd + 1, sizeof *off);
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    if (!off || !order) {
-        free(off);
-        free(order);
+    size_t n = tl->slices.n;
+    size_t *fill = malloc((nd ? nd : 1) * sizeof *fill);
+    int64_t *durs = malloc((n ? n : 1) * sizeof *durs);
+    if (!fill || !durs) {
+        free(fill);
+        free(durs);
         return -1;
     }
-    for (size_t d = 0; d < nd; d++) {
-        off[d + 1] = off[d] + sum[d].count;
-        if (sum[d].count > maxg) maxg = sum[d].count;
+    for (size_t d = 0, at = 0; d < nd; d++) {
+        fill[d] = at;
+        at += sum[d].count;
     }
-    for (size_t i = 0; i < n; i++) order[off[dense[tl->slices.v[i].name]]++] = (uint32_t)i;
-    /* off[d] now marks the end of group d; the start is the previous group's end. */
-    int64_t *buf = malloc((maxg ? maxg : 1) * sizeof *buf);
-    if (!buf) {
-        free(off);
-        free(order);
-        return -1;
+    for (size_t i = 0; i < n; i++) durs[fill[dense[tl->slices.v[i].name]]++] = tl->slices.v[i].dur;
+    /* fill[d] now marks the end of group d; it starts where group d - 1 ends. */
+    for (size_t d = 0, start = 0; d < nd; d++) {
+        sum[d].median_ns = sts_median_i64(durs + start, fill[d] - start);
+        start = fill[d];
     }
-    size_t start = 0;
-    for (size_t d = 0; d < nd; d++) {
-        size_t c = off[d] - start;
-        for (size_t k = 0; k < c; k++) buf[k] = tl->slices.v[order[start + k]].dur;
-        sum[d].median_ns = sts_median_i64(buf, c);
-        start = off[d];
-    }
-    free(buf);
-    free(off);
-    free(order);
+    free(fill);
+    free(durs);
     return 0;
 }
 
@@ -122,7 +112,7 @@ sts_status sts_name_summaries(const sts_timeline *tl, sts_name_summary **out, si
         free(sum);
         return nomem(tl, err);
     }
-    qsort_r(sum, nd, sizeof *sum, rank_cmp, (void *)tl);
+    if (nd > 1) qsort_r(sum, nd, sizeof *sum, rank_cmp, (void *)tl);
     *out = sum;
     *n = nd;
     return STS_OK;

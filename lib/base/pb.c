@@ -22,7 +22,7 @@ void sts_pb_sub(sts_pb_reader *sub, const sts_pb_reader *parent, const sts_pb_fi
 }
 
 /* Decodes a varint at *pp (not past end). 0 on success, else the fault. */
-static sts_pb_fault read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+static sts_pb_fault read_varint_slow(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
     const uint8_t *p = *pp;
     uint64_t v = 0;
@@ -41,79 +41,94 @@ static sts_pb_fault read_varint(const uint8_t **pp, const uint8_t *end, uint64_t
     return STS_PB_OVERLONG_VARINT;
 }
 
-static int fail(sts_pb_error *e, const sts_pb_reader *r, sts_pb_fault fault, uint64_t offset)
+/* Most tags, lengths and small values are one byte: decode those inline. */
+static inline sts_pb_fault read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) {
+        *out = *p;
+        *pp = p + 1;
+        return STS_PB_OK;
+    }
+    return read_varint_slow(pp, end, out);
+}
+
+static int fail(sts_pb_error *e, const sts_pb_reader *r, sts_pb_fault fault, uint64_t offset, uint64_t num,
+                unsigned wire)
 {
     if (e) {
         e->fault = fault;
         e->offset = offset;
+        e->num = num > UINT32_MAX ? UINT32_MAX : (uint32_t)num;
+        e->wire = (uint8_t)wire;
+        e->len = 0;
         e->avail = (uint64_t)(r->end - r->p);
         e->msg_end = (uint64_t)(r->end - r->origin);
     }
     return -1;
 }
 
+/* The hot path of every reader: kept branch-light, with the error record written only
+ * on failure. */
 int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
 {
-    if (r->p >= r->end) return 0;
-    if (e) {
-        e->num = 0;
-        e->wire = 0;
-        e->len = 0;
-    }
-    const uint8_t *p = r->p;
-    uint64_t tag;
+    const uint8_t *p = r->p, *end = r->end;
+    if (p >= end) return 0;
     uint64_t tag_off = (uint64_t)(p - r->origin);
-    sts_pb_fault fl = read_varint(&p, r->end, &tag);
-    if (fl) return fail(e, r, fl, tag_off);
+    uint64_t tag;
+    sts_pb_fault fl = read_varint(&p, end, &tag);
+    if (fl) return fail(e, r, fl, tag_off, 0, 0);
     uint64_t num = tag >> 3;
     unsigned wire = (unsigned)(tag & 7);
-    if (e) {
-        e->num = num > UINT32_MAX ? UINT32_MAX : (uint32_t)num;
-        e->wire = (uint8_t)wire;
-    }
-    if (num == 0 || num > STS_PB_MAX_FIELD) return fail(e, r, STS_PB_BAD_FIELD_NUMBER, tag_off);
+    if (num == 0 || num > STS_PB_MAX_FIELD) return fail(e, r, STS_PB_BAD_FIELD_NUMBER, tag_off, num, wire);
     f->num = (uint32_t)num;
     f->wire = (uint8_t)wire;
     f->offset = tag_off;
-    f->data = NULL;
-    f->len = 0;
-    f->u = 0;
     uint64_t val_off = (uint64_t)(p - r->origin);
     switch (wire) {
     case STS_PB_VARINT:
-        fl = read_varint(&p, r->end, &f->u);
-        if (fl) return fail(e, r, fl, val_off);
+        fl = read_varint(&p, end, &f->u);
+        if (fl) return fail(e, r, fl, val_off, num, wire);
+        f->data = NULL;
+        f->len = 0;
+        f->data_offset = val_off;
         break;
     case STS_PB_I64:
     case STS_PB_I32: {
         size_t w = wire == STS_PB_I64 ? 8 : 4;
-        if ((size_t)(r->end - p) < w) return fail(e, r, STS_PB_FIXED_PAST_END, val_off);
+        if ((size_t)(end - p) < w) return fail(e, r, STS_PB_FIXED_PAST_END, val_off, num, wire);
         uint64_t v = 0;
         for (size_t i = 0; i < w; i++) v |= (uint64_t)p[i] << (8 * i);
         f->u = v;
+        f->data = NULL;
+        f->len = 0;
+        f->data_offset = val_off;
         p += w;
         break;
     }
     case STS_PB_LEN: {
         uint64_t len;
-        fl = read_varint(&p, r->end, &len);
-        if (fl) return fail(e, r, fl, val_off);
-        uint64_t avail = (uint64_t)(r->end - p);
+        fl = read_varint(&p, end, &len);
+        if (fl) return fail(e, r, fl, val_off, num, wire);
+        uint64_t avail = (uint64_t)(end - p);
         if (len > avail) {
-            if (e) e->len = len;
-            int rc = fail(e, r, STS_PB_LENGTH_PAST_END, tag_off);
-            if (e) e->avail = avail;
-            return rc;
+            fail(e, r, STS_PB_LENGTH_PAST_END, tag_off, num, wire);
+            if (e) {
+                e->len = len;
+                e->avail = avail;
+            }
+            return -1;
         }
+        f->u = 0;
         f->data = p;
         f->len = (size_t)len;
+        f->data_offset = (uint64_t)(p - r->origin);
         p += len;
         break;
     }
     default:
-        return fail(e, r, STS_PB_BAD_WIRE_TYPE, tag_off);
+        return fail(e, r, STS_PB_BAD_WIRE_TYPE, tag_off, num, wire);
     }
-    f->data_offset = f->data ? (uint64_t)(f->data - r->origin) : val_off;
     r->p = p;
     return 1;
 }
@@ -226,6 +241,12 @@ static void emit_varint(sts_pb_writer *w, uint64_t v)
 {
     if (!w->emitting) {
         w->pos += sts_pb_varint_size(v);
+        return;
+    }
+    if (w->used + 10 <= OUT_BUF && !w->failed) { /* straight into the buffer */
+        size_t n = sts_pb_encode_varint(w->buf + w->used, v);
+        w->used += n;
+        w->pos += n;
         return;
     }
     uint8_t tmp[10];

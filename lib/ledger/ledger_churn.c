@@ -162,17 +162,20 @@ static size_t buckets(const sts_ledger *l, const lg_comp *c, int64_t *out, size_
     return n;
 }
 
+/* The single bucket of a one-bucket list. */
+static int64_t b_one(const char *bk) { return strtoll(bk, NULL, 10); }
+
 static void advice(const lg_comp *c, const char *comp, const char *arg, int64_t nb, const char *bk, int64_t maxv,
                    char *buf, size_t cap)
 {
     switch ((lg_what)c->what) {
     case LG_DIM:
-        if (nb > 0 && (size_t)nb < c->nvals)
+        if (nb > 1 && (size_t)nb < c->nvals)
             snprintf(buf, cap, "pad %s to %" PRId64 " power-of-two buckets (%s) with a validity mask so only %" PRId64
                      " specializations are built", comp, nb, bk, nb);
         else if (nb > 0)
             snprintf(buf, cap, "pad %s to one size (%" PRId64 ") with a validity mask so one specialization serves "
-                     "every value", comp, maxv);
+                     "every value", comp, nb == 1 ? b_one(bk) : maxv);
         else snprintf(buf, cap, "fix %s to one size, padding with a validity mask", comp);
         break;
     case LG_RANK: snprintf(buf, cap, "reshape %s to one rank before the call", arg); break;
@@ -291,7 +294,7 @@ int lg_churn_compute(sts_ledger *l)
         if (!varying && !reasons && l->fns[fi].compiles >= CHURN_MIN_SPECIALIZATIONS && diagnose_invisible(l, fi) != 0)
             return -1;
     }
-    qsort(l->churn, l->nchurn, sizeof *l->churn, cmp_churn);
+    if (l->nchurn > 1) qsort(l->churn, l->nchurn, sizeof *l->churn, cmp_churn);
     return 0;
 }
 

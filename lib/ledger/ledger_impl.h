@@ -50,6 +50,9 @@ typedef struct lg_fn {
     size_t nargnames;
     /* Log parsing: the row this function's next finished stage attaches to. */
     int64_t open_row;       /* -1 when none */
+    int64_t last_row;       /* torch: the latest recompile row, -1 when none */
+    uint32_t last_trace;    /* torch: its compile id string ("0/3"); 0 = none */
+    int64_t last_entries;   /* torch: cache entries that record listed */
     uint32_t pending_reason; /* explanation waiting for the next row; 0 = none */
 } lg_fn;
 

@@ -31,6 +31,9 @@ static void print_functions(const sts_ledger *l, FILE *f)
     }
 }
 
+/* Reason details listed per function in the text summary. */
+#define MAX_DETAILS 8
+
 static void print_reasons(const sts_ledger *l, FILE *f)
 {
     if (!l->nreasons) return;
@@ -45,11 +48,17 @@ static void print_reasons(const sts_ledger *l, FILE *f)
             if (fn->reasons[k])
                 fprintf(f, " %s %" PRId64, sts_miss_category_name((sts_miss_category)k), fn->reasons[k]);
         fputc('\n', f);
-        for (size_t r = 0; r < l->nreasons; r++)
-            if (l->reasons[r].fn == i)
-                fprintf(f, "      [%s] %s (x%" PRId64 ")\n",
-                        sts_miss_category_name((sts_miss_category)l->reasons[r].cat), lg_str(l, l->reasons[r].detail),
-                        l->reasons[r].count);
+        size_t shown = 0, more = 0;
+        for (size_t r = 0; r < l->nreasons; r++) {
+            if (l->reasons[r].fn != i) continue;
+            if (shown++ >= MAX_DETAILS) {
+                more++;
+                continue;
+            }
+            fprintf(f, "      [%s] %s (x%" PRId64 ")\n", sts_miss_category_name((sts_miss_category)l->reasons[r].cat),
+                    lg_str(l, l->reasons[r].detail), l->reasons[r].count);
+        }
+        if (more) fprintf(f, "      ... %zu more (all of them are in --json)\n", more);
     }
 }
 

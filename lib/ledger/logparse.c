@@ -132,7 +132,10 @@ static void rec_free(lp_rec *r)
 static void close_rec(lp_ctx *x, lp_rec *r)
 {
     lp_rec done = *r;
-    *r = x->open[--x->nopen]; /* remove before handling: handlers never see it twice */
+    /* Remove before handling (handlers never see it twice), keeping the open order. */
+    size_t i = (size_t)(r - x->open);
+    memmove(r, r + 1, (x->nopen - i - 1) * sizeof *r);
+    x->nopen--;
     if (done.kind == LP_JAX_MISS) lp_jax_miss(x, &done);
     else lp_torch_record(x, &done);
     rec_free(&done);
@@ -192,10 +195,25 @@ static int is_blank(const char *s)
     return *s == 0;
 }
 
+/* The rank part of a stream key ("rank0" or ""). */
+static size_t rank_len(const char *stream) { return strcspn(stream, "|"); }
+
 static void handle_start(lp_ctx *x, lp_kind kind, const lp_prefix *pf, const char *msg)
 {
     lp_rec *r = find_open(x, pf->stream);
     if (r) close_rec(x, r);
+    /* Torch logs the recompile-limit warning on another logger after the recompile
+     * record of the same compile id: that record is complete now. */
+    if (kind == LP_TORCH_LIMIT)
+        for (size_t i = 0; i < x->nopen;) {
+            lp_rec *o = &x->open[i];
+            size_t rl = rank_len(o->stream);
+            int same_id = !o->traceid[0] || !pf->traceid[0] || strcmp(o->traceid, pf->traceid) == 0;
+            if (o->kind == LP_TORCH_RECOMPILE && same_id && rl == rank_len(pf->stream) &&
+                strncmp(o->stream, pf->stream, rl) == 0)
+                close_rec(x, o);
+            else i++;
+        }
     x->l->log.records++;
     if (kind == LP_JAX_MISS || kind == LP_TORCH_RECOMPILE || kind == LP_TORCH_LIMIT) open_rec(x, kind, pf, msg);
     else lp_jax_line(x, kind, msg, x->lineno);
@@ -231,7 +249,7 @@ static void handle_line(lp_ctx *x, const char *raw)
 
 static void finish(lp_ctx *x)
 {
-    while (x->nopen) close_rec(x, &x->open[x->nopen - 1]);
+    while (x->nopen) close_rec(x, &x->open[0]);
     commit_all(x);
 }
 

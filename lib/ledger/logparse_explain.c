@@ -245,6 +245,23 @@ static void static_kwargs(miss *m, const char *t)
     if (!found) add(m, STS_MISS_STATIC, t);
 }
 
+/* "now 'gelu' and before 'relu'" (0.6 - 0.8 static positional args, all of them joined). */
+static void static_args(miss *m, const char *t)
+{
+    const char *b = strstr(t, " and before ");
+    char d[600], vn[256], vb[256];
+    if (!b) {
+        snprintf(d, sizeof d, "static args: %.400s", t);
+        add(m, STS_MISS_STATIC, d);
+        return;
+    }
+    snprintf(vn, sizeof vn, "%.*s", (int)(b - t - 4 < 250 ? b - t - 4 : 250), t + 4);
+    snprintf(vb, sizeof vb, "%.250s", b + 12);
+    snprintf(d, sizeof d, "value of static args: %s -> %s", vb, vn);
+    add(m, STS_MISS_STATIC, d);
+    observe(m, "static args", LG_VALUE, -1, vb, vn);
+}
+
 /* "x: f32[12], gain: f32[]" lists every argument in order: remember the names. */
 static void learn_names(lp_ctx *x, long fn, const char *t)
 {
@@ -305,11 +322,7 @@ static void body_line(miss *m, const char *t, int *h)
         add(m, STS_MISS_CONTEXT, "tracing context (config or context manager)");
     } else if (starts(t, "Debug info doesn't match")) add(m, STS_MISS_CONTEXT, "debug info (function identity)");
     else if (strstr(t, "explanation unavailable")) add(m, STS_MISS_OTHER, "explanation unavailable");
-    else if (starts(t, "now ") && *h == H_STATIC_ARGS) {
-        char d[512];
-        snprintf(d, sizeof d, "static args: %.400s", t);
-        add(m, STS_MISS_STATIC, d);
-    } else if (starts(t, "now {") && *h == H_STATIC_KWARGS) static_kwargs(m, t);
+    else if (starts(t, "now ") && *h == H_STATIC_ARGS) static_args(m, t); else if (starts(t, "now {") && *h == H_STATIC_KWARGS) static_kwargs(m, t);
     else if (starts(t, "* at ")) {
         if (*h == H_PYTREE || starts(t, "* at input path") || strstr(t, "Static(val=") ||
             (strstr(t, " but now given ") && !strstr(t, ", but now given ")))

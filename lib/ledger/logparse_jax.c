@@ -152,6 +152,13 @@ static void on_aval(const char *s, size_t n, void *user)
     p->c.nargs++;
 }
 
+static void skip_aval(const char *s, size_t n, void *user)
+{
+    (void)s;
+    (void)n;
+    (void)user;
+}
+
 /* The argument list of a Compiling line, or NULL when the line gives only a count. */
 static const char *avals_start(const char *msg)
 {
@@ -171,6 +178,7 @@ static int on_compiling(lp_ctx *x, const char *msg, int64_t line)
     const char *av = avals_start(msg);
     int count_only = !av && strstr(end, " args.") != NULL;
     if (!av && !count_only) return -1;
+    if (av && lp_split_list(av, NULL, skip_aval, NULL) < 0) return -1; /* unbalanced: cut short */
     long fn = lp_function(x, name, (size_t)(end - name), 0);
     lp_pending *p = lp_pending_get(x, fn);
     if (!p) return 0;

@@ -51,14 +51,18 @@ static const char *torch_groups(const char *p, lp_prefix *pf, int *found)
         if (*q != '[') return p;
         const char *close = strchr(q, ']');
         if (!close || close - q > 46) return p;
-        int is_id = q[1] == '!' || isdigit((unsigned char)q[1]);
+        int is_id = (q[1] == '!' || isdigit((unsigned char)q[1])) && memchr(q, '/', (size_t)(close - q));
         int is_art = q[1] == '_' && q[2] == '_';
         if (!is_id && !is_art) return p;
         for (const char *c = q + 1; c < close; c++)
             if (!(isalnum((unsigned char)*c) || strchr("/_!.-", *c))) return p;
+        /* The compile id is not part of the stream: one thread's records follow each
+         * other, and a new compile id starts a new record anyway. */
         if (is_id) snprintf(pf->traceid, sizeof pf->traceid, "%.*s", (int)(close - q - 1), q + 1);
-        size_t len = strlen(pf->stream);
-        snprintf(pf->stream + len, sizeof pf->stream - len, "|%.*s", (int)(close - q - 1), q + 1);
+        else {
+            size_t len = strlen(pf->stream);
+            snprintf(pf->stream + len, sizeof pf->stream - len, "|%.*s", (int)(close - q - 1), q + 1);
+        }
         *found = 1;
         p = close + 1;
     }
@@ -157,7 +161,7 @@ const char *lp_strip_prefix(const char *line, lp_prefix *pf)
     /* Torch's short format: compile id and artifact tags with no glog prefix. */
     int groups = 0;
     snprintf(pf->stream, sizeof pf->stream, "%s", rank);
-    m = torch_groups(s, pf, &groups);
+    m = s[0] == '[' ? torch_groups(s, pf, &groups) : s;
     if (groups) {
         pf->prefixed = pf->per_line = 1;
         return *m == ' ' ? m + 1 : m;

@@ -211,13 +211,16 @@ static long torch_function(lp_ctx *x, const char *name, size_t n, const char *lo
 
 #define MAX_ENTRIES 64
 
-static void observe_guards(lp_ctx *x, long fn, guard *g, int n)
+/* Old values first (entries are listed newest first), then the new input's values,
+ * which every part of the newest entry names. */
+static void observe_guards(lp_ctx *x, long fn, guard *g, int n, int first_parts)
 {
-    for (int i = n - 1; i >= 0; i--) /* oldest entry first */
+    for (int i = n - 1; i >= 0; i--)
         if (g[i].what >= 0 && g[i].expected[0])
             lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].expected);
-    if (n && g[0].what >= 0 && g[0].actual[0])
-        lg_observe(x->l, (size_t)fn, g[0].arg, (lg_what)g[0].what, g[0].dim, g[0].actual);
+    for (int i = 0; i < first_parts && i < n; i++)
+        if (g[i].what >= 0 && g[i].actual[0])
+            lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].actual);
 }
 
 static void recompile(lp_ctx *x, const lp_rec *r)
@@ -253,6 +256,8 @@ static void recompile(lp_ctx *x, const lp_rec *r)
             if (entry == 0) first_entry_parts++;
         }
     }
+    /* N listed entries mean compile ids 0..N-1 exist and this one is N. */
+    if (entry + 1 > max_id) max_id = entry + 1;
     lg_fn *f = &x->l->fns[fn];
     if (max_id > f->max_compile_id) f->max_compile_id = max_id;
     if (!n)
@@ -268,7 +273,7 @@ static void recompile(lp_ctx *x, const lp_rec *r)
     }
     if (first_entry_parts)
         snprintf(reason, sizeof reason, "%s: %s", sts_miss_category_name(g[0].cat), g[0].detail);
-    observe_guards(x, fn, g, n);
+    observe_guards(x, fn, g, n, first_entry_parts);
     char src[600];
     snprintf(src, sizeof src, "%s:%lld", x->name, (long long)r->line);
     sts_ledger_call c = STS_LEDGER_CALL_INIT;
@@ -276,7 +281,13 @@ static void recompile(lp_ctx *x, const lp_rec *r)
     c.traces = c.compiles = 1;
     c.reason = reason[0] ? reason : NULL;
     c.source = src;
-    lg_add_call_sig(x->l, &c, pos < sizeof sig ? sig : "", NULL);
+    if (lg_add_call_sig(x->l, &c, pos < sizeof sig ? sig : "", NULL) == STS_OK) {
+        f = &x->l->fns[fn];
+        f->last_row = (int64_t)x->l->nrows - 1;
+        f->last_trace = r->traceid[0] ? lg_intern(x->l, r->traceid) : 0;
+        if (f->last_trace == UINT32_MAX) f->last_trace = 0;
+        f->last_entries = entry + 1;
+    }
     free(g);
 }
 
@@ -311,6 +322,22 @@ static void limit(lp_ctx *x, const lp_rec *r)
     /* At the limit, compile id N is the attempt refused after N entries. */
     long id = trace_compile_index(r->traceid);
     if (id > 0 && id - 1 > f->max_compile_id) f->max_compile_id = id - 1;
+    uint32_t tid = r->traceid[0] ? sts_strtab_find(&x->l->strs, r->traceid, strlen(r->traceid)) : UINT32_MAX;
+    /* Without compile ids (torch 2.1) the refused attempt is the record just before. */
+    int same = tid != UINT32_MAX ? tid == f->last_trace : !r->traceid[0] && f->last_row == (int64_t)x->l->nrows - 1;
+    if (same && f->last_row >= 0) {
+        /* The recompile record logged just before this warning never compiled. */
+        lg_row *row = &x->l->rows[f->last_row];
+        if (row->compiles) {
+            row->compiles = row->traces = 0;
+            f->compiles--;
+            f->traces--;
+            row->reason = lg_intern(x->l, "recompile limit reached: dynamo runs this call uncompiled");
+            if (row->reason == UINT32_MAX) row->reason = 0;
+        }
+        if (id > 0) f->max_compile_id = id - 1;
+        else if (f->last_entries > 0) f->max_compile_id = f->last_entries - 1;
+    }
     int known = 0;
     for (int k = 0; k < STS_MISS_COUNT; k++) known |= f->reasons[k] > 0;
     if (last && !known) {

@@ -14,7 +14,7 @@
 
 #include "read/json_chrome.h"
 
-#define CHUNK ((size_t)4096 << 10)
+#define CHUNK ((size_t)128 << 10) /* stays in L2: reads then cost no DRAM write-back */
 #define MAX_EVENT ((size_t)1 << 30)
 #define PROGRESS_STEP ((uint64_t)16 << 20)
 
@@ -384,6 +384,8 @@ sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_op
     r.progress = opt ? opt->progress : NULL;
     r.progress_user = opt ? opt->progress_user : NULL;
     json_skip_start(&r.skip);
+    jr_chain_init(&r.event_chain);
+    jr_chain_init(&r.args_chain);
     r.cap = CHUNK + JSON_PAD;
     r.buf = malloc(r.cap);
     if (!r.buf) return nomem(&r);

@@ -30,12 +30,45 @@ typedef struct jspan {
     uint64_t ip;    /*   and the integer part's magnitude */
 } jspan;
 
-/* The event keys the reader uses. */
+/* The event keys the reader uses; F_ARGS is "args", collected apart. */
 enum { F_PH, F_NAME, F_CAT, F_PID, F_TID, F_TS, F_DUR, F_ID, F_ID2, F_S, F_BP, F_COUNT };
+#define F_ARGS F_COUNT
 
 typedef struct jarg {
     jspan key, val;
+    int pred;     /* the key's slot in jr.args_chain, or -1 */
+    uint32_t gen; /* that slot's generation when the key was read */
 } jarg;
+
+/* A learned key layout: the exact bytes from just after '{' or ',' up to the value
+ * (whitespace, the quoted key, ':', whitespace) as the producer wrote them. Producers
+ * repeat their layouts, so a key that matches costs a 32-byte compare instead of a
+ * scan, a dispatch and three whitespace skips. */
+typedef struct jpred {
+    char pat[32];
+    uint32_t mask; /* bit i: pat[i] counts; never 0 in a learned layout */
+    uint8_t len;
+    int8_t field;  /* event keys: F_x, F_ARGS or -1 */
+    uint8_t kofs;  /* the key's contents within pat */
+    uint8_t kn;
+    uint8_t keep;  /* args: the mode keeps this key (valid when key != STS_NONE) */
+    uint8_t next[2]; /* the two layouts seen after this one, or JR_NO_PRED */
+    uint8_t way;     /* which of them came last */
+    uint32_t key;  /* args: the key's string id, STS_NONE until first committed */
+    uint32_t gen;  /* bumped when the slot is reused, so stale references are seen */
+} jpred;
+
+/* Layouts chained in the order keys come: each predicts the next two, so events of
+ * two kinds (a CPU op's args, then a kernel's) keep hitting where they differ. Slot
+ * JR_START stands before the first key, JR_LOOSE after a key too long to learn. */
+#define JR_POOL 64
+#define JR_NO_PRED 0xff
+#define JR_START 0
+#define JR_LOOSE 1
+typedef struct jchain {
+    jpred pool[JR_POOL];
+    uint8_t alloc; /* the next slot to reuse, round robin over 2..JR_POOL-1 */
+} jchain;
 
 typedef struct jevent {
     jspan f[F_COUNT];
@@ -98,7 +131,12 @@ typedef struct jr {
     jkey *keys;        /* JR_KEYS entries, direct-mapped */
 
     jlane_slot *lanes; /* JR_LANES entries */
+    jchain event_chain; /* layouts of event keys */
+    jchain args_chain;  /* layouts of args keys */
 } jr;
+
+/* Empties a chain (before the first event). */
+void jr_chain_init(jchain *c);
 
 /* Parses the event object at p ('{'). Returns the byte after its '}', or NULL: then
  * r->fail says where (at or past e: the event continues beyond the buffer) and what

@@ -6,7 +6,6 @@
 
 #include "read/json_chrome.h"
 
-#define F_ARGS F_COUNT /* "args": collected apart from the other keys */
 #define BIT(f) (1u << (f))
 
 static const char *const ANY_VALUE = "a value (true, false, null, a number, a string, an object or an array)";
@@ -210,36 +209,136 @@ static int args_wanted(const jr *r, const jevent *ev)
     }
 }
 
+void jr_chain_init(jchain *c)
+{
+    memset(c, 0, sizeof *c);
+    c->alloc = 2;
+    for (int i = 0; i < JR_POOL; i++) {
+        c->pool[i].next[0] = c->pool[i].next[1] = JR_NO_PRED;
+        c->pool[i].key = STS_NONE;
+    }
+}
+
+/* Whether the bytes at p repeat the layout in slot k. A layout holds no zero byte, so
+ * it never matches the zero padding after the data. */
+HOT int pred_match(const jchain *c, uint8_t k, const char *p)
+{
+    if (k == JR_NO_PRED) return 0;
+    const jpred *pr = &c->pool[k];
+#if defined(__SSE2__)
+    const __m128i *a = (const __m128i *)(const void *)p, *b = (const __m128i *)(const void *)pr->pat;
+    uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b)));
+    if (pr->len > 16) m |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))) << 16;
+    return (m & pr->mask) == pr->mask;
+#else
+    return memcmp(p, pr->pat, pr->len) == 0;
+#endif
+}
+
+/* The layout after slot j that the bytes at p repeat, or JR_NO_PRED. */
+HOT uint8_t pred_next(jchain *c, uint8_t j, const char *p)
+{
+    jpred *n = &c->pool[j];
+    uint8_t w = n->way;
+    if (pred_match(c, n->next[w], p)) return n->next[w];
+    if (pred_match(c, n->next[!w], p)) {
+        n->way = (uint8_t)!w;
+        return n->next[!w];
+    }
+    return JR_NO_PRED;
+}
+
+/* Learns the layout [from, value) of a key (contents at `key`, n bytes, unescaped)
+ * into a reused slot that follows slot j. Returns the slot, or JR_LOOSE when the
+ * layout does not fit. */
+static uint8_t pred_learn(jchain *c, uint8_t j, const char *from, const char *value, const char *key, size_t n,
+                          int field)
+{
+    size_t len = (size_t)(value - from);
+    if (len > sizeof c->pool[0].pat || memchr(from, 0, len)) return JR_LOOSE;
+    uint8_t k = c->alloc;
+    c->alloc = (uint8_t)(c->alloc + 1 < JR_POOL ? c->alloc + 1 : 2);
+    jpred *pr = &c->pool[k];
+    memcpy(pr->pat, from, len);
+    pr->len = (uint8_t)len;
+    pr->mask = (uint32_t)(((uint64_t)1 << len) - 1);
+    pr->field = (int8_t)field;
+    pr->kofs = (uint8_t)(key - from);
+    pr->kn = (uint8_t)n;
+    pr->next[0] = pr->next[1] = JR_NO_PRED;
+    pr->way = 0;
+    pr->key = STS_NONE;
+    pr->gen++;
+    /* Replace the successor of j that came less recently. */
+    jpred *prev = &c->pool[j];
+    prev->way = (uint8_t)!prev->way;
+    prev->next[prev->way] = k;
+    return k;
+}
+
+/* A key at p (just after '{' or ','), through its ':' and the whitespace after it.
+ * Returns the value's first byte and fills the key's span; *close is set when the
+ * object is empty ("{}"). */
+HOT const char *parse_key(jr *r, const char *p, const char *e, int first, jspan *key, int *close)
+{
+    p = json_ws(p);
+    if (*p != '"') {
+        if (first && *p == '}') {
+            *close = 1;
+            return p + 1;
+        }
+        return json_failed(&r->fail, p, "a string key");
+    }
+    int esc = 0;
+    const char *q = json_scan_string(p + 1, e, &esc, &r->fail);
+    if (!q) return NULL;
+    key->p = p + 1;
+    key->n = (uint32_t)(q - p - 1);
+    key->esc = (uint8_t)esc;
+    p = json_ws(q + 1);
+    if (*p != ':') return json_failed(&r->fail, p, "':' after an object key");
+    return json_ws(p + 1);
+}
+
 static const char *parse_args(jr *r, const char *p, const char *e, jevent *ev)
 {
     jspan ignored;
     ev->nargs = 0; /* a repeated "args" key: the last one counts */
     if (*p != '{' || !args_wanted(r, ev)) return parse_value(r, p, e, &ignored);
-    p = json_ws(p + 1);
-    if (*p == '}') return p + 1;
+    p++;
+    jchain *c = &r->args_chain;
+    uint8_t j = JR_START;
     for (;;) {
-        if (*p != '"') return json_failed(&r->fail, p, "a string key");
-        int esc = 0;
-        const char *q = json_scan_string(p + 1, e, &esc, &r->fail);
-        if (!q) return NULL;
         if (ev->nargs == r->argv_cap &&
             sts_grow((void **)&r->argv, &r->argv_cap, (size_t)ev->nargs + 1, sizeof *r->argv) != 0) {
             r->nomem = 1;
             return json_failed(&r->fail, p, "memory for args");
         }
         jarg *a = &r->argv[ev->nargs];
-        a->key.p = p + 1;
-        a->key.n = (uint32_t)(q - p - 1);
+        uint8_t k = pred_next(c, j, p);
         a->key.kind = JK_STRING;
-        a->key.esc = (uint8_t)esc;
-        p = json_ws(q + 1);
-        if (*p != ':') return json_failed(&r->fail, p, "':' after an object key");
-        p = parse_value(r, json_ws(p + 1), e, &a->val);
+        if (k != JR_NO_PRED) {
+            const jpred *pr = &c->pool[k];
+            a->key.p = p + pr->kofs;
+            a->key.n = pr->kn;
+            a->key.esc = 0;
+            p = json_ws(p + pr->len);
+        } else {
+            int close = 0;
+            const char *from = p;
+            p = parse_key(r, p, e, ev->nargs == 0, &a->key, &close);
+            if (!p || close) return p;
+            k = a->key.esc ? JR_LOOSE : pred_learn(c, j, from, p, a->key.p, a->key.n, -1);
+        }
+        a->pred = k == JR_LOOSE ? -1 : k;
+        a->gen = c->pool[k].gen;
+        j = k;
+        p = parse_value(r, p, e, &a->val);
         if (!p) return NULL;
         ev->nargs++;
         p = json_ws(p);
         if (*p == ',') {
-            p = json_ws(p + 1);
+            p++;
             continue;
         }
         if (*p == '}') return p + 1;
@@ -250,21 +349,28 @@ static const char *parse_args(jr *r, const char *p, const char *e, jevent *ev)
 const char *jr_parse_event(jr *r, const char *p, const char *e, jevent *ev)
 {
     jspan ignored;
+    jchain *c = &r->event_chain;
+    uint8_t j = JR_START;
     ev->start = p;
     ev->have = 0;
     ev->nargs = 0;
-    p = json_ws(p + 1);
-    if (*p == '}') return p + 1;
-    for (;;) {
-        if (*p != '"') return json_failed(&r->fail, p, "a string key");
-        const char *k = p + 1;
-        int esc = 0;
-        const char *q = json_scan_string(k, e, &esc, &r->fail);
-        if (!q) return NULL;
-        int field = esc ? escaped_key_field(k, (size_t)(q - k)) : key_field(k, (size_t)(q - k));
-        p = json_ws(q + 1);
-        if (*p != ':') return json_failed(&r->fail, p, "':' after an object key");
-        p = json_ws(p + 1);
+    p++;
+    for (int first = 1;; first = 0) {
+        int field;
+        uint8_t k = pred_next(c, j, p);
+        if (k != JR_NO_PRED) {
+            field = c->pool[k].field;
+            p = json_ws(p + c->pool[k].len);
+        } else {
+            jspan key;
+            int close = 0;
+            const char *from = p;
+            p = parse_key(r, p, e, first, &key, &close);
+            if (!p || close) return p;
+            field = key.esc ? escaped_key_field(key.p, key.n) : key_field(key.p, key.n);
+            k = key.esc ? JR_LOOSE : pred_learn(c, j, from, p, key.p, key.n, field);
+        }
+        j = k;
         if (field == F_ARGS) {
             p = parse_args(r, p, e, ev);
         } else if (field >= 0) {
@@ -276,7 +382,7 @@ const char *jr_parse_event(jr *r, const char *p, const char *e, jevent *ev)
         if (!p) return NULL;
         p = json_ws(p);
         if (*p == ',') {
-            p = json_ws(p + 1);
+            p++;
             continue;
         }
         if (*p == '}') return p + 1;
@@ -586,8 +692,19 @@ static int event_args(jr *r, const jevent *ev, uint32_t *first)
     for (uint32_t i = 0; i < ev->nargs; i++) {
         const jarg *a = &r->argv[i];
         uint32_t key;
-        int keep = arg_key(r, &a->key, &key);
-        if (keep < 0) return T_NOMEM;
+        int keep;
+        jpred *pr = a->pred >= 0 && r->args_chain.pool[a->pred].gen == a->gen ? &r->args_chain.pool[a->pred] : NULL;
+        if (pr && pr->key != STS_NONE) {
+            key = pr->key;
+            keep = pr->keep;
+        } else {
+            keep = arg_key(r, &a->key, &key);
+            if (keep < 0) return T_NOMEM;
+            if (pr) {
+                pr->key = key;
+                pr->keep = (uint8_t)keep;
+            }
+        }
         if (!keep) continue;
         sts_arg *o = &r->out[k];
         memset(o, 0, sizeof *o);

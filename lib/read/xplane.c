@@ -780,6 +780,9 @@ sts_status sts_read_xplane(const char *path, sts_timeline *tl, const sts_open_op
     char *buf = NULL;
     size_t cap = 0, n = 0;
     sts_status st = STS_OK;
+    /* Start at the file's size (a gzip file grows from there). */
+    uint64_t hint = sts_instream_raw_size(in);
+    if (hint && hint < ((uint64_t)1 << 40) && sts_grow((void **)&buf, &cap, (size_t)hint + 1, 1) != 0) cap = 0;
     for (;;) {
         if (sts_grow((void **)&buf, &cap, n + (1u << 20), 1) != 0) {
             st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);

@@ -2,7 +2,7 @@
  * and tests. sts_read_xplane() (read/readers.h) loads the file, inflating gzip, and
  * calls this.
  *
- * Mapping (see docs/formats.md, "XSpace"):
+ * Mapping (see docs/xplane.md):
  *   - a plane with at least one line becomes a process named after the plane
  *     ("/host:CPU", "/device:GPU:0"); its pid follows XProf's trace viewer: 701 for
  *     the host, ordinal + 1 for "/device:<kind>:<N>", 500 + plane index for other

@@ -22,13 +22,16 @@ static int has(const char *buf, size_t n, const char *needle)
 static sts_report_input classify(const char *buf, size_t n)
 {
     size_t i = 0;
-    if (n >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb && (unsigned char)buf[2] == 0xbf) i = 3;
-    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')) i++;
+    if (n >= 3 && (unsigned char)buf[0] == 0xef && (unsigned char)buf[1] == 0xbb && (unsigned char)buf[2] == 0xbf)
+        i = 3;
+    while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+        i++;
     if (i >= n) return STS_REPORT_INPUT_TRACE; /* empty: let the trace reader say so */
     if (buf[i] != '{') return STS_REPORT_INPUT_TRACE;
     /* A Chrome trace may be an object too: its "traceEvents" key decides first. */
     if (has(buf, n, "\"traceEvents\"")) return STS_REPORT_INPUT_TRACE;
     if (has(buf, n, "\"stepscope.ledger/")) return STS_REPORT_INPUT_LEDGER;
+    if (has(buf, n, "\"stepscope.bench/")) return STS_REPORT_INPUT_BENCH;
     if (has(buf, n, "\"warm_samples_seconds\"")) return STS_REPORT_INPUT_BENCH;
     if (has(buf, n, "\"rows\"") && has(buf, n, "\"functions\"")) return STS_REPORT_INPUT_LEDGER;
     return STS_REPORT_INPUT_TRACE;

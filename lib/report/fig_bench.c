@@ -9,9 +9,9 @@
 #include "report/figures.h"
 #include "report/svg.h"
 
-#define W 760.0
-#define TOP 124.0
-#define BOT 340.0
+#define W    760.0
+#define TOP  124.0
+#define BOT  340.0
 #define A_X0 72.0
 #define A_X1 200.0
 #define B_X0 300.0
@@ -25,10 +25,16 @@ static int cmp_double(const void *a, const void *b)
 
 double sts_rpt_median(const double *v, size_t n)
 {
-    if (n == 0) return NAN;
-    double *c = malloc(n * sizeof *c);
+    double *c = n ? malloc(n * sizeof *c) : NULL;
     if (!c) return NAN;
-    memcpy(c, v, n * sizeof *c);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i])) c[k++] = v[i]; /* a missing sample is not a value */
+    n = k;
+    if (n == 0) {
+        free(c);
+        return NAN;
+    }
     qsort(c, n, sizeof *c, cmp_double);
     double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
     free(c);
@@ -202,9 +208,15 @@ static void legend(sts_sbuf *b, const sts_rpt_bench *bn)
 void sts_rpt_draw_bench(sts_sbuf *b, const char *id, int standalone, const sts_rpt_bench *bn)
 {
     double median = isfinite(bn->median_ns) ? bn->median_ns : sts_rpt_median(bn->warm_ns, bn->nwarm);
+    size_t warm = 0, dev = 0;
+    for (size_t i = 0; i < bn->nwarm; i++)
+        warm += isfinite(bn->warm_ns[i]) != 0;
+    for (size_t i = 0; i < bn->ndevice; i++)
+        dev += isfinite(bn->device_ns[i]) != 0;
     char attrs[256];
-    snprintf(attrs, sizeof attrs, "data-warm=\"%zu\" data-device=\"%zu\" data-first-ns=\"%.0f\" data-median-ns=\"%.0f\"",
-             bn->nwarm, bn->ndevice, isfinite(bn->first_ns) ? bn->first_ns : -1, isfinite(median) ? median : -1);
+    snprintf(attrs, sizeof attrs,
+             "data-warm=\"%zu\" data-device=\"%zu\" data-first-ns=\"%.0f\" data-median-ns=\"%.0f\"", warm, dev,
+             isfinite(bn->first_ns) ? bn->first_ns : -1, isfinite(median) ? median : -1);
     char title[300];
     snprintf(title, sizeof title, "First call vs warm calls%s%s", bn->label ? ": " : "", bn->label ? bn->label : "");
     sts_svg_open(b, id, W, BOT + 50, standalone, attrs, title);
@@ -212,7 +224,8 @@ void sts_rpt_draw_bench(sts_sbuf *b, const char *id, int standalone, const sts_r
     char sub[256];
     int n = snprintf(sub, sizeof sub, "Two panels with independent vertical axes: read each axis's unit.");
     if (isfinite(bn->first_ns) && median > 0 && n > 0)
-        snprintf(sub + n, sizeof sub - (size_t)n, " The first call took %.0f\xc3\x97 the warm median.", bn->first_ns / median);
+        snprintf(sub + n, sizeof sub - (size_t)n, " The first call took %.0f\xc3\x97 the warm median.",
+                 bn->first_ns / median);
     sts_svg_text(b, 8, 38, "start", "sub", sub);
     legend(b, bn);
     panel_first(b, id, bn);

@@ -7,10 +7,10 @@
 #include "report/figures.h"
 #include "report/svg.h"
 
-#define W 760.0
-#define LABEL_W 150.0
-#define RIGHT 16.0
-#define ROW_H 18.0
+#define W        760.0
+#define LABEL_W  150.0
+#define RIGHT    16.0
+#define ROW_H    18.0
 #define LANE_GAP 8.0
 
 static void slice(sts_sbuf *b, const char *id, const sts_rpt_lanes *l, const sts_rpt_lslice *s, const sts_axis *a,

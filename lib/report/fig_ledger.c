@@ -41,7 +41,8 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
     snprintf(attrs, sizeof attrs, "data-calls=\"%zu\" data-traces=\"%d\" data-compiles=\"%d\"", c->n, have_t, have_c);
     sts_svg_open(b, id, W, bot + 52, standalone, attrs, "New traces and compiles caused by each call");
     sts_svg_patterns(b, id);
-    sts_svg_text(b, 8, 38, "start", "sub", "A count per call, not a time. Zero means the call reused an existing specialization.");
+    sts_svg_text(b, 8, 38, "start", "sub",
+                 "A count per call, not a time. Zero means the call reused an existing specialization.");
     char sw[96];
     double lx = x0;
     const size_t S_TRACE = 4, S_COMPILE = 0;
@@ -59,6 +60,8 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
     int groups = have_t + have_c;
     double bw = fmin(40, band * 0.7 / (groups ? groups : 1));
     double y_zero = sts_axis_map(&a, 0, bot, top);
+    int numbered = band < 64;
+    size_t every = band > 0 && band < 24 ? (size_t)ceil(24 / band) : 1;
     for (size_t i = 0; i < c->n; i++) {
         double gx = x0 + band * (double)i + (band - bw * groups) / 2;
         sts_sbuf_printf(b, "<g class=\"call\" data-call=\"%zu\">\n", i);
@@ -91,18 +94,29 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
                 sts_svg_num(b, y_zero - 1);
                 sts_sbuf_puts(b, "\"/>\n");
             }
-            sts_svg_text(b, gx + bw / 2, fmin(y, y_zero) - 6, "middle", "lbl", lab);
+            if (bw >= 14 && sts_svg_text_width(lab, 11) <= bw + 2)
+                sts_svg_text(b, gx + bw / 2, fmin(y, y_zero) - 6, "middle", "lbl", lab);
             gx += bw;
         }
+        /* Narrow groups are numbered (every few) instead of named; the tooltip names them. */
         char fit[200];
-        if (!sts_svg_fit_text(c->labels[i], band - 4, 11, fit, sizeof fit)) fit[0] = 0;
+        if (numbered) {
+            if (i % every == 0)
+                snprintf(fit, sizeof fit, "%zu", i + 1);
+            else
+                fit[0] = 0;
+        } else if (!sts_svg_fit_text(c->labels[i], band - 4, 11, fit, sizeof fit)) {
+            fit[0] = 0;
+        }
         sts_sbuf_puts(b, "<g class=\"xlab\"><title>");
+        sts_sbuf_printf(b, "call %zu: ", i + 1);
         sts_sbuf_escs(b, c->labels[i]);
         sts_sbuf_puts(b, "</title>");
-        sts_svg_text(b, x0 + band * ((double)i + 0.5), bot + 16, "middle", "tick", fit);
+        if (fit[0]) sts_svg_text(b, x0 + band * ((double)i + 0.5), bot + 16, "middle", "tick", fit);
         sts_sbuf_puts(b, "</g></g>\n");
     }
-    sts_svg_text(b, (x0 + x1) / 2, bot + 36, "middle", "ax-t", "call, in the order made");
+    sts_svg_text(b, (x0 + x1) / 2, bot + 36, "middle", "ax-t",
+                 numbered ? "call number, in the order made (hover for its label)" : "call, in the order made");
     sts_svg_close(b);
 }
 
@@ -141,7 +155,10 @@ void sts_rpt_draw_hbars(sts_sbuf *b, const char *id, int standalone, const sts_r
         sts_svg_series_fill(b, id, 0);
         sts_sbuf_puts(b, " data-name=\"");
         sts_sbuf_escs(b, f->names[i]);
-        sts_fmt_duration(v, d, sizeof d);
+        if (isfinite(f->ns[i]) && f->ns[i] > 0)
+            sts_fmt_duration(v, d, sizeof d);
+        else
+            snprintf(d, sizeof d, "no time recorded");
         if (f->counts[i] > 0)
             snprintf(lab, sizeof lab, "%s (%u %s%s)", d, f->counts[i], f->count_word, f->counts[i] == 1 ? "" : "s");
         else

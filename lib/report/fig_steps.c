@@ -6,9 +6,9 @@
 #include "report/figures.h"
 #include "report/svg.h"
 
-#define W 760.0
-#define LEFT 68.0
-#define RIGHT 16.0
+#define W      760.0
+#define LEFT   68.0
+#define RIGHT  16.0
 #define PLOT_H 260.0
 
 typedef struct geo {
@@ -16,7 +16,10 @@ typedef struct geo {
     double y_top, y_bot;
 } geo;
 
-static double ypx(const geo *g, double v) { return sts_axis_map(g->a, v, g->y_bot, g->y_top); }
+static double ypx(const geo *g, double v)
+{
+    return sts_axis_map(g->a, v, g->y_bot, g->y_top);
+}
 
 static void rect_open(sts_sbuf *b, const char *cls, double x, double y, double w, double h)
 {
@@ -62,8 +65,7 @@ static void inner_label(sts_sbuf *b, double x, double w, double ytop, double h, 
     sts_svg_text(b, x + w / 2, ytop + h / 2 + 4, "middle", "lbl", d);
 }
 
-static void draw_step(sts_sbuf *b, const char *id, const sts_rpt_steps *s, size_t i, const geo *g, double x,
-                      double bw)
+static void draw_step(sts_sbuf *b, const char *id, const sts_rpt_steps *s, size_t i, const geo *g, double x, double bw)
 {
     char d[48];
     sts_sbuf_printf(b, "<g class=\"step\" data-step=\"%zu\" data-total-ns=\"%.0f\">\n", i, s->total_ns[i]);
@@ -96,7 +98,8 @@ static void draw_step(sts_sbuf *b, const char *id, const sts_rpt_steps *s, size_
     sts_sbuf_printf(b, " fill=\"url(#%s-rem)\"", id);
     data_attrs(b, i, "(unattributed)", rem);
     tooltip(b, s, i, "unattributed (step minus children)", rem, 0);
-    if (rem >= 0) inner_label(b, x, bw, y1, y0 - y1, rem);
+    if (rem >= 0)
+        inner_label(b, x, bw, y1, y0 - y1, rem);
     else {
         sts_fmt_duration(rem, d, sizeof d);
         sts_svg_text(b, x + bw / 2, y0 + 12, "middle", "lbl", d);
@@ -113,7 +116,8 @@ static void draw_step(sts_sbuf *b, const char *id, const sts_rpt_steps *s, size_
     sts_svg_num(b, yt);
     sts_sbuf_puts(b, "\"/>\n");
     sts_fmt_duration(s->total_ns[i], d, sizeof d);
-    if (sts_svg_text_width(d, 11) <= bw + 24) sts_svg_text(b, x + bw / 2, fmin(yt, ypx(g, cum)) - 6, "middle", "lbl", d);
+    if (sts_svg_text_width(d, 11) <= bw + 24)
+        sts_svg_text(b, x + bw / 2, fmin(yt, ypx(g, cum)) - 6, "middle", "lbl", d);
     sts_sbuf_puts(b, "</g>\n");
 }
 
@@ -129,8 +133,10 @@ static double legend(sts_sbuf *b, const char *id, const sts_rpt_steps *s, double
             x = LEFT;
             y += 20;
         }
-        if (j < s->nseries) snprintf(sw, sizeof sw, "fill=\"url(#%s-p%zu)\"", id, j % 8);
-        else snprintf(sw, sizeof sw, "fill=\"url(#%s-rem)\" style=\"stroke:var(--muted)\"", id);
+        if (j < s->nseries)
+            snprintf(sw, sizeof sw, "fill=\"url(#%s-p%zu)\"", id, j % 8);
+        else
+            snprintf(sw, sizeof sw, "fill=\"url(#%s-rem)\" style=\"stroke:var(--muted)\"", id);
         x = sts_svg_legend_item(b, x, y, sw, label);
     }
     sts_svg_text(b, x + 4, y + 1, "start", "sub", "\xe2\x80\x94 step total");
@@ -142,7 +148,8 @@ void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_r
     double lo = 0, hi = 0;
     for (size_t i = 0; i < s->nsteps; i++) {
         double sum = 0;
-        for (size_t j = 0; j < s->nseries; j++) sum += fmax(0, s->child_ns[i * s->nseries + j]);
+        for (size_t j = 0; j < s->nseries; j++)
+            sum += fmax(0, s->child_ns[i * s->nseries + j]);
         hi = fmax(hi, fmax(s->total_ns[i], sum));
         lo = fmin(lo, s->rem_ns[i]);
     }
@@ -150,21 +157,23 @@ void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_r
     sts_axis_time(&a, lo, hi, 5);
 
     /* The legend's height depends on wrapping: lay it out into a scratch buffer first. */
+    int cut = s->nsteps < s->found;
     sts_sbuf leg = STS_SBUF_INIT;
-    double leg_bot = legend(&leg, id, s, 46);
-    geo g = { &a, leg_bot + 34, leg_bot + 34 + PLOT_H };
+    double leg_bot = legend(&leg, id, s, cut ? 62 : 46);
+    geo g = {&a, leg_bot + 34, leg_bot + 34 + PLOT_H};
     double h = g.y_bot + 52;
 
     char attrs[200], title[300];
     snprintf(attrs, sizeof attrs, "data-steps=\"%zu\" data-found=\"%zu\" data-series=\"%zu\" data-unit=\"%s\"",
              s->nsteps, s->found, s->nseries, a.unit_name);
-    if (s->nsteps < s->found)
-        snprintf(title, sizeof title, "Time inside each %s: children and unattributed remainder (first %zu of %zu steps)",
-                 s->step_name ? s->step_name : "step", s->nsteps, s->found);
-    else
-        snprintf(title, sizeof title, "Time inside each %s: children and unattributed remainder",
-                 s->step_name ? s->step_name : "step");
+    snprintf(title, sizeof title, "Time inside each %s: children and unattributed remainder",
+             s->step_name ? s->step_name : "step");
     sts_svg_open(b, id, W, h, standalone, attrs, title);
+    if (cut) {
+        char sub[160];
+        snprintf(sub, sizeof sub, "Showing the first %zu of %zu steps.", s->nsteps, s->found);
+        sts_svg_text(b, 8, 38, "start", "sub", sub);
+    }
     sts_svg_patterns(b, id);
     sts_sbuf_put(b, leg.p ? leg.p : "", leg.n);
     sts_sbuf_release(&leg);

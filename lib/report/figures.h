@@ -26,10 +26,10 @@ typedef struct sts_rpt_steps {
 
 /* One slice in the lane timeline, on its lane's depth row. */
 typedef struct sts_rpt_lslice {
-    double ts, dur;   /* ns, trace clock */
-    uint32_t lane;    /* index into lanes */
-    uint16_t depth;   /* row within the lane */
-    uint16_t color;   /* series index (fill) */
+    double ts, dur; /* ns, trace clock */
+    uint32_t lane;  /* index into lanes */
+    uint16_t depth; /* row within the lane */
+    uint16_t color; /* series index (fill) */
     const char *name;
 } sts_rpt_lslice;
 
@@ -45,7 +45,7 @@ typedef struct sts_rpt_lanes {
     sts_rpt_lane *lanes;
     size_t nslices;
     sts_rpt_lslice *slices;
-    size_t hidden;      /* slices in the window not drawn (too deep, too many lanes or slices) */
+    size_t hidden; /* slices in the window not drawn (too deep, too many lanes or slices) */
 } sts_rpt_lanes;
 
 /* Names by self time (a table, not a figure). */
@@ -63,22 +63,22 @@ typedef struct sts_rpt_names {
 
 /* One benchmarked workload: the first call apart from warm samples. NAN = absent. */
 typedef struct sts_rpt_bench {
-    const char *label;    /* "y = tanh(x @ w): x [64,32] f32, w [32,16] f32" */
+    const char *label; /* "y = tanh(x @ w): x [64,32] f32, w [32,16] f32" */
     double first_ns;
     double *warm_ns;
     size_t nwarm;
-    double median_ns;     /* as reported; else computed from warm_ns */
-    double dispatch_ns;   /* dispatch-only (not synchronized) interval */
-    double *device_ns;    /* device-timestamp durations per warm sample, may be empty */
+    double median_ns;   /* as reported; else computed from warm_ns */
+    double dispatch_ns; /* dispatch-only (not synchronized) interval */
+    double *device_ns;  /* device-timestamp durations per warm sample, may be empty */
     size_t ndevice;
 } sts_rpt_bench;
 
 /* Per call: new traces and compiles the call caused (lesson 2: 1, 0, 0, 1). */
 typedef struct sts_rpt_ledger_calls {
     size_t n;
-    const char **labels;   /* call category or signature */
-    double *traces;        /* NAN = not recorded */
-    double *compiles;      /* NAN = not recorded */
+    const char **labels; /* call category or signature */
+    double *traces;      /* NAN = not recorded */
+    double *compiles;    /* NAN = not recorded */
 } sts_rpt_ledger_calls;
 
 /* Horizontal bars of time per name: compile time per function, host-sync wait per
@@ -91,7 +91,7 @@ typedef struct sts_rpt_hbars {
     size_t n;
     const char **names;
     double *ns;
-    uint32_t *counts;       /* behind each time; 0 = not shown */
+    uint32_t *counts; /* behind each time; 0 = not shown */
 } sts_rpt_hbars;
 
 /* Each writes one <svg> with the given id; `standalone` adds the namespace and the

@@ -13,9 +13,14 @@ static void scalar(sts_sbuf *b, const sts_jval *v)
         snprintf(num, sizeof num, "%.6g", v->u.num);
         sts_sbuf_puts(b, num);
         break;
-    case STS_J_STR: sts_sbuf_put(b, v->u.str.s, v->u.str.n); break;
-    case STS_J_BOOL: sts_sbuf_puts(b, v->u.b ? "true" : "false"); break;
-    default: break;
+    case STS_J_STR:
+        sts_sbuf_put(b, v->u.str.s, v->u.str.n);
+        break;
+    case STS_J_BOOL:
+        sts_sbuf_puts(b, v->u.b ? "true" : "false");
+        break;
+    default:
+        break;
     }
 }
 
@@ -45,10 +50,11 @@ const char *sts_rpt_json_text(sts_report *r, const sts_jval *v)
 }
 
 sts_status sts_rpt_json_numbers(sts_report *r, const sts_jval *v, double scale, const char *name, const char *key,
-                         double **out, size_t *n, sts_error *err)
+                                double **out, size_t *n, size_t *finite, sts_error *err)
 {
     *out = NULL;
     *n = 0;
+    if (finite) *finite = 0;
     if (!v || v->type == STS_J_NULL) return STS_OK;
     if (v->type != STS_J_ARR) {
         return sts_error_set(err, STS_ERR_FORMAT, (int64_t)v->offset,
@@ -58,12 +64,20 @@ sts_status sts_rpt_json_numbers(sts_report *r, const sts_jval *v, double scale, 
     if (!d) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     for (size_t i = 0; i < v->u.arr.n; i++) {
         const sts_jval *it = v->u.arr.items[i];
+        if (it->type == STS_J_NULL) {
+            d[i] = NAN;
+            continue;
+        }
         if (it->type != STS_J_NUM || !(it->u.num >= 0) || !isfinite(it->u.num)) {
             return sts_error_set(err, STS_ERR_FORMAT, (int64_t)it->offset,
-                                 "%s: byte %zu: \"%s\"[%zu] must be a non-negative number of seconds", name,
+                                 "%s: byte %zu: \"%s\"[%zu] must be a non-negative number of seconds or null", name,
                                  it->offset, key, i);
         }
         d[i] = it->u.num * scale;
+        if (!isfinite(d[i]))
+            return sts_error_set(err, STS_ERR_RANGE, (int64_t)it->offset, "%s: byte %zu: \"%s\"[%zu] is out of range",
+                                 name, it->offset, key, i);
+        if (finite) (*finite)++;
     }
     *out = d;
     *n = v->u.arr.n;
@@ -71,7 +85,7 @@ sts_status sts_rpt_json_numbers(sts_report *r, const sts_jval *v, double scale, 
 }
 
 sts_status sts_rpt_json_number(const sts_jval *v, double scale, const char *name, const char *key, double *out,
-                        sts_error *err)
+                               sts_error *err)
 {
     *out = NAN;
     if (!v || v->type == STS_J_NULL) return STS_OK;
@@ -80,5 +94,8 @@ sts_status sts_rpt_json_number(const sts_jval *v, double scale, const char *name
                              "%s: byte %zu: \"%s\" must be a non-negative number", name, v->offset, key);
     }
     *out = v->u.num * scale;
+    if (!isfinite(*out))
+        return sts_error_set(err, STS_ERR_RANGE, (int64_t)v->offset, "%s: byte %zu: \"%s\" is out of range", name,
+                             v->offset, key);
     return STS_OK;
 }

@@ -9,7 +9,7 @@
 #include "report/in_json.h"
 
 #define MAX_CALLS 40
-#define MAX_BARS 30
+#define MAX_BARS  30
 
 static const char HOW_CALLS[] =
     "One group of bars per call, in the order the calls were made: how many new traces (the function's source "
@@ -19,9 +19,10 @@ static const char HOW_CALLS[] =
     "dtype or static choice gives 1.";
 
 static const char HOW_FNS[] =
-    "Time spent compiling each function, summed over all its compiles (the count is written after the time). "
-    "Compiling is paid again for every new specialization, so a function with many compiles and a large total "
-    "is churning: see the diagnosis below the figure.";
+    "Time spent compiling each function, summed over all its compiles (the count is written after the time), "
+    "longest first. Compiling is paid again for every new specialization, so a function with many compiles and "
+    "a large total is churning: see the diagnosis below the figure. \"No time recorded\" means the log gave the "
+    "compiles but not their duration.";
 
 static const char HOW_SYNCS[] =
     "Total time the host waited on device work in each scope of host synchronizations (blocking reads, waits, "
@@ -30,8 +31,8 @@ static const char HOW_SYNCS[] =
 
 static sts_status bad(sts_error *err, const char *name, const sts_jval *v, const char *what)
 {
-    return sts_error_set(err, STS_ERR_FORMAT, v ? (int64_t)v->offset : 0, "%s: byte %zu: %s", name,
-                         v ? v->offset : 0, what);
+    return sts_error_set(err, STS_ERR_FORMAT, v ? (int64_t)v->offset : 0, "%s: byte %zu: %s", name, v ? v->offset : 0,
+                         what);
 }
 
 /* A count member: a whole number >= 0, or absent / null (NAN). */
@@ -55,8 +56,7 @@ static sts_status nanos(const sts_jval *o, const char *key, const char *name, do
     return sts_rpt_json_number(sts_json_get(o, key), 1, name, key, out, err);
 }
 
-static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *rows, const char *name,
-                            sts_error *err)
+static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *rows, const char *name, sts_error *err)
 {
     size_t n = sts_json_len(rows), shown = n < MAX_CALLS ? n : MAX_CALLS;
     sts_rpt_ledger_calls *c = sts_rpt_alloc(r, sizeof *c);
@@ -64,20 +64,24 @@ static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval 
     c->labels = sts_rpt_alloc(r, (shown + 1) * sizeof *c->labels);
     c->traces = sts_rpt_alloc(r, (shown + 1) * sizeof *c->traces);
     c->compiles = sts_rpt_alloc(r, (shown + 1) * sizeof *c->compiles);
-    if (!c->labels || !c->traces || !c->compiles) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    if (!c->labels || !c->traces || !c->compiles)
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     for (size_t i = 0; i < n; i++) {
         const sts_jval *row = sts_json_at(rows, i);
         if (row->type != STS_J_OBJ) return bad(err, name, row, "each of \"rows\" must be an object");
         double t, k;
         sts_status st;
-        if ((st = count(row, "traces", name, &t, err)) != STS_OK || (st = count(row, "compiles", name, &k, err)) != STS_OK)
+        if ((st = count(row, "traces", name, &t, err)) != STS_OK ||
+            (st = count(row, "compiles", name, &k, err)) != STS_OK)
             return st;
         if (i >= shown) continue;
         const char *label = sts_json_str(sts_json_get(row, "label"), NULL);
         const char *fn = sts_json_str(sts_json_get(row, "function"), "?");
         char buf[512];
-        if (label && *label) snprintf(buf, sizeof buf, "%s", label);
-        else snprintf(buf, sizeof buf, "%s #%zu", fn, i + 1);
+        if (label && *label)
+            snprintf(buf, sizeof buf, "%s", label);
+        else
+            snprintf(buf, sizeof buf, "%s #%zu", fn, i + 1);
         c->labels[i] = sts_rpt_strdup(r, buf);
         c->traces[i] = t;
         c->compiles[i] = k;
@@ -103,6 +107,28 @@ static sts_rpt_hbars *hbars_new(sts_report *r, size_t n)
     return h->names && h->ns && h->counts ? h : NULL;
 }
 
+/* Longest compile time first; a stable insertion sort keeps the ledger's order on ties
+ * and puts functions without a recorded time last. */
+static void sort_by_time(sts_rpt_hbars *h)
+{
+    for (size_t i = 1; i < h->n; i++) {
+        const char *name = h->names[i];
+        double ns = h->ns[i];
+        uint32_t c = h->counts[i];
+        double key = isfinite(ns) ? ns : -1;
+        size_t j = i;
+        while (j > 0 && (isfinite(h->ns[j - 1]) ? h->ns[j - 1] : -1) < key) {
+            h->names[j] = h->names[j - 1];
+            h->ns[j] = h->ns[j - 1];
+            h->counts[j] = h->counts[j - 1];
+            j--;
+        }
+        h->names[j] = name;
+        h->ns[j] = ns;
+        h->counts[j] = c;
+    }
+}
+
 static sts_status fns_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *fns, const char *name, sts_error *err)
 {
     size_t n = sts_json_len(fns), shown = n < MAX_BARS ? n : MAX_BARS;
@@ -118,7 +144,8 @@ static sts_status fns_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *f
         if (f->type != STS_J_OBJ) return bad(err, name, f, "each of \"functions\" must be an object");
         double ns, k;
         sts_status st;
-        if ((st = nanos(f, "compile_ns", name, &ns, err)) != STS_OK || (st = count(f, "compiles", name, &k, err)) != STS_OK)
+        if ((st = nanos(f, "compile_ns", name, &ns, err)) != STS_OK ||
+            (st = count(f, "compiles", name, &k, err)) != STS_OK)
             return st;
         if (i >= shown) continue;
         h->names[i] = sts_rpt_strdup(r, sts_json_str(sts_json_get(f, "name"), "?"));
@@ -127,8 +154,10 @@ static sts_status fns_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *f
         if (ns > 0) any_time = 1;
     }
     h->n = shown;
+    sort_by_time(h);
     if (!any_time) {
-        sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, "No compile times were recorded, so there is no compile-time figure.");
+        sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE,
+                         "No compile times were recorded, so there is no compile-time figure.");
         return STS_OK;
     }
     if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_HBARS, "fig-ledger-compile", h, HOW_FNS))
@@ -198,9 +227,9 @@ sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t le
     const sts_jval *syncs = sts_json_get(root, "host_syncs");
     if (root->type != STS_J_OBJ || (!rows && !fns)) {
         sts_jdoc_release(&doc);
-        return sts_error_set(err, STS_ERR_FORMAT, 0,
-                             "%s: not a ledger: expected an object with \"rows\" and \"functions\" (stepscope.ledger/1)",
-                             name);
+        return sts_error_set(
+            err, STS_ERR_FORMAT, 0,
+            "%s: not a ledger: expected an object with \"rows\" and \"functions\" (stepscope.ledger/1)", name);
     }
     if ((rows && rows->type != STS_J_ARR) || (fns && fns->type != STS_J_ARR)) {
         const sts_jval *v = rows && rows->type != STS_J_ARR ? rows : fns;
@@ -217,14 +246,18 @@ sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t le
     st = calls_fig(r, sec, rows, name, err);
     if (st == STS_OK) st = fns_fig(r, sec, fns, name, err);
     const sts_jval *churn = sts_json_get(root, "churn");
+    if (st == STS_OK && sts_json_len(churn))
+        sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Churn: what keeps re-specializing");
     for (size_t i = 0; st == STS_OK && i < sts_json_len(churn) && i < 20; i++) {
         const char *msg = sts_json_str(sts_json_get(sts_json_at(churn, i), "message"), NULL);
         if (msg && *msg) sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, msg);
     }
     if (st == STS_OK && syncs) {
         const sts_jval *scopes = sts_json_get(syncs, "scopes");
-        if (scopes && scopes->type != STS_J_ARR) st = bad(err, name, scopes, "\"host_syncs\".\"scopes\" must be an array");
-        else st = syncs_fig(r, sec, scopes, name, err);
+        if (scopes && scopes->type != STS_J_ARR)
+            st = bad(err, name, scopes, "\"host_syncs\".\"scopes\" must be an array");
+        else
+            st = syncs_fig(r, sec, scopes, name, err);
     }
     sts_jdoc_release(&doc);
     if (st == STS_OK) sts_rpt_section_commit(r, sec);

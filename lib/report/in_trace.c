@@ -10,16 +10,17 @@
 #include "stepscope/analyze.h"
 
 #define MAX_STEPS_DRAWN 60
-#define MAX_SERIES 7 /* child names drawn; the rest become "other children" */
-#define MAX_LANES 24
-#define MAX_ROWS 8
-#define MAX_SLICES 3000
-#define MAX_NAME_ROWS 25
+#define MAX_SERIES      7 /* child names drawn; the rest become "other children" */
+#define MAX_LANES       24
+#define MAX_ROWS        8
+#define MAX_SLICES      3000
+#define MAX_NAME_ROWS   25
 
 static const char HOW_STEPS[] =
     "Each bar is one step, in trace order. Its stacked segments are the step's direct children, summed by "
     "name, and the hatched, dashed-outline segment is the unattributed remainder: step time that no direct child "
-    "covers. The black cap marks the step's own duration, so children plus remainder meet it exactly; never add "
+    "covers. The heavy line across each bar marks the step's own duration, so children plus remainder meet it exactly; "
+    "never add "
     "the step to its children (that counts the same time twice). A remainder below zero means the children "
     "overran the step by rounding; its value is written under the axis line. Hover a segment for its value.";
 
@@ -29,7 +30,24 @@ static const char HOW_LANES[] =
     "slice's parent is the slice directly above it. Names are written when they fit; hover a slice for its name, "
     "duration and depth. Slices with the same name have the same colour and texture as in the step figure.";
 
-static const char *series_label(const char *name) { return name; }
+static const char *series_label(const char *name)
+{
+    return name;
+}
+
+/* What to call the steps: their name when they share one, else the part before "#"
+ * ("ProfilerStep#551" -> "ProfilerStep"), else "step". */
+static const char *step_name(sts_report *r, const sts_timeline *tl, const sts_step *steps, size_t n)
+{
+    if (n == 0) return "step";
+    int same = 1;
+    for (size_t i = 1; i < n && same; i++)
+        same = steps[i].name == steps[0].name;
+    const char *first = sts_timeline_string(tl, steps[0].name);
+    if (same) return sts_rpt_strdup(r, first);
+    const char *hash = strchr(first, '#');
+    return hash && hash > first ? sts_rpt_strndup(r, first, (size_t)(hash - first)) : "step";
+}
 
 /* Per-step bars from the analyzer's breakdown. */
 static sts_status build_steps(sts_report *r, const sts_timeline *tl, const sts_steps *st, sts_rpt_steps **out)
@@ -42,7 +60,7 @@ static sts_status build_steps(sts_report *r, const sts_timeline *tl, const sts_s
     if (!s) return STS_ERR_NOMEM;
     s->found = n;
     s->nsteps = n < MAX_STEPS_DRAWN ? n : MAX_STEPS_DRAWN;
-    s->step_name = n ? sts_rpt_strdup(r, sts_timeline_string(tl, steps[0].name)) : "step";
+    s->step_name = step_name(r, tl, steps, n);
 
     /* Keep the child names with the most time, in their order of first appearance
      * (the order a reader meets them inside a step). */
@@ -58,7 +76,8 @@ static sts_status build_steps(sts_report *r, const sts_timeline *tl, const sts_s
             kept[best] = 1;
         }
     } else {
-        for (size_t j = 0; j < nstats; j++) kept[j] = 1;
+        for (size_t j = 0; j < nstats; j++)
+            kept[j] = 1;
     }
     int other = nstats > keep;
     s->nseries = keep + (size_t)other;
@@ -92,7 +111,8 @@ static sts_status build_steps(sts_report *r, const sts_timeline *tl, const sts_s
         s->rem_ns[i] = (double)steps[i].unattributed_ns;
         for (uint32_t c = steps[i].first_child; c < steps[i].first_child + steps[i].child_count && c < nch; c++) {
             size_t j = 0;
-            while (j < keep && names[j] != ch[c].name) j++;
+            while (j < keep && names[j] != ch[c].name)
+                j++;
             if (j == keep) j = keep; /* "other children" when it exists */
             if (j >= s->nseries) continue;
             s->child_ns[i * s->nseries + j] += (double)ch[c].total_ns;
@@ -118,7 +138,8 @@ static uint16_t color_for(const sts_rpt_steps *s, const char *name)
     int32_t c = series_of(s, name);
     if (c >= 0) return (uint16_t)c;
     uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) h = (h ^ *p) * 1099511628211ull;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
     return (uint16_t)(h % 7);
 }
 
@@ -132,8 +153,11 @@ static const char *lane_name(sts_report *r, const sts_timeline *tl, const sts_la
     const char *tn = ln->name ? sts_timeline_string(tl, ln->name) : NULL;
     const char *pl = p ? sts_timeline_string(tl, p->label) : "?";
     const char *tlab = sts_timeline_string(tl, ln->label);
-    if (tn && *tn) snprintf(buf, sizeof buf, "%s \xc2\xb7 %s", pn && *pn ? pn : pl, tn);
-    else snprintf(buf, sizeof buf, "%s \xc2\xb7 tid %s", pn && *pn ? pn : pl, tlab);
+    /* Thread first: when the label is cut to fit, what tells lanes apart survives. */
+    if (tn && *tn)
+        snprintf(buf, sizeof buf, "%s \xc2\xb7 %s", tn, pn && *pn ? pn : pl);
+    else
+        snprintf(buf, sizeof buf, "tid %s \xc2\xb7 %s%s", tlab, pn && *pn ? "" : "pid ", pn && *pn ? pn : pl);
     return sts_rpt_strdup(r, buf);
 }
 
@@ -162,8 +186,10 @@ static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t
             size_t a = 0, b = nsteps;
             while (b - a > 1) {
                 size_t m = (a + b) / 2;
-                if (steps[m].ts <= sl[i].ts) a = m;
-                else b = m;
+                if (steps[m].ts <= sl[i].ts)
+                    a = m;
+                else
+                    b = m;
             }
             if (steps[a].ts <= sl[i].ts && sl[i].ts < steps[a].ts + (steps[a].dur > 0 ? steps[a].dur : 1)) count[a]++;
         }
@@ -172,14 +198,14 @@ static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t
             if (count[k] > count[best]) best = k;
         *t0 = (double)steps[best].ts;
         *t1 = (double)(steps[best].ts + (steps[best].dur > 0 ? steps[best].dur : 1));
-        snprintf(why, n, "busiest step: %s %" PRId64 " (%zu slices start in it)", sts_timeline_string(tl, steps[best].name),
-                 steps[best].index, count[best]);
+        snprintf(why, n, "busiest step: %s %" PRId64 " (%zu slices start in it)",
+                 sts_timeline_string(tl, steps[best].name), steps[best].index, count[best]);
         free(count);
         return;
     }
     if (ns <= 400 || hi <= lo) return;
     enum { BINS = 50 };
-    size_t bins[BINS] = { 0 };
+    size_t bins[BINS] = {0};
     double width = (double)(hi - lo) / BINS;
     for (size_t i = 0; i < ns; i++) {
         size_t k = (size_t)((double)(sl[i].ts - lo) / width);
@@ -276,7 +302,8 @@ static sts_status build_names(sts_report *r, const sts_timeline *tl, sts_rpt_nam
     }
     N->n = shown;
     N->total = n;
-    for (size_t i = 0; i < n; i++) N->trace_self_ns += (double)sum[i].self_ns;
+    for (size_t i = 0; i < n; i++)
+        N->trace_self_ns += (double)sum[i].self_ns;
     for (size_t i = 0; i < shown; i++) {
         sts_rpt_name_row *row = &N->rows[i];
         row->name = sts_rpt_strdup(r, sts_timeline_string(tl, sum[i].name));
@@ -306,8 +333,10 @@ static void trace_facts(sts_report *r, sts_rpt_section *sec, const sts_timeline 
     sts_rpt_fact(r, f, "slices / lanes", "%zu / %zu", ns, nl);
     sts_fmt_duration((double)(in->ts_max - in->ts_min), d, sizeof d);
     sts_rpt_fact(r, f, "span", "%s", d);
-    sts_rpt_fact(r, f, "time resolution", "%s", in->resolution_ns >= 1000 ? "1 \xc2\xb5s (whole microseconds)" : "1 ns");
-    if (in->clamped) sts_rpt_fact(r, f, "clamped children", "%" PRIu64 " (overran their parent by rounding)", in->clamped);
+    sts_rpt_fact(r, f, "time resolution", "%s",
+                 in->resolution_ns >= 1000 ? "1 \xc2\xb5s (whole microseconds)" : "1 ns");
+    if (in->clamped)
+        sts_rpt_fact(r, f, "clamped children", "%" PRIu64 " (overran their parent by rounding)", in->clamped);
     if (in->overlaps) sts_rpt_fact(r, f, "overlaps", "%" PRIu64 " (kept out of the nesting)", in->overlaps);
     if (in->unmatched_end || in->unclosed_begin)
         sts_rpt_fact(r, f, "unmatched E / unclosed B", "%" PRIu64 " / %" PRIu64, in->unmatched_end, in->unclosed_begin);

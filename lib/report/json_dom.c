@@ -59,10 +59,14 @@ static int hex4(parser *p, size_t at, unsigned *out)
     for (size_t k = 0; k < 4; k++) {
         char c = p->s[at + k];
         unsigned d;
-        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
-        else return fail(p, at + k, "expected a hex digit in \\u escape");
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return fail(p, at + k, "expected a hex digit in \\u escape");
         v = v * 16 + d;
     }
     *out = v;
@@ -73,8 +77,10 @@ static void put_utf8(sts_sbuf *b, unsigned cp)
 {
     char u[4];
     size_t n;
-    if (cp < 0x80) u[0] = (char)cp, n = 1;
-    else if (cp < 0x800) u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
+    if (cp < 0x80)
+        u[0] = (char)cp, n = 1;
+    else if (cp < 0x800)
+        u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
     else if (cp < 0x10000)
         u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 0x3f)), u[2] = (char)(0x80 | (cp & 0x3f)),
         n = 3;
@@ -167,20 +173,25 @@ static int number(parser *p, sts_jval *v)
     size_t start = p->i, i = p->i;
     const char *s = p->s;
     if (i < p->n && s[i] == '-') i++;
-    if (i >= p->n || s[i] < '0' || s[i] > '9') return fail(p, start, "expected a value (number, string, object, array, true, false or null)");
-    if (s[i] == '0') i++;
+    if (i >= p->n || s[i] < '0' || s[i] > '9')
+        return fail(p, start, "expected a value (number, string, object, array, true, false or null)");
+    if (s[i] == '0')
+        i++;
     else
-        while (i < p->n && s[i] >= '0' && s[i] <= '9') i++;
+        while (i < p->n && s[i] >= '0' && s[i] <= '9')
+            i++;
     if (i < p->n && s[i] == '.') {
         i++;
         if (i >= p->n || s[i] < '0' || s[i] > '9') return fail(p, i, "expected a digit after '.'");
-        while (i < p->n && s[i] >= '0' && s[i] <= '9') i++;
+        while (i < p->n && s[i] >= '0' && s[i] <= '9')
+            i++;
     }
     if (i < p->n && (s[i] == 'e' || s[i] == 'E')) {
         i++;
         if (i < p->n && (s[i] == '+' || s[i] == '-')) i++;
         if (i >= p->n || s[i] < '0' || s[i] > '9') return fail(p, i, "expected a digit in the exponent");
-        while (i < p->n && s[i] >= '0' && s[i] <= '9') i++;
+        while (i < p->n && s[i] >= '0' && s[i] <= '9')
+            i++;
     }
     char tmp[128];
     size_t len = i - start;
@@ -318,12 +329,12 @@ static int value(parser *p, sts_jval **out)
     if (p->i >= p->n) return fail(p, p->i, "input ends where a value was expected");
     size_t at = p->i;
     char c = p->s[at];
-    sts_jtype t = c == '{'   ? STS_J_OBJ
-                  : c == '[' ? STS_J_ARR
-                  : c == '"' ? STS_J_STR
+    sts_jtype t = c == '{'               ? STS_J_OBJ
+                  : c == '['             ? STS_J_ARR
+                  : c == '"'             ? STS_J_STR
                   : c == 't' || c == 'f' ? STS_J_BOOL
-                  : c == 'n' ? STS_J_NULL
-                             : STS_J_NUM;
+                  : c == 'n'             ? STS_J_NULL
+                                         : STS_J_NUM;
     sts_jval *v = new_val(p, t, at);
     if (!v) return -1;
     *out = v;
@@ -334,17 +345,21 @@ static int value(parser *p, sts_jval **out)
         return rc;
     }
     switch (t) {
-    case STS_J_STR: return string_(p, &v->u.str.s, &v->u.str.n);
-    case STS_J_BOOL: return literal(p, c == 't' ? "true" : "false", v);
-    case STS_J_NULL: return literal(p, "null", v);
-    default: return number(p, v);
+    case STS_J_STR:
+        return string_(p, &v->u.str.s, &v->u.str.n);
+    case STS_J_BOOL:
+        return literal(p, c == 't' ? "true" : "false", v);
+    case STS_J_NULL:
+        return literal(p, "null", v);
+    default:
+        return number(p, v);
     }
 }
 
 sts_status sts_json_parse(sts_jdoc *doc, const char *text, size_t len, const char *name, sts_error *err)
 {
     doc->root = NULL;
-    parser p = { text, len, 0, 0, name ? name : "(json)", &doc->arena, err, STS_OK };
+    parser p = {text, len, 0, 0, name ? name : "(json)", &doc->arena, err, STS_OK};
     sts_jval *root;
     if (value(&p, &root) != 0) return p.st;
     skip_ws(&p);
@@ -373,13 +388,22 @@ const sts_jval *sts_json_get(const sts_jval *v, const char *key)
     return NULL;
 }
 
-size_t sts_json_len(const sts_jval *v) { return v && v->type == STS_J_ARR ? v->u.arr.n : 0; }
+size_t sts_json_len(const sts_jval *v)
+{
+    return v && v->type == STS_J_ARR ? v->u.arr.n : 0;
+}
 
 const sts_jval *sts_json_at(const sts_jval *v, size_t i)
 {
     return v && v->type == STS_J_ARR && i < v->u.arr.n ? v->u.arr.items[i] : NULL;
 }
 
-double sts_json_num(const sts_jval *v, double dflt) { return v && v->type == STS_J_NUM ? v->u.num : dflt; }
+double sts_json_num(const sts_jval *v, double dflt)
+{
+    return v && v->type == STS_J_NUM ? v->u.num : dflt;
+}
 
-const char *sts_json_str(const sts_jval *v, const char *dflt) { return v && v->type == STS_J_STR ? v->u.str.s : dflt; }
+const char *sts_json_str(const sts_jval *v, const char *dflt)
+{
+    return v && v->type == STS_J_STR ? v->u.str.s : dflt;
+}

@@ -45,7 +45,10 @@ typedef struct sts_jdoc {
     sts_arena arena;
     sts_jval *root;
 } sts_jdoc;
-#define STS_JDOC_INIT { STS_ARENA_INIT, NULL }
+#define STS_JDOC_INIT                                                                                                  \
+    {                                                                                                                  \
+        STS_ARENA_INIT, NULL                                                                                           \
+    }
 
 /* Parses `len` bytes of `text` as one JSON value (whitespace around it allowed).
  * `name` (a file name) prefixes error messages. On failure doc->root is NULL and err

@@ -12,11 +12,21 @@
 void sts_rpt_draw(sts_sbuf *b, const sts_rpt_fig *f, int standalone)
 {
     switch (f->kind) {
-    case STS_RPT_FIG_STEPS: sts_rpt_draw_steps(b, f->id, standalone, f->data); break;
-    case STS_RPT_FIG_LANES: sts_rpt_draw_lanes(b, f->id, standalone, f->data); break;
-    case STS_RPT_FIG_BENCH: sts_rpt_draw_bench(b, f->id, standalone, f->data); break;
-    case STS_RPT_FIG_LEDGER_CALLS: sts_rpt_draw_ledger_calls(b, f->id, standalone, f->data); break;
-    case STS_RPT_FIG_HBARS: sts_rpt_draw_hbars(b, f->id, standalone, f->data); break;
+    case STS_RPT_FIG_STEPS:
+        sts_rpt_draw_steps(b, f->id, standalone, f->data);
+        break;
+    case STS_RPT_FIG_LANES:
+        sts_rpt_draw_lanes(b, f->id, standalone, f->data);
+        break;
+    case STS_RPT_FIG_BENCH:
+        sts_rpt_draw_bench(b, f->id, standalone, f->data);
+        break;
+    case STS_RPT_FIG_LEDGER_CALLS:
+        sts_rpt_draw_ledger_calls(b, f->id, standalone, f->data);
+        break;
+    case STS_RPT_FIG_HBARS:
+        sts_rpt_draw_hbars(b, f->id, standalone, f->data);
+        break;
     }
 }
 
@@ -55,8 +65,12 @@ static void section(sts_sbuf *b, const sts_rpt_section *s)
             }
             sts_sbuf_puts(b, "</figure>\n");
             break;
-        case STS_RPT_ITEM_FACTS: facts(b, it->facts); break;
-        case STS_RPT_ITEM_NAMES: sts_rpt_table_names(b, it->id, it->names); break;
+        case STS_RPT_ITEM_FACTS:
+            facts(b, it->facts);
+            break;
+        case STS_RPT_ITEM_NAMES:
+            sts_rpt_table_names(b, it->id, it->names);
+            break;
         case STS_RPT_ITEM_NOTE:
             sts_sbuf_puts(b, "<p class=\"note\">");
             sts_sbuf_escs(b, it->text);
@@ -85,9 +99,11 @@ static void page(sts_sbuf *b, const sts_report *r)
     sts_sbuf_puts(b, "</style>\n</head>\n<body>\n<main>\n<h1>");
     sts_sbuf_escs(b, r->title);
     size_t nsec = 0, nfigs = sts_report_figure_count(r);
-    for (const sts_rpt_section *s = r->sections; s; s = s->next) nsec++;
-    sts_sbuf_printf(b, "</h1>\n<p class=\"meta\">Written by stepscope %s: %zu section%s, %zu figure%s. "
-                       "Self-contained: no scripts, no network.</p>\n",
+    for (const sts_rpt_section *s = r->sections; s; s = s->next)
+        nsec++;
+    sts_sbuf_printf(b,
+                    "</h1>\n<p class=\"meta\">Written by stepscope %s: %zu section%s, %zu figure%s. "
+                    "Self-contained: no scripts, no network.</p>\n",
                     sts_version(), nsec, nsec == 1 ? "" : "s", nfigs, nfigs == 1 ? "" : "s");
     if (nsec > 1) {
         sts_sbuf_puts(b, "<nav><ul>\n");
@@ -99,7 +115,8 @@ static void page(sts_sbuf *b, const sts_report *r)
         sts_sbuf_puts(b, "</ul></nav>\n");
     }
     if (!r->sections) sts_sbuf_puts(b, "<p class=\"note\">Nothing to show: no inputs were added.</p>\n");
-    for (const sts_rpt_section *s = r->sections; s; s = s->next) section(b, s);
+    for (const sts_rpt_section *s = r->sections; s; s = s->next)
+        section(b, s);
     sts_sbuf_puts(b, "</main>\n</body>\n</html>\n");
 }
 
@@ -178,7 +195,7 @@ sts_status sts_report_write_svgs(const sts_report *r, const char *dir, size_t *w
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return sts_error_set(err, STS_ERR_IO, -1, "%s: not a directory", dir);
-    svg_writer w = { dir, written, err, STS_OK };
+    svg_writer w = {dir, written, err, STS_OK};
     sts_rpt_each_fig(r, write_one, &w);
     return w.st;
 }

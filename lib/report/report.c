@@ -22,12 +22,16 @@ const char *sts_rpt_strndup(sts_report *r, const char *s, size_t n)
     return c;
 }
 
-const char *sts_rpt_strdup(sts_report *r, const char *s) { return sts_rpt_strndup(r, s ? s : "", s ? strlen(s) : 0); }
+const char *sts_rpt_strdup(sts_report *r, const char *s)
+{
+    return sts_rpt_strndup(r, s ? s : "", s ? strlen(s) : 0);
+}
 
 const char *sts_rpt_unique_id(sts_report *r, const char *base)
 {
     sts_rpt_idcount *c = r->ids;
-    while (c && strcmp(c->base, base) != 0) c = c->next;
+    while (c && strcmp(c->base, base) != 0)
+        c = c->next;
     if (!c) {
         c = sts_rpt_alloc(r, sizeof *c);
         if (!c || !(c->base = sts_rpt_strdup(r, base))) return NULL;
@@ -44,10 +48,14 @@ const char *sts_rpt_unique_id(sts_report *r, const char *base)
 const char *sts_report_input_name(sts_report_input kind)
 {
     switch (kind) {
-    case STS_REPORT_INPUT_TRACE: return "trace";
-    case STS_REPORT_INPUT_BENCH: return "bench";
-    case STS_REPORT_INPUT_LEDGER: return "ledger";
-    default: return "unknown";
+    case STS_REPORT_INPUT_TRACE:
+        return "trace";
+    case STS_REPORT_INPUT_BENCH:
+        return "bench";
+    case STS_REPORT_INPUT_LEDGER:
+        return "ledger";
+    default:
+        return "unknown";
     }
 }
 
@@ -88,8 +96,10 @@ sts_rpt_section *sts_rpt_section_new(sts_report *r, const char *kind, const char
 
 void sts_rpt_section_commit(sts_report *r, sts_rpt_section *s)
 {
-    if (r->last_section) r->last_section->next = s;
-    else r->sections = s;
+    if (r->last_section)
+        r->last_section->next = s;
+    else
+        r->sections = s;
     r->last_section = s;
 }
 
@@ -105,8 +115,10 @@ static sts_rpt_item *item_new(sts_report *r, sts_rpt_section *s, sts_rpt_item_ki
     sts_rpt_item *it = sts_rpt_alloc(r, sizeof *it);
     if (!it) return NULL;
     it->kind = kind;
-    if (s->last) s->last->next = it;
-    else s->items = it;
+    if (s->last)
+        s->last->next = it;
+    else
+        s->items = it;
     s->last = it;
     return it;
 }
@@ -198,7 +210,7 @@ static void pick_fig(const sts_rpt_fig *f, void *user)
 
 const char *sts_report_figure_id(const sts_report *r, size_t i)
 {
-    find_fig ff = { i, 0, NULL };
+    find_fig ff = {i, 0, NULL};
     if (r) sts_rpt_each_fig(r, pick_fig, &ff);
     return ff.id;
 }

@@ -32,7 +32,13 @@ typedef struct sts_rpt_facts {
     const char *val[STS_RPT_MAX_FACTS];
 } sts_rpt_facts;
 
-typedef enum sts_rpt_item_kind { STS_RPT_ITEM_FIG, STS_RPT_ITEM_FACTS, STS_RPT_ITEM_NAMES, STS_RPT_ITEM_NOTE, STS_RPT_ITEM_H3 } sts_rpt_item_kind;
+typedef enum sts_rpt_item_kind {
+    STS_RPT_ITEM_FIG,
+    STS_RPT_ITEM_FACTS,
+    STS_RPT_ITEM_NAMES,
+    STS_RPT_ITEM_NOTE,
+    STS_RPT_ITEM_H3
+} sts_rpt_item_kind;
 
 typedef struct sts_rpt_item {
     sts_rpt_item_kind kind;
@@ -46,9 +52,9 @@ typedef struct sts_rpt_item {
 
 typedef struct sts_rpt_section {
     const char *id;
-    const char *kind;    /* "trace", "bench", "ledger", "note" */
+    const char *kind; /* "trace", "bench", "ledger", "note" */
     const char *heading;
-    const char *source;  /* file or label shown under the heading; may be NULL */
+    const char *source; /* file or label shown under the heading; may be NULL */
     sts_rpt_item *items, *last;
     struct sts_rpt_section *next;
 } sts_rpt_section;

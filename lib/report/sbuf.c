@@ -25,7 +25,10 @@ void sts_sbuf_put(sts_sbuf *b, const char *s, size_t n)
     b->p[b->n] = 0;
 }
 
-void sts_sbuf_puts(sts_sbuf *b, const char *s) { sts_sbuf_put(b, s, strlen(s)); }
+void sts_sbuf_puts(sts_sbuf *b, const char *s)
+{
+    sts_sbuf_put(b, s, strlen(s));
+}
 
 void sts_sbuf_printf(sts_sbuf *b, const char *fmt, ...)
 {
@@ -51,10 +54,14 @@ size_t sts_utf8_seq_len(const unsigned char *s, size_t n)
     unsigned c = s[0], min, cp;
     size_t len;
     if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, min = 0x10000;
-    else return 0;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, min = 0x10000;
+    else
+        return 0;
     if (n < len) return 0;
     cp = c & (0x3fu >> (len - 1));
     for (size_t i = 1; i < len; i++) {
@@ -77,14 +84,26 @@ void sts_sbuf_esc(sts_sbuf *b, const char *s, size_t n)
         const char *ent = NULL;
         size_t len = 1;
         switch (c) {
-        case '&': ent = "&amp;"; break;
-        case '<': ent = "&lt;"; break;
-        case '>': ent = "&gt;"; break;
-        case '"': ent = "&quot;"; break;
-        case '\'': ent = "&#39;"; break;
+        case '&':
+            ent = "&amp;";
+            break;
+        case '<':
+            ent = "&lt;";
+            break;
+        case '>':
+            ent = "&gt;";
+            break;
+        case '"':
+            ent = "&quot;";
+            break;
+        case '\'':
+            ent = "&#39;";
+            break;
         default:
-            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ent = repl;
-            else if (c == 0x7f) ent = repl;
+            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                ent = repl;
+            else if (c == 0x7f)
+                ent = repl;
             else if (c >= 0x80 && (len = sts_utf8_seq_len(u + i, n - i)) == 0) {
                 ent = repl;
                 len = 1;
@@ -102,7 +121,10 @@ void sts_sbuf_esc(sts_sbuf *b, const char *s, size_t n)
     sts_sbuf_put(b, s + run, n - run);
 }
 
-void sts_sbuf_escs(sts_sbuf *b, const char *s) { sts_sbuf_esc(b, s, strlen(s)); }
+void sts_sbuf_escs(sts_sbuf *b, const char *s)
+{
+    sts_sbuf_esc(b, s, strlen(s));
+}
 
 void sts_sbuf_release(sts_sbuf *b)
 {

@@ -7,12 +7,15 @@
 #include <stddef.h>
 
 typedef struct sts_sbuf {
-    char *p;   /* NUL-terminated text; NULL until the first append */
-    size_t n;  /* bytes used, excluding the NUL */
+    char *p;  /* NUL-terminated text; NULL until the first append */
+    size_t n; /* bytes used, excluding the NUL */
     size_t cap;
-    int oom;   /* set when an append failed for lack of memory; later appends are dropped */
+    int oom; /* set when an append failed for lack of memory; later appends are dropped */
 } sts_sbuf;
-#define STS_SBUF_INIT { NULL, 0, 0, 0 }
+#define STS_SBUF_INIT                                                                                                  \
+    {                                                                                                                  \
+        NULL, 0, 0, 0                                                                                                  \
+    }
 
 void sts_sbuf_put(sts_sbuf *b, const char *s, size_t n);
 void sts_sbuf_puts(sts_sbuf *b, const char *s);

@@ -7,7 +7,7 @@
 static const struct {
     double size;
     const char *name;
-} time_units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" }, { 1, "ns" } };
+} time_units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\xc2\xb5s"}, {1, "ns"}};
 
 /* The smallest of 1, 2, 5 or 10 times 10^e that is >= raw. */
 static double nice_step(double raw, double min_step)
@@ -16,10 +16,14 @@ static double nice_step(double raw, double min_step)
     double e = floor(log10(raw));
     double mag = pow(10, e);
     double f = raw / mag, m;
-    if (f <= 1 + 1e-9) m = 1;
-    else if (f <= 2 + 1e-9) m = 2;
-    else if (f <= 5 + 1e-9) m = 5;
-    else m = 10;
+    if (f <= 1 + 1e-9)
+        m = 1;
+    else if (f <= 2 + 1e-9)
+        m = 2;
+    else if (f <= 5 + 1e-9)
+        m = 5;
+    else
+        m = 10;
     double step = m * mag;
     return step < min_step ? min_step : step;
 }
@@ -35,9 +39,12 @@ static void sanitize(double *lo, double *hi, double pad_if_zero)
     }
     if (*hi == *lo) {
         /* Nothing to span: show a small range that still contains the value. */
-        if (*lo == 0) *hi = pad_if_zero;
-        else if (*lo > 0) *lo = 0;
-        else *hi = 0;
+        if (*lo == 0)
+            *hi = pad_if_zero;
+        else if (*lo > 0)
+            *lo = 0;
+        else
+            *hi = 0;
     }
 }
 
@@ -46,7 +53,8 @@ static void layout(sts_axis *a, double lo, double hi, int target, double min_ste
     if (target < 1) target = 1;
     double step = nice_step((hi - lo) / target, min_step);
     /* Keep the tick count bounded whatever the caller's target. */
-    while ((hi - lo) / step > STS_AXIS_MAX_TICKS - 2) step = nice_step(step * 1.5, min_step);
+    while ((hi - lo) / step > STS_AXIS_MAX_TICKS - 2)
+        step = nice_step(step * 1.5, min_step);
     double k0 = floor(lo / step + 1e-9), k1 = ceil(hi / step - 1e-9);
     if (k1 <= k0) k1 = k0 + 1;
     a->step = step;
@@ -65,7 +73,8 @@ void sts_axis_time(sts_axis *a, double lo_ns, double hi_ns, int target)
      * than "0.8" on a ms one. */
     double m = fmax(fabs(lo_ns), fabs(hi_ns));
     size_t u = 0;
-    while (u + 1 < sizeof time_units / sizeof time_units[0] && m < time_units[u].size) u++;
+    while (u + 1 < sizeof time_units / sizeof time_units[0] && m < time_units[u].size)
+        u++;
     a->unit = time_units[u].size;
     a->unit_name = time_units[u].name;
     double s = a->step / a->unit;
@@ -94,7 +103,10 @@ void sts_axis_count(sts_axis *a, double lo, double hi, int target)
     a->decimals = 0;
 }
 
-double sts_axis_tick(const sts_axis *a, int i) { return (double)(a->k0 + i) * a->step; }
+double sts_axis_tick(const sts_axis *a, int i)
+{
+    return (double)(a->k0 + i) * a->step;
+}
 
 double sts_axis_map(const sts_axis *a, double v, double px0, double px1)
 {
@@ -126,7 +138,8 @@ void sts_fmt_duration(double ns, char *buf, size_t n)
     }
     double m = fabs(ns);
     size_t u = 0, last = sizeof time_units / sizeof time_units[0] - 1;
-    while (u < last && m < time_units[u].size) u++;
+    while (u < last && m < time_units[u].size)
+        u++;
     double v = m / time_units[u].size;
     int dec = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
     /* 999.7 µs would print as "1000 µs": move up a unit instead. */
@@ -148,7 +161,8 @@ void sts_fmt_number(double v, char *buf, size_t n)
     char *dot = strchr(num, '.');
     if (dot) {
         char *end = num + strlen(num) - 1;
-        while (end > dot && *end == '0') *end-- = 0;
+        while (end > dot && *end == '0')
+            *end-- = 0;
         if (end == dot) *end = 0;
     }
     snprintf(buf, n, "%s", num);

@@ -10,9 +10,9 @@
 #define STS_AXIS_MAX_TICKS 24
 
 typedef struct sts_axis {
-    double lo, hi;         /* domain in base units (ns for time), widened to whole ticks */
-    double step;           /* distance between ticks, base units */
-    long k0;               /* first tick is k0 * step */
+    double lo, hi; /* domain in base units (ns for time), widened to whole ticks */
+    double step;   /* distance between ticks, base units */
+    long k0;       /* first tick is k0 * step */
     int nticks;
     double unit;           /* base units per displayed unit (1e6 for ms) */
     const char *unit_name; /* "ns", "µs", "ms", "s"; "" for counts */

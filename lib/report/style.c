@@ -62,5 +62,11 @@ static const char page_css[] =
     "dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}\n"
     "nav ul{padding-left:1.2em;margin:.3em 0}\n";
 
-void sts_rpt_css_figures(sts_sbuf *b) { sts_sbuf_put(b, figure_css, sizeof figure_css - 1); }
-void sts_rpt_css_page(sts_sbuf *b) { sts_sbuf_put(b, page_css, sizeof page_css - 1); }
+void sts_rpt_css_figures(sts_sbuf *b)
+{
+    sts_sbuf_put(b, figure_css, sizeof figure_css - 1);
+}
+void sts_rpt_css_page(sts_sbuf *b)
+{
+    sts_sbuf_put(b, page_css, sizeof page_css - 1);
+}

@@ -12,14 +12,14 @@ void sts_svg_num(sts_sbuf *b, double v)
     char buf[64];
     snprintf(buf, sizeof buf, "%.2f", v);
     char *end = buf + strlen(buf) - 1;
-    while (*end == '0') *end-- = 0;
+    while (*end == '0')
+        *end-- = 0;
     if (*end == '.') *end = 0;
     if (strcmp(buf, "-0") == 0) strcpy(buf, "0");
     sts_sbuf_puts(b, buf);
 }
 
-void sts_svg_open(sts_sbuf *b, const char *id, double w, double h, int standalone, const char *attrs,
-                  const char *title)
+void sts_svg_open(sts_sbuf *b, const char *id, double w, double h, int standalone, const char *attrs, const char *title)
 {
     if (standalone) sts_sbuf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     sts_sbuf_puts(b, "<svg");
@@ -51,7 +51,10 @@ void sts_svg_open(sts_sbuf *b, const char *id, double w, double h, int standalon
     sts_svg_text(b, 8, 20, "start", "ttl", title);
 }
 
-void sts_svg_close(sts_sbuf *b) { sts_sbuf_puts(b, "</svg>\n"); }
+void sts_svg_close(sts_sbuf *b)
+{
+    sts_sbuf_puts(b, "</svg>\n");
+}
 
 /* Textures, in order: none, /, dots, -, \, cross, |, dense dots. */
 static const char *const textures[STS_RPT_NSERIES] = {
@@ -117,12 +120,13 @@ static void line(sts_sbuf *b, const char *cls, double x1, double y1, double x2, 
 
 static void axis_title(char *buf, size_t n, const sts_axis *a, const char *title)
 {
-    if (a->unit_name && *a->unit_name) snprintf(buf, n, "%s (%s)", title, a->unit_name);
-    else snprintf(buf, n, "%s", title);
+    if (a->unit_name && *a->unit_name)
+        snprintf(buf, n, "%s (%s)", title, a->unit_name);
+    else
+        snprintf(buf, n, "%s", title);
 }
 
-void sts_svg_yaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot,
-                   const char *title)
+void sts_svg_yaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot, const char *title)
 {
     char lab[64], t[256];
     sts_sbuf_printf(b, "<g class=\"yaxis\" data-unit=\"%s\" data-ticks=\"%d\">\n", a->unit_name, a->nticks);
@@ -139,8 +143,7 @@ void sts_svg_yaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double 
     sts_sbuf_puts(b, "</g>\n");
 }
 
-void sts_svg_xaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot,
-                   const char *title)
+void sts_svg_xaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot, const char *title)
 {
     char lab[64], t[256];
     sts_sbuf_printf(b, "<g class=\"xaxis\" data-unit=\"%s\" data-ticks=\"%d\">\n", a->unit_name, a->nticks);
@@ -165,7 +168,10 @@ static size_t utf8_chars(const char *s)
     return n;
 }
 
-double sts_svg_text_width(const char *text, double font_px) { return (double)utf8_chars(text) * font_px * 0.6; }
+double sts_svg_text_width(const char *text, double font_px)
+{
+    return (double)utf8_chars(text) * font_px * 0.6;
+}
 
 int sts_svg_fit_text(const char *text, double max_px, double font_px, char *buf, size_t n)
 {
@@ -182,7 +188,8 @@ int sts_svg_fit_text(const char *text, double max_px, double font_px, char *buf,
     size_t i = 0, chars = 0;
     while (text[i] && chars < fit) {
         size_t j = i + 1;
-        while (((unsigned char)text[j] & 0xc0) == 0x80) j++;
+        while (((unsigned char)text[j] & 0xc0) == 0x80)
+            j++;
         if (j + 4 > n) break; /* room for "…" (3 bytes) and the NUL */
         i = j;
         chars++;

@@ -30,13 +30,11 @@ void sts_svg_text(sts_sbuf *b, double x, double y, const char *anchor, const cha
 /* A vertical value axis on the left of a plot [x0, x1] x [y_top, y_bot]: gridlines,
  * tick labels, a darker line at zero, and `title` with the unit in parentheses above
  * the axis ("duration (ms)"). */
-void sts_svg_yaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot,
-                   const char *title);
+void sts_svg_yaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot, const char *title);
 
 /* A horizontal value axis below a plot: tick marks, labels and `title (unit)` under
  * them. Gridlines span [y_top, y_bot]. */
-void sts_svg_xaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot,
-                   const char *title);
+void sts_svg_xaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot, const char *title);
 
 /* A rough width of text in px at `font_px`: enough to decide whether a label fits.
  * Counts UTF-8 characters, not bytes. */

@@ -15,9 +15,10 @@ static void cell_dur(sts_sbuf *b, double ns)
 void sts_rpt_table_names(sts_sbuf *b, const char *id, const sts_rpt_names *n)
 {
     sts_sbuf_printf(b, "<table id=\"%s\" data-rows=\"%zu\" data-names=\"%zu\">\n", id, n->n, n->total);
-    sts_sbuf_puts(b, "<thead><tr><th>name</th><th class=\"n\">count</th><th class=\"n\">self time</th>"
-                     "<th class=\"n\">share of self</th><th class=\"n\">total (incl. children)</th>"
-                     "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th></tr></thead>\n<tbody>\n");
+    sts_sbuf_puts(
+        b, "<thead><tr><th>name</th><th class=\"n\">count</th><th class=\"n\">self time</th>"
+           "<th class=\"n\">share of self</th><th class=\"n\">total (incl. children)</th>"
+           "<th class=\"n\">min</th><th class=\"n\">median</th><th class=\"n\">max</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < n->n; i++) {
         const sts_rpt_name_row *r = &n->rows[i];
         double share = n->trace_self_ns > 0 ? r->self_ns / n->trace_self_ns : 0;

@@ -109,9 +109,6 @@ static void parse_records(sts_build *b, const char *p, const char *end, uint32_t
             (*recorded)++;
             break;
         }
-        case STS_REC_DEVICE:
-            if (sts_build_dev.record) sts_build_dev.record(b, (const sts_rec_device *)(const void *)p, lane);
-            break;
         default: {
             const sts_rec_arg **slot = STS_VEC_PUSH(b->pending);
             if (!slot) b->nomem = 1;
@@ -220,9 +217,11 @@ static int cmp_slice(const void *pa, const void *pb)
 }
 
 /* Orders slices (lane, ts, dur descending, recorded depth) and nests them per lane
- * with half-open intervals, exactly as the analyzer nests a file. Recorded scopes nest
- * by construction; the stack walk still decides parents, so a scope whose parent was
- * dropped becomes a root instead of joining a wrong parent. */
+ * with half-open intervals, exactly as the analyzer nests a file. Host scopes nest by
+ * construction; the stack walk still decides parents, so a scope whose parent was
+ * dropped becomes a root instead of joining a wrong parent. On device lanes two
+ * commands can overlap (a queue that is not in order): an overrun is then an overlap,
+ * kept out of the tree and listed, as the interval model says. */
 static sts_status nest(sts_timeline *tl)
 {
     size_t n = tl->slices.n;
@@ -245,10 +244,21 @@ static sts_status nest(sts_timeline *tl)
         while (sp && v[stack[sp - 1]].ts + v[stack[sp - 1]].dur <= s->ts) sp--;
         if (sp) {
             const sts_slice *p = &v[stack[sp - 1]];
-            if (s->ts + s->dur > p->ts + p->dur) {
-                s->dur = p->ts + p->dur - s->ts;
-                s->flags |= STS_SLICE_CLAMPED;
-                tl->info.clamped++;
+            int64_t overrun = s->ts + s->dur - (p->ts + p->dur);
+            if (overrun > 0) {
+                sts_overlap *o = STS_VEC_PUSH(tl->overlaps);
+                if (!o) {
+                    free(stack);
+                    return STS_ERR_NOMEM;
+                }
+                o->slice = (uint32_t)i;
+                o->parent = stack[sp - 1];
+                o->overrun_ns = overrun;
+                tl->info.overlaps++;
+                s->flags |= STS_SLICE_OVERLAP;
+                s->parent = STS_NONE;
+                s->depth = 0;
+                continue;
             }
         }
         s->parent = sp ? stack[sp - 1] : STS_NONE;
@@ -336,6 +346,7 @@ static sts_status build_timeline(sts_build *b, uint32_t session)
     for (size_t i = 0; i < k; i++) build_thread(b, order[i]);
     free(order);
     if (sts_build_dev.finish) sts_build_dev.finish(b);
+    b->devices_done = 1;
     if (tl->lanes.n) add_trace_instant(b, 0);
     if (b->nomem) return STS_ERR_NOMEM;
     sts_status st = nest(tl);
@@ -349,6 +360,7 @@ static void end_session(void)
 {
     sts_tclock_end(&sts_rec.clock);
     atomic_store_explicit(&sts_rec.session, 0, memory_order_seq_cst);
+    __atomic_store_n(&sts__trace_on, 0u, __ATOMIC_RELEASE);
     if (sts_rec.opt.flush_on_signal) sts_crash_uninstall();
 }
 
@@ -390,6 +402,13 @@ sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, s
     b.stats = stats;
     b.tl = sts_tl_new(sts_rec.dir, "stepscope-recorder", STS_ARGS_ALL);
     sts_status st = b.tl ? build_timeline(&b, session) : STS_ERR_NOMEM;
+    if (!b.devices_done && sts_build_dev.finish) {
+        /* The build stopped early: still release the devices' events. */
+        sts_timeline *keep = b.tl;
+        b.tl = NULL;
+        sts_build_dev.finish(&b);
+        b.tl = keep;
+    }
     release_pool();
     pthread_mutex_unlock(&sts_rec.lock);
     sts_u64map_release(&b.names);

@@ -16,6 +16,7 @@ typedef struct sts_build {
     int64_t start_ns, stop_ns;
     sts_trace_stats *stats;
     int nomem;
+    int devices_done;
 } sts_build;
 
 /* String id for a name pointer (cached by address); "" for NULL. */
@@ -29,11 +30,10 @@ uint32_t sts_build_slice(sts_build *b, uint32_t lane, int64_t ts, int64_t dur, u
                          uint32_t args);
 
 /* The device part of a build, installed by device.c when a device is traced, so
- * the host recorder links without the device layer:
- *   record  called for each device record, with the host lane of its thread;
- *   finish  called once after all threads: device lanes, flows, calibration. */
+ * the host recorder links without the device layer. `finish` runs once after the
+ * host threads (b->tl is NULL when the build failed: then it only releases what it
+ * holds): device lanes, dispatch slices, flows, calibration figures. */
 typedef struct sts_build_devices {
-    void (*record)(sts_build *b, const sts_rec_device *r, uint32_t host_lane);
     void (*finish)(sts_build *b);
 } sts_build_devices;
 

@@ -194,7 +194,7 @@ static void dump_records(const sts_tstate *s, const char *p, const char *end)
             out_us(te > ts ? te - ts : 0);
             out_args(kd >> 8);
             out_bytes("}", 1);
-        } else if ((kd & 0xffu) != STS_REC_DEVICE && npending < PENDING_MAX) {
+        } else if (npending < PENDING_MAX) {
             pending[npending++] = (const sts_rec_arg *)(const void *)p;
         }
         p += size;

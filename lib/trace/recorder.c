@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 sts_recorder sts_rec = { .lock = PTHREAD_MUTEX_INITIALIZER };
+uint32_t sts__trace_on;
 
 static __thread sts_tstate *tls_state;
 static __thread int tls_exiting;
@@ -83,6 +84,7 @@ static void join_session(sts_tstate *s, uint32_t session)
     atomic_store_explicit(&s->too_deep, 0, memory_order_relaxed);
     atomic_store_explicit(&s->unmatched, 0, memory_order_relaxed);
     s->full = 0;
+    s->last_t1 = 0;
     s->cur = NULL;
     s->wp = s->wend = NULL;
     atomic_store_explicit(&s->first, NULL, memory_order_release);
@@ -190,6 +192,7 @@ static inline void end_scope(sts_tstate *s)
     r->t0 = atomic_load_explicit(&s->stack[d].t0, memory_order_relaxed);
     r->t1 = t1;
     sts_rec_commit(s, sizeof *r);
+    s->last_t1 = t1;
 }
 
 void sts_scope_end(void)
@@ -208,7 +211,6 @@ void sts_scope_end_token(uint32_t token)
     end_scope(s);
 }
 
-void sts__scope_cleanup(uint32_t *token) { sts_scope_end_token(*token); }
 
 /* Appends an arg record for the innermost open frame. */
 static void put_arg(uint32_t kind, const char *key, int64_t i, double dv, const char *str)
@@ -409,6 +411,7 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     uint32_t id = ++sts_rec.last_session;
     if (id == 0 || id == STS_NO_SESSION) id = sts_rec.last_session = 1;
     atomic_store_explicit(&sts_rec.session, id, memory_order_release);
+    __atomic_store_n(&sts__trace_on, 1u, __ATOMIC_RELEASE);
 out:
     pthread_mutex_unlock(&sts_rec.lock);
     return st;

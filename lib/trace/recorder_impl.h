@@ -23,8 +23,7 @@ enum {
     STS_REC_SCOPE = 1, /* sts_rec_scope */
     STS_REC_ARG_INT,   /* sts_rec_arg */
     STS_REC_ARG_DOUBLE,
-    STS_REC_ARG_STR,   /* sts_rec_arg header, then len + 1 bytes, padded to 8 */
-    STS_REC_DEVICE     /* sts_rec_device */
+    STS_REC_ARG_STR    /* sts_rec_arg header, then len + 1 bytes, padded to 8 */
 };
 
 typedef struct sts_rec_scope {
@@ -47,18 +46,6 @@ typedef struct sts_rec_arg {
 #define STS_REC_ARG_HEADER offsetof(sts_rec_arg, v)
 #define STS_REC_STR_MAX 255
 
-/* One device command, as the device hook reported it (see device.c). */
-typedef struct sts_rec_device {
-    uint32_t kd;
-    uint32_t op;        /* sts_dev_op kind, see device.c */
-    const char *name;   /* kernel or copy name, owned by the device layer */
-    uint64_t t0, t1;    /* host ticks around the enqueue */
-    uint64_t correlation;
-    void *event;        /* the device layer's event, retained until stop */
-    uint32_t device;    /* index into the recorder's device table */
-    uint32_t bytes_lo;  /* bytes moved by a copy (low 32 bits) */
-} sts_rec_device;
-
 typedef struct sts_chunk {
     struct sts_chunk *_Atomic next;
     _Atomic size_t used; /* bytes of data[] holding complete records */
@@ -79,6 +66,8 @@ typedef struct sts_tstate {
     sts_chunk *cur;
     _Atomic uint64_t dropped, too_deep, unmatched; /* written by the owner only */
     int full;               /* the pool ran out for this thread: drop until stop */
+    uint64_t last_t1;       /* end tick of the last scope closed (device dispatch slices
+                               start no earlier) */
     sts_frame stack[STS_TRACE_MAX_DEPTH];
     /* cold */
     sts_chunk *_Atomic first;
@@ -121,7 +110,6 @@ static inline size_t sts_rec_size(const void *rec)
     case STS_REC_ARG_INT:
     case STS_REC_ARG_DOUBLE: return sizeof(sts_rec_arg);
     case STS_REC_ARG_STR: return (STS_REC_ARG_HEADER + ((const sts_rec_arg *)rec)->len + 1 + 7) & ~(size_t)7;
-    case STS_REC_DEVICE: return sizeof(sts_rec_device);
     default: return 0;
     }
 }

@@ -237,30 +237,55 @@ static int cmp_ev(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+static int ev_before(const xev *x, const xev *y) { return cmp_ev(x, y) < 0; }
+
+/* Events grouped by line (a stable counting sort), then each line in time order; a
+ * line already in order (a finalized timeline, a recorder's thread) is not sorted. */
 static sts_status collect_events(plan *p)
 {
+    size_t *count = calloc(p->nlines + 1, sizeof *count);
     uint32_t *lane_line = malloc((p->nlanes + 1) * sizeof *lane_line);
+    xev *tmp_ev = malloc((p->nslices + p->ninstants + 1) * sizeof *tmp_ev);
     p->ev = malloc((p->nslices + p->ninstants + 1) * sizeof *p->ev);
-    if (!lane_line || !p->ev) {
+    if (!count || !lane_line || !tmp_ev || !p->ev) {
+        free(count);
         free(lane_line);
+        free(tmp_ev);
         return nomem(p);
     }
     for (size_t l = 0; l < p->nlanes; l++) lane_line[l] = UINT32_MAX;
     for (size_t i = 0; i < p->nlines; i++) lane_line[p->lines[i].lane] = (uint32_t)i;
+    size_t n = 0;
     for (size_t i = 0; i < p->nslices; i++) {
         const sts_slice *s = &p->slices[i];
         if (s->dur < 0 || s->lane >= p->nlanes) continue;
-        xev *e = &p->ev[p->nev++];
-        *e = (xev){ s->ts, s->dur, (uint32_t)i, 0, lane_line[s->lane], 0 };
+        tmp_ev[n++] = (xev){ s->ts, s->dur, (uint32_t)i, 0, lane_line[s->lane], 0 };
     }
     for (size_t i = 0; i < p->ninstants; i++) {
         const sts_instant *s = &p->instants[i];
         if (s->lane >= p->nlanes) continue;
-        xev *e = &p->ev[p->nev++];
-        *e = (xev){ s->ts, 0, (uint32_t)i, 0, lane_line[s->lane], 1 };
+        tmp_ev[n++] = (xev){ s->ts, 0, (uint32_t)i, 0, lane_line[s->lane], 1 };
     }
     free(lane_line);
-    qsort(p->ev, p->nev, sizeof *p->ev, cmp_ev);
+    for (size_t i = 0; i < n; i++) count[tmp_ev[i].line]++;
+    size_t at = 0;
+    for (size_t l = 0; l < p->nlines; l++) {
+        size_t c = count[l];
+        count[l] = at;
+        at += c;
+    }
+    for (size_t i = 0; i < n; i++) p->ev[count[tmp_ev[i].line]++] = tmp_ev[i];
+    free(tmp_ev);
+    free(count);
+    p->nev = n;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        int sorted = 1;
+        for (; j < n && p->ev[j].line == p->ev[i].line; j++)
+            if (sorted && !ev_before(&p->ev[j - 1], &p->ev[j])) sorted = 0;
+        if (!sorted) qsort(p->ev + i, j - i, sizeof *p->ev, cmp_ev);
+        i = j;
+    }
     /* Line ranges, base times and spans; offsets must fit in int64 picoseconds. */
     for (size_t i = 0; i < p->nev;) {
         size_t j = i;

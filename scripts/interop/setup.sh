@@ -11,7 +11,7 @@
 # Environment: PYTHON (default python3) picks the interpreter for the venv;
 # STEPSCOPE_VENV (default .venv) the place.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 here=scripts/interop
 venv=${STEPSCOPE_VENV:-.venv}
 python=${PYTHON:-python3}

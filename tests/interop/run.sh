@@ -8,7 +8,7 @@
 # Traces are cached in build/interop/<producer>-<hash of its script and versions>/.
 # Prints "ok/FAIL/SKIP NAME" lines; exits non-zero when any check failed.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 root=$PWD
 STEPSCOPE=${STEPSCOPE:-$root/build/stepscope}
 cache=${STEPSCOPE_INTEROP_CACHE:-$root/build/interop}

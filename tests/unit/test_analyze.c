@@ -386,8 +386,9 @@ static void grow_tree(gen *g, int64_t lo, int64_t hi, int64_t lane_id, int64_t p
     }
 }
 
-TEST(random_forests_shuffled)
+static void random_forests(int cycles)
 {
+    sts_finalize_test_cycles = cycles;
     gen g = { mk(0), 0x1234567u, malloc(20000 * sizeof *g.iv), 0 };
     for (int l = 0; l < 4; l++) grow_tree(&g, 0, 100000, l, -1, 0);
     size_t n = g.n;
@@ -426,7 +427,13 @@ TEST(random_forests_shuffled)
     free(perm);
     free(g.iv);
     sts_timeline_free(g.tl);
+    sts_finalize_test_cycles = 0;
 }
+
+TEST(random_forests_shuffled) { random_forests(0); }
+
+/* The fallback permutation, used when the swap bookkeeping does not fit: same result. */
+TEST(random_forests_permuted_by_cycles) { random_forests(1); }
 
 /* ---- unions, self time, summaries -------------------------------------------------- */
 
@@ -943,6 +950,7 @@ int main(void)
     RUN(ns_resolution_one_ns_clamps_two_ns_overlaps);
     RUN(deep_nesting_without_recursion);
     RUN(random_forests_shuffled);
+    RUN(random_forests_permuted_by_cycles);
     RUN(union_of_interval_list);
     RUN(medians_odd_and_even);
     RUN(self_time_and_name_summaries);

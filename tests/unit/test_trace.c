@@ -16,6 +16,7 @@
 
 #ifndef TRACE_CORE_ONLY
 #include "stepscope/analyze.h"
+#include "stepscope/device.h"
 #include "stepscope/write.h"
 #else
 /* Built without the writers: nothing here writes files. */
@@ -462,6 +463,22 @@ TEST(errors)
     T_EQ_I64(sts_trace_start(dir, NULL, &err), STS_ERR_STATE);
     T_CONTAINS(err.message, "already running");
     T_EQ_I64(sts_trace_stop_timeline(NULL, NULL, &err), STS_OK);
+#ifndef TRACE_CORE_ONLY
+    /* The profile directory cannot be written: stop still ends the session and says
+     * where it failed. */
+    char plugins[128];
+    snprintf(plugins, sizeof plugins, "%s/plugins", dir);
+    f = fopen(plugins, "w");
+    if (f) fclose(f);
+    T_EQ_I64(sts_trace_start(dir, NULL, &err), STS_OK);
+    {
+        STS_SCOPE("lost");
+    }
+    sts_error_clear(&err);
+    T_TRUE(sts_trace_stop(NULL, &err) != STS_OK);
+    T_CONTAINS(err.message, "plugins");
+    T_EQ_I64(sts_trace_active(), 0);
+#endif
     tt_rmtree(dir);
 }
 
@@ -664,17 +681,6 @@ TEST(round_trip_both_formats)
             T_FAIL_AT("%s: %s", paths[k], err.message);
             continue;
         }
-        if (getenv("TRACE_DUMP")) {
-            size_t nl, nsl;
-            const sts_lane *l = sts_timeline_lanes(back, &nl);
-            const sts_slice *sl = sts_timeline_slices(back, &nsl);
-            for (size_t i = 0; i < nl; i++)
-                printf("lane %zu tid %lld name %s kind %u slices %u\n", i, (long long)l[i].tid,
-                       sts_timeline_string(back, l[i].name), l[i].kind, l[i].slice_count);
-            for (size_t i = 0; i < nsl; i++)
-                printf("  %u %lld %lld %s d%d\n", sl[i].lane, (long long)sl[i].ts, (long long)sl[i].dur,
-                       sts_timeline_string(back, sl[i].name), sl[i].depth);
-        }
         same_slices(mem, back);
         check_steps(back, first_thread_lane(back), 4);
         sts_timeline_free(back);
@@ -693,6 +699,109 @@ TEST(round_trip_both_formats)
     if (dirtl) check_steps(dirtl, first_thread_lane(dirtl), 4);
     sts_timeline_free(dirtl);
     sts_timeline_free(mem);
+    tt_rmtree(dir);
+}
+#endif
+
+#ifndef TRACE_CORE_ONLY
+/* Device lanes: each command on a device lane, linked to its enqueue on the host lane
+ * by correlation_id and a flow pair; the files keep the links. */
+TEST(device_lanes)
+{
+    sts_device *dev = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_device_open(NULL, &dev, &err) != STS_OK) T_SKIP("no OpenCL device: %s", err.message);
+    const int64_t shape[1] = { 1024 };
+    sts_array *a = NULL;
+    static float host[1024];
+    for (int i = 0; i < 1024; i++) host[i] = (float)i / 1024.0f;
+    T_EQ_I64(sts_array_create(dev, STS_DTYPE_F32, 1, shape, &a, &err), STS_OK);
+    /* Warm: the first tanh builds its kernel. */
+    T_EQ_I64(sts_op_tanh(dev, a, a, NULL, &err), STS_OK);
+    T_EQ_I64(sts_arrays_ready(&a, 1, &err), STS_OK);
+
+    T_EQ_I64(sts_trace_device(dev, &err), STS_ERR_STATE);
+    T_CONTAINS(err.message, "no trace session");
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    T_EQ_I64(sts_trace_device(dev, &err), STS_OK);
+    T_EQ_I64(sts_trace_device(dev, &err), STS_OK); /* twice: no-op */
+    for (int i = 0; i < 3; i++) {
+        STS_SCOPE("call");
+        T_EQ_I64(sts_array_write(a, host, sizeof host, NULL, &err), STS_OK);
+        T_EQ_I64(sts_op_tanh(dev, a, a, NULL, &err), STS_OK);
+        T_EQ_I64(sts_arrays_ready(&a, 1, &err), STS_OK);
+    }
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, &err), STS_OK);
+    T_EQ_U64(st.device_ops, 6);
+    T_TRUE(st.device_offset_error_ns > 0);
+    size_t nl, ns, nf;
+    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
+    const sts_slice *sl = sts_timeline_slices(tl, &ns);
+    const sts_flow *fl = sts_timeline_flows(tl, &nf);
+    uint32_t dev_lane = STS_NONE;
+    for (size_t i = 0; i < nl; i++)
+        if (lanes[i].kind == STS_LANE_DEVICE) dev_lane = (uint32_t)i;
+    T_TRUE(dev_lane != STS_NONE);
+    if (dev_lane == STS_NONE) goto done;
+    const sts_process *proc = &sts_timeline_processes(tl, NULL)[lanes[dev_lane].process];
+    T_TRUE(strncmp(sts_timeline_string(tl, proc->name), "/device:", 8) == 0);
+    T_EQ_U64(lanes[dev_lane].slice_count, 6);
+    T_EQ_U64(nf, 12);
+    int linked = 0;
+    for (uint32_t i = lanes[dev_lane].first_slice; i < lanes[dev_lane].first_slice + lanes[dev_lane].slice_count; i++) {
+        int64_t corr = arg_i(tl, &sl[i], "correlation_id");
+        T_TRUE(corr > 0);
+        T_TRUE(sl[i].ts >= st.start_ns && sl[i].ts + sl[i].dur <= st.stop_ns);
+        for (size_t j = 0; j < ns; j++) {
+            if (lanes[sl[j].lane].kind != STS_LANE_THREAD || arg_i(tl, &sl[j], "correlation_id") != corr) continue;
+            /* The enqueue lies inside the scope that made it, and names the command. */
+            T_TRUE(sl[j].parent != STS_NONE);
+            if (sl[j].parent != STS_NONE) T_EQ_STR(sts_timeline_string(tl, sl[sl[j].parent].name), "call");
+            char want[80];
+            snprintf(want, sizeof want, "enqueue %s", sts_timeline_string(tl, sl[i].name));
+            T_EQ_STR(sts_timeline_string(tl, sl[j].name), want);
+            linked++;
+        }
+    }
+    T_EQ_I64(linked, 6);
+    int starts = 0, finishes = 0;
+    for (size_t i = 0; i < nf; i++) {
+        starts += fl[i].phase == 's' && lanes[fl[i].lane].kind == STS_LANE_THREAD;
+        finishes += fl[i].phase == 'f' && fl[i].lane == dev_lane && fl[i].bind_enclosing;
+    }
+    T_EQ_I64(starts, 6);
+    T_EQ_I64(finishes, 6);
+    /* Chrome JSON keeps the device lane, correlation ids and flows. */
+    char json[128];
+    snprintf(json, sizeof json, "%s/dev.trace.json.gz", dir);
+    T_EQ_I64(sts_write_chrome_json(tl, json, NULL, &err), STS_OK);
+    sts_timeline *back = NULL;
+    T_EQ_I64(sts_timeline_open(json, NULL, &back, &err), STS_OK);
+    if (back) {
+        size_t bf;
+        sts_timeline_flows(back, &bf);
+        T_EQ_U64(bf, 12);
+        same_slices(tl, back);
+    }
+    sts_timeline_free(back);
+done:
+    sts_timeline_free(tl);
+    /* Detach: only while recorded; a device not being traced is reported. */
+    T_EQ_I64(sts_trace_device_detach(dev, &err), STS_ERR_NOT_FOUND);
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    T_EQ_I64(sts_trace_device(dev, &err), STS_OK);
+    T_EQ_I64(sts_op_tanh(dev, a, a, NULL, &err), STS_OK);
+    T_EQ_I64(sts_trace_device_detach(dev, &err), STS_OK);
+    T_EQ_I64(sts_op_tanh(dev, a, a, NULL, &err), STS_OK); /* after detach: not recorded */
+    T_EQ_I64(sts_arrays_ready(&a, 1, &err), STS_OK);
+    T_EQ_I64(sts_trace_stop_timeline(NULL, &st, &err), STS_OK);
+    T_EQ_U64(st.device_ops, 1);
+    sts_array_free(a);
+    sts_device_free(dev);
     tt_rmtree(dir);
 }
 #endif
@@ -716,6 +825,7 @@ int main(void)
 #ifndef TRACE_CORE_ONLY
     RUN(exit_flush_writes_profile);
     RUN(round_trip_both_formats);
+    RUN(device_lanes);
 #endif
     return t_done();
 }

@@ -444,6 +444,50 @@ TEST(xplane_encoder_is_deterministic_and_canonical)
     sts_tl_free(tl);
 }
 
+TEST(xplane_several_processes_and_empty)
+{
+    /* Two host processes, both with a thread 1: one /host:CPU plane, distinct line ids,
+     * names prefixed with the process. */
+    sts_timeline *tl = sts_tl_new("x", "x", STS_ARGS_KNOWN);
+    uint32_t a = mk_lane(tl, 10, "procA", 1, "main", 0);
+    uint32_t b = mk_lane(tl, 20, "procB", 1, "main", 0);
+    add(tl, a, "fa", 100, 10);
+    add(tl, b, "fb", 100, 20);
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_write_xplane(tl, tmp("m.xplane.pb"), NULL, &err), STS_OK);
+    sts_timeline *back = read_xplane_raw(tmp("m.xplane.pb"), STS_ARGS_KNOWN);
+    if (back) {
+        size_t np, nl;
+        sts_timeline_processes(back, &np);
+        const sts_lane *l = sts_timeline_lanes(back, &nl);
+        T_EQ_U64(np, 1);
+        T_EQ_U64(nl, 2);
+        if (nl == 2) {
+            T_EQ_STR(S(back, l[0].name), "procA/main");
+            T_EQ_I64(l[0].tid, 1);
+            T_EQ_STR(S(back, l[1].name), "procB/main");
+            T_EQ_I64(l[1].tid, (INT64_C(1) << 40) + 1);
+        }
+        sts_tl_free(back);
+    }
+    sts_tl_free(tl);
+    /* An empty timeline: an XSpace with only the hostname; JSON with only the end mark. */
+    tl = sts_tl_new("x", "x", STS_ARGS_KNOWN);
+    sts_write_options o = STS_WRITE_OPTIONS_INIT;
+    o.host = "h";
+    uint8_t *bytes;
+    size_t n;
+    T_EQ_I64(sts_xplane_encode_mem(tl, &o, &bytes, &n, &err), STS_OK);
+    T_EQ_U64(n, 3);
+    if (n == 3) T_TRUE(bytes[0] == 0x22 && bytes[1] == 1 && bytes[2] == 'h');
+    free(bytes);
+    T_EQ_I64(sts_write_chrome_json(tl, tmp("empty.json"), NULL, &err), STS_OK);
+    char *txt = slurp(tmp("empty.json"), NULL);
+    T_EQ_STR(txt, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{}]}\n");
+    free(txt);
+    sts_tl_free(tl);
+}
+
 /* ---- Chrome JSON ---- */
 
 TEST(chrome_json_layout)
@@ -620,8 +664,30 @@ TEST(profile_dir_bad_parent)
     sts_tl_free(tl);
 }
 
+/* With STS_WRITE_FUZZ_SEEDS=DIR, saves the writer's XSpaces as fuzz seeds. */
+static void write_seeds(void)
+{
+    const char *dir = getenv("STS_WRITE_FUZZ_SEEDS");
+    if (!dir) return;
+    sts_timeline *tl = lesson3();
+    sts_write_options o = STS_WRITE_OPTIONS_INIT;
+    o.host = "seed";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/writer_lesson3.pb", dir);
+    sts_write_xplane(tl, path, &o, NULL);
+    sts_tl_free(tl);
+    tl = sts_tl_new("x", "x", STS_ARGS_ALL);
+    uint32_t l = mk_lane(tl, 3, "/device:GPU:0", 5, "Stream #5", 1);
+    add(tl, l, "kernel", 123456789, 1);
+    add(tl, l, "kernel", 123456790, 0);
+    snprintf(path, sizeof path, "%s/writer_device.pb", dir);
+    sts_write_xplane(tl, path, &o, NULL);
+    sts_tl_free(tl);
+}
+
 int main(void)
 {
+    write_seeds();
     snprintf(tmpdir, sizeof tmpdir, "/tmp/sts_test_write_XXXXXX");
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");
@@ -633,6 +699,7 @@ int main(void)
     RUN(xplane_fixture_rewrite_keeps_counts);
     RUN(xplane_range_error_keeps_destination);
     RUN(xplane_encoder_is_deterministic_and_canonical);
+    RUN(xplane_several_processes_and_empty);
     RUN(chrome_json_layout);
     RUN(chrome_json_gzip_and_times);
     RUN(chrome_json_escapes_and_big_ids);

@@ -775,8 +775,44 @@ static void check_fixture(const char *file, size_t want_planes)
 TEST(fixture_conv_mi300_8gpu_matches_protoc) { check_fixture("conv_mi300_8gpu.xplane.pb", 9); }
 TEST(fixture_te_fused_attn_matches_protoc) { check_fixture("te_fused_attn.xplane.pb", 2); }
 
+/* With STS_WRITE_FUZZ_SEEDS=DIR, saves the hand-built XSpaces as fuzz seeds. */
+static void save_seed(const char *dir, const char *name, const void *p, size_t n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(p, 1, n, f);
+    fclose(f);
+}
+
+static void write_seeds(void)
+{
+    const char *dir = getenv("STS_WRITE_FUZZ_SEEDS");
+    if (!dir) return;
+    buf b = build(space_rules);
+    save_seed(dir, "hand_rules.pb", b.v, b.n);
+    free(b.v);
+    b = build(space_bad_line);
+    save_seed(dir, "hand_line.pb", b.v, b.n);
+    b.v[14] = 0x09; /* the line's length runs past its plane */
+    save_seed(dir, "hand_line_overrun.pb", b.v, b.n);
+    free(b.v);
+    uint8_t deep[64 * 3];
+    size_t n = 0;
+    for (int i = 0; i < 64; i++) { /* 64 nested planes fields */
+        memmove(deep + 2, deep, n);
+        deep[0] = 0x0a;
+        deep[1] = (uint8_t)n;
+        n += 2;
+    }
+    save_seed(dir, "hand_deep.pb", deep, n);
+    save_seed(dir, "hand_json.pb", "{\"traceEvents\":[]}", 18);
+}
+
 int main(void)
 {
+    write_seeds();
     RUN(encoder_known_bytes);
     RUN(encoder_nested_sizes);
     RUN(encoder_detects_misuse);

@@ -1,30 +1,29 @@
-/* analyze: an adaptive merge sort of uint32 index arrays, instantiated per key.
+/* analyze: an adaptive merge sort, instantiated per element type and key.
  *
  * Trace events mostly arrive in time order, with local disorder (a child listed before
  * its parent, two threads' buffers flushed in turn). A natural merge sort costs one
- * pass on sorted input and few passes on nearly sorted input, and sorting 4-byte
- * indices keeps the scratch memory at 4 bytes per element.
+ * pass on sorted input and few passes on nearly sorted input.
  *
- *   STS_DEFINE_IDX_SORT(fn, ctx_type, LESS)
- * defines `static int fn(uint32_t *a, size_t n, uint32_t *tmp, const ctx_type *ctx)`
- * that sorts a[0..n) using tmp[0..n) as scratch; LESS(ctx, x, y) must be a strict
- * total order on the index values (break every tie). Returns 0, or -1 when the run
- * table cannot be allocated. */
-#ifndef STS_ANALYZE_IDXSORT_H
-#define STS_ANALYZE_IDXSORT_H
+ *   STS_DEFINE_SORT(fn, T, ctx_type, LESS)
+ * defines `static int fn(T *a, size_t n, T *tmp, const ctx_type *ctx)` that sorts
+ * a[0..n) using tmp[0..n) as scratch; LESS(ctx, x, y) compares two T values and must
+ * be a strict total order (break every tie), so stability does not matter. Returns 0,
+ * or -1 when the run table cannot be allocated. */
+#ifndef STS_ANALYZE_MSORT_H
+#define STS_ANALYZE_MSORT_H
 
-#include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define STS_IDXSORT_MINRUN 32
+#define STS_MSORT_MINRUN 32
 
-#define STS_DEFINE_IDX_SORT(fn, ctx_type, LESS)                                                  \
-    static void fn##_insertion(uint32_t *a, size_t lo, size_t sorted_to, size_t hi,             \
+#define STS_DEFINE_SORT(fn, T, ctx_type, LESS)                                                  \
+    static void fn##_insertion(T *a, size_t lo, size_t sorted_to, size_t hi,             \
                                const ctx_type *ctx)                                             \
     {                                                                                           \
         for (size_t i = sorted_to; i < hi; i++) {                                               \
-            uint32_t x = a[i];                                                                  \
+            T x = a[i];                                                                  \
             size_t j = i;                                                                       \
             while (j > lo && LESS(ctx, x, a[j - 1])) {                                          \
                 a[j] = a[j - 1];                                                                \
@@ -34,14 +33,14 @@
         }                                                                                       \
     }                                                                                           \
     /* Length of the run starting at lo: ascending, or strictly descending (reversed). */       \
-    static size_t fn##_run(uint32_t *a, size_t lo, size_t n, const ctx_type *ctx)               \
+    static size_t fn##_run(T *a, size_t lo, size_t n, const ctx_type *ctx)               \
     {                                                                                           \
         size_t hi = lo + 1;                                                                     \
         if (hi == n) return 1;                                                                  \
         if (LESS(ctx, a[hi], a[lo])) {                                                          \
             while (hi + 1 < n && LESS(ctx, a[hi + 1], a[hi])) hi++;                             \
             for (size_t l = lo, r = hi; l < r; l++, r--) {                                      \
-                uint32_t t = a[l];                                                              \
+                T t = a[l];                                                              \
                 a[l] = a[r];                                                                    \
                 a[r] = t;                                                                       \
             }                                                                                   \
@@ -50,7 +49,7 @@
         }                                                                                       \
         return hi + 1 - lo;                                                                     \
     }                                                                                           \
-    static void fn##_merge(const uint32_t *src, uint32_t *dst, size_t lo, size_t mid, size_t hi, \
+    static void fn##_merge(const T *src, T *dst, size_t lo, size_t mid, size_t hi, \
                            const ctx_type *ctx)                                                 \
     {                                                                                           \
         size_t i = lo, j = mid, k = lo;                                                         \
@@ -62,16 +61,16 @@
         while (i < mid) dst[k++] = src[i++];                                                    \
         while (j < hi) dst[k++] = src[j++];                                                     \
     }                                                                                           \
-    static int fn(uint32_t *a, size_t n, uint32_t *tmp, const ctx_type *ctx)                    \
+    static int fn(T *a, size_t n, T *tmp, const ctx_type *ctx)                    \
     {                                                                                           \
         if (n < 2) return 0;                                                                    \
-        size_t cap = n / STS_IDXSORT_MINRUN + 2, nruns = 0;                                     \
+        size_t cap = n / STS_MSORT_MINRUN + 2, nruns = 0;                                     \
         size_t *bounds = malloc(cap * sizeof *bounds);                                          \
         if (!bounds) return -1;                                                                 \
         for (size_t lo = 0; lo < n;) {                                                          \
             size_t len = fn##_run(a, lo, n, ctx);                                               \
-            if (len < STS_IDXSORT_MINRUN && lo + len < n) {                                     \
-                size_t hi = lo + STS_IDXSORT_MINRUN < n ? lo + STS_IDXSORT_MINRUN : n;          \
+            if (len < STS_MSORT_MINRUN && lo + len < n) {                                     \
+                size_t hi = lo + STS_MSORT_MINRUN < n ? lo + STS_MSORT_MINRUN : n;          \
                 fn##_insertion(a, lo, lo + len, hi, ctx);                                       \
                 len = hi - lo;                                                                  \
             }                                                                                   \
@@ -79,7 +78,7 @@
             lo += len;                                                                          \
         }                                                                                       \
         bounds[nruns] = n;                                                                      \
-        uint32_t *src = a, *dst = tmp;                                                          \
+        T *src = a, *dst = tmp;                                                          \
         while (nruns > 1) {                                                                     \
             size_t out = 0;                                                                     \
             for (size_t r = 0; r < nruns; r += 2) {                                             \
@@ -91,7 +90,7 @@
             }                                                                                   \
             bounds[out] = n;                                                                    \
             nruns = out;                                                                        \
-            uint32_t *t = src;                                                                  \
+            T *t = src;                                                                  \
             src = dst;                                                                          \
             dst = t;                                                                            \
         }                                                                                       \

@@ -1,0 +1,37 @@
+/* bench: comparing float32 results with a double-precision reference. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stepscope/bench.h"
+
+void sts_check_add_f32(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const float *got,
+                       const double *want, size_t count)
+{
+    if (!check->checked) {
+        check->checked = 1;
+        check->passed = 1;
+        check->max_abs_error = 0;
+    }
+    sts_check_leaf leaf;
+    memset(&leaf, 0, sizeof leaf);
+    snprintf(leaf.name, sizeof leaf.name, "%s", name);
+    leaf.ndim = ndim < 0 ? 0 : ndim > 4 ? 4 : ndim;
+    for (int i = 0; i < leaf.ndim; i++) leaf.shape[i] = shape[i];
+    leaf.count = count;
+    for (size_t i = 0; i < count; i++) {
+        double err = fabs((double)got[i] - want[i]);
+        /* NaN fails both comparisons, so it is a mismatch and the worst error. */
+        int ok = err <= check->atol + check->rtol * fabs(want[i]);
+        if (!ok) leaf.mismatches++;
+        if (!(err <= leaf.max_abs_error)) {
+            leaf.max_abs_error = isnan(err) ? INFINITY : err;
+            leaf.worst_index = i;
+            leaf.worst_got = got[i];
+            leaf.worst_want = want[i];
+        }
+    }
+    if (leaf.mismatches) check->passed = 0;
+    if (leaf.max_abs_error > check->max_abs_error) check->max_abs_error = leaf.max_abs_error;
+    if (check->nleaves < STS_CHECK_MAX_LEAVES) check->leaves[check->nleaves++] = leaf;
+}

@@ -1,0 +1,79 @@
+/* bench: the environment a measurement was taken in, for the report. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stepscope.h"
+
+/* The value of the first "key : value" line starting with `key`, trimmed. */
+static void read_keyed_line(const char *path, const char *key, char *out, size_t cap)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    size_t klen = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) != 0) continue;
+        const char *colon = strchr(line, ':');
+        if (!colon) continue;
+        const char *v = colon + 1;
+        while (*v == ' ' || *v == '\t') v++;
+        snprintf(out, cap, "%s", v);
+        break;
+    }
+    fclose(f);
+    size_t n = strlen(out);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == ' ')) out[--n] = 0;
+}
+
+static void read_first_line(const char *path, char *out, size_t cap)
+{
+    out[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    if (!fgets(out, (int)cap, f)) out[0] = 0;
+    fclose(f);
+    size_t n = strlen(out);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == ' ')) out[--n] = 0;
+}
+
+void sts_bench_env_collect(sts_bench_env *env, const sts_device *dev)
+{
+    memset(env, 0, sizeof *env);
+    read_keyed_line("/proc/cpuinfo", "model name", env->cpu_model, sizeof env->cpu_model);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    env->cpu_count = cpus > 0 ? (unsigned)cpus : 0;
+    read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", env->governor, sizeof env->governor);
+    struct utsname u;
+    if (uname(&u) == 0) snprintf(env->os, sizeof env->os, "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
+#if defined(__clang__)
+    snprintf(env->compiler, sizeof env->compiler, "clang %s", __VERSION__);
+#elif defined(__GNUC__)
+    snprintf(env->compiler, sizeof env->compiler, "gcc %s", __VERSION__);
+#else
+    snprintf(env->compiler, sizeof env->compiler, "unknown C compiler");
+#endif
+    snprintf(env->stepscope_version, sizeof env->stepscope_version, "%s", sts_version());
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm)) strftime(env->timestamp, sizeof env->timestamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (dev) {
+        env->has_device = 1;
+        env->device = *sts_device_get_info(dev);
+    }
+}
+
+void sts_bench_env_print(FILE *f, const sts_bench_env *env)
+{
+    fprintf(f, "  cpu        %s (%u online), governor %s\n", env->cpu_model[0] ? env->cpu_model : "unknown",
+            env->cpu_count, env->governor[0] ? env->governor : "unreadable");
+    fprintf(f, "  os         %s\n", env->os);
+    fprintf(f, "  built with %s; stepscope %s\n", env->compiler, env->stepscope_version);
+    if (env->has_device)
+        fprintf(f, "  device     %s / %s (%s; driver %s; %s)\n", env->device.platform, env->device.name,
+                env->device.is_gpu ? "GPU" : env->device.is_cpu ? "CPU" : "other", env->device.driver_version,
+                env->device.opencl_c_version);
+}

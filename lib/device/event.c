@@ -1,0 +1,135 @@
+/* device: event-backed handles. One sts_event may stand for several OpenCL commands
+ * that together make one operation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "device/device_impl.h"
+
+sts_event *sts_event_wrap(const char *name, const cl_event *cl, unsigned n)
+{
+    sts_event *ev = calloc(1, sizeof *ev);
+    if (!ev || n > STS_EVENT_MAX_CL) {
+        for (unsigned i = 0; i < n; i++) clReleaseEvent(cl[i]);
+        free(ev);
+        return NULL;
+    }
+    ev->refs = 1;
+    ev->n = n;
+    memcpy(ev->cl, cl, n * sizeof *cl);
+    ev->host_ns = sts_clock_ns();
+    size_t len = strlen(name);
+    if (len >= sizeof ev->name) len = sizeof ev->name - 1;
+    memcpy(ev->name, name, len);
+    ev->name[len] = 0;
+    return ev;
+}
+
+sts_event *sts_event_retain(sts_event *ev)
+{
+    if (ev) ev->refs++;
+    return ev;
+}
+
+void sts_event_release(sts_event *ev)
+{
+    if (!ev || --ev->refs > 0) return;
+    for (unsigned i = 0; i < ev->n; i++) clReleaseEvent(ev->cl[i]);
+    free(ev);
+}
+
+const char *sts_event_name(const sts_event *ev) { return ev->name; }
+
+int64_t sts_event_host_ns(const sts_event *ev) { return ev->host_ns; }
+
+sts_status sts_ready(sts_event *const *events, size_t n, sts_error *err)
+{
+    cl_event batch[64];
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!events[i]) continue;
+        for (unsigned j = 0; j < events[i]->n; j++) {
+            if (nb == sizeof batch / sizeof batch[0]) {
+                cl_int rc = clWaitForEvents((cl_uint)nb, batch);
+                if (rc != CL_SUCCESS) return sts_cl_fail(err, "waiting for device work", rc);
+                nb = 0;
+            }
+            batch[nb++] = events[i]->cl[j];
+        }
+    }
+    if (nb == 0) return STS_OK;
+    cl_int rc = clWaitForEvents((cl_uint)nb, batch);
+    if (rc != CL_SUCCESS) return sts_cl_fail(err, "waiting for device work", rc);
+    return STS_OK;
+}
+
+sts_status sts_event_wait(sts_event *ev, sts_error *err) { return sts_ready(&ev, 1, err); }
+
+int sts_event_done(const sts_event *ev)
+{
+    int done = 1;
+    for (unsigned i = 0; i < ev->n; i++) {
+        cl_int state = CL_QUEUED;
+        if (clGetEventInfo(ev->cl[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL) != CL_SUCCESS)
+            return -1;
+        if (state < 0) return -1;
+        if (state != CL_COMPLETE) done = 0;
+    }
+    return done;
+}
+
+static cl_int stamp(cl_event e, cl_profiling_info what, int64_t *out)
+{
+    cl_ulong v = 0;
+    cl_int rc = clGetEventProfilingInfo(e, what, sizeof v, &v, NULL);
+    *out = (int64_t)v;
+    return rc;
+}
+
+sts_status sts_event_get_times(const sts_event *ev, sts_event_times *out, sts_error *err)
+{
+    int done = sts_event_done(ev);
+    if (done < 0) return sts_error_set(err, STS_ERR_DEVICE, -1, "event '%s' failed on the device", ev->name);
+    if (!done)
+        return sts_error_set(err, STS_ERR_STATE, -1,
+                             "event '%s' has not completed: wait for it (sts_ready) before reading its times",
+                             ev->name);
+    sts_event_times t = { 0, 0, INT64_MAX, INT64_MIN };
+    for (unsigned i = 0; i < ev->n; i++) {
+        int64_t q, s, b, e;
+        cl_int rc = stamp(ev->cl[i], CL_PROFILING_COMMAND_QUEUED, &q);
+        if (rc == CL_SUCCESS) rc = stamp(ev->cl[i], CL_PROFILING_COMMAND_SUBMIT, &s);
+        if (rc == CL_SUCCESS) rc = stamp(ev->cl[i], CL_PROFILING_COMMAND_START, &b);
+        if (rc == CL_SUCCESS) rc = stamp(ev->cl[i], CL_PROFILING_COMMAND_END, &e);
+        if (rc != CL_SUCCESS) return sts_cl_fail(err, "clGetEventProfilingInfo", rc);
+        if (i == 0) {
+            t.queued = q;
+            t.submit = s;
+        }
+        if (b < t.start) t.start = b;
+        if (e > t.end) t.end = e;
+    }
+    if (ev->n == 0) t.start = t.end = 0;
+    *out = t;
+    return STS_OK;
+}
+
+int64_t sts_event_device_ns(const sts_event *ev)
+{
+    sts_event_times t;
+    if (!ev || sts_event_get_times(ev, &t, NULL) != STS_OK || ev->n == 0) return -1;
+    return t.end - t.start;
+}
+
+int64_t sts_events_span_ns(sts_event *const *events, size_t n)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        sts_event_times t;
+        if (!events[i]) continue;
+        if (events[i]->n == 0 || sts_event_get_times(events[i], &t, NULL) != STS_OK) return -1;
+        if (t.start < lo) lo = t.start;
+        if (t.end > hi) hi = t.end;
+    }
+    return hi >= lo ? hi - lo : -1;
+}

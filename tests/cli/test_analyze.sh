@@ -1,0 +1,146 @@
+# The trace commands (analyze, steps, slices): help, usage errors, bad input, output
+# formats, warnings. Traces are written here; real ones are in test_fixtures.sh.
+. "$(dirname "$0")/lib.sh"
+
+W="$T_TMP/w"
+mkdir -p "$W"
+# A small whole-microsecond trace: two steps with children, a 1 us overrun (clamped),
+# a 5 us overrun (overlap), a name needing CSV quotes, a second lane.
+cat >"$W/t.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "M", "name": "thread_name", "pid": 7, "tid": 1, "args": {"name": "main"}},
+ {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 0, "dur": 100},
+ {"ph": "X", "name": "load", "pid": 7, "tid": 1, "ts": 1, "dur": 40},
+ {"ph": "X", "name": "compute, \"fast\"", "pid": 7, "tid": 1, "ts": 50, "dur": 51},
+ {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 200, "dur": 100},
+ {"ph": "X", "name": "load", "pid": 7, "tid": 1, "ts": 201, "dur": 30},
+ {"ph": "X", "name": "compute, \"fast\"", "pid": 7, "tid": 1, "ts": 250, "dur": 55},
+ {"ph": "X", "name": "other", "pid": 7, "tid": 2, "ts": 10, "dur": 20}
+]}
+JSON
+
+for cmd in analyze steps slices; do
+  t_run "$STEPSCOPE" $cmd --help
+  t_ok "$cmd --help exits 0 and shows usage" test "$T_RC" = 0 -a -n "$(grep "usage: stepscope $cmd" <<<"$T_OUT")"
+  t_run "$STEPSCOPE" $cmd
+  t_ok "$cmd without a trace is a usage error (2)" test "$T_RC" = 2
+  t_run "$STEPSCOPE" $cmd "$W/t.json" --bogus
+  t_ok "$cmd with an unknown option is a usage error (2)" test "$T_RC" = 2 -a -n "$(grep -e "--bogus" <<<"$T_ERR")"
+  t_run "$STEPSCOPE" $cmd "$W/t.json" "$W/t.json"
+  t_ok "$cmd with two traces is a usage error (2)" test "$T_RC" = 2
+  t_run "$STEPSCOPE" $cmd "$W/missing.json"
+  t_ok "$cmd on a missing file exits 1 naming it" test "$T_RC" = 1 -a -n "$(grep -F "$W/missing.json" <<<"$T_ERR")"
+done
+
+t_run "$STEPSCOPE" analyze "$W/t.json" --top -1
+t_ok "analyze --top -1 is a usage error" test "$T_RC" = 2
+t_run "$STEPSCOPE" analyze "$W/t.json" --top x
+t_ok "analyze --top x is a usage error" test "$T_RC" = 2
+t_run "$STEPSCOPE" steps "$W/t.json" --step 'bad(regex'
+t_ok "steps with an invalid regex is a usage error naming it" test "$T_RC" = 2 -a -n "$(grep -F 'bad(regex' <<<"$T_ERR")"
+t_run "$STEPSCOPE" analyze "$W/t.json" --run latest
+t_ok "--run on a file is an error" test "$T_RC" = 1 -a -n "$(grep -F "$W/t.json" <<<"$T_ERR")"
+
+# Bad input: the file name and position in the message, exit 1.
+printf '[{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "ts": }]' >"$W/broken.json"
+t_run "$STEPSCOPE" analyze "$W/broken.json"
+t_ok "malformed JSON exits 1 naming the file and byte" test "$T_RC" = 1 -a -n "$(grep -F "$W/broken.json" <<<"$T_ERR" | grep -i byte)"
+: >"$W/empty.json"
+t_run "$STEPSCOPE" steps "$W/empty.json"
+t_ok "an empty file exits 1 naming the file" test "$T_RC" = 1 -a -n "$(grep -F "$W/empty.json" <<<"$T_ERR" | grep empty)"
+printf '\x08\x01\x12garbage' >"$W/garbage.pb"
+t_run "$STEPSCOPE" slices "$W/garbage.pb"
+t_ok "a non-JSON, non-XSpace file exits 1 naming the file" test "$T_RC" = 1 -a -n "$(grep -F "$W/garbage.pb" <<<"$T_ERR")"
+mkdir -p "$W/emptydir"
+t_run "$STEPSCOPE" analyze "$W/emptydir"
+t_ok "a directory without a profile exits 1 saying what it expected" test "$T_RC" = 1 -a -n "$(grep xplane.pb <<<"$T_ERR")"
+
+# analyze: facts, names by self time, lanes, overlaps.
+t_run "$STEPSCOPE" analyze "$W/t.json"
+t_ok "analyze exits 0" test "$T_RC" = 0
+t_ok "analyze reports 1 clamped and 1 overlap" grep -q "1 clamped .* 1 overlaps" <<<"$T_OUT"
+t_ok "analyze ranks by self time: compute (105 us) then step (80 us)" test "$(grep -A3 '^names by self time' <<<"$T_OUT" | tail -2 | awk '{print $1}' | tr '\n' ' ')" = "compute, step "
+t_ok "analyze lists the overlap with both names" grep -q "'compute, \"fast\"' .* overruns 'step' by 5.000 us" <<<"$T_OUT"
+t_ok "analyze shows the thread name" grep -q "main" <<<"$T_OUT"
+t_run "$STEPSCOPE" analyze --json "$W/t.json"
+printf '%s' "$T_OUT" >"$W/a.json"
+t_ok "analyze --json has the documented fields and exact numbers" python3 - "$W/a.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["trace"]
+assert t["slices"] == 7 and t["clamped"] == 1 and t["overlaps"] == 1 and d["clamped"] == 1 and d["overlaps"] == 1
+assert t["resolution_ns"] == 1000 and t["by_phase"] == {"M": 1, "X": 7} and t["events"] == 8
+names = {n["name"]: n for n in d["names"]}
+assert [n["name"] for n in d["names"]] == ['compute, "fast"', "step", "load", "other"]
+# step 1: load 40 + compute clamped to 50 -> self 10; step 2: load 30, compute 55 overlaps -> self 70
+assert names["step"] == {"name": "step", "count": 2, "total_ns": 200000, "self_ns": 80000,
+                         "min_ns": 100000, "median_ns": 100000, "max_ns": 100000}, names["step"]
+c = names['compute, "fast"']
+assert (c["total_ns"], c["self_ns"], c["min_ns"], c["max_ns"], c["median_ns"]) == (105000, 105000, 50000, 55000, 52500)
+lanes = {(l["pid"], l["tid"]): l for l in d["lanes"]}
+assert lanes[("7", "1")]["thread"] == "main"
+assert lanes[("7", "1")]["union_ns"] == 205000 and lanes[("7", "1")]["span_ns"] == 305000
+assert lanes[("7", "2")]["union_ns"] == 20000
+ov = d["overlap_list"][0]
+assert ov["name"] == 'compute, "fast"' and ov["parent"] == "step" and ov["overrun_ns"] == 5000
+PY
+t_run "$STEPSCOPE" analyze --json --top 1 "$W/t.json"
+t_ok "analyze --json --top 1 lists one name" test "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["names"]))')" = 1
+
+# steps
+t_run "$STEPSCOPE" steps "$W/t.json"
+t_ok "steps finds the repeated root and says so" test "$T_RC" = 0 -a -n "$(grep 'found by: repeated-name' <<<"$T_OUT")"
+t_run "$STEPSCOPE" steps --json --step step "$W/t.json"
+printf '%s' "$T_OUT" >"$W/s.json"
+t_ok "steps --json: children by name, unattributed, naive" python3 - "$W/s.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rule"] == "given-name"
+s = d["steps"]
+assert [x["index"] for x in s] == [0, 1]
+assert s[0]["children"] == {"load": 40000, 'compute, "fast"': 50000}, s[0]
+assert s[0]["unattributed_ns"] == 10000 and s[0]["naive_ns"] == 190000
+assert s[1]["children"] == {"load": 30000} and s[1]["unattributed_ns"] == 70000
+assert d["summary"]["naive_ns"] == 200000 + 120000
+PY
+t_run "$STEPSCOPE" steps "$W/t.json" --step 'no_such_name'
+t_ok "steps with no match exits 1 listing what it tried" test "$T_RC" = 1 -a -n "$(grep "tried:" <<<"$T_ERR")" -a -n "$(grep "no_such_name" <<<"$T_ERR")"
+printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":1}]' >"$W/flat.json"
+t_run "$STEPSCOPE" steps "$W/flat.json"
+t_ok "steps on a flat trace exits 1 naming the candidates" test "$T_RC" = 1 -a -n "$(grep "ProfilerStep#N" <<<"$T_ERR")" -a -n "$(grep "'a'" <<<"$T_ERR")"
+
+# slices
+t_run "$STEPSCOPE" slices --csv "$W/t.json"
+t_ok "slices header is exact" test "$(head -1 <<<"$T_OUT")" = "pid,tid,ts_ns,dur_ns,depth,name"
+t_ok "slices has one row per slice" test "$(wc -l <<<"$T_OUT")" = 8
+t_ok "slices quotes names per RFC 4180" grep -qx '7,1,50000,50000,1,"compute, ""fast"""' <<<"$T_OUT"
+t_ok "slices lists lane 7/1 before 7/2, by ts then depth" test "$(sed -n '2p;3p;8p' <<<"$T_OUT" | cut -d, -f1-5 | tr '\n' ' ')" = "7,1,0,100000,0 7,1,1000,40000,1 7,2,10000,20000,0 "
+t_run "$STEPSCOPE" slices "$W/t.json"
+t_ok "slices writes CSV without --csv too" test "$T_RC" = 0 -a "$(head -1 <<<"$T_OUT")" = "pid,tid,ts_ns,dur_ns,depth,name"
+gzip -c "$W/t.json" >"$W/t.json.gz"
+t_run "$STEPSCOPE" slices --csv "$W/t.json.gz"
+t_ok "gzip input gives the same CSV" test "$T_OUT" = "$("$STEPSCOPE" slices --csv "$W/t.json")"
+
+# warnings: prefixed, at most 10 then a count
+{
+  printf '['
+  for i in $(seq 1 13); do printf '{"ph":"X","name":"nodur","pid":1,"tid":1,"ts":%d},' "$i"; done
+  printf '{"ph":"B","name":"open","pid":1,"tid":1,"ts":50},{"ph":"X","name":"w","pid":1,"tid":1,"ts":60,"dur":5}]'
+} >"$W/warn.json"
+t_run "$STEPSCOPE" analyze "$W/warn.json"
+t_ok "warnings go to stderr with the prefix" test "$T_RC" = 0 -a "$(grep -c '^stepscope analyze: warning: ' <<<"$T_ERR")" = 11
+t_ok "warnings beyond 10 are counted" grep -q "and 4 more warnings" <<<"$T_ERR"
+t_run "$STEPSCOPE" slices "$W/warn.json"
+t_ok "an unclosed B runs to its lane's last timestamp" grep -qx "1,1,50000,15000,0,open" <<<"$T_OUT"
+
+# A JAX-style profile directory: the latest run, or --run.
+mkdir -p "$W/prof/plugins/profile/2024_01_01" "$W/prof/plugins/profile/2024_02_01"
+gzip -c "$W/flat.json" >"$W/prof/plugins/profile/2024_01_01/perfetto_trace.json.gz"
+gzip -c "$W/t.json" >"$W/prof/plugins/profile/2024_02_01/host.trace.json.gz"
+t_run "$STEPSCOPE" slices "$W/prof"
+t_ok "a profile directory reads the latest run" test "$T_RC" = 0 -a "$(wc -l <<<"$T_OUT")" = 8
+t_run "$STEPSCOPE" slices "$W/prof" --run 2024_01_01
+t_ok "--run picks a run" test "$T_RC" = 0 -a "$(wc -l <<<"$T_OUT")" = 3
+t_run "$STEPSCOPE" slices "$W/prof" --run nope
+t_ok "--run with an unknown run exits 1 listing the runs" test "$T_RC" = 1 -a -n "$(grep "2024_02_01" <<<"$T_ERR")"
+t_done

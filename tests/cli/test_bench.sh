@@ -1,0 +1,123 @@
+# `stepscope bench` and `stepscope demo bench`: reports, boundaries, and every failure
+# path with its exit code. JSON is read with python3.
+. "$(dirname "$0")/lib.sh"
+
+# json FILE EXPR: prints the Python expression evaluated with `r` = the parsed report.
+json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+t_run "$STEPSCOPE" bench --list-devices
+if [ "$T_RC" != 0 ]; then
+  t_skip "bench" "no OpenCL device: $T_ERR"
+  exit 0
+fi
+
+t_run "$STEPSCOPE" bench --help
+t_ok "help exits 0 and names the workloads" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep structured)"
+
+# The lesson's report, in a fresh process with an empty kernel cache: PoCL keeps
+# compiled kernels in POCL_CACHE_DIR, so an empty one makes the first call compile for
+# real. (The other runs share the user's cache, to keep this file fast.)
+mkdir -p "$T_TMP/pocl-cache"
+POCL_CACHE_DIR="$T_TMP/pocl-cache" t_run "$STEPSCOPE" bench --json
+printf '%s' "$T_OUT" >"$T_TMP/predict.json"
+t_ok "predict exits 0" test "$T_RC" = 0
+t_ok "predict contract: shapes and dtype" test "$(json "$T_TMP/predict.json" \
+  'r["input_shape"], r["weight_shape"], r["output_shape"], r["dtype"]')" = "[64, 32] [32, 16] [64, 16] float32"
+t_ok "seven nonnegative warm samples and their median" test "$(json "$T_TMP/predict.json" \
+  'len(r["warm_samples_seconds"]) == 7 and min(r["warm_samples_seconds"]) >= 0 and
+   sorted(r["warm_samples_seconds"])[3] == r["warm_median_seconds"]')" = True
+t_ok "first call (compiles for real) is slower than the warm median" test "$(json "$T_TMP/predict.json" \
+  'r["first_call_seconds"] > r["warm_median_seconds"]')" = True
+t_ok "checked max error within the lesson's tolerance" test "$(json "$T_TMP/predict.json" \
+  'r["check"]["passed"] and r["max_abs_error"] <= 2e-5 and r["atol"] == 2e-5 and r["rtol"] == 2e-5')" = True
+t_ok "boundary, dispatch-only, device samples and environment are reported" test "$(json "$T_TMP/predict.json" \
+  '"placed" in r["boundary"] and len(r["dispatch_only_seconds"]) == 7 and "no" in r["dispatch_only_boundary"]
+   and len(r["device_samples_seconds"]) == 7 and r["environment"]["os"] != "" and
+   r["environment"]["opencl"]["device"] == r["device"] and r["versions"]["stepscope"] != ""')" = True
+t_ok "statistics are consistent with the samples" test "$(json "$T_TMP/predict.json" \
+  'abs(r["warm_stats"]["min_seconds"] - min(r["warm_samples_seconds"])) < 1e-12 and
+   abs(r["warm_stats"]["max_seconds"] - max(r["warm_samples_seconds"])) < 1e-12 and r["warm_stats"]["n"] == 7')" = True
+
+t_run "$STEPSCOPE" bench predict --repeats 3 --warmup 2 --out "$T_TMP/three.json"
+t_ok "human table: samples and the first-call ratio" test "$T_RC" = 0 -a \
+  -n "$(printf '%s' "$T_OUT" | grep 'first call / warm median')" -a \
+  "$(printf '%s\n' "$T_OUT" | grep -cE '^ +[0-9]+ +[0-9.]+ [mun]?s')" = 3
+t_ok "--out writes the report; sample count equals --repeats" test "$(json "$T_TMP/three.json" \
+  'len(r["warm_samples_seconds"]), r["warmup"]')" = "3 2"
+
+t_run "$STEPSCOPE" bench energy --repeats 5 --json
+printf '%s' "$T_OUT" >"$T_TMP/energy.json"
+t_ok "energy: shape (64,) and the lesson's atol" test "$(json "$T_TMP/energy.json" \
+  'r["output_shape"], r["atol"], r["check"]["passed"], len(r["warm_samples_seconds"])')" = "[64] 0.002 True 5"
+
+t_run "$STEPSCOPE" bench structured --repeats 3 --json
+printf '%s' "$T_OUT" >"$T_TMP/structured.json"
+t_ok "structured: both leaves checked" test "$(json "$T_TMP/structured.json" \
+  '[l["name"] for l in r["check"]["leaves"]], r["check"]["passed"]')" = "['prediction', 'mean'] True"
+
+t_run "$STEPSCOPE" bench --rows 1 --features 1 --outputs 1 --repeats 2 --json
+printf '%s' "$T_OUT" >"$T_TMP/one.json"
+t_ok "1x1 @ 1x1 checks" test "$T_RC" = 0 -a "$(json "$T_TMP/one.json" 'r["check"]["passed"]')" = True
+t_run "$STEPSCOPE" bench --input-shape 63x33 --weight-shape 33x17 --repeats 2 --json
+printf '%s' "$T_OUT" >"$T_TMP/odd.json"
+t_ok "63x33 @ 33x17 checks" test "$T_RC" = 0 -a "$(json "$T_TMP/odd.json" \
+  'r["output_shape"], r["check"]["passed"]')" = "[63, 17] True"
+
+# Dispatch-only against synchronized on work that keeps the device busy >= 10 ms.
+t_run "$STEPSCOPE" bench --rows 512 --features 1024 --outputs 512 --repeats 3 --json
+printf '%s' "$T_OUT" >"$T_TMP/big.json"
+if [ "$T_RC" = 0 ] && [ "$(json "$T_TMP/big.json" 'r["device_median_seconds"] >= 0.01')" = True ]; then
+  t_ok "dispatch-only is far shorter than synchronized on >= 10 ms of device work" test "$(json "$T_TMP/big.json" \
+    'r["dispatch_only_median_seconds"] < r["warm_median_seconds"] / 2')" = True
+else
+  t_skip "dispatch-only against synchronized" "the device finished 512x1024x512 in under 10 ms (rc $T_RC)"
+fi
+
+# Bad input: usage errors exit 2, runtime errors exit 1.
+t_run "$STEPSCOPE" bench --repeats 0
+t_ok "zero repeats is a usage error" test "$T_RC" = 2 -a -n "$(printf '%s' "$T_ERR" | grep 'at least 1 (got 0)')"
+t_run "$STEPSCOPE" bench --repeats -4
+t_ok "negative repeats is a usage error" test "$T_RC" = 2 -a -n "$(printf '%s' "$T_ERR" | grep 'got -4')"
+t_run "$STEPSCOPE" bench --repeats many
+t_ok "non-numeric repeats is a usage error" test "$T_RC" = 2
+t_run "$STEPSCOPE" bench --input-shape 64x32 --weight-shape 33x16
+t_ok "mismatched shapes are a usage error naming both" test "$T_RC" = 2 -a \
+  -n "$(printf '%s' "$T_ERR" | grep 'input_shape \[64,32\] and weight_shape \[33,16\] do not match')"
+t_run "$STEPSCOPE" bench --features 0
+t_ok "a zero dimension is a usage error" test "$T_RC" = 2
+t_run "$STEPSCOPE" bench frobnicate
+t_ok "unknown workload is a usage error" test "$T_RC" = 2 -a \
+  -n "$(printf '%s' "$T_ERR" | grep "unknown workload 'frobnicate'")"
+t_run "$STEPSCOPE" bench --matmul fastest
+t_ok "unknown matmul kernel is a usage error" test "$T_RC" = 2
+t_run "$STEPSCOPE" bench --device 999
+t_ok "unknown device is a runtime error listing the devices" test "$T_RC" = 1 -a \
+  -n "$(printf '%s' "$T_ERR" | grep "'999' matches no OpenCL device")"
+
+mkdir -p "$T_TMP/no-icd"
+OCL_ICD_VENDORS="$T_TMP/no-icd" t_run "$STEPSCOPE" bench
+t_ok "no OpenCL platform: exit 1 naming the packages" test "$T_RC" = 1 -a \
+  -n "$(printf '%s' "$T_ERR" | grep 'pocl-opencl-icd ocl-icd-opencl-dev opencl-headers')" -a \
+  -n "$(printf '%s' "$T_ERR" | grep 'scripts/deps.sh')"
+
+mkdir -p "$T_TMP/kernels"
+printf '__kernel void matmul_block(__global float *a) { a[0] = no_such_symbol_here; }\n' >"$T_TMP/kernels/matmul.cl"
+STEPSCOPE_KERNELS="$T_TMP/kernels" t_run "$STEPSCOPE" bench
+t_ok "a kernel that fails to build: exit 1 with the compiler's log" test "$T_RC" = 1 -a \
+  -n "$(printf '%s' "$T_ERR" | grep 'matmul.cl: OpenCL program build failed')" -a \
+  -n "$(printf '%s' "$T_ERR" | grep 'no_such_symbol_here')"
+
+t_run "$STEPSCOPE" bench --out /nonexistent-dir/report.json --repeats 1
+t_ok "an unwritable --out is a runtime error" test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'cannot write')"
+
+# The lesson end to end.
+t_run "$STEPSCOPE" demo bench --out "$T_TMP/demo"
+t_ok "demo bench exits 0 and writes bench.json" test "$T_RC" = 0 -a -f "$T_TMP/demo/bench.json"
+t_ok "demo report: main predict and its variants" test "$(json "$T_TMP/demo/bench.json" \
+  'len(r["warm_samples_seconds"]), sorted(r["variants"]), r["variants"]["predict_rows96"]["input_shape"],
+   len(r["variants"]["energy"]["warm_samples_seconds"]), r["variants"]["energy"]["output_shape"],
+   len(r["variants"]["structured"]["check"]["leaves"]), r["variants"]["repaired"]["boundary"],
+   len(r["variants"]["repaired"]["warm_samples_seconds"])')" = \
+  "7 ['energy', 'predict_rows96', 'repaired', 'structured'] [96, 32] 5 [64] 2 placed inputs; warm call plus output wait 5"
+t_ok "demo prints handle-only against synchronized" test -n "$(printf '%s' "$T_OUT" | grep 'handle-only seconds')"
+t_done

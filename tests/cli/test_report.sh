@@ -1,0 +1,89 @@
+# `stepscope report`: usage, bad inputs, a report from a trace, bench and ledger JSON,
+# standalone SVGs, escaping, and the page checked in headless Chromium.
+. "$(dirname "$0")/lib.sh"
+data=tests/data/report
+
+# Lesson 3's shape: 4 learner_step steps, each input_wait then model_and_wait; the
+# last step's model call has two nested device-side slices. One name is hostile.
+trace="$T_TMP/trace.json"
+{
+  echo '{"traceEvents":['
+  echo '{"ph":"M","pid":701,"tid":12,"name":"thread_name","args":{"name":"MainThread"}},'
+  for i in 0 1 2 3; do
+    t=$((1000 + i * 2000))
+    echo "{\"ph\":\"X\",\"pid\":701,\"tid\":12,\"ts\":$t,\"dur\":$((1500 + i * 10)),\"name\":\"learner_step\",\"args\":{\"step_num\":$i}},"
+    echo "{\"ph\":\"X\",\"pid\":701,\"tid\":12,\"ts\":$((t + 10)),\"dur\":1060,\"name\":\"input_wait\"},"
+    echo "{\"ph\":\"X\",\"pid\":701,\"tid\":12,\"ts\":$((t + 1080)),\"dur\":400,\"name\":\"model_and_wait\"},"
+  done
+  echo '{"ph":"X","pid":701,"tid":12,"ts":7090,"dur":300,"name":"dot_general"},'
+  echo '{"ph":"X","pid":701,"tid":13,"ts":7100,"dur":200,"name":"<script>alert(1)</script> & \"q\""}'
+  echo ']}'
+} >"$trace"
+
+t_run "$STEPSCOPE" report --help
+t_ok "report --help exits 0 and explains the inputs" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep 'warm samples')"
+t_run "$STEPSCOPE" report
+t_ok "report without inputs is a usage error" test "$T_RC" = 2
+t_run "$STEPSCOPE" report "$data/bench.json"
+t_ok "report without -o is a usage error naming -o" test "$T_RC" = 2 -a -n "$(printf '%s' "$T_ERR" | grep 'missing -o FILE')"
+t_run "$STEPSCOPE" report "$data/bench.json" -o "$T_TMP/x.html" --bogus
+t_ok "unknown option is a usage error" test "$T_RC" = 2
+
+t_run "$STEPSCOPE" report "$T_TMP/missing.json" -o "$T_TMP/x.html"
+t_ok "a missing input fails with exit 1 and names it" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep "missing.json")" -a ! -e "$T_TMP/x.html"
+printf '{"warm_samples_seconds": [1e-5, "fast"]}' >"$T_TMP/bad_bench.json"
+t_run "$STEPSCOPE" report "$T_TMP/bad_bench.json" -o "$T_TMP/x.html"
+t_ok "a malformed bench result names the file, byte and key" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'bad_bench.json: byte 32: "warm_samples_seconds"\[1\] must be a non-negative number')"
+printf '{"warm_samples_seconds": [1e-5,' >"$T_TMP/cut_bench.json"
+t_run "$STEPSCOPE" report "$T_TMP/cut_bench.json" -o "$T_TMP/x.html"
+t_ok "a cut-short bench result names the byte where it ends" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'cut_bench.json: byte 31: input ends')"
+printf '{"schema":"stepscope.ledger/1","rows":{},"functions":[]}' >"$T_TMP/bad_ledger.json"
+t_run "$STEPSCOPE" report "$T_TMP/bad_ledger.json" -o "$T_TMP/x.html"
+t_ok "a malformed ledger names the file and byte" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'bad_ledger.json: byte 38: "rows" and "functions" must be arrays')"
+t_run "$STEPSCOPE" report "$data/bench.json" -o "$T_TMP/no-such-dir/x.html"
+t_ok "an unwritable output fails with exit 1 and names it" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'no-such-dir/x.html: cannot open for writing')"
+
+out="$T_TMP/report.html"
+t_run "$STEPSCOPE" report "$data/bench.json" "$data/ledger.json" "$trace" -o "$out" --svg "$T_TMP/svg" --title 'Lessons <1-3>'
+t_ok "report from bench, ledger and trace exits 0" test "$T_RC" = 0 -a -s "$out"
+t_ok "each input is recognized by its content" \
+  test -n "$(printf '%s' "$T_ERR" | grep 'bench.json: read as bench')" -a -n "$(printf '%s' "$T_ERR" | grep 'ledger.json: read as ledger')" \
+  -a -n "$(printf '%s' "$T_ERR" | grep 'trace.json: read as trace')"
+html=$(cat "$out")
+has() { printf '%s' "$html" | grep -q -- "$1"; }
+has_all() { for p in "$@"; do has "$p" || return 1; done; }
+t_ok "the page has every figure" has_all 'id="fig-bench"' 'id="fig-ledger-calls"' 'id="fig-ledger-compile"' \
+  'id="fig-ledger-syncs"' 'id="fig-steps"' 'id="fig-lanes"' 'id="tbl-names"'
+t_ok "the per-step figure holds 4 steps, 8 children and 4 remainders" \
+  test "$(printf '%s' "$html" | grep -c 'data-steps="4"')" = 1 -a \
+  "$(printf '%s' "$html" | grep -o '<rect class="bar" [^>]*data-step=' | wc -l)" = 8 -a \
+  "$(printf '%s' "$html" | grep -o '<rect class="bar rem"' | wc -l)" = 4
+t_ok "the remainder is step minus children (1500 - 1460 us)" has 'data-step="0" data-name="(unattributed)" data-ns="40000"'
+t_ok "the title is escaped" has '<title>Lessons &lt;1-3&gt;</title>'
+t_ok "hostile trace names are escaped" test -z "$(printf '%s' "$html" | grep -F '<script>alert')" -a \
+  -n "$(printf '%s' "$html" | grep -F '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;')"
+t_ok "the page is self-contained (no scripts, no URLs to fetch)" \
+  test -z "$(printf '%s' "$html" | grep -E '<script|<link|<img|src=|https?://[^"]*"' | grep -v 'xmlns')"
+t_ok "axes say their units" has_all 'time per step (ms)' 'first call (ms)' 'each warm call (µs)'
+nsvg=$(ls "$T_TMP/svg"/*.svg 2>/dev/null | wc -l)
+nfig=$(printf '%s' "$html" | grep -c '<svg id="fig-')
+t_ok "--svg writes one standalone file per figure ($nfig)" test "$nsvg" = "$nfig" -a "$nfig" = 7 -a \
+  "$(grep -l '^<?xml' "$T_TMP"/svg/*.svg | wc -l)" = 7 -a "$(grep -l 'xmlns="http://www.w3.org/2000/svg"' "$T_TMP"/svg/*.svg | wc -l)" = 7
+if command -v python3 >/dev/null 2>&1; then
+  t_ok "the standalone SVGs are well-formed XML" python3 -c '
+import sys, xml.dom.minidom
+for p in sys.argv[1:]: xml.dom.minidom.parse(p)' "$T_TMP"/svg/*.svg
+fi
+"$STEPSCOPE" report "$data/bench.json" "$data/ledger.json" "$trace" -o "$T_TMP/again.html" --title 'Lessons <1-3>' >/dev/null 2>&1
+t_ok "the same inputs give the same page" cmp -s "$out" "$T_TMP/again.html"
+t_run "$STEPSCOPE" report "$data/bench.json" -o -
+t_ok "-o - writes the page to standard output" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '^<!DOCTYPE html>')"
+
+# The page in a real browser (skips itself without Chromium or under sanitizers).
+bash tests/browser/run.sh "$out" --steps 4 --children 2 --warm 7 --calls 1,0,0,1 || T_FAILS=$((T_FAILS + 1))
+t_done

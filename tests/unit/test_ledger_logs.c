@@ -1,0 +1,414 @@
+/* Log parsing into the ledger: each fixture in tests/data/logs/ (written by hand from
+ * the format strings in JAX's and PyTorch's sources; see each file's header) parses to
+ * the counts, times and reasons it was written with. Expected times are the sums of the
+ * times written in the fixture, given here as those sums. */
+#include "test.h"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include "stepscope.h"
+
+#define LOGS "tests/data/logs/"
+
+static sts_ledger *parse(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, LOGS "%s", name);
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    if (sts_ledger_parse_log(l, path, &err) != STS_OK) fprintf(stderr, "parse %s: %s\n", path, err.message);
+    sts_ledger_finalize(l, &err);
+    return l;
+}
+
+static sts_ledger_fn_info fn(const sts_ledger *l, const char *name)
+{
+    sts_ledger_fn_info in;
+    memset(&in, 0, sizeof in);
+    long i = sts_ledger_function_find(l, name);
+    if (i < 0) fprintf(stderr, "no function %s\n", name);
+    else sts_ledger_function(l, (size_t)i, &in);
+    return in;
+}
+
+static const char *sig(const sts_ledger *l, const char *name, size_t j)
+{
+    long i = sts_ledger_function_find(l, name);
+    return i < 0 ? NULL : sts_ledger_function_signature(l, (size_t)i, j);
+}
+
+/* The churn entry of `function` about `component`, or NULL. */
+static int churn(const sts_ledger *l, const char *function, const char *component, sts_ledger_churn *out)
+{
+    for (size_t i = 0; i < sts_ledger_churn_count(l); i++) {
+        sts_ledger_churn_get(l, i, out);
+        if (strcmp(out->function, function) == 0 && strcmp(out->component, component) == 0) return 1;
+    }
+    return 0;
+}
+
+static int has_warning(const sts_ledger *l, const char *needle)
+{
+    for (size_t i = 0; i < sts_ledger_warning_count(l); i++)
+        if (strstr(sts_ledger_warning(l, i), needle)) return 1;
+    return 0;
+}
+
+static const int64_t MS = 1000000;
+
+TEST(jax_0_4_1_jit_and_pmap)
+{
+    sts_ledger *l = parse("jax-0.4.1-jit.log");
+    sts_ledger_fn_info s = fn(l, "score");
+    T_EQ_I64(s.traces, 2);
+    T_EQ_I64(s.compiles, 2);
+    T_EQ_I64(s.trace_ns, 3125000 + 2 * MS);
+    T_EQ_I64(s.compile_ns, (42 + 38) * MS);
+    T_EQ_I64(s.max_compile_ns, 42 * MS);
+    T_EQ_I64(s.signatures, 2);
+    T_EQ_STR(sig(l, "score", 0), "float32[8], float32[]");
+    T_EQ_STR(sig(l, "score", 1), "float32[12], float32[]");
+    sts_ledger_fn_info p = fn(l, "step"); /* pmap: the module name pmap_step maps back */
+    T_EQ_I64(p.compiles, 1);
+    T_EQ_I64(p.compile_ns, 250 * MS);
+    T_EQ_STR(sig(l, "step", 0), "float32[16], float32[] weak");
+    sts_ledger_fn_info w = fn(l, "wide"); /* "for 12 args.": a compile with no shapes */
+    T_EQ_I64(w.compiles, 1);
+    T_EQ_I64(w.trace_ns, 15000); /* 1.5e-05 sec */
+    T_EQ_I64(w.signatures, 0);
+    sts_log_stats st = sts_ledger_log_stats(l);
+    T_EQ_I64(st.records, 12);
+    T_EQ_I64(st.comments, 6);
+    T_EQ_I64(st.skipped, 0);
+    T_EQ_I64(st.warnings, 0);
+    sts_ledger_free(l);
+}
+
+TEST(jax_0_4_14_absl_and_persistent_cache)
+{
+    sts_ledger *l = parse("jax-0.4.14-pjit-absl.log");
+    sts_ledger_fn_info s = fn(l, "score");
+    T_EQ_I64(s.compiles, 2);
+    T_EQ_I64(s.lower_ns, (11 + 9) * MS);
+    T_EQ_I64(s.compile_ns, (2 + 50) * MS);
+    T_EQ_I64(s.persistent_hits, 1);
+    T_EQ_I64(s.persistent_writes, 1);
+    /* "<lambda>" traced, module "jit__lambda_" compiled: one function, Python's spelling. */
+    sts_ledger_fn_info lam = fn(l, "<lambda>");
+    T_EQ_I64(lam.traces, 1);
+    T_EQ_I64(lam.compiles, 1);
+    T_EQ_I64(lam.compile_ns, 10 * MS);
+    T_TRUE(sts_ledger_function_find(l, "_lambda_") < 0);
+    T_EQ_U64(sts_ledger_function_count(l), 3);
+    T_EQ_STR(sig(l, "layer", 0), "float32[8,4], float32[4,4]");
+    T_EQ_I64(sts_ledger_log_stats(l).skipped, 1); /* "Initialized persistent compilation cache" */
+    sts_ledger_free(l);
+}
+
+TEST(jax_0_4_30_explain_era_one)
+{
+    sts_ledger *l = parse("jax-0.4.30-explain.log");
+    sts_ledger_fn_info s = fn(l, "score");
+    T_EQ_I64(s.traces, 3);
+    T_EQ_I64(s.compiles, 3);
+    T_EQ_I64(s.reasons[STS_MISS_FIRST], 1);
+    T_EQ_I64(s.reasons[STS_MISS_SHAPE], 1);
+    T_EQ_I64(s.reasons[STS_MISS_WEAK_TYPE], 1);
+    sts_ledger_fn_info b = fn(l, "batch_loss");
+    T_EQ_I64(b.compiles, 8);
+    T_EQ_I64(b.reasons[STS_MISS_FIRST], 1);
+    T_EQ_I64(b.reasons[STS_MISS_SHAPE], 7);
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "batch_loss", "dimension 0 of b", &c));
+    T_EQ_STR(c.values, "8, 12, 16, 20, 24, 28, 32, 36");
+    T_EQ_I64(c.specializations, 8);
+    T_EQ_I64(c.cost_ns, 8 * (2 + 4 + 40) * MS); /* trace + lower + compile of each */
+    T_EQ_STR(c.buckets, "8, 16, 32, 64");
+    T_CONTAINS(c.message, "with a validity mask");
+    /* Positional shapes from "Compiling" got their names from "x: f32[12],  gain: f32[]". */
+    T_TRUE(churn(l, "score", "dimension 0 of x", &c));
+    T_EQ_STR(c.values, "8, 12");
+    T_TRUE(churn(l, "score", "weak type of gain", &c));
+    T_EQ_I64(fn(l, "kw").reasons[STS_MISS_PYTREE], 1);
+    T_EQ_I64(fn(l, "ctx").reasons[STS_MISS_CONTEXT], 1);
+    T_EQ_I64(fn(l, "branch_score").reasons[STS_MISS_OTHER], 1);
+    T_EQ_I64(sts_ledger_log_stats(l).skipped, 0);
+    T_EQ_I64(sts_ledger_warning_count(l), 0);
+    sts_ledger_free(l);
+}
+
+/* The row a cache-miss explanation was attached to: 0.6 - 0.8 explain after tracing. */
+static const char *row_reason(const sts_ledger *l, const char *function, int nth)
+{
+    for (size_t i = 0; i < sts_ledger_row_count(l); i++) {
+        sts_ledger_row r;
+        sts_ledger_row_get(l, i, &r);
+        if (strcmp(r.call.function, function) == 0 && nth-- == 0) return r.call.reason;
+    }
+    return NULL;
+}
+
+TEST(jax_0_7_explain_era_two)
+{
+    sts_ledger *l = parse("jax-0.7-explain.log");
+    sts_ledger_fn_info s = fn(l, "score");
+    T_EQ_I64(s.compiles, 3);
+    T_EQ_I64(s.persistent_misses, 1);
+    T_EQ_I64(s.reasons[STS_MISS_SHAPE], 1);
+    T_EQ_I64(s.reasons[STS_MISS_WEAK_TYPE], 1);
+    T_EQ_STR(row_reason(l, "score", 1), "shape: dimension 0 of x: 8 -> 12");
+    /* Several closest keys in one record count once for the category. */
+    sts_ledger_fn_info b = fn(l, "batch_loss");
+    T_EQ_I64(b.reasons[STS_MISS_SHAPE], 4);
+    T_EQ_I64(b.persistent_hits, 1);
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "batch_loss", "dimension 0 of b", &c));
+    T_EQ_STR(c.values, "8, 16, 24, 32, 40");
+    T_EQ_I64(fn(l, "branch_score").reasons[STS_MISS_STATIC], 1);
+    T_EQ_I64(fn(l, "act").reasons[STS_MISS_STATIC], 1);
+    T_EQ_I64(fn(l, "cfg").reasons[STS_MISS_CONTEXT], 1);
+    T_EQ_STR(row_reason(l, "branch_score", 1), "static: value of square: True -> False");
+    T_EQ_STR(row_reason(l, "act", 1), "static: value of static args: 'relu' -> 'gelu'");
+    T_EQ_I64(sts_ledger_log_stats(l).skipped, 0);
+    sts_ledger_free(l);
+}
+
+TEST(jax_0_10_lesson2_explain_era_three)
+{
+    sts_ledger *l = parse("jax-0.10-lesson2.log");
+    sts_ledger_fn_info s = fn(l, "score");
+    /* Lesson 2: new data and a new dynamic gain reuse; lengths 12 and 16 re-trace. */
+    T_EQ_I64(s.traces, 3);
+    T_EQ_I64(s.compiles, 3);
+    T_EQ_I64(s.reasons[STS_MISS_SHAPE], 2);
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "score", "dimension 0 of x", &c));
+    T_EQ_STR(c.values, "8, 12, 16");
+    T_EQ_STR(c.buckets, "8, 16");
+    T_TRUE(churn(l, "batch_loss", "dimension 0 of b", &c));
+    T_EQ_I64(c.specializations, 8);
+    T_EQ_STR(c.values, "8, 12, 16, 20, 24, 28, 32, 36");
+    T_EQ_I64(fn(l, "branch_score").reasons[STS_MISS_STATIC], 1);
+    T_EQ_STR(row_reason(l, "branch_score", 1), "static: value of square: True -> False");
+    sts_ledger_fn_info lo = fn(l, "loss"); /* re-defined at the same line */
+    T_EQ_I64(lo.reasons[STS_MISS_FIRST], 1);
+    T_EQ_I64(lo.reasons[STS_MISS_CONTEXT], 2);
+    sts_ledger_fn_info g = fn(l, "gain_fn");
+    T_EQ_I64(g.reasons[STS_MISS_WEAK_TYPE], 1);
+    T_EQ_I64(g.reasons[STS_MISS_CONTEXT], 2);
+    T_EQ_I64(fn(l, "pair").reasons[STS_MISS_PYTREE], 1);
+    T_EQ_STR(sig(l, "add", 0), "float32[8], float32[] weak");
+    T_EQ_I64(fn(l, "score").trace_ns, (5 + 5 + 4) * MS);
+    T_EQ_I64(sts_ledger_warning_count(l), 0);
+    sts_ledger_free(l);
+}
+
+TEST(torch_2_5_recompiles_and_limit)
+{
+    sts_ledger *l = parse("torch-2.5-recompiles.log");
+    sts_ledger_fn_info f = fn(l, "forward (model.py:42)");
+    T_EQ_I64(f.calls, 8);
+    T_EQ_I64(f.compiles, 7); /* the eighth recompile was refused by the limit */
+    T_EQ_I64(f.specializations, 8);
+    T_EQ_I64(f.limit_hits, 1);
+    T_EQ_I64(f.reasons[STS_MISS_SHAPE], 8);
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "forward (model.py:42)", "dimension 0 of x", &c));
+    T_EQ_STR(c.values, "8, 12, 16, 20, 24, 28, 32, 36, 40");
+    T_CONTAINS(row_reason(l, "forward (model.py:42)", 7), "recompile limit");
+    T_EQ_STR(sig(l, "forward (model.py:42)", 0), "x.size(0)=12");
+    T_EQ_I64(fn(l, "f (util.py:7)").reasons[STS_MISS_DTYPE], 2);
+    T_EQ_STR(row_reason(l, "f (util.py:7)", 0), "dtype: dtype of x: float32 -> bfloat16");
+    T_EQ_I64(fn(l, "g (util.py:20)").reasons[STS_MISS_CONTEXT], 1);
+    T_EQ_I64(sts_ledger_log_stats(l).skipped, 1);
+    sts_ledger_free(l);
+}
+
+TEST(torch_2_4_verbose_interleaved_ranks)
+{
+    sts_ledger *l = parse("torch-2.4-verbose-ranks.log");
+    sts_ledger_fn_info f = fn(l, "step (train.py:88)");
+    T_EQ_I64(f.calls, 3);
+    T_EQ_I64(f.reasons[STS_MISS_SHAPE], 3);
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "step (train.py:88)", "dimension 0 of batch", &c));
+    T_EQ_I64(c.nvalues, 4); /* 32, 30 (rank 0), 31 (rank 1), 28 */
+    T_TRUE(churn(l, "step (train.py:88)", "dimension 0 of mask", &c));
+    T_EQ_I64(sts_ledger_log_stats(l).skipped, 0);
+    T_EQ_I64(sts_ledger_warning_count(l), 0);
+    sts_ledger_free(l);
+}
+
+TEST(torch_2_1_cache_size_limit)
+{
+    sts_ledger *l = parse("torch-2.1-cache-size-limit.log");
+    sts_ledger_fn_info f = fn(l, "transform (perf_interp_bilinear_aa.py:5)");
+    T_EQ_I64(f.calls, 8);
+    T_EQ_I64(f.compiles, 7);
+    T_EQ_I64(f.specializations, 8); /* the refused record listed eight entries */
+    T_EQ_I64(f.limit_hits, 1);
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "transform (perf_interp_bilinear_aa.py:5)", "dimension 2 of img", &c));
+    T_EQ_I64(c.nvalues, 9);
+    sts_ledger_free(l);
+}
+
+TEST(mixed_prefixes_and_interleaving)
+{
+    sts_ledger *l = parse("mixed-interleaved.log");
+    sts_ledger_fn_info s = fn(l, "score");
+    T_EQ_I64(s.trace_ns, 4 * MS);
+    T_EQ_I64(s.lower_ns, 7 * MS);
+    T_EQ_I64(s.compile_ns, 25 * MS);
+    T_EQ_I64(s.reasons[STS_MISS_SHAPE], 1);
+    T_EQ_STR(row_reason(l, "score", 0), "shape: dimension 0 of x: 8 -> 12");
+    sts_ledger_fn_info f = fn(l, "forward (m.py:10)");
+    T_EQ_I64(f.calls, 2);
+    T_EQ_I64(f.reasons[STS_MISS_SHAPE], 2);
+    sts_log_stats st = sts_ledger_log_stats(l);
+    T_EQ_I64(st.skipped, 2);
+    T_EQ_I64(st.warnings, 0);
+    sts_ledger_free(l);
+}
+
+TEST(malformed_records_are_line_numbered_warnings)
+{
+    sts_ledger *l = parse("malformed.log");
+    static const int lines[] = { 5, 6, 7, 8, 9, 10, 11, 12, 17, 18 };
+    char needle[64];
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        snprintf(needle, sizeof needle, "malformed.log:%d: ", lines[i]);
+        if (!has_warning(l, needle)) T_FAIL_AT("no warning for line %d", lines[i]);
+    }
+    T_EQ_I64(sts_ledger_warning_count(l), 10);
+    T_TRUE(has_warning(l, "expected 'Finished XLA compilation of NAME in T sec'"));
+    T_TRUE(has_warning(l, "(truncated?)"));
+    /* The good records around them still count. */
+    sts_ledger_fn_info k = fn(l, "k");
+    T_EQ_I64(k.compiles, 1);
+    T_EQ_I64(k.compile_ns, 3 * MS);
+    T_TRUE(sts_ledger_function_find(l, "h") < 0); /* the cut "Compiling h" made no row */
+    sts_ledger_free(l);
+}
+
+TEST(no_records)
+{
+    sts_ledger *l = parse("no-records.log");
+    sts_log_stats st = sts_ledger_log_stats(l);
+    T_EQ_I64(st.records, 0);
+    T_EQ_I64(st.skipped, 2);
+    T_EQ_I64(st.comments, 1);
+    sts_ledger_free(l);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    *len = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
+}
+
+TEST(gzip_and_crlf_read_the_same)
+{
+    size_t len;
+    char *text = slurp(LOGS "jax-0.7-explain.log", &len);
+    T_TRUE(text != NULL);
+    if (!text) return;
+    char gz[256];
+    snprintf(gz, sizeof gz, "%s/sts_ledger_%d.log.gz", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    gzFile g = gzopen(gz, "wb");
+    gzwrite(g, text, (unsigned)len);
+    gzclose(g);
+    sts_ledger *a = sts_ledger_create(), *b = sts_ledger_create(), *c = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(a, "plain", text, len, &err), STS_OK);
+    T_EQ_I64(sts_ledger_parse_log(b, gz, &err), STS_OK);
+    /* The same text with CRLF line ends. */
+    char *crlf = malloc(len * 2 + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') crlf[n++] = '\r';
+        crlf[n++] = text[i];
+    }
+    T_EQ_I64(sts_ledger_parse_text(c, "crlf", crlf, n, &err), STS_OK);
+    sts_ledger *all[] = { a, b, c };
+    for (int i = 0; i < 3; i++) {
+        sts_ledger_finalize(all[i], &err);
+        sts_ledger_fn_info s = fn(all[i], "batch_loss");
+        T_EQ_I64(s.compiles, 5);
+        T_EQ_I64(s.compile_ns, 5 * 60 * MS);
+        T_EQ_I64(sts_ledger_log_stats(all[i]).records, sts_ledger_log_stats(a).records);
+    }
+    for (int i = 0; i < 3; i++) sts_ledger_free(all[i]);
+    free(crlf);
+    free(text);
+    remove(gz);
+}
+
+/* Every prefix of every fixture parses without crashing (ASan/UBSan watch), and a
+ * cut inside a record is a warning or a skipped line, never a made-up number. */
+TEST(every_truncation_parses)
+{
+    static const char *files[] = { "jax-0.4.30-explain.log", "jax-0.10-lesson2.log", "torch-2.5-recompiles.log",
+                                   "torch-2.4-verbose-ranks.log", "mixed-interleaved.log", "malformed.log" };
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        char path[256];
+        snprintf(path, sizeof path, LOGS "%s", files[f]);
+        size_t len;
+        char *text = slurp(path, &len);
+        if (!text) {
+            T_FAIL_AT("cannot read %s", path);
+            continue;
+        }
+        size_t step = len / 97 + 1;
+        for (size_t cut = 0; cut <= len; cut += step) {
+            sts_ledger *l = sts_ledger_create();
+            sts_error err = STS_ERROR_INIT;
+            T_EQ_I64(sts_ledger_parse_text(l, files[f], text, cut, &err), STS_OK);
+            T_EQ_I64(sts_ledger_finalize(l, &err), STS_OK);
+            FILE *null = fopen("/dev/null", "w");
+            sts_ledger_write_json(l, null, NULL, NULL, &err);
+            sts_ledger_write_text(l, null, &err);
+            fclose(null);
+            sts_ledger_free(l);
+        }
+        free(text);
+    }
+}
+
+TEST(unreadable_file_is_an_error)
+{
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_log(l, LOGS "does-not-exist.log", &err), STS_ERR_NOT_FOUND);
+    T_CONTAINS(err.message, "does-not-exist.log");
+    T_EQ_I64(sts_ledger_parse_text(l, "empty", "", 0, &err), STS_OK);
+    T_EQ_I64(sts_ledger_log_stats(l).records, 0);
+    sts_ledger_free(l);
+}
+
+int main(void)
+{
+    RUN(jax_0_4_1_jit_and_pmap);
+    RUN(jax_0_4_14_absl_and_persistent_cache);
+    RUN(jax_0_4_30_explain_era_one);
+    RUN(jax_0_7_explain_era_two);
+    RUN(jax_0_10_lesson2_explain_era_three);
+    RUN(torch_2_5_recompiles_and_limit);
+    RUN(torch_2_4_verbose_interleaved_ranks);
+    RUN(torch_2_1_cache_size_limit);
+    RUN(mixed_prefixes_and_interleaving);
+    RUN(malformed_records_are_line_numbered_warnings);
+    RUN(no_records);
+    RUN(gzip_and_crlf_read_the_same);
+    RUN(every_truncation_parses);
+    RUN(unreadable_file_is_an_error);
+    return t_done();
+}
