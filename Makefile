@@ -108,7 +108,8 @@ deps:
 demo: deps all
 	$(CLI) demo
 
-bench: deps all $(BENCH_BIN)
+bench: all $(BENCH_BIN)
+	@scripts/deps.sh bench
 	BUILD=$(BUILD) bench/run.sh
 
 # libFuzzer builds need clang; `make fuzz` builds each target for a long run.

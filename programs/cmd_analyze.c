@@ -94,7 +94,7 @@ static void print_facts(const analysis *a)
         printf("resolution  1 ns: some ts or dur had a fraction of a microsecond\n");
     tc_dur(d1, sizeof d1, in->resolution_ns);
     printf("nesting     %" PRIu64 " clamped (overran the parent by <= %s: nested, end clamped), %" PRIu64
-           " overlaps (overran by more: kept out of the tree)\n",
+           " overlaps (overran by more: nested beside it, not inside)\n",
            in->clamped, d1, in->overlaps);
     printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64
            " rejected\n",

@@ -32,7 +32,8 @@ static void csv_put(csv *c, const char *s, size_t n)
     c->len += n;
 }
 
-static void csv_i64(csv *c, int64_t v)
+/* Writes v in decimal at p; returns the end. */
+static char *put_i64(char *p, int64_t v)
 {
     char tmp[24];
     int i = sizeof tmp;
@@ -42,23 +43,80 @@ static void csv_i64(csv *c, int64_t v)
         u /= 10;
     } while (u);
     if (v < 0) tmp[--i] = '-';
-    csv_put(c, tmp + i, sizeof tmp - (size_t)i);
+    memcpy(p, tmp + i, sizeof tmp - (size_t)i);
+    return p + (sizeof tmp - (size_t)i);
 }
 
-/* RFC 4180: a field holding a comma, quote, CR or LF is quoted, its quotes doubled. */
+/* RFC 4180: a field holding a comma, quote, CR or LF is quoted, its quotes doubled.
+ * Writes at p, which has room for 2 * strlen(s) + 2 bytes; returns the end. */
+static char *put_field(char *p, const char *s, size_t n, size_t plain)
+{
+    if (plain == n) {
+        memcpy(p, s, n);
+        return p + n;
+    }
+    *p++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') *p++ = '"';
+        *p++ = s[i];
+    }
+    *p++ = '"';
+    return p;
+}
+
+/* Room for `need` more bytes at the end of the buffer, flushing first if needed;
+ * NULL when even an empty buffer is too small. */
+static char *csv_room(csv *c, size_t need)
+{
+    if (c->len + need > c->cap) csv_flush(c);
+    return need <= c->cap ? c->buf + c->len : NULL;
+}
+
 static void csv_field(csv *c, const char *s)
 {
-    size_t n = strcspn(s, ",\"\r\n");
-    if (s[n] == 0) {
-        csv_put(c, s, n);
+    size_t n = strlen(s), plain = strcspn(s, ",\"\r\n");
+    char *p = csv_room(c, 2 * n + 2);
+    if (p) {
+        c->len = (size_t)(put_field(p, s, n, plain) - c->buf);
         return;
     }
-    csv_put(c, "\"", 1);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"') csv_put(c, "\"", 1);
-        csv_put(c, p, 1);
+    csv_put(c, "\"", 1); /* longer than the buffer: piece by piece */
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') csv_put(c, "\"", 1);
+        csv_put(c, s + i, 1);
     }
     csv_put(c, "\"", 1);
+}
+
+/* One row: the lane prefix ("pid,tid,"), then ts, dur, depth and the name. */
+static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s, const char *name)
+{
+    size_t n = strlen(name);
+    char *p = csv_room(c, plen + 3 * 21 + 2 * n + 3);
+    if (!p) {
+        csv_put(c, prefix, plen);
+        char num[72], *q = put_i64(num, s->ts);
+        *q++ = ',';
+        q = put_i64(q, s->dur);
+        *q++ = ',';
+        q = put_i64(q, s->depth);
+        *q++ = ',';
+        csv_put(c, num, (size_t)(q - num));
+        csv_field(c, name);
+        csv_put(c, "\n", 1);
+        return;
+    }
+    memcpy(p, prefix, plen);
+    p += plen;
+    p = put_i64(p, s->ts);
+    *p++ = ',';
+    p = put_i64(p, s->dur);
+    *p++ = ',';
+    p = put_i64(p, s->depth);
+    *p++ = ',';
+    p = put_field(p, name, n, strcspn(name, ",\"\r\n"));
+    *p++ = '\n';
+    c->len = (size_t)(p - c->buf);
 }
 
 static int write_csv(const sts_timeline *tl)
@@ -91,17 +149,8 @@ static int write_csv(const sts_timeline *tl)
         csv_put(&pre, ",", 1);
         csv_field(&pre, tid);
         csv_put(&pre, ",", 1);
-        for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
-            csv_put(&c, pre.buf, pre.len);
-            csv_i64(&c, s[i].ts);
-            csv_put(&c, ",", 1);
-            csv_i64(&c, s[i].dur);
-            csv_put(&c, ",", 1);
-            csv_i64(&c, s[i].depth);
-            csv_put(&c, ",", 1);
-            csv_field(&c, sts_timeline_string(tl, s[i].name));
-            csv_put(&c, "\n", 1);
-        }
+        for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++)
+            csv_row(&c, pre.buf, pre.len, &s[i], sts_timeline_string(tl, s[i].name));
         free(pre.buf);
     }
     csv_flush(&c);

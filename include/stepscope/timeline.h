@@ -39,7 +39,8 @@ typedef struct sts_open_options {
 #define STS_SLICE_FROM_BE 0x01u  /* made from a matched B/E pair */
 #define STS_SLICE_UNCLOSED 0x02u /* a B with no E: dur runs to the end of its lane's data */
 #define STS_SLICE_CLAMPED 0x04u  /* overran its parent by <= resolution; end clamped to parent's */
-#define STS_SLICE_OVERLAP 0x08u  /* overran its parent by more: kept out of the tree */
+#define STS_SLICE_OVERLAP 0x08u  /* overran the enclosing slice by more: not its child but its
+                                  * sibling, under the innermost slice holding it whole */
 
 /* One complete interval on a lane. After loading, slices are ordered by lane, then
  * ts, then depth (Perfetto's slice table order), so each lane's slices are
@@ -144,7 +145,7 @@ typedef struct sts_timeline_info {
     uint64_t skipped;        /* events of unknown phases, counted and skipped */
     uint64_t rejected;       /* events refused (negative dur, missing ts, ...) with a warning */
     uint64_t clamped;        /* children clamped to their parent's end */
-    uint64_t overlaps;       /* overruns beyond the resolution, kept out of the tree */
+    uint64_t overlaps;       /* overruns beyond the resolution (see STS_SLICE_OVERLAP) */
     uint64_t unmatched_end;  /* E events with no open B */
     uint64_t unclosed_begin; /* B events with no E */
     int64_t resolution_ns;   /* 1000 if every ts/dur was a whole microsecond, else 1 */

@@ -34,9 +34,13 @@ typedef struct sts_write_options {
  * process and lane. Slices become "X" events, instants "i", counters "C", async events
  * their own phase with "id", flows "s"/"t"/"f". ts and dur are microseconds written
  * exactly from nanoseconds (ns / 1000 with three decimals). Args keep their types
- * (JSON args are inserted as stored). A pid or tid beyond +-2^53 (where JSON readers
- * that parse numbers as doubles lose integers) is written as 2^40 + its process or
- * lane index. Gzip-compressed when `path` ends in ".gz". `opts` may be NULL. */
+ * (JSON args are inserted as stored). A tid beyond +-2^53 (where JSON readers that
+ * parse numbers as doubles lose integers) is written as its low 31 bits, as JAX's own
+ * converter does, or, when another lane of the process has that tid (or it is 0), as
+ * 2^40 + lane index; such a pid becomes 2^40 + process index. Sort indexes, unless the
+ * timeline has them: the pid for a process (JAX's 701 for the host), the 1-based
+ * position within the process for a thread. Gzip-compressed when `path` ends in ".gz".
+ * `opts` may be NULL. */
 sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const sts_write_options *opts,
                                  sts_error *err);
 
@@ -44,9 +48,11 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
  *   - plane "/host:CPU" with one line per host thread lane (line id = tid, name = the
  *     lane's name, prefixed with its process name when several processes have
  *     thread lanes);
- *   - one plane per process holding device lanes, named after the process when that
- *     name starts with "/device:" (the recorder names its devices "/device:CPU:0",
- *     ...), else "/device:CUSTOM:<process name or pid>";
+ *   - one plane per process holding device lanes. XProf's trace viewer shows only
+ *     "/device:GPU:N", "/device:TPU:N" and "/device:CUSTOM:..." planes, so a process
+ *     named like those keeps its name, another "/device:X" becomes
+ *     "/device:CUSTOM:X" (the recorder's "/device:CPU:0" is written, and reads back,
+ *     as "/device:CUSTOM:CPU:0"), and any other name N "/device:CUSTOM:N";
  *   - per plane, event metadata (one per distinct name) and stat metadata (one per
  *     distinct arg key or string value) deduplicated; string values as ref_value;
  *   - slice args as stats; a slice carrying "step_num" also gets "_r" = 1 (a root

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analyze/finalize.h"
+#include "model/finalize.h"
 #include "read/readers.h"
 
 typedef enum trace_kind { KIND_JSON, KIND_XPLANE } trace_kind;

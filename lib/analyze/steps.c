@@ -1,6 +1,5 @@
 /* Step detection and the per-step breakdown: direct children by name, the unattributed
  * remainder, and the double-counted sum that adding step and children would give. */
-#include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,73 +1,88 @@
-/* device: the built-in kernels, found in the embedded table (or $STEPSCOPE_KERNELS) and
- * built on first use through the program cache. */
+/* device: the built-in kernels. Every .cl file in lib/device/kernels (embedded at build
+ * time) goes into one OpenCL program, built on first use through the program cache:
+ * with PoCL each program build costs a compiler run and a link of its kernel library,
+ * so one build serves every operation. `#line` markers keep the compiler's messages
+ * pointing at the right file and line. $STEPSCOPE_KERNELS=DIR replaces a file by
+ * DIR/<file>.cl when that exists. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "device/device_impl.h"
 #include "device/embedded.h"
 
-typedef struct builtin_desc {
-    const char *file;   /* kernels/<file>.cl */
-    const char *kernel; /* function name */
-} builtin_desc;
+#define STR2(x) #x
+#define STR(x) STR2(x)
 
-static const builtin_desc builtins[STS_BI_COUNT] = {
-    [STS_BI_MATMUL_TILED] = { "matmul", "matmul_tiled" },
-    [STS_BI_MATMUL_BLOCK] = { "matmul", "matmul_block" },
-    [STS_BI_MATMUL_EDGE] = { "matmul", "matmul_edge" },
-    [STS_BI_TANH] = { "elementwise", "ew_tanh" },
-    [STS_BI_SQUARE] = { "elementwise", "ew_square" },
-    [STS_BI_SCALE] = { "elementwise", "ew_scale" },
-    [STS_BI_ROW_SUM] = { "reduce", "row_sum" },
-    [STS_BI_SUM] = { "reduce", "sum_all" },
+static const char *const kernel_names[STS_BI_COUNT] = {
+    [STS_BI_MATMUL_TILED] = "matmul_tiled",
+    [STS_BI_MATMUL_BLOCK] = "matmul_block",
+    [STS_BI_MATMUL_EDGE] = "matmul_edge",
+    [STS_BI_TANH] = "ew_tanh",
+    [STS_BI_SQUARE] = "ew_square",
+    [STS_BI_SCALE] = "ew_scale",
+    [STS_BI_ROW_SUM] = "row_sum",
+    [STS_BI_SUM] = "sum_all",
 };
 
-/* Options every built-in program is compiled with. */
-static const char build_options[] = "-cl-std=CL1.2";
+/* The matmul block height is the host's, so launch sizes and kernel agree. */
+static const char build_options[] = "-cl-std=CL1.2 -DBLOCK_ROWS=" STR(STS_MATMUL_BLOCK_ROWS);
 
-static const sts_embedded_file *embedded(const char *file)
+typedef struct text {
+    char *buf;
+    size_t len, cap;
+} text;
+
+static int append(text *t, const char *s, size_t n)
 {
-    for (size_t i = 0; i < sts_device_kernel_files_count; i++)
-        if (strcmp(sts_device_kernel_files[i].name, file) == 0) return &sts_device_kernel_files[i];
-    return NULL;
+    if (t->len + n + 1 > t->cap) {
+        void *p = t->buf;
+        if (sts_grow(&p, &t->cap, t->len + n + 1, 1) != 0) return -1;
+        t->buf = p;
+    }
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+    t->buf[t->len] = 0;
+    return 0;
 }
 
-/* Reads DIR/<file>.cl; the caller frees *text. */
-static sts_status read_override(const char *dir, const char *file, char **text, size_t *len, sts_error *err)
+/* Appends DIR/<name>.cl when it exists; returns 1 if it did, 0 if there is no such
+ * file, -1 on a read or memory error. */
+static int append_override(text *t, const char *dir, const char *name)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s.cl", dir, file);
+    snprintf(path, sizeof path, "%s/%s.cl", dir, name);
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return sts_error_set(err, STS_ERR_NOT_FOUND, -1, "%s: cannot open kernel source (%s is set to '%s')", path,
-                             STS_KERNELS_ENV, dir);
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 16384;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory reading it", path);
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, 4096, f);
-        n += got;
-        if (got < 4096) break;
-    }
-    int bad = ferror(f);
+    if (!f) return 0;
+    char head[4200];
+    int n = snprintf(head, sizeof head, "#line 1 \"%s\"\n", path);
+    int rc = append(t, head, (size_t)n) == 0 ? 1 : -1;
+    char buf[8192];
+    size_t got;
+    while (rc == 1 && (got = fread(buf, 1, sizeof buf, f)) > 0)
+        if (append(t, buf, got) != 0) rc = -1;
+    if (ferror(f)) rc = -1;
     fclose(f);
-    if (bad) {
-        free(buf);
-        return sts_error_set(err, STS_ERR_IO, -1, "%s: read error", path);
+    return rc;
+}
+
+/* The combined source of every kernel file. */
+static sts_status combined_source(text *t, sts_error *err)
+{
+    const char *dir = getenv(STS_KERNELS_ENV);
+    for (size_t i = 0; i < sts_device_kernel_files_count; i++) {
+        const sts_embedded_file *e = &sts_device_kernel_files[i];
+        int got = dir && *dir ? append_override(t, dir, e->name) : 0;
+        if (got < 0) return sts_error_set(err, STS_ERR_IO, -1, "%s/%s.cl: cannot read it", dir, e->name);
+        if (got == 0) {
+            char head[256];
+            int n = snprintf(head, sizeof head, "#line 1 \"lib/device/kernels/%s.cl\"\n", e->name);
+            if (append(t, head, (size_t)n) != 0 || append(t, e->text, e->len) != 0)
+                return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory for the kernel source");
+        }
+        if (append(t, "\n", 1) != 0) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory");
     }
-    buf[n] = 0;
-    *text = buf;
-    *len = n;
     return STS_OK;
 }
 
@@ -82,28 +97,17 @@ static void prepend(char *buf, size_t cap, const char *prefix)
     buf[p + n] = 0;
 }
 
-static sts_status build_builtin(sts_device *dev, const builtin_desc *d, sts_program **prog, sts_error *err)
+static sts_status build_builtins(sts_device *dev, sts_program **prog, sts_error *err)
 {
-    const char *dir = getenv(STS_KERNELS_ENV);
-    char *owned = NULL;
-    const char *text;
-    size_t len;
-    if (dir && *dir) {
-        sts_status st = read_override(dir, d->file, &owned, &len, err);
-        if (st != STS_OK) return st;
-        text = owned;
-    } else {
-        const sts_embedded_file *e = embedded(d->file);
-        if (!e) return sts_error_set(err, STS_ERR_INTERNAL, -1, "kernel file %s.cl was not embedded", d->file);
-        text = e->text;
-        len = e->len;
-    }
-    sts_status st = sts_program_build(dev, text, len, build_options, prog, NULL, err);
-    free(owned);
+    text t = { NULL, 0, 0 };
+    sts_status st = combined_source(&t, err);
+    if (st == STS_OK) st = sts_program_build(dev, t.buf, t.len, build_options, prog, NULL, err);
+    free(t.buf);
     if (st == STS_ERR_BUILD && err) {
-        /* Say which file failed; the compiler log follows in the message. */
-        char prefix[256];
-        snprintf(prefix, sizeof prefix, "%s/%s.cl: ", dir && *dir ? dir : "lib/device/kernels", d->file);
+        const char *dir = getenv(STS_KERNELS_ENV);
+        char prefix[512];
+        snprintf(prefix, sizeof prefix, "built-in kernels (lib/device/kernels%s%s): ", dir && *dir ? ", overridden from " : "",
+                 dir && *dir ? dir : "");
         prepend(err->message, sizeof err->message, prefix);
     }
     return st;
@@ -116,9 +120,9 @@ sts_status sts_device_builtin(sts_device *dev, sts_builtin which, sts_kernel **o
         return STS_OK;
     }
     sts_program *prog;
-    sts_status st = build_builtin(dev, &builtins[which], &prog, err);
+    sts_status st = build_builtins(dev, &prog, err);
     if (st != STS_OK) return st;
-    st = sts_kernel_create(prog, builtins[which].kernel, &dev->builtin[which], err);
+    st = sts_kernel_create(prog, kernel_names[which], &dev->builtin[which], err);
     if (st != STS_OK) return st;
     *out = dev->builtin[which];
     return STS_OK;

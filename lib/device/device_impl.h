@@ -7,6 +7,9 @@
 
 #include "stepscope/device.h"
 
+/* Rows of C per matmul_block work-item, passed to kernels/matmul.cl as -DBLOCK_ROWS. */
+#define STS_MATMUL_BLOCK_ROWS 8
+
 /* The most OpenCL commands one sts_event stands for (a matmul's tile pass and edges). */
 #define STS_EVENT_MAX_CL 4
 
@@ -42,6 +45,7 @@ struct sts_program {
 struct sts_kernel {
     sts_program *prog;
     cl_kernel k;
+    size_t max_group; /* CL_KERNEL_WORK_GROUP_SIZE, asked once; 0 until then */
     char name[64];
 };
 

@@ -5,9 +5,9 @@
 
 #include "device/device_impl.h"
 
-/* Rows and columns of C held by one matmul_block work-item: must match RM and the
- * float8 x 2 layout in kernels/matmul.cl. */
-#define BLOCK_ROWS 4
+/* Rows and columns of C held by one matmul_block work-item. The rows reach the kernel
+ * as -DBLOCK_ROWS (lib/device/builtin.c); the 16 columns are its two float8 vectors. */
+#define BLOCK_ROWS STS_MATMUL_BLOCK_ROWS
 #define BLOCK_COLS 16
 #define TILE 16
 
@@ -101,8 +101,11 @@ static sts_status matmul_blocked(sts_device *dev, const sts_array *a, const sts_
     if (st == STS_OK) st = sts_device_builtin(dev, STS_BI_MATMUL_EDGE, &edge, err);
     if (st == STS_OK && blocks) {
         size_t global[2] = { Nf / BLOCK_COLS, Mf / BLOCK_ROWS };
+        /* A column of up to 64 work-items shares one panel of B (see matmul.cl). */
+        size_t local[2] = { 1, 64 };
+        while (global[1] % local[1]) local[1] /= 2;
         st = matmul_args(blk, a, b, c, err);
-        if (st == STS_OK) st = launch(dev, blk, 2, global, NULL, &cl[*n], err);
+        if (st == STS_OK) st = launch(dev, blk, 2, global, local, &cl[*n], err);
         if (st == STS_OK) (*n)++;
     }
     if (st != STS_OK || (blocks && Mf == M && Nf == N)) return st;
@@ -197,13 +200,16 @@ sts_status sts_op_matmul(sts_device *dev, const sts_array *a, const sts_array *b
     return finish_op(dev, "matmul", cl, n, c, ev, err);
 }
 
-/* A 1-D launch over n elements in groups of 64 (fewer when the kernel allows less). */
+/* A 1-D launch for `count` elements: work-groups of up to 256, and no more of them than
+ * four per compute unit (the kernels stride over the rest). */
 static sts_status map_launch(sts_device *dev, sts_kernel *k, size_t count, const char *name, sts_array *y,
                              sts_event **ev, sts_error *err)
 {
     size_t group = sts_kernel_max_work_group(k);
-    if (group > 64) group = 64;
+    if (group > 256) group = 256;
+    size_t most = group * 4 * (dev->info.compute_units ? dev->info.compute_units : 1);
     size_t global = round_up(count, group);
+    if (global > most) global = most;
     cl_event cl;
     sts_status st = launch(dev, k, 1, &global, &group, &cl, err);
     if (st != STS_OK) return st;

@@ -205,9 +205,13 @@ sts_status sts_kernel_set_local(sts_kernel *k, unsigned index, size_t bytes, sts
 
 size_t sts_kernel_max_work_group(const sts_kernel *k)
 {
+    if (k->max_group) return k->max_group;
     size_t n = 0;
-    if (clGetKernelWorkGroupInfo(k->k, k->prog->dev->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof n, &n, NULL) != CL_SUCCESS)
+    if (clGetKernelWorkGroupInfo(k->k, k->prog->dev->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof n, &n, NULL) != CL_SUCCESS ||
+        n == 0)
         n = 1;
+    /* The cache lives in the kernel object; asking the driver each launch costs time. */
+    ((sts_kernel *)k)->max_group = n;
     return n;
 }
 

@@ -82,7 +82,6 @@ long lg_fn_get(sts_ledger *l, const char *name)
     f->name = id;
     f->max_compile_ns = -1;
     f->max_compile_id = -1;
-    f->open_row = -1;
     f->last_row = -1;
     if (sts_u64map_put(&l->fn_by_name, (uint64_t)id + 1, (uint32_t)l->nfns) != 0) return -1;
     l->finalized = 0;

@@ -48,8 +48,7 @@ typedef struct lg_fn {
     size_t nsigs, sigcap;
     uint32_t *argnames;     /* positional argument names learned from logs (0 = unknown) */
     size_t nargnames;
-    /* Log parsing: the row this function's next finished stage attaches to. */
-    int64_t open_row;       /* -1 when none */
+    /* Log parsing. */
     int64_t last_row;       /* torch: the latest recompile row, -1 when none */
     uint32_t last_trace;    /* torch: its compile id string ("0/3"); 0 = none */
     int64_t last_entries;   /* torch: cache entries that record listed */

@@ -119,24 +119,49 @@ HOT const char *parse_number(jr *r, const char *p, jspan *v)
     return p;
 }
 
-/* Arrays of numbers ("grid": [1, 1, 1]) are common in args: scanned here in a plain
- * loop. Anything else goes to the skipper, which also gives the precise error. */
+/* Arrays of numbers and strings, nested only in arrays ("grid": [1, 1, 1],
+ * "Input Dims": [[1, 64, 768], [768]]), are common in args: skipped here with a depth
+ * count, which is all the state arrays alone need. Anything else (objects, literals,
+ * errors, the buffer's end) goes to the skipper from the start, which also gives the
+ * precise error. */
 static const char *skip_array(jr *r, const char *p, const char *e)
 {
-    const char *q = json_ws(p + 1);
-    if (*q == ']') return q + 1;
+    const char *q = p;
+    size_t depth = 0;
     for (;;) {
-        if (*q != '-' && !json_is_digit(*q)) break;
-        int is_int;
-        q = json_scan_number(q, &is_int, &r->fail);
-        if (!q) break;
-        q = json_ws(q);
+        /* A value must come. */
+        if (*q == '[') {
+            depth++;
+            q = json_ws(q + 1);
+            if (*q != ']') continue;
+            q++;
+            depth--;
+        } else if (*q == '"') {
+            int esc = 0;
+            q = json_scan_string(q + 1, e, &esc, &r->fail);
+            if (!q) break;
+            q++;
+        } else if (*q == '-' || json_is_digit(*q)) {
+            int is_int;
+            q = json_scan_number(q, &is_int, &r->fail);
+            if (!q) break;
+        } else {
+            break;
+        }
+        /* After a value: close arrays, then a comma and the next value. */
+        int comma = 0;
+        for (;;) {
+            if (depth == 0) return q;
+            q = json_ws(q);
+            if (*q != ']') break;
+            q++;
+            depth--;
+        }
         if (*q == ',') {
             q = json_ws(q + 1);
-            continue;
+            comma = 1;
         }
-        if (*q == ']') return q + 1;
-        break;
+        if (!comma) break;
     }
     return jr_skip_value(r, p, e);
 }
@@ -304,11 +329,17 @@ static const char *parse_args(jr *r, const char *p, const char *e, jevent *ev)
 {
     jspan ignored;
     ev->nargs = 0; /* a repeated "args" key: the last one counts */
-    if (*p != '{' || !args_wanted(r, ev)) return parse_value(r, p, e, &ignored);
+    if (*p != '{') return parse_value(r, p, e, &ignored);
     p++;
+    /* Once "ph" is known and is not C or M, an arg the mode drops need not be kept
+     * for the commit: its learned layout already says so. */
+    const jspan *ph = &ev->f[F_PH];
+    int keep_none = !args_wanted(r, ev);
+    int droppable = (ev->have & BIT(F_PH)) && ph->kind == JK_STRING && ph->n == 1 && !ph->esc && ph->p[0] != 'C' &&
+                    ph->p[0] != 'M';
     jchain *c = &r->args_chain;
     uint8_t j = JR_START;
-    for (;;) {
+    for (int first = 1;; first = 0) {
         if (ev->nargs == r->argv_cap &&
             sts_grow((void **)&r->argv, &r->argv_cap, (size_t)ev->nargs + 1, sizeof *r->argv) != 0) {
             r->nomem = 1;
@@ -316,26 +347,34 @@ static const char *parse_args(jr *r, const char *p, const char *e, jevent *ev)
         }
         jarg *a = &r->argv[ev->nargs];
         uint8_t k = pred_next(c, j, p);
-        a->key.kind = JK_STRING;
+        int drop = keep_none;
         if (k != JR_NO_PRED) {
             const jpred *pr = &c->pool[k];
-            a->key.p = p + pr->kofs;
-            a->key.n = pr->kn;
-            a->key.esc = 0;
+            drop |= droppable && pr->key != STS_NONE && !pr->keep;
+            if (!drop) {
+                a->key.p = p + pr->kofs;
+                a->key.n = pr->kn;
+                a->key.esc = 0;
+            }
             p = json_ws(p + pr->len);
         } else {
             int close = 0;
             const char *from = p;
-            p = parse_key(r, p, e, ev->nargs == 0, &a->key, &close);
+            p = parse_key(r, p, e, first, &a->key, &close);
             if (!p || close) return p;
             k = a->key.esc ? JR_LOOSE : pred_learn(c, j, from, p, a->key.p, a->key.n, -1);
         }
-        a->pred = k == JR_LOOSE ? -1 : k;
-        a->gen = c->pool[k].gen;
         j = k;
-        p = parse_value(r, p, e, &a->val);
+        if (drop) {
+            p = parse_value(r, p, e, &ignored);
+        } else {
+            a->key.kind = JK_STRING;
+            a->pred = k == JR_LOOSE ? -1 : k;
+            a->gen = c->pool[k].gen;
+            p = parse_value(r, p, e, &a->val);
+            ev->nargs++;
+        }
         if (!p) return NULL;
-        ev->nargs++;
         p = json_ws(p);
         if (*p == ',') {
             p++;

@@ -127,6 +127,11 @@ typedef struct reader {
     int device_plane;
     uint32_t process;
     uint64_t plane_warned_event, plane_warned_stat;
+    /* Args copied from event metadata onto events. Bounded by the input's size (plus
+     * 1 Mi), so a small file cannot make billions of args (one metadata with many
+     * stats, referenced by many events). */
+    uint64_t meta_arg_budget;
+    int meta_budget_warned;
 } reader;
 
 static sts_status nomem(reader *x)
@@ -453,7 +458,14 @@ static sts_status add_event_args(reader *x, const event_meta *em, uint32_t *firs
     }
     x->scratch.n = kept;
     if (em) {
-        for (uint32_t i = 0; i < em->args_n; i++) {
+        if (em->args_n > x->meta_arg_budget) {
+            if (!x->meta_budget_warned++)
+                sts_tl_warn(x->tl, "%s: event metadata stats copied onto events exceed the input's size in "
+                            "number; further events keep only their own stats", x->name);
+        } else {
+            x->meta_arg_budget -= em->args_n;
+        }
+        for (uint32_t i = 0; i < em->args_n && !x->meta_budget_warned; i++) {
             const pending_arg *a = &x->meta_args.v[em->args_first + i];
             stat_meta *sm = &x->smeta.v[a->meta];
             if (sm->mark == mark) continue;
@@ -757,6 +769,7 @@ sts_status sts_read_xplane_mem(const void *buf, size_t len, const char *name, st
     x.opt = opt;
     x.mode = opt ? opt->args : tl->args_mode;
     x.size = len;
+    x.meta_arg_budget = (uint64_t)len + (1u << 20);
     x.emap.zero = x.smap.zero = UINT32_MAX;
     uint32_t fmt = sts_tl_intern(tl, "xplane", 6);
     if (fmt == STS_NONE) return nomem(&x);

@@ -2,6 +2,7 @@
  * sts_timeline_open() returns: host threads are lanes of process "/host:CPU", scopes
  * are complete slices, args follow their scope. */
 #include "trace/build.h"
+#include "model/finalize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -206,67 +207,17 @@ static void build_thread(sts_build *b, sts_tstate *s)
     st->unmatched_end += atomic_load_explicit(&s->unmatched, memory_order_relaxed);
 }
 
-static int cmp_slice(const void *pa, const void *pb)
-{
-    const sts_slice *a = pa, *b = pb;
-    if (a->lane != b->lane) return a->lane < b->lane ? -1 : 1;
-    if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-    if (a->dur != b->dur) return a->dur > b->dur ? -1 : 1;
-    if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
-    return 0;
-}
-
-/* Orders slices (lane, ts, dur descending, recorded depth) and nests them per lane
- * with half-open intervals, exactly as the analyzer nests a file. Host scopes nest by
- * construction; the stack walk still decides parents, so a scope whose parent was
- * dropped becomes a root instead of joining a wrong parent. On device lanes two
- * commands can overlap (a queue that is not in order): an overrun is then an overlap,
- * kept out of the tree and listed, as the interval model says. */
+/* Hands the slices to the interval model's finalize, which orders and nests them
+ * exactly as it nests a file. Host scopes nest by construction; the stack walk still
+ * decides parents, so a scope whose parent was dropped becomes a root instead of joining
+ * a wrong parent, and two overlapping device commands (a queue that is not in order)
+ * are listed as an overlap. Finalize breaks ties of equal ts and dur by the raw
+ * sequence number, so the recorded depth stands in for it: outer scopes first. */
 static sts_status nest(sts_timeline *tl)
 {
-    size_t n = tl->slices.n;
-    sts_slice *v = tl->slices.v;
-    if (n) qsort(v, n, sizeof *v, cmp_slice);
-    uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
-    if (!stack) return STS_ERR_NOMEM;
-    for (size_t l = 0; l < tl->lanes.n; l++) {
-        tl->lanes.v[l].first_slice = 0;
-        tl->lanes.v[l].slice_count = 0;
-    }
-    size_t sp = 0;
-    for (size_t i = 0; i < n; i++) {
-        sts_slice *s = &v[i];
-        if (i == 0 || v[i - 1].lane != s->lane) {
-            sp = 0;
-            tl->lanes.v[s->lane].first_slice = (uint32_t)i;
-        }
-        tl->lanes.v[s->lane].slice_count++;
-        while (sp && v[stack[sp - 1]].ts + v[stack[sp - 1]].dur <= s->ts) sp--;
-        if (sp) {
-            const sts_slice *p = &v[stack[sp - 1]];
-            int64_t overrun = s->ts + s->dur - (p->ts + p->dur);
-            if (overrun > 0) {
-                sts_overlap *o = STS_VEC_PUSH(tl->overlaps);
-                if (!o) {
-                    free(stack);
-                    return STS_ERR_NOMEM;
-                }
-                o->slice = (uint32_t)i;
-                o->parent = stack[sp - 1];
-                o->overrun_ns = overrun;
-                tl->info.overlaps++;
-                s->flags |= STS_SLICE_OVERLAP;
-                s->parent = STS_NONE;
-                s->depth = 0;
-                continue;
-            }
-        }
-        s->parent = sp ? stack[sp - 1] : STS_NONE;
-        s->depth = (uint16_t)(sp < 65535 ? sp : 65535);
-        stack[sp++] = (uint32_t)i;
-    }
-    free(stack);
-    return STS_OK;
+    for (size_t i = 0; i < tl->slices.n; i++) tl->slices.v[i].parent = tl->slices.v[i].depth;
+    sts_error err = STS_ERROR_INIT;
+    return sts_tl_finalize(tl, &err);
 }
 
 static void fill_info(sts_timeline *tl)
@@ -292,7 +243,6 @@ static void fill_info(sts_timeline *tl)
         if (!any || a > in->ts_max) in->ts_max = a;
         any = 1;
     }
-    tl->finalized = 1;
 }
 
 /* Session-wide facts, as args of one instant at the session's start. */
@@ -349,9 +299,9 @@ static sts_status build_timeline(sts_build *b, uint32_t session)
     b->devices_done = 1;
     if (tl->lanes.n) add_trace_instant(b, 0);
     if (b->nomem) return STS_ERR_NOMEM;
+    fill_info(tl);
     sts_status st = nest(tl);
     if (st != STS_OK) return st;
-    fill_info(tl);
     return b->nomem ? STS_ERR_NOMEM : STS_OK;
 }
 

@@ -1,7 +1,9 @@
 /* Chrome trace-event JSON writer: the layout of JAX's perfetto_trace.json.gz (see
  * stepscope/write.h). One event per line, so a diff of two traces reads well. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "stepscope/write.h"
 #include "write/jsonout.h"
 #include "write/wfile.h"
@@ -16,16 +18,53 @@ typedef struct jw {
     const sts_lane *lanes;
     const sts_arg *args;
     size_t nprocs, nlanes, nargs;
+    int64_t *tid;        /* per lane: the tid written */
+    int32_t *tid_order;  /* per lane: 1-based position within its process */
 } jw;
 
 static void lit(jw *w, const char *s) { sts_wfile_puts(w->f, s); }
 
 static void str_id(jw *w, uint32_t id) { sts_jo_cstring(w->f, sts_timeline_string(w->tl, id)); }
 
-static int64_t lane_tid(const jw *w, uint32_t lane)
+static int64_t lane_tid(const jw *w, uint32_t lane) { return w->tid[lane]; }
+
+static uint64_t tid_key(uint32_t process, int64_t tid)
 {
-    int64_t tid = w->lanes[lane].tid;
-    return tid > -JSON_SAFE_INT && tid < JSON_SAFE_INT ? tid : BIG_TID + (int64_t)lane;
+    return ((uint64_t)process * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid) | 1; /* non-zero */
+}
+
+/* Chooses each lane's JSON tid. A tid beyond +-2^53 becomes its low 31 bits, as JAX's
+ * own converter writes it (so our JSON of a JAX profile names threads as JAX's does),
+ * unless another lane of the process already has that tid: then 2^40 + lane index.
+ * A key collision in the map only costs the fallback, never a merge. */
+static int choose_tids(jw *w)
+{
+    w->tid = malloc((w->nlanes + 1) * sizeof *w->tid);
+    w->tid_order = malloc((w->nlanes + 1) * sizeof *w->tid_order);
+    int32_t *seen = calloc(w->nprocs + 1, sizeof *seen);
+    sts_u64map used = STS_U64MAP_INIT;
+    int rc = w->tid && w->tid_order && seen ? 0 : -1;
+    for (size_t l = 0; l < w->nlanes && rc == 0; l++) {
+        int64_t t = w->lanes[l].tid;
+        w->tid[l] = t;
+        if (t > -JSON_SAFE_INT && t < JSON_SAFE_INT) rc = sts_u64map_put(&used, tid_key(w->lanes[l].process, t), 1);
+    }
+    for (size_t l = 0; l < w->nlanes && rc == 0; l++) {
+        uint32_t pr = w->lanes[l].process;
+        if (pr < w->nprocs) w->tid_order[l] = ++seen[pr];
+        int64_t t = w->lanes[l].tid;
+        if (t > -JSON_SAFE_INT && t < JSON_SAFE_INT) continue;
+        int64_t c = t & 0x7fffffff;
+        if (c == 0 || sts_u64map_get(&used, tid_key(pr, c)) != UINT32_MAX) { /* 0 reads as "no tid" */
+            c = BIG_TID + (int64_t)l;
+            while (sts_u64map_get(&used, tid_key(pr, c)) != UINT32_MAX) c++;
+        }
+        w->tid[l] = c;
+        rc = sts_u64map_put(&used, tid_key(pr, c), 1);
+    }
+    free(seen);
+    sts_u64map_release(&used);
+    return rc;
 }
 
 static int64_t proc_pid(const jw *w, uint32_t proc)
@@ -114,8 +153,9 @@ static void metadata(jw *w)
         int64_t pid = proc_pid(w, (uint32_t)p);
         uint32_t name = pr->name ? pr->name : pr->label;
         if (name) meta_event(w, pid, NULL, "process_name", "name", name, 0);
-        meta_event(w, pid, NULL, "process_sort_index", "sort_index", STS_NONE,
-                   pr->sort_index ? pr->sort_index : (int64_t)p);
+        /* JAX sorts processes by pid (701 for the host). */
+        int64_t sort = pr->sort_index ? pr->sort_index : pid >= INT32_MIN && pid <= INT32_MAX ? pid : (int64_t)p;
+        meta_event(w, pid, NULL, "process_sort_index", "sort_index", STS_NONE, sort);
     }
     for (size_t l = 0; l < w->nlanes; l++) {
         const sts_lane *ln = &w->lanes[l];
@@ -123,7 +163,7 @@ static void metadata(jw *w)
         int64_t pid = proc_pid(w, ln->process), tid = lane_tid(w, (uint32_t)l);
         if (ln->name) meta_event(w, pid, &tid, "thread_name", "name", ln->name, 0);
         meta_event(w, pid, &tid, "thread_sort_index", "sort_index", STS_NONE,
-                   ln->sort_index ? ln->sort_index : (int64_t)l);
+                   ln->sort_index ? ln->sort_index : w->tid_order[l]);
     }
 }
 
@@ -220,12 +260,21 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
                                  sts_error *err)
 {
     if (!tl || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "chrome json writer: no timeline or path");
-    jw w = { tl, NULL, NULL, NULL, NULL, 0, 0, 0 };
-    w.f = sts_wfile_open(path, sts_path_is_gz(path), opts ? opts->gzip_level : 0, err);
-    if (!w.f) return err ? err->code : STS_ERR_IO;
+    jw w = { tl, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL };
     w.procs = sts_timeline_processes(tl, &w.nprocs);
     w.lanes = sts_timeline_lanes(tl, &w.nlanes);
     w.args = sts_timeline_args(tl, &w.nargs);
+    if (choose_tids(&w) != 0) {
+        free(w.tid);
+        free(w.tid_order);
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+    }
+    w.f = sts_wfile_open(path, sts_path_is_gz(path), opts ? opts->gzip_level : 0, err);
+    if (!w.f) {
+        free(w.tid);
+        free(w.tid_order);
+        return err ? err->code : STS_ERR_IO;
+    }
     lit(&w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     metadata(&w);
     slices(&w);
@@ -234,5 +283,7 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
     asyncs_and_flows(&w);
     /* JAX's files end the array with an empty object; readers skip it. */
     lit(&w, "{}]}\n");
+    free(w.tid);
+    free(w.tid_order);
     return sts_wfile_commit(w.f, err);
 }

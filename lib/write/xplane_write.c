@@ -209,7 +209,12 @@ static sts_status make_planes(plan *p)
         const sts_process *proc = &p->procs[pr];
         const char *pname = proc->name ? str(p, proc->name) : "";
         char *name;
-        if (starts_with(pname, "/device:")) name = dup_printf("%s", pname);
+        /* XProf's trace viewer shows only GPU, TPU and CUSTOM device planes (checked
+         * with xprof 2.24): any other device ("/device:CPU:0") goes under CUSTOM. */
+        if (starts_with(pname, "/device:GPU:") || starts_with(pname, "/device:TPU:") ||
+            starts_with(pname, "/device:CUSTOM:"))
+            name = dup_printf("%s", pname);
+        else if (starts_with(pname, "/device:")) name = dup_printf("/device:CUSTOM:%s", pname + 8);
         else if (*pname) name = dup_printf("/device:CUSTOM:%s", pname);
         else name = dup_printf("/device:CUSTOM:pid %" PRId64, proc->pid);
         xplane *pl = add_plane(p, name, 0);

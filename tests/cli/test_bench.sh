@@ -104,7 +104,8 @@ mkdir -p "$T_TMP/kernels"
 printf '__kernel void matmul_block(__global float *a) { a[0] = no_such_symbol_here; }\n' >"$T_TMP/kernels/matmul.cl"
 STEPSCOPE_KERNELS="$T_TMP/kernels" t_run "$STEPSCOPE" bench
 t_ok "a kernel that fails to build: exit 1 with the compiler's log" test "$T_RC" = 1 -a \
-  -n "$(printf '%s' "$T_ERR" | grep 'matmul.cl: OpenCL program build failed')" -a \
+  -n "$(printf '%s' "$T_ERR" | grep 'built-in kernels (lib/device/kernels, overridden from .*OpenCL program build failed')" -a \
+  -n "$(printf '%s' "$T_ERR" | grep "$T_TMP/kernels/matmul.cl:1:")" -a \
   -n "$(printf '%s' "$T_ERR" | grep 'no_such_symbol_here')"
 
 t_run "$STEPSCOPE" bench --out /nonexistent-dir/report.json --repeats 1

@@ -6,6 +6,7 @@
 # Asserts that `stepscope analyze|steps|slices` agree with tests/tools/trace_facts.py
 # and with what the lesson itself reads (tests/interop/check.py prints the verdicts).
 # Traces are cached in build/interop/<producer>-<hash of its script and versions>/.
+# Then runs the other interop tests, tests/interop/test_*.sh.
 # Prints "ok/FAIL/SKIP NAME" lines; exits non-zero when any check failed.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -86,8 +87,18 @@ else
   echo "SKIP interop torch: /usr/bin/python3 has no torch (scripts/deps.sh interop installs python3-torch)"
 fi
 
-[ ${#jax_torch_args[@]} = 0 ] && exit 0
-python3 tests/interop/check.py --cli "$STEPSCOPE" "${jax_torch_args[@]}"
-rc=$?
+rc=0
+if [ ${#jax_torch_args[@]} != 0 ]; then
+  python3 tests/interop/check.py --cli "$STEPSCOPE" "${jax_torch_args[@]}" || rc=1
+fi
+
+# The other interop tests (tests/interop/test_*.sh, e.g. the ledger on real JAX logs)
+# print their own ok/FAIL/SKIP lines and skip themselves when their producer is missing.
+export STEPSCOPE STEPSCOPE_VENV=$venv
+for t in tests/interop/test_*.sh; do
+  [ -f "$t" ] || continue
+  echo "== interop/$(basename "$t")"
+  bash "$t" || { echo "FAIL interop/$(basename "$t") (exit $?)"; rc=1; }
+done
 echo "interop: $(( $(date +%s) - t0 )) s"
 exit $rc

@@ -23,7 +23,8 @@ The rules reproduced:
   * nesting per lane: ts ascending, dur descending, file position; half-open; an
     overrun of the parent's end by at most the resolution (1000 ns when every stored
     ts/dur is a whole microsecond, else 1 ns) is clamped, a bigger one is an overlap
-    (no parent, not a parent, depth = the level it started at);
+    (a sibling of the slice it overran: it nests in the innermost open slice holding it
+    whole, or is a root, and may be a parent itself);
   * self = dur minus direct children; median = middle value, or floor of the mean of
     the two middle values;
   * steps: ProfilerStep#N names, else slices with a step_num arg, else the root name
@@ -153,6 +154,8 @@ class Trace:
 
     def read(self, events):
         for seq, ev in enumerate(events):
+            if ev == {}:  # JAX ends its arrays with an empty object: not an event
+                continue
             self.events += 1
             if not isinstance(ev, dict):
                 continue
@@ -246,29 +249,33 @@ class Trace:
                        key=lambda i: (self.slices[i]['lane'], self.slices[i]['ts'], -self.slices[i]['dur'],
                                       self.slices[i]['seq']))
         self.slices = [self.slices[i] for i in order]
-        stack = []  # (end, index)
+        stack = []  # (end, index, depth)
         lane = None
         for k, s in enumerate(self.slices):
             if s['lane'] != lane:
                 lane, stack = s['lane'], []
             while stack and stack[-1][0] <= s['ts']:
                 stack.pop()
-            s['depth'] = min(len(stack), 65535)
-            s['parent'] = NONE
+            parent, depth = NONE, 0
             end = s['ts'] + s['dur']
             if stack:
-                pend, p = stack[-1]
+                pend, parent, pdepth = stack[-1]
+                depth = pdepth + 1
                 if end > pend and end - pend <= self.resolution:
                     s['dur'] = pend - s['ts']
                     end = pend
                     s['flags'].add('clamped')
                     self.clamped += 1
                 elif end > pend:
+                    # An overlap becomes a sibling of the slice it overran: it nests in
+                    # the innermost open slice that holds it whole, if any.
                     s['flags'].add('overlap')
                     self.overlaps += 1
-                    continue
-                s['parent'] = p
-            stack.append((end, k))
+                    holders = [e for e in stack if e[0] > s['ts'] and e[0] >= end]
+                    parent, depth = (holders[-1][1], holders[-1][2] + 1) if holders else (NONE, 0)
+            s['parent'] = parent
+            s['depth'] = min(depth, 65535)
+            stack.append((end, k, depth))
 
     # ---- derived ----
     def self_times(self):
@@ -535,8 +542,14 @@ def main():
         return 0
     c = Checker(o.label or o.trace)
     if o.analyze:
-        with open(o.analyze) as fh:
-            check_analyze(c, tr, f, json.load(fh), o.top)
+        try:
+            with open(o.analyze) as fh:
+                a = json.load(fh)
+        except ValueError as e:
+            a = None
+            c.ok('analyze --json output is JSON', False, str(e))
+        if a is not None:
+            check_analyze(c, tr, f, a, o.top)
     if o.steps_rc is not None:
         s = None
         if o.steps:

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/finalize.h"
+#include "model/finalize.h"
 #include "model/timeline_impl.h"
 #include "stepscope.h"
 #include "stepscope/analyze.h"
@@ -278,17 +278,21 @@ TEST(five_us_overrun_is_an_overlap)
 {
     sts_timeline *tl = mk(1);
     uint32_t ln = lane(tl, 1, 1);
-    X(tl, ln, "parent", 0, 10000);
-    X(tl, ln, "over", 5000, 10000);
-    X(tl, ln, "inside", 6000, 1000);
+    X(tl, ln, "root", 0, 30000);
+    X(tl, ln, "parent", 1000, 10000);
+    X(tl, ln, "over", 6000, 10000);
+    X(tl, ln, "inside", 7000, 1000);
     T_TRUE(fin(tl));
     const sts_slice *o = get(tl, "over");
     T_EQ_I64(o->dur, 10000);
     T_TRUE(o->flags & STS_SLICE_OVERLAP);
-    T_EQ_U64(o->parent, STS_NONE);
+    /* Not the child of the slice it overran: its sibling, under the innermost slice
+     * that holds it whole; it keeps its own children. */
+    T_EQ_U64(o->parent, (uint64_t)find(tl, "root"));
     T_EQ_I64(o->depth, 1);
-    /* kept out of the tree: never a parent */
-    T_EQ_U64(get(tl, "inside")->parent, (uint64_t)find(tl, "parent"));
+    T_EQ_U64(get(tl, "parent")->parent, (uint64_t)find(tl, "root"));
+    T_EQ_U64(get(tl, "inside")->parent, (uint64_t)find(tl, "over"));
+    T_EQ_I64(get(tl, "inside")->depth, 2);
     T_EQ_U64(tl->info.overlaps, 1);
     size_t nov;
     const sts_overlap *ov = sts_timeline_overlaps(tl, &nov);
@@ -298,10 +302,28 @@ TEST(five_us_overrun_is_an_overlap)
         T_EQ_U64(ov[0].parent, (uint64_t)find(tl, "parent"));
         T_EQ_I64(ov[0].overrun_ns, 5000);
     }
-    int64_t self[3];
+    int64_t self[4];
     sts_self_times(tl, self);
-    T_EQ_I64(self[find(tl, "parent")], 9000);
-    T_EQ_I64(self[find(tl, "over")], 10000);
+    T_EQ_I64(self[find(tl, "root")], 30000 - 10000 - 10000);
+    T_EQ_I64(self[find(tl, "parent")], 10000);
+    T_EQ_I64(self[find(tl, "over")], 10000 - 1000);
+    T_TRUE(well_formed(tl));
+    sts_timeline_free(tl);
+}
+
+TEST(overlap_without_a_holder_is_a_root)
+{
+    sts_timeline *tl = mk(1);
+    uint32_t ln = lane(tl, 1, 1);
+    X(tl, ln, "parent", 0, 10000);
+    X(tl, ln, "over", 5000, 10000);
+    X(tl, ln, "inside", 12000, 1000);
+    T_TRUE(fin(tl));
+    const sts_slice *o = get(tl, "over");
+    T_EQ_U64(o->parent, STS_NONE);
+    T_EQ_I64(o->depth, 0);
+    T_EQ_U64(get(tl, "inside")->parent, (uint64_t)find(tl, "over"));
+    T_EQ_I64(get(tl, "inside")->depth, 1);
     T_TRUE(well_formed(tl));
     sts_timeline_free(tl);
 }
@@ -947,6 +969,7 @@ int main(void)
     RUN(unclosed_begin_runs_to_lane_end);
     RUN(one_us_overrun_clamped_in_whole_us_trace);
     RUN(five_us_overrun_is_an_overlap);
+    RUN(overlap_without_a_holder_is_a_root);
     RUN(ns_resolution_one_ns_clamps_two_ns_overlaps);
     RUN(deep_nesting_without_recursion);
     RUN(random_forests_shuffled);

@@ -192,6 +192,7 @@ static int check_predict(sts_matmul_kind kind, int64_t m, int64_t k, int64_t n)
 
 static const int64_t shapes[][3] = {
     { 64, 32, 16 }, { 1, 1, 1 }, { 63, 33, 17 }, { 96, 32, 16 }, { 5, 7, 3 }, { 130, 70, 50 }, { 4, 1, 16 },
+    { 512, 20, 32 }, { 9, 3, 33 },
 };
 
 TEST(matmul_tanh_blocked)
@@ -449,14 +450,17 @@ TEST(kernel_override_directory)
     sts_array *x = NULL;
     sts_array_create(d, STS_DTYPE_F32, 1, shape, &x, &err);
     T_EQ_I64(sts_op_tanh(d, x, x, NULL, &err), STS_ERR_BUILD);
-    T_CONTAINS(err.message, path);
+    T_CONTAINS(err.message, "overridden from");
+    T_CONTAINS(err.message, dir);
+    /* #line markers make the compiler name the overriding file itself. */
+    T_CONTAINS(sts_device_last_build_log(d), path);
     T_CONTAINS(sts_device_last_build_log(d), "error");
     T_EQ_I64(sts_op_sum(d, x, x, NULL, &err), STS_ERR_SHAPE);
     int64_t one[1] = { 1 };
     sts_array *s = NULL;
     sts_array_create(d, STS_DTYPE_F32, 1, one, &s, &err);
-    T_EQ_I64(sts_op_sum(d, x, s, NULL, &err), STS_ERR_NOT_FOUND);
-    T_CONTAINS(err.message, "reduce.cl");
+    /* Every built-in kernel shares the one program, so reduce.cl's sum fails too. */
+    T_EQ_I64(sts_op_sum(d, x, s, NULL, &err), STS_ERR_BUILD);
     unsetenv(STS_KERNELS_ENV);
     sts_array_free(x), sts_array_free(s);
     sts_device_free(d);

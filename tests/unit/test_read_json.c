@@ -499,6 +499,9 @@ TEST(malformed_input_errors)
     expect_error("[{\"ts\": 1.}]", STS_ERR_PARSE, "byte 10 (event 0): expected a digit after '.', found '}'");
     expect_error("[{\"ts\": tru}]", STS_ERR_PARSE, "byte 11 (event 0): expected a value");
     expect_error("[{\"a\": [1 2]}]", STS_ERR_PARSE, "byte 10 (event 0): expected ',' or ']' after a value, found '2'");
+    expect_error("[{\"a\": [[1], [2] [3]]}]", STS_ERR_PARSE, "byte 17 (event 0): expected ',' or ']' after a value, found '['");
+    expect_error("[{\"a\": [[1,]]}]", STS_ERR_PARSE, "byte 11 (event 0): expected a value");
+    expect_error("[{\"a\": [\"x\" \"y\"]}]", STS_ERR_PARSE, "byte 12 (event 0): expected ',' or ']' after a value, found '\"'");
     expect_error("[{}] x", STS_ERR_PARSE, "byte 5: expected the end of the file after the top-level value, found 'x'");
     expect_error("[{} {}]", STS_ERR_PARSE, "byte 4 (event 1): expected ',' or ']' after an event, found '{'");
     expect_error("{\"m\": [1,}], \"traceEvents\": []}", STS_ERR_PARSE, "byte 9: expected a value");
@@ -603,7 +606,8 @@ TEST(args_modes)
 {
     const char *json = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{"
                        "\"External id\": 41506, \"Ev Idx\": 7, \"f\": 2.5, \"s\": \"txt\", \"t\": true,"
-                       " \"no\": false, \"z\": null, \"o\": {\"x\": [1, {\"y\": 2}]}, \"step_num\": \"3\"}}]";
+                       " \"no\": false, \"z\": null, \"o\": {\"x\": [1, {\"y\": 2}]}, \"step_num\": \"3\","
+                       " \"dims\": [[1, 64, 768], [], [\"a]\", -2.5e3]]}}]";
     run none = load_mode(json, strlen(json), STS_ARGS_NONE);
     T_EQ_U64(none.tl->args.n, 0);
     T_EQ_U64(none.tl->slices.v[0].args, STS_NONE);
@@ -620,7 +624,7 @@ TEST(args_modes)
     done(&known);
 
     run all = load_mode(json, strlen(json), STS_ARGS_ALL);
-    T_EQ_U64(all.tl->args.n, 9);
+    T_EQ_U64(all.tl->args.n, 10);
     uint32_t first = all.tl->slices.v[0].args;
     a = sts_timeline_find_arg(all.tl, first, "f");
     T_TRUE(a && a->type == STS_ARG_DOUBLE && a->v.d == 2.5);
@@ -635,6 +639,9 @@ TEST(args_modes)
     a = sts_timeline_find_arg(all.tl, first, "o");
     T_TRUE(a && a->type == STS_ARG_JSON);
     if (a) T_EQ_STR(str(&all, a->v.str), "{\"x\": [1, {\"y\": 2}]}");
+    a = sts_timeline_find_arg(all.tl, first, "dims");
+    T_TRUE(a && a->type == STS_ARG_JSON);
+    if (a) T_EQ_STR(str(&all, a->v.str), "[[1, 64, 768], [], [\"a]\", -2.5e3]]");
     done(&all);
 
     /* "ph" after "args": the args still count. */

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/finalize.h"
+#include "model/finalize.h"
 #include "model/timeline_impl.h"
 #include "report/figures.h"
 #include "report/json_dom.h"

@@ -252,11 +252,11 @@ TEST(xplane_round_trip)
     T_EQ_U64(nl, 3);
     if (np == 2) {
         T_EQ_STR(S(back, p[0].name), "/host:CPU");
-        T_EQ_STR(S(back, p[1].name), "/device:CPU:0");
+        T_EQ_STR(S(back, p[1].name), "/device:CUSTOM:CPU:0"); /* a plane XProf displays */
     }
     for (size_t i = 0; i < nl; i++) {
         const char *pn = S(back, p[l[i].process].name);
-        T_EQ_I64(l[i].kind, strcmp(pn, "/device:CPU:0") == 0 ? STS_LANE_DEVICE : STS_LANE_THREAD);
+        T_EQ_I64(l[i].kind, strcmp(pn, "/device:CUSTOM:CPU:0") == 0 ? STS_LANE_DEVICE : STS_LANE_THREAD);
         if (strcmp(S(back, l[i].name), "MainThread") == 0) T_EQ_I64(l[i].tid, 4243);
     }
     for (int i = 0; i < 4; i++) {
@@ -299,7 +299,7 @@ TEST(xplane_decodes_with_protoc)
         T_EQ_I64(count_substr(txt, "\n    events {"), 18); /* 4 x 4 slices + prefetch + the instant */
         T_EQ_I64(count_substr(txt, "planes {"), 2);
         T_CONTAINS(txt, "name: \"/host:CPU\"");
-        T_CONTAINS(txt, "name: \"/device:CPU:0\"");
+        T_CONTAINS(txt, "name: \"/device:CUSTOM:CPU:0\"");
         T_CONTAINS(txt, "name: \"step_num\"");
         T_CONTAINS(txt, "name: \"_r\"");
         T_CONTAINS(txt, "hostnames: \"testhost\"");
@@ -317,7 +317,7 @@ TEST(xplane_decodes_with_protoc)
         char want[128];
         snprintf(want, sizeof want, "step\t/host:CPU\t4243\t%d\t%d\t3", STEP0 + 3 * STEP_GAP, STEP_DUR);
         T_CONTAINS(sum, want);
-        T_CONTAINS(sum, "line\t/device:CPU:0\t0\tQueue 0\t4\t200004\t");
+        T_CONTAINS(sum, "line\t/device:CUSTOM:CPU:0\t0\tQueue 0\t4\t200004\t");
     }
     free(sum);
     sts_tl_free(tl);
@@ -549,13 +549,20 @@ TEST(chrome_json_gzip_and_times)
 TEST(chrome_json_escapes_and_big_ids)
 {
     sts_timeline *tl = sts_tl_new("x", "x", STS_ARGS_ALL);
-    uint32_t l = mk_lane(tl, 5, "proc \"q\"", INT64_C(1) << 60, "tab\there", 0);
+    uint32_t l = mk_lane(tl, 5, "proc \"q\"", (INT64_C(1) << 60) + 12345, "tab\there", 0);
+    uint32_t l2 = mk_lane(tl, 5, "proc \"q\"", (INT64_C(1) << 61) + 12345, "second", 0);
     add(tl, l, "quote\" back\\ nl\n ctl\x01 bad\xff ok\xc3\xa9", 1000, 1000);
+    add(tl, l2, "other", 1000, 1000);
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_write_chrome_json(tl, tmp("esc.json"), NULL, &err), STS_OK);
     char *txt = slurp(tmp("esc.json"), NULL);
     T_CONTAINS(txt, "\"name\":\"quote\\\" back\\\\ nl\\n ctl\\u0001 bad\xef\xbf\xbd ok\xc3\xa9\"");
-    T_CONTAINS(txt, "\"tid\":1099511627776"); /* 2^40 + lane 0: 2^60 is past JSON's safe integers */
+    /* Past JSON's safe integers: the low 31 bits (as JAX writes), then 2^40 + lane 1
+     * for the second lane whose low bits collide. */
+    T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"tid\":12345,\"name\":\"thread_name\",\"args\":{\"name\":\"tab\\there\"}}");
+    T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"tid\":1099511627777,\"name\":\"thread_name\",\"args\":{\"name\":\"second\"}}");
+    T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":5}}");
+    T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"tid\":1099511627777,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":2}}");
     free(txt);
     if (have_tools()) {
         char cmd[1024];

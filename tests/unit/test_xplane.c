@@ -616,6 +616,61 @@ TEST(deep_nesting_is_refused_not_recursed)
     free(tmp);
 }
 
+/* One event metadata with 1,100 stats, used by 1,000 events: a 30 KB file that would
+ * copy 1.1 million args onto events. */
+static void space_amplify(sts_pb_writer *w)
+{
+    sts_pb_begin(w, 1);
+    sts_pb_put_str(w, 2, "/host:CPU");
+    sts_pb_begin(w, 3);
+    sts_pb_put_int(w, 1, 1);
+    for (int i = 0; i < 1000; i++) {
+        sts_pb_begin(w, 4);
+        event(w, 1, i, 0);
+        sts_pb_end(w);
+    }
+    sts_pb_end(w);
+    sts_pb_begin(w, 4);
+    sts_pb_put_int(w, 1, 1);
+    sts_pb_begin(w, 2);
+    sts_pb_put_int(w, 1, 1);
+    sts_pb_put_str(w, 2, "e");
+    for (int i = 1; i <= 1100; i++) {
+        sts_pb_begin(w, 5);
+        sts_pb_put_uint(w, 1, (uint64_t)i);
+        sts_pb_put_int(w, 4, i);
+        sts_pb_end(w);
+    }
+    sts_pb_end(w);
+    sts_pb_end(w);
+    for (int i = 1; i <= 1100; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "k%d", i);
+        smeta(w, i, name);
+    }
+    sts_pb_end(w);
+}
+
+TEST(metadata_stats_copies_are_bounded)
+{
+    buf b = build(space_amplify);
+    sts_status st;
+    sts_error err;
+    sts_timeline *tl = read_mem(b.v, b.n, STS_ARGS_ALL, &st, &err);
+    T_EQ_I64(st, STS_OK);
+    size_t ns, na, nw;
+    sts_timeline_slices(tl, &ns);
+    sts_timeline_args(tl, &na);
+    T_EQ_U64(ns, 1000);
+    T_TRUE(na <= b.n + (1u << 20));
+    T_TRUE(na >= (1u << 20)); /* copied until the budget ran out */
+    const char *const *w = sts_timeline_warnings(tl, &nw, NULL);
+    T_EQ_U64(nw, 1);
+    if (nw) T_CONTAINS(w[0], "exceed the input's size");
+    sts_tl_free(tl);
+    free(b.v);
+}
+
 static void space_small(sts_pb_writer *w)
 {
     space_rules(w);
@@ -828,6 +883,7 @@ int main(void)
     RUN(deep_nesting_is_refused_not_recursed);
     RUN(truncated_at_every_offset);
     RUN(random_byte_flips_never_crash);
+    RUN(metadata_stats_copies_are_bounded);
     RUN(fixture_conv_mi300_8gpu_matches_protoc);
     RUN(fixture_te_fused_attn_matches_protoc);
     return t_done();

@@ -1,14 +1,15 @@
 /* Reductions over float32 arrays. */
 
-/* y[r] = sum of row r of x [rows, cols]: one work-item per row. */
+/* y[r] = sum of row r of x [rows, cols]: one work-item per row, striding by the global
+ * size over the rows when there are more rows than work-items. */
 __kernel void row_sum(__global const float *x, __global float *y, int rows, int cols)
 {
-    int r = get_global_id(0);
-    if (r >= rows) return;
-    __global const float *row = x + (size_t)r * cols;
-    float acc = 0.0f;
-    for (int c = 0; c < cols; c++) acc += row[c];
-    y[r] = acc;
+    for (int r = get_global_id(0); r < rows; r += get_global_size(0)) {
+        __global const float *row = x + (size_t)r * cols;
+        float acc = 0.0f;
+        for (int c = 0; c < cols; c++) acc += row[c];
+        y[r] = acc;
+    }
 }
 
 /* y[0] = scale * sum of x[0..n), by one work-group: each work-item sums a strided

@@ -1,8 +1,8 @@
-/* analyze: pieces of finalize shared between its files. */
-#ifndef STS_ANALYZE_FINALIZE_IMPL_H
-#define STS_ANALYZE_FINALIZE_IMPL_H
+/* model: pieces of finalize shared between its files. */
+#ifndef STS_MODEL_FINALIZE_IMPL_H
+#define STS_MODEL_FINALIZE_IMPL_H
 
-#include "analyze/finalize.h"
+#include "model/finalize.h"
 
 typedef STS_VEC(uint32_t) fin_u32vec;
 

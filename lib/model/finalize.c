@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/finalize_impl.h"
-#include "analyze/msort.h"
+#include "model/finalize_impl.h"
+#include "model/msort.h"
 
 int sts_finalize_test_cycles;
 
@@ -149,13 +149,17 @@ static int sort_lanes(const sts_timeline *tl, uint32_t *order, lanes_work *w)
 
 /* ---- pass 3: nest, then permute ---------------------------------------------- */
 
+/* The open slices of one lane. Ends are not monotonic once an overlap is pushed (it
+ * sits above the slice it overran but belongs to an older ancestor), so each entry
+ * carries its own depth. */
 typedef struct nest_stack {
     int64_t *end;
     uint32_t *pos;
+    uint32_t *depth;
     size_t n, cap;
 } nest_stack;
 
-static int nest_push(nest_stack *st, int64_t end, uint32_t pos)
+static int nest_push(nest_stack *st, int64_t end, uint32_t pos, uint32_t depth)
 {
     if (st->n == st->cap) {
         size_t cap = st->cap ? st->cap * 2 : 64;
@@ -165,11 +169,27 @@ static int nest_push(nest_stack *st, int64_t end, uint32_t pos)
         uint32_t *p = realloc(st->pos, cap * sizeof *p);
         if (!p) return -1;
         st->pos = p;
+        uint32_t *d = realloc(st->depth, cap * sizeof *d);
+        if (!d) return -1;
+        st->depth = d;
         st->cap = cap;
     }
     st->end[st->n] = end;
-    st->pos[st->n++] = pos;
+    st->pos[st->n] = pos;
+    st->depth[st->n++] = depth;
     return 0;
+}
+
+/* The innermost open slice that wholly holds [ts, end), as a stack index, or -1.
+ * An overlap nests there: it is a sibling of the slice it overran, so neither its own
+ * children nor the overrun slice's self time are lost (JAX's Python tracer frames
+ * routinely end just inside the step annotation they opened). */
+static long nest_holder(const nest_stack *st, int64_t ts, int64_t end)
+{
+    for (size_t i = st->n; i-- > 0;) {
+        if (st->end[i] > ts && st->end[i] >= end) return (long)i;
+    }
+    return -1;
 }
 
 static int record_overlap(sts_timeline *tl, uint32_t slice, uint32_t parent, int64_t over)
@@ -194,11 +214,12 @@ static int nest_lane(sts_timeline *tl, const uint32_t *order, size_t lo, size_t 
         sts_slice *s = &all[order[k]];
         int64_t end = fin_end(s->ts, s->dur);
         while (st->n && st->end[st->n - 1] <= s->ts) st->n--; /* half-open: ending at ts is not enclosing */
-        uint32_t parent = STS_NONE;
-        int nested = 1;
+        uint32_t parent = STS_NONE, depth = 0;
         if (st->n) {
-            int64_t pend = st->end[st->n - 1];
-            parent = st->pos[st->n - 1];
+            size_t top = st->n - 1;
+            int64_t pend = st->end[top];
+            parent = st->pos[top];
+            depth = st->depth[top] + 1;
             if (end > pend && end - pend <= res) {
                 s->dur = pend - s->ts;
                 s->flags |= STS_SLICE_CLAMPED;
@@ -207,15 +228,16 @@ static int nest_lane(sts_timeline *tl, const uint32_t *order, size_t lo, size_t 
             } else if (end > pend) {
                 if (record_overlap(tl, (uint32_t)k, parent, end - pend) != 0) return -1;
                 s->flags |= STS_SLICE_OVERLAP;
-                parent = STS_NONE;
-                nested = 0;
+                long h = nest_holder(st, s->ts, end);
+                parent = h < 0 ? STS_NONE : st->pos[h];
+                depth = h < 0 ? 0 : st->depth[h] + 1;
             }
         }
         s->parent = parent;
-        s->depth = st->n > 65535 ? 65535 : (uint16_t)st->n;
+        s->depth = depth > 65535 ? 65535 : (uint16_t)depth;
         if (s->ts < tl->info.ts_min) tl->info.ts_min = s->ts;
         if (end > tl->info.ts_max) tl->info.ts_max = end;
-        if (nested && nest_push(st, end, (uint32_t)k) != 0) return -1;
+        if (nest_push(st, end, (uint32_t)k, depth) != 0) return -1;
     }
     return 0;
 }
@@ -286,6 +308,7 @@ static int nest_all(sts_timeline *tl, uint32_t *order, const lanes_work *w)
     for (size_t l = 0; l < w->nl && !bad; l++) bad = nest_lane(tl, order, w->off[l], w->off[l + 1], res, &st) != 0;
     free(st.end);
     free(st.pos);
+    free(st.depth);
     if (bad) return -1;
     /* In place: a second slice array (gathering) measured slower, its fresh pages
      * costing more than the prefetched swaps, and 5x the memory. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/finalize_impl.h"
-#include "analyze/msort.h"
+#include "model/finalize_impl.h"
+#include "model/msort.h"
 
 #define E_TOKEN 0x80000000u /* a token is a slice index, or an E index with this bit */
 

@@ -1,8 +1,8 @@
-/* analyze: turn a raw timeline (model/timeline_impl.h) into the nested, ordered form
+/* model: turn a raw timeline (model/timeline_impl.h) into the nested, ordered form
  * stepscope/timeline.h promises. Readers and the recorder fill the raw form; the
  * opener (and anything else that builds a timeline) calls this once. */
-#ifndef STS_ANALYZE_FINALIZE_H
-#define STS_ANALYZE_FINALIZE_H
+#ifndef STS_MODEL_FINALIZE_H
+#define STS_MODEL_FINALIZE_H
 
 #include "model/timeline_impl.h"
 

@@ -1,4 +1,4 @@
-/* analyze: an adaptive merge sort, instantiated per element type and key.
+/* model: an adaptive merge sort, instantiated per element type and key.
  *
  * Trace events mostly arrive in time order, with local disorder (a child listed before
  * its parent, two threads' buffers flushed in turn). A natural merge sort costs one
@@ -9,8 +9,8 @@
  * a[0..n) using tmp[0..n) as scratch; LESS(ctx, x, y) compares two T values and must
  * be a strict total order (break every tie), so stability does not matter. Returns 0,
  * or -1 when the run table cannot be allocated. */
-#ifndef STS_ANALYZE_MSORT_H
-#define STS_ANALYZE_MSORT_H
+#ifndef STS_MODEL_MSORT_H
+#define STS_MODEL_MSORT_H
 
 #include <stddef.h>
 #include <stdlib.h>
