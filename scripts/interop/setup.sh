@@ -9,12 +9,22 @@
 # Exit codes: 0 ready; 3 the environment could not be made (no network, or a
 # package could not be installed): callers print a SKIP and go on; 1 other error.
 # Environment: PYTHON (default python3) picks the interpreter for the venv;
-# STEPSCOPE_VENV (default .venv) the place.
+# STEPSCOPE_VENV the place (default: a per-user cache, linked as .venv).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 here=scripts/interop
 venv=${STEPSCOPE_VENV:-.venv}
 python=${PYTHON:-python3}
+# By default the environment lives in a per-user cache and .venv links to it, so a
+# fresh clone (CI makes one per run) reuses what an earlier run on this machine made.
+if [ -z "${STEPSCOPE_VENV:-}" ]; then
+  cache=${STEPSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stepscope}/interop-venv
+  mkdir -p "$(dirname "$cache")" || exit 1
+  if [ ! -e .venv ] || [ -L .venv ]; then
+    ln -sfn "$cache" .venv || exit 1
+    venv=$cache
+  fi
+fi
 stamp=$venv/.stepscope-interop-stamp
 
 want=$(cat "$here/requirements.txt" "$here/requirements-optional.txt" | sha256sum | cut -c1-16)
