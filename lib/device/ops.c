@@ -19,8 +19,11 @@ static void shape_text(const sts_array *a, char *buf, size_t cap)
     if (used < cap) snprintf(buf + used, cap - used, "]");
 }
 
-static sts_status need_f32(const char *op, const char *which, const sts_array *a, sts_error *err)
+static sts_status need_f32(const sts_device *dev, const char *op, const char *which, const sts_array *a,
+                           sts_error *err)
 {
+    if (a->dev != dev)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: %s belongs to another device", op, which);
     if (a->dtype == STS_DTYPE_F32 && a->count <= INT_MAX) return STS_OK;
     if (a->dtype != STS_DTYPE_F32)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: %s is %s (expected float32)", op, which,
@@ -28,10 +31,11 @@ static sts_status need_f32(const char *op, const char *which, const sts_array *a
     return sts_error_set(err, STS_ERR_LIMIT, -1, "%s: %s has %zu elements (at most %d)", op, which, a->count, INT_MAX);
 }
 
-static sts_status same_count(const char *op, const sts_array *x, const sts_array *y, sts_error *err)
+static sts_status same_count(const sts_device *dev, const char *op, const sts_array *x, const sts_array *y,
+                             sts_error *err)
 {
-    sts_status st = need_f32(op, "input", x, err);
-    if (st == STS_OK) st = need_f32(op, "output", y, err);
+    sts_status st = need_f32(dev, op, "input", x, err);
+    if (st == STS_OK) st = need_f32(dev, op, "output", y, err);
     if (st != STS_OK || x->count == y->count) return st;
     char xs[80], ys[80];
     shape_text(x, xs, sizeof xs);
@@ -150,11 +154,12 @@ static sts_status matmul_naive(sts_device *dev, const sts_array *a, const sts_ar
     return st;
 }
 
-static sts_status matmul_shapes(const sts_array *a, const sts_array *b, const sts_array *c, sts_error *err)
+static sts_status matmul_shapes(const sts_device *dev, const sts_array *a, const sts_array *b, const sts_array *c,
+                                sts_error *err)
 {
-    sts_status st = need_f32("matmul", "a", a, err);
-    if (st == STS_OK) st = need_f32("matmul", "b", b, err);
-    if (st == STS_OK) st = need_f32("matmul", "c", c, err);
+    sts_status st = need_f32(dev, "matmul", "a", a, err);
+    if (st == STS_OK) st = need_f32(dev, "matmul", "b", b, err);
+    if (st == STS_OK) st = need_f32(dev, "matmul", "c", c, err);
     if (st != STS_OK) return st;
     char as[80], bs[80], cs[80];
     shape_text(a, as, sizeof as);
@@ -183,7 +188,7 @@ sts_status sts_op_matmul(sts_device *dev, const sts_array *a, const sts_array *b
                          sts_error *err)
 {
     if (ev) *ev = NULL;
-    sts_status st = matmul_shapes(a, b, c, err);
+    sts_status st = matmul_shapes(dev, a, b, c, err);
     if (st != STS_OK) return st;
     cl_event cl[STS_EVENT_MAX_CL];
     unsigned n = 0;
@@ -220,7 +225,7 @@ static sts_status unary(sts_device *dev, sts_builtin which, const char *name, co
                         const float *alpha, sts_event **ev, sts_error *err)
 {
     if (ev) *ev = NULL;
-    sts_status st = same_count(name, x, y, err);
+    sts_status st = same_count(dev, name, x, y, err);
     sts_kernel *k = NULL;
     if (st == STS_OK) st = sts_device_builtin(dev, which, &k, err);
     if (st == STS_OK) st = sts_kernel_set_array(k, 0, x, err);
@@ -251,8 +256,8 @@ sts_status sts_op_scale(sts_device *dev, const sts_array *x, float alpha, sts_ar
 sts_status sts_op_row_sum(sts_device *dev, const sts_array *x, sts_array *y, sts_event **ev, sts_error *err)
 {
     if (ev) *ev = NULL;
-    sts_status st = need_f32("row_sum", "input", x, err);
-    if (st == STS_OK) st = need_f32("row_sum", "output", y, err);
+    sts_status st = need_f32(dev, "row_sum", "input", x, err);
+    if (st == STS_OK) st = need_f32(dev, "row_sum", "output", y, err);
     if (st != STS_OK) return st;
     char xs[80], ys[80];
     shape_text(x, xs, sizeof xs);
@@ -275,8 +280,8 @@ static sts_status reduce_all(sts_device *dev, const char *name, const sts_array 
                              sts_event **ev, sts_error *err)
 {
     if (ev) *ev = NULL;
-    sts_status st = need_f32(name, "input", x, err);
-    if (st == STS_OK) st = need_f32(name, "output", y, err);
+    sts_status st = need_f32(dev, name, "input", x, err);
+    if (st == STS_OK) st = need_f32(dev, name, "output", y, err);
     if (st != STS_OK) return st;
     if (y->count != 1) {
         char ys[80];

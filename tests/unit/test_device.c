@@ -236,6 +236,15 @@ TEST(matmul_shape_errors)
     T_EQ_I64(sts_op_row_sum(dev, a, c, NULL, &err), STS_ERR_SHAPE);
     T_EQ_I64(sts_op_sum(dev, a, v, NULL, &err), STS_ERR_SHAPE);
     T_CONTAINS(err.message, "exactly one value");
+    sts_device *other = NULL;
+    sts_array *foreign = NULL;
+    if (sts_device_open(NULL, &other, &err) == STS_OK &&
+        sts_array_create(other, STS_DTYPE_F32, 2, cs, &foreign, &err) == STS_OK) {
+        T_EQ_I64(sts_op_tanh(dev, foreign, c, NULL, &err), STS_ERR_INVALID_ARG);
+        T_CONTAINS(err.message, "tanh: input belongs to another device");
+    }
+    sts_array_free(foreign);
+    sts_device_free(other);
     sts_array_free(a), sts_array_free(b), sts_array_free(c), sts_array_free(v), sts_array_free(ai);
 }
 
