@@ -8,3 +8,6 @@ $(BUILD)/gen/device_kernels.c: $(DEVICE_CL) scripts/embed_files.sh lib/device/mo
 	mv $@.tmp $@
 
 GEN_SRC += $(BUILD)/gen/device_kernels.c
+
+# `make fuzz` compiles GEN_SRC directly, so the table must exist first.
+fuzz: $(BUILD)/gen/device_kernels.c

@@ -53,7 +53,7 @@ fi
 
 # ---- the concurrency checks under ThreadSanitizer --------------------------------
 tsan_srcs=(tests/unit/trace_tsan.c lib/trace/recorder.c lib/trace/build.c lib/trace/tclock.c lib/trace/crash.c
-           lib/model/timeline.c lib/base/mem.c lib/base/status.c lib/base/clock.c)
+           lib/model/timeline.c lib/model/finalize.c lib/model/finalize_be.c lib/base/mem.c lib/base/status.c lib/base/clock.c)
 if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
   t_skip "tsan recorder" "runs in the plain tier only (the ASan build cannot mix with TSan)"
 else
