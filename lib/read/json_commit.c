@@ -1,0 +1,586 @@
+/* One Chrome trace event, second half: a parsed event (json_event.c) is checked and
+ * stored in the raw timeline, or counted as skipped or rejected with a warning. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "read/json_chrome.h"
+
+#define BIT(f) (1u << (f))
+
+/* The text of a span, unescaped into r->tmp when needed (valid until the next call). */
+static const char *span_text(jr *r, const jspan *s, size_t *n)
+{
+    if (!s->esc) {
+        *n = s->n;
+        return s->p;
+    }
+    if (sts_grow((void **)&r->tmp, &r->tmp_cap, (size_t)s->n + 1, 1) != 0) return NULL;
+    *n = json_unescape(s->p, s->n, r->tmp);
+    return r->tmp;
+}
+
+static uint32_t span_id(jr *r, const jspan *s)
+{
+    size_t n;
+    const char *t = span_text(r, s, &n);
+    return t ? json_intern_get(&r->strs, r->tl, t, n) : STS_NONE;
+}
+
+/* Refuses the event with a warning naming the file, event index and byte. */
+static int reject(jr *r, const jevent *ev, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int reject(jr *r, const jevent *ev, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->tl->info.rejected++;
+    sts_tl_warn(r->tl, "%s: event %llu (byte %llu): %s; event not imported", r->path, (unsigned long long)r->index,
+                (unsigned long long)jr_offset(r, ev->start), msg);
+    return 1;
+}
+
+/* Value text for messages, cut short. */
+static int shown(const jspan *s) { return s->n > 40 ? 40 : (int)s->n; }
+
+enum { T_OK = 0, T_ABSENT = 1, T_REJECTED = 2, T_NOMEM = -1 };
+
+/* ts or dur in ns. */
+static int event_time(jr *r, const jevent *ev, int field, int64_t *ns, int *whole)
+{
+    const char *key = field == F_TS ? "ts" : "dur";
+    if (!(ev->have & BIT(field))) return T_ABSENT;
+    const jspan *s = &ev->f[field];
+    json_num_rc rc;
+    if (s->kind == JK_NUMBER && s->fast && s->ip < (uint64_t)INT64_MAX / 1000) {
+        int64_t v = (int64_t)s->ip * 1000 + s->frac;
+        *ns = s->neg ? -v : v;
+        *whole = s->frac == 0 || s->frac == 1000;
+        return T_OK;
+    } else if (s->kind == JK_NUMBER) {
+        rc = json_us_to_ns(s->p, s->n, ns, whole);
+    } else if (s->kind == JK_STRING) {
+        size_t n;
+        const char *t = span_text(r, s, &n);
+        if (!t) return T_NOMEM;
+        rc = json_us_to_ns(t, n, ns, whole);
+        if (rc == JSON_NUM_SYNTAX) {
+            reject(r, ev, "\"%s\" is the string \"%.*s\", expected a number of microseconds", key, shown(s), s->p);
+            return T_REJECTED;
+        }
+    } else {
+        reject(r, ev, "\"%s\" is %s, expected a number of microseconds", key, jr_kind_name(s->kind));
+        return T_REJECTED;
+    }
+    if (rc != JSON_NUM_OK) {
+        reject(r, ev, "\"%s\" %.*s%s is out of range (int64 nanoseconds hold up to 9223372036854775 us)", key,
+               shown(s), s->p, s->n > 40 ? "..." : "");
+        return T_REJECTED;
+    }
+    return T_OK;
+}
+
+static int64_t numeric_id(const char *t, size_t n)
+{
+    int64_t v;
+    if (json_parse_int64(t, n, &v) == 0) return v;
+    double d;
+    if (json_parse_double(t, n, &d) == 0 && d == floor(d) && fabs(d) < 9e18) return (int64_t)d;
+    return INT64_MIN;
+}
+
+/* pid or tid: its label and numeric value (INT64_MIN when the label is not a number). */
+static int id_value(jr *r, const jevent *ev, int field, uint32_t *label, int64_t *value)
+{
+    const jspan *s = &ev->f[field];
+    if (s->kind != JK_NUMBER && s->kind != JK_STRING) {
+        reject(r, ev, "\"%s\" is %s, expected a number or a string", field == F_PID ? "pid" : "tid",
+               jr_kind_name(s->kind));
+        return T_REJECTED;
+    }
+    size_t n;
+    const char *t = span_text(r, s, &n);
+    if (!t) return T_NOMEM;
+    if (s->kind == JK_NUMBER && s->is_int && s->fast) *value = s->neg ? -(int64_t)s->ip : (int64_t)s->ip;
+    else *value = numeric_id(t, n);
+    *label = json_intern_get(&r->strs, r->tl, t, n);
+    return *label == STS_NONE ? T_NOMEM : T_OK;
+}
+
+static int event_process(jr *r, const jevent *ev, uint32_t *proc)
+{
+    uint32_t label;
+    int64_t pid = 0;
+    if (ev->have & BIT(F_PID)) {
+        int rc = id_value(r, ev, F_PID, &label, &pid);
+        if (rc != T_OK) return rc;
+    } else {
+        label = json_intern_get(&r->strs, r->tl, "0", 1);
+        if (label == STS_NONE) return T_NOMEM;
+    }
+    *proc = sts_tl_process(r->tl, label, pid);
+    return *proc == STS_NONE ? T_NOMEM : T_OK;
+}
+
+static int lane_key_eq(const jlane_key *k, const jevent *ev, int field)
+{
+    if (!(ev->have & BIT(field))) return k->kind == JK_NONE;
+    const jspan *s = &ev->f[field];
+    return k->kind == s->kind && k->esc == s->esc && k->n == s->n && json_eq(k->bytes, s->p, s->n);
+}
+
+static int lane_key_set(jlane_key *k, const jevent *ev, int field)
+{
+    if (!(ev->have & BIT(field))) {
+        k->kind = JK_NONE;
+        k->n = 0;
+        return 1;
+    }
+    const jspan *s = &ev->f[field];
+    if (s->n > JR_LANE_KEY) return 0;
+    k->kind = s->kind;
+    k->esc = s->esc;
+    k->n = s->n;
+    memcpy(k->bytes, s->p, s->n);
+    return 1;
+}
+
+/* The first bytes of a pid or tid as written (spans lie in the padded buffer, so the
+ * 8-byte load is safe), with its length and kind. */
+static uint64_t lane_word(const jevent *ev, int field)
+{
+    if (!(ev->have & BIT(field))) return 0;
+    const jspan *s = &ev->f[field];
+    uint64_t w = json_load64(s->p);
+    if (s->n < 8) w &= ((uint64_t)1 << (8 * s->n)) - 1;
+    return w ^ ((uint64_t)s->n << 56) ^ ((uint64_t)s->kind << 48);
+}
+
+static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
+{
+    if (!r->lanes) {
+        if (!(r->lanes = malloc(JR_LANES * sizeof *r->lanes))) return T_NOMEM;
+        for (size_t i = 0; i < JR_LANES; i++) r->lanes[i].lane = STS_NONE;
+    }
+    uint64_t h = lane_word(ev, F_PID) * 0x9e3779b97f4a7c15ull ^ lane_word(ev, F_TID) * 0xc2b2ae3d27d4eb4full;
+    jlane_slot *slot = &r->lanes[(h ^ (h >> 29)) % JR_LANES];
+    if (slot->lane != STS_NONE && lane_key_eq(&slot->pid, ev, F_PID) && lane_key_eq(&slot->tid, ev, F_TID)) {
+        *lane = slot->lane;
+        return T_OK;
+    }
+    uint32_t proc;
+    int rc = event_process(r, ev, &proc);
+    if (rc != T_OK) return rc;
+    uint32_t label = 0;
+    int64_t tid = 0;
+    int have_tid = (ev->have & BIT(F_TID)) != 0;
+    if (have_tid) {
+        rc = id_value(r, ev, F_TID, &label, &tid);
+        if (rc != T_OK) return rc;
+    }
+    const sts_process *p = &r->tl->procs.v[proc];
+    if ((!have_tid || tid == 0) && p->pid != 0) {
+        label = p->label;
+        tid = p->pid;
+    } else if (!have_tid) {
+        label = json_intern_get(&r->strs, r->tl, "0", 1);
+        if (label == STS_NONE) return T_NOMEM;
+    } else if (tid == INT64_MIN) {
+        const sts_strtab *t = &r->tl->strings;
+        tid = (int64_t)(sts_hash_bytes(sts_strtab_get(t, label), sts_strtab_len(t, label)) & 0x7fffffff);
+    }
+    *lane = sts_tl_lane(r->tl, proc, label, tid);
+    if (*lane == STS_NONE) return T_NOMEM;
+    slot->lane = STS_NONE;
+    if (lane_key_set(&slot->pid, ev, F_PID) && lane_key_set(&slot->tid, ev, F_TID)) slot->lane = *lane;
+    return T_OK;
+}
+
+/* An optional string field as a string id (0 when absent). */
+static int string_field(jr *r, const jevent *ev, int field, uint32_t *id)
+{
+    static const char *const names[F_COUNT] = { "ph", "name", "cat", "pid", "tid", "ts", "dur", "id", "id2", "s", "bp" };
+    *id = 0;
+    if (!(ev->have & BIT(field))) return T_OK;
+    const jspan *s = &ev->f[field];
+    if (s->kind != JK_STRING) {
+        reject(r, ev, "\"%s\" is %s, expected a string", names[field], jr_kind_name(s->kind));
+        return T_REJECTED;
+    }
+    *id = span_id(r, s);
+    return *id == STS_NONE ? T_NOMEM : T_OK;
+}
+
+/* What every stored event has. */
+typedef struct jhead {
+    int64_t ts;
+    int whole;
+    uint32_t lane, name, cat;
+} jhead;
+
+static int event_head(jr *r, const jevent *ev, char ph, jhead *h)
+{
+    int rc = event_time(r, ev, F_TS, &h->ts, &h->whole);
+    if (rc == T_ABSENT) {
+        reject(r, ev, "'%c' event has no \"ts\"", ph);
+        return T_REJECTED;
+    }
+    if (rc == T_OK) rc = event_lane(r, ev, &h->lane);
+    if (rc == T_OK) rc = string_field(r, ev, F_NAME, &h->name);
+    if (rc == T_OK) rc = string_field(r, ev, F_CAT, &h->cat);
+    return rc;
+}
+
+/* The arg key's string id and whether the mode keeps it (1 or 0), or -1 when memory is
+ * exhausted. A direct-mapped cache of recent keys answers without hashing. */
+static int arg_key(jr *r, const jspan *k, uint32_t *id)
+{
+    jkey *slot = NULL;
+    if (!k->esc && k->n && k->n <= JR_KEY_MAX) {
+        const unsigned char *b = (const unsigned char *)k->p;
+        unsigned h = (k->n * 67u + b[0] * 31u + b[k->n - 1] * 7u + b[k->n / 2]) & (JR_KEYS - 1);
+        slot = &r->keys[h];
+        if (slot->n == k->n && json_eq(slot->bytes, k->p, k->n)) {
+            *id = slot->id;
+            return slot->keep;
+        }
+    }
+    size_t n;
+    const char *t = span_text(r, k, &n);
+    if (!t) return -1;
+    *id = json_intern_get(&r->strs, r->tl, t, n);
+    if (*id == STS_NONE) return -1;
+    int keep = r->mode == STS_ARGS_ALL || (r->mode == STS_ARGS_KNOWN && sts_arg_key_is_known(t, n));
+    if (slot) {
+        slot->id = *id;
+        slot->n = (uint8_t)k->n;
+        slot->keep = (uint8_t)keep;
+        memcpy(slot->bytes, k->p, k->n);
+    }
+    return keep;
+}
+
+static int arg_value(jr *r, const jspan *v, sts_arg *o)
+{
+    switch (v->kind) {
+    case JK_STRING:
+        o->type = STS_ARG_STRING;
+        o->v.str = span_id(r, v);
+        return o->v.str == STS_NONE ? -1 : 0;
+    case JK_NUMBER:
+        if (v->is_int && v->fast) {
+            o->type = STS_ARG_INT;
+            o->v.i = v->neg ? -(int64_t)v->ip : (int64_t)v->ip;
+            return 0;
+        }
+        if (v->is_int && json_parse_int64(v->p, v->n, &o->v.i) == 0) {
+            o->type = STS_ARG_INT;
+            return 0;
+        }
+        if (json_parse_double(v->p, v->n, &o->v.d) == 0) {
+            o->type = STS_ARG_DOUBLE;
+            return 0;
+        }
+        break; /* beyond a double (1e400): kept as its JSON text */
+    case JK_TRUE:
+    case JK_FALSE:
+        o->type = STS_ARG_BOOL;
+        o->v.i = v->kind == JK_TRUE;
+        return 0;
+    case JK_NULL: o->type = STS_ARG_NULL; return 0;
+    default: break;
+    }
+    o->type = STS_ARG_JSON;
+    o->v.str = span_id(r, v);
+    return o->v.str == STS_NONE ? -1 : 0;
+}
+
+/* Stores the args that the mode keeps; *first is STS_NONE when none. */
+static int event_args(jr *r, const jevent *ev, uint32_t *first)
+{
+    *first = STS_NONE;
+    if (r->mode == STS_ARGS_NONE || ev->nargs == 0) return T_OK;
+    if (!r->keys && !(r->keys = calloc(JR_KEYS, sizeof *r->keys))) return T_NOMEM;
+    if (sts_grow((void **)&r->out, &r->out_cap, ev->nargs, sizeof *r->out) != 0) return T_NOMEM;
+    size_t k = 0;
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        const jarg *a = &r->argv[i];
+        uint32_t key;
+        int keep;
+        jpred *pr = a->pred >= 0 && r->args_chain.pool[a->pred].gen == a->gen ? &r->args_chain.pool[a->pred] : NULL;
+        if (pr && pr->key != STS_NONE) {
+            key = pr->key;
+            keep = pr->keep;
+        } else {
+            keep = arg_key(r, &a->key, &key);
+            if (keep < 0) return T_NOMEM;
+            if (pr) {
+                pr->key = key;
+                pr->keep = (uint8_t)keep;
+            }
+        }
+        if (!keep) continue;
+        sts_arg *o = &r->out[k];
+        memset(o, 0, sizeof *o);
+        o->key = key;
+        if (arg_value(r, &a->val, o) != 0) return T_NOMEM;
+        k++;
+    }
+    if (k == 0) return T_OK;
+    *first = sts_tl_add_args(r->tl, r->out, k);
+    return *first == STS_NONE ? T_NOMEM : T_OK;
+}
+
+/* The arg named `key` (plain ASCII), or NULL. */
+static const jarg *find_arg(jr *r, const jevent *ev, const char *key)
+{
+    size_t kn = strlen(key);
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        const jarg *a = &r->argv[i];
+        size_t n;
+        const char *t = span_text(r, &a->key, &n);
+        if (t && n == kn && memcmp(t, key, n) == 0) return a;
+    }
+    return NULL;
+}
+
+static int done(int rc) { return rc == T_NOMEM ? -1 : 0; }
+
+static int commit_slice(jr *r, const jevent *ev, char ph, uint32_t seq)
+{
+    jhead h;
+    int rc = event_head(r, ev, ph, &h);
+    if (rc != T_OK) return done(rc);
+    int64_t dur = -1;
+    int dwhole = 1;
+    if (ph == 'X') {
+        rc = event_time(r, ev, F_DUR, &dur, &dwhole);
+        if (rc == T_ABSENT) return reject(r, ev, "'X' event has no \"dur\""), 0;
+        if (rc != T_OK) return done(rc);
+        if (dur < 0)
+            return reject(r, ev, "'X' event has a negative \"dur\" (%.*s us)", shown(&ev->f[F_DUR]), ev->f[F_DUR].p), 0;
+    }
+    uint32_t args;
+    if (event_args(r, ev, &args) != T_OK) return -1;
+    sts_slice *s = STS_VEC_PUSH(r->tl->slices);
+    if (!s) return -1;
+    s->ts = h.ts;
+    s->dur = dur;
+    s->name = h.name;
+    s->lane = h.lane;
+    s->parent = seq;
+    s->args = args;
+    s->cat = h.cat;
+    s->flags = ph == 'B' ? STS_SLICE_FROM_BE : 0;
+    sts_tl_note_resolution(r->tl, h.whole && dwhole);
+    return 0;
+}
+
+static int commit_end(jr *r, const jevent *ev, uint32_t seq)
+{
+    int64_t ts;
+    int whole;
+    int rc = event_time(r, ev, F_TS, &ts, &whole);
+    if (rc == T_ABSENT) return reject(r, ev, "'E' event has no \"ts\""), 0;
+    uint32_t lane = 0;
+    if (rc == T_OK) rc = event_lane(r, ev, &lane);
+    if (rc != T_OK) return done(rc);
+    sts_end_event *x = STS_VEC_PUSH(r->tl->ends);
+    if (!x) return -1;
+    x->ts = ts;
+    x->lane = lane;
+    x->seq = seq;
+    sts_tl_note_resolution(r->tl, whole);
+    return 0;
+}
+
+static int commit_instant(jr *r, const jevent *ev, char ph)
+{
+    jhead h;
+    int rc = event_head(r, ev, ph, &h);
+    if (rc != T_OK) return done(rc);
+    char scope = 't';
+    const jspan *s = &ev->f[F_S];
+    if ((ev->have & BIT(F_S)) && s->kind == JK_STRING && s->n == 1 && (s->p[0] == 'g' || s->p[0] == 'p'))
+        scope = s->p[0];
+    uint32_t args;
+    if (event_args(r, ev, &args) != T_OK) return -1;
+    sts_instant *x = STS_VEC_PUSH(r->tl->instants);
+    if (!x) return -1;
+    x->ts = h.ts;
+    x->name = h.name;
+    x->cat = h.cat;
+    x->lane = h.lane;
+    x->args = args;
+    x->scope = scope;
+    sts_tl_note_resolution(r->tl, h.whole);
+    return 0;
+}
+
+static int commit_counter(jr *r, const jevent *ev)
+{
+    jhead h;
+    int rc = event_head(r, ev, 'C', &h);
+    if (rc != T_OK) return done(rc);
+    for (uint32_t i = 0; i < ev->nargs; i++) {
+        const jarg *a = &r->argv[i];
+        if (a->val.kind != JK_NUMBER) continue; /* Chrome plots numbers only */
+        double v;
+        if (json_parse_double(a->val.p, a->val.n, &v) != 0) {
+            sts_tl_warn(r->tl, "%s: event %llu (byte %llu): counter value %.*s is out of range; series skipped",
+                        r->path, (unsigned long long)r->index, (unsigned long long)jr_offset(r, ev->start),
+                        shown(&a->val), a->val.p);
+            continue;
+        }
+        uint32_t series = span_id(r, &a->key);
+        if (series == STS_NONE) return -1;
+        sts_counter *c = STS_VEC_PUSH(r->tl->counters);
+        if (!c) return -1;
+        c->ts = h.ts;
+        c->value = v;
+        c->name = h.name;
+        c->series = series;
+        c->lane = h.lane;
+    }
+    sts_tl_note_resolution(r->tl, h.whole);
+    return 0;
+}
+
+static int name_is(jr *r, const jevent *ev, const char *want)
+{
+    if (!(ev->have & BIT(F_NAME)) || ev->f[F_NAME].kind != JK_STRING) return 0;
+    size_t n;
+    const char *t = span_text(r, &ev->f[F_NAME], &n);
+    return t && n == strlen(want) && memcmp(t, want, n) == 0;
+}
+
+static int commit_meta(jr *r, const jevent *ev)
+{
+    int process_level;
+    const char *key;
+    if (name_is(r, ev, "process_name")) process_level = 1, key = "name";
+    else if (name_is(r, ev, "thread_name")) process_level = 0, key = "name";
+    else if (name_is(r, ev, "process_sort_index")) process_level = 1, key = "sort_index";
+    else if (name_is(r, ev, "thread_sort_index")) process_level = 0, key = "sort_index";
+    else return 0; /* other metadata is counted in by_phase only */
+    const jarg *a = find_arg(r, ev, key);
+    int is_name = key[0] == 'n';
+    if (!a || a->val.kind != (is_name ? JK_STRING : JK_NUMBER)) return 0;
+    uint32_t where;
+    int rc = process_level ? event_process(r, ev, &where) : event_lane(r, ev, &where);
+    if (rc != T_OK) return done(rc);
+    if (is_name) {
+        uint32_t id = span_id(r, &a->val);
+        if (id == STS_NONE) return -1;
+        if (process_level) r->tl->procs.v[where].name = id;
+        else r->tl->lanes.v[where].name = id;
+    } else {
+        double d;
+        if (json_parse_double(a->val.p, a->val.n, &d) != 0 || d < INT32_MIN || d > INT32_MAX) return 0;
+        if (process_level) r->tl->procs.v[where].sort_index = (int32_t)d;
+        else r->tl->lanes.v[where].sort_index = (int32_t)d;
+    }
+    return 0;
+}
+
+/* The id of an async or flow event as a string id: "id" as written, else "id2". */
+static uint32_t event_id(jr *r, const jevent *ev)
+{
+    if (ev->have & BIT(F_ID)) return span_id(r, &ev->f[F_ID]);
+    if (ev->have & BIT(F_ID2)) return span_id(r, &ev->f[F_ID2]);
+    return 0;
+}
+
+static int commit_async(jr *r, const jevent *ev, char ph)
+{
+    jhead h;
+    int rc = event_head(r, ev, ph, &h);
+    if (rc != T_OK) return done(rc);
+    uint32_t id = event_id(r, ev), args;
+    if (id == STS_NONE || event_args(r, ev, &args) != T_OK) return -1;
+    sts_async *x = STS_VEC_PUSH(r->tl->asyncs);
+    if (!x) return -1;
+    x->ts = h.ts;
+    x->name = h.name;
+    x->cat = h.cat;
+    x->id = id;
+    x->lane = h.lane;
+    x->args = args;
+    x->phase = ph;
+    sts_tl_note_resolution(r->tl, h.whole);
+    return 0;
+}
+
+static int commit_flow(jr *r, const jevent *ev, char ph)
+{
+    jhead h;
+    int rc = event_head(r, ev, ph, &h);
+    if (rc != T_OK) return done(rc);
+    uint32_t id = event_id(r, ev);
+    if (id == STS_NONE) return -1;
+    const jspan *bp = &ev->f[F_BP];
+    sts_flow *x = STS_VEC_PUSH(r->tl->flows);
+    if (!x) return -1;
+    x->ts = h.ts;
+    x->name = h.name;
+    x->cat = h.cat;
+    x->id = id;
+    x->lane = h.lane;
+    x->phase = ph;
+    x->bind_enclosing = (ev->have & BIT(F_BP)) && bp->kind == JK_STRING && bp->n == 1 && bp->p[0] == 'e';
+    sts_tl_note_resolution(r->tl, h.whole);
+    return 0;
+}
+
+int jr_commit_event(jr *r, const jevent *ev)
+{
+    sts_timeline_info *info = &r->tl->info;
+    uint32_t seq = (uint32_t)info->events;
+    info->events++;
+    unsigned char ph = 0;
+    if (ev->have & BIT(F_PH)) {
+        const jspan *s = &ev->f[F_PH];
+        if (s->kind != JK_STRING) return reject(r, ev, "\"ph\" is %s, expected a string", jr_kind_name(s->kind)), 0;
+        size_t n;
+        const char *t = span_text(r, s, &n);
+        if (!t) return -1;
+        if (n == 1) ph = (unsigned char)t[0];
+    }
+    if (ph && ph < 128) info->by_phase[ph]++;
+    switch (ph) {
+    case 'X':
+    case 'B': return commit_slice(r, ev, (char)ph, seq);
+    case 'E': return commit_end(r, ev, seq);
+    case 'i':
+    case 'I':
+    case 'R': return commit_instant(r, ev, (char)ph);
+    case 'C': return commit_counter(r, ev);
+    case 'M': return commit_meta(r, ev);
+    case 'b':
+    case 'e':
+    case 'n':
+    case 'S':
+    case 'T':
+    case 'F':
+    case 'p': return commit_async(r, ev, (char)ph);
+    case 's':
+    case 't':
+    case 'f': return commit_flow(r, ev, (char)ph);
+    default: info->skipped++; return 0;
+    }
+}
+
+void jr_release(jr *r)
+{
+    free(r->buf);
+    free(r->argv);
+    free(r->out);
+    free(r->tmp);
+    free(r->keys);
+    free(r->lanes);
+    json_skip_release(&r->skip);
+    json_intern_release(&r->strs);
+}
