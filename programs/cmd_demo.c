@@ -1,4 +1,5 @@
-/* `stepscope demo [bench|retrace|trace]`: the three lessons end to end, then the report. */
+/* `stepscope demo [bench|retrace|trace|report|all]`: the three lessons end to end, then
+ * the report; `report` alone rebuilds the page from what earlier runs left in --out. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,12 +17,14 @@ int cmd_demo(int argc, char **argv)
         { 0 },
     };
     static const cli_spec spec = {
-        "demo", "[bench|retrace|trace|all] [--out DIR]",
+        "demo", "[bench|retrace|trace|report|all] [--out DIR]",
         "Run the lessons end to end on the default OpenCL device (PoCL on the CPU):\n"
         "  bench    lesson 1: measure asynchronous work correctly\n"
         "  retrace  lesson 2: specializations, compiles and host syncs in a ledger\n"
         "  trace    lesson 3: capture a trace with steps and read it back\n"
-        "  all      all three, then an HTML report (the default)",
+        "  report   only rebuild DIR/report.html from what the others left in DIR\n"
+        "           (a lesson whose output is missing becomes a note on the page)\n"
+        "  all      all three, then the report (the default)",
         opts, 0, 1,
     };
     const char *pos[1];
@@ -29,23 +32,32 @@ int cmd_demo(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0) return rc;
     const char *which = npos ? pos[0] : "all";
-    demo_ctx ctx = { out_dir, json };
-    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) return cli_fail(CLI_BAD_INPUT, "cannot create %s", out_dir);
     static const struct {
         const char *name;
         int (*fn)(const demo_ctx *);
     } demos[] = { { "bench", demo_bench }, { "retrace", demo_retrace }, { "trace", demo_trace } };
-    int all = strcmp(which, "all") == 0, found = 0;
-    for (size_t i = 0; i < sizeof demos / sizeof demos[0]; i++) {
-        if (!all && strcmp(which, demos[i].name) != 0) continue;
-        found = 1;
-        rc = demos[i].fn(&ctx);
-        if (rc != 0) return rc;
-    }
-    if (!found) {
+    size_t ndemos = sizeof demos / sizeof demos[0], only = ndemos;
+    for (size_t i = 0; i < ndemos; i++)
+        if (strcmp(which, demos[i].name) == 0) only = i;
+    int all = strcmp(which, "all") == 0, report = strcmp(which, "report") == 0;
+    /* Checked before anything is created, so a typo leaves no directory behind. */
+    if (only == ndemos && !all && !report) {
         cli_usage(&spec, stderr);
         return CLI_USAGE;
     }
-    if (all) return demo_report(&ctx);
-    return CLI_OK;
+    demo_ctx ctx = { out_dir, json };
+    if (report) {
+        struct stat st;
+        if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            return cli_fail(CLI_BAD_INPUT, "demo report: %s is not a directory (run a lesson with --out %s first)",
+                            out_dir, out_dir);
+        return demo_report(&ctx);
+    }
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) return cli_fail(CLI_BAD_INPUT, "cannot create %s", out_dir);
+    for (size_t i = 0; i < ndemos; i++) {
+        if (!all && i != only) continue;
+        rc = demos[i].fn(&ctx);
+        if (rc != 0) return rc;
+    }
+    return all ? demo_report(&ctx) : CLI_OK;
 }

@@ -251,8 +251,10 @@ HOT int pred_match(const jchain *c, uint8_t k, const char *p)
     const jpred *pr = &c->pool[k];
 #if defined(__SSE2__)
     const __m128i *a = (const __m128i *)(const void *)p, *b = (const __m128i *)(const void *)pr->pat;
-    uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b)));
-    if (pr->len > 16) m |= (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))) << 16;
+    /* Both halves always: a branch on the layout's length mispredicts as event kinds
+     * alternate, and the second load stays inside the padding (p is at most e). */
+    uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b))) |
+                 (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))) << 16;
     return (m & pr->mask) == pr->mask;
 #else
     return memcmp(p, pr->pat, pr->len) == 0;
@@ -349,7 +351,7 @@ static const char *parse_args(jr *r, const char *p, const char *e, jevent *ev)
         int drop = keep_none;
         if (k != JR_NO_PRED) {
             const jpred *pr = &c->pool[k];
-            drop |= droppable && pr->key != STS_NONE && !pr->keep;
+            drop |= droppable & (pr->key != STS_NONE) & !pr->keep; /* no branches: keys alternate */
             if (!drop) {
                 a->key.p = p + pr->kofs;
                 a->key.n = pr->kn;

@@ -44,8 +44,21 @@ static inline const char *json_ws(const char *p)
     /* Most calls find a token at once, or after the one space of ", " and ": ". */
     if ((unsigned char)*p > ' ') return p;
     if (*p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
+#if defined(__SSE2__)
+    /* A newline and indentation: 16 bytes at a time. The zero padding is not
+     * whitespace, so the run ends by e and the loads stay inside the padding. */
+    for (;;) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+        unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
+        if (m) return p + __builtin_ctz(m);
+        p += 16;
+    }
+#else
     while (json_ws_table[(unsigned char)*p]) p++;
     return p;
+#endif
 }
 
 static inline uint64_t json_load64(const char *p)

@@ -1,0 +1,54 @@
+# `stepscope demo`: choosing a lesson, and `demo report` rebuilding the page from what
+# an earlier run left in --out (missing lessons become notes, a broken one fails).
+. "$(dirname "$0")/lib.sh"
+STEPSCOPE=$(cd "$(dirname "$STEPSCOPE")" && pwd)/$(basename "$STEPSCOPE")
+
+t_run "$STEPSCOPE" demo --help
+t_ok "demo --help lists report" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '^  report ')"
+
+# Run from a scratch folder: a rejected choice must not leave demo-out/ behind.
+mkdir -p "$T_TMP/cwd"
+t_run sh -c "cd '$T_TMP/cwd' && exec '$STEPSCOPE' demo bogus"
+t_ok "demo bogus is a usage error" test "$T_RC" = 2 -a -n "$(printf '%s' "$T_ERR" | grep '^usage: stepscope demo')"
+t_ok "demo bogus creates nothing" test ! -e "$T_TMP/cwd/demo-out"
+t_run "$STEPSCOPE" demo trace bench --out "$T_TMP/x"
+t_ok "two choices are a usage error" test "$T_RC" = 2
+
+t_run "$STEPSCOPE" demo report --out "$T_TMP/nowhere"
+t_ok "demo report on a missing folder fails naming it" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep "$T_TMP/nowhere is not a directory")" -a ! -e "$T_TMP/nowhere"
+
+out=$T_TMP/demo
+t_run "$STEPSCOPE" demo trace --out "$out"
+if [ "$T_RC" != 0 ] && printf '%s' "$T_ERR$T_OUT" | grep -q "no OpenCL"; then
+  t_skip "demo report after demo trace" "no OpenCL device here"
+  t_done
+  exit
+fi
+t_ok "demo trace exits 0 and writes no page" test "$T_RC" = 0 -a ! -e "$out/report.html"
+runs_before=$(ls "$out/trace/plugins/profile" | wc -l)
+
+t_run "$STEPSCOPE" demo report --out "$out"
+t_ok "demo report exits 0 and writes report.html" test "$T_RC" = 0 -a -s "$out/report.html"
+t_ok "demo report runs no lesson" \
+  test -z "$(printf '%s' "$T_OUT" | grep '== lesson')" -a "$(ls "$out/trace/plugins/profile" | wc -l)" = "$runs_before"
+page=$(cat "$out/report.html" 2>/dev/null)
+t_ok "the page has the trace's step figure with its 4 steps" \
+  test -n "$(printf '%s' "$page" | grep -o '<svg id="fig-steps"[^>]*data-steps="4"')"
+t_ok "the page notes the skipped bench section" \
+  test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/bench.json was not found (run \`stepscope demo bench\`")"
+t_ok "the page notes the skipped ledger section" \
+  test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/ledger.json was not found (run \`stepscope demo retrace\`")"
+t_ok "demo report says what it skipped" \
+  test "$(printf '%s' "$T_OUT" | grep -c 'not found, section skipped')" = 2
+
+# A lesson output that cannot be read: the page is still written, with a note, exit 1.
+printf '{"warm_samples_seconds": [1e-5,' >"$out/bench.json"
+rm -f "$out/report.html"
+t_run "$STEPSCOPE" demo report --out "$out"
+t_ok "a broken bench.json fails the report with exit 1 naming the file" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep "$out/bench.json")"
+t_ok "the page is still written with the trace and a note" \
+  test -n "$(grep -F "Skipped: $out/bench.json could not be read" "$out/report.html" 2>/dev/null)" \
+  -a -n "$(grep -o 'data-steps="4"' "$out/report.html" 2>/dev/null)"
+t_done
