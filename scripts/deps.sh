@@ -7,7 +7,7 @@
 set -eu
 
 need=(make gcc zlib1g-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-      python3 python3-venv protobuf-compiler)
+      python3 python3-venv protobuf-compiler pkg-config)
 for extra in "$@"; do
   case "$extra" in
     bench) need+=(libopenblas-dev liblttng-ust-dev lttng-tools) ;;
