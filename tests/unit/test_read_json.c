@@ -762,6 +762,34 @@ TEST(event_cut_at_every_buffer_position)
     T_EQ_I64(failures, 0);
 }
 
+TEST(whitespace_runs_of_every_length)
+{
+    /* Runs of each length from 0 to 40, of all four whitespace bytes, between every
+     * pair of tokens: the skipper reads runs 16 bytes at a time. */
+    static const char *const tokens[] = { "[", "{", "\"ph\"", ":", "\"X\"", ",", "\"ts\"", ":", "2.5", ",", "\"dur\"",
+                                          ":", "1", ",", "\"args\"", ":", "{", "\"k\"", ":", "[", "1", ",", "2", "]",
+                                          "}", "}", "]" };
+    static const char ws[] = " \t\n\r";
+    int failures = 0;
+    for (size_t len = 0; len <= 40; len++) {
+        buf b = { NULL, 0, 0 };
+        for (size_t t = 0; t < sizeof tokens / sizeof *tokens; t++) {
+            for (size_t k = 0; k < len; k++) put(&b, &ws[(k + t) % 4], 1);
+            puts_(&b, tokens[t]);
+        }
+        run r = load_mode(b.p, b.n, STS_ARGS_ALL);
+        int ok = r.st == STS_OK && r.tl->info.events == 1 && r.tl->slices.n == 1 && r.tl->slices.v[0].ts == 2500 &&
+                 r.tl->slices.v[0].dur == 1000 && r.tl->args.n == 1;
+        if (!ok && failures++ < 3) T_FAIL_AT("runs of %zu: status %s %s", len, sts_status_name(r.st), r.err.message);
+        done(&r);
+        free(b.p);
+    }
+    T_EQ_I64(failures, 0);
+    /* A vertical tab is not JSON whitespace, even inside a long run. */
+    expect_error("[{\"ph\": \"X\",                    \v \"ts\": 1}]", STS_ERR_PARSE,
+                 "byte 32 (event 0): expected a string key, found byte 0x0b");
+}
+
 /* Counts events with Python's json module, independently of the reader: for each
  * file named on the command line, "file", then the counts and the exact ns sums. */
 static const char *const py_count =
@@ -919,6 +947,7 @@ int main(void)
     RUN(args_modes);
     RUN(many_buffers_plain_and_gzip);
     RUN(event_cut_at_every_buffer_position);
+    RUN(whitespace_runs_of_every_length);
     RUN(fixtures_match_python);
     return t_done();
 }
