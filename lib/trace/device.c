@@ -130,7 +130,8 @@ static void add_flow(sts_build *b, uint32_t lane, int64_t ts, uint32_t id, char 
     }
     f->ts = ts;
     f->name = sts_build_text(b, "enqueue");
-    f->cat = sts_build_text(b, "device");
+    /* No category: DevTools binds a flow only to a slice of the same category, and the
+     * enqueue and device slices have none. */
     f->id = id;
     f->lane = lane;
     f->phase = phase;

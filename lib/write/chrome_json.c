@@ -20,9 +20,18 @@ typedef struct jw {
     size_t nprocs, nlanes, nargs;
     int64_t *tid;        /* per lane: the tid written */
     int32_t *tid_order;  /* per lane: 1-based position within its process */
+    int events;          /* events written so far */
 } jw;
 
 static void lit(jw *w, const char *s) { sts_wfile_puts(w->f, s); }
+
+/* Starts an event with `head`. The separator goes before each event, not after, so the
+ * array needs no terminating empty object: DevTools' trace engine throws on one. */
+static void ev_begin(jw *w, const char *head)
+{
+    if (w->events++) lit(w, ",\n");
+    lit(w, head);
+}
 
 static void str_id(jw *w, uint32_t id) { sts_jo_cstring(w->f, sts_timeline_string(w->tl, id)); }
 
@@ -130,7 +139,7 @@ static void name_cat(jw *w, uint32_t name, uint32_t cat)
 static void meta_event(jw *w, int64_t pid, const int64_t *tid, const char *what, const char *key, uint32_t str,
                        int64_t num)
 {
-    lit(w, "{\"ph\":\"M\",\"pid\":");
+    ev_begin(w, "{\"ph\":\"M\",\"pid\":");
     sts_jo_i64(w->f, pid);
     if (tid) {
         lit(w, ",\"tid\":");
@@ -143,7 +152,7 @@ static void meta_event(jw *w, int64_t pid, const int64_t *tid, const char *what,
     lit(w, "\":");
     if (str != STS_NONE) str_id(w, str);
     else sts_jo_i64(w->f, num);
-    lit(w, "}},\n");
+    lit(w, "}}");
 }
 
 static void metadata(jw *w)
@@ -173,7 +182,7 @@ static void slices(jw *w)
     const sts_slice *s = sts_timeline_slices(w->tl, &n);
     for (size_t i = 0; i < n; i++) {
         if (s[i].dur < 0) continue;
-        lit(w, "{\"ph\":\"X\",");
+        ev_begin(w, "{\"ph\":\"X\",");
         pid_tid(w, s[i].lane);
         lit(w, ",\"ts\":");
         sts_jo_us(w->f, s[i].ts);
@@ -181,7 +190,7 @@ static void slices(jw *w)
         sts_jo_us(w->f, s[i].dur);
         name_cat(w, s[i].name, s[i].cat);
         args_obj(w, s[i].args);
-        lit(w, "},\n");
+        lit(w, "}");
     }
 }
 
@@ -192,13 +201,13 @@ static void instants(jw *w)
     for (size_t i = 0; i < n; i++) {
         char scope[] = "{\"ph\":\"i\",\"s\":\"t\",";
         if (e[i].scope == 'p' || e[i].scope == 'g') scope[15] = e[i].scope;
-        lit(w, scope);
+        ev_begin(w, scope);
         pid_tid(w, e[i].lane);
         lit(w, ",\"ts\":");
         sts_jo_us(w->f, e[i].ts);
         name_cat(w, e[i].name, e[i].cat);
         args_obj(w, e[i].args);
-        lit(w, "},\n");
+        lit(w, "}");
     }
 }
 
@@ -207,7 +216,7 @@ static void counters(jw *w)
     size_t n;
     const sts_counter *c = sts_timeline_counters(w->tl, &n);
     for (size_t i = 0; i < n; i++) {
-        lit(w, "{\"ph\":\"C\",");
+        ev_begin(w, "{\"ph\":\"C\",");
         pid_tid(w, c[i].lane);
         lit(w, ",\"ts\":");
         sts_jo_us(w->f, c[i].ts);
@@ -216,7 +225,7 @@ static void counters(jw *w)
         str_id(w, c[i].series);
         lit(w, ":");
         sts_jo_double(w->f, c[i].value);
-        lit(w, "}},\n");
+        lit(w, "}}");
     }
 }
 
@@ -224,7 +233,7 @@ static void phase_head(jw *w, char phase)
 {
     char head[] = "{\"ph\":\"?\",";
     head[7] = phase;
-    lit(w, head);
+    ev_begin(w, head);
 }
 
 static void asyncs_and_flows(jw *w)
@@ -240,7 +249,7 @@ static void asyncs_and_flows(jw *w)
         lit(w, ",\"id\":");
         str_id(w, a[i].id);
         args_obj(w, a[i].args);
-        lit(w, "},\n");
+        lit(w, "}");
     }
     const sts_flow *fl = sts_timeline_flows(w->tl, &n);
     for (size_t i = 0; i < n; i++) {
@@ -252,7 +261,7 @@ static void asyncs_and_flows(jw *w)
         lit(w, ",\"id\":");
         str_id(w, fl[i].id);
         if (fl[i].bind_enclosing) lit(w, ",\"bp\":\"e\"");
-        lit(w, "},\n");
+        lit(w, "}");
     }
 }
 
@@ -260,7 +269,7 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
                                  sts_error *err)
 {
     if (!tl || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "chrome json writer: no timeline or path");
-    jw w = { tl, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL };
+    jw w = { tl, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0 };
     w.procs = sts_timeline_processes(tl, &w.nprocs);
     w.lanes = sts_timeline_lanes(tl, &w.nlanes);
     w.args = sts_timeline_args(tl, &w.nargs);
@@ -281,8 +290,7 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
     instants(&w);
     counters(&w);
     asyncs_and_flows(&w);
-    /* JAX's files end the array with an empty object; readers skip it. */
-    lit(&w, "{}]}\n");
+    lit(&w, "\n]}\n");
     free(w.tid);
     free(w.tid_order);
     return sts_wfile_commit(w.f, err);

@@ -113,6 +113,7 @@ if [ -n "$run" ]; then
     test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep -E '(^|[^0-9])4 steps')"
 fi
 
+bash "$root/tests/browser/devtools_trace.sh" || T_FAILS=$((T_FAILS + 1))  # DevTools' trace engine reads it
 # A bad output location is bad input, named in the message.
 touch "$T_TMP/file"
 t_run "$STEPSCOPE" demo trace --out "$T_TMP/file"

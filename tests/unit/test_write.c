@@ -483,7 +483,7 @@ TEST(xplane_several_processes_and_empty)
     free(bytes);
     T_EQ_I64(sts_write_chrome_json(tl, tmp("empty.json"), NULL, &err), STS_OK);
     char *txt = slurp(tmp("empty.json"), NULL);
-    T_EQ_STR(txt, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{}]}\n");
+    T_EQ_STR(txt, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n\n]}\n");
     free(txt);
     sts_tl_free(tl);
 }
@@ -501,7 +501,10 @@ TEST(chrome_json_layout)
     if (!txt) return;
     const char *head = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     T_TRUE(strncmp(txt, head, strlen(head)) == 0);
-    T_TRUE(n > 5 && strcmp(txt + n - 5, "{}]}\n") == 0);
+    /* No empty object ends the array (DevTools' trace engine throws on one), and no
+     * event is followed by a comma that nothing follows. */
+    T_TRUE(n > 5 && strcmp(txt + n - 5, "}\n]}\n") == 0);
+    T_TRUE(strstr(txt, "{}") == NULL && strstr(txt, ",\n\n]") == NULL);
     /* 1000007 ns = 1000.007 us exactly; 1393123 ns = 1393.123 us. */
     T_CONTAINS(txt, "{\"ph\":\"X\",\"pid\":4242,\"tid\":4243,\"ts\":1000.007,\"dur\":1393.123,\"name\":\"learner_step\","
                     "\"args\":{\"step_num\":0}}");
@@ -516,7 +519,7 @@ TEST(chrome_json_layout)
     if (have_tools()) {
         char cmd[1024];
         snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
-                                  "assert d[\"traceEvents\"][-1]=={}' %s", tmp("a.json"));
+                                  "assert all(e.get(\"ph\") for e in d[\"traceEvents\"])' %s", tmp("a.json"));
         T_EQ_I64(system(cmd), 0);
     }
     sts_tl_free(tl);
