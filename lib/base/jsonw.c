@@ -1,4 +1,5 @@
 #include "base/jsonw.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <string.h>
@@ -58,26 +59,6 @@ void sts_jsonw_key(sts_jsonw *w, const char *key)
     w->after_key = 1;
 }
 
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, min = 0x10000;
-    else return 0;
-    if (n < len) return 0;
-    unsigned cp = c & (0x3f >> (len - 1));
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-    return len;
-}
-
 void sts_json_write_string(FILE *f, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -104,7 +85,7 @@ void sts_json_write_string(FILE *f, const char *str, size_t n)
             if (c < 0x20) {
                 fprintf(f, "\\u%04x", c);
             } else {
-                size_t len = utf8_len(s + i, n - i);
+                size_t len = sts_utf8_len(s + i, n - i);
                 if (len == 0) {
                     fputs("\\ufffd", f);
                     i++;

@@ -11,7 +11,7 @@
 #define BLOCK_COLS 16
 #define TILE 16
 
-static void shape_text(const sts_array *a, char *buf, size_t cap)
+void sts_ops_shape_text(const sts_array *a, char *buf, size_t cap)
 {
     size_t used = (size_t)snprintf(buf, cap, "[");
     for (int i = 0; i < a->ndim && used < cap; i++)
@@ -19,8 +19,8 @@ static void shape_text(const sts_array *a, char *buf, size_t cap)
     if (used < cap) snprintf(buf + used, cap - used, "]");
 }
 
-static sts_status need_f32(const sts_device *dev, const char *op, const char *which, const sts_array *a,
-                           sts_error *err)
+sts_status sts_ops_need_f32(const sts_device *dev, const char *op, const char *which, const sts_array *a,
+                            sts_error *err)
 {
     if (a->dev != dev)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: %s belongs to another device", op, which);
@@ -34,18 +34,18 @@ static sts_status need_f32(const sts_device *dev, const char *op, const char *wh
 static sts_status same_count(const sts_device *dev, const char *op, const sts_array *x, const sts_array *y,
                              sts_error *err)
 {
-    sts_status st = need_f32(dev, op, "input", x, err);
-    if (st == STS_OK) st = need_f32(dev, op, "output", y, err);
+    sts_status st = sts_ops_need_f32(dev, op, "input", x, err);
+    if (st == STS_OK) st = sts_ops_need_f32(dev, op, "output", y, err);
     if (st != STS_OK || x->count == y->count) return st;
     char xs[80], ys[80];
-    shape_text(x, xs, sizeof xs);
-    shape_text(y, ys, sizeof ys);
+    sts_ops_shape_text(x, xs, sizeof xs);
+    sts_ops_shape_text(y, ys, sizeof ys);
     return sts_error_set(err, STS_ERR_SHAPE, -1, "%s: input shape %s and output shape %s hold different counts", op,
                          xs, ys);
 }
 
-static sts_status launch(sts_device *dev, sts_kernel *k, int dims, const size_t *global, const size_t *local,
-                         cl_event *out, sts_error *err)
+sts_status sts_ops_launch(sts_device *dev, sts_kernel *k, int dims, const size_t *global, const size_t *local,
+                          cl_event *out, sts_error *err)
 {
     cl_int rc = clEnqueueNDRangeKernel(dev->q, k->k, (cl_uint)dims, NULL, global, local, 0, NULL, out);
     if (rc == CL_SUCCESS) return STS_OK;
@@ -53,10 +53,8 @@ static sts_status launch(sts_device *dev, sts_kernel *k, int dims, const size_t 
                          sts_cl_error_name(rc), (int)rc);
 }
 
-/* Wraps the launches of one operation into an event, makes it the output's latest
- * writer, and publishes it. */
-static sts_status finish_op(sts_device *dev, const char *name, const cl_event *cl, unsigned n, sts_array *out,
-                            sts_event **ev, sts_error *err)
+sts_status sts_ops_finish(sts_device *dev, const char *name, const cl_event *cl, unsigned n, sts_array *out,
+                          sts_event **ev, sts_error *err)
 {
     sts_event *w = sts_event_wrap(name, cl, n);
     if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory for an event");
@@ -89,7 +87,7 @@ static sts_status edge_launch(sts_device *dev, sts_kernel *k, size_t row0, size_
     sts_status st = sts_kernel_set_i32(k, 6, (int32_t)row0, err);
     if (st == STS_OK) st = sts_kernel_set_i32(k, 7, (int32_t)col0, err);
     size_t global[2] = { cols, rows };
-    return st == STS_OK ? launch(dev, k, 2, global, NULL, out, err) : st;
+    return st == STS_OK ? sts_ops_launch(dev, k, 2, global, NULL, out, err) : st;
 }
 
 /* Whole RM x 16 blocks with matmul_block, then the right and bottom strips with
@@ -109,7 +107,7 @@ static sts_status matmul_blocked(sts_device *dev, const sts_array *a, const sts_
         size_t local[2] = { 1, 64 };
         while (global[1] % local[1]) local[1] /= 2;
         st = matmul_args(blk, a, b, c, err);
-        if (st == STS_OK) st = launch(dev, blk, 2, global, local, &cl[*n], err);
+        if (st == STS_OK) st = sts_ops_launch(dev, blk, 2, global, local, &cl[*n], err);
         if (st == STS_OK) (*n)++;
     }
     if (st != STS_OK || (blocks && Mf == M && Nf == N)) return st;
@@ -138,7 +136,7 @@ static sts_status matmul_tiled(sts_device *dev, const sts_array *a, const sts_ar
     if (st == STS_OK) st = matmul_args(k, a, b, c, err);
     size_t global[2] = { round_up((size_t)b->shape[1], TILE), round_up((size_t)a->shape[0], TILE) };
     size_t local[2] = { TILE, TILE };
-    if (st == STS_OK) st = launch(dev, k, 2, global, local, &cl[*n], err);
+    if (st == STS_OK) st = sts_ops_launch(dev, k, 2, global, local, &cl[*n], err);
     if (st == STS_OK) (*n)++;
     return st;
 }
@@ -154,17 +152,17 @@ static sts_status matmul_naive(sts_device *dev, const sts_array *a, const sts_ar
     return st;
 }
 
-static sts_status matmul_shapes(const sts_device *dev, const sts_array *a, const sts_array *b, const sts_array *c,
+sts_status sts_ops_matmul_shapes(const sts_device *dev, const sts_array *a, const sts_array *b, const sts_array *c,
                                 sts_error *err)
 {
-    sts_status st = need_f32(dev, "matmul", "a", a, err);
-    if (st == STS_OK) st = need_f32(dev, "matmul", "b", b, err);
-    if (st == STS_OK) st = need_f32(dev, "matmul", "c", c, err);
+    sts_status st = sts_ops_need_f32(dev, "matmul", "a", a, err);
+    if (st == STS_OK) st = sts_ops_need_f32(dev, "matmul", "b", b, err);
+    if (st == STS_OK) st = sts_ops_need_f32(dev, "matmul", "c", c, err);
     if (st != STS_OK) return st;
     char as[80], bs[80], cs[80];
-    shape_text(a, as, sizeof as);
-    shape_text(b, bs, sizeof bs);
-    shape_text(c, cs, sizeof cs);
+    sts_ops_shape_text(a, as, sizeof as);
+    sts_ops_shape_text(b, bs, sizeof bs);
+    sts_ops_shape_text(c, cs, sizeof cs);
     if (a->ndim != 2 || b->ndim != 2 || c->ndim != 2)
         return sts_error_set(err, STS_ERR_SHAPE, -1, "matmul: a %s, b %s and c %s must all be 2-D", as, bs, cs);
     if (a->shape[1] != b->shape[0])
@@ -188,7 +186,7 @@ sts_status sts_op_matmul(sts_device *dev, const sts_array *a, const sts_array *b
                          sts_error *err)
 {
     if (ev) *ev = NULL;
-    sts_status st = matmul_shapes(dev, a, b, c, err);
+    sts_status st = sts_ops_matmul_shapes(dev, a, b, c, err);
     if (st != STS_OK) return st;
     cl_event cl[STS_EVENT_MAX_CL];
     unsigned n = 0;
@@ -202,7 +200,7 @@ sts_status sts_op_matmul(sts_device *dev, const sts_array *a, const sts_array *b
         release_all(cl, n);
         return st;
     }
-    return finish_op(dev, "matmul", cl, n, c, ev, err);
+    return sts_ops_finish(dev, "matmul", cl, n, c, ev, err);
 }
 
 /* A 1-D launch for `count` elements: work-groups of up to 256, and no more of them than
@@ -216,9 +214,9 @@ static sts_status map_launch(sts_device *dev, sts_kernel *k, size_t count, const
     size_t global = round_up(count, group);
     if (global > most) global = most;
     cl_event cl;
-    sts_status st = launch(dev, k, 1, &global, &group, &cl, err);
+    sts_status st = sts_ops_launch(dev, k, 1, &global, &group, &cl, err);
     if (st != STS_OK) return st;
-    return finish_op(dev, name, &cl, 1, y, ev, err);
+    return sts_ops_finish(dev, name, &cl, 1, y, ev, err);
 }
 
 static sts_status unary(sts_device *dev, sts_builtin which, const char *name, const sts_array *x, sts_array *y,
@@ -256,12 +254,12 @@ sts_status sts_op_scale(sts_device *dev, const sts_array *x, float alpha, sts_ar
 sts_status sts_op_row_sum(sts_device *dev, const sts_array *x, sts_array *y, sts_event **ev, sts_error *err)
 {
     if (ev) *ev = NULL;
-    sts_status st = need_f32(dev, "row_sum", "input", x, err);
-    if (st == STS_OK) st = need_f32(dev, "row_sum", "output", y, err);
+    sts_status st = sts_ops_need_f32(dev, "row_sum", "input", x, err);
+    if (st == STS_OK) st = sts_ops_need_f32(dev, "row_sum", "output", y, err);
     if (st != STS_OK) return st;
     char xs[80], ys[80];
-    shape_text(x, xs, sizeof xs);
-    shape_text(y, ys, sizeof ys);
+    sts_ops_shape_text(x, xs, sizeof xs);
+    sts_ops_shape_text(y, ys, sizeof ys);
     if (x->ndim != 2 || y->count != (size_t)x->shape[0])
         return sts_error_set(err, STS_ERR_SHAPE, -1,
                              "row_sum: input %s must be 2-D [rows, cols] and output %s must hold one value per row",
@@ -280,12 +278,12 @@ static sts_status reduce_all(sts_device *dev, const char *name, const sts_array 
                              sts_event **ev, sts_error *err)
 {
     if (ev) *ev = NULL;
-    sts_status st = need_f32(dev, name, "input", x, err);
-    if (st == STS_OK) st = need_f32(dev, name, "output", y, err);
+    sts_status st = sts_ops_need_f32(dev, name, "input", x, err);
+    if (st == STS_OK) st = sts_ops_need_f32(dev, name, "output", y, err);
     if (st != STS_OK) return st;
     if (y->count != 1) {
         char ys[80];
-        shape_text(y, ys, sizeof ys);
+        sts_ops_shape_text(y, ys, sizeof ys);
         return sts_error_set(err, STS_ERR_SHAPE, -1, "%s: output %s must hold exactly one value", name, ys);
     }
     sts_kernel *k;
@@ -301,9 +299,9 @@ static sts_status reduce_all(sts_device *dev, const char *name, const sts_array 
     if (st == STS_OK) st = sts_kernel_set_f32(k, 3, scale, err);
     if (st == STS_OK) st = sts_kernel_set_local(k, 4, group * sizeof(float), err);
     cl_event cl;
-    if (st == STS_OK) st = launch(dev, k, 1, &group, &group, &cl, err);
+    if (st == STS_OK) st = sts_ops_launch(dev, k, 1, &group, &group, &cl, err);
     if (st != STS_OK) return st;
-    return finish_op(dev, name, &cl, 1, y, ev, err);
+    return sts_ops_finish(dev, name, &cl, 1, y, ev, err);
 }
 
 sts_status sts_op_sum(sts_device *dev, const sts_array *x, sts_array *y, sts_event **ev, sts_error *err)

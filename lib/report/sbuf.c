@@ -1,4 +1,5 @@
 #include "report/sbuf.h"
+#include "base/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,26 +52,12 @@ void sts_sbuf_printf(sts_sbuf *b, const char *fmt, ...)
 
 size_t sts_utf8_seq_len(const unsigned char *s, size_t n)
 {
-    unsigned c = s[0], min, cp;
-    size_t len;
-    if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, min = 0x10000;
-    else
-        return 0;
-    if (n < len) return 0;
-    cp = c & (0x3fu >> (len - 1));
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3fu);
+    size_t len = sts_utf8_len(s, n);
+    /* U+FFFE and U+FFFF are well formed but not XML characters. */
+    if (len == 3) {
+        unsigned cp = sts_utf8_decode(s, len);
+        if (cp == 0xfffe || cp == 0xffff) return 0;
     }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-    /* U+FFFE and U+FFFF are not XML characters either. */
-    if (cp == 0xfffe || cp == 0xffff) return 0;
     return len;
 }
 

@@ -1,30 +1,10 @@
 #include "write/jsonout.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, min = 0x10000;
-    else return 0;
-    if (n < len) return 0;
-    unsigned cp = c & (0x7fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-    return len;
-}
 
 void sts_jo_string(sts_wfile *f, const char *s, size_t n)
 {
@@ -40,7 +20,7 @@ void sts_jo_string(sts_wfile *f, const char *s, size_t n)
             continue;
         }
         if (c >= 0x80) {
-            size_t len = utf8_seq(p + i, n - i);
+            size_t len = sts_utf8_len(p + i, n - i);
             if (len) {
                 run += len;
                 i += len;

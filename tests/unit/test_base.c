@@ -6,6 +6,7 @@
 #include "base/instream.h"
 #include "base/jsonw.h"
 #include "base/mem.h"
+#include "base/utf8.h"
 #include "stepscope.h"
 
 TEST(status_names)
@@ -146,6 +147,25 @@ TEST(json_writer_escapes)
     free(buf);
 }
 
+TEST(utf8_validation)
+{
+    const unsigned char *u;
+#define LEN(lit) (u = (const unsigned char *)(lit), sts_utf8_len(u, sizeof(lit) - 1))
+    T_EQ_U64(LEN("a"), 1);
+    T_EQ_U64(LEN("\xc3\xa9"), 2);         /* U+00E9 */
+    T_EQ_U64(LEN("\xe2\x82\xac"), 3);     /* U+20AC */
+    T_EQ_U64(LEN("\xf0\x9f\x98\x80"), 4); /* U+1F600 */
+    T_EQ_U64(LEN("\xc0\xaf"), 0);         /* overlong '/' */
+    T_EQ_U64(LEN("\xe0\x80\xaf"), 0);     /* overlong, 3 bytes */
+    T_EQ_U64(LEN("\xed\xa0\x80"), 0);     /* a surrogate */
+    T_EQ_U64(LEN("\xf4\x90\x80\x80"), 0); /* beyond U+10FFFF */
+    T_EQ_U64(LEN("\xe2\x82"), 0);         /* cut short */
+    T_EQ_U64(LEN("\xc3("), 0);             /* bad continuation */
+    T_EQ_U64(LEN("\xff"), 0);
+#undef LEN
+    T_EQ_U64(sts_utf8_decode((const unsigned char *)"\xe2\x82\xac", 3), 0x20ac);
+}
+
 int main(void)
 {
     RUN(status_names);
@@ -154,5 +174,6 @@ int main(void)
     RUN(u64map);
     RUN(instream_plain_and_gzip);
     RUN(json_writer_escapes);
+    RUN(utf8_validation);
     return t_done();
 }
