@@ -187,7 +187,7 @@ static int bench_matmul(int argc, char **argv)
 
 typedef struct lesson {
     sts_device *dev;
-    sts_array *x, *w, *y, *t;
+    sts_array *x, *w, *t;
     float *hx, *hw;
     int rows;
 } lesson;
@@ -203,7 +203,6 @@ static sts_status lesson_setup(lesson *L, sts_error *err)
     sts_status st = sts_device_open(NULL, &L->dev, err);
     if (st == STS_OK) st = sts_array_create(L->dev, STS_DTYPE_F32, 2, xs, &L->x, err);
     if (st == STS_OK) st = sts_array_create(L->dev, STS_DTYPE_F32, 2, ws, &L->w, err);
-    if (st == STS_OK) st = sts_array_create(L->dev, STS_DTYPE_F32, 2, ys, &L->y, err);
     if (st == STS_OK) st = sts_array_create(L->dev, STS_DTYPE_F32, 2, ys, &L->t, err);
     if (st == STS_OK) st = sts_array_write(L->x, L->hx, sts_array_bytes(L->x), NULL, err);
     if (st == STS_OK) st = sts_array_write(L->w, L->hw, sts_array_bytes(L->w), NULL, err);
@@ -212,12 +211,10 @@ static sts_status lesson_setup(lesson *L, sts_error *err)
     return st;
 }
 
-/* One call: matmul then tanh; returns both events. */
+/* One call: tanh(x @ w) as one fused operation (one launch at this size). */
 static sts_status lesson_call(lesson *L, sts_event **ev, sts_error *err)
 {
-    sts_status st = sts_op_matmul(L->dev, L->x, L->w, L->y, &ev[0], err);
-    if (st == STS_OK) st = sts_op_tanh(L->dev, L->y, L->t, &ev[1], err);
-    return st;
+    return sts_op_matmul_tanh(L->dev, L->x, L->w, L->t, ev, err);
 }
 
 static int bench_lesson(int argc, char **argv)
@@ -229,27 +226,26 @@ static int bench_lesson(int argc, char **argv)
     if (repeats < 1 || repeats > 64 || L.rows < 1) return fprintf(stderr, "device_bench: bad --rows/--repeats\n"), 2;
     sts_error err = STS_ERROR_INIT;
     if (lesson_setup(&L, &err) != STS_OK) return die("setup", &err);
-    sts_event *ev[2] = { NULL, NULL };
+    sts_event *ev = NULL;
     int64_t t0 = now_ns();
-    if (lesson_call(&L, ev, &err) != STS_OK || sts_ready(ev, 2, &err) != STS_OK) return die("first call", &err);
+    if (lesson_call(&L, &ev, &err) != STS_OK || sts_event_wait(ev, &err) != STS_OK) return die("first call", &err);
     int64_t first = now_ns() - t0;
-    sts_event_release(ev[0]), sts_event_release(ev[1]);
+    sts_event_release(ev);
     int64_t host_ns, dev_ns, unc;
     if (sts_device_clock_pair(L.dev, &host_ns, &dev_ns, &unc, &err) != STS_OK) return die("clock pair", &err);
     int64_t total[64], dispatch[64], wait[64], launch[64], device[64], notice[64];
     for (int r = 0; r < repeats; r++) {
         int64_t a = now_ns();
-        lesson_call(&L, ev, &err);
+        lesson_call(&L, &ev, &err);
         int64_t b = now_ns();
-        sts_ready(ev, 2, &err);
+        sts_event_wait(ev, &err);
         int64_t c = now_ns();
-        sts_event_times t0t, t1t;
-        sts_event_get_times(ev[0], &t0t, &err);
-        sts_event_get_times(ev[1], &t1t, &err);
-        int64_t start = t0t.start - dev_ns + host_ns, end = t1t.end - dev_ns + host_ns;
+        sts_event_times tt;
+        sts_event_get_times(ev, &tt, &err);
+        int64_t start = tt.start - dev_ns + host_ns, end = tt.end - dev_ns + host_ns;
         total[r] = c - a, dispatch[r] = b - a, wait[r] = c - b;
         launch[r] = start - a, device[r] = end - start, notice[r] = c - end;
-        sts_event_release(ev[0]), sts_event_release(ev[1]);
+        sts_event_release(ev);
     }
     const sts_device_info *info = sts_device_get_info(L.dev);
     printf("{\"tool\": \"stepscope\", \"device\": \"%s\", \"rows\": %d, \"first_call_seconds\": %.9g, "
@@ -259,7 +255,7 @@ static int bench_lesson(int argc, char **argv)
            info->name, L.rows, first / 1e9, median_i64(total, repeats) / 1e9, median_i64(dispatch, repeats) / 1e9,
            median_i64(wait, repeats) / 1e9, median_i64(launch, repeats) / 1e9, median_i64(device, repeats) / 1e9,
            median_i64(notice, repeats) / 1e9, unc / 1e9);
-    sts_array_free(L.x), sts_array_free(L.w), sts_array_free(L.y), sts_array_free(L.t);
+    sts_array_free(L.x), sts_array_free(L.w), sts_array_free(L.t);
     sts_device_free(L.dev);
     free(L.hx);
     return 0;

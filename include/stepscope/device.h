@@ -285,6 +285,22 @@ sts_status sts_op_sum(sts_device *dev, const sts_array *x, sts_array *y, sts_eve
 /* y (one element) = mean of every element of x. */
 sts_status sts_op_mean(sts_device *dev, const sts_array *x, sts_array *y, sts_event **ev, sts_error *err);
 
+/* Fused products. Small shapes (M*N*K up to STS_FUSED_MAX_WORK, under the AUTO matmul
+ * choice) run as one kernel launch, which on a CPU device costs far less than the two
+ * or three launches of the separate operations; larger shapes run those operations and
+ * the event stands for all their launches (the enqueue hook then sees each one).
+ *
+ * y[M,N] = tanh(a[M,K] @ b[K,N]). */
+sts_status sts_op_matmul_tanh(sts_device *dev, const sts_array *a, const sts_array *b, sts_array *y, sts_event **ev,
+                              sts_error *err);
+/* e[M] = sum over j of (a @ b)[i, j]^2, the row energy. `scratch` is a [M,N] float32
+ * array that the large-shape path uses for a @ b; its contents afterwards are
+ * unspecified. */
+sts_status sts_op_matmul_energy(sts_device *dev, const sts_array *a, const sts_array *b, sts_array *scratch,
+                                sts_array *e, sts_event **ev, sts_error *err);
+/* The largest M*N*K the fused ops run as a single launch. */
+#define STS_FUSED_MAX_WORK (1 << 18)
+
 /* Which matmul kernel sts_op_matmul uses. AUTO picks BLOCKED on devices whose local
  * memory is ordinary memory (CPUs) and TILED elsewhere. */
 typedef enum sts_matmul_kind {

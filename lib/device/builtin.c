@@ -24,6 +24,8 @@ static const char *const kernel_names[STS_BI_COUNT] = {
     [STS_BI_SCALE] = "ew_scale",
     [STS_BI_ROW_SUM] = "row_sum",
     [STS_BI_SUM] = "sum_all",
+    [STS_BI_MM_TANH_SMALL] = "mm_tanh_small",
+    [STS_BI_MM_SQSUM_SMALL] = "mm_sqsum_small",
 };
 
 /* The matmul block height is the host's, so launch sizes and kernel agree. */

@@ -10,8 +10,9 @@
 /* Rows of C per matmul_block work-item, passed to kernels/matmul.cl as -DBLOCK_ROWS. */
 #define STS_MATMUL_BLOCK_ROWS 8
 
-/* The most OpenCL commands one sts_event stands for (a matmul's tile pass and edges). */
-#define STS_EVENT_MAX_CL 4
+/* The most OpenCL commands one sts_event stands for: a matmul's tile pass and edges,
+ * and in a fused operation's large-shape path the maps after it. */
+#define STS_EVENT_MAX_CL 6
 
 struct sts_event {
     int refs;
@@ -59,6 +60,8 @@ typedef enum sts_builtin {
     STS_BI_SCALE,
     STS_BI_ROW_SUM,
     STS_BI_SUM,
+    STS_BI_MM_TANH_SMALL,
+    STS_BI_MM_SQSUM_SMALL,
     STS_BI_COUNT
 } sts_builtin;
 
@@ -90,6 +93,28 @@ sts_event *sts_event_wrap(const char *name, const cl_event *cl, unsigned n);
 /* Hands a freshly enqueued event to the hook, flushes the queue, and gives the caller
  * its reference (or drops it when `out` is NULL). */
 sts_status sts_device_publish(sts_device *dev, sts_event *ev, sts_event **out, sts_error *err);
+
+/* One event standing for the commands of all `n` events (each retained again), under
+ * `name`; NULL when memory is exhausted or they hold more than STS_EVENT_MAX_CL. The
+ * caller owns it (sts_event_release). */
+sts_event *sts_event_join(const char *name, sts_event *const *evs, size_t n);
+
+/* Shared by the operations in ops.c and fused.c. */
+/* "[2,3]" into buf[cap]. */
+void sts_ops_shape_text(const sts_array *a, char *buf, size_t cap);
+/* STS_OK when `a` is a float32 array of `dev` small enough for an int index. */
+sts_status sts_ops_need_f32(const sts_device *dev, const char *op, const char *which, const sts_array *a,
+                            sts_error *err);
+/* STS_OK when a [M,K] @ b [K,N] fits c [M,N], all float32 arrays of `dev`. */
+sts_status sts_ops_matmul_shapes(const sts_device *dev, const sts_array *a, const sts_array *b, const sts_array *c,
+                                 sts_error *err);
+/* One clEnqueueNDRangeKernel of `k`; `local` may be NULL. */
+sts_status sts_ops_launch(sts_device *dev, sts_kernel *k, int dims, const size_t *global, const size_t *local,
+                          cl_event *out, sts_error *err);
+/* Wraps the launches of one operation into an event, makes it the output's latest
+ * writer, and publishes it; takes over the cl_events. */
+sts_status sts_ops_finish(sts_device *dev, const char *name, const cl_event *cl, unsigned n, sts_array *out,
+                          sts_event **ev, sts_error *err);
 
 /* The built-in kernel `which`, built on first use. Borrowed from the device. */
 sts_status sts_device_builtin(sts_device *dev, sts_builtin which, sts_kernel **out, sts_error *err);

@@ -25,6 +25,26 @@ sts_event *sts_event_wrap(const char *name, const cl_event *cl, unsigned n)
     return ev;
 }
 
+sts_event *sts_event_join(const char *name, sts_event *const *evs, size_t n)
+{
+    cl_event cl[STS_EVENT_MAX_CL] = { 0 };
+    unsigned total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (total + evs[i]->n > STS_EVENT_MAX_CL) {
+            for (unsigned j = 0; j < total; j++) clReleaseEvent(cl[j]);
+            return NULL;
+        }
+        for (unsigned j = 0; j < evs[i]->n; j++) {
+            clRetainEvent(evs[i]->cl[j]);
+            cl[total++] = evs[i]->cl[j];
+        }
+    }
+    sts_event *joined = sts_event_wrap(name, cl, total);
+    /* The operation was issued when its first part was. */
+    if (joined && n) joined->host_ns = evs[0]->host_ns;
+    return joined;
+}
+
 sts_event *sts_event_retain(sts_event *ev)
 {
     if (ev) ev->refs++;
@@ -42,8 +62,41 @@ const char *sts_event_name(const sts_event *ev) { return ev->name; }
 
 int64_t sts_event_host_ns(const sts_event *ev) { return ev->host_ns; }
 
+/* How long sts_ready polls before it sleeps in clWaitForEvents. A blocking wait on
+ * PoCL sleeps on a condition variable, and the wake-up adds several microseconds to
+ * every short call; polling briefly catches short work as it ends. Long work still
+ * sleeps, after at most this much spinning. */
+#define SPIN_NS 50000
+
+/* 1 when every command of the events has completed, 0 when one is still pending or
+ * failed (the blocking wait then reports the failure). */
+static int all_done(sts_event *const *events, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!events[i]) continue;
+        for (unsigned j = 0; j < events[i]->n; j++) {
+            cl_int state = CL_QUEUED;
+            if (clGetEventInfo(events[i]->cl[j], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, NULL) !=
+                    CL_SUCCESS ||
+                state != CL_COMPLETE)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static int spin_until_done(sts_event *const *events, size_t n)
+{
+    int64_t until = sts_clock_ns() + SPIN_NS;
+    do {
+        if (all_done(events, n)) return 1;
+    } while (sts_clock_ns() < until);
+    return 0;
+}
+
 sts_status sts_ready(sts_event *const *events, size_t n, sts_error *err)
 {
+    if (spin_until_done(events, n)) return STS_OK;
     cl_event batch[64];
     size_t nb = 0;
     for (size_t i = 0; i < n; i++) {

@@ -153,7 +153,7 @@ static sts_status matmul_naive(sts_device *dev, const sts_array *a, const sts_ar
 }
 
 sts_status sts_ops_matmul_shapes(const sts_device *dev, const sts_array *a, const sts_array *b, const sts_array *c,
-                                sts_error *err)
+                                 sts_error *err)
 {
     sts_status st = sts_ops_need_f32(dev, "matmul", "a", a, err);
     if (st == STS_OK) st = sts_ops_need_f32(dev, "matmul", "b", b, err);

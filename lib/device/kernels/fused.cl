@@ -2,21 +2,30 @@
  * lesson 1's tanh(x @ w) is 32K multiply-adds, a few microseconds of work, while each
  * PoCL launch costs tens of microseconds of scheduling. One launch does it all.
  *
- * mm_tanh_small    C[row, col] = tanh(A[row,:] @ B[:,col]); one work-item per element.
- *                  The host launches (N, rows-per-group) groups, so a group's items run
- *                  along contiguous columns of B (PoCL vectorizes its work-item loop).
- * mm_sqsum_small   E[row] = sum over col of (A[row,:] @ B[:,col])^2; one work-item per
- *                  row, each keeping its running energy in a register. */
+ * Both kernels give each work-item one row of A and walk the columns of B eight at a
+ * time as float8 vectors (then one at a time for the last N % 8), so a CPU device runs
+ * vector multiply-adds and a vector tanh without relying on its work-item vectorizer.
+ *
+ * mm_tanh_small    C[row, :] = tanh(A[row, :] @ B)
+ * mm_sqsum_small   E[row] = sum over col of (A[row, :] @ B[:, col])^2 */
 
 __kernel void mm_tanh_small(__global const float *A, __global const float *B, __global float *C, int M, int N, int K)
 {
-    int col = get_global_id(0);
-    int row = get_global_id(1);
-    if (row >= M || col >= N) return;
+    int row = get_global_id(0);
+    if (row >= M) return;
     __global const float *a = A + (size_t)row * K;
-    float acc = 0.0f;
-    for (int k = 0; k < K; k++) acc = fma(a[k], B[(size_t)k * N + col], acc);
-    C[(size_t)row * N + col] = tanh(acc);
+    __global float *c = C + (size_t)row * N;
+    int col = 0;
+    for (; col + 8 <= N; col += 8) {
+        float8 acc = (float8)(0.0f);
+        for (int k = 0; k < K; k++) acc = fma((float8)(a[k]), vload8(0, B + (size_t)k * N + col), acc);
+        vstore8(tanh(acc), 0, c + col);
+    }
+    for (; col < N; col++) {
+        float acc = 0.0f;
+        for (int k = 0; k < K; k++) acc = fma(a[k], B[(size_t)k * N + col], acc);
+        c[col] = tanh(acc);
+    }
 }
 
 __kernel void mm_sqsum_small(__global const float *A, __global const float *B, __global float *E, int M, int N, int K)
@@ -24,8 +33,16 @@ __kernel void mm_sqsum_small(__global const float *A, __global const float *B, _
     int row = get_global_id(0);
     if (row >= M) return;
     __global const float *a = A + (size_t)row * K;
-    float energy = 0.0f;
-    for (int col = 0; col < N; col++) {
+    float8 energy8 = (float8)(0.0f);
+    int col = 0;
+    for (; col + 8 <= N; col += 8) {
+        float8 acc = (float8)(0.0f);
+        for (int k = 0; k < K; k++) acc = fma((float8)(a[k]), vload8(0, B + (size_t)k * N + col), acc);
+        energy8 = fma(acc, acc, energy8);
+    }
+    float energy = ((energy8.s0 + energy8.s1) + (energy8.s2 + energy8.s3)) +
+                   ((energy8.s4 + energy8.s5) + (energy8.s6 + energy8.s7));
+    for (; col < N; col++) {
         float acc = 0.0f;
         for (int k = 0; k < K; k++) acc = fma(a[k], B[(size_t)k * N + col], acc);
         energy = fma(acc, acc, energy);
