@@ -136,48 +136,63 @@ static void print_names(const analysis *a, size_t top)
     }
 }
 
+/* One row of a busy-time table: the label cells, then slices, busy, span and busy%.
+ * A NULL `b` prints the header with `cells` as column titles. */
+static void busy_row(const char *const *cells, const int *widths, size_t ncells, const sts_busy *b)
+{
+    for (size_t c = 0; c < ncells; c++) {
+        printf("  ");
+        tc_cell(stdout, cells[c], widths[c], 1);
+    }
+    if (!b) {
+        printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
+        return;
+    }
+    char u[32], sp[32];
+    tc_dur(u, sizeof u, b->union_ns);
+    tc_dur(sp, sizeof sp, b->span_ns);
+    printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, sp,
+           b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
+}
+
+/* Widens widths[] to fit cells (each capped at caps[]). */
+static void fit_widths(const char *const *cells, const int *caps, int *widths, size_t ncells)
+{
+    for (size_t c = 0; c < ncells; c++) {
+        int w = tc_width(cells[c], caps[c]);
+        if (w > widths[c]) widths[c] = w;
+    }
+}
+
+static void lane_cells(const analysis *a, uint32_t l, const char *cells[4])
+{
+    cells[0] = tc_pid(a->tl, l);
+    cells[1] = tc_tid(a->tl, l);
+    cells[2] = tc_process_name(a->tl, l);
+    cells[3] = tc_thread_name(a->tl, l);
+}
+
 static void print_lanes(const analysis *a)
 {
     printf("\nlanes (busy = union of the lane's slices, span = first start to last end)\n");
-    int pw = 3, tw = 3, prw = 7, thw = 6;
+    static const char *const titles[4] = { "pid", "tid", "process", "thread" };
+    static const int caps[4] = { 24, 24, 32, 32 };
+    int widths[4] = { 3, 3, 7, 6 };
+    const char *cells[4];
     for (size_t k = 0; k < a->nlanes; k++) {
-        uint32_t l = a->order[k];
-        int w;
-        if ((w = tc_width(tc_pid(a->tl, l), 24)) > pw) pw = w;
-        if ((w = tc_width(tc_tid(a->tl, l), 24)) > tw) tw = w;
-        if ((w = tc_width(tc_process_name(a->tl, l), 32)) > prw) prw = w;
-        if ((w = tc_width(tc_thread_name(a->tl, l), 32)) > thw) thw = w;
+        lane_cells(a, a->order[k], cells);
+        fit_widths(cells, caps, widths, 4);
     }
-    printf("  ");
-    tc_cell(stdout, "pid", pw, 1);
-    printf("  ");
-    tc_cell(stdout, "tid", tw, 1);
-    printf("  ");
-    tc_cell(stdout, "process", prw, 1);
-    printf("  ");
-    tc_cell(stdout, "thread", thw, 1);
-    printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
+    busy_row(titles, widths, 4, NULL);
     size_t hidden = 0;
     for (size_t k = 0; k < a->nlanes; k++) {
         uint32_t l = a->order[k];
-        const sts_busy *b = &a->busy[l];
-        if (!b->slices) {
+        if (!a->busy[l].slices) {
             hidden++;
             continue;
         }
-        char u[32], s[32];
-        tc_dur(u, sizeof u, b->union_ns);
-        tc_dur(s, sizeof s, b->span_ns);
-        printf("  ");
-        tc_cell(stdout, tc_pid(a->tl, l), pw, 1);
-        printf("  ");
-        tc_cell(stdout, tc_tid(a->tl, l), tw, 1);
-        printf("  ");
-        tc_cell(stdout, tc_process_name(a->tl, l), prw, 1);
-        printf("  ");
-        tc_cell(stdout, tc_thread_name(a->tl, l), thw, 1);
-        printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, s,
-               b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
+        lane_cells(a, l, cells);
+        busy_row(cells, widths, 4, &a->busy[l]);
     }
     if (hidden) printf("  (%zu lane%s without slices not shown)\n", hidden, hidden == 1 ? "" : "s");
 }
@@ -187,34 +202,26 @@ static void print_processes(const analysis *a)
     if (a->nprocs < 2) return;
     const sts_process *procs = sts_timeline_processes(a->tl, NULL);
     printf("\nprocesses (busy = union over all their lanes)\n");
-    int pw = 3, nw = 7;
+    static const char *const titles[2] = { "pid", "process" };
+    static const int caps[2] = { 24, 40 };
+    int widths[2] = { 3, 7 };
+    const char *cells[2];
     for (size_t p = 0; p < a->nprocs; p++) {
-        int w;
-        if ((w = tc_width(sts_timeline_string(a->tl, procs[p].label), 24)) > pw) pw = w;
-        if ((w = tc_width(sts_timeline_string(a->tl, procs[p].name), 40)) > nw) nw = w;
+        cells[0] = sts_timeline_string(a->tl, procs[p].label);
+        cells[1] = sts_timeline_string(a->tl, procs[p].name);
+        fit_widths(cells, caps, widths, 2);
     }
-    printf("  ");
-    tc_cell(stdout, "pid", pw, 1);
-    printf("  ");
-    tc_cell(stdout, "process", nw, 1);
-    printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
+    busy_row(titles, widths, 2, NULL);
     size_t hidden = 0;
     for (size_t k = 0; k < a->nprocs; k++) {
         uint32_t p = a->porder[k];
-        const sts_busy *b = &a->pbusy[p];
-        if (!b->slices) {
+        if (!a->pbusy[p].slices) {
             hidden++;
             continue;
         }
-        char u[32], sp[32];
-        tc_dur(u, sizeof u, b->union_ns);
-        tc_dur(sp, sizeof sp, b->span_ns);
-        printf("  ");
-        tc_cell(stdout, sts_timeline_string(a->tl, procs[p].label), pw, 1);
-        printf("  ");
-        tc_cell(stdout, sts_timeline_string(a->tl, procs[p].name), nw, 1);
-        printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, sp,
-               b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
+        cells[0] = sts_timeline_string(a->tl, procs[p].label);
+        cells[1] = sts_timeline_string(a->tl, procs[p].name);
+        busy_row(cells, widths, 2, &a->pbusy[p]);
     }
     if (hidden) printf("  (%zu process%s without slices not shown)\n", hidden, hidden == 1 ? "" : "es");
 }
