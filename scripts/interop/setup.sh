@@ -18,7 +18,7 @@ python=${PYTHON:-python3}
 # By default the environment lives in a per-user cache and .venv links to it, so a
 # fresh clone (CI makes one per run) reuses what an earlier run on this machine made.
 if [ -z "${STEPSCOPE_VENV:-}" ]; then
-  cache=${STEPSCOPE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stepscope}/interop-venv
+  cache=${STEPSCOPE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/var/tmp}/.cache}/stepscope}/interop-venv
   mkdir -p "$(dirname "$cache")" || exit 1
   if [ ! -e .venv ] || [ -L .venv ]; then
     ln -sfn "$cache" .venv || exit 1
