@@ -1,12 +1,16 @@
 # stepscope build.  `make` builds build/stepscope and build/libstepscope.a.
 #
 # Sources are found by layout, so adding a file needs no edit here:
-#   lib/<module>/*.c        -> libstepscope.a
-#   programs/*.c            -> the stepscope CLI
-#   tests/unit/test_*.c     -> one test binary each
-#   bench/*.c               -> one benchmark binary each
+#   lib/<module>/*.c                  -> libstepscope.a
+#   programs/*.c, programs/demo/*.c   -> the stepscope CLI
+#   tests/unit/test_*.c               -> one test binary each
+#   perf/*.c                          -> one performance-measurement binary each (`make bench`)
+#   fuzz/fuzz_*.c                     -> one libFuzzer target each, plus a corpus replayer
 # A module that needs generated sources or extra rules adds lib/<module>/module.mk,
 # which may append to GEN_SRC (generated .c files, built into the library).
+
+# The first rule is the default goal; the included .mk files come after it.
+all:
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -17,9 +21,14 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
         -Wpointer-arith -Wvla -Wformat=2 -Wundef -Wwrite-strings -Wold-style-definition \
         -Wimplicit-fallthrough -Wno-unused-parameter
 OPT ?= -O2 -g
+# SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer; SAN=thread: ThreadSanitizer.
 SAN_FLAGS :=
 ifeq ($(SAN),1)
   SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+  OPT := -O1 -g
+endif
+ifeq ($(SAN),thread)
+  SAN_FLAGS := -fsanitize=thread
   OPT := -O1 -g
 endif
 CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DSTS_VERSION_STRING='"$(VERSION)"'
@@ -28,34 +37,41 @@ LDFLAGS += $(SAN_FLAGS)
 LDLIBS += -lOpenCL -lz -lm -lpthread
 
 GEN_SRC :=
-BENCH_LDLIBS :=
+PERF_LDLIBS :=
 -include $(wildcard lib/*/module.mk)
--include bench/bench.mk
+-include perf/perf.mk
 
-LIB_SRC  := $(wildcard lib/*/*.c)
 V ?= 0
 ifeq ($(V),0)
   Q := @
 endif
-PROG_SRC := $(wildcard programs/*.c)
+
+LIB_SRC  := $(wildcard lib/*/*.c)
+PROG_SRC := $(wildcard programs/*.c programs/*/*.c)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
-BENCH_SRC := $(wildcard bench/*.c)
+PERF_SRC := $(wildcard perf/*.c)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
+# Every C file and header clang-format keeps in shape (`make format`, `make format-check`).
+FORMAT_SRC := $(LIB_SRC) $(PROG_SRC) $(TEST_SRC) $(PERF_SRC) $(FUZZ_SRC) fuzz/replay.c \
+              $(wildcard include/*.h include/*/*.h lib/*/*.h programs/*.h programs/*/*.h \
+                         tests/unit/*.h tests/unit/trace_*.c perf/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:%.c=%.o)
 PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-# Each fuzz target is also linked with a corpus replayer so `make test` runs its corpus.
+PERF_BIN := $(PERF_SRC:perf/%.c=$(BUILD)/perf/%)
 FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
 LIB := $(BUILD)/libstepscope.a
 CLI := $(BUILD)/stepscope
 
 .SECONDARY:
-.PHONY: all lib test check check-asan unit demo bench install uninstall clean deps format fuzz
+.PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \
+        install uninstall clean deps fuzz fuzz-long
 all: $(CLI) $(LIB)
 lib: $(LIB)
+
+$(BUILD)/obj/programs/%.o: CPPFLAGS += -Iprograms
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -78,32 +94,59 @@ $(CLI): $(PROG_OBJ) $(LIB)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIB)
+$(BUILD)/perf/%: $(BUILD)/obj/perf/%.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) $(BENCH_LDLIBS) -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $< $(LIB) $(LDLIBS) $(PERF_LDLIBS) -o $@
 
 $(BUILD)/fuzz/%_replay: $(BUILD)/obj/fuzz/%.o $(BUILD)/obj/fuzz/replay.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Everything the test runner needs, for one build flavour.
 unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY)
 
-# `make test`: install what is missing, then the suite in a normal build and again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# `make test`: install what is missing, check the house rules, then the suite in a normal
+# build and again under AddressSanitizer + UndefinedBehaviorSanitizer.
 test: deps
+	$(MAKE) check-layers
+	$(MAKE) format-check
 	$(MAKE) check
 	$(MAKE) check-asan
 
-check: unit
+check: unit check-tsan
 	BUILD=$(BUILD) tests/run.sh
 
+# The recorder's threads under ThreadSanitizer: the library built again with SAN=thread
+# (from the same source lists) and tests/unit/trace_tsan.c linked against it.
+TSAN_OK := $(shell printf 'int main(void){return 0;}' | $(CC) -fsanitize=thread -x c - -o /dev/null 2>/dev/null && echo 1)
+check-tsan:
+ifeq ($(TSAN_OK),1)
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread $(BUILD)/tsan/tests/trace_tsan
+else
+	@echo "check-tsan: $(CC) cannot build -fsanitize=thread programs; the TSan test will be skipped"
+endif
+
+# LeakSanitizer: PoCL and its LLVM keep compiler state until exit; not our leaks.
 check-asan:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  STEPSCOPE_SANITIZED=1 BUILD=$(BUILD)/asan tests/run.sh
+
+# Layers (docs/ARCHITECTURE.md): includes and undefined symbols point down only.
+check-layers: $(LIB_OBJ)
+	$(Q)python3 scripts/check_layers.py --build $(BUILD)
+
+format:
+	clang-format -i $(FORMAT_SRC)
+
+format-check:
+	$(Q)clang-format --dry-run -Werror $(FORMAT_SRC) && echo "format-check: $(words $(FORMAT_SRC)) files clean"
 
 deps:
 	@scripts/deps.sh
@@ -111,16 +154,23 @@ deps:
 demo: deps all
 	$(CLI) demo
 
-bench: all $(BENCH_BIN)
+# The project's own performance measurements (perf/), with ratios against their peers.
+bench: all $(PERF_BIN)
 	@scripts/deps.sh bench
-	BUILD=$(BUILD) bench/run.sh
+	BUILD=$(BUILD) perf/run.sh
 
-# libFuzzer builds need clang; `make fuzz` builds each target for a long run.
+# libFuzzer builds need clang; `make fuzz` builds each target, `make fuzz-long` runs each
+# for FUZZ_SECONDS (an hour by default).
+FUZZ_SECONDS ?= 3600
 fuzz:
+	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzzer
 	for f in $(FUZZ_SRC); do \
-	  clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $$f $(filter-out %/main.c,$(LIB_SRC)) $(GEN_SRC) \
+	  clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $$f $(LIB_SRC) $(GEN_SRC) \
 	    $(LDLIBS) -o $(BUILD)/fuzzer/$$(basename $$f .c) || exit 1; done
+
+fuzz-long: fuzz
+	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz_run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
@@ -138,10 +188,7 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/include/stepscope.h $(DESTDIR)$(PREFIX)/include/stepscope \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/stepscope.1 $(DESTDIR)$(PREFIX)/lib/pkgconfig/stepscope.pc
 
-format:
-	clang-format -i $(LIB_SRC) $(PROG_SRC) $(TEST_SRC) $(BENCH_SRC) include/*.h include/stepscope/*.h lib/*/*.h
-
 clean:
-	rm -rf build demo-out
+	rm -rf $(BUILD) demo-out
 
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d $(BUILD)/obj/*/*/*/*.d)

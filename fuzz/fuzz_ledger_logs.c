@@ -21,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int64_t count_lines(const uint8_t *data, size_t size)
 {
     int64_t n = 0;
-    for (size_t i = 0; i < size; i++) n += data[i] == '\n';
+    for (size_t i = 0; i < size; i++)
+        n += data[i] == '\n';
     return n + (size && data[size - 1] != '\n');
 }
 

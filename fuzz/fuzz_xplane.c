@@ -47,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!tl) return 0;
     sts_error err = STS_ERROR_INIT;
     sts_status st = sts_read_xplane_mem(data, size, "fuzz.xplane.pb", tl, NULL, &err);
-    if (st == STS_OK) check_rewrite(tl);
+    if (st == STS_OK)
+        check_rewrite(tl);
     else if (st != STS_ERR_NOMEM && (err.byte_offset < 0 || (uint64_t)err.byte_offset > size || !err.message[0]))
         abort();
     sts_tl_free(tl);

@@ -37,7 +37,9 @@ static int set_value(const cli_spec *spec, const cli_opt *o, const char *val)
 {
     char *end;
     switch (o->kind) {
-    case CLI_STRING: *(const char **)o->target = val; return 0;
+    case CLI_STRING:
+        *(const char **)o->target = val;
+        return 0;
     case CLI_INT: {
         errno = 0;
         long long v = strtoll(val, &end, 10);
@@ -54,7 +56,8 @@ static int set_value(const cli_spec *spec, const cli_opt *o, const char *val)
         return 0;
     }
     case CLI_FLAG:
-    case CLI_MULTI: break;
+    case CLI_MULTI:
+        break;
     }
     return 0;
 }
@@ -83,7 +86,8 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, const char **pos, int
         const char *eq = strchr(name, '=');
         size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
         const cli_opt *o = spec->opts;
-        while (o && o->name && !(strlen(o->name) == nlen && memcmp(o->name, name, nlen) == 0)) o++;
+        while (o && o->name && !(strlen(o->name) == nlen && memcmp(o->name, name, nlen) == 0))
+            o++;
         if (!o || !o->name) return usage_error(spec, "unknown option '--%.*s'", (int)nlen, name);
         if (o->kind == CLI_FLAG) {
             if (eq) return usage_error(spec, "--%s takes no value", o->name);

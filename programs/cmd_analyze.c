@@ -8,7 +8,7 @@
 #include "jout.h"
 #include "trace_cli.h"
 
-#define DEFAULT_TOP 20
+#define DEFAULT_TOP   20
 #define SHOW_OVERLAPS 10
 #define JSON_OVERLAPS 100
 
@@ -17,9 +17,9 @@ typedef struct analysis {
     const sts_timeline_info *info;
     sts_name_summary *names;
     size_t nnames;
-    uint32_t *order; /* lanes in display order */
-    sts_busy *busy;  /* per lane */
-    sts_busy *pbusy; /* per process */
+    uint32_t *order;  /* lanes in display order */
+    sts_busy *busy;   /* per lane */
+    sts_busy *pbusy;  /* per process */
     uint32_t *porder; /* processes in display order */
     sts_busy all;
     size_t nlanes, nslices, nprocs;
@@ -40,7 +40,8 @@ static int compute(analysis *a)
     a->busy = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->busy);
     if (!a->order || !a->busy) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     sts_lane_display_order(tl, a->order);
-    for (size_t l = 0; l < a->nlanes; l++) a->busy[l] = sts_busy_lane(tl, (uint32_t)l);
+    for (size_t l = 0; l < a->nlanes; l++)
+        a->busy[l] = sts_busy_lane(tl, (uint32_t)l);
     a->pbusy = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->pbusy);
     a->porder = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->porder);
     if (!a->pbusy || !a->porder) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
@@ -68,8 +69,10 @@ static void print_phases(const sts_timeline_info *info)
     int first = 1;
     for (int c = 0; c < 128; c++) {
         if (!info->by_phase[c]) continue;
-        if (c > 32 && c < 127) printf("%s%c %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
-        else printf("%s0x%02x %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
+        if (c > 32 && c < 127)
+            printf("%s%c %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
+        else
+            printf("%s0x%02x %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
         first = 0;
     }
     printf("%s\n", first ? "" : ")");
@@ -96,8 +99,7 @@ static void print_facts(const analysis *a)
     printf("nesting     %" PRIu64 " clamped (overran the parent by <= %s: nested, end clamped), %" PRIu64
            " overlaps (overran by more: nested beside it, not inside)\n",
            in->clamped, d1, in->overlaps);
-    printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64
-           " rejected\n",
+    printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64 " rejected\n",
            in->unmatched_end, in->unclosed_begin, in->skipped, in->rejected);
     tc_dur(d1, sizeof d1, a->all.union_ns);
     tc_dur(d2, sizeof d2, a->all.span_ns);
@@ -108,8 +110,8 @@ static void print_facts(const analysis *a)
 static void print_names(const analysis *a, size_t top)
 {
     size_t show = top && top < a->nnames ? top : a->nnames;
-    printf("\nnames by self time (%s%zu of %zu; self = duration minus direct children)\n", show < a->nnames ? "top " : "",
-           show, a->nnames);
+    printf("\nnames by self time (%s%zu of %zu; self = duration minus direct children)\n",
+           show < a->nnames ? "top " : "", show, a->nnames);
     if (!show) return;
     int nw = 4, cw = 5;
     for (size_t i = 0; i < show; i++) {
@@ -175,9 +177,9 @@ static void lane_cells(const analysis *a, uint32_t l, const char *cells[4])
 static void print_lanes(const analysis *a)
 {
     printf("\nlanes (busy = union of the lane's slices, span = first start to last end)\n");
-    static const char *const titles[4] = { "pid", "tid", "process", "thread" };
-    static const int caps[4] = { 24, 24, 32, 32 };
-    int widths[4] = { 3, 3, 7, 6 };
+    static const char *const titles[4] = {"pid", "tid", "process", "thread"};
+    static const int caps[4] = {24, 24, 32, 32};
+    int widths[4] = {3, 3, 7, 6};
     const char *cells[4];
     for (size_t k = 0; k < a->nlanes; k++) {
         lane_cells(a, a->order[k], cells);
@@ -202,9 +204,9 @@ static void print_processes(const analysis *a)
     if (a->nprocs < 2) return;
     const sts_process *procs = sts_timeline_processes(a->tl, NULL);
     printf("\nprocesses (busy = union over all their lanes)\n");
-    static const char *const titles[2] = { "pid", "process" };
-    static const int caps[2] = { 24, 40 };
-    int widths[2] = { 3, 7 };
+    static const char *const titles[2] = {"pid", "process"};
+    static const int caps[2] = {24, 40};
+    int widths[2] = {3, 7};
     const char *cells[2];
     for (size_t p = 0; p < a->nprocs; p++) {
         cells[0] = sts_timeline_string(a->tl, procs[p].label);
@@ -263,7 +265,7 @@ static void json_trace(jout *j, const analysis *a)
     jo_obj(j);
     for (int c = 0; c < 128; c++) {
         if (!in->by_phase[c]) continue;
-        char k[2] = { (char)c, 0 };
+        char k[2] = {(char)c, 0};
         jo_key(j, k);
         jo_u64(j, in->by_phase[c]);
     }
@@ -293,7 +295,8 @@ static void json_trace(jout *j, const analysis *a)
     jo_key(j, "warnings_total"), jo_u64(j, total);
     jo_key(j, "warnings");
     jo_arr(j);
-    for (size_t i = 0; i < n; i++) jo_str(j, w[i]);
+    for (size_t i = 0; i < n; i++)
+        jo_str(j, w[i]);
     jo_arr_end(j);
     jo_obj_end(j);
 }
@@ -406,19 +409,22 @@ int cmd_analyze(int argc, char **argv)
     int json = 0, top = INT_MIN;
     const char *run = NULL;
     const cli_opt opts[] = {
-        { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
-        { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
-        { 0 },
+        {"json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top"},
+        {"top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)"},
+        {"run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)"},
+        {0},
     };
     const cli_spec spec = {
-        "analyze", "TRACE [--json] [--top N] [--run NAME]",
+        "analyze",
+        "TRACE [--json] [--top N] [--run NAME]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into their parent or kept apart as overlaps; every slice name\n"
         "ranked by self time (duration minus direct children) with count, total, min, median\n"
         "and max; and per lane its busy time (the union of its slices) against its span.",
-        opts, 1, 1,
+        opts,
+        1,
+        1,
     };
     const char *pos[1];
     int npos;
@@ -430,7 +436,7 @@ int cmd_analyze(int argc, char **argv)
     }
     sts_timeline *tl = NULL;
     if ((rc = tc_open("analyze", pos[0], run, &tl)) != CLI_OK) return rc;
-    analysis a = { 0 };
+    analysis a = {0};
     a.tl = tl;
     rc = compute(&a);
     if (rc == CLI_OK && json) {

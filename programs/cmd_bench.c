@@ -34,8 +34,7 @@ static int resolve_shapes(bench_args *a)
 {
     long long r = a->rows, f = a->features, f2 = a->features, o = a->outputs;
     if (a->input_shape && !parse_pair(a->input_shape, &r, &f))
-        return cli_fail(CLI_USAGE, "bench: --input-shape expects ROWSxFEATURES (e.g. 64x32), got '%s'",
-                        a->input_shape);
+        return cli_fail(CLI_USAGE, "bench: --input-shape expects ROWSxFEATURES (e.g. 64x32), got '%s'", a->input_shape);
     if (a->weight_shape && !parse_pair(a->weight_shape, &f2, &o))
         return cli_fail(CLI_USAGE, "bench: --weight-shape expects FEATURESxOUTPUTS (e.g. 32x16), got '%s'",
                         a->weight_shape);
@@ -67,7 +66,7 @@ static int check_counts(const bench_args *a)
 
 static int parse_matmul(const char *s, sts_matmul_kind *k)
 {
-    static const char *const names[] = { "auto", "tiled", "blocked", "naive" };
+    static const char *const names[] = {"auto", "tiled", "blocked", "naive"};
     for (int i = 0; i < 4; i++)
         if (strcmp(s, names[i]) == 0) return *k = (sts_matmul_kind)i, 1;
     return 0;
@@ -91,8 +90,10 @@ static int list_devices(void)
     if (sts_device_list(infos, 16, &n, &err) != STS_OK) return cli_report("bench", &err);
     for (size_t i = 0; i < n && i < 16; i++)
         printf("%zu: %s / %s (%s, %u compute units, OpenCL C %s, driver %s)\n", i, infos[i].platform, infos[i].name,
-               infos[i].is_gpu ? "GPU" : infos[i].is_cpu ? "CPU" : "other", infos[i].compute_units,
-               infos[i].opencl_c_version, infos[i].driver_version);
+               infos[i].is_gpu   ? "GPU"
+               : infos[i].is_cpu ? "CPU"
+                                 : "other",
+               infos[i].compute_units, infos[i].opencl_c_version, infos[i].driver_version);
     return CLI_OK;
 }
 
@@ -119,8 +120,9 @@ static int report(const bench_args *a, const sts_bench_result *r, const sts_benc
     }
     if (a->out && write_out(a->out, r, env) != CLI_OK) return CLI_BAD_INPUT;
     if (!r->check.passed)
-        return cli_fail(CLI_BAD_INPUT, "bench: %s: the result does not match the host reference (max abs error %g, "
-                                       "atol %g, rtol %g)",
+        return cli_fail(CLI_BAD_INPUT,
+                        "bench: %s: the result does not match the host reference (max abs error %g, "
+                        "atol %g, rtol %g)",
                         r->name, r->check.max_abs_error, r->check.atol, r->check.rtol);
     return CLI_OK;
 }
@@ -150,8 +152,10 @@ static int run(const bench_args *a, sts_workload_kind kind, sts_matmul_kind mm)
             sts_bench_env env;
             sts_bench_env_collect(&env, dev);
             rc = report(a, r, &env);
-        } else rc = runtime_error(dev, &err);
-    } else rc = runtime_error(dev, &err);
+        } else
+            rc = runtime_error(dev, &err);
+    } else
+        rc = runtime_error(dev, &err);
     sts_bench_result_free(r);
     sts_workload_free(wl);
     sts_device_free(dev);
@@ -161,29 +165,31 @@ static int run(const bench_args *a, sts_workload_kind kind, sts_matmul_kind mm)
 int cmd_bench(int argc, char **argv)
 {
     static bench_args a;
-    a = (bench_args){ 64, 32, 16, NULL, NULL, 7, 0, 0, 4, NULL, NULL, "auto", 0, 0, -1, -1 };
+    a = (bench_args){64, 32, 16, NULL, NULL, 7, 0, 0, 4, NULL, NULL, "auto", 0, 0, -1, -1};
     const cli_opt opts[] = {
-        { "rows", CLI_INT, &a.rows, "N", "rows of x (default 64)" },
-        { "features", CLI_INT, &a.features, "N", "columns of x = rows of w (default 32)" },
-        { "outputs", CLI_INT, &a.outputs, "N", "columns of w (default 16)" },
-        { "input-shape", CLI_STRING, &a.input_shape, "RxF", "x's shape, instead of --rows/--features" },
-        { "weight-shape", CLI_STRING, &a.weight_shape, "FxO", "w's shape, instead of --features/--outputs" },
-        { "repeats", CLI_INT, &a.repeats, "N", "synchronized warm samples (default 7)" },
-        { "warmup", CLI_INT, &a.warmup, "N", "untimed waited calls after the first (default 0)" },
-        { "dispatch", CLI_INT, &a.dispatch, "N", "dispatch-only samples: 0 = as many as --repeats, -1 = none" },
-        { "seed", CLI_INT, &a.seed, "N", "seed of the normal inputs (default 4)" },
-        { "atol", CLI_DOUBLE, &a.atol, "X", "absolute tolerance of the check (default: the lesson's, see docs)" },
-        { "rtol", CLI_DOUBLE, &a.rtol, "X", "relative tolerance of the check (default 2e-5)" },
-        { "device", CLI_STRING, &a.device, "SPEC", "OpenCL device: index or name part (default $STEPSCOPE_DEVICE, "
-                                                   "else the first GPU, else the first CPU)" },
-        { "matmul", CLI_STRING, &a.matmul, "KIND", "matmul kernel: auto, tiled, blocked or naive" },
-        { "json", CLI_FLAG, &a.json, NULL, "print the JSON report instead of the table" },
-        { "out", CLI_STRING, &a.out, "FILE", "also write the JSON report to FILE" },
-        { "list-devices", CLI_FLAG, &a.list, NULL, "list the OpenCL devices and exit" },
-        { 0 },
+        {"rows", CLI_INT, &a.rows, "N", "rows of x (default 64)"},
+        {"features", CLI_INT, &a.features, "N", "columns of x = rows of w (default 32)"},
+        {"outputs", CLI_INT, &a.outputs, "N", "columns of w (default 16)"},
+        {"input-shape", CLI_STRING, &a.input_shape, "RxF", "x's shape, instead of --rows/--features"},
+        {"weight-shape", CLI_STRING, &a.weight_shape, "FxO", "w's shape, instead of --features/--outputs"},
+        {"repeats", CLI_INT, &a.repeats, "N", "synchronized warm samples (default 7)"},
+        {"warmup", CLI_INT, &a.warmup, "N", "untimed waited calls after the first (default 0)"},
+        {"dispatch", CLI_INT, &a.dispatch, "N", "dispatch-only samples: 0 = as many as --repeats, -1 = none"},
+        {"seed", CLI_INT, &a.seed, "N", "seed of the normal inputs (default 4)"},
+        {"atol", CLI_DOUBLE, &a.atol, "X", "absolute tolerance of the check (default: the lesson's, see docs)"},
+        {"rtol", CLI_DOUBLE, &a.rtol, "X", "relative tolerance of the check (default 2e-5)"},
+        {"device", CLI_STRING, &a.device, "SPEC",
+         "OpenCL device: index or name part (default $STEPSCOPE_DEVICE, "
+         "else the first GPU, else the first CPU)"},
+        {"matmul", CLI_STRING, &a.matmul, "KIND", "matmul kernel: auto, tiled, blocked or naive"},
+        {"json", CLI_FLAG, &a.json, NULL, "print the JSON report instead of the table"},
+        {"out", CLI_STRING, &a.out, "FILE", "also write the JSON report to FILE"},
+        {"list-devices", CLI_FLAG, &a.list, NULL, "list the OpenCL devices and exit"},
+        {0},
     };
     const cli_spec spec = {
-        "bench", "[predict|energy|structured] [options]",
+        "bench",
+        "[predict|energy|structured] [options]",
         "Benchmark lesson 1's workload on an OpenCL device with the boundary drawn correctly: inputs are\n"
         "placed and waited for before any clock; the first call is timed apart; each warm sample runs\n"
         "from the call to the completed result; the result is checked against a host reference.\n"
@@ -192,7 +198,9 @@ int cmd_bench(int argc, char **argv)
         "  structured  tanh(x @ w) and its mean, waited on as one result\n"
         "Dispatch-only intervals (the call returns a handle, no wait) are reported apart.\n"
         "Exit status 1 also when the result does not match the reference.",
-        opts, 0, 1,
+        opts,
+        0,
+        1,
     };
     const char *pos[1];
     int npos;

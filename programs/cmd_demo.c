@@ -5,19 +5,20 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "demo.h"
+#include "demo/demo.h"
 
 int cmd_demo(int argc, char **argv)
 {
     static const char *out_dir = "demo-out";
     static int json;
     static const cli_opt opts[] = {
-        { "out", CLI_STRING, &out_dir, "DIR", "where to write reports and traces (default demo-out)" },
-        { "json", CLI_FLAG, &json, NULL, "also print each lesson's JSON report" },
-        { 0 },
+        {"out", CLI_STRING, &out_dir, "DIR", "where to write reports and traces (default demo-out)"},
+        {"json", CLI_FLAG, &json, NULL, "also print each lesson's JSON report"},
+        {0},
     };
     static const cli_spec spec = {
-        "demo", "[bench|retrace|trace|report|all] [--out DIR]",
+        "demo",
+        "[bench|retrace|trace|report|all] [--out DIR]",
         "Run the lessons end to end on the default OpenCL device (PoCL on the CPU):\n"
         "  bench    lesson 1: measure asynchronous work correctly\n"
         "  retrace  lesson 2: specializations, compiles and host syncs in a ledger\n"
@@ -25,7 +26,9 @@ int cmd_demo(int argc, char **argv)
         "  report   only rebuild DIR/report.html from what the others left in DIR\n"
         "           (a lesson whose output is missing becomes a note on the page)\n"
         "  all      all three, then the report (the default)",
-        opts, 0, 1,
+        opts,
+        0,
+        1,
     };
     const char *pos[1];
     int npos;
@@ -35,7 +38,7 @@ int cmd_demo(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(const demo_ctx *);
-    } demos[] = { { "bench", demo_bench }, { "retrace", demo_retrace }, { "trace", demo_trace } };
+    } demos[] = {{"bench", demo_bench}, {"retrace", demo_retrace}, {"trace", demo_trace}};
     size_t ndemos = sizeof demos / sizeof demos[0], only = ndemos;
     for (size_t i = 0; i < ndemos; i++)
         if (strcmp(which, demos[i].name) == 0) only = i;
@@ -45,7 +48,7 @@ int cmd_demo(int argc, char **argv)
         cli_usage(&spec, stderr);
         return CLI_USAGE;
     }
-    demo_ctx ctx = { out_dir, json };
+    demo_ctx ctx = {out_dir, json};
     if (report) {
         struct stat st;
         if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))

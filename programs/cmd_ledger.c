@@ -10,7 +10,8 @@
 static int print_warnings(const sts_ledger *l)
 {
     size_t n = sts_ledger_warning_count(l);
-    for (size_t i = 0; i < n; i++) fprintf(stderr, "stepscope ledger: warning: %s\n", sts_ledger_warning(l, i));
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "stepscope ledger: warning: %s\n", sts_ledger_warning(l, i));
     return (int)n;
 }
 
@@ -18,12 +19,13 @@ int cmd_ledger(int argc, char **argv)
 {
     static int json, csv;
     static const cli_opt opts[] = {
-        { "json", CLI_FLAG, &json, NULL, "print the ledger as JSON (schema in docs/ledger.md)" },
-        { "csv", CLI_FLAG, &csv, NULL, "print one CSV row per specialization" },
-        { 0 },
+        {"json", CLI_FLAG, &json, NULL, "print the ledger as JSON (schema in docs/ledger.md)"},
+        {"csv", CLI_FLAG, &csv, NULL, "print one CSV row per specialization"},
+        {0},
     };
     static const cli_spec spec = {
-        "ledger", "LOGFILE... [--json | --csv]",
+        "ledger",
+        "LOGFILE... [--json | --csv]",
         "Reads compile logs and prints, per function: traces, compiles, total and largest\n"
         "compile time, the distinct signatures, cache-miss reasons grouped by kind (shape,\n"
         "dtype, static argument, weak type, pytree, context) and a churn diagnosis naming\n"
@@ -35,7 +37,9 @@ int cmd_ledger(int argc, char **argv)
         "are comments. Unknown lines are counted and skipped; a line that begins like a\n"
         "known message but does not parse is a warning naming FILE:LINE.\n"
         "Exit status 1 when a file cannot be read or no file holds a known record.",
-        opts, 1, MAX_LOGS,
+        opts,
+        1,
+        MAX_LOGS,
     };
     json = csv = 0;
     const char *pos[MAX_LOGS];

@@ -21,12 +21,18 @@ typedef struct view {
 static const char *rule_text(sts_step_rule r)
 {
     switch (r) {
-    case STS_STEP_RULE_GIVEN_NAME: return "slices with the name given by --step";
-    case STS_STEP_RULE_GIVEN_REGEX: return "slices whose name matches the --step regular expression";
-    case STS_STEP_RULE_PROFILER_STEP: return "PyTorch profiler step markers named ProfilerStep#N";
-    case STS_STEP_RULE_STEP_NUM: return "slices carrying a step_num arg (XProf step markers)";
-    case STS_STEP_RULE_REPEATED: return "the root name repeated on one lane with the most time, holding children";
-    case STS_STEP_RULE_NONE: break;
+    case STS_STEP_RULE_GIVEN_NAME:
+        return "slices with the name given by --step";
+    case STS_STEP_RULE_GIVEN_REGEX:
+        return "slices whose name matches the --step regular expression";
+    case STS_STEP_RULE_PROFILER_STEP:
+        return "PyTorch profiler step markers named ProfilerStep#N";
+    case STS_STEP_RULE_STEP_NUM:
+        return "slices carrying a step_num arg (XProf step markers)";
+    case STS_STEP_RULE_REPEATED:
+        return "the root name repeated on one lane with the most time, holding children";
+    case STS_STEP_RULE_NONE:
+        break;
     }
     return "no steps found";
 }
@@ -200,7 +206,8 @@ static int no_steps(const char *path, const sts_steps *s)
     size_t n;
     const char *const *tried = sts_steps_tried(s, &n);
     fprintf(stderr, "stepscope steps: no steps found in %s; tried:\n", path);
-    for (size_t i = 0; i < n; i++) fprintf(stderr, "  - %s\n", tried[i]);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "  - %s\n", tried[i]);
     fprintf(stderr, "name the step slice with --step NAME (or an extended regex)\n");
     return CLI_BAD_INPUT;
 }
@@ -210,19 +217,22 @@ int cmd_steps(int argc, char **argv)
     int json = 0;
     const char *step = NULL, *run = NULL;
     const cli_opt opts[] = {
-        { "step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names" },
-        { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
-        { 0 },
+        {"step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names"},
+        {"json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)"},
+        {"run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)"},
+        {0},
     };
     const cli_spec spec = {
-        "steps", "TRACE [--step NAME-or-REGEX] [--json] [--run NAME]",
+        "steps",
+        "TRACE [--step NAME-or-REGEX] [--json] [--run NAME]",
         "Finds the steps of a trace and breaks each into its direct children by name, the\n"
         "unattributed remainder (step minus direct children) and the double-counted total that\n"
         "adding step and children would give. Without --step, steps are ProfilerStep#N slices,\n"
         "else slices with a step_num arg, else the root name repeated on one lane with the most\n"
         "time that holds children. Exit 1 when none are found (the candidates tried are listed).",
-        opts, 1, 1,
+        opts,
+        1,
+        1,
     };
     const char *pos[1];
     int npos;
@@ -240,14 +250,17 @@ int cmd_steps(int argc, char **argv)
         sts_timeline_free(tl);
         return rc;
     }
-    view v = { tl, s, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    view v = {tl, s, NULL, NULL, NULL, NULL, 0, 0, 0};
     v.st = sts_steps_list(s, &v.n);
     v.ch = sts_steps_children(s, &v.nch);
     v.cs = sts_steps_child_stats(s, &v.ncs);
     v.sum = sts_steps_get_summary(s);
-    if (v.n == 0) rc = no_steps(sts_timeline_get_info(tl)->path, s);
-    else if (json) print_json(&v);
-    else print_human(&v);
+    if (v.n == 0)
+        rc = no_steps(sts_timeline_get_info(tl)->path, s);
+    else if (json)
+        print_json(&v);
+    else
+        print_human(&v);
     sts_steps_free(s);
     sts_timeline_free(tl);
     return rc;

@@ -40,10 +40,22 @@ static void close_c(jout *j, char c)
     fputc(c, j->f);
 }
 
-void jo_obj(jout *j) { open_c(j, '{'); }
-void jo_obj_end(jout *j) { close_c(j, '}'); }
-void jo_arr(jout *j) { open_c(j, '['); }
-void jo_arr_end(jout *j) { close_c(j, ']'); }
+void jo_obj(jout *j)
+{
+    open_c(j, '{');
+}
+void jo_obj_end(jout *j)
+{
+    close_c(j, '}');
+}
+void jo_arr(jout *j)
+{
+    open_c(j, '[');
+}
+void jo_arr_end(jout *j)
+{
+    close_c(j, ']');
+}
 
 void jo_key(jout *j, const char *key)
 {
@@ -60,10 +72,14 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     size_t len;
     uint32_t cp;
     if (c < 0x80) return 1;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
-    else return 0;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, cp = c & 0x07;
+    else
+        return 0;
     if (len > n) return 0;
     for (size_t i = 1; i < len; i++) {
         if ((s[i] & 0xc0) != 0x80) return 0;
@@ -86,10 +102,18 @@ void jo_write_string(FILE *f, const char *s, size_t n)
             i++;
         } else if (c < 0x20) {
             switch (c) {
-            case '\n': fputs("\\n", f); break;
-            case '\t': fputs("\\t", f); break;
-            case '\r': fputs("\\r", f); break;
-            default: fprintf(f, "\\u%04x", c); break;
+            case '\n':
+                fputs("\\n", f);
+                break;
+            case '\t':
+                fputs("\\t", f);
+                break;
+            case '\r':
+                fputs("\\r", f);
+                break;
+            default:
+                fprintf(f, "\\u%04x", c);
+                break;
             }
             i++;
         } else {
@@ -136,8 +160,10 @@ void jo_u64(jout *j, uint64_t v)
 void jo_f64(jout *j, double v)
 {
     before(j);
-    if (isfinite(v)) fprintf(j->f, "%.17g", v);
-    else fputs("null", j->f);
+    if (isfinite(v))
+        fprintf(j->f, "%.17g", v);
+    else
+        fputs("null", j->f);
 }
 
 void jo_bool(jout *j, int v)

@@ -39,7 +39,8 @@ static void print_warnings(const char *cmd, const sts_timeline *tl)
     uint64_t total;
     const char *const *w = sts_timeline_warnings(tl, &n, &total);
     size_t show = n < 10 ? n : 10;
-    for (size_t i = 0; i < show; i++) fprintf(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
+    for (size_t i = 0; i < show; i++)
+        fprintf(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
     if (total > show)
         fprintf(stderr, "stepscope %s: warning: ... and %" PRIu64 " more warning%s\n", cmd, total - show,
                 total - show == 1 ? "" : "s");
@@ -49,7 +50,7 @@ int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **o
 {
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.run = run;
-    progress p = { cmd, { 0, 0 }, 0 };
+    progress p = {cmd, {0, 0}, 0};
     if (isatty(STDERR_FILENO)) {
         clock_gettime(CLOCK_MONOTONIC, &p.last);
         opt.progress = on_progress;
@@ -66,10 +67,14 @@ int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **o
 void tc_dur(char *buf, size_t n, int64_t ns)
 {
     int64_t a = ns < 0 ? -ns : ns;
-    if (a < 1000) snprintf(buf, n, "%" PRId64 " ns", ns);
-    else if (a < 1000000) snprintf(buf, n, "%.3f us", (double)ns / 1e3);
-    else if (a < 1000000000) snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
-    else snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+    if (a < 1000)
+        snprintf(buf, n, "%" PRId64 " ns", ns);
+    else if (a < 1000000)
+        snprintf(buf, n, "%.3f us", (double)ns / 1e3);
+    else if (a < 1000000000)
+        snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
+    else
+        snprintf(buf, n, "%.3f s", (double)ns / 1e9);
 }
 
 static const sts_process *proc_of(const sts_timeline *tl, uint32_t lane)
@@ -104,7 +109,8 @@ static size_t prefix_bytes(const char *s, int chars)
     size_t i = 0;
     for (int c = 0; s[i] && c < chars; c++) {
         i++;
-        while (((unsigned char)s[i] & 0xc0) == 0x80) i++;
+        while (((unsigned char)s[i] & 0xc0) == 0x80)
+            i++;
     }
     return i;
 }
@@ -120,7 +126,8 @@ int tc_width(const char *s, int cap)
 /* Control characters (a newline in a name) would break the table. */
 static void put_printable(FILE *f, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
+    for (size_t i = 0; i < n; i++)
+        fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
 }
 
 void tc_cell(FILE *f, const char *s, int width, int left)

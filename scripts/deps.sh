@@ -6,7 +6,7 @@
 # As root it runs apt-get; otherwise it prints the exact command and exits 1.
 set -eu
 
-need=(make gcc zlib1g-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+need=(make gcc clang-format zlib1g-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
       python3 python3-venv protobuf-compiler pkg-config)
 for extra in "$@"; do
   case "$extra" in

@@ -46,10 +46,10 @@ int64_t sts_union_ns(const int64_t (*iv)[2], size_t n);
 void sts_self_times(const sts_timeline *tl, int64_t *self);
 
 typedef struct sts_name_summary {
-    uint32_t name;     /* string id */
-    uint64_t count;    /* slices with this name */
-    int64_t total_ns;  /* sum of their durations (nested instances each count) */
-    int64_t self_ns;   /* sum of their self times */
+    uint32_t name;                     /* string id */
+    uint64_t count;                    /* slices with this name */
+    int64_t total_ns;                  /* sum of their durations (nested instances each count) */
+    int64_t self_ns;                   /* sum of their self times */
     int64_t min_ns, median_ns, max_ns; /* over their durations */
 } sts_name_summary;
 
@@ -72,8 +72,7 @@ typedef struct sts_busy {
 /* Busy time of the slices on the given lanes (lanes == NULL: every lane), merged
  * across lanes: two lanes busy at the same moment count it once. Lane indices out of
  * range are an STS_ERR_INVALID_ARG. Needs O(nlanes) memory. */
-sts_status sts_busy_lanes(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes, sts_busy *out,
-                          sts_error *err);
+sts_status sts_busy_lanes(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes, sts_busy *out, sts_error *err);
 
 /* Busy time of one lane (no allocation; lane must be in range). */
 sts_busy sts_busy_lane(const sts_timeline *tl, uint32_t lane);
@@ -116,47 +115,50 @@ typedef struct sts_step_options {
      * expression matched against names. NULL: detect (see sts_steps_find()). */
     const char *step;
 } sts_step_options;
-#define STS_STEP_OPTIONS_INIT { NULL }
+#define STS_STEP_OPTIONS_INIT \
+    {                         \
+        NULL                  \
+    }
 
 /* One child name inside one step: the direct children of the step slice with this
  * name, summed. */
 typedef struct sts_step_child {
-    uint32_t name;     /* string id */
-    uint32_t count;    /* direct children with this name in this step */
-    int64_t total_ns;  /* their summed durations */
-    int64_t first_ts;  /* start of the first of them */
+    uint32_t name;    /* string id */
+    uint32_t count;   /* direct children with this name in this step */
+    int64_t total_ns; /* their summed durations */
+    int64_t first_ts; /* start of the first of them */
 } sts_step_child;
 
 typedef struct sts_step {
-    uint32_t slice;        /* the step's slice index */
-    uint32_t name;         /* string id */
+    uint32_t slice; /* the step's slice index */
+    uint32_t name;  /* string id */
     uint32_t lane;
-    int64_t index;         /* step_num arg, else N of a "NAME#N" name, else ordinal (0-based) */
+    int64_t index; /* step_num arg, else N of a "NAME#N" name, else ordinal (0-based) */
     int64_t ts, dur;
-    uint32_t first_child;  /* this step's entries in sts_steps_children(), in order of */
-    uint32_t child_count;  /* first appearance within the step */
-    int64_t children_ns;   /* sum of the direct children's durations */
+    uint32_t first_child;    /* this step's entries in sts_steps_children(), in order of */
+    uint32_t child_count;    /* first appearance within the step */
+    int64_t children_ns;     /* sum of the direct children's durations */
     int64_t unattributed_ns; /* dur - children_ns: step time no direct child covers */
-    int64_t naive_ns;      /* dur + children_ns: what summing step and children gives */
+    int64_t naive_ns;        /* dur + children_ns: what summing step and children gives */
 } sts_step;
 
 /* Per child name across steps: statistics of its per-step totals, over the steps
  * where it appears. */
 typedef struct sts_step_child_stats {
     uint32_t name;
-    uint32_t steps;  /* steps where it appears */
-    uint64_t count;  /* slices, all steps together */
+    uint32_t steps; /* steps where it appears */
+    uint64_t count; /* slices, all steps together */
     int64_t total_ns, min_ns, median_ns, max_ns;
 } sts_step_child_stats;
 
 typedef struct sts_steps_summary {
     size_t steps;
-    int64_t total_ns;                /* sum of step durations */
+    int64_t total_ns;                  /* sum of step durations */
     int64_t min_ns, median_ns, max_ns; /* of step durations */
-    int64_t children_ns;             /* sum of direct children over all steps */
-    int64_t unattributed_ns;         /* total_ns - children_ns */
+    int64_t children_ns;               /* sum of direct children over all steps */
+    int64_t unattributed_ns;           /* total_ns - children_ns */
     int64_t unattributed_min_ns, unattributed_median_ns, unattributed_max_ns;
-    int64_t naive_ns;                /* total_ns + children_ns: the double-counted sum */
+    int64_t naive_ns; /* total_ns + children_ns: the double-counted sum */
 } sts_steps_summary;
 
 typedef struct sts_steps sts_steps;
@@ -178,8 +180,7 @@ typedef struct sts_steps sts_steps;
  * Steps are in time order. Finding no steps is not an error: the result has rule
  * STS_STEP_RULE_NONE and sts_steps_tried() says what was looked for.
  * On success *out is a new handle; free it with sts_steps_free(). */
-sts_status sts_steps_find(const sts_timeline *tl, const sts_step_options *options, sts_steps **out,
-                          sts_error *err);
+sts_status sts_steps_find(const sts_timeline *tl, const sts_step_options *options, sts_steps **out, sts_error *err);
 
 /* Frees the handle; NULL is a no-op. */
 void sts_steps_free(sts_steps *s);

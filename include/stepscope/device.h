@@ -221,8 +221,8 @@ typedef struct sts_build_info {
  * lives until sts_device_free. `info` may be NULL. A compile error returns
  * STS_ERR_BUILD with the start of the compiler's log in err->message; the whole log
  * is sts_device_last_build_log(). Failed builds are not cached. */
-sts_status sts_program_build(sts_device *dev, const char *source, size_t len, const char *options,
-                             sts_program **out, sts_build_info *info, sts_error *err);
+sts_status sts_program_build(sts_device *dev, const char *source, size_t len, const char *options, sts_program **out,
+                             sts_build_info *info, sts_error *err);
 
 /* The compiler's log for a built program (warnings, often empty); owned by the
  * program. */
@@ -276,8 +276,7 @@ sts_status sts_op_tanh(sts_device *dev, const sts_array *x, sts_array *y, sts_ev
 /* y = x * x; same element count; y may be x. */
 sts_status sts_op_square(sts_device *dev, const sts_array *x, sts_array *y, sts_event **ev, sts_error *err);
 /* y = alpha * x; same element count; y may be x. */
-sts_status sts_op_scale(sts_device *dev, const sts_array *x, float alpha, sts_array *y, sts_event **ev,
-                        sts_error *err);
+sts_status sts_op_scale(sts_device *dev, const sts_array *x, float alpha, sts_array *y, sts_event **ev, sts_error *err);
 /* y[r] = sum over c of x[r, c]; x is [R, C], y has R elements. */
 sts_status sts_op_row_sum(sts_device *dev, const sts_array *x, sts_array *y, sts_event **ev, sts_error *err);
 /* y (one element) = sum of every element of x. */

@@ -43,34 +43,37 @@ typedef enum sts_param_kind {
 
 /* One argument's part of a call signature. */
 typedef struct sts_argsig {
-    const char *name;  /* "x"; NULL or "" for a positional argument known only by index */
+    const char *name; /* "x"; NULL or "" for a positional argument known only by index */
     sts_param_kind kind;
-    const char *dtype; /* "float32", "int32", ...; NULL when unknown or static */
-    int ndim;          /* arrays: rank (0 for a scalar array); -1 when unknown */
+    const char *dtype;                  /* "float32", "int32", ...; NULL when unknown or static */
+    int ndim;                           /* arrays: rank (0 for a scalar array); -1 when unknown */
     int64_t shape[STS_LEDGER_MAX_DIMS]; /* -1 for a symbolic dimension */
-    int weak_type;     /* JAX weak type (a Python scalar) */
-    const char *value; /* static values: the value as text ("True", "relu", "3") */
+    int weak_type;                      /* JAX weak type (a Python scalar) */
+    const char *value;                  /* static values: the value as text ("True", "relu", "3") */
 } sts_argsig;
 
 /* One row: a call of a specialized function, or a specialization seen in a log. */
 typedef struct sts_ledger_call {
-    const char *function;     /* required */
-    const char *label;        /* optional ("changed dynamic gain") */
-    const sts_argsig *args;   /* may be NULL when nargs is 0 */
+    const char *function;   /* required */
+    const char *label;      /* optional ("changed dynamic gain") */
+    const sts_argsig *args; /* may be NULL when nargs is 0 */
     int nargs;
-    int traces;               /* trace events during this call (specialized source generated) */
-    int compiles;             /* compile events during this call (program builds) */
-    int hit;                  /* 1 when an existing specialization was reused */
-    int64_t trace_ns;         /* time spent tracing in this call, or -1 */
-    int64_t lower_ns;         /* time spent lowering (JAX: jaxpr to MLIR), or -1 */
-    int64_t compile_ns;       /* time spent compiling in this call, or -1 */
-    int64_t total_ns;         /* call to completion (result ready), or -1 */
+    int traces;         /* trace events during this call (specialized source generated) */
+    int compiles;       /* compile events during this call (program builds) */
+    int hit;            /* 1 when an existing specialization was reused */
+    int64_t trace_ns;   /* time spent tracing in this call, or -1 */
+    int64_t lower_ns;   /* time spent lowering (JAX: jaxpr to MLIR), or -1 */
+    int64_t compile_ns; /* time spent compiling in this call, or -1 */
+    int64_t total_ns;   /* call to completion (result ready), or -1 */
     int has_result;
-    double result;            /* a scalar result, when has_result */
-    const char *reason;       /* optional: why this call missed the cache */
-    const char *source;       /* optional: "file:line" of the log record */
+    double result;      /* a scalar result, when has_result */
+    const char *reason; /* optional: why this call missed the cache */
+    const char *source; /* optional: "file:line" of the log record */
 } sts_ledger_call;
-#define STS_LEDGER_CALL_INIT { NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0.0, NULL, NULL }
+#define STS_LEDGER_CALL_INIT                                             \
+    {                                                                    \
+        NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0.0, NULL, NULL \
+    }
 
 /* Miss-reason categories, as grouped in summaries. */
 typedef enum sts_miss_category {
@@ -119,8 +122,8 @@ sts_status sts_ledger_add_reason(sts_ledger *l, const char *function, sts_miss_c
 
 /* Records one host synchronization: `label` names the read or wait ("metric step 3"),
  * `scope` groups it for summaries ("read each step"; NULL = "default"). */
-sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind,
-                               int64_t wait_ns, sts_error *err);
+sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind, int64_t wait_ns,
+                               sts_error *err);
 
 /* ---- parsing logs ----------------------------------------------------------------- */
 
@@ -157,21 +160,21 @@ sts_status sts_ledger_finalize(sts_ledger *l, sts_error *err);
 /* Per-function totals. Pointers are owned by the ledger. */
 typedef struct sts_ledger_fn_info {
     const char *name;
-    int64_t calls;   /* rows */
+    int64_t calls; /* rows */
     int64_t traces;
     int64_t compiles;
     int64_t hits;
-    int64_t trace_ns;         /* totals over rows with known times; 0 when none known */
+    int64_t trace_ns; /* totals over rows with known times; 0 when none known */
     int64_t lower_ns;
     int64_t compile_ns;
-    int64_t max_compile_ns;   /* largest single compile; -1 when none known */
-    int64_t signatures;       /* distinct signatures */
+    int64_t max_compile_ns; /* largest single compile; -1 when none known */
+    int64_t signatures;     /* distinct signatures */
     int64_t reasons[STS_MISS_COUNT];
-    int64_t persistent_hits;  /* JAX persistent compilation cache */
+    int64_t persistent_hits; /* JAX persistent compilation cache */
     int64_t persistent_misses;
     int64_t persistent_writes;
-    int64_t limit_hits;       /* torch recompile-limit warnings */
-    int64_t specializations;  /* torch: highest compile id + 1 seen; else = compiles */
+    int64_t limit_hits;      /* torch recompile-limit warnings */
+    int64_t specializations; /* torch: highest compile id + 1 seen; else = compiles */
 } sts_ledger_fn_info;
 
 /* The churn diagnosis for one varying component of a function's signature. */
@@ -274,14 +277,19 @@ sts_status sts_ledger_scalar(sts_ledger *l, const char *label, const char *scope
  * parameters in declaration order (arrays as __global pointers). */
 
 /* The kinds of static value. */
-typedef enum sts_static_type { STS_STATIC_INT = 0, STS_STATIC_BOOL, STS_STATIC_ENUM, STS_STATIC_STRING } sts_static_type;
+typedef enum sts_static_type {
+    STS_STATIC_INT = 0,
+    STS_STATIC_BOOL,
+    STS_STATIC_ENUM,
+    STS_STATIC_STRING
+} sts_static_type;
 
 typedef struct sts_fn_param {
-    const char *name;           /* a C identifier; its upper case prefixes the defines */
+    const char *name; /* a C identifier; its upper case prefixes the defines */
     sts_param_kind kind;
-    sts_dtype dtype;            /* STS_PARAM_DYNAMIC: float32 or int32; otherwise ignored */
+    sts_dtype dtype;             /* STS_PARAM_DYNAMIC: float32 or int32; otherwise ignored */
     sts_static_type static_type; /* STS_PARAM_STATIC only */
-    const char *const *choices; /* STS_STATIC_ENUM: the allowed values, NULL-terminated */
+    const char *const *choices;  /* STS_STATIC_ENUM: the allowed values, NULL-terminated */
 } sts_fn_param;
 
 typedef struct sts_fn_trace sts_fn_trace;
@@ -291,15 +299,15 @@ typedef struct sts_fn_trace sts_fn_trace;
 typedef sts_status (*sts_fn_trace_fn)(sts_fn_trace *t, void *user, sts_error *err);
 
 typedef struct sts_fn_spec {
-    const char *name;             /* the function and kernel name (a C identifier) */
-    const char *source;           /* the kernel source; NULL when `trace` writes it */
-    sts_fn_trace_fn trace;        /* optional source generator */
-    void *user;                   /* passed to `trace` */
+    const char *name;      /* the function and kernel name (a C identifier) */
+    const char *source;    /* the kernel source; NULL when `trace` writes it */
+    sts_fn_trace_fn trace; /* optional source generator */
+    void *user;            /* passed to `trace` */
     const sts_fn_param *params;
-    int nparams;                  /* 1..32 */
-    int grid;                     /* array parameter whose element count is the 1-D global size; -1 = 1 */
-    int result;                   /* array parameter read as the call's scalar result; -1 = none */
-    const char *options;          /* extra build options (part of the key); may be NULL */
+    int nparams;         /* 1..32 */
+    int grid;            /* array parameter whose element count is the 1-D global size; -1 = 1 */
+    int result;          /* array parameter read as the call's scalar result; -1 = none */
+    const char *options; /* extra build options (part of the key); may be NULL */
 } sts_fn_spec;
 
 typedef struct sts_fn sts_fn;
@@ -321,9 +329,9 @@ typedef struct sts_fn_arg {
 } sts_fn_arg;
 
 typedef struct sts_fn_call_info {
-    int hit;          /* reused a specialization */
-    int traces;       /* 1 when specialized source was generated */
-    int compiles;     /* 1 when a program was built (0 when the device's program cache had it) */
+    int hit;      /* reused a specialization */
+    int traces;   /* 1 when specialized source was generated */
+    int compiles; /* 1 when a program was built (0 when the device's program cache had it) */
     int64_t trace_ns, compile_ns;
     int64_t total_ns; /* call to completion; -1 for an asynchronous call */
     int has_result;
@@ -331,7 +339,7 @@ typedef struct sts_fn_call_info {
 } sts_fn_call_info;
 
 /* Call flags. */
-#define STS_FN_WAIT 1u   /* wait for completion and record the time to it */
+#define STS_FN_WAIT   1u /* wait for completion and record the time to it */
 #define STS_FN_RESULT 2u /* read the `result` parameter's first element (a recorded scalar conversion) */
 
 /* Calls f with `nargs` == nparams arguments: looks up or makes the specialization,
@@ -340,8 +348,8 @@ typedef struct sts_fn_call_info {
  * (missing or mistyped argument, static value not among the choices),
  * STS_ERR_DYNAMIC_BRANCH (the trace asked for a dynamic value on the host),
  * STS_ERR_BUILD, STS_ERR_DEVICE. */
-sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char *label, unsigned flags,
-                       sts_event **ev, sts_fn_call_info *info, sts_error *err);
+sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char *label, unsigned flags, sts_event **ev,
+                       sts_fn_call_info *info, sts_error *err);
 
 /* Number of specializations made so far. */
 size_t sts_fn_specializations(const sts_fn *f);
@@ -352,8 +360,7 @@ sts_status sts_fn_trace_emit(sts_fn_trace *t, const char *text, sts_error *err);
 /* The value of static parameter `param` while specializing: *number for ints, bools
  * and enums (the index), *text for every kind (either may be NULL). Asking for a
  * parameter that is not static fails like sts_fn_trace_host_value(). */
-sts_status sts_fn_trace_static(sts_fn_trace *t, const char *param, int64_t *number, const char **text,
-                               sts_error *err);
+sts_status sts_fn_trace_static(sts_fn_trace *t, const char *param, int64_t *number, const char **text, sts_error *err);
 
 /* The host value of `param`, to choose a branch while specializing. Static parameters
  * have one. Dynamic scalars and arrays do not: their values exist on the device only
@@ -368,8 +375,7 @@ sts_status sts_fn_trace_host_value(sts_fn_trace *t, const char *param, double *v
  * `extra_key` and `extra_json` are both non-NULL, the top-level object also gets the
  * member "extra_key": extra_json, where extra_json must be one complete JSON value
  * (the caller vouches for it). Finalizes. */
-sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, const char *extra_json,
-                                 sts_error *err);
+sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, const char *extra_json, sts_error *err);
 
 /* Writes the rows as CSV with a header line (docs/ledger.md). Finalizes. */
 sts_status sts_ledger_write_csv(sts_ledger *l, FILE *f, sts_error *err);

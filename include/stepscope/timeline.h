@@ -29,18 +29,22 @@ typedef void (*sts_progress_fn)(uint64_t done_bytes, uint64_t total_bytes, void 
 
 typedef struct sts_open_options {
     sts_args_mode args;
-    const char *run;            /* profile directory: the run to read; NULL = the latest */
-    sts_progress_fn progress;   /* optional; called every few MB while reading */
+    const char *run;          /* profile directory: the run to read; NULL = the latest */
+    sts_progress_fn progress; /* optional; called every few MB while reading */
     void *progress_user;
 } sts_open_options;
-#define STS_OPEN_OPTIONS_INIT { STS_ARGS_KNOWN, NULL, NULL, NULL }
+#define STS_OPEN_OPTIONS_INIT            \
+    {                                    \
+        STS_ARGS_KNOWN, NULL, NULL, NULL \
+    }
 
 /* Slice flags. */
-#define STS_SLICE_FROM_BE 0x01u  /* made from a matched B/E pair */
+#define STS_SLICE_FROM_BE  0x01u /* made from a matched B/E pair */
 #define STS_SLICE_UNCLOSED 0x02u /* a B with no E: dur runs to the end of its lane's data */
-#define STS_SLICE_CLAMPED 0x04u  /* overran its parent by <= resolution; end clamped to parent's */
-#define STS_SLICE_OVERLAP 0x08u  /* overran the enclosing slice by more: not its child but its
-                                  * sibling, under the innermost slice holding it whole */
+#define STS_SLICE_CLAMPED  0x04u /* overran its parent by <= resolution; end clamped to parent's */
+#define STS_SLICE_OVERLAP                                               \
+    0x08u /* overran the enclosing slice by more: not its child but its \
+           * sibling, under the innermost slice holding it whole */
 
 /* One complete interval on a lane. After loading, slices are ordered by lane, then
  * ts, then depth (Perfetto's slice table order), so each lane's slices are
@@ -89,12 +93,12 @@ typedef struct sts_process {
 typedef enum sts_lane_kind { STS_LANE_THREAD = 0, STS_LANE_DEVICE } sts_lane_kind;
 
 typedef struct sts_lane {
-    uint32_t process;   /* index into sts_timeline_processes() */
-    uint32_t label;     /* string id of the tid as written */
-    int64_t tid;        /* numeric tid (a missing or zero tid with a non-zero pid = pid) */
-    uint32_t name;      /* thread_name metadata or XPlane line name, 0 when absent */
-    int32_t sort_index; /* thread_sort_index metadata */
-    uint32_t kind;      /* sts_lane_kind */
+    uint32_t process;                  /* index into sts_timeline_processes() */
+    uint32_t label;                    /* string id of the tid as written */
+    int64_t tid;                       /* numeric tid (a missing or zero tid with a non-zero pid = pid) */
+    uint32_t name;                     /* thread_name metadata or XPlane line name, 0 when absent */
+    int32_t sort_index;                /* thread_sort_index metadata */
+    uint32_t kind;                     /* sts_lane_kind */
     uint32_t first_slice, slice_count; /* this lane's slices, contiguous */
 } sts_lane;
 
@@ -136,20 +140,20 @@ typedef struct sts_overlap {
 /* Facts about the trace and how it was read. */
 typedef struct sts_timeline_info {
     const char *path;
-    const char *format;      /* "chrome-json", "xplane" */
-    uint64_t bytes;          /* uncompressed input bytes */
-    int compressed;          /* gzip input */
-    int truncated;           /* input ended early; the complete events were imported */
-    uint64_t events;         /* events read */
-    uint64_t by_phase[128];  /* events by phase character */
-    uint64_t skipped;        /* events of unknown phases, counted and skipped */
-    uint64_t rejected;       /* events refused (negative dur, missing ts, ...) with a warning */
-    uint64_t clamped;        /* children clamped to their parent's end */
-    uint64_t overlaps;       /* overruns beyond the resolution (see STS_SLICE_OVERLAP) */
-    uint64_t unmatched_end;  /* E events with no open B */
-    uint64_t unclosed_begin; /* B events with no E */
-    int64_t resolution_ns;   /* 1000 if every ts/dur was a whole microsecond, else 1 */
-    int64_t ts_min, ts_max;  /* span of slices and instants; 0, 0 when empty */
+    const char *format;            /* "chrome-json", "xplane" */
+    uint64_t bytes;                /* uncompressed input bytes */
+    int compressed;                /* gzip input */
+    int truncated;                 /* input ended early; the complete events were imported */
+    uint64_t events;               /* events read */
+    uint64_t by_phase[128];        /* events by phase character */
+    uint64_t skipped;              /* events of unknown phases, counted and skipped */
+    uint64_t rejected;             /* events refused (negative dur, missing ts, ...) with a warning */
+    uint64_t clamped;              /* children clamped to their parent's end */
+    uint64_t overlaps;             /* overruns beyond the resolution (see STS_SLICE_OVERLAP) */
+    uint64_t unmatched_end;        /* E events with no open B */
+    uint64_t unclosed_begin;       /* B events with no E */
+    int64_t resolution_ns;         /* 1000 if every ts/dur was a whole microsecond, else 1 */
+    int64_t ts_min, ts_max;        /* span of slices and instants; 0, 0 when empty */
     const char *display_time_unit; /* "ms", "ns" or NULL */
 } sts_timeline_info;
 

@@ -53,15 +53,15 @@ extern "C" {
  * CLOCK_MONOTONIC itself. Either way the trace's clock is CLOCK_MONOTONIC in ns. */
 typedef enum sts_trace_clock {
     STS_TRACE_CLOCK_AUTO = 0,
-    STS_TRACE_CLOCK_TSC,       /* refused (STS_ERR_INVALID_ARG) where not invariant */
+    STS_TRACE_CLOCK_TSC, /* refused (STS_ERR_INVALID_ARG) where not invariant */
     STS_TRACE_CLOCK_MONOTONIC
 } sts_trace_clock;
 
 typedef struct sts_trace_options {
-    size_t pool_bytes;   /* event memory for all threads together; 0 = 16 MiB (about
-                            half a million scopes) */
-    size_t chunk_bytes;  /* what a thread takes from the pool at a time; 0 = 64 KiB;
-                            at least 256, at most pool_bytes */
+    size_t pool_bytes;  /* event memory for all threads together; 0 = 16 MiB (about
+                           half a million scopes) */
+    size_t chunk_bytes; /* what a thread takes from the pool at a time; 0 = 64 KiB;
+                           at least 256, at most pool_bytes */
     sts_trace_clock clock;
     int flush_at_exit;   /* at exit(), stop and write the trace if still running */
     int flush_on_signal; /* on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: write
@@ -73,40 +73,43 @@ typedef struct sts_trace_options {
                             page fault (start costs about 1 ms per 4 MiB); 1: let pages
                             fault in on first use (cheaper start, slower first scopes) */
 } sts_trace_options;
-#define STS_TRACE_OPTIONS_INIT { 0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0 }
+#define STS_TRACE_OPTIONS_INIT                       \
+    {                                                \
+        0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0 \
+    }
 
 /* Per-thread counts, reported by stop. */
 typedef struct sts_trace_thread_stats {
     int64_t tid;
     char name[64];
-    uint64_t recorded;  /* scopes written */
-    uint64_t dropped;   /* scopes lost because the pool was full */
-    uint64_t too_deep;  /* scopes nested deeper than STS_TRACE_MAX_DEPTH, not recorded */
+    uint64_t recorded;     /* scopes written */
+    uint64_t dropped;      /* scopes lost because the pool was full */
+    uint64_t too_deep;     /* scopes nested deeper than STS_TRACE_MAX_DEPTH, not recorded */
     uint64_t open_at_stop; /* scopes still open at stop (recorded, ending at stop) */
-    int exited;         /* the thread had exited before stop */
+    int exited;            /* the thread had exited before stop */
 } sts_trace_thread_stats;
 
 /* A device from stepscope/device.h (the recorder only stores the pointer). */
 typedef struct sts_device sts_device;
 
-#define STS_TRACE_MAX_DEPTH 256
-#define STS_TRACE_MAX_DEVICES 8
+#define STS_TRACE_MAX_DEPTH        256
+#define STS_TRACE_MAX_DEVICES      8
 #define STS_TRACE_MAX_THREAD_STATS 64
 
 typedef struct sts_trace_stats {
-    uint64_t recorded, dropped, too_deep, open_at_stop; /* all threads */
-    uint64_t unmatched_end;  /* sts_scope_end() with no open scope */
-    uint32_t threads;        /* threads that recorded during the session */
+    uint64_t recorded, dropped, too_deep, open_at_stop;        /* all threads */
+    uint64_t unmatched_end;                                    /* sts_scope_end() with no open scope */
+    uint32_t threads;                                          /* threads that recorded during the session */
     sts_trace_thread_stats thread[STS_TRACE_MAX_THREAD_STATS]; /* the first ones */
-    const char *clock;       /* "tsc" or "monotonic" (static string) */
-    double tsc_ghz;          /* measured TSC rate; 0 for "monotonic" */
-    int64_t clock_error_ns;  /* bound on a host timestamp's error vs CLOCK_MONOTONIC */
-    uint64_t device_ops;     /* device commands recorded (see sts_trace_device_*) */
+    const char *clock;                                         /* "tsc" or "monotonic" (static string) */
+    double tsc_ghz;                                            /* measured TSC rate; 0 for "monotonic" */
+    int64_t clock_error_ns;         /* bound on a host timestamp's error vs CLOCK_MONOTONIC */
+    uint64_t device_ops;            /* device commands recorded (see sts_trace_device_*) */
     int64_t device_offset_ns;       /* device clock minus host clock */
     int64_t device_offset_error_ns; /* half-width of the calibration bracket */
     size_t pool_bytes, pool_used_bytes;
     int64_t start_ns, stop_ns; /* session bounds, CLOCK_MONOTONIC */
-    char run_path[4096];     /* the run directory written by sts_trace_stop() */
+    char run_path[4096];       /* the run directory written by sts_trace_stop() */
 } sts_trace_stats;
 
 #ifndef STS_TRACE_DISABLED
@@ -204,46 +207,55 @@ static inline void sts__scope_cleanup(uint32_t *token)
 }
 
 #define STS__CAT2(a, b) a##b
-#define STS__CAT(a, b) STS__CAT2(a, b)
+#define STS__CAT(a, b)  STS__CAT2(a, b)
 
 /* A scope that ends when the enclosing block exits (any exit: return, break, goto). */
-#define STS_SCOPE(name)                                                                  \
-    uint32_t STS__CAT(sts__scope_, __LINE__) __attribute__((cleanup(sts__scope_cleanup), \
-                                                            unused)) = sts__scope_enter(name)
+#define STS_SCOPE(name)                                                                             \
+    uint32_t STS__CAT(sts__scope_, __LINE__) __attribute__((cleanup(sts__scope_cleanup), unused)) = \
+        sts__scope_enter(name)
 
 /* A step that ends when the enclosing block exits. */
-#define STS_STEP(name, step_num)                                                         \
-    uint32_t STS__CAT(sts__step_, __LINE__) __attribute__((cleanup(sts__scope_cleanup),  \
-                                                           unused)) = sts__step_enter(name, step_num)
+#define STS_STEP(name, step_num)                                                                   \
+    uint32_t STS__CAT(sts__step_, __LINE__) __attribute__((cleanup(sts__scope_cleanup), unused)) = \
+        sts__step_enter(name, step_num)
 
 #else /* STS_TRACE_DISABLED: everything compiles to nothing. */
 
 /* Values for the calls used as expressions; inline, so no symbol remains. */
-static inline sts_status sts__trace_ok(void) { return STS_OK; }
-static inline sts_status sts__trace_no_session(void) { return STS_ERR_STATE; }
-static inline uint32_t sts__trace_no_token(void) { return 0; }
+static inline sts_status sts__trace_ok(void)
+{
+    return STS_OK;
+}
+static inline sts_status sts__trace_no_session(void)
+{
+    return STS_ERR_STATE;
+}
+static inline uint32_t sts__trace_no_token(void)
+{
+    return 0;
+}
 
-#define STS__UNUSED(x) ((void)sizeof(x))
+#define STS__UNUSED(x)                 ((void)sizeof(x))
 #define sts_trace_start(dir, opt, err) (STS__UNUSED(dir), STS__UNUSED(opt), STS__UNUSED(err), sts__trace_ok())
-#define sts_trace_stop(stats, err) (STS__UNUSED(stats), STS__UNUSED(err), sts__trace_ok())
+#define sts_trace_stop(stats, err)     (STS__UNUSED(stats), STS__UNUSED(err), sts__trace_ok())
 /* The only argument evaluated anywhere: *out is set to NULL. */
 #define sts_trace_stop_timeline(out, stats, err) \
     (*(out) = NULL, STS__UNUSED(stats), STS__UNUSED(err), sts__trace_no_session())
-#define sts_trace_active() 0
-#define sts_trace_device(dev, err) (STS__UNUSED(dev), STS__UNUSED(err), sts__trace_ok())
+#define sts_trace_active()                0
+#define sts_trace_device(dev, err)        (STS__UNUSED(dev), STS__UNUSED(err), sts__trace_ok())
 #define sts_trace_device_detach(dev, err) (STS__UNUSED(dev), STS__UNUSED(err), sts__trace_ok())
-#define sts_trace_thread_name(name) STS__UNUSED(name)
-#define sts_scope_begin(name) (STS__UNUSED(name), sts__trace_no_token())
-#define sts_scope_end() ((void)0)
-#define sts_scope_end_token(token) STS__UNUSED(token)
-#define sts_step_begin(name, step_num) (STS__UNUSED(name), STS__UNUSED(step_num), sts__trace_no_token())
-#define sts_step_end() ((void)0)
-#define sts_scope_arg_int(key, value) (STS__UNUSED(key), STS__UNUSED(value))
-#define sts_scope_arg_double(key, value) (STS__UNUSED(key), STS__UNUSED(value))
-#define sts_scope_arg_str(key, value) (STS__UNUSED(key), STS__UNUSED(value))
-#define sts_trace_now_ns() ((int64_t)0)
-#define STS_SCOPE(name) STS__UNUSED(name)
-#define STS_STEP(name, step_num) (STS__UNUSED(name), STS__UNUSED(step_num))
+#define sts_trace_thread_name(name)       STS__UNUSED(name)
+#define sts_scope_begin(name)             (STS__UNUSED(name), sts__trace_no_token())
+#define sts_scope_end()                   ((void)0)
+#define sts_scope_end_token(token)        STS__UNUSED(token)
+#define sts_step_begin(name, step_num)    (STS__UNUSED(name), STS__UNUSED(step_num), sts__trace_no_token())
+#define sts_step_end()                    ((void)0)
+#define sts_scope_arg_int(key, value)     (STS__UNUSED(key), STS__UNUSED(value))
+#define sts_scope_arg_double(key, value)  (STS__UNUSED(key), STS__UNUSED(value))
+#define sts_scope_arg_str(key, value)     (STS__UNUSED(key), STS__UNUSED(value))
+#define sts_trace_now_ns()                ((int64_t)0)
+#define STS_SCOPE(name)                   STS__UNUSED(name)
+#define STS_STEP(name, step_num)          (STS__UNUSED(name), STS__UNUSED(step_num))
 
 #endif /* STS_TRACE_DISABLED */
 

@@ -26,6 +26,7 @@ static int lane_cmp(const void *a, const void *b, void *ctx)
 
 void sts_lane_display_order(const sts_timeline *tl, uint32_t *order)
 {
-    for (size_t l = 0; l < tl->lanes.n; l++) order[l] = (uint32_t)l;
+    for (size_t l = 0; l < tl->lanes.n; l++)
+        order[l] = (uint32_t)l;
     if (tl->lanes.n > 1) qsort_r(order, tl->lanes.n, sizeof *order, lane_cmp, (void *)tl);
 }

@@ -17,7 +17,8 @@ typedef STS_VEC(char *) name_list;
 
 static void names_free(name_list *l)
 {
-    for (size_t i = 0; i < l->n; i++) free(l->v[i]);
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
     free(l->v);
     memset(l, 0, sizeof *l);
 }
@@ -84,7 +85,7 @@ static sts_status pick_run(const char *dir, const char *run, char *out, size_t c
         snprintf(out, cap, "%s", dir);
         return STS_OK;
     }
-    name_list runs = { 0 };
+    name_list runs = {0};
     if (list_dir(runs_dir, 1, &runs) != 0) {
         names_free(&runs);
         return sts_error_set(err, STS_ERR_IO, -1, "%s: cannot list the runs", runs_dir);
@@ -103,7 +104,8 @@ static sts_status pick_run(const char *dir, const char *run, char *out, size_t c
     } else if (!chosen) {
         st = sts_error_set(err, STS_ERR_NOT_FOUND, -1, "%s: no runs in this profile directory", runs_dir);
     } else {
-        if (join(out, cap, runs_dir, chosen) != 0) st = sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: path too long", runs_dir);
+        if (join(out, cap, runs_dir, chosen) != 0)
+            st = sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: path too long", runs_dir);
     }
     names_free(&runs);
     return st;
@@ -114,7 +116,7 @@ static sts_status pick_run(const char *dir, const char *run, char *out, size_t c
 static sts_status pick_file(const char *run_dir, char *out, size_t cap, trace_kind *kind, size_t *others,
                             sts_error *err)
 {
-    name_list files = { 0 };
+    name_list files = {0};
     if (list_dir(run_dir, 0, &files) != 0) {
         names_free(&files);
         return sts_error_set(err, STS_ERR_IO, -1, "%s: cannot list the directory", run_dir);
@@ -124,8 +126,10 @@ static sts_status pick_file(const char *run_dir, char *out, size_t cap, trace_ki
     for (size_t i = 0; i < files.n; i++) {
         const char *f = files.v[i];
         if (ends_with(f, ".xplane.pb")) {
-            if (xplane) (*others)++;
-            else xplane = f;
+            if (xplane)
+                (*others)++;
+            else
+                xplane = f;
         } else if (strcmp(f, "perfetto_trace.json.gz") == 0) {
             perfetto = f;
         } else if (!trace && ends_with(f, ".trace.json.gz")) {
@@ -160,7 +164,8 @@ static sts_status sniff(const char *path, trace_kind *kind, sts_error *err)
     if (got < 0) return err->code;
     long i = 0;
     if (got >= 3 && buf[0] == 0xef && buf[1] == 0xbb && buf[2] == 0xbf) i = 3;
-    while (i < got && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r')) i++;
+    while (i < got && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+        i++;
     if (i == got)
         return sts_error_set(err, STS_ERR_FORMAT, 0,
                              "%s: %s; expected Chrome trace JSON (starting with '[' or '{') or an XSpace protobuf",
@@ -218,8 +223,8 @@ sts_status sts_timeline_open(const char *path, const sts_open_options *opt, sts_
         if (st == STS_OK) st = pick_file(run_dir, file, sizeof file, &kind, &others, err);
     } else {
         if (opt->run)
-            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: a run (%s) can only be chosen in a profile directory",
-                                 path, opt->run);
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                                 "%s: a run (%s) can only be chosen in a profile directory", path, opt->run);
         snprintf(file, sizeof file, "%s", path);
         st = sniff(path, &kind, err);
     }

@@ -74,7 +74,7 @@ static int cmp_start(const void *a, const void *b)
 int64_t sts_union_ns(const int64_t (*iv)[2], size_t n)
 {
     int64_t local[64][2];
-    int64_t (*v)[2] = local;
+    int64_t(*v)[2] = local;
     if (n > 64 && !(v = malloc(n * sizeof *v))) return -1;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {

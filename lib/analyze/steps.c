@@ -10,12 +10,18 @@
 const char *sts_step_rule_name(sts_step_rule rule)
 {
     switch (rule) {
-    case STS_STEP_RULE_GIVEN_NAME: return "given-name";
-    case STS_STEP_RULE_GIVEN_REGEX: return "given-regex";
-    case STS_STEP_RULE_PROFILER_STEP: return "profiler-step";
-    case STS_STEP_RULE_STEP_NUM: return "step-num";
-    case STS_STEP_RULE_REPEATED: return "repeated-name";
-    case STS_STEP_RULE_NONE: break;
+    case STS_STEP_RULE_GIVEN_NAME:
+        return "given-name";
+    case STS_STEP_RULE_GIVEN_REGEX:
+        return "given-regex";
+    case STS_STEP_RULE_PROFILER_STEP:
+        return "profiler-step";
+    case STS_STEP_RULE_STEP_NUM:
+        return "step-num";
+    case STS_STEP_RULE_REPEATED:
+        return "repeated-name";
+    case STS_STEP_RULE_NONE:
+        break;
     }
     return "none";
 }
@@ -23,7 +29,8 @@ const char *sts_step_rule_name(sts_step_rule rule)
 void sts_steps_free(sts_steps *s)
 {
     if (!s) return;
-    for (size_t i = 0; i < s->tried.n; i++) free(s->tried.v[i]);
+    for (size_t i = 0; i < s->tried.n; i++)
+        free(s->tried.v[i]);
     free(s->tried.v);
     free(s->steps.v);
     free(s->children.v);
@@ -31,7 +38,10 @@ void sts_steps_free(sts_steps *s)
     free(s);
 }
 
-sts_step_rule sts_steps_rule(const sts_steps *s) { return s->rule; }
+sts_step_rule sts_steps_rule(const sts_steps *s)
+{
+    return s->rule;
+}
 
 const sts_step *sts_steps_list(const sts_steps *s, size_t *n)
 {
@@ -51,9 +61,15 @@ const sts_step_child_stats *sts_steps_child_stats(const sts_steps *s, size_t *n)
     return s->stats.v;
 }
 
-const sts_steps_summary *sts_steps_get_summary(const sts_steps *s) { return &s->summary; }
+const sts_steps_summary *sts_steps_get_summary(const sts_steps *s)
+{
+    return &s->summary;
+}
 
-size_t sts_steps_other_lanes(const sts_steps *s) { return s->other_lanes; }
+size_t sts_steps_other_lanes(const sts_steps *s)
+{
+    return s->other_lanes;
+}
 
 const char *const *sts_steps_tried(const sts_steps *s, size_t *n)
 {
@@ -61,7 +77,7 @@ const char *const *sts_steps_tried(const sts_steps *s, size_t *n)
     return (const char *const *)s->tried.v;
 }
 
-int steps_tried(sts_steps *s, const char *fmt, ...)
+int sts_steps_note_tried(sts_steps *s, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -147,7 +163,7 @@ static sts_status given(const sts_timeline *tl, sts_steps *s, const char *step, 
         s->rule = STS_STEP_RULE_GIVEN_NAME;
         return STS_OK;
     }
-    if (steps_tried(s, "slices named '%s': none", step) != 0) return steps_nomem(err);
+    if (sts_steps_note_tried(s, "slices named '%s': none", step) != 0) return steps_nomem(err);
     regex_t re;
     int rc = regcomp(&re, step, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
@@ -160,8 +176,10 @@ static sts_status given(const sts_timeline *tl, sts_steps *s, const char *step, 
     int bad = collect_by_name(tl, match_regex, &re, found);
     regfree(&re);
     if (bad) return steps_nomem(err);
-    if (found->n) s->rule = STS_STEP_RULE_GIVEN_REGEX;
-    else if (steps_tried(s, "names matching the extended regex /%s/: none", step) != 0) return steps_nomem(err);
+    if (found->n)
+        s->rule = STS_STEP_RULE_GIVEN_REGEX;
+    else if (sts_steps_note_tried(s, "names matching the extended regex /%s/: none", step) != 0)
+        return steps_nomem(err);
     return STS_OK;
 }
 
@@ -172,14 +190,14 @@ static sts_status detect(const sts_timeline *tl, sts_steps *s, steps_u32vec *fou
         s->rule = STS_STEP_RULE_PROFILER_STEP;
         return STS_OK;
     }
-    if (steps_tried(s, "names like ProfilerStep#N: none") != 0) return steps_nomem(err);
+    if (sts_steps_note_tried(s, "names like ProfilerStep#N: none") != 0) return steps_nomem(err);
     if (collect_step_num(tl, found) != 0) return steps_nomem(err);
     if (found->n) {
         s->rule = STS_STEP_RULE_STEP_NUM;
         return STS_OK;
     }
-    if (steps_tried(s, "slices with a step_num arg: none") != 0) return steps_nomem(err);
-    sts_status st = steps_detect_repeated(tl, s, found, err);
+    if (sts_steps_note_tried(s, "slices with a step_num arg: none") != 0) return steps_nomem(err);
+    sts_status st = sts_steps_detect_repeated(tl, s, found, err);
     if (st == STS_OK && found->n) s->rule = STS_STEP_RULE_REPEATED;
     return st;
 }
@@ -192,11 +210,13 @@ static int keep_outermost(const sts_timeline *tl, steps_u32vec *found)
     size_t n = tl->slices.n;
     unsigned char *mark = calloc(n / 8 + 1, 1);
     if (!mark) return -1;
-    for (size_t k = 0; k < found->n; k++) mark[found->v[k] / 8] |= (unsigned char)(1u << (found->v[k] % 8));
+    for (size_t k = 0; k < found->n; k++)
+        mark[found->v[k] / 8] |= (unsigned char)(1u << (found->v[k] % 8));
     size_t out = 0;
     for (size_t k = 0; k < found->n; k++) {
         uint32_t p = tl->slices.v[found->v[k]].parent;
-        while (p != STS_NONE && !(mark[p / 8] & (1u << (p % 8)))) p = tl->slices.v[p].parent;
+        while (p != STS_NONE && !(mark[p / 8] & (1u << (p % 8))))
+            p = tl->slices.v[p].parent;
         if (p == STS_NONE) found->v[out++] = found->v[k];
     }
     found->n = out;
@@ -212,7 +232,8 @@ static void keep_one_lane(const sts_timeline *tl, steps_u32vec *found, size_t *o
     for (size_t lo = 0; lo < found->n;) {
         uint32_t lane = tl->slices.v[found->v[lo]].lane;
         size_t hi = lo;
-        while (hi < found->n && tl->slices.v[found->v[hi]].lane == lane) hi++;
+        while (hi < found->n && tl->slices.v[found->v[hi]].lane == lane)
+            hi++;
         lanes++;
         int better = hi - lo > best_n ||
                      (hi - lo == best_n && tl->slices.v[found->v[lo]].ts < tl->slices.v[found->v[best_lo]].ts);
@@ -232,14 +253,16 @@ sts_status sts_steps_find(const sts_timeline *tl, const sts_step_options *option
     *out = NULL;
     sts_steps *s = calloc(1, sizeof *s);
     if (!s) return steps_nomem(err);
-    steps_u32vec found = { 0 };
+    steps_u32vec found = {0};
     const char *step = options ? options->step : NULL;
     sts_status st = step && *step ? given(tl, s, step, &found, err) : detect(tl, s, &found, err);
     if (st == STS_OK && found.n) {
-        if (keep_outermost(tl, &found) != 0) st = steps_nomem(err);
-        else keep_one_lane(tl, &found, &s->other_lanes);
+        if (keep_outermost(tl, &found) != 0)
+            st = steps_nomem(err);
+        else
+            keep_one_lane(tl, &found, &s->other_lanes);
     }
-    if (st == STS_OK && found.n) st = steps_breakdown(tl, s, found.v, found.n, err);
+    if (st == STS_OK && found.n) st = sts_steps_breakdown_fill(tl, s, found.v, found.n, err);
     free(found.v);
     if (st != STS_OK) {
         sts_steps_free(s);

@@ -23,7 +23,9 @@ static int explicit_index(const sts_timeline *tl, const sts_slice *sl, int64_t *
     const sts_arg *a = sts_timeline_find_arg(tl, sl->args, "step_num");
     if (a) {
         switch (a->type) {
-        case STS_ARG_INT: *index = a->v.i; return 1;
+        case STS_ARG_INT:
+            *index = a->v.i;
+            return 1;
         case STS_ARG_DOUBLE:
             if (a->v.d >= -9.2e18 && a->v.d <= 9.2e18) {
                 *index = (int64_t)a->v.d;
@@ -33,7 +35,8 @@ static int explicit_index(const sts_timeline *tl, const sts_slice *sl, int64_t *
         case STS_ARG_STRING:
             if (parse_i64(sts_strtab_get(&tl->strings, a->v.str), index)) return 1;
             break;
-        default: break;
+        default:
+            break;
         }
     }
     const char *hash = strrchr(sts_strtab_get(&tl->strings, sl->name), '#');
@@ -44,8 +47,8 @@ static int explicit_index(const sts_timeline *tl, const sts_slice *sl, int64_t *
 }
 
 typedef struct name_slots {
-    uint32_t *seen_in;  /* name -> 1 + the step that last saw it */
-    uint32_t *entry;    /* name -> its child entry in that step */
+    uint32_t *seen_in; /* name -> 1 + the step that last saw it */
+    uint32_t *entry;   /* name -> its child entry in that step */
 } name_slots;
 
 static int add_children(const sts_timeline *tl, sts_steps *s, sts_step *st, uint32_t k, name_slots *ns)
@@ -107,8 +110,10 @@ static int child_stats(const sts_timeline *tl, sts_steps *s, uint32_t *stat_of)
         free(vals);
         return -1;
     }
-    for (size_t g = 0; g < ng; g++) off[g + 1] = off[g] + s->stats.v[g].steps;
-    for (size_t c = 0; c < s->children.n; c++) vals[off[stat_of[s->children.v[c].name]]++] = s->children.v[c].total_ns;
+    for (size_t g = 0; g < ng; g++)
+        off[g + 1] = off[g] + s->stats.v[g].steps;
+    for (size_t c = 0; c < s->children.n; c++)
+        vals[off[stat_of[s->children.v[c].name]]++] = s->children.v[c].total_ns;
     for (size_t g = 0, start = 0; g < ng; g++) {
         s->stats.v[g].median_ns = sts_median_i64(vals + start, off[g] - start);
         start = off[g];
@@ -149,10 +154,11 @@ static int summarize(sts_steps *s)
     return 0;
 }
 
-sts_status steps_breakdown(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n, sts_error *err)
+sts_status sts_steps_breakdown_fill(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n,
+                                    sts_error *err)
 {
     size_t nstr = tl->strings.count;
-    name_slots ns = { calloc(nstr ? nstr : 1, sizeof(uint32_t)), malloc((nstr ? nstr : 1) * sizeof(uint32_t)) };
+    name_slots ns = {calloc(nstr ? nstr : 1, sizeof(uint32_t)), malloc((nstr ? nstr : 1) * sizeof(uint32_t))};
     int bad = !ns.seen_in || !ns.entry;
     int all_explicit = 1;
     for (size_t k = 0; k < n && !bad; k++) {
@@ -172,7 +178,8 @@ sts_status steps_breakdown(const sts_timeline *tl, sts_steps *s, const uint32_t 
     }
     /* Mixed sources would make indices collide; fall back to ordinals for all. */
     if (!bad && !all_explicit)
-        for (size_t k = 0; k < s->steps.n; k++) s->steps.v[k].index = (int64_t)k;
+        for (size_t k = 0; k < s->steps.n; k++)
+            s->steps.v[k].index = (int64_t)k;
     if (!bad) bad = child_stats(tl, s, ns.seen_in) != 0 || summarize(s) != 0;
     free(ns.seen_in);
     free(ns.entry);

@@ -33,14 +33,15 @@ static inline sts_status steps_nomem(sts_error *err)
 }
 
 /* Records one line of what was tried (printf-style); -1 when out of memory. */
-int steps_tried(sts_steps *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sts_steps_note_tried(sts_steps *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Rule 3 (see sts_steps_find()): appends the chosen (lane, name)'s depth-0 slices to
  * found, in slice order, and notes the candidates in s->tried. */
-sts_status steps_detect_repeated(const sts_timeline *tl, sts_steps *s, steps_u32vec *found, sts_error *err);
+sts_status sts_steps_detect_repeated(const sts_timeline *tl, sts_steps *s, steps_u32vec *found, sts_error *err);
 
 /* Fills steps, children, per-child statistics and the summary from the chosen step
  * slices (one lane, time order). */
-sts_status steps_breakdown(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n, sts_error *err);
+sts_status sts_steps_breakdown_fill(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n,
+                                    sts_error *err);
 
 #endif

@@ -84,11 +84,11 @@ static const char *why_not(const sts_timeline *tl, const candidate *c)
 static int note(const sts_timeline *tl, sts_steps *s, const candidate *c, const char *why)
 {
     const sts_lane *ln = &tl->lanes.v[c->lane];
-    return steps_tried(s, "repeated root name '%s' (pid %s tid %s): %llu at depth 0, %.3f ms in all: %s",
-                       sts_strtab_get(&tl->strings, c->name),
-                       sts_strtab_get(&tl->strings, tl->procs.v[ln->process].label),
-                       sts_strtab_get(&tl->strings, ln->label), (unsigned long long)c->count, (double)c->total / 1e6,
-                       why ? why : "chosen");
+    return sts_steps_note_tried(s, "repeated root name '%s' (pid %s tid %s): %llu at depth 0, %.3f ms in all: %s",
+                                sts_strtab_get(&tl->strings, c->name),
+                                sts_strtab_get(&tl->strings, tl->procs.v[ln->process].label),
+                                sts_strtab_get(&tl->strings, ln->label), (unsigned long long)c->count,
+                                (double)c->total / 1e6, why ? why : "chosen");
 }
 
 static int take(const sts_timeline *tl, const candidate *c, steps_u32vec *found)
@@ -99,10 +99,10 @@ static int take(const sts_timeline *tl, const candidate *c, steps_u32vec *found)
     return 0;
 }
 
-sts_status steps_detect_repeated(const sts_timeline *tl, sts_steps *s, steps_u32vec *found, sts_error *err)
+sts_status sts_steps_detect_repeated(const sts_timeline *tl, sts_steps *s, steps_u32vec *found, sts_error *err)
 {
     sts_u64map map = STS_U64MAP_INIT;
-    candidate_vec c = { 0 };
+    candidate_vec c = {0};
     int bad = gather(tl, &map, &c);
     sts_u64map_release(&map);
     if (!bad && c.n > 1) qsort(c.v, c.n, sizeof *c.v, by_total);
@@ -115,9 +115,10 @@ sts_status steps_detect_repeated(const sts_timeline *tl, sts_steps *s, steps_u32
             break;
         }
     }
-    if (!bad && c.n == 0) bad = steps_tried(s, "repeated root names: the trace has no slices") != 0;
+    if (!bad && c.n == 0)
+        bad = sts_steps_note_tried(s, "repeated root names: the trace has no slices") != 0;
     else if (!bad && c.n > max_notes && !found->n)
-        bad = steps_tried(s, "... and %zu more root names, none repeated with children", c.n - max_notes) != 0;
+        bad = sts_steps_note_tried(s, "... and %zu more root names, none repeated with children", c.n - max_notes) != 0;
     free(c.v);
     return bad ? steps_nomem(err) : STS_OK;
 }

@@ -8,7 +8,8 @@
 void sts_self_times(const sts_timeline *tl, int64_t *self)
 {
     const sts_slice *s = tl->slices.v;
-    for (size_t i = 0; i < tl->slices.n; i++) self[i] = s[i].dur;
+    for (size_t i = 0; i < tl->slices.n; i++)
+        self[i] = s[i].dur;
     for (size_t i = 0; i < tl->slices.n; i++)
         if (s[i].parent != STS_NONE) self[s[i].parent] -= s[i].dur;
 }
@@ -70,7 +71,8 @@ static int medians(const sts_timeline *tl, const uint32_t *dense, sts_name_summa
         fill[d] = at;
         at += sum[d].count;
     }
-    for (size_t i = 0; i < n; i++) durs[fill[dense[tl->slices.v[i].name]]++] = tl->slices.v[i].dur;
+    for (size_t i = 0; i < n; i++)
+        durs[fill[dense[tl->slices.v[i].name]]++] = tl->slices.v[i].dur;
     /* fill[d] now marks the end of group d; it starts where group d - 1 ends. */
     for (size_t d = 0, start = 0; d < nd; d++) {
         sum[d].median_ns = sts_median_i64(durs + start, fill[d] - start);

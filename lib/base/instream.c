@@ -14,8 +14,8 @@ struct sts_instream {
     FILE *f;
     int own;
     int gzip;
-    int zdone;     /* the current gzip member ended */
-    int eof;       /* raw file ended */
+    int zdone; /* the current gzip member ended */
+    int eof;   /* raw file ended */
     z_stream z;
     const unsigned char *mem; /* memory source (sts_instream_open_mem), else NULL */
     size_t mem_len, mem_pos;
@@ -26,7 +26,10 @@ struct sts_instream {
 
 static int start_stream(sts_instream *in, sts_error *err);
 
-static const char *display_path(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
+static const char *display_path(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
 
 /* fread, or a copy out of the memory source. */
 static size_t raw_read(sts_instream *in, void *buf, size_t n)
@@ -39,7 +42,10 @@ static size_t raw_read(sts_instream *in, void *buf, size_t n)
     return n;
 }
 
-static int raw_error(const sts_instream *in) { return in->mem ? 0 : ferror(in->f); }
+static int raw_error(const sts_instream *in)
+{
+    return in->mem ? 0 : ferror(in->f);
+}
 
 sts_instream *sts_instream_open(const char *path, sts_error *err)
 {
@@ -170,11 +176,12 @@ static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, sts_erro
         }
         if (in->z.avail_in == 0 && in->eof) {
             if (!in->zdone) {
-                sts_error_set(err, STS_ERR_TRUNCATED, (int64_t)(in->out_off + (cap - in->z.avail_out)),
-                              "%s: gzip stream is truncated after %llu uncompressed bytes (compressed file ends at byte "
-                              "%llu before the gzip trailer)",
-                              display_path(in->path), (unsigned long long)(in->out_off + (cap - in->z.avail_out)),
-                              (unsigned long long)in->raw_off);
+                sts_error_set(
+                    err, STS_ERR_TRUNCATED, (int64_t)(in->out_off + (cap - in->z.avail_out)),
+                    "%s: gzip stream is truncated after %llu uncompressed bytes (compressed file ends at byte "
+                    "%llu before the gzip trailer)",
+                    display_path(in->path), (unsigned long long)(in->out_off + (cap - in->z.avail_out)),
+                    (unsigned long long)in->raw_off);
                 return -1;
             }
             break;
@@ -206,11 +213,26 @@ long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err)
     return in->gzip ? read_gzip(in, buf, cap, err) : read_plain(in, buf, cap, err);
 }
 
-int sts_instream_is_gzip(const sts_instream *in) { return in->gzip; }
-uint64_t sts_instream_offset(const sts_instream *in) { return in->out_off; }
-uint64_t sts_instream_raw_offset(const sts_instream *in) { return in->raw_off; }
-uint64_t sts_instream_raw_size(const sts_instream *in) { return in->raw_size; }
-const char *sts_instream_path(const sts_instream *in) { return in->path; }
+int sts_instream_is_gzip(const sts_instream *in)
+{
+    return in->gzip;
+}
+uint64_t sts_instream_offset(const sts_instream *in)
+{
+    return in->out_off;
+}
+uint64_t sts_instream_raw_offset(const sts_instream *in)
+{
+    return in->raw_off;
+}
+uint64_t sts_instream_raw_size(const sts_instream *in)
+{
+    return in->raw_size;
+}
+const char *sts_instream_path(const sts_instream *in)
+{
+    return in->path;
+}
 
 void sts_instream_free(sts_instream *in)
 {

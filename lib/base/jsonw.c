@@ -15,7 +15,8 @@ static void indent(sts_jsonw *w)
 {
     if (!w->pretty) return;
     fputc('\n', w->f);
-    for (int i = 0; i < w->depth; i++) fputs("  ", w->f);
+    for (int i = 0; i < w->depth; i++)
+        fputs("  ", w->f);
 }
 
 static void before_value(sts_jsonw *w)
@@ -46,10 +47,22 @@ static void nest_close(sts_jsonw *w, char c)
     fputc(c, w->f);
 }
 
-void sts_jsonw_obj_begin(sts_jsonw *w) { nest_open(w, '{'); }
-void sts_jsonw_obj_end(sts_jsonw *w) { nest_close(w, '}'); }
-void sts_jsonw_arr_begin(sts_jsonw *w) { nest_open(w, '['); }
-void sts_jsonw_arr_end(sts_jsonw *w) { nest_close(w, ']'); }
+void sts_jsonw_obj_begin(sts_jsonw *w)
+{
+    nest_open(w, '{');
+}
+void sts_jsonw_obj_end(sts_jsonw *w)
+{
+    nest_close(w, '}');
+}
+void sts_jsonw_arr_begin(sts_jsonw *w)
+{
+    nest_open(w, '[');
+}
+void sts_jsonw_arr_end(sts_jsonw *w)
+{
+    nest_close(w, ']');
+}
 
 void sts_jsonw_key(sts_jsonw *w, const char *key)
 {
@@ -68,19 +81,34 @@ void sts_json_write_string(FILE *f, const char *str, size_t n)
         unsigned c = s[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
             size_t j = i;
-            while (j < n && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\') j++;
+            while (j < n && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\')
+                j++;
             fwrite(s + i, 1, j - i, f);
             i = j;
             continue;
         }
         switch (c) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\b': fputs("\\b", f); break;
-        case '\f': fputs("\\f", f); break;
+        case '"':
+            fputs("\\\"", f);
+            break;
+        case '\\':
+            fputs("\\\\", f);
+            break;
+        case '\n':
+            fputs("\\n", f);
+            break;
+        case '\r':
+            fputs("\\r", f);
+            break;
+        case '\t':
+            fputs("\\t", f);
+            break;
+        case '\b':
+            fputs("\\b", f);
+            break;
+        case '\f':
+            fputs("\\f", f);
+            break;
         default:
             if (c < 0x20) {
                 fprintf(f, "\\u%04x", c);
@@ -164,4 +192,7 @@ void sts_jsonw_raw(sts_jsonw *w, const char *json)
     fputs(json, w->f);
 }
 
-void sts_jsonw_finish(sts_jsonw *w) { fputc('\n', w->f); }
+void sts_jsonw_finish(sts_jsonw *w)
+{
+    fputc('\n', w->f);
+}

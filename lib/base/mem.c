@@ -79,7 +79,8 @@ static int strtab_rehash(sts_strtab *t, uint32_t nslots)
     for (uint32_t id = 0; id < t->count; id++) {
         uint64_t h = sts_hash_bytes(t->strs[id], t->lens[id]);
         uint32_t i = (uint32_t)h & (nslots - 1);
-        while (slots[i]) i = (i + 1) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
         slots[i] = id + 1;
     }
     free(t->slots);
@@ -186,7 +187,8 @@ static int u64map_resize(sts_u64map *m, size_t nslots)
     for (size_t j = 0; j < m->nslots; j++) {
         if (!m->keys[j]) continue;
         size_t i = u64_slot(m->keys[j], nslots);
-        while (keys[i]) i = (i + 1) & (nslots - 1);
+        while (keys[i])
+            i = (i + 1) & (nslots - 1);
         keys[i] = m->keys[j];
         vals[i] = m->vals[j];
     }
@@ -202,7 +204,8 @@ int sts_u64map_put(sts_u64map *m, uint64_t key, uint32_t val)
 {
     if ((m->count + 1) * 2 > m->nslots && u64map_resize(m, m->nslots ? m->nslots * 2 : 64) != 0) return -1;
     size_t i = u64_slot(key, m->nslots);
-    while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->nslots - 1);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & (m->nslots - 1);
     if (!m->keys[i]) m->count++;
     m->keys[i] = key;
     m->vals[i] = val;

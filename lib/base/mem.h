@@ -15,7 +15,10 @@ typedef struct sts_arena {
     sts_arena_block *head;
     size_t used, total;
 } sts_arena;
-#define STS_ARENA_INIT { NULL, 0, 0 }
+#define STS_ARENA_INIT \
+    {                  \
+        NULL, 0, 0     \
+    }
 
 /* Returns `n` bytes aligned to 8, or NULL when memory is exhausted. */
 void *sts_arena_alloc(sts_arena *a, size_t n);
@@ -32,20 +35,28 @@ typedef struct sts_strtab {
     uint32_t *slots; /* open addressing, holds id + 1; 0 = empty */
     uint32_t nslots;
 } sts_strtab;
-#define STS_STRTAB_INIT { STS_ARENA_INIT, NULL, NULL, 0, 0, NULL, 0 }
+#define STS_STRTAB_INIT                           \
+    {                                             \
+        STS_ARENA_INIT, NULL, NULL, 0, 0, NULL, 0 \
+    }
 
 int sts_strtab_init(sts_strtab *t);
 /* Returns the id, or UINT32_MAX when memory is exhausted. */
 uint32_t sts_strtab_intern(sts_strtab *t, const char *s, size_t n);
 /* Returns the id of an already interned string, or UINT32_MAX. */
 uint32_t sts_strtab_find(const sts_strtab *t, const char *s, size_t n);
-static inline const char *sts_strtab_get(const sts_strtab *t, uint32_t id) { return t->strs[id]; }
-static inline uint32_t sts_strtab_len(const sts_strtab *t, uint32_t id) { return t->lens[id]; }
+static inline const char *sts_strtab_get(const sts_strtab *t, uint32_t id)
+{
+    return t->strs[id];
+}
+static inline uint32_t sts_strtab_len(const sts_strtab *t, uint32_t id)
+{
+    return t->lens[id];
+}
 void sts_strtab_release(sts_strtab *t);
 
 /* FNV-1a, 64-bit. */
 uint64_t sts_hash_bytes(const void *p, size_t n);
-
 
 /* A map from non-zero uint64 keys to uint32 values (open addressing). */
 typedef struct sts_u64map {
@@ -53,7 +64,10 @@ typedef struct sts_u64map {
     uint32_t *vals;
     size_t count, nslots;
 } sts_u64map;
-#define STS_U64MAP_INIT { NULL, NULL, 0, 0 }
+#define STS_U64MAP_INIT  \
+    {                    \
+        NULL, NULL, 0, 0 \
+    }
 
 /* Returns the value for `key` (non-zero), or UINT32_MAX. */
 uint32_t sts_u64map_get(const sts_u64map *m, uint64_t key);

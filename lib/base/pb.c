@@ -98,7 +98,8 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
         size_t w = wire == STS_PB_I64 ? 8 : 4;
         if ((size_t)(end - p) < w) return fail(e, r, STS_PB_FIXED_PAST_END, val_off, num, wire);
         uint64_t v = 0;
-        for (size_t i = 0; i < w; i++) v |= (uint64_t)p[i] << (8 * i);
+        for (size_t i = 0; i < w; i++)
+            v |= (uint64_t)p[i] << (8 * i);
         f->u = v;
         f->data = NULL;
         f->len = 0;
@@ -136,26 +137,40 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
 const char *sts_pb_wire_name(unsigned wire)
 {
     switch (wire) {
-    case 0: return "varint";
-    case 1: return "64-bit";
-    case 2: return "length-delimited";
-    case 3: return "group start";
-    case 4: return "group end";
-    case 5: return "32-bit";
-    default: return "invalid";
+    case 0:
+        return "varint";
+    case 1:
+        return "64-bit";
+    case 2:
+        return "length-delimited";
+    case 3:
+        return "group start";
+    case 4:
+        return "group end";
+    case 5:
+        return "32-bit";
+    default:
+        return "invalid";
     }
 }
 
 const char *sts_pb_fault_text(sts_pb_fault fault)
 {
     switch (fault) {
-    case STS_PB_OK: return "no error";
-    case STS_PB_TRUNCATED_VARINT: return "a varint is cut off by the end of the data";
-    case STS_PB_OVERLONG_VARINT: return "a varint is longer than 10 bytes or overflows 64 bits";
-    case STS_PB_BAD_FIELD_NUMBER: return "a field number is 0 or above 536870911";
-    case STS_PB_BAD_WIRE_TYPE: return "an unsupported wire type (groups or 6/7)";
-    case STS_PB_LENGTH_PAST_END: return "a length runs past the end";
-    case STS_PB_FIXED_PAST_END: return "a fixed-size value runs past the end";
+    case STS_PB_OK:
+        return "no error";
+    case STS_PB_TRUNCATED_VARINT:
+        return "a varint is cut off by the end of the data";
+    case STS_PB_OVERLONG_VARINT:
+        return "a varint is longer than 10 bytes or overflows 64 bits";
+    case STS_PB_BAD_FIELD_NUMBER:
+        return "a field number is 0 or above 536870911";
+    case STS_PB_BAD_WIRE_TYPE:
+        return "an unsupported wire type (groups or 6/7)";
+    case STS_PB_LENGTH_PAST_END:
+        return "a length runs past the end";
+    case STS_PB_FIXED_PAST_END:
+        return "a fixed-size value runs past the end";
     }
     return "unknown fault";
 }
@@ -282,14 +297,18 @@ void sts_pb_put_uint(sts_pb_writer *w, uint32_t num, uint64_t v)
     emit_varint(w, v);
 }
 
-void sts_pb_put_int(sts_pb_writer *w, uint32_t num, int64_t v) { sts_pb_put_uint(w, num, (uint64_t)v); }
+void sts_pb_put_int(sts_pb_writer *w, uint32_t num, int64_t v)
+{
+    sts_pb_put_uint(w, num, (uint64_t)v);
+}
 
 void sts_pb_put_double(sts_pb_writer *w, uint32_t num, double v)
 {
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     uint8_t le[8];
-    for (int i = 0; i < 8; i++) le[i] = (uint8_t)(bits >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        le[i] = (uint8_t)(bits >> (8 * i));
     emit_tag(w, num, STS_PB_I64);
     emit_bytes(w, le, 8);
 }
@@ -301,7 +320,10 @@ void sts_pb_put_bytes(sts_pb_writer *w, uint32_t num, const void *p, size_t n)
     emit_bytes(w, p, n);
 }
 
-void sts_pb_put_str(sts_pb_writer *w, uint32_t num, const char *s) { sts_pb_put_bytes(w, num, s, strlen(s)); }
+void sts_pb_put_str(sts_pb_writer *w, uint32_t num, const char *s)
+{
+    sts_pb_put_bytes(w, num, s, strlen(s));
+}
 
 void sts_pb_begin(sts_pb_writer *w, uint32_t num)
 {

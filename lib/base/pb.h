@@ -63,12 +63,12 @@ typedef enum sts_pb_fault {
 /* What went wrong, for the caller to word with its own message and field names. */
 typedef struct sts_pb_error {
     sts_pb_fault fault;
-    uint64_t offset;    /* where the bad tag, varint or value starts */
-    uint32_t num;       /* field number, when the tag was read */
-    uint8_t wire;       /* wire type, when the tag was read */
-    uint64_t len;       /* the length that was too long (LENGTH_PAST_END) */
-    uint64_t avail;     /* bytes that remained in the enclosing message */
-    uint64_t msg_end;   /* offset where the enclosing message ends */
+    uint64_t offset;  /* where the bad tag, varint or value starts */
+    uint32_t num;     /* field number, when the tag was read */
+    uint8_t wire;     /* wire type, when the tag was read */
+    uint64_t len;     /* the length that was too long (LENGTH_PAST_END) */
+    uint64_t avail;   /* bytes that remained in the enclosing message */
+    uint64_t msg_end; /* offset where the enclosing message ends */
 } sts_pb_error;
 
 /* A reader over the whole buffer `buf` of `n` bytes. */
@@ -82,7 +82,10 @@ void sts_pb_sub(sts_pb_reader *sub, const sts_pb_reader *parent, const sts_pb_fi
 int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e);
 
 /* Offset of the reader's position from the buffer's origin. */
-static inline uint64_t sts_pb_offset(const sts_pb_reader *r) { return (uint64_t)(r->p - r->origin); }
+static inline uint64_t sts_pb_offset(const sts_pb_reader *r)
+{
+    return (uint64_t)(r->p - r->origin);
+}
 
 /* "varint", "64-bit", "length-delimited", "32-bit", "group start", ... */
 const char *sts_pb_wire_name(unsigned wire);
@@ -98,27 +101,27 @@ double sts_pb_double(uint64_t bits);
 /* Receives output bytes; returns 0, or non-zero to stop writing (a write error). */
 typedef int (*sts_pb_sink_fn)(void *user, const void *buf, size_t n);
 
-#define STS_PB_MAX_DEPTH 32
+#define STS_PB_MAX_DEPTH   32
 #define STS_PB_MAX_MESSAGE 2147483647u /* protobuf's own 2 GiB limit for a message */
 
 typedef enum sts_pb_werr {
     STS_PB_W_OK = 0,
-    STS_PB_W_NOMEM,    /* the size table could not grow */
-    STS_PB_W_SINK,     /* the sink reported an error */
-    STS_PB_W_TOO_BIG,  /* a message (or the whole output) reached 2 GiB */
-    STS_PB_W_MISUSE    /* unbalanced begin/end, too deep, or the passes differed */
+    STS_PB_W_NOMEM,   /* the size table could not grow */
+    STS_PB_W_SINK,    /* the sink reported an error */
+    STS_PB_W_TOO_BIG, /* a message (or the whole output) reached 2 GiB */
+    STS_PB_W_MISUSE   /* unbalanced begin/end, too deep, or the passes differed */
 } sts_pb_werr;
 
 typedef struct sts_pb_writer {
-    int emitting;           /* 0: measuring pass; 1: writing pass */
-    sts_pb_werr failed;     /* sticky: the first failure */
-    uint32_t *sizes;        /* submessage sizes in the order they begin */
+    int emitting;       /* 0: measuring pass; 1: writing pass */
+    sts_pb_werr failed; /* sticky: the first failure */
+    uint32_t *sizes;    /* submessage sizes in the order they begin */
     size_t nsizes, cap, next;
-    uint64_t pos;           /* bytes counted (measure) or written (emit) */
+    uint64_t pos; /* bytes counted (measure) or written (emit) */
     uint64_t open_start[STS_PB_MAX_DEPTH];
     size_t open_index[STS_PB_MAX_DEPTH];
     int depth;
-    uint8_t *buf;           /* 64 KiB output buffer (emit pass) */
+    uint8_t *buf; /* 64 KiB output buffer (emit pass) */
     size_t used;
     sts_pb_sink_fn sink;
     void *user;

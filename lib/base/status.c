@@ -1,4 +1,5 @@
-#include "stepscope.h"
+#include "stepscope/status.h"
+#include "stepscope/version.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +47,12 @@ sts_status sts_error_set(sts_error *err, sts_status code, int64_t byte_offset, c
     return code;
 }
 
-const char *sts_version(void) { return STS_VERSION_STRING; }
+const char *sts_version(void)
+{
+    return STS_VERSION_STRING;
+}
 
-unsigned sts_version_number(void) { return STS_VERSION_NUMBER; }
+unsigned sts_version_number(void)
+{
+    return STS_VERSION_NUMBER;
+}

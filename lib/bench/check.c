@@ -17,7 +17,8 @@ void sts_check_add_f32(sts_bench_check *check, const char *name, int ndim, const
     memset(&leaf, 0, sizeof leaf);
     snprintf(leaf.name, sizeof leaf.name, "%s", name);
     leaf.ndim = ndim < 0 ? 0 : ndim > 4 ? 4 : ndim;
-    for (int i = 0; i < leaf.ndim; i++) leaf.shape[i] = shape[i];
+    for (int i = 0; i < leaf.ndim; i++)
+        leaf.shape[i] = shape[i];
     leaf.count = count;
     for (size_t i = 0; i < count; i++) {
         double err = fabs((double)got[i] - want[i]);

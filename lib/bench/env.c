@@ -5,7 +5,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stepscope.h"
+#include "stepscope/bench.h"
+#include "stepscope/device.h"
+#include "stepscope/version.h"
 
 /* The value of the first "key : value" line starting with `key`, trimmed. */
 static void read_keyed_line(const char *path, const char *key, char *out, size_t cap)
@@ -20,13 +22,15 @@ static void read_keyed_line(const char *path, const char *key, char *out, size_t
         const char *colon = strchr(line, ':');
         if (!colon) continue;
         const char *v = colon + 1;
-        while (*v == ' ' || *v == '\t') v++;
+        while (*v == ' ' || *v == '\t')
+            v++;
         snprintf(out, cap, "%s", v);
         break;
     }
     fclose(f);
     size_t n = strlen(out);
-    while (n && (out[n - 1] == '\n' || out[n - 1] == ' ')) out[--n] = 0;
+    while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        out[--n] = 0;
 }
 
 static void read_first_line(const char *path, char *out, size_t cap)
@@ -37,7 +41,8 @@ static void read_first_line(const char *path, char *out, size_t cap)
     if (!fgets(out, (int)cap, f)) out[0] = 0;
     fclose(f);
     size_t n = strlen(out);
-    while (n && (out[n - 1] == '\n' || out[n - 1] == ' ')) out[--n] = 0;
+    while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        out[--n] = 0;
 }
 
 void sts_bench_env_collect(sts_bench_env *env, const sts_device *dev)
@@ -74,6 +79,8 @@ void sts_bench_env_print(FILE *f, const sts_bench_env *env)
     fprintf(f, "  built with %s; stepscope %s\n", env->compiler, env->stepscope_version);
     if (env->has_device)
         fprintf(f, "  device     %s / %s (%s; driver %s; %s)\n", env->device.platform, env->device.name,
-                env->device.is_gpu ? "GPU" : env->device.is_cpu ? "CPU" : "other", env->device.driver_version,
-                env->device.opencl_c_version);
+                env->device.is_gpu   ? "GPU"
+                : env->device.is_cpu ? "CPU"
+                                     : "other",
+                env->device.driver_version, env->device.opencl_c_version);
 }

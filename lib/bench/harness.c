@@ -50,8 +50,10 @@ static sts_status sample_loop(const sts_bench_spec *s, size_t n, int64_t *host, 
         }
         host[i] = t1 - t0;
         if (dev) dev[i] = device_time(s, h);
-        if (last && i + 1 == n) *last = h;
-        else drop(s, h);
+        if (last && i + 1 == n)
+            *last = h;
+        else
+            drop(s, h);
     }
     return STS_OK;
 }

@@ -15,7 +15,10 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 static uint64_t next_u64(rng *r)
 {
@@ -32,13 +35,17 @@ static uint64_t next_u64(rng *r)
 }
 
 /* Uniform in [0, 1) with 53 random bits. */
-static double next_unit(rng *r) { return (double)(next_u64(r) >> 11) * 0x1.0p-53; }
+static double next_unit(rng *r)
+{
+    return (double)(next_u64(r) >> 11) * 0x1.0p-53;
+}
 
 void sts_normal_f32(uint64_t seed, float *out, size_t n)
 {
     rng r;
     uint64_t x = seed;
-    for (int i = 0; i < 4; i++) r.s[i] = splitmix64(&x);
+    for (int i = 0; i < 4; i++)
+        r.s[i] = splitmix64(&x);
     const double two_pi = 6.283185307179586476925286766559;
     for (size_t i = 0; i < n; i += 2) {
         /* 1 - u lies in (0, 1], so the logarithm is finite. */

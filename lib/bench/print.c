@@ -6,18 +6,24 @@
 /* "12.3 us", "4.56 ms", "1.23 s" or "850 ns". */
 static const char *fmt_time(char *buf, size_t cap, double ns)
 {
-    if (ns < 0) snprintf(buf, cap, "-");
-    else if (ns < 1e3) snprintf(buf, cap, "%.0f ns", ns);
-    else if (ns < 1e6) snprintf(buf, cap, "%.1f us", ns / 1e3);
-    else if (ns < 1e9) snprintf(buf, cap, "%.2f ms", ns / 1e6);
-    else snprintf(buf, cap, "%.3f s", ns / 1e9);
+    if (ns < 0)
+        snprintf(buf, cap, "-");
+    else if (ns < 1e3)
+        snprintf(buf, cap, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, cap, "%.1f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, cap, "%.2f ms", ns / 1e6);
+    else
+        snprintf(buf, cap, "%.3f s", ns / 1e9);
     return buf;
 }
 
 static void print_shape(FILE *f, const sts_bench_shape *s)
 {
     fprintf(f, " %s [", s->key);
-    for (int i = 0; i < s->ndim; i++) fprintf(f, "%s%lld", i ? "," : "", (long long)s->dims[i]);
+    for (int i = 0; i < s->ndim; i++)
+        fprintf(f, "%s%lld", i ? "," : "", (long long)s->dims[i]);
     fprintf(f, "]");
 }
 
@@ -44,8 +50,9 @@ static void print_stats(FILE *f, const sts_bench_result *r)
     fprintf(f, "              stddev %s  MAD %s  CV %.1f%%  outliers %zu\n", fmt_time(e, sizeof e, s->stddev),
             fmt_time(g, sizeof g, s->mad), s->cv * 100, s->outliers);
     if (r->device_stats.n)
-        fprintf(f, "  device      median %s (OpenCL profiling, first kernel start to last end); host overhead "
-                   "median %s\n",
+        fprintf(f,
+                "  device      median %s (OpenCL profiling, first kernel start to last end); host overhead "
+                "median %s\n",
                 fmt_time(a, sizeof a, r->device_stats.median), fmt_time(b, sizeof b, r->overhead_stats.median));
     fprintf(f, "  first call / warm median = %.1fx\n", sts_bench_first_to_warm_ratio(r));
     if (r->dispatch_stats.n)
@@ -76,7 +83,8 @@ void sts_bench_print(FILE *f, const sts_bench_result *r)
     fprintf(f, "%s\n", r->name);
     fprintf(f, "  boundary    %s\n", r->boundary);
     fprintf(f, "  contract   ");
-    for (size_t i = 0; i < r->nshapes; i++) print_shape(f, &r->shapes[i]);
+    for (size_t i = 0; i < r->nshapes; i++)
+        print_shape(f, &r->shapes[i]);
     fprintf(f, " %s\n", r->dtype);
     fprintf(f, "  first call  %s (device %s), timed apart from the warm calls\n",
             fmt_time(a, sizeof a, (double)r->first_call_ns), fmt_time(b, sizeof b, (double)r->first_device_ns));

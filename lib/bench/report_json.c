@@ -10,15 +10,20 @@ static const char dispatch_boundary[] =
     "call returns its handle; the clock stops before any wait (not the cost of the work)";
 static const char outlier_rule[] = "modified z-score |0.6745 (x - median) / MAD| > 3.5";
 
-static double secs(double ns) { return ns / 1e9; }
+static double secs(double ns)
+{
+    return ns / 1e9;
+}
 
 static void seconds_array(sts_jsonw *w, const char *key, const int64_t *v, size_t n)
 {
     sts_jsonw_key(w, key);
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
-        if (v[i] < 0) sts_jsonw_null(w);
-        else sts_jsonw_f64(w, secs((double)v[i]));
+        if (v[i] < 0)
+            sts_jsonw_null(w);
+        else
+            sts_jsonw_f64(w, secs((double)v[i]));
     }
     sts_jsonw_arr_end(w);
 }
@@ -39,8 +44,10 @@ static void key_str(sts_jsonw *w, const char *key, const char *v)
 static void key_seconds_or_null(sts_jsonw *w, const char *key, size_t n, double ns)
 {
     sts_jsonw_key(w, key);
-    if (n) sts_jsonw_f64(w, secs(ns));
-    else sts_jsonw_null(w);
+    if (n)
+        sts_jsonw_f64(w, secs(ns));
+    else
+        sts_jsonw_null(w);
 }
 
 static void stats_object(sts_jsonw *w, const char *key, const sts_stats *s, const unsigned char *outlier)
@@ -70,15 +77,18 @@ static void stats_object(sts_jsonw *w, const char *key, const sts_stats *s, cons
 static void shape_array(sts_jsonw *w, int ndim, const int64_t *dims)
 {
     sts_jsonw_arr_begin(w);
-    for (int i = 0; i < ndim; i++) sts_jsonw_i64(w, dims[i]);
+    for (int i = 0; i < ndim; i++)
+        sts_jsonw_i64(w, dims[i]);
     sts_jsonw_arr_end(w);
 }
 
 static void check_object(sts_jsonw *w, const sts_bench_check *c)
 {
     sts_jsonw_key(w, "max_abs_error");
-    if (c->checked) sts_jsonw_f64(w, c->max_abs_error);
-    else sts_jsonw_null(w);
+    if (c->checked)
+        sts_jsonw_f64(w, c->max_abs_error);
+    else
+        sts_jsonw_null(w);
     key_f64(w, "atol", c->atol);
     key_f64(w, "rtol", c->rtol);
     sts_jsonw_key(w, "check");
@@ -112,7 +122,8 @@ static void device_fields(sts_jsonw *w, const sts_bench_env *env)
     char backend[300];
     if (env && env->has_device)
         snprintf(backend, sizeof backend, "OpenCL %s / %s", env->device.platform, env->device.name);
-    else snprintf(backend, sizeof backend, "host");
+    else
+        snprintf(backend, sizeof backend, "host");
     key_str(w, "backend", backend);
     key_str(w, "device", env && env->has_device ? env->device.name : "");
     sts_jsonw_key(w, "versions");
@@ -145,8 +156,10 @@ static void timing_fields(sts_jsonw *w, const sts_bench_result *r)
     sts_jsonw_key(w, "host_overhead_samples_seconds");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < r->nsamples; i++) {
-        if (r->device_ns[i] < 0) sts_jsonw_null(w);
-        else sts_jsonw_f64(w, secs((double)(r->samples_ns[i] - r->device_ns[i])));
+        if (r->device_ns[i] < 0)
+            sts_jsonw_null(w);
+        else
+            sts_jsonw_f64(w, secs((double)(r->samples_ns[i] - r->device_ns[i])));
     }
     sts_jsonw_arr_end(w);
     key_seconds_or_null(w, "host_overhead_median_seconds", r->overhead_stats.n, r->overhead_stats.median);
@@ -185,8 +198,10 @@ static void env_object(sts_jsonw *w, const sts_bench_env *env)
     sts_jsonw_key(w, "cpu_count");
     sts_jsonw_u64(w, env->cpu_count);
     sts_jsonw_key(w, "cpu_governor");
-    if (env->governor[0]) sts_jsonw_str(w, env->governor);
-    else sts_jsonw_null(w);
+    if (env->governor[0])
+        sts_jsonw_str(w, env->governor);
+    else
+        sts_jsonw_null(w);
     key_str(w, "os", env->os);
     key_str(w, "compiler", env->compiler);
     key_str(w, "stepscope_version", env->stepscope_version);

@@ -16,10 +16,10 @@
 struct sts_workload {
     sts_device *dev;
     sts_workload_params p;
-    float *x, *w;        /* host inputs, placed by setup */
-    double *ref;         /* prediction (predict, structured) or energy (energy) */
-    double ref_mean;     /* structured */
-    float *got;          /* host copy of the result, for the check */
+    float *x, *w;    /* host inputs, placed by setup */
+    double *ref;     /* prediction (predict, structured) or energy (energy) */
+    double ref_mean; /* structured */
+    float *got;      /* host copy of the result, for the check */
     float got_mean;
     sts_array *X, *W, *Y; /* inputs, and scratch for the energy's large-shape path */
     sts_array *T;         /* tanh(x @ w); not for energy */
@@ -33,7 +33,7 @@ typedef struct handle {
     sts_event *ev[MAX_EVENTS];
 } handle;
 
-static const char *const names[] = { "predict", "energy", "structured" };
+static const char *const names[] = {"predict", "energy", "structured"};
 
 const char *sts_workload_name(sts_workload_kind kind)
 {
@@ -44,8 +44,8 @@ sts_status sts_workload_parse(const char *name, sts_workload_kind *out, sts_erro
 {
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0) return *out = (sts_workload_kind)i, STS_OK;
-    return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
-                         "unknown workload '%s' (expected predict, energy or structured)", name);
+    return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "unknown workload '%s' (expected predict, energy or structured)",
+                         name);
 }
 
 static void reference(sts_workload *wl)
@@ -58,8 +58,10 @@ static void reference(sts_workload *wl)
             double s = 0;
             for (int64_t k = 0; k < p->features; k++)
                 s += (double)wl->x[i * p->features + k] * (double)wl->w[k * p->outputs + j];
-            if (p->kind == STS_WORKLOAD_ENERGY) energy += s * s;
-            else total += wl->ref[i * p->outputs + j] = tanh(s);
+            if (p->kind == STS_WORKLOAD_ENERGY)
+                energy += s * s;
+            else
+                total += wl->ref[i * p->outputs + j] = tanh(s);
         }
         if (p->kind == STS_WORKLOAD_ENERGY) wl->ref[i] = energy;
     }
@@ -69,7 +71,7 @@ static void reference(sts_workload *wl)
 static sts_status make_arrays(sts_workload *wl, sts_error *err)
 {
     const sts_workload_params *p = &wl->p;
-    int64_t xs[2] = { p->rows, p->features }, ws[2] = { p->features, p->outputs }, ys[2] = { p->rows, p->outputs };
+    int64_t xs[2] = {p->rows, p->features}, ws[2] = {p->features, p->outputs}, ys[2] = {p->rows, p->outputs};
     sts_status st = sts_array_create(wl->dev, STS_DTYPE_F32, 2, xs, &wl->X, err);
     if (st == STS_OK) st = sts_array_create(wl->dev, STS_DTYPE_F32, 2, ws, &wl->W, err);
     if (st == STS_OK) st = sts_array_create(wl->dev, STS_DTYPE_F32, 2, ys, &wl->Y, err);
@@ -150,7 +152,7 @@ static sts_status wl_setup(void *user, sts_error *err)
     sts_workload *wl = user;
     sts_status st = sts_array_write(wl->X, wl->x, sts_array_bytes(wl->X), NULL, err);
     if (st == STS_OK) st = sts_array_write(wl->W, wl->w, sts_array_bytes(wl->W), NULL, err);
-    sts_array *placed[2] = { wl->X, wl->W };
+    sts_array *placed[2] = {wl->X, wl->W};
     if (st == STS_OK) st = sts_arrays_ready(placed, 2, err);
     return st;
 }
@@ -160,7 +162,8 @@ static void release_handle(void *user, void *hp)
     (void)user;
     handle *h = hp;
     if (!h) return;
-    for (size_t i = 0; i < h->n; i++) sts_event_release(h->ev[i]);
+    for (size_t i = 0; i < h->n; i++)
+        sts_event_release(h->ev[i]);
     free(h);
 }
 
@@ -208,7 +211,7 @@ static sts_status wl_check(void *user, void *hp, sts_bench_check *out, sts_error
     (void)hp;
     sts_workload *wl = user;
     const sts_workload_params *p = &wl->p;
-    int64_t ys[2] = { p->rows, p->outputs };
+    int64_t ys[2] = {p->rows, p->outputs};
     if (p->kind == STS_WORKLOAD_ENERGY) {
         sts_status st = sts_array_read(wl->E, wl->got, (size_t)p->rows * sizeof *wl->got, err);
         if (st == STS_OK) sts_check_add_f32(out, "energy", 1, ys, wl->got, wl->ref, (size_t)p->rows);
@@ -243,8 +246,10 @@ void sts_workload_spec(sts_workload *wl, sts_bench_spec *spec)
     spec->dtype = "float32";
     set_shape(&spec->shapes[0], "input_shape", 2, p->rows, p->features);
     set_shape(&spec->shapes[1], "weight_shape", 2, p->features, p->outputs);
-    if (p->kind == STS_WORKLOAD_ENERGY) set_shape(&spec->shapes[2], "output_shape", 1, p->rows, 0);
-    else set_shape(&spec->shapes[2], "output_shape", 2, p->rows, p->outputs);
+    if (p->kind == STS_WORKLOAD_ENERGY)
+        set_shape(&spec->shapes[2], "output_shape", 1, p->rows, 0);
+    else
+        set_shape(&spec->shapes[2], "output_shape", 2, p->rows, p->outputs);
     spec->nshapes = 3;
     if (p->kind == STS_WORKLOAD_STRUCTURED) {
         set_shape(&spec->shapes[3], "mean_shape", 0, 0, 0);

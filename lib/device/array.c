@@ -6,8 +6,10 @@
 const char *sts_dtype_name(sts_dtype dt)
 {
     switch (dt) {
-    case STS_DTYPE_F32: return "float32";
-    case STS_DTYPE_I32: return "int32";
+    case STS_DTYPE_F32:
+        return "float32";
+    case STS_DTYPE_I32:
+        return "int32";
     }
     return "unknown";
 }
@@ -51,7 +53,8 @@ sts_status sts_array_create(sts_device *dev, sts_dtype dtype, int ndim, const in
     a->dev = dev;
     a->dtype = dtype;
     a->ndim = ndim;
-    for (int i = 0; i < ndim; i++) a->shape[i] = shape[i];
+    for (int i = 0; i < ndim; i++)
+        a->shape[i] = shape[i];
     a->count = count;
     *out = a;
     return STS_OK;
@@ -65,13 +68,34 @@ void sts_array_free(sts_array *a)
     free(a);
 }
 
-int sts_array_ndim(const sts_array *a) { return a->ndim; }
-const int64_t *sts_array_shape(const sts_array *a) { return a->shape; }
-sts_dtype sts_array_dtype(const sts_array *a) { return a->dtype; }
-size_t sts_array_count(const sts_array *a) { return a->count; }
-size_t sts_array_bytes(const sts_array *a) { return a->count * sts_dtype_size(a->dtype); }
-sts_device *sts_array_device(const sts_array *a) { return a->dev; }
-sts_event *sts_array_event(const sts_array *a) { return a->last; }
+int sts_array_ndim(const sts_array *a)
+{
+    return a->ndim;
+}
+const int64_t *sts_array_shape(const sts_array *a)
+{
+    return a->shape;
+}
+sts_dtype sts_array_dtype(const sts_array *a)
+{
+    return a->dtype;
+}
+size_t sts_array_count(const sts_array *a)
+{
+    return a->count;
+}
+size_t sts_array_bytes(const sts_array *a)
+{
+    return a->count * sts_dtype_size(a->dtype);
+}
+sts_device *sts_array_device(const sts_array *a)
+{
+    return a->dev;
+}
+sts_event *sts_array_event(const sts_array *a)
+{
+    return a->last;
+}
 
 void sts_array_set_event(sts_array *a, sts_event *ev)
 {

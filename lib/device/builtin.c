@@ -13,7 +13,7 @@
 #include "device/embedded.h"
 
 #define STR2(x) #x
-#define STR(x) STR2(x)
+#define STR(x)  STR2(x)
 
 static const char *const kernel_names[STS_BI_COUNT] = {
     [STS_BI_MATMUL_TILED] = "matmul_tiled",
@@ -101,14 +101,15 @@ static void prepend(char *buf, size_t cap, const char *prefix)
 
 static sts_status build_builtins(sts_device *dev, sts_program **prog, sts_error *err)
 {
-    text t = { NULL, 0, 0 };
+    text t = {NULL, 0, 0};
     sts_status st = combined_source(&t, err);
     if (st == STS_OK) st = sts_program_build(dev, t.buf, t.len, build_options, prog, NULL, err);
     free(t.buf);
     if (st == STS_ERR_BUILD && err) {
         const char *dir = getenv(STS_KERNELS_ENV);
         char prefix[512];
-        snprintf(prefix, sizeof prefix, "built-in kernels (lib/device/kernels%s%s): ", dir && *dir ? ", overridden from " : "",
+        snprintf(prefix, sizeof prefix,
+                 "built-in kernels (lib/device/kernels%s%s): ", dir && *dir ? ", overridden from " : "",
                  dir && *dir ? dir : "");
         prepend(err->message, sizeof err->message, prefix);
     }

@@ -8,7 +8,7 @@
 #include "device/device_impl.h"
 
 #define MAX_PLATFORMS 16
-#define MAX_DEVICES 64
+#define MAX_DEVICES   64
 
 static const char install_hint[] =
     "install an OpenCL driver: on Debian, apt-get install pocl-opencl-icd ocl-icd-opencl-dev opencl-headers "
@@ -29,8 +29,8 @@ static sts_status enumerate(found_device *out, size_t cap, size_t *n, sts_error 
     *n = 0;
     if (rc == -1001 || (rc == CL_SUCCESS && np == 0))
         return sts_error_set(err, STS_ERR_NO_DEVICE, -1,
-                             "no OpenCL platform found (clGetPlatformIDs returned %d with %u platforms); %s",
-                             (int)rc, (unsigned)np, install_hint);
+                             "no OpenCL platform found (clGetPlatformIDs returned %d with %u platforms); %s", (int)rc,
+                             (unsigned)np, install_hint);
     if (rc != CL_SUCCESS) return sts_cl_fail(err, "clGetPlatformIDs", rc);
     for (cl_uint p = 0; p < np && p < MAX_PLATFORMS; p++) {
         cl_device_id ids[MAX_DEVICES];
@@ -43,8 +43,8 @@ static sts_status enumerate(found_device *out, size_t cap, size_t *n, sts_error 
         }
     }
     if (*n == 0)
-        return sts_error_set(err, STS_ERR_NO_DEVICE, -1, "%u OpenCL platform(s) found but no device; %s",
-                             (unsigned)np, install_hint);
+        return sts_error_set(err, STS_ERR_NO_DEVICE, -1, "%u OpenCL platform(s) found but no device; %s", (unsigned)np,
+                             install_hint);
     return STS_OK;
 }
 
@@ -103,7 +103,8 @@ sts_status sts_device_list(sts_device_info *infos, size_t cap, size_t *count, st
     *count = 0;
     sts_status st = enumerate(found, MAX_DEVICES, &n, err);
     if (st != STS_OK) return st;
-    for (size_t i = 0; i < n && i < cap; i++) describe(&found[i], (unsigned)i, &infos[i]);
+    for (size_t i = 0; i < n && i < cap; i++)
+        describe(&found[i], (unsigned)i, &infos[i]);
     *count = n;
     return STS_OK;
 }
@@ -113,7 +114,8 @@ static int contains_nocase(const char *hay, const char *needle)
     size_t nl = strlen(needle);
     for (; *hay; hay++) {
         size_t i = 0;
-        while (i < nl && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i])) i++;
+        while (i < nl && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
         if (i == nl) return 1;
     }
     return nl == 0;
@@ -146,8 +148,11 @@ static void list_devices(const sts_device_info *infos, size_t n, char *buf, size
     size_t used = 0;
     buf[0] = 0;
     for (size_t i = 0; i < n && used < cap; i++) {
-        int w = snprintf(buf + used, cap - used, "%s%zu: %s / %s (%s)", i ? "; " : "", i, infos[i].platform,
-                         infos[i].name, infos[i].is_gpu ? "GPU" : infos[i].is_cpu ? "CPU" : "other");
+        int w =
+            snprintf(buf + used, cap - used, "%s%zu: %s / %s (%s)", i ? "; " : "", i, infos[i].platform, infos[i].name,
+                     infos[i].is_gpu   ? "GPU"
+                     : infos[i].is_cpu ? "CPU"
+                                       : "other");
         if (w < 0) break;
         used += (size_t)w;
     }
@@ -182,7 +187,7 @@ static sts_status choose(const char *spec, const sts_device_info *infos, size_t 
 static sts_status make_queue(sts_device *dev, sts_error *err)
 {
     cl_int rc;
-    cl_context_properties props[] = { CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform, 0 };
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform, 0};
     dev->ctx = clCreateContext(props, 1, &dev->id, NULL, NULL, &rc);
     if (!dev->ctx) return sts_cl_fail(err, "clCreateContext", rc);
 #if defined(__GNUC__)
@@ -207,7 +212,8 @@ sts_status sts_device_open(const char *spec, sts_device **out, sts_error *err)
     size_t n = 0, pick = 0;
     sts_status st = enumerate(found, MAX_DEVICES, &n, err);
     if (st != STS_OK) return st;
-    for (size_t i = 0; i < n; i++) describe(&found[i], (unsigned)i, &infos[i]);
+    for (size_t i = 0; i < n; i++)
+        describe(&found[i], (unsigned)i, &infos[i]);
     st = choose(spec, infos, n, &pick, err);
     if (st != STS_OK) return st;
     sts_device *dev = calloc(1, sizeof *dev);
@@ -228,7 +234,8 @@ void sts_device_free(sts_device *dev)
 {
     if (!dev) return;
     if (dev->q) clFinish(dev->q);
-    for (int i = 0; i < STS_BI_COUNT; i++) sts_kernel_free(dev->builtin[i]);
+    for (int i = 0; i < STS_BI_COUNT; i++)
+        sts_kernel_free(dev->builtin[i]);
     for (size_t i = 0; i < dev->nprogs; i++) {
         sts_program *p = dev->progs[i];
         if (p->prog) clReleaseProgram(p->prog);
@@ -244,7 +251,10 @@ void sts_device_free(sts_device *dev)
     free(dev);
 }
 
-const sts_device_info *sts_device_get_info(const sts_device *dev) { return &dev->info; }
+const sts_device_info *sts_device_get_info(const sts_device *dev)
+{
+    return &dev->info;
+}
 
 sts_status sts_device_flush(sts_device *dev, sts_error *err)
 {
@@ -264,7 +274,10 @@ void sts_device_set_enqueue_hook(sts_device *dev, sts_enqueue_hook hook, void *u
     dev->hook_user = user;
 }
 
-void sts_device_set_matmul(sts_device *dev, sts_matmul_kind kind) { dev->matmul = kind; }
+void sts_device_set_matmul(sts_device *dev, sts_matmul_kind kind)
+{
+    dev->matmul = kind;
+}
 
 const char *sts_device_last_build_log(const sts_device *dev)
 {
@@ -275,8 +288,10 @@ sts_status sts_device_publish(sts_device *dev, sts_event *ev, sts_event **out, s
 {
     if (dev->hook) dev->hook(dev->hook_user, ev->name, ev);
     sts_status st = sts_device_flush(dev, err);
-    if (out && st == STS_OK) *out = ev;
-    else sts_event_release(ev);
+    if (out && st == STS_OK)
+        *out = ev;
+    else
+        sts_event_release(ev);
     return st;
 }
 
@@ -323,10 +338,3 @@ sts_status sts_device_clock_pair(sts_device *dev, int64_t *host_ns, int64_t *dev
     if (st == STS_OK && uncertainty_ns) *uncertainty_ns = best / 2;
     return st;
 }
-
-/* LeakSanitizer calls this in programs built with -fsanitize=address. PoCL and the LLVM
- * inside it keep compiler state allocated until the process exits; those are not
- * stepscope's leaks. It lives here because every program that uses a device links
- * this file. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:libpocl.so\nleak:libLLVM\n"; }

@@ -10,7 +10,8 @@ sts_event *sts_event_wrap(const char *name, const cl_event *cl, unsigned n)
 {
     sts_event *ev = calloc(1, sizeof *ev);
     if (!ev || n > STS_EVENT_MAX_CL) {
-        for (unsigned i = 0; i < n; i++) clReleaseEvent(cl[i]);
+        for (unsigned i = 0; i < n; i++)
+            clReleaseEvent(cl[i]);
         free(ev);
         return NULL;
     }
@@ -27,11 +28,12 @@ sts_event *sts_event_wrap(const char *name, const cl_event *cl, unsigned n)
 
 sts_event *sts_event_join(const char *name, sts_event *const *evs, size_t n)
 {
-    cl_event cl[STS_EVENT_MAX_CL] = { 0 };
+    cl_event cl[STS_EVENT_MAX_CL] = {0};
     unsigned total = 0;
     for (size_t i = 0; i < n; i++) {
         if (total + evs[i]->n > STS_EVENT_MAX_CL) {
-            for (unsigned j = 0; j < total; j++) clReleaseEvent(cl[j]);
+            for (unsigned j = 0; j < total; j++)
+                clReleaseEvent(cl[j]);
             return NULL;
         }
         for (unsigned j = 0; j < evs[i]->n; j++) {
@@ -54,13 +56,20 @@ sts_event *sts_event_retain(sts_event *ev)
 void sts_event_release(sts_event *ev)
 {
     if (!ev || --ev->refs > 0) return;
-    for (unsigned i = 0; i < ev->n; i++) clReleaseEvent(ev->cl[i]);
+    for (unsigned i = 0; i < ev->n; i++)
+        clReleaseEvent(ev->cl[i]);
     free(ev);
 }
 
-const char *sts_event_name(const sts_event *ev) { return ev->name; }
+const char *sts_event_name(const sts_event *ev)
+{
+    return ev->name;
+}
 
-int64_t sts_event_host_ns(const sts_event *ev) { return ev->host_ns; }
+int64_t sts_event_host_ns(const sts_event *ev)
+{
+    return ev->host_ns;
+}
 
 /* How long sts_ready polls before it sleeps in clWaitForEvents. A blocking wait on
  * PoCL sleeps on a condition variable, and the wake-up adds several microseconds to
@@ -116,7 +125,10 @@ sts_status sts_ready(sts_event *const *events, size_t n, sts_error *err)
     return STS_OK;
 }
 
-sts_status sts_event_wait(sts_event *ev, sts_error *err) { return sts_ready(&ev, 1, err); }
+sts_status sts_event_wait(sts_event *ev, sts_error *err)
+{
+    return sts_ready(&ev, 1, err);
+}
 
 int sts_event_done(const sts_event *ev)
 {
@@ -147,7 +159,7 @@ sts_status sts_event_get_times(const sts_event *ev, sts_event_times *out, sts_er
         return sts_error_set(err, STS_ERR_STATE, -1,
                              "event '%s' has not completed: wait for it (sts_ready) before reading its times",
                              ev->name);
-    sts_event_times t = { 0, 0, INT64_MAX, INT64_MIN };
+    sts_event_times t = {0, 0, INT64_MAX, INT64_MIN};
     for (unsigned i = 0; i < ev->n; i++) {
         int64_t q, s, b, e;
         cl_int rc = stamp(ev->cl[i], CL_PROFILING_COMMAND_QUEUED, &q);

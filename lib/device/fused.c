@@ -58,7 +58,8 @@ static sts_status hand_back(const char *name, sts_event **parts, size_t n, sts_e
         *ev = sts_event_join(name, parts, n);
         if (!*ev) st = sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory for an event");
     }
-    for (size_t i = 0; i < n; i++) sts_event_release(parts[i]);
+    for (size_t i = 0; i < n; i++)
+        sts_event_release(parts[i]);
     return st;
 }
 
@@ -83,7 +84,7 @@ sts_status sts_op_matmul_tanh(sts_device *dev, const sts_array *a, const sts_arr
     sts_status st = sts_ops_matmul_shapes(dev, a, b, y, err);
     if (st != STS_OK) return st;
     if (use_fused(dev, a, b)) return tanh_small(dev, a, b, y, ev, err);
-    sts_event *parts[2] = { NULL, NULL };
+    sts_event *parts[2] = {NULL, NULL};
     st = sts_op_matmul(dev, a, b, y, &parts[0], err);
     if (st == STS_OK) st = sts_op_tanh(dev, y, y, &parts[1], err);
     if (st != STS_OK) {
@@ -93,8 +94,8 @@ sts_status sts_op_matmul_tanh(sts_device *dev, const sts_array *a, const sts_arr
     return hand_back("matmul_tanh", parts, 2, ev, err);
 }
 
-static sts_status energy_shapes(const sts_device *dev, const sts_array *a, const sts_array *b,
-                                const sts_array *scratch, const sts_array *e, sts_error *err)
+static sts_status energy_shapes(const sts_device *dev, const sts_array *a, const sts_array *b, const sts_array *scratch,
+                                const sts_array *e, sts_error *err)
 {
     sts_status st = sts_ops_matmul_shapes(dev, a, b, scratch, err);
     if (st == STS_OK) st = sts_ops_need_f32(dev, "matmul_energy", "output", e, err);
@@ -128,12 +129,13 @@ sts_status sts_op_matmul_energy(sts_device *dev, const sts_array *a, const sts_a
     sts_status st = energy_shapes(dev, a, b, scratch, e, err);
     if (st != STS_OK) return st;
     if (use_fused(dev, a, b)) return energy_small(dev, a, b, e, ev, err);
-    sts_event *parts[3] = { NULL, NULL, NULL };
+    sts_event *parts[3] = {NULL, NULL, NULL};
     st = sts_op_matmul(dev, a, b, scratch, &parts[0], err);
     if (st == STS_OK) st = sts_op_square(dev, scratch, scratch, &parts[1], err);
     if (st == STS_OK) st = sts_op_row_sum(dev, scratch, e, &parts[2], err);
     if (st != STS_OK) {
-        for (int i = 0; i < 3; i++) sts_event_release(parts[i]);
+        for (int i = 0; i < 3; i++)
+            sts_event_release(parts[i]);
         return st;
     }
     return hand_back("matmul_energy", parts, 3, ev, err);

@@ -9,7 +9,7 @@
  * as -DBLOCK_ROWS (lib/device/builtin.c); the 16 columns are its two float8 vectors. */
 #define BLOCK_ROWS STS_MATMUL_BLOCK_ROWS
 #define BLOCK_COLS 16
-#define TILE 16
+#define TILE       16
 
 void sts_ops_shape_text(const sts_array *a, char *buf, size_t cap)
 {
@@ -40,8 +40,8 @@ static sts_status same_count(const sts_device *dev, const char *op, const sts_ar
     char xs[80], ys[80];
     sts_ops_shape_text(x, xs, sizeof xs);
     sts_ops_shape_text(y, ys, sizeof ys);
-    return sts_error_set(err, STS_ERR_SHAPE, -1, "%s: input shape %s and output shape %s hold different counts", op,
-                         xs, ys);
+    return sts_error_set(err, STS_ERR_SHAPE, -1, "%s: input shape %s and output shape %s hold different counts", op, xs,
+                         ys);
 }
 
 sts_status sts_ops_launch(sts_device *dev, sts_kernel *k, int dims, const size_t *global, const size_t *local,
@@ -64,10 +64,14 @@ sts_status sts_ops_finish(sts_device *dev, const char *name, const cl_event *cl,
 
 static void release_all(cl_event *cl, unsigned n)
 {
-    for (unsigned i = 0; i < n; i++) clReleaseEvent(cl[i]);
+    for (unsigned i = 0; i < n; i++)
+        clReleaseEvent(cl[i]);
 }
 
-static size_t round_up(size_t v, size_t m) { return (v + m - 1) / m * m; }
+static size_t round_up(size_t v, size_t m)
+{
+    return (v + m - 1) / m * m;
+}
 
 /* Sets A, B, C, M, N, K: the leading arguments of every matmul kernel. */
 static sts_status matmul_args(sts_kernel *k, const sts_array *a, const sts_array *b, sts_array *c, sts_error *err)
@@ -86,14 +90,14 @@ static sts_status edge_launch(sts_device *dev, sts_kernel *k, size_t row0, size_
 {
     sts_status st = sts_kernel_set_i32(k, 6, (int32_t)row0, err);
     if (st == STS_OK) st = sts_kernel_set_i32(k, 7, (int32_t)col0, err);
-    size_t global[2] = { cols, rows };
+    size_t global[2] = {cols, rows};
     return st == STS_OK ? sts_ops_launch(dev, k, 2, global, NULL, out, err) : st;
 }
 
 /* Whole RM x 16 blocks with matmul_block, then the right and bottom strips with
  * matmul_edge; the launches share one event. */
-static sts_status matmul_blocked(sts_device *dev, const sts_array *a, const sts_array *b, sts_array *c,
-                                 cl_event *cl, unsigned *n, sts_error *err)
+static sts_status matmul_blocked(sts_device *dev, const sts_array *a, const sts_array *b, sts_array *c, cl_event *cl,
+                                 unsigned *n, sts_error *err)
 {
     size_t M = (size_t)a->shape[0], N = (size_t)b->shape[1];
     size_t Mf = M - M % BLOCK_ROWS, Nf = N - N % BLOCK_COLS;
@@ -102,10 +106,11 @@ static sts_status matmul_blocked(sts_device *dev, const sts_array *a, const sts_
     sts_status st = sts_device_builtin(dev, STS_BI_MATMUL_BLOCK, &blk, err);
     if (st == STS_OK) st = sts_device_builtin(dev, STS_BI_MATMUL_EDGE, &edge, err);
     if (st == STS_OK && blocks) {
-        size_t global[2] = { Nf / BLOCK_COLS, Mf / BLOCK_ROWS };
+        size_t global[2] = {Nf / BLOCK_COLS, Mf / BLOCK_ROWS};
         /* A column of up to 64 work-items shares one panel of B (see matmul.cl). */
-        size_t local[2] = { 1, 64 };
-        while (global[1] % local[1]) local[1] /= 2;
+        size_t local[2] = {1, 64};
+        while (global[1] % local[1])
+            local[1] /= 2;
         st = matmul_args(blk, a, b, c, err);
         if (st == STS_OK) st = sts_ops_launch(dev, blk, 2, global, local, &cl[*n], err);
         if (st == STS_OK) (*n)++;
@@ -134,8 +139,8 @@ static sts_status matmul_tiled(sts_device *dev, const sts_array *a, const sts_ar
     sts_kernel *k;
     sts_status st = sts_device_builtin(dev, STS_BI_MATMUL_TILED, &k, err);
     if (st == STS_OK) st = matmul_args(k, a, b, c, err);
-    size_t global[2] = { round_up((size_t)b->shape[1], TILE), round_up((size_t)a->shape[0], TILE) };
-    size_t local[2] = { TILE, TILE };
+    size_t global[2] = {round_up((size_t)b->shape[1], TILE), round_up((size_t)a->shape[0], TILE)};
+    size_t local[2] = {TILE, TILE};
     if (st == STS_OK) st = sts_ops_launch(dev, k, 2, global, local, &cl[*n], err);
     if (st == STS_OK) (*n)++;
     return st;
@@ -191,10 +196,16 @@ sts_status sts_op_matmul(sts_device *dev, const sts_array *a, const sts_array *b
     cl_event cl[STS_EVENT_MAX_CL];
     unsigned n = 0;
     switch (matmul_choice(dev)) {
-    case STS_MATMUL_TILED: st = matmul_tiled(dev, a, b, c, cl, &n, err); break;
-    case STS_MATMUL_NAIVE: st = matmul_naive(dev, a, b, c, cl, &n, err); break;
+    case STS_MATMUL_TILED:
+        st = matmul_tiled(dev, a, b, c, cl, &n, err);
+        break;
+    case STS_MATMUL_NAIVE:
+        st = matmul_naive(dev, a, b, c, cl, &n, err);
+        break;
     case STS_MATMUL_AUTO:
-    case STS_MATMUL_BLOCKED: st = matmul_blocked(dev, a, b, c, cl, &n, err); break;
+    case STS_MATMUL_BLOCKED:
+        st = matmul_blocked(dev, a, b, c, cl, &n, err);
+        break;
     }
     if (st != STS_OK) {
         release_all(cl, n);
@@ -245,8 +256,7 @@ sts_status sts_op_square(sts_device *dev, const sts_array *x, sts_array *y, sts_
     return unary(dev, STS_BI_SQUARE, "square", x, y, NULL, ev, err);
 }
 
-sts_status sts_op_scale(sts_device *dev, const sts_array *x, float alpha, sts_array *y, sts_event **ev,
-                        sts_error *err)
+sts_status sts_op_scale(sts_device *dev, const sts_array *x, float alpha, sts_array *y, sts_event **ev, sts_error *err)
 {
     return unary(dev, STS_BI_SCALE, "scale", x, y, &alpha, ev, err);
 }
@@ -262,8 +272,8 @@ sts_status sts_op_row_sum(sts_device *dev, const sts_array *x, sts_array *y, sts
     sts_ops_shape_text(y, ys, sizeof ys);
     if (x->ndim != 2 || y->count != (size_t)x->shape[0])
         return sts_error_set(err, STS_ERR_SHAPE, -1,
-                             "row_sum: input %s must be 2-D [rows, cols] and output %s must hold one value per row",
-                             xs, ys);
+                             "row_sum: input %s must be 2-D [rows, cols] and output %s must hold one value per row", xs,
+                             ys);
     sts_kernel *k;
     st = sts_device_builtin(dev, STS_BI_ROW_SUM, &k, err);
     if (st == STS_OK) st = sts_kernel_set_array(k, 0, x, err);
@@ -291,7 +301,8 @@ static sts_status reduce_all(sts_device *dev, const char *name, const sts_array 
     if (st != STS_OK) return st;
     size_t limit = sts_kernel_max_work_group(k), group = 1;
     if (limit > 256) limit = 256;
-    while (group * 2 <= limit && group < x->count) group *= 2;
+    while (group * 2 <= limit && group < x->count)
+        group *= 2;
     float scale = mean ? (float)(1.0 / (double)x->count) : 1.0f;
     st = sts_kernel_set_array(k, 0, x, err);
     if (st == STS_OK) st = sts_kernel_set_array(k, 1, y, err);

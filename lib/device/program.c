@@ -55,7 +55,8 @@ static sts_status build_failed(sts_device *dev, cl_program prog, cl_int rc, sts_
     dev->last_build_log = log;
     const char *text = log ? log : "";
     size_t len = strlen(text);
-    while (len && (text[len - 1] == '\n' || text[len - 1] == ' ')) len--;
+    while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+        len--;
     return sts_error_set(err, STS_ERR_BUILD, -1, "OpenCL program build failed (%s) on %s; compiler log:\n%.*s",
                          sts_cl_error_name(rc), dev->info.name, (int)len, text);
 }
@@ -106,12 +107,12 @@ static sts_status compile(sts_device *dev, const char *src, size_t len, const ch
     return STS_OK;
 }
 
-sts_status sts_program_build(sts_device *dev, const char *source, size_t len, const char *options,
-                             sts_program **out, sts_build_info *info, sts_error *err)
+sts_status sts_program_build(sts_device *dev, const char *source, size_t len, const char *options, sts_program **out,
+                             sts_build_info *info, sts_error *err)
 {
     int64_t t0 = sts_clock_ns();
     *out = NULL;
-    if (info) *info = (sts_build_info){ 0, 0, 0 };
+    if (info) *info = (sts_build_info){0, 0, 0};
     if (!source) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "program source is NULL");
     if (!len) len = strlen(source);
     if (!options) options = "";
@@ -136,7 +137,10 @@ sts_status sts_program_build(sts_device *dev, const char *source, size_t len, co
     return STS_OK;
 }
 
-const char *sts_program_log(const sts_program *p) { return p->log; }
+const char *sts_program_log(const sts_program *p)
+{
+    return p->log;
+}
 
 sts_status sts_kernel_create(sts_program *p, const char *name, sts_kernel **out, sts_error *err)
 {
@@ -167,7 +171,10 @@ void sts_kernel_free(sts_kernel *k)
     free(k);
 }
 
-const char *sts_kernel_name(const sts_kernel *k) { return k->name; }
+const char *sts_kernel_name(const sts_kernel *k)
+{
+    return k->name;
+}
 
 static sts_status arg_result(const sts_kernel *k, unsigned index, cl_int rc, sts_error *err)
 {
@@ -215,12 +222,10 @@ size_t sts_kernel_max_work_group(const sts_kernel *k)
     return n;
 }
 
-static sts_status check_sizes(const sts_kernel *k, int dims, const size_t *global, const size_t *local,
-                              sts_error *err)
+static sts_status check_sizes(const sts_kernel *k, int dims, const size_t *global, const size_t *local, sts_error *err)
 {
     if (dims < 1 || dims > 3)
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "kernel '%s': %d dimensions (expected 1..3)", k->name,
-                             dims);
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "kernel '%s': %d dimensions (expected 1..3)", k->name, dims);
     for (int i = 0; i < dims; i++) {
         if (global[i] == 0)
             return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "kernel '%s': global size %d is 0", k->name, i);
@@ -242,8 +247,9 @@ sts_status sts_kernel_enqueue(sts_kernel *k, int dims, const size_t *global, con
     sts_device *dev = k->prog->dev;
     cl_event e;
     cl_int rc = clEnqueueNDRangeKernel(dev->q, k->k, (cl_uint)dims, NULL, global, local, 0, NULL, &e);
-    if (rc != CL_SUCCESS) return sts_error_set(err, STS_ERR_DEVICE, -1, "launching kernel '%s' failed: %s (%d)",
-                                               k->name, sts_cl_error_name(rc), (int)rc);
+    if (rc != CL_SUCCESS)
+        return sts_error_set(err, STS_ERR_DEVICE, -1, "launching kernel '%s' failed: %s (%d)", k->name,
+                             sts_cl_error_name(rc), (int)rc);
     sts_event *w = sts_event_wrap(k->name, &e, 1);
     if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory for an event");
     return sts_device_publish(dev, w, ev, err);

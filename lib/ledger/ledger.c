@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const miss_names[STS_MISS_COUNT] = { "first", "shape", "dtype", "static",
-                                                         "weak_type", "pytree", "context", "other" };
+static const char *const miss_names[STS_MISS_COUNT] = {"first",     "shape",  "dtype",   "static",
+                                                       "weak_type", "pytree", "context", "other"};
 
 const char *sts_miss_category_name(sts_miss_category c)
 {
@@ -18,9 +18,12 @@ const char *sts_miss_category_name(sts_miss_category c)
 const char *sts_sync_kind_name(sts_sync_kind k)
 {
     switch (k) {
-    case STS_SYNC_READ: return "read";
-    case STS_SYNC_WAIT: return "wait";
-    case STS_SYNC_SCALAR: return "scalar";
+    case STS_SYNC_READ:
+        return "read";
+    case STS_SYNC_WAIT:
+        return "wait";
+    case STS_SYNC_SCALAR:
+        return "scalar";
     }
     return "wait";
 }
@@ -43,7 +46,8 @@ void sts_ledger_free(sts_ledger *l)
         free(l->fns[i].sigs);
         free(l->fns[i].argnames);
     }
-    for (size_t i = 0; i < l->ncomps; i++) free(l->comps[i].vals);
+    for (size_t i = 0; i < l->ncomps; i++)
+        free(l->comps[i].vals);
     free(l->fns);
     free(l->rows);
     free(l->args);
@@ -61,18 +65,21 @@ void sts_ledger_free(sts_ledger *l)
     free(l);
 }
 
-uint32_t lg_intern_n(sts_ledger *l, const char *s, size_t n)
+uint32_t sts_lg_intern_n(sts_ledger *l, const char *s, size_t n)
 {
     if (!s) return 0;
     if (n > UINT32_MAX / 2) n = UINT32_MAX / 2;
     return sts_strtab_intern(&l->strs, s, n);
 }
 
-uint32_t lg_intern(sts_ledger *l, const char *s) { return s ? lg_intern_n(l, s, strlen(s)) : 0; }
-
-long lg_fn_get(sts_ledger *l, const char *name)
+uint32_t sts_lg_intern(sts_ledger *l, const char *s)
 {
-    uint32_t id = lg_intern(l, name);
+    return s ? sts_lg_intern_n(l, s, strlen(s)) : 0;
+}
+
+long sts_lg_fn_get(sts_ledger *l, const char *name)
+{
+    uint32_t id = sts_lg_intern(l, name);
     if (id == UINT32_MAX) return -1;
     uint32_t found = sts_u64map_get(&l->fn_by_name, (uint64_t)id + 1);
     if (found != UINT32_MAX) return (long)found;
@@ -88,14 +95,17 @@ long lg_fn_get(sts_ledger *l, const char *name)
     return (long)l->nfns++;
 }
 
-static uint64_t pair_key(uint64_t a, uint64_t b) { return ((a + 1) << 32) | (b & 0xffffffffu); }
+static uint64_t pair_key(uint64_t a, uint64_t b)
+{
+    return ((a + 1) << 32) | (b & 0xffffffffu);
+}
 
-int lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int dim, const char *value)
+int sts_lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int dim, const char *value)
 {
     char key[512];
     snprintf(key, sizeof key, "%zu\x1f%s\x1f%d\x1f%d", fn, arg, (int)what, dim);
-    uint32_t kid = lg_intern(l, key), vid = lg_intern(l, value);
-    uint32_t aid = lg_intern(l, arg);
+    uint32_t kid = sts_lg_intern(l, key), vid = sts_lg_intern(l, value);
+    uint32_t aid = sts_lg_intern(l, arg);
     if (kid == UINT32_MAX || vid == UINT32_MAX || aid == UINT32_MAX) return -1;
     uint32_t ci = sts_u64map_get(&l->comp_by_key, (uint64_t)kid + 1);
     if (ci == UINT32_MAX) {
@@ -123,22 +133,26 @@ static int observe_args(sts_ledger *l, size_t fn, const sts_argsig *args, int na
     char label[64], val[64];
     for (int i = 0; i < nargs; i++) {
         const sts_argsig *a = &args[i];
-        if (a->name && *a->name) snprintf(label, sizeof label, "%s", a->name);
-        else snprintf(label, sizeof label, "#%d", i);
+        if (a->name && *a->name)
+            snprintf(label, sizeof label, "%s", a->name);
+        else
+            snprintf(label, sizeof label, "#%d", i);
         if (a->kind == STS_PARAM_STATIC) {
-            if (lg_observe(l, fn, label, LG_VALUE, -1, a->value ? a->value : "") != 0) return -1;
+            if (sts_lg_observe(l, fn, label, LG_VALUE, -1, a->value ? a->value : "") != 0) return -1;
             continue;
         }
-        if (a->dtype && lg_observe(l, fn, label, LG_DTYPE, -1, a->dtype) != 0) return -1;
+        if (a->dtype && sts_lg_observe(l, fn, label, LG_DTYPE, -1, a->dtype) != 0) return -1;
         if (a->kind == STS_PARAM_DYNAMIC) continue;
-        if (lg_observe(l, fn, label, LG_WEAK, -1, a->weak_type ? "weak" : "strong") != 0) return -1;
+        if (sts_lg_observe(l, fn, label, LG_WEAK, -1, a->weak_type ? "weak" : "strong") != 0) return -1;
         if (a->ndim < 0) continue;
         snprintf(val, sizeof val, "%d", a->ndim);
-        if (lg_observe(l, fn, label, LG_RANK, -1, val) != 0) return -1;
+        if (sts_lg_observe(l, fn, label, LG_RANK, -1, val) != 0) return -1;
         for (int d = 0; d < a->ndim; d++) {
-            if (a->shape[d] < 0) snprintf(val, sizeof val, "?");
-            else snprintf(val, sizeof val, "%" PRId64, a->shape[d]);
-            if (lg_observe(l, fn, label, LG_DIM, d, val) != 0) return -1;
+            if (a->shape[d] < 0)
+                snprintf(val, sizeof val, "?");
+            else
+                snprintf(val, sizeof val, "%" PRId64, a->shape[d]);
+            if (sts_lg_observe(l, fn, label, LG_DIM, d, val) != 0) return -1;
         }
     }
     return 0;
@@ -168,12 +182,15 @@ static sts_status check_call(const sts_ledger_call *c, sts_error *err)
     return STS_OK;
 }
 
-static sts_status nomem(sts_error *err) { return sts_error_set(err, STS_ERR_NOMEM, -1, "ledger: out of memory"); }
+static sts_status nomem(sts_error *err)
+{
+    return sts_error_set(err, STS_ERR_NOMEM, -1, "ledger: out of memory");
+}
 
 static const char *stable(sts_ledger *l, const char *s, int *bad)
 {
     if (!s) return NULL;
-    uint32_t id = lg_intern(l, s);
+    uint32_t id = sts_lg_intern(l, s);
     if (id == UINT32_MAX) {
         *bad = 1;
         return NULL;
@@ -222,25 +239,27 @@ static void add_totals(lg_fn *f, const sts_ledger_call *c)
 
 sts_status sts_ledger_add_call(sts_ledger *l, const sts_ledger_call *c, sts_error *err)
 {
-    return lg_add_call_sig(l, c, NULL, err);
+    return sts_lg_add_call_sig(l, c, NULL, err);
 }
 
-sts_status lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_error *err)
+sts_status sts_lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_error *err)
 {
     sts_status st = check_call(c, err);
     if (st != STS_OK) return st;
-    long fn = lg_fn_get(l, c->function);
+    long fn = sts_lg_fn_get(l, c->function);
     if (fn < 0 || sts_grow((void **)&l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows) != 0) return nomem(err);
     lg_row *r = &l->rows[l->nrows];
     memset(r, 0, sizeof *r);
     r->fn = (uint32_t)fn;
     char sig[2048];
-    if (sig_text) snprintf(sig, sizeof sig, "%s", sig_text);
-    else lg_format_sig(c->args, c->nargs, sig, sizeof sig);
-    r->label = lg_intern(l, c->label);
-    r->reason = lg_intern(l, c->reason);
-    r->source = lg_intern(l, c->source);
-    r->sig = lg_intern(l, sig);
+    if (sig_text)
+        snprintf(sig, sizeof sig, "%s", sig_text);
+    else
+        sts_lg_format_sig(c->args, c->nargs, sig, sizeof sig);
+    r->label = sts_lg_intern(l, c->label);
+    r->reason = sts_lg_intern(l, c->reason);
+    r->source = sts_lg_intern(l, c->source);
+    r->sig = sts_lg_intern(l, sig);
     if (r->label == UINT32_MAX || r->reason == UINT32_MAX || r->source == UINT32_MAX || r->sig == UINT32_MAX)
         return nomem(err);
     if (store_args(l, c, r) != 0) return nomem(err);
@@ -264,16 +283,16 @@ sts_status lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *
 sts_status sts_ledger_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
                                  sts_error *err)
 {
-    return lg_add_reason(l, function, cat, detail, 1, err);
+    return sts_lg_add_reason(l, function, cat, detail, 1, err);
 }
 
-sts_status lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
-                         int count_category, sts_error *err)
+sts_status sts_lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
+                             int count_category, sts_error *err)
 {
     if (!function || !*function || (unsigned)cat >= STS_MISS_COUNT)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: a reason needs a function and a category");
-    long fn = lg_fn_get(l, function);
-    uint32_t did = lg_intern(l, detail);
+    long fn = sts_lg_fn_get(l, function);
+    uint32_t did = sts_lg_intern(l, detail);
     if (fn < 0 || did == UINT32_MAX) return nomem(err);
     if (count_category) l->fns[fn].reasons[cat]++;
     uint64_t key = pair_key((uint64_t)fn, did);
@@ -294,15 +313,15 @@ sts_status lg_add_reason(sts_ledger *l, const char *function, sts_miss_category 
     return STS_OK;
 }
 
-sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind,
-                               int64_t wait_ns, sts_error *err)
+sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind, int64_t wait_ns,
+                               sts_error *err)
 {
     if ((unsigned)kind > STS_SYNC_SCALAR)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: unknown host-sync kind %d", (int)kind);
     if (sts_grow((void **)&l->syncs, &l->synccap, l->nsyncs + 1, sizeof *l->syncs) != 0) return nomem(err);
     lg_sync *s = &l->syncs[l->nsyncs];
-    s->label = lg_intern(l, label ? label : "");
-    s->scope = lg_intern(l, scope && *scope ? scope : "default");
+    s->label = sts_lg_intern(l, label ? label : "");
+    s->scope = sts_lg_intern(l, scope && *scope ? scope : "default");
     if (s->label == UINT32_MAX || s->scope == UINT32_MAX) return nomem(err);
     s->kind = kind;
     s->wait_ns = wait_ns < 0 ? 0 : wait_ns;
@@ -310,7 +329,7 @@ sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *sco
     return STS_OK;
 }
 
-void lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
+void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
 {
     char msg[600], full[900];
     va_list ap;
@@ -319,18 +338,24 @@ void lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...
     va_end(ap);
     snprintf(full, sizeof full, "%s:%" PRId64 ": %s", name, line, msg);
     l->log.warnings++;
-    uint32_t id = lg_intern(l, full);
+    uint32_t id = sts_lg_intern(l, full);
     if (id == UINT32_MAX) return;
     if (sts_grow((void **)&l->warnings, &l->warncap, l->nwarnings + 1, sizeof *l->warnings) != 0) return;
     l->warnings[l->nwarnings++] = id;
 }
 
-void lg_fmt_ns(int64_t ns, char *buf, size_t cap)
+void sts_lg_fmt_ns(int64_t ns, char *buf, size_t cap)
 {
-    if (ns < 0) snprintf(buf, cap, "unknown");
-    else if (ns >= 10000000000LL) snprintf(buf, cap, "%.1f s", (double)ns / 1e9);
-    else if (ns >= 1000000000LL) snprintf(buf, cap, "%.2f s", (double)ns / 1e9);
-    else if (ns >= 1000000) snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
-    else if (ns >= 1000) snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
-    else snprintf(buf, cap, "%" PRId64 " ns", ns);
+    if (ns < 0)
+        snprintf(buf, cap, "unknown");
+    else if (ns >= 10000000000LL)
+        snprintf(buf, cap, "%.1f s", (double)ns / 1e9);
+    else if (ns >= 1000000000LL)
+        snprintf(buf, cap, "%.2f s", (double)ns / 1e9);
+    else if (ns >= 1000000)
+        snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
+    else if (ns >= 1000)
+        snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
+    else
+        snprintf(buf, cap, "%" PRId64 " ns", ns);
 }

@@ -15,7 +15,7 @@
 
 /* Specializations this many or more make a function worth diagnosing. */
 #define CHURN_MIN_SPECIALIZATIONS 3
-#define CHURN_MAX_LISTED 8
+#define CHURN_MAX_LISTED          8
 
 static int is_positional(const sts_ledger *l, const lg_comp *c, long *index)
 {
@@ -71,18 +71,18 @@ static int merge_into_named(sts_ledger *l, size_t pi, uint32_t name)
     const char *nm = lg_str(l, name);
     /* Observing the first value creates the named component when it is new. */
     for (size_t k = 0; k < p.nvals; k++)
-        if (lg_observe(l, p.fn, nm, (lg_what)p.what, p.dim, lg_str(l, p.vals[k])) != 0) return -1;
+        if (sts_lg_observe(l, p.fn, nm, (lg_what)p.what, p.dim, lg_str(l, p.vals[k])) != 0) return -1;
     size_t ti = SIZE_MAX;
     for (size_t i = 0; i < l->ncomps; i++)
-        if (l->comps[i].fn == p.fn && l->comps[i].arg == name && l->comps[i].what == p.what &&
-            l->comps[i].dim == p.dim)
+        if (l->comps[i].fn == p.fn && l->comps[i].arg == name && l->comps[i].what == p.what && l->comps[i].dim == p.dim)
             ti = i;
     if (ti == SIZE_MAX) return 0;
     lg_comp *t = &l->comps[ti];
     uint32_t *order = malloc((t->nvals ? t->nvals : 1) * sizeof *order);
     if (!order) return -1;
     size_t n = 0;
-    for (size_t k = 0; k < p.nvals; k++) order[n++] = p.vals[k];
+    for (size_t k = 0; k < p.nvals; k++)
+        order[n++] = p.vals[k];
     for (size_t k = 0; k < t->nvals; k++)
         if (!contains(&p, t->vals[k])) order[n++] = t->vals[k];
     memcpy(t->vals, order, n * sizeof *order);
@@ -106,8 +106,10 @@ static int resolve_positional(sts_ledger *l)
 static void arg_text(const sts_ledger *l, const lg_comp *c, char *buf, size_t cap)
 {
     long index;
-    if (is_positional(l, c, &index)) snprintf(buf, cap, "argument %ld", index);
-    else snprintf(buf, cap, "%s", lg_str(l, c->arg));
+    if (is_positional(l, c, &index))
+        snprintf(buf, cap, "argument %ld", index);
+    else
+        snprintf(buf, cap, "%s", lg_str(l, c->arg));
 }
 
 static void component_text(const sts_ledger *l, const lg_comp *c, char *buf, size_t cap)
@@ -115,11 +117,21 @@ static void component_text(const sts_ledger *l, const lg_comp *c, char *buf, siz
     char arg[160];
     arg_text(l, c, arg, sizeof arg);
     switch ((lg_what)c->what) {
-    case LG_RANK: snprintf(buf, cap, "rank of %s", arg); break;
-    case LG_DIM: snprintf(buf, cap, "dimension %d of %s", c->dim, arg); break;
-    case LG_DTYPE: snprintf(buf, cap, "dtype of %s", arg); break;
-    case LG_WEAK: snprintf(buf, cap, "weak type of %s", arg); break;
-    case LG_VALUE: snprintf(buf, cap, "value of %s", arg); break;
+    case LG_RANK:
+        snprintf(buf, cap, "rank of %s", arg);
+        break;
+    case LG_DIM:
+        snprintf(buf, cap, "dimension %d of %s", c->dim, arg);
+        break;
+    case LG_DTYPE:
+        snprintf(buf, cap, "dtype of %s", arg);
+        break;
+    case LG_WEAK:
+        snprintf(buf, cap, "weak type of %s", arg);
+        break;
+    case LG_VALUE:
+        snprintf(buf, cap, "value of %s", arg);
+        break;
     }
 }
 
@@ -152,10 +164,12 @@ static size_t buckets(const sts_ledger *l, const lg_comp *c, int64_t *out, size_
         long long v = strtoll(s, &end, 10);
         if (end == s || *end || v < 1 || v > (1LL << 40)) return 0;
         int64_t b = 1;
-        while (b < v) b <<= 1;
+        while (b < v)
+            b <<= 1;
         if (v > *maxv) *maxv = v;
         size_t k = 0;
-        while (k < n && out[k] != b) k++;
+        while (k < n && out[k] != b)
+            k++;
         if (k == n && n < cap) out[n++] = b;
     }
     qsort(out, n, sizeof *out, cmp_i64);
@@ -163,7 +177,10 @@ static size_t buckets(const sts_ledger *l, const lg_comp *c, int64_t *out, size_
 }
 
 /* The single bucket of a one-bucket list. */
-static int64_t b_one(const char *bk) { return strtoll(bk, NULL, 10); }
+static int64_t b_one(const char *bk)
+{
+    return strtoll(bk, NULL, 10);
+}
 
 static void advice(const lg_comp *c, const char *comp, const char *arg, int64_t nb, const char *bk, int64_t maxv,
                    char *buf, size_t cap)
@@ -171,20 +188,30 @@ static void advice(const lg_comp *c, const char *comp, const char *arg, int64_t 
     switch ((lg_what)c->what) {
     case LG_DIM:
         if (nb > 1 && (size_t)nb < c->nvals)
-            snprintf(buf, cap, "pad %s to %" PRId64 " power-of-two buckets (%s) with a validity mask so only %" PRId64
-                     " specializations are built", comp, nb, bk, nb);
+            snprintf(buf, cap,
+                     "pad %s to %" PRId64 " power-of-two buckets (%s) with a validity mask so only %" PRId64
+                     " specializations are built",
+                     comp, nb, bk, nb);
         else if (nb > 0)
-            snprintf(buf, cap, "pad %s to one size (%" PRId64 ") with a validity mask so one specialization serves "
-                     "every value", comp, nb == 1 ? b_one(bk) : maxv);
-        else snprintf(buf, cap, "fix %s to one size, padding with a validity mask", comp);
+            snprintf(buf, cap,
+                     "pad %s to one size (%" PRId64 ") with a validity mask so one specialization serves "
+                     "every value",
+                     comp, nb == 1 ? b_one(bk) : maxv);
+        else
+            snprintf(buf, cap, "fix %s to one size, padding with a validity mask", comp);
         break;
-    case LG_RANK: snprintf(buf, cap, "reshape %s to one rank before the call", arg); break;
-    case LG_DTYPE: snprintf(buf, cap, "cast %s to one dtype before the call", arg); break;
+    case LG_RANK:
+        snprintf(buf, cap, "reshape %s to one rank before the call", arg);
+        break;
+    case LG_DTYPE:
+        snprintf(buf, cap, "cast %s to one dtype before the call", arg);
+        break;
     case LG_WEAK:
         snprintf(buf, cap, "pass %s as a typed array every time (not sometimes a Python scalar)", arg);
         break;
     case LG_VALUE:
-        snprintf(buf, cap, "keep %s static only if it selects program structure; if it only feeds arithmetic, "
+        snprintf(buf, cap,
+                 "keep %s static only if it selects program structure; if it only feeds arithmetic, "
                  "pass it as a dynamic value",
                  arg);
         break;
@@ -230,14 +257,14 @@ static int diagnose_comp(sts_ledger *l, size_t ci)
     char arg[160];
     arg_text(l, c, arg, sizeof arg);
     advice(c, comp, arg, (int64_t)nb, bk, maxv, adv, sizeof adv);
-    lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
+    sts_lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
     snprintf(msg, sizeof msg, "%s: %s took %zu values (%s) across %" PRId64 " specializations costing %s; %s",
-             lg_str(l, f->name), comp, c->nvals, listed, ch.specializations,
-             ch.cost_ns >= 0 ? cost : "an unknown time", adv);
-    ch.comp = lg_intern(l, comp);
-    ch.values = lg_intern(l, vals);
-    ch.buckets = lg_intern(l, bk);
-    ch.message = lg_intern(l, msg);
+             lg_str(l, f->name), comp, c->nvals, listed, ch.specializations, ch.cost_ns >= 0 ? cost : "an unknown time",
+             adv);
+    ch.comp = sts_lg_intern(l, comp);
+    ch.values = sts_lg_intern(l, vals);
+    ch.buckets = sts_lg_intern(l, bk);
+    ch.message = sts_lg_intern(l, msg);
     if (ch.comp == UINT32_MAX || ch.values == UINT32_MAX || ch.buckets == UINT32_MAX || ch.message == UINT32_MAX)
         return -1;
     return add_churn(l, &ch);
@@ -254,16 +281,16 @@ static int diagnose_invisible(sts_ledger *l, size_t fi)
     ch.fn = (uint32_t)fi;
     ch.specializations = specializations(f);
     ch.cost_ns = f->miss_cost_known ? f->miss_cost_ns : -1;
-    lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
+    sts_lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
     snprintf(msg, sizeof msg,
              "%s: %" PRId64 " specializations costing %s, but the logged argument signatures do not differ: what "
              "varies (a static parameter, a closed-over value, the function object itself) is not in the log; "
              "enable jax_explain_cache_misses or TORCH_LOGS=recompiles to name it",
              lg_str(l, f->name), ch.specializations, ch.cost_ns >= 0 ? cost : "an unknown time");
-    ch.comp = lg_intern(l, "not visible in the log");
+    ch.comp = sts_lg_intern(l, "not visible in the log");
     ch.values = 0;
     ch.buckets = 0;
-    ch.message = lg_intern(l, msg);
+    ch.message = sts_lg_intern(l, msg);
     if (ch.comp == UINT32_MAX || ch.message == UINT32_MAX) return -1;
     return add_churn(l, &ch);
 }
@@ -276,7 +303,7 @@ static int cmp_churn(const void *a, const void *b)
     return x->comp < y->comp ? -1 : x->comp > y->comp;
 }
 
-int lg_churn_compute(sts_ledger *l)
+int sts_lg_churn_compute(sts_ledger *l)
 {
     l->nchurn = 0;
     if (resolve_positional(l) != 0) return -1;
@@ -288,7 +315,8 @@ int lg_churn_compute(sts_ledger *l)
             varying = 1;
             if (diagnose_comp(l, ci) != 0) return -1;
         }
-        for (int k = STS_MISS_SHAPE; k < STS_MISS_COUNT; k++) reasons += l->fns[fi].reasons[k] > 0;
+        for (int k = STS_MISS_SHAPE; k < STS_MISS_COUNT; k++)
+            reasons += l->fns[fi].reasons[k] > 0;
         /* Only compiles make an invisible variation worth reporting: inner jitted helpers
          * are re-traced inside every outer trace without compiling. */
         if (!varying && !reasons && l->fns[fi].compiles >= CHURN_MIN_SPECIALIZATIONS && diagnose_invisible(l, fi) != 0)
@@ -302,7 +330,7 @@ sts_status sts_ledger_finalize(sts_ledger *l, sts_error *err)
 {
     if (!l) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: NULL ledger");
     if (l->finalized) return STS_OK;
-    if (lg_churn_compute(l) != 0) return sts_error_set(err, STS_ERR_NOMEM, -1, "ledger: out of memory");
+    if (sts_lg_churn_compute(l) != 0) return sts_error_set(err, STS_ERR_NOMEM, -1, "ledger: out of memory");
     l->finalized = 1;
     return STS_OK;
 }

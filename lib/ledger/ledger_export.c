@@ -11,8 +11,10 @@
 static void ns_or_null(sts_jsonw *w, const char *key, int64_t ns)
 {
     sts_jsonw_key(w, key);
-    if (ns < 0) sts_jsonw_null(w);
-    else sts_jsonw_i64(w, ns);
+    if (ns < 0)
+        sts_jsonw_null(w);
+    else
+        sts_jsonw_i64(w, ns);
 }
 
 static void write_reasons(sts_jsonw *w, const sts_ledger *l, size_t fi)
@@ -52,9 +54,14 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     const struct {
         const char *k;
         int64_t v;
-    } counts[] = { { "calls", in.calls },       { "traces", in.traces }, { "compiles", in.compiles },
-                   { "hits", in.hits },         { "specializations", in.specializations },
-                   { "trace_ns", in.trace_ns }, { "lower_ns", in.lower_ns }, { "compile_ns", in.compile_ns } };
+    } counts[] = {{"calls", in.calls},
+                  {"traces", in.traces},
+                  {"compiles", in.compiles},
+                  {"hits", in.hits},
+                  {"specializations", in.specializations},
+                  {"trace_ns", in.trace_ns},
+                  {"lower_ns", in.lower_ns},
+                  {"compile_ns", in.compile_ns}};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         sts_jsonw_key(w, counts[i].k);
         sts_jsonw_i64(w, counts[i].v);
@@ -62,7 +69,8 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     ns_or_null(w, "max_compile_ns", in.max_compile_ns);
     sts_jsonw_key(w, "signatures");
     sts_jsonw_arr_begin(w);
-    for (int64_t j = 0; j < in.signatures; j++) sts_jsonw_str(w, sts_ledger_function_signature(l, fi, (size_t)j));
+    for (int64_t j = 0; j < in.signatures; j++)
+        sts_jsonw_str(w, sts_ledger_function_signature(l, fi, (size_t)j));
     sts_jsonw_arr_end(w);
     write_reasons(w, l, fi);
     sts_jsonw_key(w, "persistent_cache");
@@ -86,8 +94,10 @@ static void write_list(sts_jsonw *w, const char *s, int numeric)
     while (s && *s) {
         const char *e = strstr(s, ", ");
         size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (numeric) sts_jsonw_i64(w, strtoll(s, NULL, 10));
-        else sts_jsonw_strn(w, s, n);
+        if (numeric)
+            sts_jsonw_i64(w, strtoll(s, NULL, 10));
+        else
+            sts_jsonw_strn(w, s, n);
         s = e ? e + 2 : s + n;
     }
     sts_jsonw_arr_end(w);
@@ -133,17 +143,22 @@ static void write_arg(sts_jsonw *w, const sts_argsig *a)
     sts_jsonw_str(w, kind_name(a->kind));
     if (a->kind != STS_PARAM_STATIC) {
         sts_jsonw_key(w, "dtype");
-        if (a->dtype) sts_jsonw_str(w, a->dtype);
-        else sts_jsonw_null(w);
+        if (a->dtype)
+            sts_jsonw_str(w, a->dtype);
+        else
+            sts_jsonw_null(w);
     }
     if (a->kind == STS_PARAM_ARRAY) {
         sts_jsonw_key(w, "shape");
-        if (a->ndim < 0) sts_jsonw_null(w);
+        if (a->ndim < 0)
+            sts_jsonw_null(w);
         else {
             sts_jsonw_arr_begin(w);
             for (int d = 0; d < a->ndim; d++) {
-                if (a->shape[d] < 0) sts_jsonw_null(w);
-                else sts_jsonw_i64(w, a->shape[d]);
+                if (a->shape[d] < 0)
+                    sts_jsonw_null(w);
+                else
+                    sts_jsonw_i64(w, a->shape[d]);
             }
             sts_jsonw_arr_end(w);
         }
@@ -160,8 +175,10 @@ static void write_arg(sts_jsonw *w, const sts_argsig *a)
 static void opt_str(sts_jsonw *w, const char *key, const char *s)
 {
     sts_jsonw_key(w, key);
-    if (s && *s) sts_jsonw_str(w, s);
-    else sts_jsonw_null(w);
+    if (s && *s)
+        sts_jsonw_str(w, s);
+    else
+        sts_jsonw_null(w);
 }
 
 static void write_row(sts_jsonw *w, const sts_ledger *l, size_t i)
@@ -179,7 +196,8 @@ static void write_row(sts_jsonw *w, const sts_ledger *l, size_t i)
     sts_jsonw_str(w, r.signature);
     sts_jsonw_key(w, "args");
     sts_jsonw_arr_begin(w);
-    for (int a = 0; a < c->nargs; a++) write_arg(w, &c->args[a]);
+    for (int a = 0; a < c->nargs; a++)
+        write_arg(w, &c->args[a]);
     sts_jsonw_arr_end(w);
     sts_jsonw_key(w, "traces");
     sts_jsonw_i64(w, c->traces);
@@ -192,8 +210,10 @@ static void write_row(sts_jsonw *w, const sts_ledger *l, size_t i)
     ns_or_null(w, "compile_ns", c->compile_ns);
     ns_or_null(w, "total_ns", c->total_ns);
     sts_jsonw_key(w, "result");
-    if (c->has_result) sts_jsonw_f64(w, c->result);
-    else sts_jsonw_null(w);
+    if (c->has_result)
+        sts_jsonw_f64(w, c->result);
+    else
+        sts_jsonw_null(w);
     opt_str(w, "reason", c->reason);
     opt_str(w, "source", c->source);
     sts_jsonw_obj_end(w);
@@ -232,8 +252,8 @@ static void write_syncs(sts_jsonw *w, const sts_ledger *l)
         const struct {
             const char *k;
             int64_t v;
-        } f[] = { { "count", s.count }, { "total_ns", s.total_ns }, { "max_ns", s.max_ns },
-                  { "reads", s.reads }, { "waits", s.waits },       { "scalars", s.scalars } };
+        } f[] = {{"count", s.count}, {"total_ns", s.total_ns}, {"max_ns", s.max_ns},
+                 {"reads", s.reads}, {"waits", s.waits},       {"scalars", s.scalars}};
         for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
             sts_jsonw_key(w, f[k].k);
             sts_jsonw_i64(w, f[k].v);
@@ -251,8 +271,8 @@ static void write_log_stats(sts_jsonw *w, const sts_ledger *l)
     const struct {
         const char *k;
         int64_t v;
-    } f[] = { { "files", l->log.files },       { "lines", l->log.lines },       { "records", l->log.records },
-              { "skipped", l->log.skipped },   { "comments", l->log.comments }, { "warnings", l->log.warnings } };
+    } f[] = {{"files", l->log.files},     {"lines", l->log.lines},       {"records", l->log.records},
+             {"skipped", l->log.skipped}, {"comments", l->log.comments}, {"warnings", l->log.warnings}};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
         sts_jsonw_key(w, f[k].k);
         sts_jsonw_i64(w, f[k].v);
@@ -260,8 +280,7 @@ static void write_log_stats(sts_jsonw *w, const sts_ledger *l)
     sts_jsonw_obj_end(w);
 }
 
-sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, const char *extra_json,
-                                 sts_error *err)
+sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, const char *extra_json, sts_error *err)
 {
     sts_status st = sts_ledger_finalize(l, err);
     if (st != STS_OK) return st;
@@ -272,17 +291,20 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
     sts_jsonw_str(&w, "stepscope.ledger/1");
     sts_jsonw_key(&w, "functions");
     sts_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < l->nfns; i++) write_function(&w, l, i);
+    for (size_t i = 0; i < l->nfns; i++)
+        write_function(&w, l, i);
     sts_jsonw_arr_end(&w);
     write_churn(&w, l);
     sts_jsonw_key(&w, "rows");
     sts_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < l->nrows; i++) write_row(&w, l, i);
+    for (size_t i = 0; i < l->nrows; i++)
+        write_row(&w, l, i);
     sts_jsonw_arr_end(&w);
     write_syncs(&w, l);
     sts_jsonw_key(&w, "warnings");
     sts_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < l->nwarnings; i++) sts_jsonw_str(&w, lg_str(l, l->warnings[i]));
+    for (size_t i = 0; i < l->nwarnings; i++)
+        sts_jsonw_str(&w, lg_str(l, l->warnings[i]));
     sts_jsonw_arr_end(&w);
     write_log_stats(&w, l);
     if (extra_key && extra_json) {

@@ -28,7 +28,7 @@ typedef struct lg_comp {
     int32_t dim;    /* LG_DIM: the dimension; else -1 */
     uint32_t *vals; /* string ids, first-seen order */
     size_t nvals, cap;
-    int dead;       /* merged into another component */
+    int dead; /* merged into another component */
 } lg_comp;
 
 typedef struct lg_reason {
@@ -44,14 +44,14 @@ typedef struct lg_fn {
     int64_t miss_rows, miss_cost_ns, miss_cost_known;
     int64_t reasons[STS_MISS_COUNT];
     int64_t pers_hits, pers_misses, pers_writes, limit_hits, max_compile_id;
-    uint32_t *sigs;         /* distinct signature string ids */
+    uint32_t *sigs; /* distinct signature string ids */
     size_t nsigs, sigcap;
-    uint32_t *argnames;     /* positional argument names learned from logs (0 = unknown) */
+    uint32_t *argnames; /* positional argument names learned from logs (0 = unknown) */
     size_t nargnames;
     /* Log parsing. */
-    int64_t last_row;       /* torch: the latest recompile row, -1 when none */
-    uint32_t last_trace;    /* torch: its compile id string ("0/3"); 0 = none */
-    int64_t last_entries;   /* torch: cache entries that record listed */
+    int64_t last_row;        /* torch: the latest recompile row, -1 when none */
+    uint32_t last_trace;     /* torch: its compile id string ("0/3"); 0 = none */
+    int64_t last_entries;    /* torch: cache entries that record listed */
     uint32_t pending_reason; /* explanation waiting for the next row; 0 = none */
 } lg_fn;
 
@@ -94,37 +94,40 @@ struct sts_ledger {
 };
 
 /* Interns text; returns UINT32_MAX when memory is exhausted. NULL interns as "". */
-uint32_t lg_intern(sts_ledger *l, const char *s);
-uint32_t lg_intern_n(sts_ledger *l, const char *s, size_t n);
-static inline const char *lg_str(const sts_ledger *l, uint32_t id) { return sts_strtab_get(&l->strs, id); }
+uint32_t sts_lg_intern(sts_ledger *l, const char *s);
+uint32_t sts_lg_intern_n(sts_ledger *l, const char *s, size_t n);
+static inline const char *lg_str(const sts_ledger *l, uint32_t id)
+{
+    return sts_strtab_get(&l->strs, id);
+}
 
 /* Index of the function named `name`, created on first use; -1 when out of memory. */
-long lg_fn_get(sts_ledger *l, const char *name);
+long sts_lg_fn_get(sts_ledger *l, const char *name);
 
 /* Records that component (arg, what, dim) of function fn took `value`. `arg` is a
  * name or "#i". Returns 0, or -1 when out of memory. */
-int lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int dim, const char *value);
+int sts_lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int dim, const char *value);
 
 /* sts_ledger_add_call() with the signature text given instead of derived from args
  * (torch rows, whose guards name only the parts that changed). NULL derives it. */
-sts_status lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_error *err);
+sts_status sts_lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_error *err);
 
 /* sts_ledger_add_reason(); the category's count grows only when count_category is set
  * (a record with several differences of one kind counts once). */
-sts_status lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
-                         int count_category, sts_error *err);
+sts_status sts_lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
+                             int count_category, sts_error *err);
 
 /* Records a warning "name:line: message". */
-void lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
+void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Canonical text of an argument signature: "x: float32[8], gain: float32[] (dynamic)". */
-int lg_format_sig(const sts_argsig *args, int nargs, char *buf, size_t cap);
+int sts_lg_format_sig(const sts_argsig *args, int nargs, char *buf, size_t cap);
 
 /* Churn: resolve positional names, merge and diagnose (ledger_churn.c). */
-int lg_churn_compute(sts_ledger *l);
+int sts_lg_churn_compute(sts_ledger *l);
 
 /* Duration text for messages: "12.3 ms", "1.20 s", "850 us". */
-void lg_fmt_ns(int64_t ns, char *buf, size_t cap);
+void sts_lg_fmt_ns(int64_t ns, char *buf, size_t cap);
 
 #endif

@@ -38,19 +38,22 @@ static void format_one(const sts_argsig *a, char *buf, size_t cap, size_t *pos)
         app(buf, cap, pos, " (dynamic)");
         return;
     }
-    if (a->ndim < 0) app(buf, cap, pos, "[?]");
+    if (a->ndim < 0)
+        app(buf, cap, pos, "[?]");
     else {
         app(buf, cap, pos, "[");
         for (int d = 0; d < a->ndim && d < STS_LEDGER_MAX_DIMS; d++) {
-            if (a->shape[d] < 0) app(buf, cap, pos, "%s?", d ? "," : "");
-            else app(buf, cap, pos, "%s%" PRId64, d ? "," : "", a->shape[d]);
+            if (a->shape[d] < 0)
+                app(buf, cap, pos, "%s?", d ? "," : "");
+            else
+                app(buf, cap, pos, "%s%" PRId64, d ? "," : "", a->shape[d]);
         }
         app(buf, cap, pos, "]");
     }
     if (a->weak_type) app(buf, cap, pos, " weak");
 }
 
-int lg_format_sig(const sts_argsig *args, int nargs, char *buf, size_t cap)
+int sts_lg_format_sig(const sts_argsig *args, int nargs, char *buf, size_t cap)
 {
     size_t pos = 0;
     buf[0] = 0;
@@ -61,7 +64,10 @@ int lg_format_sig(const sts_argsig *args, int nargs, char *buf, size_t cap)
     return (int)pos;
 }
 
-size_t sts_ledger_function_count(const sts_ledger *l) { return l ? l->nfns : 0; }
+size_t sts_ledger_function_count(const sts_ledger *l)
+{
+    return l ? l->nfns : 0;
+}
 
 sts_status sts_ledger_function(const sts_ledger *l, size_t i, sts_ledger_fn_info *out)
 {
@@ -102,7 +108,10 @@ const char *sts_ledger_function_signature(const sts_ledger *l, size_t i, size_t 
     return lg_str(l, l->fns[i].sigs[j]);
 }
 
-size_t sts_ledger_row_count(const sts_ledger *l) { return l ? l->nrows : 0; }
+size_t sts_ledger_row_count(const sts_ledger *l)
+{
+    return l ? l->nrows : 0;
+}
 
 sts_status sts_ledger_row_get(const sts_ledger *l, size_t i, sts_ledger_row *out)
 {
@@ -130,7 +139,10 @@ sts_status sts_ledger_row_get(const sts_ledger *l, size_t i, sts_ledger_row *out
     return STS_OK;
 }
 
-size_t sts_ledger_churn_count(const sts_ledger *l) { return l ? l->nchurn : 0; }
+size_t sts_ledger_churn_count(const sts_ledger *l)
+{
+    return l ? l->nchurn : 0;
+}
 
 sts_status sts_ledger_churn_get(const sts_ledger *l, size_t i, sts_ledger_churn *out)
 {
@@ -148,7 +160,10 @@ sts_status sts_ledger_churn_get(const sts_ledger *l, size_t i, sts_ledger_churn 
     return STS_OK;
 }
 
-size_t sts_ledger_sync_count(const sts_ledger *l) { return l ? l->nsyncs : 0; }
+size_t sts_ledger_sync_count(const sts_ledger *l)
+{
+    return l ? l->nsyncs : 0;
+}
 
 sts_status sts_ledger_sync_get(const sts_ledger *l, size_t i, sts_ledger_sync *out)
 {
@@ -167,7 +182,8 @@ static size_t scope_ids(const sts_ledger *l, uint32_t *ids, size_t cap)
     size_t n = 0;
     for (size_t i = 0; i < l->nsyncs; i++) {
         size_t j = 0;
-        while (j < n && ids[j] != l->syncs[i].scope) j++;
+        while (j < n && ids[j] != l->syncs[i].scope)
+            j++;
         if (j == n && n < cap) ids[n++] = l->syncs[i].scope;
     }
     return n;
@@ -195,14 +211,20 @@ sts_status sts_ledger_sync_scope_get(const sts_ledger *l, size_t i, sts_ledger_s
         out->count++;
         out->total_ns += s->wait_ns;
         if (s->wait_ns > out->max_ns) out->max_ns = s->wait_ns;
-        if (s->kind == STS_SYNC_READ) out->reads++;
-        else if (s->kind == STS_SYNC_WAIT) out->waits++;
-        else out->scalars++;
+        if (s->kind == STS_SYNC_READ)
+            out->reads++;
+        else if (s->kind == STS_SYNC_WAIT)
+            out->waits++;
+        else
+            out->scalars++;
     }
     return STS_OK;
 }
 
-size_t sts_ledger_warning_count(const sts_ledger *l) { return l ? l->nwarnings : 0; }
+size_t sts_ledger_warning_count(const sts_ledger *l)
+{
+    return l ? l->nwarnings : 0;
+}
 
 const char *sts_ledger_warning(const sts_ledger *l, size_t i)
 {
@@ -211,6 +233,6 @@ const char *sts_ledger_warning(const sts_ledger *l, size_t i)
 
 sts_log_stats sts_ledger_log_stats(const sts_ledger *l)
 {
-    sts_log_stats z = { 0, 0, 0, 0, 0, 0 };
+    sts_log_stats z = {0, 0, 0, 0, 0, 0};
     return l ? l->log : z;
 }

@@ -14,11 +14,11 @@ static void print_functions(const sts_ledger *l, FILE *f)
     for (size_t i = 0; i < l->nfns; i++) {
         sts_ledger_fn_info in;
         sts_ledger_function(l, i, &in);
-        lg_fmt_ns(in.trace_ns, tr, sizeof tr);
-        lg_fmt_ns(in.compile_ns, co, sizeof co);
-        lg_fmt_ns(in.max_compile_ns, mx, sizeof mx);
-        fprintf(f, "  %-28s %6" PRId64 " %6" PRId64 " %8" PRId64 " %5" PRId64 " %11s %11s %11s %5" PRId64 "\n",
-                in.name, in.calls, in.traces, in.compiles, in.hits, tr, co, mx, in.signatures);
+        sts_lg_fmt_ns(in.trace_ns, tr, sizeof tr);
+        sts_lg_fmt_ns(in.compile_ns, co, sizeof co);
+        sts_lg_fmt_ns(in.max_compile_ns, mx, sizeof mx);
+        fprintf(f, "  %-28s %6" PRId64 " %6" PRId64 " %8" PRId64 " %5" PRId64 " %11s %11s %11s %5" PRId64 "\n", in.name,
+                in.calls, in.traces, in.compiles, in.hits, tr, co, mx, in.signatures);
         if (in.persistent_hits || in.persistent_misses || in.persistent_writes)
             fprintf(f, "      persistent cache: %" PRId64 " hits, %" PRId64 " misses, %" PRId64 " writes\n",
                     in.persistent_hits, in.persistent_misses, in.persistent_writes);
@@ -41,7 +41,8 @@ static void print_reasons(const sts_ledger *l, FILE *f)
     for (size_t i = 0; i < l->nfns; i++) {
         const lg_fn *fn = &l->fns[i];
         int any = 0;
-        for (int k = 0; k < STS_MISS_COUNT; k++) any |= fn->reasons[k] > 0;
+        for (int k = 0; k < STS_MISS_COUNT; k++)
+            any |= fn->reasons[k] > 0;
         if (!any) continue;
         fprintf(f, "  %s:", lg_str(l, fn->name));
         for (int k = 0; k < STS_MISS_COUNT; k++)
@@ -71,10 +72,11 @@ static void print_syncs(const sts_ledger *l, FILE *f)
     for (size_t i = 0; i < n; i++) {
         sts_ledger_sync_scope s;
         sts_ledger_sync_scope_get(l, i, &s);
-        lg_fmt_ns(s.total_ns, tot, sizeof tot);
-        lg_fmt_ns(s.max_ns, mx, sizeof mx);
-        fprintf(f, "  %-28s %4" PRId64 " syncs (%" PRId64 " reads, %" PRId64 " waits, %" PRId64
-                   " scalar conversions), waited %s in all, longest %s\n",
+        sts_lg_fmt_ns(s.total_ns, tot, sizeof tot);
+        sts_lg_fmt_ns(s.max_ns, mx, sizeof mx);
+        fprintf(f,
+                "  %-28s %4" PRId64 " syncs (%" PRId64 " reads, %" PRId64 " waits, %" PRId64
+                " scalar conversions), waited %s in all, longest %s\n",
                 s.scope, s.count, s.reads, s.waits, s.scalars, tot, mx);
     }
 }
@@ -87,14 +89,17 @@ sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err)
     print_reasons(l, f);
     if (l->nchurn) {
         fprintf(f, "\nchurn\n");
-        for (size_t i = 0; i < l->nchurn; i++) fprintf(f, "  %s\n", lg_str(l, l->churn[i].message));
+        for (size_t i = 0; i < l->nchurn; i++)
+            fprintf(f, "  %s\n", lg_str(l, l->churn[i].message));
     }
     print_syncs(l, f);
     if (l->log.files)
-        fprintf(f, "\nlogs: %" PRId64 " file(s), %" PRId64 " lines, %" PRId64 " records, %" PRId64
-                   " unknown lines skipped, %" PRId64 " warnings\n",
+        fprintf(f,
+                "\nlogs: %" PRId64 " file(s), %" PRId64 " lines, %" PRId64 " records, %" PRId64
+                " unknown lines skipped, %" PRId64 " warnings\n",
                 l->log.files, l->log.lines, l->log.records, l->log.skipped, l->log.warnings);
-    for (size_t i = 0; i < l->nwarnings; i++) fprintf(f, "  warning: %s\n", lg_str(l, l->warnings[i]));
+    for (size_t i = 0; i < l->nwarnings; i++)
+        fprintf(f, "  warning: %s\n", lg_str(l, l->warnings[i]));
     if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
     return STS_OK;
 }

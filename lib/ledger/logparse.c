@@ -19,16 +19,19 @@
 /* Strips "jit(...)"-style wrappers, an XLA module prefix and a qualname's dotted path. */
 static void base_name(const char *raw, size_t n, int module, char *out, size_t cap)
 {
-    while (n && isspace((unsigned char)*raw)) raw++, n--;
-    while (n && isspace((unsigned char)raw[n - 1])) n--;
+    while (n && isspace((unsigned char)*raw))
+        raw++, n--;
+    while (n && isspace((unsigned char)raw[n - 1]))
+        n--;
     for (;;) {
         size_t w = 0;
-        while (w < n && (islower((unsigned char)raw[w]) || raw[w] == '_')) w++;
+        while (w < n && (islower((unsigned char)raw[w]) || raw[w] == '_'))
+            w++;
         if (w == 0 || w + 1 >= n || raw[w] != '(' || raw[n - 1] != ')') break;
         raw += w + 1;
         n -= w + 2;
     }
-    static const char *const prefixes[] = { "jit_", "pjit_", "pmap_", "xmap_" };
+    static const char *const prefixes[] = {"jit_", "pjit_", "pmap_", "xmap_"};
     for (size_t i = 0; module && i < sizeof prefixes / sizeof prefixes[0]; i++) {
         size_t k = strlen(prefixes[i]);
         if (n > k && memcmp(raw, prefixes[i], k) == 0) {
@@ -40,9 +43,12 @@ static void base_name(const char *raw, size_t n, int module, char *out, size_t c
     size_t start = 0;
     int angle = 0;
     for (size_t i = 0; i < n; i++) {
-        if (raw[i] == '<') angle++;
-        else if (raw[i] == '>' && angle) angle--;
-        else if (raw[i] == '.' && !angle && i + 1 < n) start = i + 1;
+        if (raw[i] == '<')
+            angle++;
+        else if (raw[i] == '>' && angle)
+            angle--;
+        else if (raw[i] == '.' && !angle && i + 1 < n)
+            start = i + 1;
     }
     snprintf(out, cap, "%.*s", (int)(n - start), raw + start);
     if (!out[0]) snprintf(out, cap, "<unnamed>");
@@ -55,34 +61,35 @@ static int has_symbol(const char *s)
     return 0;
 }
 
-long lp_function(lp_ctx *x, const char *raw, size_t n, int module)
+long sts_lp_function(lp_ctx *x, const char *raw, size_t n, int module)
 {
     char name[256], key[256];
     base_name(raw, n, module, name, sizeof name);
     /* XLA sanitizes module names ("<lambda>" becomes "_lambda_"), so match on that form. */
     size_t i = 0;
-    for (; name[i] && i + 1 < sizeof key; i++) key[i] = isalnum((unsigned char)name[i]) ? name[i] : '_';
+    for (; name[i] && i + 1 < sizeof key; i++)
+        key[i] = isalnum((unsigned char)name[i]) ? name[i] : '_';
     key[i] = 0;
     sts_ledger *l = x->l;
-    uint32_t kid = lg_intern(l, key);
+    uint32_t kid = sts_lg_intern(l, key);
     if (kid == UINT32_MAX) return -1;
     uint32_t fi = sts_u64map_get(&x->fn_by_key, (uint64_t)kid + 1);
     if (fi != UINT32_MAX) {
         /* Prefer the name as Python spelled it over the sanitized module name. */
         if (has_symbol(name) && !has_symbol(lg_str(l, l->fns[fi].name))) {
-            uint32_t nid = lg_intern(l, name);
+            uint32_t nid = sts_lg_intern(l, name);
             if (nid != UINT32_MAX && sts_u64map_put(&l->fn_by_name, (uint64_t)nid + 1, fi) == 0) l->fns[fi].name = nid;
         }
         return (long)fi;
     }
-    long f = lg_fn_get(l, name);
+    long f = sts_lg_fn_get(l, name);
     if (f < 0 || sts_u64map_put(&x->fn_by_key, (uint64_t)kid + 1, (uint32_t)f) != 0) return -1;
     return f;
 }
 
 /* ---- pending JAX rows ---------------------------------------------------------------- */
 
-lp_pending *lp_pending_get(lp_ctx *x, long fn)
+lp_pending *sts_lp_pending_get(lp_ctx *x, long fn)
 {
     if (fn < 0) return NULL;
     if ((size_t)fn >= x->npend) {
@@ -96,22 +103,23 @@ lp_pending *lp_pending_get(lp_ctx *x, long fn)
     return &x->pend[fn];
 }
 
-void lp_pending_commit(lp_ctx *x, long fn)
+void sts_lp_pending_commit(lp_ctx *x, long fn)
 {
-    lp_pending *p = lp_pending_get(x, fn);
+    lp_pending *p = sts_lp_pending_get(x, fn);
     if (!p || !p->active) return;
     p->c.function = lg_str(x->l, x->l->fns[fn].name);
     /* "Compiling ..." announces a compile even when its finish line is missing. */
     if (p->has_sig && !p->has_compile) p->c.compiles = 1;
     p->c.args = p->args;
     if (sts_ledger_add_call(x->l, &p->c, NULL) != STS_OK)
-        lg_warn(x->l, x->name, p->line, "could not record the row for %s", p->c.function);
+        sts_lg_warn(x->l, x->name, p->line, "could not record the row for %s", p->c.function);
     p->active = p->has_trace = p->has_sig = p->has_lower = p->has_compile = 0;
 }
 
 static void commit_all(lp_ctx *x)
 {
-    for (size_t i = 0; i < x->npend; i++) lp_pending_commit(x, (long)i);
+    for (size_t i = 0; i < x->npend; i++)
+        sts_lp_pending_commit(x, (long)i);
 }
 
 /* ---- records ------------------------------------------------------------------------ */
@@ -125,7 +133,8 @@ static lp_rec *find_open(lp_ctx *x, const char *stream)
 
 static void rec_free(lp_rec *r)
 {
-    for (size_t i = 0; i < r->n; i++) free(r->lines[i]);
+    for (size_t i = 0; i < r->n; i++)
+        free(r->lines[i]);
     free(r->lines);
 }
 
@@ -136,8 +145,10 @@ static void close_rec(lp_ctx *x, lp_rec *r)
     size_t i = (size_t)(r - x->open);
     memmove(r, r + 1, (x->nopen - i - 1) * sizeof *r);
     x->nopen--;
-    if (done.kind == LP_JAX_MISS) lp_jax_miss(x, &done);
-    else lp_torch_record(x, &done);
+    if (done.kind == LP_JAX_MISS)
+        sts_lp_jax_miss(x, &done);
+    else
+        sts_lp_torch_record(x, &done);
     rec_free(&done);
 }
 
@@ -170,15 +181,18 @@ static void open_rec(lp_ctx *x, lp_kind kind, const lp_prefix *pf, const char *m
     x->nopen++;
 }
 
-static int starts(const char *s, const char *lit) { return strncmp(s, lit, strlen(lit)) == 0; }
+static int starts(const char *s, const char *lit)
+{
+    return strncmp(s, lit, strlen(lit)) == 0;
+}
 
-int lp_is_continuation(const lp_rec *r, const char *msg)
+int sts_lp_is_continuation(const lp_rec *r, const char *msg)
 {
     if (msg[0] == ' ' || msg[0] == '\t') return 1;
-    static const char *const jax[] = { "where weak_type=", "weak_type=False", "See https://", "https://",
-                                       "explanation unavailable", "compare to tuple", " != before" };
-    static const char *const torch[] = { "- ", "To log all recompilation", "To diagnose recompilation",
-                                         "to diagnose recompilation", "guard " };
+    static const char *const jax[] = {"where weak_type=",        "weak_type=False",  "See https://", "https://",
+                                      "explanation unavailable", "compare to tuple", " != before"};
+    static const char *const torch[] = {"- ", "To log all recompilation", "To diagnose recompilation",
+                                        "to diagnose recompilation", "guard "};
     if (r->kind == LP_JAX_MISS) {
         for (size_t i = 0; i < sizeof jax / sizeof jax[0]; i++)
             if (starts(msg, jax[i])) return 1;
@@ -191,12 +205,16 @@ int lp_is_continuation(const lp_rec *r, const char *msg)
 
 static int is_blank(const char *s)
 {
-    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+    while (*s == ' ' || *s == '\t' || *s == '\r')
+        s++;
     return *s == 0;
 }
 
 /* The rank part of a stream key ("rank0" or ""). */
-static size_t rank_len(const char *stream) { return strcspn(stream, "|"); }
+static size_t rank_len(const char *stream)
+{
+    return strcspn(stream, "|");
+}
 
 static void handle_start(lp_ctx *x, lp_kind kind, const lp_prefix *pf, const char *msg)
 {
@@ -212,11 +230,14 @@ static void handle_start(lp_ctx *x, lp_kind kind, const lp_prefix *pf, const cha
             if (o->kind == LP_TORCH_RECOMPILE && same_id && rl == rank_len(pf->stream) &&
                 strncmp(o->stream, pf->stream, rl) == 0)
                 close_rec(x, o);
-            else i++;
+            else
+                i++;
         }
     x->l->log.records++;
-    if (kind == LP_JAX_MISS || kind == LP_TORCH_RECOMPILE || kind == LP_TORCH_LIMIT) open_rec(x, kind, pf, msg);
-    else lp_jax_line(x, kind, msg, x->lineno);
+    if (kind == LP_JAX_MISS || kind == LP_TORCH_RECOMPILE || kind == LP_TORCH_LIMIT)
+        open_rec(x, kind, pf, msg);
+    else
+        sts_lp_jax_line(x, kind, msg, x->lineno);
 }
 
 static void handle_line(lp_ctx *x, const char *raw)
@@ -227,18 +248,18 @@ static void handle_line(lp_ctx *x, const char *raw)
         return;
     }
     lp_prefix pf;
-    const char *msg = lp_strip_prefix(raw, &pf);
+    const char *msg = sts_lp_strip_prefix(raw, &pf);
     lp_rec *r = find_open(x, pf.stream);
     if (is_blank(msg)) return; /* blank lines separate verbose guard groups; they end nothing */
-    lp_kind kind = lp_jax_start(msg);
-    if (kind == LP_NONE) kind = lp_torch_start(msg);
+    lp_kind kind = sts_lp_jax_start(msg);
+    if (kind == LP_NONE) kind = sts_lp_torch_start(msg);
     if (kind != LP_NONE) {
         handle_start(x, kind, &pf, msg);
         return;
     }
     /* Python logging prefixes only a record's first line: a prefixed line is never a
      * continuation there. Torch prefixes every line, with the same stream key. */
-    int cont = r && (pf.per_line ? r->per_line : !pf.prefixed) && lp_is_continuation(r, msg);
+    int cont = r && (pf.per_line ? r->per_line : !pf.prefixed) && sts_lp_is_continuation(r, msg);
     if (cont) {
         rec_append(r, msg);
         return;
@@ -249,15 +270,18 @@ static void handle_line(lp_ctx *x, const char *raw)
 
 static void finish(lp_ctx *x)
 {
-    while (x->nopen) close_rec(x, &x->open[0]);
+    while (x->nopen)
+        close_rec(x, &x->open[0]);
     commit_all(x);
 }
 
 static void ctx_free(lp_ctx *x)
 {
-    for (size_t i = 0; i < x->nopen; i++) rec_free(&x->open[i]);
+    for (size_t i = 0; i < x->nopen; i++)
+        rec_free(&x->open[i]);
     free(x->open);
-    for (size_t i = 0; i < x->npend; i++) free(x->pend[i].args);
+    for (size_t i = 0; i < x->npend; i++)
+        free(x->pend[i].args);
     free(x->pend);
     sts_u64map_release(&x->fn_by_key);
 }
@@ -281,8 +305,10 @@ sts_status sts_ledger_parse_text(sts_ledger *l, const char *name, const char *te
             return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", x.name);
         }
         /* NUL bytes inside a line would cut it short; show them as '?'. */
-        for (size_t i = 0; i < n; i++) line[i] = text[pos + i] ? text[pos + i] : '?';
-        while (n && line[n - 1] == '\r') n--;
+        for (size_t i = 0; i < n; i++)
+            line[i] = text[pos + i] ? text[pos + i] : '?';
+        while (n && line[n - 1] == '\r')
+            n--;
         line[n] = 0;
         x.lineno++;
         handle_line(&x, line);

@@ -14,32 +14,32 @@
 /* Record kinds. Single-line kinds are handled at once; the others collect lines. */
 typedef enum lp_kind {
     LP_NONE = 0,
-    LP_JAX_TRACE,   /* Finished tracing [+ transforming] NAME [for API] in T sec */
-    LP_JAX_COMPILE, /* Compiling NAME ... with global shapes and types AVALS ... */
-    LP_JAX_LOWER,   /* Finished jaxpr to MLIR module conversion NAME in T sec */
-    LP_JAX_XLA,     /* Finished XLA compilation of NAME in T sec */
-    LP_JAX_PCACHE,  /* persistent compilation cache hit / miss / write / skip */
-    LP_JAX_MISS,    /* TRACING CACHE MISS at SITE ...: multi-line */
+    LP_JAX_TRACE,       /* Finished tracing [+ transforming] NAME [for API] in T sec */
+    LP_JAX_COMPILE,     /* Compiling NAME ... with global shapes and types AVALS ... */
+    LP_JAX_LOWER,       /* Finished jaxpr to MLIR module conversion NAME in T sec */
+    LP_JAX_XLA,         /* Finished XLA compilation of NAME in T sec */
+    LP_JAX_PCACHE,      /* persistent compilation cache hit / miss / write / skip */
+    LP_JAX_MISS,        /* TRACING CACHE MISS at SITE ...: multi-line */
     LP_TORCH_RECOMPILE, /* Recompiling function F in FILE:LINE: multi-line */
-    LP_TORCH_LIMIT  /* torch._dynamo hit config.LIMIT (N): multi-line */
+    LP_TORCH_LIMIT      /* torch._dynamo hit config.LIMIT (N): multi-line */
 } lp_kind;
 
 /* What the prefix stripper learned about a line. */
 typedef struct lp_prefix {
-    int prefixed;       /* some known prefix was removed */
-    int per_line;       /* the producer prefixes every line of a message (torch) */
-    char stream[160];   /* lines of one record share this key */
-    char traceid[48];   /* torch compile id "0/3" ("" when absent) */
+    int prefixed;     /* some known prefix was removed */
+    int per_line;     /* the producer prefixes every line of a message (torch) */
+    char stream[160]; /* lines of one record share this key */
+    char traceid[48]; /* torch compile id "0/3" ("" when absent) */
 } lp_prefix;
 
 /* Returns the message part of `line` and fills p. */
-const char *lp_strip_prefix(const char *line, lp_prefix *p);
+const char *sts_lp_strip_prefix(const char *line, lp_prefix *p);
 
 /* A record being collected. */
 typedef struct lp_rec {
     lp_kind kind;
-    int64_t line;   /* line number of its first line */
-    char **lines;   /* message lines with the prefix removed; owned */
+    int64_t line; /* line number of its first line */
+    char **lines; /* message lines with the prefix removed; owned */
     size_t n, cap;
     int per_line;
     char stream[160];
@@ -71,49 +71,49 @@ typedef struct lp_ctx {
 
 /* Copies the dtype spelled by s[0..n) ("f32", "float32", "Float", "torch.bfloat16") as
  * numpy names it into buf; unknown spellings are copied as they are. */
-void lp_dtype_norm(const char *s, size_t n, char *buf, size_t cap);
+void sts_lp_dtype_norm(const char *s, size_t n, char *buf, size_t cap);
 
 /* Parses one JAX aval: "ShapedArray(float32[8,4], weak_type=True)", "f32[8]",
  * "f32[]{weak_type=True}", "float32[8@x,4]". The dtype text goes to dtbuf and
  * a->dtype points at it. Returns 0, or -1 when it is not an aval. */
-int lp_parse_aval(const char *s, size_t n, sts_argsig *a, char *dtbuf, size_t dtcap);
+int sts_lp_parse_aval(const char *s, size_t n, sts_argsig *a, char *dtbuf, size_t dtcap);
 
 /* Splits the bracketed list starting at s ("(A, B)", "[A, B]", "{k: v}") at its top-level
  * commas, calling fn(element, length, user) for each non-empty element. Returns the
  * number of elements, or -1 when the brackets do not balance; *end gets the position
  * after the closing bracket. */
-int lp_split_list(const char *s, const char **end, void (*fn)(const char *, size_t, void *), void *user);
+int sts_lp_split_list(const char *s, const char **end, void (*fn)(const char *, size_t, void *), void *user);
 
 /* Parses "T sec" / "T" as seconds into nanoseconds; -1 when not a number. */
-int64_t lp_seconds_ns(const char *s, const char **end);
+int64_t sts_lp_seconds_ns(const char *s, const char **end);
 
 /* A function's ledger index from a name as logged. `module` is set when the name is
  * an XLA module name ("jit_score", "jit(score)", "pmap_f"). Returns -1 when out of memory. */
-long lp_function(lp_ctx *x, const char *raw, size_t n, int module);
+long sts_lp_function(lp_ctx *x, const char *raw, size_t n, int module);
 
 /* The pending row for function fn (created inactive on first use), or NULL. */
-lp_pending *lp_pending_get(lp_ctx *x, long fn);
+lp_pending *sts_lp_pending_get(lp_ctx *x, long fn);
 /* Commits the pending row of function fn to the ledger, if active. */
-void lp_pending_commit(lp_ctx *x, long fn);
+void sts_lp_pending_commit(lp_ctx *x, long fn);
 
 /* Records a miss reason for function fn; `seen` is the record's bitmask of categories
  * already counted (a record counts once per category). */
-void lp_reason(lp_ctx *x, long fn, sts_miss_category cat, const char *detail, unsigned *seen);
+void sts_lp_reason(lp_ctx *x, long fn, sts_miss_category cat, const char *detail, unsigned *seen);
 
 /* ---- handlers ---- */
 
 /* Classifies a message line: the kind of record it starts, or LP_NONE. */
-lp_kind lp_jax_start(const char *msg);
-lp_kind lp_torch_start(const char *msg);
+lp_kind sts_lp_jax_start(const char *msg);
+lp_kind sts_lp_torch_start(const char *msg);
 
 /* Handles a single-line JAX record; returns 0, or -1 when it did not parse (a warning
  * has been recorded). */
-int lp_jax_line(lp_ctx *x, lp_kind kind, const char *msg, int64_t line);
+int sts_lp_jax_line(lp_ctx *x, lp_kind kind, const char *msg, int64_t line);
 /* Handles a complete multi-line record. */
-void lp_jax_miss(lp_ctx *x, const lp_rec *r);
-void lp_torch_record(lp_ctx *x, const lp_rec *r);
+void sts_lp_jax_miss(lp_ctx *x, const lp_rec *r);
+void sts_lp_torch_record(lp_ctx *x, const lp_rec *r);
 
 /* 1 when an unprefixed line continues a Python-logging multi-line record. */
-int lp_is_continuation(const lp_rec *r, const char *msg);
+int sts_lp_is_continuation(const lp_rec *r, const char *msg);
 
 #endif

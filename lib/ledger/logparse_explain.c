@@ -30,40 +30,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int starts(const char *s, const char *lit) { return strncmp(s, lit, strlen(lit)) == 0; }
+static int starts(const char *s, const char *lit)
+{
+    return strncmp(s, lit, strlen(lit)) == 0;
+}
 
 static const char *trim(const char *s)
 {
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
     return s;
 }
 
-void lp_reason(lp_ctx *x, long fn, sts_miss_category cat, const char *detail, unsigned *seen)
+void sts_lp_reason(lp_ctx *x, long fn, sts_miss_category cat, const char *detail, unsigned *seen)
 {
     if (fn < 0) return;
     int count = !(*seen & (1u << cat));
     *seen |= 1u << cat;
-    lg_add_reason(x->l, lg_str(x->l, x->l->fns[fn].name), cat, detail, count, NULL);
+    sts_lg_add_reason(x->l, lg_str(x->l, x->l->fns[fn].name), cat, detail, count, NULL);
 }
 
 typedef struct miss {
     lp_ctx *x;
     long fn;
     int nreasons;
-    unsigned seen; /* categories counted for this record */
+    unsigned seen;   /* categories counted for this record */
     char first[512]; /* the first reason, for the row that this miss leads to */
 } miss;
 
 static void add(miss *m, sts_miss_category cat, const char *detail)
 {
-    lp_reason(m->x, m->fn, cat, detail, &m->seen);
+    sts_lp_reason(m->x, m->fn, cat, detail, &m->seen);
     if (!m->nreasons++) snprintf(m->first, sizeof m->first, "%s: %s", sts_miss_category_name(cat), detail);
 }
 
 static void observe(miss *m, const char *arg, lg_what what, int dim, const char *before, const char *now)
 {
-    lg_observe(m->x->l, (size_t)m->fn, arg, what, dim, before);
-    lg_observe(m->x->l, (size_t)m->fn, arg, what, dim, now);
+    sts_lg_observe(m->x->l, (size_t)m->fn, arg, what, dim, before);
+    sts_lg_observe(m->x->l, (size_t)m->fn, arg, what, dim, now);
 }
 
 /* Compares two avals of argument `arg` and records each difference. */
@@ -71,7 +75,7 @@ static void type_diff(miss *m, const char *arg, const char *b, size_t bn, const 
 {
     sts_argsig ab, an;
     char db[64], dn[64], d[700], vb[32], vn[32];
-    if (lp_parse_aval(b, bn, &ab, db, sizeof db) != 0 || lp_parse_aval(n, nn, &an, dn, sizeof dn) != 0) {
+    if (sts_lp_parse_aval(b, bn, &ab, db, sizeof db) != 0 || sts_lp_parse_aval(n, nn, &an, dn, sizeof dn) != 0) {
         snprintf(d, sizeof d, "%s: %.*s -> %.*s", arg, (int)(bn < 200 ? bn : 200), b, (int)(nn < 200 ? nn : 200), n);
         add(m, STS_MISS_OTHER, d);
         return;
@@ -139,7 +143,8 @@ static int at_types(miss *m, const char *t)
         nn = (size_t)(a - n);
         b = a + 12;
         bn = cut_url(b, strlen(b));
-    } else return -1;
+    } else
+        return -1;
     namelen = (size_t)(sep - name);
     char arg[160];
     snprintf(arg, sizeof arg, "%.*s", (int)(namelen < 150 ? namelen : 150), name);
@@ -156,8 +161,10 @@ static int static_val(const char *s, size_t n, char *out, size_t cap)
     int depth = 0;
     const char *e = p;
     while (*e && (depth || *e != ')')) {
-        if (*e == '(') depth++;
-        else if (*e == ')') depth--;
+        if (*e == '(')
+            depth++;
+        else if (*e == ')')
+            depth--;
         e++;
     }
     snprintf(out, cap, "%.*s", (int)(e - p), p);
@@ -216,7 +223,8 @@ static void on_kv(const char *s, size_t n, void *user)
     if (!c || kv->n >= 16) return;
     snprintf(kv->keys[kv->n], sizeof kv->keys[0], "%.*s", (int)(c - s), s);
     const char *v = c + 1;
-    while (v < s + n && *v == ' ') v++;
+    while (v < s + n && *v == ' ')
+        v++;
     snprintf(kv->vals[kv->n], sizeof kv->vals[0], "%.*s", (int)(s + n - v), v);
     kv->n++;
 }
@@ -228,7 +236,7 @@ static void static_kwargs(miss *m, const char *t)
     kv_list now, before;
     memset(&now, 0, sizeof now);
     memset(&before, 0, sizeof before);
-    if (!b || lp_split_list(t + 4, NULL, on_kv, &now) < 0 || lp_split_list(b + 12, NULL, on_kv, &before) < 0) {
+    if (!b || sts_lp_split_list(t + 4, NULL, on_kv, &now) < 0 || sts_lp_split_list(b + 12, NULL, on_kv, &before) < 0) {
         add(m, STS_MISS_STATIC, t);
         return;
     }
@@ -274,7 +282,7 @@ static void learn_names(lp_ctx *x, long fn, const char *t)
         p = trim(p);
         const char *c = strstr(p, ": ");
         if (!c) break;
-        ids[n++] = lg_intern_n(x->l, p, (size_t)(c - p));
+        ids[n++] = sts_lg_intern_n(x->l, p, (size_t)(c - p));
         const char *next = strstr(c, ", ");
         if (!next) break;
         p = next + 2;
@@ -302,34 +310,54 @@ static void body_line(miss *m, const char *t, int *h)
     if (starts(t, "* key with ")) {
         const char *k = t + 11;
         *h = H_NONE;
-        if (starts(k, "different input types")) *h = H_TYPES;
-        else if (starts(k, "different value of static args")) *h = H_STATIC_ARGS;
-        else if (starts(k, "different value of static kwargs")) *h = H_STATIC_KWARGS;
-        else if (starts(k, "different static_argnums")) add(m, STS_MISS_STATIC, "static_argnums changed");
-        else if (starts(k, "different input pytree") || starts(k, "different number of args")) *h = H_PYTREE;
-        else if (starts(k, "different tracing context")) add(m, STS_MISS_CONTEXT, "tracing context (config)");
-        else add(m, STS_MISS_OTHER, k);
+        if (starts(k, "different input types"))
+            *h = H_TYPES;
+        else if (starts(k, "different value of static args"))
+            *h = H_STATIC_ARGS;
+        else if (starts(k, "different value of static kwargs"))
+            *h = H_STATIC_KWARGS;
+        else if (starts(k, "different static_argnums"))
+            add(m, STS_MISS_STATIC, "static_argnums changed");
+        else if (starts(k, "different input pytree") || starts(k, "different number of args"))
+            *h = H_PYTREE;
+        else if (starts(k, "different tracing context"))
+            add(m, STS_MISS_CONTEXT, "tracing context (config)");
+        else
+            add(m, STS_MISS_OTHER, k);
         if (*h == H_PYTREE && starts(k, "different number of args")) add(m, STS_MISS_PYTREE, k);
         return;
     }
-    if (starts(t, "types now: ") && m->fn >= 0) learn_names(m->x, m->fn, t + 11);
-    else if (starts(t, "different input types") || starts(t, "closest seen input type signature")) *h = H_TYPES;
-    else if (starts(t, "never seen input type signature")) *h = H_TYPE_NAMES;
-    else if (starts(t, "different input pytree") || starts(t, "closest seen input pytree")) *h = H_PYTREE;
-    else if (starts(t, "never seen input pytree") || starts(t, "never seen passing ")) add(m, STS_MISS_PYTREE, t);
+    if (starts(t, "types now: ") && m->fn >= 0)
+        learn_names(m->x, m->fn, t + 11);
+    else if (starts(t, "different input types") || starts(t, "closest seen input type signature"))
+        *h = H_TYPES;
+    else if (starts(t, "never seen input type signature"))
+        *h = H_TYPE_NAMES;
+    else if (starts(t, "different input pytree") || starts(t, "closest seen input pytree"))
+        *h = H_PYTREE;
+    else if (starts(t, "never seen input pytree") || starts(t, "never seen passing "))
+        add(m, STS_MISS_PYTREE, t);
     else if (starts(t, "Tracing context doesn't match") || starts(t, "tracing context doesn't match")) {
         *h = H_CONTEXT;
         add(m, STS_MISS_CONTEXT, "tracing context (config or context manager)");
-    } else if (starts(t, "Debug info doesn't match")) add(m, STS_MISS_CONTEXT, "debug info (function identity)");
-    else if (strstr(t, "explanation unavailable")) add(m, STS_MISS_OTHER, "explanation unavailable");
-    else if (starts(t, "now ") && *h == H_STATIC_ARGS) static_args(m, t); else if (starts(t, "now {") && *h == H_STATIC_KWARGS) static_kwargs(m, t);
+    } else if (starts(t, "Debug info doesn't match"))
+        add(m, STS_MISS_CONTEXT, "debug info (function identity)");
+    else if (strstr(t, "explanation unavailable"))
+        add(m, STS_MISS_OTHER, "explanation unavailable");
+    else if (starts(t, "now ") && *h == H_STATIC_ARGS)
+        static_args(m, t);
+    else if (starts(t, "now {") && *h == H_STATIC_KWARGS)
+        static_kwargs(m, t);
     else if (starts(t, "* at ")) {
         if (*h == H_PYTREE || starts(t, "* at input path") || strstr(t, "Static(val=") ||
             (strstr(t, " but now given ") && !strstr(t, ", but now given ")))
             at_path(m, t);
-        else if (at_types(m, t) != 0) add(m, STS_MISS_OTHER, t + 2);
-    } else if (starts(t, "* ") && *h == H_CONTEXT) context_item(m, t);
-    else if (*h == H_TYPE_NAMES && strstr(t, ": ") && m->fn >= 0) learn_names(m->x, m->fn, t);
+        else if (at_types(m, t) != 0)
+            add(m, STS_MISS_OTHER, t + 2);
+    } else if (starts(t, "* ") && *h == H_CONTEXT)
+        context_item(m, t);
+    else if (*h == H_TYPE_NAMES && strstr(t, ": ") && m->fn >= 0)
+        learn_names(m->x, m->fn, t);
 }
 
 /* The function a record is about: "for NAME defined at ..." or "never seen function:". */
@@ -352,14 +380,15 @@ static const char *record_function(const lp_rec *r, size_t *n, int *first)
     return NULL;
 }
 
-void lp_jax_miss(lp_ctx *x, const lp_rec *r)
+void sts_lp_jax_miss(lp_ctx *x, const lp_rec *r)
 {
     const char *head = r->lines[0];
     size_t hl = strlen(head);
-    while (hl && head[hl - 1] == ' ') hl--;
+    while (hl && head[hl - 1] == ' ')
+        hl--;
     if (!hl || head[hl - 1] != ':') {
         x->l->log.records--;
-        lg_warn(x->l, x->name, r->line, "cache-miss record does not end its first line with ':' (truncated?)");
+        sts_lg_warn(x->l, x->name, r->line, "cache-miss record does not end its first line with ':' (truncated?)");
         return;
     }
     size_t n = 0;
@@ -367,28 +396,35 @@ void lp_jax_miss(lp_ctx *x, const lp_rec *r)
     const char *name = record_function(r, &n, &first);
     if (!name || !n) {
         x->l->log.records--;
-        lg_warn(x->l, x->name, r->line,
-                "cache-miss record names no function: expected 'for NAME' or 'never seen function:' (truncated?)");
+        sts_lg_warn(x->l, x->name, r->line,
+                    "cache-miss record names no function: expected 'for NAME' or 'never seen function:' (truncated?)");
         return;
     }
     miss m;
     memset(&m, 0, sizeof m);
     m.x = x;
-    m.fn = lp_function(x, name, n, 0);
+    m.fn = sts_lp_function(x, name, n, 0);
     if (m.fn < 0) return;
     int h = H_NONE;
     for (size_t i = 1; i < r->n; i++) {
         const char *t = trim(r->lines[i]);
-        if (strstr(t, "seen another function defined on the same line")) redefined = 1;
-        else if (!first) body_line(&m, t, &h);
+        if (strstr(t, "seen another function defined on the same line"))
+            redefined = 1;
+        else if (!first)
+            body_line(&m, t, &h);
     }
-    if (redefined) add(&m, STS_MISS_CONTEXT, "function re-defined at the same line (a new function object per call)");
-    else if (first) add(&m, STS_MISS_FIRST, "first call");
-    else if (!m.nreasons) add(&m, STS_MISS_OTHER, "no explanation given");
-    uint32_t id = lg_intern(x->l, m.first);
+    if (redefined)
+        add(&m, STS_MISS_CONTEXT, "function re-defined at the same line (a new function object per call)");
+    else if (first)
+        add(&m, STS_MISS_FIRST, "first call");
+    else if (!m.nreasons)
+        add(&m, STS_MISS_OTHER, "no explanation given");
+    uint32_t id = sts_lg_intern(x->l, m.first);
     if (id == UINT32_MAX) return;
     /* 0.6 - 0.8 explain after "Finished tracing"; other versions before it. */
-    lp_pending *p = lp_pending_get(x, m.fn);
-    if (p && p->active && p->has_trace && !p->has_sig && !p->c.reason) p->c.reason = lg_str(x->l, id);
-    else x->l->fns[m.fn].pending_reason = id;
+    lp_pending *p = sts_lp_pending_get(x, m.fn);
+    if (p && p->active && p->has_trace && !p->has_sig && !p->c.reason)
+        p->c.reason = lg_str(x->l, id);
+    else
+        x->l->fns[m.fn].pending_reason = id;
 }

@@ -25,7 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int starts(const char *s, const char *lit) { return strncmp(s, lit, strlen(lit)) == 0; }
+static int starts(const char *s, const char *lit)
+{
+    return strncmp(s, lit, strlen(lit)) == 0;
+}
 
 /* "Compiling W " where W is followed by one of our continuations (not "Compiling module"). */
 static int is_our_compiling(const char *msg)
@@ -38,7 +41,7 @@ static int is_our_compiling(const char *msg)
     return starts(sp, " with ") || starts(sp, " (") || starts(sp, " for ");
 }
 
-lp_kind lp_jax_start(const char *msg)
+lp_kind sts_lp_jax_start(const char *msg)
 {
     if (starts(msg, "Finished tracing")) return LP_JAX_TRACE;
     if (is_our_compiling(msg)) return LP_JAX_COMPILE;
@@ -56,7 +59,8 @@ lp_kind lp_jax_start(const char *msg)
 static const char *rfind(const char *s, const char *lit)
 {
     const char *found = NULL;
-    for (const char *p = strstr(s, lit); p; p = strstr(p + 1, lit)) found = p;
+    for (const char *p = strstr(s, lit); p; p = strstr(p + 1, lit))
+        found = p;
     return found;
 }
 
@@ -66,9 +70,10 @@ static int64_t trailing_time(const char *msg, const char **in)
     const char *p = rfind(msg, " in ");
     if (!p) return -1;
     const char *e;
-    int64_t ns = lp_seconds_ns(p + 4, &e);
+    int64_t ns = sts_lp_seconds_ns(p + 4, &e);
     if (ns < 0) return -1;
-    while (*e == ' ') e++;
+    while (*e == ' ')
+        e++;
     if (strncmp(e, "sec", 3) != 0) return -1;
     *in = p;
     return ns;
@@ -82,7 +87,7 @@ static void start_row(lp_ctx *x, long fn, lp_pending *p, int64_t line)
     p->line = line;
     char src[600];
     snprintf(src, sizeof src, "%s:%lld", x->name, (long long)line);
-    p->c.source = lg_str(x->l, lg_intern(x->l, src));
+    p->c.source = lg_str(x->l, sts_lg_intern(x->l, src));
     lg_fn *f = &x->l->fns[fn];
     if (f->pending_reason) {
         p->c.reason = lg_str(x->l, f->pending_reason);
@@ -93,23 +98,28 @@ static void start_row(lp_ctx *x, long fn, lp_pending *p, int64_t line)
 static int on_trace(lp_ctx *x, const char *msg, int64_t line)
 {
     const char *in = NULL, *name;
-    if (starts(msg, "Finished tracing + transforming ")) name = msg + 32;
-    else if (starts(msg, "Finished tracing ")) name = msg + 17;
-    else return -1;
+    if (starts(msg, "Finished tracing + transforming "))
+        name = msg + 32;
+    else if (starts(msg, "Finished tracing "))
+        name = msg + 17;
+    else
+        return -1;
     int64_t ns = trailing_time(msg, &in);
     if (ns < 0 || in <= name) return -1;
     const char *end = in;
     const char *f = NULL;
-    for (const char *q = strstr(name, " for "); q && q < end; q = strstr(q + 1, " for ")) f = q;
+    for (const char *q = strstr(name, " for "); q && q < end; q = strstr(q + 1, " for "))
+        f = q;
     if (f) {
         const char *api = f + 5;
-        while (api < end && (islower((unsigned char)*api) || *api == '_')) api++;
+        while (api < end && (islower((unsigned char)*api) || *api == '_'))
+            api++;
         if (api == end) end = f;
     }
-    long fn = lp_function(x, name, (size_t)(end - name), 0);
-    lp_pending *p = lp_pending_get(x, fn);
+    long fn = sts_lp_function(x, name, (size_t)(end - name), 0);
+    lp_pending *p = sts_lp_pending_get(x, fn);
     if (!p) return 0;
-    if (p->active) lp_pending_commit(x, fn);
+    if (p->active) sts_lp_pending_commit(x, fn);
     start_row(x, fn, p, line);
     p->has_trace = 1;
     p->c.traces = 1;
@@ -140,14 +150,14 @@ static void on_aval(const char *s, size_t n, void *user)
     }
     char dt[64];
     sts_argsig *arg = &p->args[p->c.nargs];
-    if (lp_parse_aval(s, n, arg, dt, sizeof dt) != 0) {
+    if (sts_lp_parse_aval(s, n, arg, dt, sizeof dt) != 0) {
         /* Tokens, opaque types and the like: keep the text as the dtype. */
         memset(arg, 0, sizeof *arg);
         arg->kind = STS_PARAM_ARRAY;
         arg->ndim = -1;
         snprintf(dt, sizeof dt, "%.*s", (int)(n < 60 ? n : 60), s);
     }
-    arg->dtype = lg_str(a->l, lg_intern(a->l, dt));
+    arg->dtype = lg_str(a->l, sts_lg_intern(a->l, dt));
     arg->name = NULL;
     p->c.nargs++;
 }
@@ -162,7 +172,7 @@ static void skip_aval(const char *s, size_t n, void *user)
 /* The argument list of a Compiling line, or NULL when the line gives only a count. */
 static const char *avals_start(const char *msg)
 {
-    static const char *const keys[] = { "global shapes and types ", "devices with args ", " for args " };
+    static const char *const keys[] = {"global shapes and types ", "devices with args ", " for args "};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *p = strstr(msg, keys[i]);
         if (p) return p + strlen(keys[i]);
@@ -173,22 +183,23 @@ static const char *avals_start(const char *msg)
 static int on_compiling(lp_ctx *x, const char *msg, int64_t line)
 {
     const char *name = msg + 10, *end = name;
-    while (*end && !starts(end, " (") && !starts(end, " for ") && !starts(end, " with ")) end++;
+    while (*end && !starts(end, " (") && !starts(end, " for ") && !starts(end, " with "))
+        end++;
     if (!*end || end == name) return -1;
     const char *av = avals_start(msg);
     int count_only = !av && strstr(end, " args.") != NULL;
     if (!av && !count_only) return -1;
-    if (av && lp_split_list(av, NULL, skip_aval, NULL) < 0) return -1; /* unbalanced: cut short */
-    long fn = lp_function(x, name, (size_t)(end - name), 0);
-    lp_pending *p = lp_pending_get(x, fn);
+    if (av && sts_lp_split_list(av, NULL, skip_aval, NULL) < 0) return -1; /* unbalanced: cut short */
+    long fn = sts_lp_function(x, name, (size_t)(end - name), 0);
+    lp_pending *p = sts_lp_pending_get(x, fn);
     if (!p) return 0;
-    if (p->active && (p->has_sig || p->has_lower || p->has_compile)) lp_pending_commit(x, fn);
+    if (p->active && (p->has_sig || p->has_lower || p->has_compile)) sts_lp_pending_commit(x, fn);
     if (!p->active) start_row(x, fn, p, line);
     p->has_sig = 1;
     p->c.nargs = 0;
     if (count_only) return 0;
-    aval_acc acc = { p, x->l, 0 };
-    if (lp_split_list(av, NULL, on_aval, &acc) < 0) {
+    aval_acc acc = {p, x->l, 0};
+    if (sts_lp_split_list(av, NULL, on_aval, &acc) < 0) {
         p->c.nargs = 0;
         return -1;
     }
@@ -201,10 +212,10 @@ static int on_stage(lp_ctx *x, const char *msg, int64_t line, int lower)
     const char *name = msg + strlen(head), *in = NULL;
     int64_t ns = trailing_time(msg, &in);
     if (ns < 0 || in <= name) return -1;
-    long fn = lp_function(x, name, (size_t)(in - name), 1);
-    lp_pending *p = lp_pending_get(x, fn);
+    long fn = sts_lp_function(x, name, (size_t)(in - name), 1);
+    lp_pending *p = sts_lp_pending_get(x, fn);
     if (!p) return 0;
-    if (p->active && (lower ? (p->has_lower || p->has_compile) : p->has_compile)) lp_pending_commit(x, fn);
+    if (p->active && (lower ? (p->has_lower || p->has_compile) : p->has_compile)) sts_lp_pending_commit(x, fn);
     if (!p->active) start_row(x, fn, p, line);
     if (lower) {
         p->has_lower = 1;
@@ -214,7 +225,7 @@ static int on_stage(lp_ctx *x, const char *msg, int64_t line, int lower)
     p->has_compile = 1;
     p->c.compiles = 1;
     p->c.compile_ns = ns;
-    lp_pending_commit(x, fn); /* the last stage of a specialization */
+    sts_lp_pending_commit(x, fn); /* the last stage of a specialization */
     return 0;
 }
 
@@ -236,8 +247,10 @@ static int on_pcache(lp_ctx *x, const char *msg)
     size_t n = 0;
     const char *name;
     int which; /* 0 hit, 1 miss, 2 write, 3 not written */
-    if ((name = quoted(msg, "cache hit for ", &n))) which = 0;
-    else if ((name = quoted(msg, "CACHE MISS for ", &n))) which = 1;
+    if ((name = quoted(msg, "cache hit for ", &n)))
+        which = 0;
+    else if ((name = quoted(msg, "CACHE MISS for ", &n)))
+        which = 1;
     else if (starts(msg, "Writing ")) {
         name = msg + 8;
         const char *e = strstr(name, " to persistent compilation cache");
@@ -248,18 +261,22 @@ static int on_pcache(lp_ctx *x, const char *msg)
         name = quoted(msg, "entry for ", &n);
         if (!name) return 0; /* size threshold or process id: no module named */
         which = 3;
-    } else return -1;
+    } else
+        return -1;
     if (n == 0) return -1;
-    long fn = lp_function(x, name, n, 1);
+    long fn = sts_lp_function(x, name, n, 1);
     if (fn < 0) return 0;
     lg_fn *f = &x->l->fns[fn];
-    if (which == 0) f->pers_hits++;
-    else if (which == 1) f->pers_misses++;
-    else if (which == 2) f->pers_writes++;
+    if (which == 0)
+        f->pers_hits++;
+    else if (which == 1)
+        f->pers_misses++;
+    else if (which == 2)
+        f->pers_writes++;
     return 0;
 }
 
-int lp_jax_line(lp_ctx *x, lp_kind kind, const char *msg, int64_t line)
+int sts_lp_jax_line(lp_ctx *x, lp_kind kind, const char *msg, int64_t line)
 {
     int rc = 0;
     const char *what = "";
@@ -284,12 +301,13 @@ int lp_jax_line(lp_ctx *x, lp_kind kind, const char *msg, int64_t line)
         rc = on_pcache(x, msg);
         what = "a persistent-cache message naming its module in quotes";
         break;
-    default: return 0;
+    default:
+        return 0;
     }
     if (rc != 0) {
         x->l->log.records--;
-        lg_warn(x->l, x->name, line, "looks like a JAX compile-log line but does not parse; expected %s: \"%.120s\"",
-                what, msg);
+        sts_lg_warn(x->l, x->name, line,
+                    "looks like a JAX compile-log line but does not parse; expected %s: \"%.120s\"", what, msg);
     }
     return rc;
 }

@@ -20,7 +20,8 @@
 static const char *digits(const char *p, int min)
 {
     int n = 0;
-    while (isdigit((unsigned char)*p)) p++, n++;
+    while (isdigit((unsigned char)*p))
+        p++, n++;
     return n >= min ? p : NULL;
 }
 
@@ -47,7 +48,8 @@ static const char *torch_groups(const char *p, lp_prefix *pf, int *found)
 {
     for (;;) {
         const char *q = p;
-        while (*q == ' ') q++;
+        while (*q == ' ')
+            q++;
         if (*q != '[') return p;
         const char *close = strchr(q, ']');
         if (!close || close - q > 46) return p;
@@ -58,7 +60,8 @@ static const char *torch_groups(const char *p, lp_prefix *pf, int *found)
             if (!(isalnum((unsigned char)*c) || strchr("/_!.-", *c))) return p;
         /* The compile id is not part of the stream: one thread's records follow each
          * other, and a new compile id starts a new record anyway. */
-        if (is_id) snprintf(pf->traceid, sizeof pf->traceid, "%.*s", (int)(close - q - 1), q + 1);
+        if (is_id)
+            snprintf(pf->traceid, sizeof pf->traceid, "%.*s", (int)(close - q - 1), q + 1);
         else {
             size_t len = strlen(pf->stream);
             snprintf(pf->stream + len, sizeof pf->stream - len, "|%.*s", (int)(close - q - 1), q + 1);
@@ -73,15 +76,18 @@ static const char *glog_prefix(const char *s, lp_prefix *pf)
     if (!strchr("VDIWEFC", s[0])) return NULL;
     const char *p = digits(s + 1, 4);
     if (!p || p - s != 5 || *p != ' ' || !(p = clock_time(p + 1))) return NULL;
-    while (*p == ' ') p++;
+    while (*p == ' ')
+        p++;
     const char *tid = p;
     if (!(p = digits(p, 1)) || *p != ' ') return NULL;
     size_t tlen = (size_t)(p - tid);
     const char *path = ++p;
-    while (*p && *p != ' ' && *p != ']') p++;
+    while (*p && *p != ' ' && *p != ']')
+        p++;
     if (*p != ']') return NULL;
     const char *colon = p;
-    while (colon > path && isdigit((unsigned char)colon[-1])) colon--;
+    while (colon > path && isdigit((unsigned char)colon[-1]))
+        colon--;
     if (colon == p || colon == path || colon[-1] != ':') return NULL;
     size_t len = strlen(pf->stream);
     snprintf(pf->stream + len, sizeof pf->stream - len, "|t%.*s", (int)tlen, tid);
@@ -99,7 +105,8 @@ static const char *bracket_date_prefix(const char *s, lp_prefix *pf)
         !(p = digits(p + 1, 2)) || *p != ' ' || !(p = clock_time(p + 1)) || *p != ']' || p[1] != ' ')
         return NULL;
     const char *name = p + 2, *q = name;
-    while (isalnum((unsigned char)*q) || *q == '_' || *q == '.') q++;
+    while (isalnum((unsigned char)*q) || *q == '_' || *q == '.')
+        q++;
     if (q == name || q[0] != ':' || q[1] != ' ' || q[2] != '[') return NULL;
     const char *lvl_end = strchr(q + 3, ']');
     if (!lvl_end || lvl_end - q > 14) return NULL;
@@ -113,7 +120,7 @@ static const char *bracket_date_prefix(const char *s, lp_prefix *pf)
 
 static const char *level_word(const char *s)
 {
-    static const char *const levels[] = { "DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:" };
+    static const char *const levels[] = {"DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:"};
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
         size_t n = strlen(levels[i]);
         if (strncmp(s, levels[i], n) == 0) return s + n;
@@ -124,7 +131,8 @@ static const char *level_word(const char *s)
 static const char *logger_name(const char *p)
 {
     const char *q = p;
-    while (isalnum((unsigned char)*q) || *q == '_' || *q == '.') q++;
+    while (isalnum((unsigned char)*q) || *q == '_' || *q == '.')
+        q++;
     return q > p && *q == ':' ? q + 1 : NULL;
 }
 
@@ -140,7 +148,7 @@ static const char *python_prefix(const char *s)
     return logger_name(p);
 }
 
-const char *lp_strip_prefix(const char *line, lp_prefix *pf)
+const char *sts_lp_strip_prefix(const char *line, lp_prefix *pf)
 {
     memset(pf, 0, sizeof *pf);
     char rank[32] = "";

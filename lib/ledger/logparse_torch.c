@@ -23,15 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int starts(const char *s, const char *lit) { return strncmp(s, lit, strlen(lit)) == 0; }
+static int starts(const char *s, const char *lit)
+{
+    return strncmp(s, lit, strlen(lit)) == 0;
+}
 
 static const char *trim(const char *s)
 {
-    while (*s == ' ' || *s == '\t') s++;
+    while (*s == ' ' || *s == '\t')
+        s++;
     return s;
 }
 
-lp_kind lp_torch_start(const char *msg)
+lp_kind sts_lp_torch_start(const char *msg)
 {
     if (starts(msg, "Recompiling function ")) return LP_TORCH_RECOMPILE;
     if (starts(msg, "torch._dynamo hit config.")) return LP_TORCH_LIMIT;
@@ -42,10 +46,10 @@ lp_kind lp_torch_start(const char *msg)
 typedef struct guard {
     sts_miss_category cat;
     char detail[400];
-    char arg[128];   /* the argument it names, for churn ("" when none) */
-    int what, dim;   /* lg_what, or -1 when nothing to observe */
+    char arg[128]; /* the argument it names, for churn ("" when none) */
+    int what, dim; /* lg_what, or -1 when nothing to observe */
     char expected[96], actual[96];
-    char sig[160];   /* the new input's part of a signature, or "" */
+    char sig[160]; /* the new input's part of a signature, or "" */
 } guard;
 
 /* L['x'] -> x, L['self'].w -> self.w, G['g'] -> g. */
@@ -58,7 +62,8 @@ static void clean_name(const char *s, size_t n, char *out, size_t cap)
             const char *e = memchr(s + i + 3, '\'', n - i - 3);
             if (e && (size_t)(e - s) + 1 < n && e[1] == ']') {
                 size_t k = (size_t)(e - (s + i + 3));
-                for (size_t j = 0; j < k && o + 1 < cap; j++) out[o++] = s[i + 3 + j];
+                for (size_t j = 0; j < k && o + 1 < cap; j++)
+                    out[o++] = s[i + 3 + j];
                 i = (size_t)(e - s) + 2;
                 continue;
             }
@@ -80,8 +85,8 @@ static int expected_actual(const char *p, guard *g)
     return 0;
 }
 
-static const char *const tensor_checks[] = { "size",   "stride", "rank",  "dtype", "device", "requires_grad",
-                                             "dispatch key set", "storage_offset", "layout" };
+static const char *const tensor_checks[] = {"size",          "stride",           "rank",           "dtype", "device",
+                                            "requires_grad", "dispatch key set", "storage_offset", "layout"};
 
 static int tensor_guard(const char *t, guard *g)
 {
@@ -117,8 +122,8 @@ static int tensor_guard(const char *t, guard *g)
         snprintf(g->sig, sizeof g->sig, "%.100s.dim()=%.30s", g->arg, g->actual);
     } else if (which == 3) {
         char e[64], a[64];
-        lp_dtype_norm(g->expected, strlen(g->expected), e, sizeof e);
-        lp_dtype_norm(g->actual, strlen(g->actual), a, sizeof a);
+        sts_lp_dtype_norm(g->expected, strlen(g->expected), e, sizeof e);
+        sts_lp_dtype_norm(g->actual, strlen(g->actual), a, sizeof a);
         snprintf(g->expected, sizeof g->expected, "%s", e);
         snprintf(g->actual, sizeof g->actual, "%s", a);
         g->cat = STS_MISS_DTYPE;
@@ -140,7 +145,8 @@ static void code_guard(const char *t, guard *g)
     size_t n = strlen(t);
     const char *hash = strstr(t, "  #"); /* guards carry the user line as a comment */
     if (hash) n = (size_t)(hash - t);
-    while (n && t[n - 1] == ' ') n--;
+    while (n && t[n - 1] == ' ')
+        n--;
     clean_name(t, n, code, sizeof code);
     snprintf(g->detail, sizeof g->detail, "%s", code);
     const char *eq = strstr(code, " == ");
@@ -161,7 +167,8 @@ static void code_guard(const char *t, guard *g)
             g->what = LG_VALUE;
             snprintf(g->detail, sizeof g->detail, "value of %s: was %s", g->arg, g->expected);
         }
-    } else g->cat = STS_MISS_OTHER;
+    } else
+        g->cat = STS_MISS_OTHER;
 }
 
 static void classify(const char *t, guard *g)
@@ -180,12 +187,14 @@ static long entry_id(const char **t)
     const char *p = *t;
     if (*p == '!') p++;
     if (!isdigit((unsigned char)*p)) return -1;
-    while (isdigit((unsigned char)*p)) p++;
+    while (isdigit((unsigned char)*p))
+        p++;
     if (*p != '/' || !isdigit((unsigned char)p[1])) return -1;
     char *e;
     long id = strtol(p + 1, &e, 10);
     p = e;
-    while (*p && *p != ':' && *p != ' ') p++;
+    while (*p && *p != ':' && *p != ' ')
+        p++;
     if (p[0] != ':' || p[1] != ' ') return -1;
     *t = p + 2;
     return id;
@@ -206,7 +215,7 @@ static long torch_function(lp_ctx *x, const char *name, size_t n, const char *lo
     char full[400];
     snprintf(full, sizeof full, "%.*s (%.*s)", (int)(n < 120 ? n : 120), name,
              (int)((size_t)(loc + ln - base) < 200 ? (size_t)(loc + ln - base) : 200), base);
-    return lg_fn_get(x->l, full);
+    return sts_lg_fn_get(x->l, full);
 }
 
 #define MAX_ENTRIES 64
@@ -217,10 +226,10 @@ static void observe_guards(lp_ctx *x, long fn, guard *g, int n, int first_parts)
 {
     for (int i = n - 1; i >= 0; i--)
         if (g[i].what >= 0 && g[i].expected[0])
-            lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].expected);
+            sts_lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].expected);
     for (int i = 0; i < first_parts && i < n; i++)
         if (g[i].what >= 0 && g[i].actual[0])
-            lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].actual);
+            sts_lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].actual);
 }
 
 static void recompile(lp_ctx *x, const lp_rec *r)
@@ -228,8 +237,8 @@ static void recompile(lp_ctx *x, const lp_rec *r)
     const char *h = r->lines[0] + 21, *in = strstr(h, " in ");
     if (!in || in == h || !in[4]) {
         x->l->log.records--;
-        lg_warn(x->l, x->name, r->line, "expected 'Recompiling function NAME in FILE:LINE', got \"%.120s\"",
-                r->lines[0]);
+        sts_lg_warn(x->l, x->name, r->line, "expected 'Recompiling function NAME in FILE:LINE', got \"%.120s\"",
+                    r->lines[0]);
         return;
     }
     long fn = torch_function(x, h, (size_t)(in - h), in + 4, strlen(in + 4));
@@ -261,18 +270,19 @@ static void recompile(lp_ctx *x, const lp_rec *r)
     lg_fn *f = &x->l->fns[fn];
     if (max_id > f->max_compile_id) f->max_compile_id = max_id;
     if (!n)
-        lg_warn(x->l, x->name, r->line, "recompile record for %s lists no guard failures: expected lines '- ID: REASON' "
-                "after 'triggered by the following guard failure(s):' (truncated?)", lg_str(x->l, f->name));
+        sts_lg_warn(x->l, x->name, r->line,
+                    "recompile record for %s lists no guard failures: expected lines '- ID: REASON' "
+                    "after 'triggered by the following guard failure(s):' (truncated?)",
+                    lg_str(x->l, f->name));
     char sig[1024] = "", reason[512] = "";
     size_t pos = 0;
     unsigned seen = 0;
     for (int i = 0; i < first_entry_parts; i++) {
-        lp_reason(x, fn, g[i].cat, g[i].detail, &seen);
+        sts_lp_reason(x, fn, g[i].cat, g[i].detail, &seen);
         if (g[i].sig[0] && pos + 2 < sizeof sig)
             pos += (size_t)snprintf(sig + pos, sizeof sig - pos, "%s%s", pos ? ", " : "", g[i].sig);
     }
-    if (first_entry_parts)
-        snprintf(reason, sizeof reason, "%s: %s", sts_miss_category_name(g[0].cat), g[0].detail);
+    if (first_entry_parts) snprintf(reason, sizeof reason, "%s: %s", sts_miss_category_name(g[0].cat), g[0].detail);
     observe_guards(x, fn, g, n, first_entry_parts);
     char src[600];
     snprintf(src, sizeof src, "%s:%lld", x->name, (long long)r->line);
@@ -281,10 +291,10 @@ static void recompile(lp_ctx *x, const lp_rec *r)
     c.traces = c.compiles = 1;
     c.reason = reason[0] ? reason : NULL;
     c.source = src;
-    if (lg_add_call_sig(x->l, &c, pos < sizeof sig ? sig : "", NULL) == STS_OK) {
+    if (sts_lg_add_call_sig(x->l, &c, pos < sizeof sig ? sig : "", NULL) == STS_OK) {
         f = &x->l->fns[fn];
         f->last_row = (int64_t)x->l->nrows - 1;
-        f->last_trace = r->traceid[0] ? lg_intern(x->l, r->traceid) : 0;
+        f->last_trace = r->traceid[0] ? sts_lg_intern(x->l, r->traceid) : 0;
         if (f->last_trace == UINT32_MAX) f->last_trace = 0;
         f->last_entries = entry + 1;
     }
@@ -294,10 +304,12 @@ static void recompile(lp_ctx *x, const lp_rec *r)
 static void limit(lp_ctx *x, const lp_rec *r)
 {
     const char *p = r->lines[0] + 25, *w = p;
-    while (isalnum((unsigned char)*w) || *w == '_') w++;
+    while (isalnum((unsigned char)*w) || *w == '_')
+        w++;
     if (w == p || !starts(w, " (") || !isdigit((unsigned char)w[2])) {
         x->l->log.records--;
-        lg_warn(x->l, x->name, r->line, "expected 'torch._dynamo hit config.LIMIT (N)', got \"%.120s\"", r->lines[0]);
+        sts_lg_warn(x->l, x->name, r->line, "expected 'torch._dynamo hit config.LIMIT (N)', got \"%.120s\"",
+                    r->lines[0]);
         return;
     }
     long fn = -1;
@@ -308,13 +320,16 @@ static void limit(lp_ctx *x, const lp_rec *r)
             const char *q = strchr(t + 11, '\''), *lp = q ? strstr(q, " (") : NULL;
             const char *rp = lp ? strrchr(lp, ')') : NULL;
             if (q && lp && rp) fn = torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
-        } else if (starts(t, "last reason: ")) last = t + 13;
-        else if (starts(t, "reasons: ")) last = t + 9;
+        } else if (starts(t, "last reason: "))
+            last = t + 13;
+        else if (starts(t, "reasons: "))
+            last = t + 9;
     }
     if (fn < 0) {
         x->l->log.records--;
-        lg_warn(x->l, x->name, r->line, "recompile-limit warning names no function: expected \"function: 'NAME' "
-                "(FILE:LINE)\" on a following line (truncated?)");
+        sts_lg_warn(x->l, x->name, r->line,
+                    "recompile-limit warning names no function: expected \"function: 'NAME' "
+                    "(FILE:LINE)\" on a following line (truncated?)");
         return;
     }
     lg_fn *f = &x->l->fns[fn];
@@ -332,26 +347,31 @@ static void limit(lp_ctx *x, const lp_rec *r)
             row->compiles = row->traces = 0;
             f->compiles--;
             f->traces--;
-            row->reason = lg_intern(x->l, "recompile limit reached: dynamo runs this call uncompiled");
+            row->reason = sts_lg_intern(x->l, "recompile limit reached: dynamo runs this call uncompiled");
             if (row->reason == UINT32_MAX) row->reason = 0;
         }
-        if (id > 0) f->max_compile_id = id - 1;
-        else if (f->last_entries > 0) f->max_compile_id = f->last_entries - 1;
+        if (id > 0)
+            f->max_compile_id = id - 1;
+        else if (f->last_entries > 0)
+            f->max_compile_id = f->last_entries - 1;
     }
     int known = 0;
-    for (int k = 0; k < STS_MISS_COUNT; k++) known |= f->reasons[k] > 0;
+    for (int k = 0; k < STS_MISS_COUNT; k++)
+        known |= f->reasons[k] > 0;
     if (last && !known) {
         guard g;
         const char *t = last;
         entry_id(&t);
         classify(t, &g);
         unsigned seen = 0;
-        lp_reason(x, fn, g.cat, g.detail, &seen);
+        sts_lp_reason(x, fn, g.cat, g.detail, &seen);
     }
 }
 
-void lp_torch_record(lp_ctx *x, const lp_rec *r)
+void sts_lp_torch_record(lp_ctx *x, const lp_rec *r)
 {
-    if (r->kind == LP_TORCH_RECOMPILE) recompile(x, r);
-    else if (r->kind == LP_TORCH_LIMIT) limit(x, r);
+    if (r->kind == LP_TORCH_RECOMPILE)
+        recompile(x, r);
+    else if (r->kind == LP_TORCH_LIMIT)
+        limit(x, r);
 }

@@ -30,10 +30,12 @@ static int is_ident(const char *s)
 void sts_fn_free(sts_fn *f)
 {
     if (!f) return;
-    for (size_t i = 0; i < f->nspecs; i++) sts_kernel_free(f->specs[i].kernel);
+    for (size_t i = 0; i < f->nspecs; i++)
+        sts_kernel_free(f->specs[i].kernel);
     for (int i = 0; i < f->nparams; i++) {
         free(f->param_names[i]);
-        for (char **c = f->choices[i]; c && *c; c++) free(*c);
+        for (char **c = f->choices[i]; c && *c; c++)
+            free(*c);
         free(f->choices[i]);
     }
     free(f->specs);
@@ -69,19 +71,20 @@ static sts_status check_spec(const sts_fn_spec *s, sts_error *err)
             return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: parameter '%s' has an unknown kind", s->name,
                                  p->name);
     }
-    const int idx[2] = { s->grid, s->result };
-    const char *what[2] = { "grid", "result" };
+    const int idx[2] = {s->grid, s->result};
+    const char *what[2] = {"grid", "result"};
     for (int k = 0; k < 2; k++)
         if (idx[k] != -1 && (idx[k] < 0 || idx[k] >= s->nparams || s->params[idx[k]].kind != STS_PARAM_ARRAY))
-            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: %s must name an array parameter or be -1",
-                                 s->name, what[k]);
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: %s must name an array parameter or be -1", s->name,
+                                 what[k]);
     return STS_OK;
 }
 
 static int copy_choices(sts_fn *f, int i, const char *const *choices)
 {
     size_t n = 0;
-    while (choices && choices[n]) n++;
+    while (choices && choices[n])
+        n++;
     if (!n) return 0;
     f->choices[i] = calloc(n + 1, sizeof *f->choices[i]);
     if (!f->choices[i]) return -1;
@@ -93,7 +96,8 @@ static int copy_choices(sts_fn *f, int i, const char *const *choices)
 sts_status sts_fn_create(sts_device *dev, const sts_fn_spec *spec, sts_ledger *ledger, sts_fn **out, sts_error *err)
 {
     *out = NULL;
-    if (!dev || !ledger) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "specialized function: no device or ledger");
+    if (!dev || !ledger)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "specialized function: no device or ledger");
     sts_status st = check_spec(spec, err);
     if (st != STS_OK) return st;
     sts_fn *f = calloc(1, sizeof *f);
@@ -126,7 +130,10 @@ sts_status sts_fn_create(sts_device *dev, const sts_fn_spec *spec, sts_ledger *l
     return STS_OK;
 }
 
-size_t sts_fn_specializations(const sts_fn *f) { return f ? f->nspecs : 0; }
+size_t sts_fn_specializations(const sts_fn *f)
+{
+    return f ? f->nspecs : 0;
+}
 
 static int log_compiles(void)
 {
@@ -139,8 +146,8 @@ static sts_status specialize(sts_fn *f, const sts_fn_arg *args, const char *key,
                              sts_fn_call_info *info, sts_error *err)
 {
     int64_t t0 = sts_clock_ns();
-    spec_buf src = { NULL, 0, 0, 0 };
-    sts_status st = spec_source(f, args, &src, err);
+    spec_buf src = {NULL, 0, 0, 0};
+    sts_status st = sts_spec_source(f, args, &src, err);
     info->trace_ns = sts_clock_ns() - t0;
     info->traces = 1;
     if (log_compiles() && st == STS_OK)
@@ -183,10 +190,12 @@ static sts_status launch(sts_fn *f, sts_kernel *k, const sts_fn_arg *args, sts_e
     sts_status st = STS_OK;
     for (int i = 0; i < f->nparams && st == STS_OK; i++) {
         const sts_fn_param *p = &f->params[i];
-        if (p->kind == STS_PARAM_ARRAY) st = sts_kernel_set_array(k, ai++, args[i].array, err);
+        if (p->kind == STS_PARAM_ARRAY)
+            st = sts_kernel_set_array(k, ai++, args[i].array, err);
         else if (p->kind == STS_PARAM_DYNAMIC && p->dtype == STS_DTYPE_I32)
             st = sts_kernel_set_i32(k, ai++, (int32_t)args[i].number, err);
-        else if (p->kind == STS_PARAM_DYNAMIC) st = sts_kernel_set_f32(k, ai++, (float)args[i].number, err);
+        else if (p->kind == STS_PARAM_DYNAMIC)
+            st = sts_kernel_set_f32(k, ai++, (float)args[i].number, err);
     }
     if (st != STS_OK) return st;
     size_t global = f->grid >= 0 ? sts_array_count(args[f->grid].array) : 1;
@@ -207,7 +216,8 @@ static sts_status finish_call(sts_fn *f, const sts_fn_arg *args, const char *lab
         snprintf(what, sizeof what, "%s result%s%s", f->name, label ? ": " : "", label ? label : "");
         st = sts_ledger_scalar(f->l, what, "call results", args[f->result].array, &info->result, err);
         info->has_result = st == STS_OK;
-    } else if (flags & (STS_FN_WAIT | STS_FN_RESULT)) st = sts_event_wait(ev, err);
+    } else if (flags & (STS_FN_WAIT | STS_FN_RESULT))
+        st = sts_event_wait(ev, err);
     return st;
 }
 
@@ -215,7 +225,7 @@ static void record_row(sts_fn *f, const sts_fn_arg *args, const char *label, con
 {
     sts_argsig sigs[SPEC_MAX_PARAMS];
     char text[SPEC_MAX_PARAMS][64];
-    spec_argsigs(f, args, sigs, text);
+    sts_spec_argsigs(f, args, sigs, text);
     sts_ledger_call c = STS_LEDGER_CALL_INIT;
     c.function = f->name;
     c.label = label;
@@ -232,8 +242,8 @@ static void record_row(sts_fn *f, const sts_fn_arg *args, const char *label, con
     sts_ledger_add_call(f->l, &c, NULL);
 }
 
-sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char *label, unsigned flags,
-                       sts_event **ev, sts_fn_call_info *info, sts_error *err)
+sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char *label, unsigned flags, sts_event **ev,
+                       sts_fn_call_info *info, sts_error *err)
 {
     sts_fn_call_info local;
     if (!info) info = &local;
@@ -242,10 +252,10 @@ sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char 
     if (ev) *ev = NULL;
     if (!f) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "no function");
     int64_t t0 = sts_clock_ns();
-    sts_status st = spec_check_args(f, args, nargs, err);
+    sts_status st = sts_spec_check_args(f, args, nargs, err);
     if (st != STS_OK) return st;
-    spec_buf key = { NULL, 0, 0, 0 };
-    spec_key(f, args, &key);
+    spec_buf key = {NULL, 0, 0, 0};
+    sts_spec_key(f, args, &key);
     if (key.oom) {
         free(key.s);
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", f->name);
@@ -255,8 +265,8 @@ sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char 
     if (!info->hit) {
         sts_argsig sigs[SPEC_MAX_PARAMS];
         char text[SPEC_MAX_PARAMS][64], sig[1024];
-        spec_argsigs(f, args, sigs, text);
-        lg_format_sig(sigs, f->nparams, sig, sizeof sig);
+        sts_spec_argsigs(f, args, sigs, text);
+        sts_lg_format_sig(sigs, f->nparams, sig, sizeof sig);
         st = specialize(f, args, key.s, sig, info, err);
         id = (uint32_t)f->nspecs;
     }
@@ -267,7 +277,9 @@ sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char 
     if (st == STS_OK) st = finish_call(f, args, label, flags, e, info, err);
     if (st == STS_OK && flags & (STS_FN_WAIT | STS_FN_RESULT)) info->total_ns = sts_clock_ns() - t0;
     if (st == STS_OK) record_row(f, args, label, info);
-    if (ev && st == STS_OK) *ev = e;
-    else sts_event_release(e);
+    if (ev && st == STS_OK)
+        *ev = e;
+    else
+        sts_event_release(e);
     return st;
 }

@@ -25,7 +25,7 @@ struct sts_fn {
     char *param_names[SPEC_MAX_PARAMS];
     char **choices[SPEC_MAX_PARAMS]; /* copied enum choices, NULL-terminated */
     int nparams, grid, result;
-    sts_strtab keys;   /* specialization key text -> id; entry id - 1 */
+    sts_strtab keys; /* specialization key text -> id; entry id - 1 */
     spec_entry *specs;
     size_t nspecs, cap;
 };
@@ -37,8 +37,8 @@ typedef struct spec_buf {
     int oom;
 } spec_buf;
 
-void spec_buf_add(spec_buf *b, const char *text);
-void spec_buf_addf(spec_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sts_spec_buf_add(spec_buf *b, const char *text);
+void sts_spec_buf_addf(spec_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct sts_fn_trace {
     sts_fn *f;
@@ -47,19 +47,19 @@ struct sts_fn_trace {
 };
 
 /* The text of static argument i ("3", "True", "relu"), validated; writes to buf. */
-sts_status spec_static_text(const sts_fn *f, int i, const sts_fn_arg *a, char *buf, size_t cap, sts_error *err);
+sts_status sts_spec_static_text(const sts_fn *f, int i, const sts_fn_arg *a, char *buf, size_t cap, sts_error *err);
 
 /* Checks every argument against its parameter. */
-sts_status spec_check_args(const sts_fn *f, const sts_fn_arg *args, int nargs, sts_error *err);
+sts_status sts_spec_check_args(const sts_fn *f, const sts_fn_arg *args, int nargs, sts_error *err);
 
 /* The specialization key of a call: device, options, array dtypes and shapes, static
  * values. */
-void spec_key(const sts_fn *f, const sts_fn_arg *args, spec_buf *key);
+void sts_spec_key(const sts_fn *f, const sts_fn_arg *args, spec_buf *key);
 
 /* The full source of a specialization: defines, then the source or the trace's text. */
-sts_status spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts_error *err);
+sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts_error *err);
 
 /* The ledger's view of the call's arguments; strings go to `text` (kept by the caller). */
-void spec_argsigs(const sts_fn *f, const sts_fn_arg *args, sts_argsig *out, char text[][64]);
+void sts_spec_argsigs(const sts_fn *f, const sts_fn_arg *args, sts_argsig *out, char text[][64]);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void spec_buf_add(spec_buf *b, const char *text)
+void sts_spec_buf_add(spec_buf *b, const char *text)
 {
     size_t n = strlen(text);
     if (b->oom || sts_grow((void **)&b->s, &b->cap, b->len + n + 1, 1) != 0) {
@@ -22,14 +22,14 @@ void spec_buf_add(spec_buf *b, const char *text)
     b->len += n;
 }
 
-void spec_buf_addf(spec_buf *b, const char *fmt, ...)
+void sts_spec_buf_addf(spec_buf *b, const char *fmt, ...)
 {
     char tmp[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    spec_buf_add(b, tmp);
+    sts_spec_buf_add(b, tmp);
 }
 
 static int is_ident(const char *s)
@@ -43,11 +43,12 @@ static int is_ident(const char *s)
 static void upper(const char *s, char *out, size_t cap)
 {
     size_t i = 0;
-    for (; s[i] && i + 1 < cap; i++) out[i] = (char)toupper((unsigned char)s[i]);
+    for (; s[i] && i + 1 < cap; i++)
+        out[i] = (char)toupper((unsigned char)s[i]);
     out[i] = 0;
 }
 
-sts_status spec_static_text(const sts_fn *f, int i, const sts_fn_arg *a, char *buf, size_t cap, sts_error *err)
+sts_status sts_spec_static_text(const sts_fn *f, int i, const sts_fn_arg *a, char *buf, size_t cap, sts_error *err)
 {
     const sts_fn_param *p = &f->params[i];
     switch (p->static_type) {
@@ -57,7 +58,9 @@ sts_status spec_static_text(const sts_fn *f, int i, const sts_fn_arg *a, char *b
                                  f->name, p->name, a->number);
         snprintf(buf, cap, "%lld", (long long)a->number);
         return STS_OK;
-    case STS_STATIC_BOOL: snprintf(buf, cap, "%s", a->number != 0 ? "True" : "False"); return STS_OK;
+    case STS_STATIC_BOOL:
+        snprintf(buf, cap, "%s", a->number != 0 ? "True" : "False");
+        return STS_OK;
     case STS_STATIC_ENUM:
         for (char **c = f->choices[i]; c && *c; c++)
             if (a->text && strcmp(*c, a->text) == 0) {
@@ -85,11 +88,11 @@ sts_status spec_static_text(const sts_fn *f, int i, const sts_fn_arg *a, char *b
                          p->name);
 }
 
-sts_status spec_check_args(const sts_fn *f, const sts_fn_arg *args, int nargs, sts_error *err)
+sts_status sts_spec_check_args(const sts_fn *f, const sts_fn_arg *args, int nargs, sts_error *err)
 {
     if (nargs != f->nparams || (nargs && !args))
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: called with %d arguments; it takes %d", f->name,
-                             nargs, f->nparams);
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: called with %d arguments; it takes %d", f->name, nargs,
+                             f->nparams);
     char tmp[64];
     for (int i = 0; i < nargs; i++) {
         const sts_fn_param *p = &f->params[i];
@@ -100,10 +103,9 @@ sts_status spec_check_args(const sts_fn *f, const sts_fn_arg *args, int nargs, s
             return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: array '%s' lives on another device", f->name,
                                  p->name);
         if (p->kind == STS_PARAM_DYNAMIC && !isfinite(args[i].number) && p->dtype == STS_DTYPE_I32)
-            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: int argument '%s' is not finite", f->name,
-                                 p->name);
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: int argument '%s' is not finite", f->name, p->name);
         if (p->kind == STS_PARAM_STATIC) {
-            sts_status st = spec_static_text(f, i, &args[i], tmp, sizeof tmp, err);
+            sts_status st = sts_spec_static_text(f, i, &args[i], tmp, sizeof tmp, err);
             if (st != STS_OK) return st;
         }
     }
@@ -112,69 +114,80 @@ sts_status spec_check_args(const sts_fn *f, const sts_fn_arg *args, int nargs, s
 
 static void array_text(const sts_array *a, spec_buf *b)
 {
-    spec_buf_addf(b, "%s[", sts_dtype_name(sts_array_dtype(a)));
+    sts_spec_buf_addf(b, "%s[", sts_dtype_name(sts_array_dtype(a)));
     const int64_t *shape = sts_array_shape(a);
-    for (int d = 0; d < sts_array_ndim(a); d++) spec_buf_addf(b, "%s%lld", d ? "," : "", (long long)shape[d]);
-    spec_buf_add(b, "]");
+    for (int d = 0; d < sts_array_ndim(a); d++)
+        sts_spec_buf_addf(b, "%s%lld", d ? "," : "", (long long)shape[d]);
+    sts_spec_buf_add(b, "]");
 }
 
-void spec_key(const sts_fn *f, const sts_fn_arg *args, spec_buf *key)
+void sts_spec_key(const sts_fn *f, const sts_fn_arg *args, spec_buf *key)
 {
     char tmp[64];
-    spec_buf_addf(key, "device=%s;options=%s", sts_device_get_info(f->dev)->name, f->options ? f->options : "");
+    sts_spec_buf_addf(key, "device=%s;options=%s", sts_device_get_info(f->dev)->name, f->options ? f->options : "");
     for (int i = 0; i < f->nparams; i++) {
         const sts_fn_param *p = &f->params[i];
-        spec_buf_addf(key, ";%s=", p->name);
-        if (p->kind == STS_PARAM_ARRAY) array_text(args[i].array, key);
-        else if (p->kind == STS_PARAM_DYNAMIC) spec_buf_addf(key, "%s dynamic", sts_dtype_name(p->dtype));
-        else if (spec_static_text(f, i, &args[i], tmp, sizeof tmp, NULL) == STS_OK) spec_buf_add(key, tmp);
+        sts_spec_buf_addf(key, ";%s=", p->name);
+        if (p->kind == STS_PARAM_ARRAY)
+            array_text(args[i].array, key);
+        else if (p->kind == STS_PARAM_DYNAMIC)
+            sts_spec_buf_addf(key, "%s dynamic", sts_dtype_name(p->dtype));
+        else if (sts_spec_static_text(f, i, &args[i], tmp, sizeof tmp, NULL) == STS_OK)
+            sts_spec_buf_add(key, tmp);
     }
 }
 
-static const char *cl_type(sts_dtype dt) { return dt == STS_DTYPE_I32 ? "int" : "float"; }
+static const char *cl_type(sts_dtype dt)
+{
+    return dt == STS_DTYPE_I32 ? "int" : "float";
+}
 
 static void defines(const sts_fn *f, const sts_fn_arg *args, spec_buf *src)
 {
     char up[96], tmp[64];
-    spec_buf_addf(src, "/* stepscope specialization of %s */\n", f->name);
+    sts_spec_buf_addf(src, "/* stepscope specialization of %s */\n", f->name);
     for (int i = 0; i < f->nparams; i++) {
         const sts_fn_param *p = &f->params[i];
         upper(p->name, up, sizeof up);
         if (p->kind == STS_PARAM_ARRAY) {
             const sts_array *a = args[i].array;
             const int64_t *shape = sts_array_shape(a);
-            spec_buf_addf(src, "#define %s_T %s\n#define %s_NDIM %d\n#define %s_SIZE %zu\n", up,
-                          cl_type(sts_array_dtype(a)), up, sts_array_ndim(a), up, sts_array_count(a));
+            sts_spec_buf_addf(src, "#define %s_T %s\n#define %s_NDIM %d\n#define %s_SIZE %zu\n", up,
+                              cl_type(sts_array_dtype(a)), up, sts_array_ndim(a), up, sts_array_count(a));
             for (int d = 0; d < sts_array_ndim(a); d++)
-                spec_buf_addf(src, "#define %s_DIM%d %lld\n", up, d, (long long)shape[d]);
+                sts_spec_buf_addf(src, "#define %s_DIM%d %lld\n", up, d, (long long)shape[d]);
         } else if (p->kind == STS_PARAM_DYNAMIC) {
-            spec_buf_addf(src, "#define %s_T %s\n", up, cl_type(p->dtype));
-        } else if (spec_static_text(f, i, &args[i], tmp, sizeof tmp, NULL) == STS_OK) {
-            if (p->static_type == STS_STATIC_INT) spec_buf_addf(src, "#define %s %s\n", up, tmp);
-            else if (p->static_type == STS_STATIC_BOOL) spec_buf_addf(src, "#define %s %d\n", up, args[i].number != 0);
+            sts_spec_buf_addf(src, "#define %s_T %s\n", up, cl_type(p->dtype));
+        } else if (sts_spec_static_text(f, i, &args[i], tmp, sizeof tmp, NULL) == STS_OK) {
+            if (p->static_type == STS_STATIC_INT)
+                sts_spec_buf_addf(src, "#define %s %s\n", up, tmp);
+            else if (p->static_type == STS_STATIC_BOOL)
+                sts_spec_buf_addf(src, "#define %s %d\n", up, args[i].number != 0);
             else {
                 int index = 0;
-                for (char **c = f->choices[i]; c && *c && strcmp(*c, tmp) != 0; c++) index++;
-                if (p->static_type == STS_STATIC_ENUM) spec_buf_addf(src, "#define %s %d\n", up, index);
-                spec_buf_addf(src, "#define %s_IS_%s 1\n", up, tmp);
+                for (char **c = f->choices[i]; c && *c && strcmp(*c, tmp) != 0; c++)
+                    index++;
+                if (p->static_type == STS_STATIC_ENUM) sts_spec_buf_addf(src, "#define %s %d\n", up, index);
+                sts_spec_buf_addf(src, "#define %s_IS_%s 1\n", up, tmp);
             }
         }
     }
 }
 
-sts_status spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts_error *err)
+sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts_error *err)
 {
     defines(f, args, src);
     if (f->trace) {
-        sts_fn_trace t = { f, args, src };
+        sts_fn_trace t = {f, args, src};
         sts_status st = f->trace(&t, f->user, err);
         if (st != STS_OK) return st;
-    } else spec_buf_add(src, f->source);
+    } else
+        sts_spec_buf_add(src, f->source);
     if (src->oom) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory writing its source", f->name);
     return STS_OK;
 }
 
-void spec_argsigs(const sts_fn *f, const sts_fn_arg *args, sts_argsig *out, char text[][64])
+void sts_spec_argsigs(const sts_fn *f, const sts_fn_arg *args, sts_argsig *out, char text[][64])
 {
     for (int i = 0; i < f->nparams; i++) {
         const sts_fn_param *p = &f->params[i];
@@ -187,9 +200,12 @@ void spec_argsigs(const sts_fn *f, const sts_fn_arg *args, sts_argsig *out, char
             const sts_array *a = args[i].array;
             s->dtype = sts_dtype_name(sts_array_dtype(a));
             s->ndim = sts_array_ndim(a);
-            for (int d = 0; d < s->ndim && d < STS_LEDGER_MAX_DIMS; d++) s->shape[d] = sts_array_shape(a)[d];
-        } else if (p->kind == STS_PARAM_DYNAMIC) s->dtype = sts_dtype_name(p->dtype);
-        else if (spec_static_text(f, i, &args[i], text[i], 64, NULL) == STS_OK) s->value = text[i];
+            for (int d = 0; d < s->ndim && d < STS_LEDGER_MAX_DIMS; d++)
+                s->shape[d] = sts_array_shape(a)[d];
+        } else if (p->kind == STS_PARAM_DYNAMIC)
+            s->dtype = sts_dtype_name(p->dtype);
+        else if (sts_spec_static_text(f, i, &args[i], text[i], 64, NULL) == STS_OK)
+            s->value = text[i];
     }
 }
 
@@ -205,7 +221,7 @@ static int find_param(const sts_fn *f, const char *name)
 sts_status sts_fn_trace_emit(sts_fn_trace *t, const char *text, sts_error *err)
 {
     if (!t || !text) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "trace: no context or text");
-    spec_buf_add(t->src, text);
+    sts_spec_buf_add(t->src, text);
     return t->src->oom ? sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", t->f->name) : STS_OK;
 }
 
@@ -222,8 +238,7 @@ static sts_status dynamic_branch(const sts_fn_trace *t, int i, sts_error *err)
                          p->name);
 }
 
-sts_status sts_fn_trace_static(sts_fn_trace *t, const char *param, int64_t *number, const char **text,
-                               sts_error *err)
+sts_status sts_fn_trace_static(sts_fn_trace *t, const char *param, int64_t *number, const char **text, sts_error *err)
 {
     if (!t) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "trace: no context");
     int i = find_param(t->f, param);
@@ -235,15 +250,17 @@ sts_status sts_fn_trace_static(sts_fn_trace *t, const char *param, int64_t *numb
     if (number) {
         if (t->f->params[i].static_type == STS_STATIC_ENUM) {
             int64_t index = 0;
-            for (char **c = t->f->choices[i]; c && *c && strcmp(*c, a->text) != 0; c++) index++;
+            for (char **c = t->f->choices[i]; c && *c && strcmp(*c, a->text) != 0; c++)
+                index++;
             *number = index;
-        } else *number = (int64_t)a->number;
+        } else
+            *number = (int64_t)a->number;
     }
     if (text) {
         const sts_fn_param *p = &t->f->params[i];
         *text = p->static_type == STS_STATIC_ENUM || p->static_type == STS_STATIC_STRING ? a->text
-                : a->number != 0                                                           ? "True"
-                                                                                           : "False";
+                : a->number != 0                                                         ? "True"
+                                                                                         : "False";
         if (p->static_type == STS_STATIC_INT) *text = NULL; /* ints: use *number */
     }
     return STS_OK;

@@ -15,7 +15,7 @@
 
 int sts_finalize_test_cycles;
 
-sts_status fin_nomem(const sts_timeline *tl, sts_error *err)
+sts_status sts_fin_nomem(const sts_timeline *tl, sts_error *err)
 {
     return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory while nesting %zu slices", tl->info.path,
                          tl->slices.n);
@@ -46,8 +46,8 @@ STS_DEFINE_SORT(sort_keys, nest_key, sts_slice, KEY_LESS)
 
 typedef struct lanes_work {
     size_t nl;
-    size_t *off;           /* nl + 1: lane l's slices are order[off[l]..off[l+1]) */
-    size_t *begins;        /* nl: open B slices per lane */
+    size_t *off;    /* nl + 1: lane l's slices are order[off[l]..off[l+1]) */
+    size_t *begins; /* nl: open B slices per lane */
     size_t nbegins;
     unsigned char *sorted; /* nl: the lane's slices are already in nesting order */
     int identity;          /* order[k] == k for every k */
@@ -72,9 +72,10 @@ static sts_status scan(sts_timeline *tl, lanes_work *w, sts_error *err)
     }
     for (size_t j = 0; j < tl->ends.n; j++)
         if (tl->ends.v[j].lane >= nl)
-            return sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu", tl->info.path,
-                                 j, tl->ends.v[j].lane, nl);
-    for (size_t l = 0; l < nl; l++) w->off[l + 1] += w->off[l];
+            return sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu", tl->info.path, j,
+                                 tl->ends.v[j].lane, nl);
+    for (size_t l = 0; l < nl; l++)
+        w->off[l + 1] += w->off[l];
     return STS_OK;
 }
 
@@ -141,7 +142,8 @@ static int sort_lanes(const sts_timeline *tl, uint32_t *order, lanes_work *w)
             keys[k].unused = 0;
         }
         bad = sort_keys(keys, m, keys + maxseg, tl->slices.v) != 0;
-        for (size_t k = 0; k < m && !bad; k++) seg[k] = keys[k].idx;
+        for (size_t k = 0; k < m && !bad; k++)
+            seg[k] = keys[k].idx;
     }
     free(keys);
     return bad ? -1 : 0;
@@ -213,7 +215,8 @@ static int nest_lane(sts_timeline *tl, const uint32_t *order, size_t lo, size_t 
         if (k + 16 < hi) __builtin_prefetch(&all[order[k + 16]], 1);
         sts_slice *s = &all[order[k]];
         int64_t end = fin_end(s->ts, s->dur);
-        while (st->n && st->end[st->n - 1] <= s->ts) st->n--; /* half-open: ending at ts is not enclosing */
+        while (st->n && st->end[st->n - 1] <= s->ts)
+            st->n--; /* half-open: ending at ts is not enclosing */
         uint32_t parent = STS_NONE, depth = 0;
         if (st->n) {
             size_t top = st->n - 1;
@@ -255,7 +258,8 @@ static int permute_swaps(sts_slice *s, const uint32_t *order, size_t n)
         free(at);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) pos[i] = at[i] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+        pos[i] = at[i] = (uint32_t)i;
     for (size_t k = 0; k < n; k++) {
         if (k + 2 * AHEAD < n) __builtin_prefetch(&pos[order[k + 2 * AHEAD]]);
         if (k + AHEAD < n) {
@@ -303,9 +307,10 @@ static int nest_all(sts_timeline *tl, uint32_t *order, const lanes_work *w)
 {
     size_t n = tl->slices.n;
     int64_t res = tl->all_whole_us ? 1000 : 1;
-    nest_stack st = { 0 };
+    nest_stack st = {0};
     int bad = 0;
-    for (size_t l = 0; l < w->nl && !bad; l++) bad = nest_lane(tl, order, w->off[l], w->off[l + 1], res, &st) != 0;
+    for (size_t l = 0; l < w->nl && !bad; l++)
+        bad = nest_lane(tl, order, w->off[l], w->off[l + 1], res, &st) != 0;
     free(st.end);
     free(st.pos);
     free(st.depth);
@@ -347,16 +352,16 @@ static void work_free(lanes_work *w)
 sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
 {
     if (tl->finalized) return STS_OK;
-    lanes_work w = { tl->lanes.n, NULL, NULL, 0, NULL, 0 };
+    lanes_work w = {tl->lanes.n, NULL, NULL, 0, NULL, 0};
     w.off = calloc(w.nl + 1, sizeof *w.off);
     w.begins = calloc(w.nl + 1, sizeof *w.begins);
     w.sorted = malloc(w.nl + 1);
     if (!w.off || !w.begins || !w.sorted) {
         work_free(&w);
-        return fin_nomem(tl, err);
+        return sts_fin_nomem(tl, err);
     }
     sts_status st = scan(tl, &w, err);
-    if (st == STS_OK) st = fin_match_begin_end(tl, w.begins, w.nbegins, err);
+    if (st == STS_OK) st = sts_fin_match_begin_end(tl, w.begins, w.nbegins, err);
     if (st != STS_OK) {
         work_free(&w);
         return st;
@@ -370,7 +375,7 @@ sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
     int bad = !order || sort_lanes(tl, order, &w) != 0 || nest_all(tl, order, &w) != 0;
     free(order);
     work_free(&w);
-    if (bad) return fin_nomem(tl, err);
+    if (bad) return sts_fin_nomem(tl, err);
     finish_span(tl);
     tl->finalized = 1;
     return STS_OK;

@@ -25,8 +25,8 @@ static inline uint32_t be_seq(const be_ctx *c, uint32_t t)
 }
 
 /* Equal timestamps keep file order. */
-#define BE_LESS(c, x, y)                                                                         \
-    (be_ts(c, x) != be_ts(c, y) ? be_ts(c, x) < be_ts(c, y)                                      \
+#define BE_LESS(c, x, y)                                    \
+    (be_ts(c, x) != be_ts(c, y) ? be_ts(c, x) < be_ts(c, y) \
                                 : (be_seq(c, x) != be_seq(c, y) ? be_seq(c, x) < be_seq(c, y) : (x) < (y)))
 
 STS_DEFINE_SORT(sort_be, uint32_t, be_ctx, BE_LESS)
@@ -36,9 +36,12 @@ static uint32_t *bucket(const sts_timeline *tl, const size_t *begins, size_t nbe
 {
     size_t nl = tl->lanes.n;
     memset(off, 0, (nl + 1) * sizeof *off);
-    for (size_t l = 0; l < nl; l++) off[l + 1] = begins[l];
-    for (size_t j = 0; j < tl->ends.n; j++) off[tl->ends.v[j].lane + 1]++;
-    for (size_t l = 0; l < nl; l++) off[l + 1] += off[l];
+    for (size_t l = 0; l < nl; l++)
+        off[l + 1] = begins[l];
+    for (size_t j = 0; j < tl->ends.n; j++)
+        off[tl->ends.v[j].lane + 1]++;
+    for (size_t l = 0; l < nl; l++)
+        off[l + 1] += off[l];
     uint32_t *tok = malloc((off[nl] ? off[nl] : 1) * sizeof *tok);
     size_t *fill = malloc((nl ? nl : 1) * sizeof *fill);
     if (!tok || !fill) {
@@ -49,7 +52,8 @@ static uint32_t *bucket(const sts_timeline *tl, const size_t *begins, size_t nbe
     memcpy(fill, off, nl * sizeof *fill);
     for (size_t i = 0; nbegins && i < tl->slices.n; i++)
         if (fin_is_open_begin(&tl->slices.v[i])) tok[fill[tl->slices.v[i].lane]++] = (uint32_t)i;
-    for (size_t j = 0; j < tl->ends.n; j++) tok[fill[tl->ends.v[j].lane]++] = (uint32_t)j | E_TOKEN;
+    for (size_t j = 0; j < tl->ends.n; j++)
+        tok[fill[tl->ends.v[j].lane]++] = (uint32_t)j | E_TOKEN;
     free(fill);
     return tok;
 }
@@ -92,7 +96,8 @@ static int64_t *lane_last_ts(const sts_timeline *tl)
     size_t nl = tl->lanes.n;
     int64_t *last = malloc((nl ? nl : 1) * sizeof *last);
     if (!last) return NULL;
-    for (size_t l = 0; l < nl; l++) last[l] = INT64_MIN;
+    for (size_t l = 0; l < nl; l++)
+        last[l] = INT64_MIN;
     for (size_t i = 0; i < tl->slices.n; i++) {
         const sts_slice *s = &tl->slices.v[i];
         int64_t e = s->dur >= 0 ? fin_end(s->ts, s->dur) : s->ts;
@@ -134,7 +139,7 @@ static void warn_unmatched(sts_timeline *tl)
                     (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "was" : "were");
 }
 
-sts_status fin_match_begin_end(sts_timeline *tl, const size_t *begins, size_t nbegins, sts_error *err)
+sts_status sts_fin_match_begin_end(sts_timeline *tl, const size_t *begins, size_t nbegins, sts_error *err)
 {
     if (nbegins == 0 && tl->ends.n == 0) return STS_OK;
     size_t nl = tl->lanes.n;
@@ -144,10 +149,10 @@ sts_status fin_match_begin_end(sts_timeline *tl, const size_t *begins, size_t nb
     for (size_t l = 0; tok && l < nl; l++)
         if (off[l + 1] - off[l] > maxseg) maxseg = off[l + 1] - off[l];
     uint32_t *tmp = tok ? malloc((maxseg ? maxseg : 1) * sizeof *tmp) : NULL;
-    fin_u32vec stack = { 0 }, unclosed = { 0 };
+    fin_u32vec stack = {0}, unclosed = {0};
     int64_t *last = NULL;
     int bad = tmp == NULL;
-    be_ctx ctx = { tl->slices.v, tl->ends.v };
+    be_ctx ctx = {tl->slices.v, tl->ends.v};
     for (size_t l = 0; l < nl && !bad; l++) {
         size_t n = off[l + 1] - off[l];
         if (n == 0) continue;
@@ -164,5 +169,5 @@ sts_status fin_match_begin_end(sts_timeline *tl, const size_t *begins, size_t nb
     free(tmp);
     free(tok);
     free(off);
-    return bad ? fin_nomem(tl, err) : STS_OK;
+    return bad ? sts_fin_nomem(tl, err) : STS_OK;
 }

@@ -19,10 +19,10 @@ static inline int fin_is_open_begin(const sts_slice *s)
     return (s->flags & STS_SLICE_FROM_BE) && s->dur < 0;
 }
 
-sts_status fin_nomem(const sts_timeline *tl, sts_error *err);
+sts_status sts_fin_nomem(const sts_timeline *tl, sts_error *err);
 
 /* Matches B/E pairs per lane (see sts_tl_finalize()); begins[l] counts lane l's open
  * B slices and nbegins their sum. Sets unmatched_end/unclosed_begin and warns. */
-sts_status fin_match_begin_end(sts_timeline *tl, const size_t *begins, size_t nbegins, sts_error *err);
+sts_status sts_fin_match_begin_end(sts_timeline *tl, const size_t *begins, size_t nbegins, sts_error *err);
 
 #endif

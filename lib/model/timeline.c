@@ -71,7 +71,8 @@ uint32_t sts_tl_add_args(sts_timeline *tl, const sts_arg *args, size_t n)
     if (sts_grow((void **)&tl->args.v, &tl->args.cap, tl->args.n + n, sizeof *tl->args.v) != 0) return STS_NONE;
     uint32_t first = (uint32_t)tl->args.n;
     memcpy(tl->args.v + tl->args.n, args, n * sizeof *args);
-    for (size_t i = 0; i < n; i++) tl->args.v[tl->args.n + i].last = (uint8_t)(i + 1 == n);
+    for (size_t i = 0; i < n; i++)
+        tl->args.v[tl->args.n + i].last = (uint8_t)(i + 1 == n);
     tl->args.n += n;
     return first;
 }
@@ -98,7 +99,8 @@ void sts_tl_warn(sts_timeline *tl, const char *fmt, ...)
 void sts_tl_free(sts_timeline *tl)
 {
     if (!tl) return;
-    for (size_t i = 0; i < tl->warnings.n; i++) free(tl->warnings.v[i]);
+    for (size_t i = 0; i < tl->warnings.n; i++)
+        free(tl->warnings.v[i]);
     free(tl->warnings.v);
     free(tl->procs.v);
     free(tl->lanes.v);
@@ -118,9 +120,15 @@ void sts_tl_free(sts_timeline *tl)
 
 /* Public accessors. */
 
-void sts_timeline_free(sts_timeline *tl) { sts_tl_free(tl); }
+void sts_timeline_free(sts_timeline *tl)
+{
+    sts_tl_free(tl);
+}
 
-const sts_timeline_info *sts_timeline_get_info(const sts_timeline *tl) { return &tl->info; }
+const sts_timeline_info *sts_timeline_get_info(const sts_timeline *tl)
+{
+    return &tl->info;
+}
 
 const char *sts_timeline_string(const sts_timeline *tl, uint32_t id)
 {
@@ -134,11 +142,11 @@ uint32_t sts_timeline_find_string(const sts_timeline *tl, const char *s)
     return id == UINT32_MAX ? STS_NONE : id;
 }
 
-#define ACCESSOR(fn, T, field) \
+#define ACCESSOR(fn, T, field)                     \
     const T *fn(const sts_timeline *tl, size_t *n) \
-    { \
-        if (n) *n = tl->field.n; \
-        return tl->field.v; \
+    {                                              \
+        if (n) *n = tl->field.n;                   \
+        return tl->field.v;                        \
     }
 ACCESSOR(sts_timeline_processes, sts_process, procs)
 ACCESSOR(sts_timeline_lanes, sts_lane, lanes)
@@ -173,9 +181,9 @@ const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, cons
 int sts_arg_key_is_known(const char *key, size_t n)
 {
     static const char *const known[] = {
-        "step_num", "step", "group_id", "correlation", "correlation_id", "External id",
-        "_r", "stream", "device", "context", "Python id", "Python parent id", "run_id",
-        "iteration", "step_name", "flow", "id",
+        "step_num",  "step",   "group_id", "correlation", "correlation_id",   "External id", "_r",
+        "stream",    "device", "context",  "Python id",   "Python parent id", "run_id",      "iteration",
+        "step_name", "flow",   "id",
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (strlen(known[i]) == n && memcmp(known[i], key, n) == 0) return 1;

@@ -23,7 +23,11 @@ typedef struct sts_end_event {
 
 #define STS_TL_MAX_WARNINGS 100
 
-#define STS_VEC(T) struct { T *v; size_t n, cap; }
+#define STS_VEC(T)     \
+    struct {           \
+        T *v;          \
+        size_t n, cap; \
+    }
 
 struct sts_timeline {
     sts_strtab strings;
@@ -48,9 +52,10 @@ struct sts_timeline {
 };
 
 /* Pushes one zeroed element onto an STS_VEC; returns its pointer or NULL (no memory). */
-#define STS_VEC_PUSH(vec) \
+#define STS_VEC_PUSH(vec)                                                       \
     (sts_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) == 0 \
-         ? (memset(&(vec).v[(vec).n], 0, sizeof *(vec).v), &(vec).v[(vec).n++]) : NULL)
+         ? (memset(&(vec).v[(vec).n], 0, sizeof *(vec).v), &(vec).v[(vec).n++]) \
+         : NULL)
 
 /* A new, empty timeline; NULL when memory is exhausted. `path` and `format` are
  * copied into info. */

@@ -17,7 +17,7 @@ static const char *span_text(jr *r, const jspan *s, size_t *n)
         return s->p;
     }
     if (sts_grow((void **)&r->tmp, &r->tmp_cap, (size_t)s->n + 1, 1) != 0) return NULL;
-    *n = json_unescape(s->p, s->n, r->tmp);
+    *n = sts_jr_unescape(s->p, s->n, r->tmp);
     return r->tmp;
 }
 
@@ -25,7 +25,7 @@ static uint32_t span_id(jr *r, const jspan *s)
 {
     size_t n;
     const char *t = span_text(r, s, &n);
-    return t ? json_intern_get(&r->strs, r->tl, t, n) : STS_NONE;
+    return t ? sts_jr_intern_get(&r->strs, r->tl, t, n) : STS_NONE;
 }
 
 /* Refuses the event with a warning naming the file, event index and byte. */
@@ -44,7 +44,10 @@ static int reject(jr *r, const jevent *ev, const char *fmt, ...)
 }
 
 /* Value text for messages, cut short. */
-static int shown(const jspan *s) { return s->n > 40 ? 40 : (int)s->n; }
+static int shown(const jspan *s)
+{
+    return s->n > 40 ? 40 : (int)s->n;
+}
 
 enum { T_OK = 0, T_ABSENT = 1, T_REJECTED = 2, T_NOMEM = -1 };
 
@@ -61,23 +64,23 @@ static int event_time(jr *r, const jevent *ev, int field, int64_t *ns, int *whol
         *whole = s->frac == 0 || s->frac == 1000;
         return T_OK;
     } else if (s->kind == JK_NUMBER) {
-        rc = json_us_to_ns(s->p, s->n, ns, whole);
+        rc = sts_jr_us_to_ns(s->p, s->n, ns, whole);
     } else if (s->kind == JK_STRING) {
         size_t n;
         const char *t = span_text(r, s, &n);
         if (!t) return T_NOMEM;
-        rc = json_us_to_ns(t, n, ns, whole);
+        rc = sts_jr_us_to_ns(t, n, ns, whole);
         if (rc == JSON_NUM_SYNTAX) {
             reject(r, ev, "\"%s\" is the string \"%.*s\", expected a number of microseconds", key, shown(s), s->p);
             return T_REJECTED;
         }
     } else {
-        reject(r, ev, "\"%s\" is %s, expected a number of microseconds", key, jr_kind_name(s->kind));
+        reject(r, ev, "\"%s\" is %s, expected a number of microseconds", key, sts_jr_kind_name(s->kind));
         return T_REJECTED;
     }
     if (rc != JSON_NUM_OK) {
-        reject(r, ev, "\"%s\" %.*s%s is out of range (int64 nanoseconds hold up to 9223372036854775 us)", key,
-               shown(s), s->p, s->n > 40 ? "..." : "");
+        reject(r, ev, "\"%s\" %.*s%s is out of range (int64 nanoseconds hold up to 9223372036854775 us)", key, shown(s),
+               s->p, s->n > 40 ? "..." : "");
         return T_REJECTED;
     }
     return T_OK;
@@ -86,9 +89,9 @@ static int event_time(jr *r, const jevent *ev, int field, int64_t *ns, int *whol
 static int64_t numeric_id(const char *t, size_t n)
 {
     int64_t v;
-    if (json_parse_int64(t, n, &v) == 0) return v;
+    if (sts_jr_parse_int64(t, n, &v) == 0) return v;
     double d;
-    if (json_parse_double(t, n, &d) == 0 && d == floor(d) && fabs(d) < 9e18) return (int64_t)d;
+    if (sts_jr_parse_double(t, n, &d) == 0 && d == floor(d) && fabs(d) < 9e18) return (int64_t)d;
     return INT64_MIN;
 }
 
@@ -98,15 +101,17 @@ static int id_value(jr *r, const jevent *ev, int field, uint32_t *label, int64_t
     const jspan *s = &ev->f[field];
     if (s->kind != JK_NUMBER && s->kind != JK_STRING) {
         reject(r, ev, "\"%s\" is %s, expected a number or a string", field == F_PID ? "pid" : "tid",
-               jr_kind_name(s->kind));
+               sts_jr_kind_name(s->kind));
         return T_REJECTED;
     }
     size_t n;
     const char *t = span_text(r, s, &n);
     if (!t) return T_NOMEM;
-    if (s->kind == JK_NUMBER && s->is_int && s->fast) *value = s->neg ? -(int64_t)s->ip : (int64_t)s->ip;
-    else *value = numeric_id(t, n);
-    *label = json_intern_get(&r->strs, r->tl, t, n);
+    if (s->kind == JK_NUMBER && s->is_int && s->fast)
+        *value = s->neg ? -(int64_t)s->ip : (int64_t)s->ip;
+    else
+        *value = numeric_id(t, n);
+    *label = sts_jr_intern_get(&r->strs, r->tl, t, n);
     return *label == STS_NONE ? T_NOMEM : T_OK;
 }
 
@@ -118,7 +123,7 @@ static int event_process(jr *r, const jevent *ev, uint32_t *proc)
         int rc = id_value(r, ev, F_PID, &label, &pid);
         if (rc != T_OK) return rc;
     } else {
-        label = json_intern_get(&r->strs, r->tl, "0", 1);
+        label = sts_jr_intern_get(&r->strs, r->tl, "0", 1);
         if (label == STS_NONE) return T_NOMEM;
     }
     *proc = sts_tl_process(r->tl, label, pid);
@@ -163,7 +168,8 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
 {
     if (!r->lanes) {
         if (!(r->lanes = malloc(JR_LANES * sizeof *r->lanes))) return T_NOMEM;
-        for (size_t i = 0; i < JR_LANES; i++) r->lanes[i].lane = STS_NONE;
+        for (size_t i = 0; i < JR_LANES; i++)
+            r->lanes[i].lane = STS_NONE;
     }
     uint64_t h = lane_word(ev, F_PID) * 0x9e3779b97f4a7c15ull ^ lane_word(ev, F_TID) * 0xc2b2ae3d27d4eb4full;
     jlane_slot *slot = &r->lanes[(h ^ (h >> 29)) % JR_LANES];
@@ -186,7 +192,7 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
         label = p->label;
         tid = p->pid;
     } else if (!have_tid) {
-        label = json_intern_get(&r->strs, r->tl, "0", 1);
+        label = sts_jr_intern_get(&r->strs, r->tl, "0", 1);
         if (label == STS_NONE) return T_NOMEM;
     } else if (tid == INT64_MIN) {
         const sts_strtab *t = &r->tl->strings;
@@ -202,12 +208,12 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
 /* An optional string field as a string id (0 when absent). */
 static int string_field(jr *r, const jevent *ev, int field, uint32_t *id)
 {
-    static const char *const names[F_COUNT] = { "ph", "name", "cat", "pid", "tid", "ts", "dur", "id", "id2", "s", "bp" };
+    static const char *const names[F_COUNT] = {"ph", "name", "cat", "pid", "tid", "ts", "dur", "id", "id2", "s", "bp"};
     *id = 0;
     if (!(ev->have & BIT(field))) return T_OK;
     const jspan *s = &ev->f[field];
     if (s->kind != JK_STRING) {
-        reject(r, ev, "\"%s\" is %s, expected a string", names[field], jr_kind_name(s->kind));
+        reject(r, ev, "\"%s\" is %s, expected a string", names[field], sts_jr_kind_name(s->kind));
         return T_REJECTED;
     }
     *id = span_id(r, s);
@@ -251,7 +257,7 @@ static int arg_key(jr *r, const jspan *k, uint32_t *id)
     size_t n;
     const char *t = span_text(r, k, &n);
     if (!t) return -1;
-    *id = json_intern_get(&r->strs, r->tl, t, n);
+    *id = sts_jr_intern_get(&r->strs, r->tl, t, n);
     if (*id == STS_NONE) return -1;
     int keep = r->mode == STS_ARGS_ALL || (r->mode == STS_ARGS_KNOWN && sts_arg_key_is_known(t, n));
     if (slot) {
@@ -276,11 +282,11 @@ static int arg_value(jr *r, const jspan *v, sts_arg *o)
             o->v.i = v->neg ? -(int64_t)v->ip : (int64_t)v->ip;
             return 0;
         }
-        if (v->is_int && json_parse_int64(v->p, v->n, &o->v.i) == 0) {
+        if (v->is_int && sts_jr_parse_int64(v->p, v->n, &o->v.i) == 0) {
             o->type = STS_ARG_INT;
             return 0;
         }
-        if (json_parse_double(v->p, v->n, &o->v.d) == 0) {
+        if (sts_jr_parse_double(v->p, v->n, &o->v.d) == 0) {
             o->type = STS_ARG_DOUBLE;
             return 0;
         }
@@ -290,8 +296,11 @@ static int arg_value(jr *r, const jspan *v, sts_arg *o)
         o->type = STS_ARG_BOOL;
         o->v.i = v->kind == JK_TRUE;
         return 0;
-    case JK_NULL: o->type = STS_ARG_NULL; return 0;
-    default: break;
+    case JK_NULL:
+        o->type = STS_ARG_NULL;
+        return 0;
+    default:
+        break;
     }
     o->type = STS_ARG_JSON;
     o->v.str = span_id(r, v);
@@ -347,7 +356,10 @@ static const jarg *find_arg(jr *r, const jevent *ev, const char *key)
     return NULL;
 }
 
-static int done(int rc) { return rc == T_NOMEM ? -1 : 0; }
+static int done(int rc)
+{
+    return rc == T_NOMEM ? -1 : 0;
+}
 
 static int commit_slice(jr *r, const jevent *ev, char ph, uint32_t seq)
 {
@@ -429,7 +441,7 @@ static int commit_counter(jr *r, const jevent *ev)
         const jarg *a = &r->argv[i];
         if (a->val.kind != JK_NUMBER) continue; /* Chrome plots numbers only */
         double v;
-        if (json_parse_double(a->val.p, a->val.n, &v) != 0) {
+        if (sts_jr_parse_double(a->val.p, a->val.n, &v) != 0) {
             sts_tl_warn(r->tl, "%s: event %llu (byte %llu): counter value %.*s is out of range; series skipped",
                         r->path, (unsigned long long)r->index, (unsigned long long)jr_offset(r, ev->start),
                         shown(&a->val), a->val.p);
@@ -461,11 +473,16 @@ static int commit_meta(jr *r, const jevent *ev)
 {
     int process_level;
     const char *key;
-    if (name_is(r, ev, "process_name")) process_level = 1, key = "name";
-    else if (name_is(r, ev, "thread_name")) process_level = 0, key = "name";
-    else if (name_is(r, ev, "process_sort_index")) process_level = 1, key = "sort_index";
-    else if (name_is(r, ev, "thread_sort_index")) process_level = 0, key = "sort_index";
-    else return 0; /* other metadata is counted in by_phase only */
+    if (name_is(r, ev, "process_name"))
+        process_level = 1, key = "name";
+    else if (name_is(r, ev, "thread_name"))
+        process_level = 0, key = "name";
+    else if (name_is(r, ev, "process_sort_index"))
+        process_level = 1, key = "sort_index";
+    else if (name_is(r, ev, "thread_sort_index"))
+        process_level = 0, key = "sort_index";
+    else
+        return 0; /* other metadata is counted in by_phase only */
     const jarg *a = find_arg(r, ev, key);
     int is_name = key[0] == 'n';
     if (!a || a->val.kind != (is_name ? JK_STRING : JK_NUMBER)) return 0;
@@ -475,13 +492,17 @@ static int commit_meta(jr *r, const jevent *ev)
     if (is_name) {
         uint32_t id = span_id(r, &a->val);
         if (id == STS_NONE) return -1;
-        if (process_level) r->tl->procs.v[where].name = id;
-        else r->tl->lanes.v[where].name = id;
+        if (process_level)
+            r->tl->procs.v[where].name = id;
+        else
+            r->tl->lanes.v[where].name = id;
     } else {
         double d;
-        if (json_parse_double(a->val.p, a->val.n, &d) != 0 || d < INT32_MIN || d > INT32_MAX) return 0;
-        if (process_level) r->tl->procs.v[where].sort_index = (int32_t)d;
-        else r->tl->lanes.v[where].sort_index = (int32_t)d;
+        if (sts_jr_parse_double(a->val.p, a->val.n, &d) != 0 || d < INT32_MIN || d > INT32_MAX) return 0;
+        if (process_level)
+            r->tl->procs.v[where].sort_index = (int32_t)d;
+        else
+            r->tl->lanes.v[where].sort_index = (int32_t)d;
     }
     return 0;
 }
@@ -535,7 +556,7 @@ static int commit_flow(jr *r, const jevent *ev, char ph)
     return 0;
 }
 
-int jr_commit_event(jr *r, const jevent *ev)
+int sts_jr_commit_event(jr *r, const jevent *ev)
 {
     sts_timeline_info *info = &r->tl->info;
     uint32_t seq = (uint32_t)info->events;
@@ -543,7 +564,7 @@ int jr_commit_event(jr *r, const jevent *ev)
     unsigned char ph = 0;
     if (ev->have & BIT(F_PH)) {
         const jspan *s = &ev->f[F_PH];
-        if (s->kind != JK_STRING) return reject(r, ev, "\"ph\" is %s, expected a string", jr_kind_name(s->kind)), 0;
+        if (s->kind != JK_STRING) return reject(r, ev, "\"ph\" is %s, expected a string", sts_jr_kind_name(s->kind)), 0;
         size_t n;
         const char *t = span_text(r, s, &n);
         if (!t) return -1;
@@ -552,28 +573,37 @@ int jr_commit_event(jr *r, const jevent *ev)
     if (ph && ph < 128) info->by_phase[ph]++;
     switch (ph) {
     case 'X':
-    case 'B': return commit_slice(r, ev, (char)ph, seq);
-    case 'E': return commit_end(r, ev, seq);
+    case 'B':
+        return commit_slice(r, ev, (char)ph, seq);
+    case 'E':
+        return commit_end(r, ev, seq);
     case 'i':
     case 'I':
-    case 'R': return commit_instant(r, ev, (char)ph);
-    case 'C': return commit_counter(r, ev);
-    case 'M': return commit_meta(r, ev);
+    case 'R':
+        return commit_instant(r, ev, (char)ph);
+    case 'C':
+        return commit_counter(r, ev);
+    case 'M':
+        return commit_meta(r, ev);
     case 'b':
     case 'e':
     case 'n':
     case 'S':
     case 'T':
     case 'F':
-    case 'p': return commit_async(r, ev, (char)ph);
+    case 'p':
+        return commit_async(r, ev, (char)ph);
     case 's':
     case 't':
-    case 'f': return commit_flow(r, ev, (char)ph);
-    default: info->skipped++; return 0;
+    case 'f':
+        return commit_flow(r, ev, (char)ph);
+    default:
+        info->skipped++;
+        return 0;
     }
 }
 
-void jr_release(jr *r)
+void sts_jr_release(jr *r)
 {
     free(r->buf);
     free(r->argv);
@@ -581,6 +611,6 @@ void jr_release(jr *r)
     free(r->tmp);
     free(r->keys);
     free(r->lanes);
-    json_skip_release(&r->skip);
-    json_intern_release(&r->strs);
+    sts_jr_skip_release(&r->skip);
+    sts_jr_intern_release(&r->strs);
 }

@@ -9,17 +9,24 @@
 
 static const char *const ANY_VALUE = "a value (true, false, null, a number, a string, an object or an array)";
 
-const char *jr_kind_name(int kind)
+const char *sts_jr_kind_name(int kind)
 {
     switch (kind) {
-    case JK_STRING: return "a string";
-    case JK_NUMBER: return "a number";
+    case JK_STRING:
+        return "a string";
+    case JK_NUMBER:
+        return "a number";
     case JK_TRUE:
-    case JK_FALSE: return "a boolean";
-    case JK_NULL: return "null";
-    case JK_OBJECT: return "an object";
-    case JK_ARRAY: return "an array";
-    default: return "missing";
+    case JK_FALSE:
+        return "a boolean";
+    case JK_NULL:
+        return "null";
+    case JK_OBJECT:
+        return "an object";
+    case JK_ARRAY:
+        return "an array";
+    default:
+        return "missing";
     }
 }
 
@@ -29,7 +36,8 @@ const char *jr_kind_name(int kind)
 HOT int key_field(const char *k, size_t n)
 {
     switch (n) {
-    case 1: return k[0] == 's' ? F_S : -1;
+    case 1:
+        return k[0] == 's' ? F_S : -1;
     case 2:
         if (k[0] == 'p') return k[1] == 'h' ? F_PH : -1;
         if (k[0] == 't') return k[1] == 's' ? F_TS : -1;
@@ -38,18 +46,25 @@ HOT int key_field(const char *k, size_t n)
         return -1;
     case 3:
         switch (k[0]) {
-        case 'c': return memcmp(k, "cat", 3) == 0 ? F_CAT : -1;
-        case 'p': return memcmp(k, "pid", 3) == 0 ? F_PID : -1;
-        case 't': return memcmp(k, "tid", 3) == 0 ? F_TID : -1;
-        case 'd': return memcmp(k, "dur", 3) == 0 ? F_DUR : -1;
-        case 'i': return memcmp(k, "id2", 3) == 0 ? F_ID2 : -1;
-        default: return -1;
+        case 'c':
+            return memcmp(k, "cat", 3) == 0 ? F_CAT : -1;
+        case 'p':
+            return memcmp(k, "pid", 3) == 0 ? F_PID : -1;
+        case 't':
+            return memcmp(k, "tid", 3) == 0 ? F_TID : -1;
+        case 'd':
+            return memcmp(k, "dur", 3) == 0 ? F_DUR : -1;
+        case 'i':
+            return memcmp(k, "id2", 3) == 0 ? F_ID2 : -1;
+        default:
+            return -1;
         }
     case 4:
         if (memcmp(k, "name", 4) == 0) return F_NAME;
         if (memcmp(k, "args", 4) == 0) return F_ARGS;
         return -1;
-    default: return -1;
+    default:
+        return -1;
     }
 }
 
@@ -57,24 +72,29 @@ static int escaped_key_field(const char *k, size_t n)
 {
     char buf[16];
     if (n > sizeof buf) return -1; /* decodes to more than 4 bytes: no key of ours */
-    return key_field(buf, json_unescape(k, n, buf));
+    return key_field(buf, sts_jr_unescape(k, n, buf));
 }
 
-const char *jr_skip_value(jr *r, const char *p, const char *e)
+const char *sts_jr_skip_value(jr *r, const char *p, const char *e)
 {
-    json_skip_start(&r->skip);
+    sts_jr_skip_start(&r->skip);
     const char *stop;
-    switch (json_skip_feed(&r->skip, p, e, &stop, &r->fail)) {
-    case JSON_SKIP_DONE: return stop;
-    case JSON_SKIP_MORE: return json_failed(&r->fail, e, "the rest of the value");
-    case JSON_SKIP_ERROR: return NULL;
-    default: r->nomem = 1; return json_failed(&r->fail, p, "memory for the nesting stack");
+    switch (sts_jr_skip_feed(&r->skip, p, e, &stop, &r->fail)) {
+    case JSON_SKIP_DONE:
+        return stop;
+    case JSON_SKIP_MORE:
+        return json_failed(&r->fail, e, "the rest of the value");
+    case JSON_SKIP_ERROR:
+        return NULL;
+    default:
+        r->nomem = 1;
+        return json_failed(&r->fail, p, "memory for the nesting stack");
     }
 }
 
 /* A number, converted while it is scanned so that ts, dur and integer args need no
  * second pass: the integer part's magnitude and the fraction in thousandths, rounded
- * half away from zero on the fourth digit (see json_us_to_ns). */
+ * half away from zero on the fourth digit (see sts_jr_us_to_ns). */
 HOT const char *parse_number(jr *r, const char *p, jspan *v)
 {
     const char *s = p;
@@ -92,10 +112,13 @@ HOT const char *parse_number(jr *r, const char *p, jspan *v)
         if (!json_is_digit(*p)) return json_failed(&r->fail, p, "a digit after '.'");
         int k = 0, up = 0;
         for (; json_is_digit(*p); p++, k++) {
-            if (k < 3) frac = frac * 10 + (unsigned)(*p - '0');
-            else if (k == 3) up = *p >= '5';
+            if (k < 3)
+                frac = frac * 10 + (unsigned)(*p - '0');
+            else if (k == 3)
+                up = *p >= '5';
         }
-        for (; k < 3; k++) frac *= 10;
+        for (; k < 3; k++)
+            frac *= 10;
         frac += (unsigned)up;
         is_int = 0;
     }
@@ -103,7 +126,8 @@ HOT const char *parse_number(jr *r, const char *p, jspan *v)
         p++;
         if (*p == '+' || *p == '-') p++;
         if (!json_is_digit(*p)) return json_failed(&r->fail, p, "a digit in the exponent");
-        while (json_is_digit(*p)) p++;
+        while (json_is_digit(*p))
+            p++;
         is_int = 0;
         exp = 1;
     }
@@ -162,7 +186,7 @@ static const char *skip_array(jr *r, const char *p, const char *e)
         }
         if (!comma) break;
     }
-    return jr_skip_value(r, p, e);
+    return sts_jr_skip_value(r, p, e);
 }
 
 HOT const char *parse_value(jr *r, const char *p, const char *e, jspan *v)
@@ -197,7 +221,7 @@ HOT const char *parse_value(jr *r, const char *p, const char *e, jspan *v)
         q = skip_array(r, p, e);
         v->kind = JK_ARRAY;
     } else if (c == '{') {
-        q = jr_skip_value(r, p, e);
+        q = sts_jr_skip_value(r, p, e);
         v->kind = JK_OBJECT;
     } else {
         return json_failed(&r->fail, p, ANY_VALUE);
@@ -216,7 +240,8 @@ static int args_wanted(const jr *r, const jevent *ev)
     if (ph->kind != JK_STRING || ph->n != 1 || ph->esc) return 1;
     switch (ph->p[0]) {
     case 'C':
-    case 'M': return 1; /* counters and metadata read their args whatever the mode */
+    case 'M':
+        return 1; /* counters and metadata read their args whatever the mode */
     case 'X':
     case 'B':
     case 'i':
@@ -228,12 +253,14 @@ static int args_wanted(const jr *r, const jevent *ev)
     case 'S':
     case 'T':
     case 'F':
-    case 'p': return r->mode != STS_ARGS_NONE;
-    default: return 0;
+    case 'p':
+        return r->mode != STS_ARGS_NONE;
+    default:
+        return 0;
     }
 }
 
-void jr_chain_init(jchain *c)
+void sts_jr_chain_init(jchain *c)
 {
     memset(c, 0, sizeof *c);
     c->alloc = 2;
@@ -336,8 +363,8 @@ static const char *parse_args(jr *r, const char *p, const char *e, jevent *ev)
      * for the commit: its learned layout already says so. */
     const jspan *ph = &ev->f[F_PH];
     int keep_none = !args_wanted(r, ev);
-    int droppable = (ev->have & BIT(F_PH)) && ph->kind == JK_STRING && ph->n == 1 && !ph->esc && ph->p[0] != 'C' &&
-                    ph->p[0] != 'M';
+    int droppable =
+        (ev->have & BIT(F_PH)) && ph->kind == JK_STRING && ph->n == 1 && !ph->esc && ph->p[0] != 'C' && ph->p[0] != 'M';
     jchain *c = &r->args_chain;
     uint8_t j = JR_START;
     for (int first = 1;; first = 0) {
@@ -386,7 +413,7 @@ static const char *parse_args(jr *r, const char *p, const char *e, jevent *ev)
     }
 }
 
-const char *jr_parse_event(jr *r, const char *p, const char *e, jevent *ev)
+const char *sts_jr_parse_event(jr *r, const char *p, const char *e, jevent *ev)
 {
     jspan ignored;
     jchain *c = &r->event_chain;

@@ -38,7 +38,8 @@ static inline void ends(const char *s, size_t n, uint64_t *w0, uint64_t *w1)
 static uint32_t full_hash(const char *s, size_t n, uint64_t w0, uint64_t w1)
 {
     uint64_t h = 0x243f6a8885a308d3ull ^ n;
-    for (size_t i = 8; i + 8 < n; i += 8) h = mix(h ^ json_load64(s + i));
+    for (size_t i = 8; i + 8 < n; i += 8)
+        h = mix(h ^ json_load64(s + i));
     h = mix(h ^ w0);
     h = mix(h ^ w1);
     return (uint32_t)(h ^ (h >> 29));
@@ -53,7 +54,8 @@ static int grow(json_intern *c)
         uint64_t v = c->slots[i];
         if (!v) continue;
         uint32_t j = (uint32_t)(v >> 32) & (nslots - 1);
-        while (slots[j]) j = (j + 1) & (nslots - 1);
+        while (slots[j])
+            j = (j + 1) & (nslots - 1);
         slots[j] = v;
     }
     free(c->slots);
@@ -84,7 +86,7 @@ static uint32_t lookup(json_intern *c, sts_timeline *tl, const char *s, size_t n
     return id;
 }
 
-uint32_t json_intern_get(json_intern *c, sts_timeline *tl, const char *s, size_t n)
+uint32_t sts_jr_intern_get(json_intern *c, sts_timeline *tl, const char *s, size_t n)
 {
     if (n > UINT32_MAX - 1) return STS_NONE;
     if (!c->front && !(c->front = calloc(JSON_INTERN_FRONT, sizeof *c->front))) return STS_NONE;
@@ -106,7 +108,7 @@ uint32_t json_intern_get(json_intern *c, sts_timeline *tl, const char *s, size_t
     return id;
 }
 
-void json_intern_release(json_intern *c)
+void sts_jr_intern_release(json_intern *c)
 {
     free(c->front);
     free(c->slots);

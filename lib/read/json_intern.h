@@ -32,8 +32,8 @@ typedef struct json_intern {
 
 /* The string id for the bytes (interned in tl on first sight), or STS_NONE when memory
  * is exhausted. Reads only s[0, n). */
-uint32_t json_intern_get(json_intern *c, sts_timeline *tl, const char *s, size_t n);
+uint32_t sts_jr_intern_get(json_intern *c, sts_timeline *tl, const char *s, size_t n);
 
-void json_intern_release(json_intern *c);
+void sts_jr_intern_release(json_intern *c);
 
 #endif

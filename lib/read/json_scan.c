@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-const unsigned char json_ws_table[256] = { [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1 };
+const unsigned char sts_jr_ws_table[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
 
 static size_t put_utf8(char *out, uint32_t cp)
 {
@@ -33,11 +33,12 @@ static size_t put_utf8(char *out, uint32_t cp)
 static uint32_t hex4(const char *s)
 {
     uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v = v << 4 | (uint32_t)json_hex(s[i]);
+    for (int i = 0; i < 4; i++)
+        v = v << 4 | (uint32_t)json_hex(s[i]);
     return v;
 }
 
-size_t json_unescape(const char *s, size_t n, char *out)
+size_t sts_jr_unescape(const char *s, size_t n, char *out)
 {
     size_t o = 0;
     const char *e = s + n;
@@ -77,7 +78,8 @@ static int to_double(const char *s, size_t n, double *out)
     if (n == 0 || n >= sizeof buf) return -1;
     const char *dp = localeconv()->decimal_point;
     char point = dp && dp[0] && !dp[1] ? dp[0] : '.';
-    for (size_t i = 0; i < n; i++) buf[i] = s[i] == '.' ? point : s[i];
+    for (size_t i = 0; i < n; i++)
+        buf[i] = s[i] == '.' ? point : s[i];
     buf[n] = 0;
     char *end;
     double d = strtod(buf, &end);
@@ -99,7 +101,7 @@ static int is_number_text(const char *s, size_t n)
     return end == buf + n;
 }
 
-json_num_rc json_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us)
+json_num_rc sts_jr_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us)
 {
     const char *p = s, *e = s + n;
     int neg = 0;
@@ -113,8 +115,10 @@ json_num_rc json_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us)
     uint64_t ip = 0;
     int big = 0;
     while (p < e && json_is_digit(*p)) {
-        if (ip > max_us) big = 1;
-        else ip = ip * 10 + (uint64_t)(*p - '0');
+        if (ip > max_us)
+            big = 1;
+        else
+            ip = ip * 10 + (uint64_t)(*p - '0');
         p++;
     }
     uint64_t frac = 0;
@@ -124,12 +128,15 @@ json_num_rc json_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us)
         if (p >= e || !json_is_digit(*p)) return JSON_NUM_SYNTAX;
         int nd = 0;
         while (p < e && json_is_digit(*p)) {
-            if (nd < 3) frac = frac * 10 + (uint64_t)(*p - '0');
-            else if (nd == 3) round_up = *p >= '5';
+            if (nd < 3)
+                frac = frac * 10 + (uint64_t)(*p - '0');
+            else if (nd == 3)
+                round_up = *p >= '5';
             nd++;
             p++;
         }
-        for (; nd < 3; nd++) frac *= 10;
+        for (; nd < 3; nd++)
+            frac *= 10;
     }
     if (p < e && (*p == 'e' || *p == 'E')) {
         if (!is_number_text(s, n)) return JSON_NUM_SYNTAX;
@@ -151,7 +158,7 @@ json_num_rc json_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us)
     return JSON_NUM_OK;
 }
 
-int json_parse_int64(const char *s, size_t n, int64_t *out)
+int sts_jr_parse_int64(const char *s, size_t n, int64_t *out)
 {
     const char *p = s, *e = s + n;
     int neg = p < e && *p == '-';
@@ -170,7 +177,7 @@ int json_parse_int64(const char *s, size_t n, int64_t *out)
     return 0;
 }
 
-int json_parse_double(const char *s, size_t n, double *out)
+int sts_jr_parse_double(const char *s, size_t n, double *out)
 {
     if (!is_number_text(s, n)) return -1;
     double d;

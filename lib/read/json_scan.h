@@ -34,10 +34,13 @@ static inline const char *json_failed(json_fail *f, const char *at, const char *
     return NULL;
 }
 
-static inline int json_is_digit(char c) { return (unsigned char)(c - '0') < 10; }
+static inline int json_is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
 
 /* 1 for the four JSON whitespace bytes. */
-extern const unsigned char json_ws_table[256];
+extern const unsigned char sts_jr_ws_table[256];
 
 static inline const char *json_ws(const char *p)
 {
@@ -49,14 +52,16 @@ static inline const char *json_ws(const char *p)
      * whitespace, so the run ends by e and the loads stay inside the padding. */
     for (;;) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-                                  _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+        __m128i ws =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
         unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xffffu;
         if (m) return p + __builtin_ctz(m);
         p += 16;
     }
 #else
-    while (json_ws_table[(unsigned char)*p]) p++;
+    while (sts_jr_ws_table[(unsigned char)*p])
+        p++;
     return p;
 #endif
 }
@@ -78,7 +83,10 @@ static inline uint64_t json_nondigits(uint64_t v)
 }
 
 /* 1 when all 8 bytes of v are ASCII digits. */
-static inline int json_8_digits(uint64_t v) { return json_nondigits(v) == 0; }
+static inline int json_8_digits(uint64_t v)
+{
+    return json_nondigits(v) == 0;
+}
 
 /* The value of 8 ASCII digits (the first byte is the most significant digit):
  * pairs, then quads, then the whole, each step one multiply. */
@@ -96,7 +104,7 @@ static inline uint32_t json_8_digits_value(uint64_t v)
  * time, so up to 7 bytes after the digits must be readable. */
 static inline size_t json_digits(const char **pp, uint64_t *value)
 {
-    static const uint64_t pow10[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+    static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
     const char *p = *pp;
     uint64_t v = *value;
     for (;;) {
@@ -138,7 +146,8 @@ static inline const char *json_find_quote(const char *p, const char *e)
         if (p >= e) return e;
     }
 #else
-    while (p < e && *p != '"' && *p != '\\') p++;
+    while (p < e && *p != '"' && *p != '\\')
+        p++;
     return p;
 #endif
 }
@@ -152,7 +161,7 @@ static inline int json_hex(char c)
 
 /* A string's contents; p is just after the opening quote. Returns the closing quote
  * and sets *esc when the contents hold an escape (each one is checked here, so
- * json_unescape cannot fail later). */
+ * sts_jr_unescape cannot fail later). */
 static inline const char *json_scan_string(const char *p, const char *e, int *esc, json_fail *f)
 {
     for (;;) {
@@ -168,7 +177,8 @@ static inline const char *json_scan_string(const char *p, const char *e, int *es
         } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't') {
             p += 2;
         } else {
-            return json_failed(f, p + 1, "an escape ('\\\"', '\\\\', '\\/', '\\b', '\\f', '\\n', '\\r', '\\t' or '\\u')");
+            return json_failed(f, p + 1,
+                               "an escape ('\\\"', '\\\\', '\\/', '\\b', '\\f', '\\n', '\\r', '\\t' or '\\u')");
         }
     }
 }
@@ -180,18 +190,21 @@ static inline const char *json_scan_number(const char *p, int *is_int, json_fail
     int integral = 1;
     if (*p == '-') p++;
     if (!json_is_digit(*p)) return json_failed(f, p, "a digit");
-    while (json_is_digit(*p)) p++;
+    while (json_is_digit(*p))
+        p++;
     if (*p == '.') {
         p++;
         if (!json_is_digit(*p)) return json_failed(f, p, "a digit after '.'");
-        while (json_is_digit(*p)) p++;
+        while (json_is_digit(*p))
+            p++;
         integral = 0;
     }
     if (*p == 'e' || *p == 'E') {
         p++;
         if (*p == '+' || *p == '-') p++;
         if (!json_is_digit(*p)) return json_failed(f, p, "a digit in the exponent");
-        while (json_is_digit(*p)) p++;
+        while (json_is_digit(*p))
+            p++;
         integral = 0;
     }
     *is_int = integral;
@@ -202,7 +215,8 @@ static inline const char *json_scan_number(const char *p, int *is_int, json_fail
 static inline const char *json_scan_literal(const char *p, const char *lit, json_fail *f)
 {
     for (size_t i = 0; lit[i]; i++)
-        if (p[i] != lit[i]) return json_failed(f, p + i, "a value (true, false, null, a number, a string, an object or an array)");
+        if (p[i] != lit[i])
+            return json_failed(f, p + i, "a value (true, false, null, a number, a string, an object or an array)");
     return p + strlen(lit);
 }
 
@@ -240,7 +254,7 @@ static inline int json_eq(const char *a, const char *b, size_t n)
 /* Decodes string contents (escapes already checked) into out, which holds at least
  * n bytes (decoding never grows the text). Lone surrogates become U+FFFD. Returns the
  * decoded length. */
-size_t json_unescape(const char *s, size_t n, char *out);
+size_t sts_jr_unescape(const char *s, size_t n, char *out);
 
 typedef enum json_num_rc { JSON_NUM_OK = 0, JSON_NUM_RANGE, JSON_NUM_SYNTAX } json_num_rc;
 
@@ -249,13 +263,13 @@ typedef enum json_num_rc { JSON_NUM_OK = 0, JSON_NUM_RANGE, JSON_NUM_SYNTAX } js
  * the rest. Forms with an exponent go through strtod and llround. *whole_us is 1 when
  * the result is a whole microsecond. RANGE: beyond int64 nanoseconds (or too long to
  * convert); SYNTAX: not a JSON number. */
-json_num_rc json_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us);
+json_num_rc sts_jr_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us);
 
 /* Parses a JSON integer (no fraction or exponent) that fits in int64. */
-int json_parse_int64(const char *s, size_t n, int64_t *out);
+int sts_jr_parse_int64(const char *s, size_t n, int64_t *out);
 
 /* Parses a JSON number as a double; 0 when the text is a number and the result is
  * finite. */
-int json_parse_double(const char *s, size_t n, double *out);
+int sts_jr_parse_double(const char *s, size_t n, double *out);
 
 #endif

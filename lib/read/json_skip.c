@@ -10,8 +10,8 @@ enum {
     SK_COLON,          /* after a key */
     SK_AFTER,          /* after a value */
     SK_STRING,
-    SK_ESC,            /* after a backslash */
-    SK_HEX,            /* inside \uXXXX */
+    SK_ESC, /* after a backslash */
+    SK_HEX, /* inside \uXXXX */
     SK_NUMBER,
     SK_LITERAL
 };
@@ -19,7 +19,7 @@ enum {
 /* Number states, following the JSON grammar. */
 enum { N_START, N_MINUS, N_INT, N_DOT, N_FRAC, N_EXP, N_EXP_SIGN, N_EXP_DIGITS };
 
-void json_skip_start(json_skip *s)
+void sts_jr_skip_start(json_skip *s)
 {
     s->depth = 0;
     s->state = SK_VALUE;
@@ -30,12 +30,12 @@ void json_skip_start(json_skip *s)
     s->lit_pos = 0;
 }
 
-void json_skip_release(json_skip *s)
+void sts_jr_skip_release(json_skip *s)
 {
     free(s->stack);
     s->stack = NULL;
     s->words = 0;
-    json_skip_start(s);
+    sts_jr_skip_start(s);
 }
 
 static int push(json_skip *s, int is_object)
@@ -49,8 +49,10 @@ static int push(json_skip *s, int is_object)
         s->words = words;
     }
     uint64_t bit = (uint64_t)1 << (d % 64);
-    if (is_object) s->stack[d / 64] |= bit;
-    else s->stack[d / 64] &= ~bit;
+    if (is_object)
+        s->stack[d / 64] |= bit;
+    else
+        s->stack[d / 64] &= ~bit;
     s->depth = d + 1;
     return 0;
 }
@@ -66,13 +68,20 @@ static int number_step(int st, char c)
 {
     int digit = json_is_digit(c);
     switch (st) {
-    case N_START: return c == '-' ? N_MINUS : digit ? N_INT : -1;
-    case N_MINUS: return digit ? N_INT : -1;
-    case N_INT: return digit ? N_INT : c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_EXP : -1;
-    case N_DOT: return digit ? N_FRAC : -1;
-    case N_FRAC: return digit ? N_FRAC : (c == 'e' || c == 'E') ? N_EXP : -1;
-    case N_EXP: return (c == '+' || c == '-') ? N_EXP_SIGN : digit ? N_EXP_DIGITS : -1;
-    default: return digit ? N_EXP_DIGITS : -1;
+    case N_START:
+        return c == '-' ? N_MINUS : digit ? N_INT : -1;
+    case N_MINUS:
+        return digit ? N_INT : -1;
+    case N_INT:
+        return digit ? N_INT : c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_EXP : -1;
+    case N_DOT:
+        return digit ? N_FRAC : -1;
+    case N_FRAC:
+        return digit ? N_FRAC : (c == 'e' || c == 'E') ? N_EXP : -1;
+    case N_EXP:
+        return (c == '+' || c == '-') ? N_EXP_SIGN : digit ? N_EXP_DIGITS : -1;
+    default:
+        return digit ? N_EXP_DIGITS : -1;
     }
 }
 
@@ -83,12 +92,12 @@ static json_skip_rc error_at(const char *at, const char *expected, const char **
     return JSON_SKIP_ERROR;
 }
 
-#define NEED(p) \
-    do { \
+#define NEED(p)                  \
+    do {                         \
         if ((p) >= e) goto more; \
     } while (0)
 
-json_skip_rc json_skip_feed(json_skip *s, const char *p, const char *e, const char **stop, json_fail *f)
+json_skip_rc sts_jr_skip_feed(json_skip *s, const char *p, const char *e, const char **stop, json_fail *f)
 {
     for (;;) {
         switch (s->state) {
@@ -166,8 +175,10 @@ json_skip_rc json_skip_feed(json_skip *s, const char *p, const char *e, const ch
             const char *q = json_find_quote(p, e);
             if (q >= e) goto more;
             p = q + 1;
-            if (*q == '\\') s->state = SK_ESC;
-            else s->state = s->in_key ? SK_COLON : SK_AFTER;
+            if (*q == '\\')
+                s->state = SK_ESC;
+            else
+                s->state = s->in_key ? SK_COLON : SK_AFTER;
             break;
         }
         case SK_ESC: {

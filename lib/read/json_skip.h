@@ -1,6 +1,6 @@
 /* read: skip one JSON value of any size and depth, validating it, in pieces.
  *
- * The value may arrive split across buffers: json_skip_feed consumes what it is given
+ * The value may arrive split across buffers: sts_jr_skip_feed consumes what it is given
  * and keeps its place, so a 1 GB "metadata" object is skipped with constant memory.
  * Nesting is tracked with a growable bit stack (one bit per level) and a loop, never
  * recursion, so depth is limited only by memory (a 10,000-deep array costs 1.25 KB). */
@@ -32,14 +32,14 @@ typedef enum json_skip_rc {
 } json_skip_rc;
 
 /* Prepares to skip a new value (keeps the stack's memory). */
-void json_skip_start(json_skip *s);
+void sts_jr_skip_start(json_skip *s);
 
 /* Consumes [p, e) (followed by JSON_PAD zero bytes). A value at depth 0 that is a
  * number or literal ends only at the byte after it, so a number at the very end of the
  * input returns MORE. */
-json_skip_rc json_skip_feed(json_skip *s, const char *p, const char *e, const char **stop, json_fail *f);
+json_skip_rc sts_jr_skip_feed(json_skip *s, const char *p, const char *e, const char **stop, json_fail *f);
 
 /* Frees the stack; the skipper is then empty and reusable. */
-void json_skip_release(json_skip *s);
+void sts_jr_skip_release(json_skip *s);
 
 #endif

@@ -27,36 +27,59 @@ typedef enum msg_kind {
 static const char *msg_name(msg_kind m)
 {
     static const char *const names[] = {
-        "XSpace", "XPlane", "XLine", "XEvent", "XStat", "XEventMetadata", "XStatMetadata",
-        "XPlane.event_metadata entry", "XPlane.stat_metadata entry",
+        "XSpace",
+        "XPlane",
+        "XLine",
+        "XEvent",
+        "XStat",
+        "XEventMetadata",
+        "XStatMetadata",
+        "XPlane.event_metadata entry",
+        "XPlane.stat_metadata entry",
     };
     return names[m];
 }
 
 static const char *field_name(msg_kind m, uint32_t num)
 {
-    static const char *const space[] = { NULL, "planes", "errors", "warnings", "hostnames" };
-    static const char *const plane[] = { NULL, "id", "name", "lines", "event_metadata", "stat_metadata", "stats" };
-    static const char *const line[] = { NULL, "id", "name", "timestamp_ns", "events", NULL, NULL,
-                                        NULL, NULL, "duration_ps", "display_id", "display_name" };
-    static const char *const event[] = { NULL, "metadata_id", "offset_ps", "duration_ps", "stats", "num_occurrences" };
-    static const char *const stat[] = { NULL, "metadata_id", "double_value", "uint64_value", "int64_value",
-                                        "str_value", "bytes_value", "ref_value" };
-    static const char *const emeta[] = { NULL, "id", "name", "metadata", "display_name", "stats", "child_id" };
-    static const char *const smeta[] = { NULL, "id", "name", "description" };
-    static const char *const entry[] = { NULL, "key", "value" };
+    static const char *const space[] = {NULL, "planes", "errors", "warnings", "hostnames"};
+    static const char *const plane[] = {NULL, "id", "name", "lines", "event_metadata", "stat_metadata", "stats"};
+    static const char *const line[] = {NULL, "id", "name", "timestamp_ns", "events",     NULL,
+                                       NULL, NULL, NULL,   "duration_ps",  "display_id", "display_name"};
+    static const char *const event[] = {NULL, "metadata_id", "offset_ps", "duration_ps", "stats", "num_occurrences"};
+    static const char *const stat[] = {NULL,          "metadata_id", "double_value", "uint64_value",
+                                       "int64_value", "str_value",   "bytes_value",  "ref_value"};
+    static const char *const emeta[] = {NULL, "id", "name", "metadata", "display_name", "stats", "child_id"};
+    static const char *const smeta[] = {NULL, "id", "name", "description"};
+    static const char *const entry[] = {NULL, "key", "value"};
 #define PICK(tab) (num < sizeof tab / sizeof tab[0] ? tab[num] : NULL)
     const char *n = NULL;
     switch (m) {
-    case M_SPACE: n = PICK(space); break;
-    case M_PLANE: n = PICK(plane); break;
-    case M_LINE: n = PICK(line); break;
-    case M_EVENT: n = PICK(event); break;
-    case M_STAT: n = PICK(stat); break;
-    case M_EVENT_META: n = PICK(emeta); break;
-    case M_STAT_META: n = PICK(smeta); break;
+    case M_SPACE:
+        n = PICK(space);
+        break;
+    case M_PLANE:
+        n = PICK(plane);
+        break;
+    case M_LINE:
+        n = PICK(line);
+        break;
+    case M_EVENT:
+        n = PICK(event);
+        break;
+    case M_STAT:
+        n = PICK(stat);
+        break;
+    case M_EVENT_META:
+        n = PICK(emeta);
+        break;
+    case M_STAT_META:
+        n = PICK(smeta);
+        break;
     case M_EVENT_META_ENTRY:
-    case M_STAT_META_ENTRY: n = PICK(entry); break;
+    case M_STAT_META_ENTRY:
+        n = PICK(entry);
+        break;
     }
 #undef PICK
     return n ? n : "unknown field";
@@ -89,8 +112,8 @@ static void idmap_reset(idmap *im)
 }
 
 typedef struct event_meta {
-    uint32_t name;      /* shown name: display_name, else name */
-    uint32_t long_name; /* name when display_name differs from it, else STS_NONE */
+    uint32_t name;          /* shown name: display_name, else name */
+    uint32_t long_name;     /* name when display_name differs from it, else STS_NONE */
     sts_pb_field stats_msg; /* the XEventMetadata payload, kept to read its stats later */
     int has_stats;
     uint32_t args_first, args_n; /* into reader.meta_args */
@@ -98,8 +121,8 @@ typedef struct event_meta {
 
 typedef struct stat_meta {
     uint32_t name;
-    int keep;       /* kept under the current args mode */
-    uint32_t mark;  /* last event that used this key (duplicate detection) */
+    int keep;      /* kept under the current args mode */
+    uint32_t mark; /* last event that used this key (duplicate detection) */
 } stat_meta;
 
 /* A stat decoded, before it joins an event's args. */
@@ -244,8 +267,10 @@ static sts_status read_event_meta(reader *x, sts_pb_reader *pr, const sts_pb_fie
         while ((rc = next(x, M_EVENT_META, &vr, &f)) > 0) {
             if (f.num == 2 || f.num == 4) {
                 if (want(x, M_EVENT_META, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-                if (f.num == 2) name = f.data, name_n = f.len;
-                else disp = f.data, disp_n = f.len;
+                if (f.num == 2)
+                    name = f.data, name_n = f.len;
+                else
+                    disp = f.data, disp_n = f.len;
             } else if (f.num == 5) {
                 if (want(x, M_EVENT_META, &f, STS_PB_LEN)) return STS_ERR_PARSE;
                 em->has_stats = 1;
@@ -296,7 +321,8 @@ static sts_status read_stat_meta(reader *x, sts_pb_reader *pr, const sts_pb_fiel
     if (!sm) return nomem(x);
     sm->name = intern(x, name, name_n);
     if (sm->name == STS_NONE) return nomem(x);
-    sm->keep = x->mode == STS_ARGS_ALL || (x->mode == STS_ARGS_KNOWN && sts_arg_key_is_known((const char *)name, name_n));
+    sm->keep =
+        x->mode == STS_ARGS_ALL || (x->mode == STS_ARGS_KNOWN && sts_arg_key_is_known((const char *)name, name_n));
     if (idmap_put(&x->smap, key, (uint32_t)(x->smeta.n - 1)) != 0) return nomem(x);
     return STS_OK;
 }
@@ -308,24 +334,28 @@ static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf
 {
     sts_pb_reader sr;
     sts_pb_sub(&sr, pr, sf);
-    sts_pb_field f, val = { 0 };
+    sts_pb_field f, val = {0};
     int64_t mid = 0;
     int rc;
     while ((rc = next(x, M_STAT, &sr, &f)) > 0) {
-        static const unsigned wire_of[8] = { 0, STS_PB_VARINT, STS_PB_I64, STS_PB_VARINT, STS_PB_VARINT,
-                                             STS_PB_LEN, STS_PB_LEN, STS_PB_VARINT };
+        static const unsigned wire_of[8] = {0,          STS_PB_VARINT, STS_PB_I64,   STS_PB_VARINT, STS_PB_VARINT,
+                                            STS_PB_LEN, STS_PB_LEN,    STS_PB_VARINT};
         if (f.num > 7) continue;
         if (want(x, M_STAT, &f, wire_of[f.num])) return STS_ERR_PARSE;
-        if (f.num == 1) mid = (int64_t)f.u;
-        else val = f; /* a oneof: the last value wins */
+        if (f.num == 1)
+            mid = (int64_t)f.u;
+        else
+            val = f; /* a oneof: the last value wins */
     }
     if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
     if (x->mode == STS_ARGS_NONE || val.num == 0 || val.num == 6) return STS_OK;
     uint32_t mi = idmap_get(&x->smap, mid);
     if (mi == UINT32_MAX) {
         if (x->plane_warned_stat++ == 0)
-            sts_tl_warn(x->tl, "%s: byte %llu: stat metadata id %" PRId64 " is not in its plane's stat_metadata; "
-                        "such stats are left out", x->name, (unsigned long long)sf->offset, mid);
+            sts_tl_warn(x->tl,
+                        "%s: byte %llu: stat metadata id %" PRId64 " is not in its plane's stat_metadata; "
+                        "such stats are left out",
+                        x->name, (unsigned long long)sf->offset, mid);
         return STS_OK;
     }
     stat_meta *sm = &x->smeta.v[mi];
@@ -363,8 +393,10 @@ static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf
         if (ri == UINT32_MAX) {
             x->scratch.n--;
             if (x->plane_warned_stat++ == 0)
-                sts_tl_warn(x->tl, "%s: byte %llu: ref_value %" PRIu64 " names no stat metadata; such stats are "
-                            "left out", x->name, (unsigned long long)val.offset, val.u);
+                sts_tl_warn(x->tl,
+                            "%s: byte %llu: ref_value %" PRIu64 " names no stat metadata; such stats are "
+                            "left out",
+                            x->name, (unsigned long long)val.offset, val.u);
             return STS_OK;
         }
         pa->a.type = STS_ARG_STRING;
@@ -444,7 +476,8 @@ static sts_status add_event_args(reader *x, const event_meta *em, uint32_t *firs
     if (x->mode == STS_ARGS_NONE) return STS_OK;
     uint32_t mark = ++x->mark;
     if (mark == 0) { /* wrapped: forget old marks */
-        for (size_t i = 0; i < x->smeta.n; i++) x->smeta.v[i].mark = 0;
+        for (size_t i = 0; i < x->smeta.n; i++)
+            x->smeta.v[i].mark = 0;
         mark = x->mark = 1;
     }
     /* Build the final list in scratch order: the event's own stats (first of a key
@@ -460,8 +493,10 @@ static sts_status add_event_args(reader *x, const event_meta *em, uint32_t *firs
     if (em) {
         if (em->args_n > x->meta_arg_budget) {
             if (!x->meta_budget_warned++)
-                sts_tl_warn(x->tl, "%s: event metadata stats copied onto events exceed the input's size in "
-                            "number; further events keep only their own stats", x->name);
+                sts_tl_warn(x->tl,
+                            "%s: event metadata stats copied onto events exceed the input's size in "
+                            "number; further events keep only their own stats",
+                            x->name);
         } else {
             x->meta_arg_budget -= em->args_n;
         }
@@ -488,7 +523,8 @@ static sts_status add_event_args(reader *x, const event_meta *em, uint32_t *firs
     size_t n = x->scratch.n;
     sts_arg *buf = n <= 64 ? tmp : malloc(n * sizeof *buf);
     if (!buf) return nomem(x);
-    for (size_t i = 0; i < n; i++) buf[i] = x->scratch.v[i].a;
+    for (size_t i = 0; i < n; i++)
+        buf[i] = x->scratch.v[i].a;
     *first = sts_tl_add_args(x->tl, buf, n);
     if (buf != tmp) free(buf);
     if (*first == STS_NONE) return nomem(x);
@@ -515,10 +551,14 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
         case 3:
         case 5:
             if (want(x, M_EVENT, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
-            if (f.num == 1) mid = (int64_t)f.u;
-            else if (f.num == 2) off = (int64_t)f.u, timed = 1;
-            else if (f.num == 3) dur = (int64_t)f.u;
-            else timed = 0;
+            if (f.num == 1)
+                mid = (int64_t)f.u;
+            else if (f.num == 2)
+                off = (int64_t)f.u, timed = 1;
+            else if (f.num == 3)
+                dur = (int64_t)f.u;
+            else
+                timed = 0;
             break;
         case 4: {
             if (want(x, M_EVENT, &f, STS_PB_LEN)) return STS_ERR_PARSE;
@@ -545,9 +585,10 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
     int64_t ts, end;
     if (event_times(base_ns, off, dur, &ts, &end) != 0) {
         x->tl->info.rejected++;
-        sts_tl_warn(x->tl, "%s: byte %llu: event %llu's time (line start %" PRId64 " ns + %" PRId64 " ps + %" PRId64
-                    " ps) does not fit in 64-bit nanoseconds; left out", x->name, (unsigned long long)ef->offset,
-                    (unsigned long long)seq, base_ns, off, dur);
+        sts_tl_warn(x->tl,
+                    "%s: byte %llu: event %llu's time (line start %" PRId64 " ns + %" PRId64 " ps + %" PRId64
+                    " ps) does not fit in 64-bit nanoseconds; left out",
+                    x->name, (unsigned long long)ef->offset, (unsigned long long)seq, base_ns, off, dur);
         return STS_OK;
     }
     uint32_t mi = idmap_get(&x->emap, mid);
@@ -561,8 +602,10 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
         name = intern(x, buf, (size_t)n);
         if (name == STS_NONE) return nomem(x);
         if (x->plane_warned_event++ == 0)
-            sts_tl_warn(x->tl, "%s: byte %llu: event metadata id %" PRId64 " is not in its plane's event_metadata; "
-                        "such events are named \"event_metadata ID\"", x->name, (unsigned long long)ef->offset, mid);
+            sts_tl_warn(x->tl,
+                        "%s: byte %llu: event metadata id %" PRId64 " is not in its plane's event_metadata; "
+                        "such events are named \"event_metadata ID\"",
+                        x->name, (unsigned long long)ef->offset, mid);
     }
     uint32_t args;
     sts_status st = add_event_args(x, em, &args);
@@ -602,15 +645,19 @@ static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf
         case 9:
         case 10:
             if (want(x, M_LINE, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
-            if (f.num == 1) id = (int64_t)f.u;
-            else if (f.num == 3) base = (int64_t)f.u;
+            if (f.num == 1)
+                id = (int64_t)f.u;
+            else if (f.num == 3)
+                base = (int64_t)f.u;
             break;
         case 2:
         case 4:
         case 11:
             if (want(x, M_LINE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-            if (f.num == 2) name = f.data, name_n = f.len;
-            else if (f.num == 11) disp = f.data, disp_n = f.len;
+            if (f.num == 2)
+                name = f.data, name_n = f.len;
+            else if (f.num == 11)
+                disp = f.data, disp_n = f.len;
             break;
         default:
             break;
@@ -648,10 +695,12 @@ static int64_t plane_pid(reader *x, const uint8_t *name, size_t n, size_t plane_
         pid = 701;
     } else if (n > sizeof dev - 1 && memcmp(name, dev, sizeof dev - 1) == 0) {
         size_t i = n;
-        while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9') i--;
+        while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+            i--;
         if (i < n && n - i <= 6 && name[i - 1] == ':') {
             int64_t ord = 0;
-            for (size_t k = i; k < n; k++) ord = ord * 10 + (name[k] - '0');
+            for (size_t k = i; k < n; k++)
+                ord = ord * 10 + (name[k] - '0');
             pid = ord + 1;
         }
     }
@@ -696,10 +745,14 @@ static sts_status read_plane(reader *x, sts_pb_reader *sr, const sts_pb_field *p
         case 5:
         case 6:
             if (want(x, M_PLANE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-            if (f.num == 2) name = f.data, name_n = f.len;
-            else if (f.num == 3) lines++;
-            else if (f.num == 4 && (st = read_event_meta(x, &r, &f)) != STS_OK) return st;
-            else if (f.num == 5 && (st = read_stat_meta(x, &r, &f)) != STS_OK) return st;
+            if (f.num == 2)
+                name = f.data, name_n = f.len;
+            else if (f.num == 3)
+                lines++;
+            else if (f.num == 4 && (st = read_event_meta(x, &r, &f)) != STS_OK)
+                return st;
+            else if (f.num == 5 && (st = read_stat_meta(x, &r, &f)) != STS_OK)
+                return st;
             break;
         default:
             break;

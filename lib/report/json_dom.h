@@ -45,9 +45,9 @@ typedef struct sts_jdoc {
     sts_arena arena;
     sts_jval *root;
 } sts_jdoc;
-#define STS_JDOC_INIT                                                                                                  \
-    {                                                                                                                  \
-        STS_ARENA_INIT, NULL                                                                                           \
+#define STS_JDOC_INIT        \
+    {                        \
+        STS_ARENA_INIT, NULL \
     }
 
 /* Parses `len` bytes of `text` as one JSON value (whitespace around it allowed).

@@ -7,7 +7,7 @@
 
 #include "report/report_impl.h"
 #include "report/style.h"
-#include "stepscope.h"
+#include "stepscope/version.h"
 
 void sts_rpt_draw(sts_sbuf *b, const sts_rpt_fig *f, int standalone)
 {

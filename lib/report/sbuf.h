@@ -12,9 +12,9 @@ typedef struct sts_sbuf {
     size_t cap;
     int oom; /* set when an append failed for lack of memory; later appends are dropped */
 } sts_sbuf;
-#define STS_SBUF_INIT                                                                                                  \
-    {                                                                                                                  \
-        NULL, 0, 0, 0                                                                                                  \
+#define STS_SBUF_INIT \
+    {                 \
+        NULL, 0, 0, 0 \
     }
 
 void sts_sbuf_put(sts_sbuf *b, const char *s, size_t n);

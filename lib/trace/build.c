@@ -112,8 +112,10 @@ static void parse_records(sts_build *b, const char *p, const char *end, uint32_t
         }
         default: {
             const sts_rec_arg **slot = STS_VEC_PUSH(b->pending);
-            if (!slot) b->nomem = 1;
-            else *slot = (const sts_rec_arg *)(const void *)p;
+            if (!slot)
+                b->nomem = 1;
+            else
+                *slot = (const sts_rec_arg *)(const void *)p;
         }
         }
         p += size;
@@ -181,10 +183,11 @@ static void build_thread(sts_build *b, sts_tstate *s)
     uint64_t dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed);
     uint64_t too_deep = atomic_load_explicit(&s->too_deep, memory_order_relaxed);
     if (dropped || too_deep) {
-        sts_arg a[2] = { int_arg(b, "dropped", (int64_t)dropped), int_arg(b, "too_deep", (int64_t)too_deep) };
+        sts_arg a[2] = {int_arg(b, "dropped", (int64_t)dropped), int_arg(b, "too_deep", (int64_t)too_deep)};
         add_instant(b, lane, b->stop_ns, "stepscope.dropped", a, 2);
-        sts_tl_warn(b->tl, "thread %s (tid %" PRId64 "): %" PRIu64 " scopes dropped (event pool full), %" PRIu64
-                           " nested too deep",
+        sts_tl_warn(b->tl,
+                    "thread %s (tid %" PRId64 "): %" PRIu64 " scopes dropped (event pool full), %" PRIu64
+                    " nested too deep",
                     s->name, s->tid, dropped, too_deep);
     }
 
@@ -215,7 +218,8 @@ static void build_thread(sts_build *b, sts_tstate *s)
  * sequence number, so the recorded depth stands in for it: outer scopes first. */
 static sts_status nest(sts_timeline *tl)
 {
-    for (size_t i = 0; i < tl->slices.n; i++) tl->slices.v[i].parent = tl->slices.v[i].depth;
+    for (size_t i = 0; i < tl->slices.n; i++)
+        tl->slices.v[i].parent = tl->slices.v[i].depth;
     sts_error err = STS_ERROR_INIT;
     return sts_tl_finalize(tl, &err);
 }
@@ -227,7 +231,8 @@ static void fill_info(sts_timeline *tl)
     in->by_phase['X'] = tl->slices.n;
     in->by_phase['i'] = tl->instants.n;
     in->by_phase['s'] = 0;
-    for (size_t i = 0; i < tl->flows.n; i++) in->by_phase[(unsigned char)tl->flows.v[i].phase]++;
+    for (size_t i = 0; i < tl->flows.n; i++)
+        in->by_phase[(unsigned char)tl->flows.v[i].phase]++;
     in->resolution_ns = 1;
     tl->all_whole_us = 0;
     int any = 0;
@@ -293,7 +298,8 @@ static sts_status build_timeline(sts_build *b, uint32_t session)
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
-    for (size_t i = 0; i < k; i++) build_thread(b, order[i]);
+    for (size_t i = 0; i < k; i++)
+        build_thread(b, order[i]);
     free(order);
     if (sts_build_dev.finish) sts_build_dev.finish(b);
     b->devices_done = 1;
@@ -366,10 +372,11 @@ sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, s
     free(b.argv.v);
     if (st != STS_OK) {
         sts_tl_free(b.tl);
-        return sts_error_set(err, st, -1, "sts_trace_stop: out of memory building the timeline of %s",
-                             sts_rec.dir);
+        return sts_error_set(err, st, -1, "sts_trace_stop: out of memory building the timeline of %s", sts_rec.dir);
     }
-    if (out) *out = b.tl;
-    else sts_tl_free(b.tl);
+    if (out)
+        *out = b.tl;
+    else
+        sts_tl_free(b.tl);
     return STS_OK;
 }

@@ -9,7 +9,7 @@
 typedef struct sts_build {
     sts_timeline *tl;
     const sts_tclock *clock;
-    sts_u64map names;  /* name pointer -> string id */
+    sts_u64map names;                     /* name pointer -> string id */
     STS_VEC(const sts_rec_arg *) pending; /* args waiting for their scope's record */
     STS_VEC(sts_arg) argv;
     uint32_t host_process;

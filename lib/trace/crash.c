@@ -18,7 +18,7 @@
 
 #include "trace/recorder_impl.h"
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction previous[NFATAL];
 static int installed;
@@ -50,7 +50,10 @@ static void out_bytes(const char *s, size_t n)
     }
 }
 
-static void out_str(const char *s) { out_bytes(s, strlen(s)); }
+static void out_str(const char *s)
+{
+    out_bytes(s, strlen(s));
+}
 
 static void out_u64(uint64_t v)
 {
@@ -60,7 +63,8 @@ static void out_u64(uint64_t v)
         tmp[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    while (n) out_bytes(&tmp[--n], 1);
+    while (n)
+        out_bytes(&tmp[--n], 1);
 }
 
 static void out_i64(int64_t v)
@@ -79,7 +83,7 @@ static void out_us(int64_t ns)
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0) out_bytes("-", 1);
     out_u64(a / 1000);
-    char f[4] = { '.', (char)('0' + a % 1000 / 100), (char)('0' + a % 100 / 10), (char)('0' + a % 10) };
+    char f[4] = {'.', (char)('0' + a % 1000 / 100), (char)('0' + a % 100 / 10), (char)('0' + a % 10)};
     out_bytes(f, 4);
 }
 
@@ -113,10 +117,10 @@ static void out_json_str(const char *s, size_t n)
     for (size_t i = 0; i < n && s[i]; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
-            char e[2] = { '\\', (char)c };
+            char e[2] = {'\\', (char)c};
             out_bytes(e, 2);
         } else if (c < 0x20) {
-            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             out_bytes(e, 6);
         } else {
             out_bytes((const char *)&c, 1);
@@ -170,9 +174,14 @@ static void out_args(uint32_t depth)
         out_cstr(a->key);
         out_bytes(":", 1);
         switch (a->kd & 0xffu) {
-        case STS_REC_ARG_INT: out_i64(a->v.i); break;
-        case STS_REC_ARG_DOUBLE: out_double(a->v.d); break;
-        default: out_json_str((const char *)a + STS_REC_ARG_HEADER, a->len);
+        case STS_REC_ARG_INT:
+            out_i64(a->v.i);
+            break;
+        case STS_REC_ARG_DOUBLE:
+            out_double(a->v.d);
+            break;
+        default:
+            out_json_str((const char *)a + STS_REC_ARG_HEADER, a->len);
         }
     }
     if (any) out_bytes("}", 1);
@@ -269,7 +278,8 @@ void sts_crash_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < NFATAL; i++) sigaction(fatal_signals[i], &sa, &previous[i]);
+    for (size_t i = 0; i < NFATAL; i++)
+        sigaction(fatal_signals[i], &sa, &previous[i]);
     dumping = 0;
     installed = 1;
 }

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-sts_recorder sts_rec = { .lock = PTHREAD_MUTEX_INITIALIZER };
+sts_recorder sts_rec = {.lock = PTHREAD_MUTEX_INITIALIZER};
 uint32_t sts__trace_on;
 
 static __thread sts_tstate *tls_state;
@@ -18,7 +18,7 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static int exit_key_ok;
 
-#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* A thread's TLS destructor: its state stays in the registry (with its events) and
@@ -31,7 +31,10 @@ static void on_thread_exit(void *p)
     tls_exiting = 1;
 }
 
-static void make_exit_key(void) { exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0; }
+static void make_exit_key(void)
+{
+    exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
+}
 
 static void default_name(sts_tstate *s)
 {
@@ -113,7 +116,10 @@ static inline sts_tstate *current(void)
     return attach_slow();
 }
 
-sts_tstate *sts_rec_current(void) { return current(); }
+sts_tstate *sts_rec_current(void)
+{
+    return current();
+}
 
 char *sts_rec_reserve_slow(sts_tstate *s, size_t need)
 {
@@ -129,8 +135,10 @@ char *sts_rec_reserve_slow(sts_tstate *s, size_t need)
     sts_chunk *c = (sts_chunk *)(sts_rec.pool + i * sts_rec.chunk_bytes);
     atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
     atomic_store_explicit(&c->used, 0, memory_order_relaxed);
-    if (s->cur) atomic_store_explicit(&s->cur->next, c, memory_order_release);
-    else atomic_store_explicit(&s->first, c, memory_order_release);
+    if (s->cur)
+        atomic_store_explicit(&s->cur->next, c, memory_order_release);
+    else
+        atomic_store_explicit(&s->first, c, memory_order_release);
     s->cur = c;
     s->wp = c->data;
     s->wend = (char *)c + sts_rec.chunk_bytes;
@@ -211,7 +219,6 @@ void sts_scope_end_token(uint32_t token)
     end_scope(s);
 }
 
-
 /* Appends an arg record for the innermost open frame. */
 static void put_arg(uint32_t kind, const char *key, int64_t i, double dv, const char *str)
 {
@@ -243,9 +250,18 @@ static void put_arg(uint32_t kind, const char *key, int64_t i, double dv, const 
     sts_rec_commit(s, size);
 }
 
-void sts_scope_arg_int(const char *key, int64_t value) { put_arg(STS_REC_ARG_INT, key, value, 0, NULL); }
-void sts_scope_arg_double(const char *key, double value) { put_arg(STS_REC_ARG_DOUBLE, key, 0, value, NULL); }
-void sts_scope_arg_str(const char *key, const char *value) { put_arg(STS_REC_ARG_STR, key, 0, 0, value); }
+void sts_scope_arg_int(const char *key, int64_t value)
+{
+    put_arg(STS_REC_ARG_INT, key, value, 0, NULL);
+}
+void sts_scope_arg_double(const char *key, double value)
+{
+    put_arg(STS_REC_ARG_DOUBLE, key, 0, value, NULL);
+}
+void sts_scope_arg_str(const char *key, const char *value)
+{
+    put_arg(STS_REC_ARG_STR, key, 0, 0, value);
+}
 
 uint32_t sts_step_begin(const char *name, int64_t step_num)
 {
@@ -257,11 +273,20 @@ uint32_t sts_step_begin(const char *name, int64_t step_num)
     return token;
 }
 
-void sts_step_end(void) { sts_scope_end(); }
+void sts_step_end(void)
+{
+    sts_scope_end();
+}
 
-int64_t sts_trace_now_ns(void) { return sts_clock_ns(); }
+int64_t sts_trace_now_ns(void)
+{
+    return sts_clock_ns();
+}
 
-int sts_trace_active(void) { return atomic_load_explicit(&sts_rec.session, memory_order_acquire) != 0; }
+int sts_trace_active(void)
+{
+    return atomic_load_explicit(&sts_rec.session, memory_order_acquire) != 0;
+}
 
 void sts_trace_thread_name(const char *name)
 {
@@ -274,9 +299,9 @@ void sts_trace_thread_name(const char *name)
 
 /* ---- start -------------------------------------------------------------------- */
 
-#define DEFAULT_POOL ((size_t)16 << 20)
+#define DEFAULT_POOL  ((size_t)16 << 20)
 #define DEFAULT_CHUNK ((size_t)64 << 10)
-#define MIN_CHUNK ((size_t)512)
+#define MIN_CHUNK     ((size_t)512)
 
 static int mkdirs(const char *path)
 {
@@ -310,8 +335,8 @@ static sts_status map_pool(size_t bytes, sts_error *err)
     sts_rec.pool = NULL;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
-        return sts_error_set(err, STS_ERR_NOMEM, -1, "sts_trace_start: cannot map a %zu-byte event pool: %s",
-                             bytes, strerror(errno));
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "sts_trace_start: cannot map a %zu-byte event pool: %s", bytes,
+                             strerror(errno));
 #ifdef MADV_HUGEPAGE
     /* Fewer first-touch page faults on the hot path: one per 2 MiB instead of 4 KiB
      * where transparent huge pages are enabled (a hint; ignored elsewhere). */
@@ -331,7 +356,8 @@ static void prefault_pool(void)
 #endif
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0) page = 4096;
-    for (size_t off = 0; off < sts_rec.pool_bytes; off += (size_t)page) ((volatile char *)sts_rec.pool)[off] = 0;
+    for (size_t off = 0; off < sts_rec.pool_bytes; off += (size_t)page)
+        ((volatile char *)sts_rec.pool)[off] = 0;
 }
 
 static void exit_flush(void)
@@ -378,8 +404,8 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
         goto out;
     }
     if (mkdirs(dir) != 0) {
-        st = sts_error_set(err, STS_ERR_IO, -1, "sts_trace_start: cannot create directory %s: %s", dir,
-                           strerror(errno));
+        st =
+            sts_error_set(err, STS_ERR_IO, -1, "sts_trace_start: cannot create directory %s: %s", dir, strerror(errno));
         goto out;
     }
     size_t nchunks = o.pool_bytes / o.chunk_bytes;
@@ -391,8 +417,7 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     atomic_store_explicit(&sts_rec.next_chunk, 0, memory_order_relaxed);
 
     snprintf(sts_rec.dir, sizeof sts_rec.dir, "%s", dir);
-    snprintf(sts_rec.crash_path, sizeof sts_rec.crash_path, "%s/stepscope-crash-%ld.trace.json", dir,
-             (long)getpid());
+    snprintf(sts_rec.crash_path, sizeof sts_rec.crash_path, "%s/stepscope-crash-%ld.trace.json", dir, (long)getpid());
     if (o.host) {
         snprintf(host_copy, sizeof host_copy, "%s", o.host);
         o.host = host_copy;

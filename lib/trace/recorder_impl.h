@@ -23,7 +23,7 @@ enum {
     STS_REC_SCOPE = 1, /* sts_rec_scope */
     STS_REC_ARG_INT,   /* sts_rec_arg */
     STS_REC_ARG_DOUBLE,
-    STS_REC_ARG_STR    /* sts_rec_arg header, then len + 1 bytes, padded to 8 */
+    STS_REC_ARG_STR /* sts_rec_arg header, then len + 1 bytes, padded to 8 */
 };
 
 typedef struct sts_rec_scope {
@@ -44,7 +44,7 @@ typedef struct sts_rec_arg {
 } sts_rec_arg;
 
 #define STS_REC_ARG_HEADER offsetof(sts_rec_arg, v)
-#define STS_REC_STR_MAX 255
+#define STS_REC_STR_MAX    255
 
 typedef struct sts_chunk {
     struct sts_chunk *_Atomic next;
@@ -65,16 +65,16 @@ typedef struct sts_tstate {
     char *wp, *wend;        /* write position and end in cur */
     sts_chunk *cur;
     _Atomic uint64_t dropped, too_deep, unmatched; /* written by the owner only */
-    int full;               /* the pool ran out for this thread: drop until stop */
-    uint64_t last_t1;       /* end tick of the last scope closed (device dispatch slices
-                               start no earlier) */
+    int full;                                      /* the pool ran out for this thread: drop until stop */
+    uint64_t last_t1;                              /* end tick of the last scope closed (device dispatch slices
+                                                      start no earlier) */
     sts_frame stack[STS_TRACE_MAX_DEPTH];
     /* cold */
     sts_chunk *_Atomic first;
     int64_t tid;
-    uint32_t order;           /* registration order: the lane's sort index */
-    _Atomic int exited;       /* its thread has ended (set by a TLS destructor) */
-    char name[64];            /* guarded by the registry lock */
+    uint32_t order;                  /* registration order: the lane's sort index */
+    _Atomic int exited;              /* its thread has ended (set by a TLS destructor) */
+    char name[64];                   /* guarded by the registry lock */
     struct sts_tstate *_Atomic next; /* registry list */
 } sts_tstate;
 
@@ -106,11 +106,15 @@ static inline size_t sts_rec_size(const void *rec)
 {
     uint32_t kd = *(const uint32_t *)rec;
     switch (kd & 0xffu) {
-    case STS_REC_SCOPE: return sizeof(sts_rec_scope);
+    case STS_REC_SCOPE:
+        return sizeof(sts_rec_scope);
     case STS_REC_ARG_INT:
-    case STS_REC_ARG_DOUBLE: return sizeof(sts_rec_arg);
-    case STS_REC_ARG_STR: return (STS_REC_ARG_HEADER + ((const sts_rec_arg *)rec)->len + 1 + 7) & ~(size_t)7;
-    default: return 0;
+    case STS_REC_ARG_DOUBLE:
+        return sizeof(sts_rec_arg);
+    case STS_REC_ARG_STR:
+        return (STS_REC_ARG_HEADER + ((const sts_rec_arg *)rec)->len + 1 + 7) & ~(size_t)7;
+    default:
+        return 0;
     }
 }
 

@@ -8,8 +8,8 @@
 
 static void print_summary(const sts_trace_stats *st)
 {
-    fprintf(stderr, "stepscope: trace written to %s (%" PRIu64 " scopes, %u threads)\n", st->run_path,
-            st->recorded, st->threads);
+    fprintf(stderr, "stepscope: trace written to %s (%" PRIu64 " scopes, %u threads)\n", st->run_path, st->recorded,
+            st->threads);
     if (st->dropped || st->too_deep)
         fprintf(stderr, "stepscope: %" PRIu64 " scopes dropped (event pool full), %" PRIu64 " nested too deep\n",
                 st->dropped, st->too_deep);

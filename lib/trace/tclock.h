@@ -24,8 +24,8 @@ typedef struct sts_tpoint {
 } sts_tpoint;
 
 typedef struct sts_tclock {
-    int tsc;          /* ticks are TSC readings */
-    sts_tpoint a, b;  /* the line's two points; b.tick > a.tick for tsc */
+    int tsc;         /* ticks are TSC readings */
+    sts_tpoint a, b; /* the line's two points; b.tick > a.tick for tsc */
     /* a's ns per tick as 32.32 fixed point: the signal path's conversion, which must
      * not divide wide integers or touch floating point state. */
     uint64_t mult32;

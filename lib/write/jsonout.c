@@ -33,13 +33,27 @@ void sts_jo_string(sts_wfile *f, const char *s, size_t n)
         size_t en = 2;
         esc[0] = '\\';
         switch (c) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
+        case '"':
+            esc[1] = '"';
+            break;
+        case '\\':
+            esc[1] = '\\';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
         default:
             if (c >= 0x80) {
                 memcpy(esc, "\xef\xbf\xbd", 3); /* U+FFFD for a byte that is not UTF-8 */
@@ -58,7 +72,10 @@ void sts_jo_string(sts_wfile *f, const char *s, size_t n)
     sts_wfile_write(f, "\"", 1);
 }
 
-void sts_jo_cstring(sts_wfile *f, const char *s) { sts_jo_string(f, s, strlen(s)); }
+void sts_jo_cstring(sts_wfile *f, const char *s)
+{
+    sts_jo_string(f, s, strlen(s));
+}
 
 /* Writes the decimal digits of v. */
 static void put_u64(sts_wfile *f, uint64_t v)
@@ -88,7 +105,7 @@ void sts_jo_us(sts_wfile *f, int64_t ns)
     if (ns < 0) sts_wfile_write(f, "-", 1);
     put_u64(f, m / 1000);
     unsigned r = (unsigned)(m % 1000);
-    char frac[4] = { '.', (char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10) };
+    char frac[4] = {'.', (char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10)};
     sts_wfile_write(f, frac, 4);
 }
 

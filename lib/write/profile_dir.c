@@ -36,7 +36,8 @@ static sts_status make_dirs(char *path, sts_error *err)
         }
         *p = c;
         if (!c) return STS_OK;
-        while (p[1] == '/') p++;
+        while (p[1] == '/')
+            p++;
         if (!p[1]) return STS_OK;
     }
 }
@@ -84,8 +85,10 @@ static char *claim_run(const char *base, const char *name, int suffixes, sts_err
         return NULL;
     }
     for (int k = 1; k <= (suffixes ? MAX_SUFFIX : 1); k++) {
-        if (k == 1) snprintf(path, n, "%s/%s", base, name);
-        else snprintf(path, n, "%s/%s_%d", base, name, k);
+        if (k == 1)
+            snprintf(path, n, "%s/%s", base, name);
+        else
+            snprintf(path, n, "%s/%s_%d", base, name, k);
         if (mkdir(path, 0755) == 0) return path;
         if (errno != EEXIST) {
             sts_error_set(err, STS_ERR_IO, -1, "%s: cannot create run directory: %s", path, strerror(errno));
@@ -99,7 +102,8 @@ static char *claim_run(const char *base, const char *name, int suffixes, sts_err
     else
         sts_error_set(err, STS_ERR_EXISTS, -1,
                       "%s: run directory already exists; choose another run name (an existing run is never "
-                      "overwritten)", path);
+                      "overwritten)",
+                      path);
     free(path);
     return NULL;
 }
@@ -139,7 +143,8 @@ sts_status sts_write_profile_dir(const sts_timeline *tl, const char *dir, const 
                                  char **out_run_path, sts_error *err)
 {
     if (out_run_path) *out_run_path = NULL;
-    if (!tl || !dir || !*dir) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "profile writer: no timeline or directory");
+    if (!tl || !dir || !*dir)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "profile writer: no timeline or directory");
     const char *run_name = opts ? opts->run_name : NULL;
     if (run_name && bad_run_name(run_name))
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
@@ -163,7 +168,7 @@ sts_status sts_write_profile_dir(const sts_timeline *tl, const char *dir, const 
     if (!run) return err ? err->code : STS_ERR_EXISTS;
     char host[256];
     host_stem(opts, host, sizeof host);
-    char *made[3] = { NULL, NULL, NULL };
+    char *made[3] = {NULL, NULL, NULL};
     st = write_run(tl, run, host, opts, made, err);
     for (int i = 0; i < 3; i++) {
         if (st != STS_OK && made[i]) unlink(made[i]);
@@ -174,7 +179,9 @@ sts_status sts_write_profile_dir(const sts_timeline *tl, const char *dir, const 
         free(run);
         return st;
     }
-    if (out_run_path) *out_run_path = run;
-    else free(run);
+    if (out_run_path)
+        *out_run_path = run;
+    else
+        free(run);
     return STS_OK;
 }

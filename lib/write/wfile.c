@@ -142,7 +142,10 @@ int sts_wfile_write(sts_wfile *f, const void *p, size_t n)
     return f->failed_what ? -1 : 0;
 }
 
-int sts_wfile_puts(sts_wfile *f, const char *s) { return sts_wfile_write(f, s, strlen(s)); }
+int sts_wfile_puts(sts_wfile *f, const char *s)
+{
+    return sts_wfile_write(f, s, strlen(s));
+}
 
 static void fsync_dir(const char *path)
 {

@@ -14,7 +14,11 @@
 #include "write/wfile.h"
 
 /* A growable array (the model's STS_VEC is internal to the timeline). */
-#define XVEC(T) struct { T *v; size_t n, cap; }
+#define XVEC(T)        \
+    struct {           \
+        T *v;          \
+        size_t n, cap; \
+    }
 #define XPUSH(vec) \
     (sts_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) == 0 ? &(vec).v[(vec).n++] : NULL)
 
@@ -38,11 +42,11 @@ typedef struct xplane {
     char *name; /* owned */
     int64_t id;
     size_t line_first, line_n;
-    sts_u64map emap;               /* name string id + 1 -> event metadata id */
-    XVEC(uint32_t) enames;          /* event metadata id - 1 -> name string id */
-    sts_u64map smap;               /* string id + 1 -> stat metadata id */
-    XVEC(const char *) snames;      /* stat metadata id - 1 -> name */
-    uint32_t r_meta;               /* stat metadata id of "_r" (0: none needed) */
+    sts_u64map emap;           /* name string id + 1 -> event metadata id */
+    XVEC(uint32_t) enames;     /* event metadata id - 1 -> name string id */
+    sts_u64map smap;           /* string id + 1 -> stat metadata id */
+    XVEC(const char *) snames; /* stat metadata id - 1 -> name */
+    uint32_t r_meta;           /* stat metadata id of "_r" (0: none needed) */
 } xplane;
 
 typedef struct plan {
@@ -75,7 +79,10 @@ const char *sts_write_host(const sts_write_options *opts, char *buf, size_t cap)
     return buf;
 }
 
-static sts_status nomem(plan *p) { return sts_error_set(p->err, STS_ERR_NOMEM, -1, "xplane writer: out of memory"); }
+static sts_status nomem(plan *p)
+{
+    return sts_error_set(p->err, STS_ERR_NOMEM, -1, "xplane writer: out of memory");
+}
 
 static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *dup_printf(const char *fmt, ...)
@@ -93,9 +100,15 @@ static char *dup_printf(const char *fmt, ...)
     return s;
 }
 
-static const char *str(const plan *p, uint32_t id) { return sts_timeline_string(p->tl, id); }
+static const char *str(const plan *p, uint32_t id)
+{
+    return sts_timeline_string(p->tl, id);
+}
 
-static int starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 
 /* ---- planes and lines ---- */
 
@@ -145,7 +158,7 @@ static int id_add(idset *ids, int64_t id)
 static sts_status add_lines(plan *p, xplane *pl, uint32_t proc_or_host, int host, int prefix)
 {
     pl->line_first = p->nlines;
-    idset ids = { STS_U64MAP_INIT, 0 };
+    idset ids = {STS_U64MAP_INIT, 0};
     for (size_t l = 0; l < p->nlanes; l++) {
         const sts_lane *ln = &p->lanes[l];
         int is_device = ln->kind == STS_LANE_DEVICE;
@@ -157,7 +170,8 @@ static sts_status add_lines(plan *p, xplane *pl, uint32_t proc_or_host, int host
         /* Lines sharing an id are one timeline to XProf: keep lanes apart. */
         if (id_taken(&ids, xl->id)) {
             xl->id = (INT64_C(1) << 40) + (int64_t)l;
-            while (id_taken(&ids, xl->id)) xl->id++;
+            while (id_taken(&ids, xl->id))
+                xl->id++;
         }
         if (id_add(&ids, xl->id) != 0) {
             sts_u64map_release(&ids.m);
@@ -196,8 +210,10 @@ static sts_status make_planes(plan *p)
     size_t thread_procs = 0, any_thread = 0;
     for (size_t l = 0; l < p->nlanes; l++) {
         uint32_t pr = p->lanes[l].process;
-        if (p->lanes[l].kind == STS_LANE_DEVICE) has_device[pr] = 1;
-        else any_thread = 1, thread_procs += !has_thread[pr], has_thread[pr] = 1;
+        if (p->lanes[l].kind == STS_LANE_DEVICE)
+            has_device[pr] = 1;
+        else
+            any_thread = 1, thread_procs += !has_thread[pr], has_thread[pr] = 1;
     }
     sts_status st = STS_OK;
     if (any_thread) {
@@ -214,9 +230,12 @@ static sts_status make_planes(plan *p)
         if (starts_with(pname, "/device:GPU:") || starts_with(pname, "/device:TPU:") ||
             starts_with(pname, "/device:CUSTOM:"))
             name = dup_printf("%s", pname);
-        else if (starts_with(pname, "/device:")) name = dup_printf("/device:CUSTOM:%s", pname + 8);
-        else if (*pname) name = dup_printf("/device:CUSTOM:%s", pname);
-        else name = dup_printf("/device:CUSTOM:pid %" PRId64, proc->pid);
+        else if (starts_with(pname, "/device:"))
+            name = dup_printf("/device:CUSTOM:%s", pname + 8);
+        else if (*pname)
+            name = dup_printf("/device:CUSTOM:%s", pname);
+        else
+            name = dup_printf("/device:CUSTOM:pid %" PRId64, proc->pid);
         xplane *pl = add_plane(p, name, 0);
         if (!pl) {
             st = nomem(p);
@@ -242,7 +261,10 @@ static int cmp_ev(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static int ev_before(const xev *x, const xev *y) { return cmp_ev(x, y) < 0; }
+static int ev_before(const xev *x, const xev *y)
+{
+    return cmp_ev(x, y) < 0;
+}
 
 /* Events grouped by line (a stable counting sort), then each line in time order; a
  * line already in order (a finalized timeline, a recorder's thread) is not sorted. */
@@ -258,28 +280,32 @@ static sts_status collect_events(plan *p)
         free(tmp_ev);
         return nomem(p);
     }
-    for (size_t l = 0; l < p->nlanes; l++) lane_line[l] = UINT32_MAX;
-    for (size_t i = 0; i < p->nlines; i++) lane_line[p->lines[i].lane] = (uint32_t)i;
+    for (size_t l = 0; l < p->nlanes; l++)
+        lane_line[l] = UINT32_MAX;
+    for (size_t i = 0; i < p->nlines; i++)
+        lane_line[p->lines[i].lane] = (uint32_t)i;
     size_t n = 0;
     for (size_t i = 0; i < p->nslices; i++) {
         const sts_slice *s = &p->slices[i];
         if (s->dur < 0 || s->lane >= p->nlanes) continue;
-        tmp_ev[n++] = (xev){ s->ts, s->dur, (uint32_t)i, 0, lane_line[s->lane], 0 };
+        tmp_ev[n++] = (xev){s->ts, s->dur, (uint32_t)i, 0, lane_line[s->lane], 0};
     }
     for (size_t i = 0; i < p->ninstants; i++) {
         const sts_instant *s = &p->instants[i];
         if (s->lane >= p->nlanes) continue;
-        tmp_ev[n++] = (xev){ s->ts, 0, (uint32_t)i, 0, lane_line[s->lane], 1 };
+        tmp_ev[n++] = (xev){s->ts, 0, (uint32_t)i, 0, lane_line[s->lane], 1};
     }
     free(lane_line);
-    for (size_t i = 0; i < n; i++) count[tmp_ev[i].line]++;
+    for (size_t i = 0; i < n; i++)
+        count[tmp_ev[i].line]++;
     size_t at = 0;
     for (size_t l = 0; l < p->nlines; l++) {
         size_t c = count[l];
         count[l] = at;
         at += c;
     }
-    for (size_t i = 0; i < n; i++) p->ev[count[tmp_ev[i].line]++] = tmp_ev[i];
+    for (size_t i = 0; i < n; i++)
+        p->ev[count[tmp_ev[i].line]++] = tmp_ev[i];
     free(tmp_ev);
     free(count);
     p->nev = n;
@@ -302,7 +328,8 @@ static sts_status collect_events(plan *p)
                 e > INT64_MAX / 1000)
                 return sts_error_set(p->err, STS_ERR_RANGE, -1,
                                      "xplane writer: lane \"%s\" spans more than 2^63 ps (event at %" PRId64
-                                     " ns, dur %" PRId64 " ns, line start %" PRId64 " ns); XSpace offsets cannot hold it",
+                                     " ns, dur %" PRId64 " ns, line start %" PRId64
+                                     " ns); XSpace offsets cannot hold it",
                                      xl->name, p->ev[j].ts, p->ev[j].dur, base);
             if (p->ev[j].ts + p->ev[j].dur > end) end = p->ev[j].ts + p->ev[j].dur;
         }
@@ -410,11 +437,21 @@ static void encode_stats(plan *p, sts_pb_writer *w, xplane *pl, uint32_t first)
             sts_pb_begin(w, 4);
             sts_pb_put_uint(w, 1, m);
             switch (a->type) {
-            case STS_ARG_INT: sts_pb_put_int(w, 4, a->v.i); break;
-            case STS_ARG_BOOL: sts_pb_put_int(w, 4, a->v.i != 0); break;
-            case STS_ARG_DOUBLE: sts_pb_put_double(w, 2, a->v.d); break;
-            case STS_ARG_STRING: sts_pb_put_uint(w, 7, sts_u64map_get(&pl->smap, (uint64_t)a->v.str + 1)); break;
-            default: sts_pb_put_str(w, 5, str(p, a->v.str)); break; /* raw JSON text */
+            case STS_ARG_INT:
+                sts_pb_put_int(w, 4, a->v.i);
+                break;
+            case STS_ARG_BOOL:
+                sts_pb_put_int(w, 4, a->v.i != 0);
+                break;
+            case STS_ARG_DOUBLE:
+                sts_pb_put_double(w, 2, a->v.d);
+                break;
+            case STS_ARG_STRING:
+                sts_pb_put_uint(w, 7, sts_u64map_get(&pl->smap, (uint64_t)a->v.str + 1));
+                break;
+            default:
+                sts_pb_put_str(w, 5, str(p, a->v.str));
+                break; /* raw JSON text */
             }
             sts_pb_end(w);
         }
@@ -454,7 +491,8 @@ static void encode_space(plan *p, sts_pb_writer *w)
         sts_pb_begin(w, 1);
         if (pl->id) sts_pb_put_int(w, 1, pl->id);
         sts_pb_put_str(w, 2, pl->name);
-        for (size_t li = pl->line_first; li < pl->line_first + pl->line_n; li++) encode_line(p, w, pl, &p->lines[li]);
+        for (size_t li = pl->line_first; li < pl->line_first + pl->line_n; li++)
+            encode_line(p, w, pl, &p->lines[li]);
         for (size_t m = 0; m < pl->enames.n; m++) {
             sts_pb_begin(w, 4);
             sts_pb_put_int(w, 1, (int64_t)m + 1);
@@ -490,7 +528,8 @@ static void plan_free(plan *p)
         free(p->planes[i].enames.v);
         free(p->planes[i].snames.v);
     }
-    for (size_t i = 0; i < p->nlines; i++) free(p->lines[i].name);
+    for (size_t i = 0; i < p->nlines; i++)
+        free(p->lines[i].name);
     free(p->planes);
     free(p->lines);
     free(p->ev);
@@ -515,21 +554,26 @@ static sts_status make_plan(plan *p, const sts_timeline *tl, sts_error *err)
                                  p->lanes[l].process, p->nprocs);
     sts_status st = make_planes(p);
     if (st == STS_OK) st = collect_events(p);
-    for (size_t i = 0; i < p->nplanes && st == STS_OK; i++) st = plane_metadata(p, &p->planes[i]);
+    for (size_t i = 0; i < p->nplanes && st == STS_OK; i++)
+        st = plane_metadata(p, &p->planes[i]);
     return st;
 }
 
 static sts_status werr(sts_pb_werr e, sts_error *err)
 {
     switch (e) {
-    case STS_PB_W_OK: return STS_OK;
-    case STS_PB_W_NOMEM: return sts_error_set(err, STS_ERR_NOMEM, -1, "xplane writer: out of memory");
-    case STS_PB_W_SINK: return sts_error_set(err, STS_ERR_IO, -1, "xplane writer: the output could not be written");
+    case STS_PB_W_OK:
+        return STS_OK;
+    case STS_PB_W_NOMEM:
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "xplane writer: out of memory");
+    case STS_PB_W_SINK:
+        return sts_error_set(err, STS_ERR_IO, -1, "xplane writer: the output could not be written");
     case STS_PB_W_TOO_BIG:
         return sts_error_set(err, STS_ERR_LIMIT, -1,
                              "xplane writer: a plane or the whole XSpace reaches protobuf's 2 GiB message limit; "
                              "XProf could not read it (write Chrome JSON instead, or trace fewer events)");
-    case STS_PB_W_MISUSE: break;
+    case STS_PB_W_MISUSE:
+        break;
     }
     return sts_error_set(err, STS_ERR_INTERNAL, -1, "xplane writer: internal error (the two passes differ)");
 }
@@ -543,7 +587,8 @@ sts_status sts_xplane_encode(const sts_timeline *tl, const sts_write_options *op
     sts_status st = make_plan(&p, tl, err);
     p.host = sts_write_host(opts, hostbuf, sizeof hostbuf);
     sts_pb_writer w;
-    if (st == STS_OK && sts_pb_writer_init(&w, sink, user) != 0) st = nomem(&p);
+    if (st == STS_OK && sts_pb_writer_init(&w, sink, user) != 0)
+        st = nomem(&p);
     else if (st == STS_OK) {
         encode_space(&p, &w);
         sts_pb_writer_emit(&w);
@@ -573,7 +618,7 @@ static int mem_sink(void *user, const void *buf, size_t n)
 sts_status sts_xplane_encode_mem(const sts_timeline *tl, const sts_write_options *opts, uint8_t **out, size_t *len,
                                  sts_error *err)
 {
-    membuf m = { NULL, 0, 0 };
+    membuf m = {NULL, 0, 0};
     *out = NULL;
     *len = 0;
     sts_status st = sts_xplane_encode(tl, opts, mem_sink, &m, err);
@@ -588,7 +633,10 @@ sts_status sts_xplane_encode_mem(const sts_timeline *tl, const sts_write_options
     return STS_OK;
 }
 
-static int file_sink(void *user, const void *buf, size_t n) { return sts_wfile_write(user, buf, n); }
+static int file_sink(void *user, const void *buf, size_t n)
+{
+    return sts_wfile_write(user, buf, n);
+}
 
 sts_status sts_write_xplane(const sts_timeline *tl, const char *path, const sts_write_options *opts, sts_error *err)
 {

@@ -69,7 +69,7 @@ static void E(sts_timeline *tl, uint32_t ln, int64_t ts)
 static void X_step_num(sts_timeline *tl, uint32_t ln, const char *name, int64_t ts, int64_t dur, int64_t step)
 {
     sts_slice *s = add_slice(tl, ln, name, ts, dur);
-    sts_arg a = { 0 };
+    sts_arg a = {0};
     a.key = str(tl, "step_num");
     a.type = STS_ARG_INT;
     a.v.i = step;
@@ -185,9 +185,9 @@ TEST(begin_end_matching)
     B(tl, ln, "outer", 0);
     B(tl, ln, "inner", 1000);
     B(tl, other, "elsewhere", 1500);
-    E(tl, ln, 3000);  /* closes inner: the most recent open B on its lane */
-    E(tl, ln, 8000);  /* closes outer */
-    E(tl, ln, 9000);  /* nothing open: counted, ignored */
+    E(tl, ln, 3000); /* closes inner: the most recent open B on its lane */
+    E(tl, ln, 8000); /* closes outer */
+    E(tl, ln, 9000); /* nothing open: counted, ignored */
     E(tl, other, 2500);
     T_TRUE(fin(tl));
     T_EQ_I64(get(tl, "inner")->dur, 2000);
@@ -353,7 +353,8 @@ TEST(deep_nesting_without_recursion)
     sts_timeline *tl = mk(0);
     uint32_t ln = lane(tl, 1, 1);
     /* Listed innermost first, so the sort does real work. */
-    for (int64_t k = N - 1; k >= 0; k--) X(tl, ln, "d", k, 2 * (N - k));
+    for (int64_t k = N - 1; k >= 0; k--)
+        X(tl, ln, "d", k, 2 * (N - k));
     T_TRUE(fin(tl));
     size_t n;
     const sts_slice *s = sts_timeline_slices(tl, &n);
@@ -361,8 +362,7 @@ TEST(deep_nesting_without_recursion)
     int ok = 1;
     for (size_t k = 0; k < n; k++) {
         int64_t want_depth = k > 65535 ? 65535 : (int64_t)k;
-        if (s[k].ts != (int64_t)k || s[k].depth != want_depth ||
-            s[k].parent != (k ? (uint32_t)(k - 1) : STS_NONE))
+        if (s[k].ts != (int64_t)k || s[k].depth != want_depth || s[k].parent != (k ? (uint32_t)(k - 1) : STS_NONE))
             ok = 0;
     }
     T_TRUE(ok);
@@ -411,18 +411,21 @@ static void grow_tree(gen *g, int64_t lo, int64_t hi, int64_t lane_id, int64_t p
 static void random_forests(int cycles)
 {
     sts_finalize_test_cycles = cycles;
-    gen g = { mk(0), 0x1234567u, malloc(20000 * sizeof *g.iv), 0 };
-    for (int l = 0; l < 4; l++) grow_tree(&g, 0, 100000, l, -1, 0);
+    gen g = {mk(0), 0x1234567u, malloc(20000 * sizeof *g.iv), 0};
+    for (int l = 0; l < 4; l++)
+        grow_tree(&g, 0, 100000, l, -1, 0);
     size_t n = g.n;
     size_t *perm = malloc(n * sizeof *perm);
-    for (size_t i = 0; i < n; i++) perm[i] = i;
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
     for (size_t i = n; i > 1; i--) {
         size_t j = rnd(&g) % i, t = perm[i - 1];
         perm[i - 1] = perm[j];
         perm[j] = t;
     }
     uint32_t lanes[4];
-    for (int l = 0; l < 4; l++) lanes[l] = lane(g.tl, 1, 10 + l);
+    for (int l = 0; l < 4; l++)
+        lanes[l] = lane(g.tl, 1, 10 + l);
     for (size_t k = 0; k < n; k++) {
         char name[32];
         snprintf(name, sizeof name, "s%zu", perm[k]);
@@ -440,8 +443,8 @@ static void random_forests(int cycles)
         if (want < 0) {
             bad += s[i].parent != STS_NONE;
         } else {
-            bad += s[i].parent == STS_NONE ||
-                   strtol(sts_timeline_string(g.tl, s[s[i].parent].name) + 1, NULL, 10) != want;
+            bad +=
+                s[i].parent == STS_NONE || strtol(sts_timeline_string(g.tl, s[s[i].parent].name) + 1, NULL, 10) != want;
         }
     }
     T_EQ_I64(bad, 0);
@@ -452,21 +455,28 @@ static void random_forests(int cycles)
     sts_finalize_test_cycles = 0;
 }
 
-TEST(random_forests_shuffled) { random_forests(0); }
+TEST(random_forests_shuffled)
+{
+    random_forests(0);
+}
 
 /* The fallback permutation, used when the swap bookkeeping does not fit: same result. */
-TEST(random_forests_permuted_by_cycles) { random_forests(1); }
+TEST(random_forests_permuted_by_cycles)
+{
+    random_forests(1);
+}
 
 /* ---- unions, self time, summaries -------------------------------------------------- */
 
 TEST(union_of_interval_list)
 {
-    const int64_t iv[3][2] = { { 0, 10 }, { 2, 7 }, { 8, 12 } };
+    const int64_t iv[3][2] = {{0, 10}, {2, 7}, {8, 12}};
     T_EQ_I64(sts_union_ns(iv, 3), 12);
     int64_t sum = 0;
-    for (int i = 0; i < 3; i++) sum += iv[i][1] - iv[i][0];
+    for (int i = 0; i < 3; i++)
+        sum += iv[i][1] - iv[i][0];
     T_EQ_I64(sum, 19);
-    const int64_t touching[3][2] = { { 5, 7 }, { 0, 5 }, { 9, 9 } };
+    const int64_t touching[3][2] = {{5, 7}, {0, 5}, {9, 9}};
     T_EQ_I64(sts_union_ns(touching, 3), 7);
     T_EQ_I64(sts_union_ns(NULL, 0), 0);
     /* more than the on-stack buffer: 100 disjoint unit intervals */
@@ -481,17 +491,17 @@ TEST(union_of_interval_list)
 
 TEST(medians_odd_and_even)
 {
-    int64_t odd[] = { 5, 1, 3 };
+    int64_t odd[] = {5, 1, 3};
     T_EQ_I64(sts_median_i64(odd, 3), 3);
-    int64_t even[] = { 4, 1, 3, 2 };
+    int64_t even[] = {4, 1, 3, 2};
     T_EQ_I64(sts_median_i64(even, 4), 2); /* floor(2.5) */
-    int64_t even2[] = { 2001, 1000 };
+    int64_t even2[] = {2001, 1000};
     T_EQ_I64(sts_median_i64(even2, 2), 1500);
-    int64_t one[] = { 7 };
+    int64_t one[] = {7};
     T_EQ_I64(sts_median_i64(one, 1), 7);
-    int64_t dup[] = { 9, 9, 9, 1, 9, 9 };
+    int64_t dup[] = {9, 9, 9, 1, 9, 9};
     T_EQ_I64(sts_median_i64(dup, 6), 9);
-    int64_t neg[] = { -3, -4 };
+    int64_t neg[] = {-3, -4};
     T_EQ_I64(sts_median_i64(neg, 2), -4); /* floor(-3.5) */
     /* against sorting, on a larger pseudo-random array */
     enum { M = 1001 };
@@ -513,8 +523,7 @@ TEST(medians_odd_and_even)
     free(w);
 }
 
-static const sts_name_summary *summary_of(const sts_timeline *tl, const sts_name_summary *s, size_t n,
-                                          const char *name)
+static const sts_name_summary *summary_of(const sts_timeline *tl, const sts_name_summary *s, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(sts_timeline_string(tl, s[i].name), name) == 0) return &s[i];
@@ -587,7 +596,7 @@ TEST(busy_time_and_gaps)
     T_EQ_I64(sts_gaps(tl, NULL, 0, 1, &gaps, &ng, NULL), STS_OK);
     T_EQ_U64(ng, 0);
     free(gaps);
-    const uint32_t only_a_b[2] = { a, b };
+    const uint32_t only_a_b[2] = {a, b};
     T_EQ_I64(sts_gaps(tl, only_a_b, 2, 1000, &gaps, &ng, NULL), STS_OK);
     T_EQ_U64(ng, 1);
     if (ng) {
@@ -598,7 +607,7 @@ TEST(busy_time_and_gaps)
     T_EQ_I64(sts_gaps(tl, only_a_b, 2, 9000, &gaps, &ng, NULL), STS_OK);
     T_EQ_U64(ng, 0);
     free(gaps);
-    const uint32_t bad_lane[1] = { 99 };
+    const uint32_t bad_lane[1] = {99};
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_busy_lanes(tl, bad_lane, 1, &all, &err), STS_ERR_INVALID_ARG);
     T_CONTAINS(err.message, "lane 99");
@@ -780,7 +789,7 @@ TEST(steps_given_name_and_regex)
         if (nt) T_CONTAINS(tried[0], "no_such_step");
     }
     sts_steps_free(s);
-    sts_step_options o = { "bad(regex" };
+    sts_step_options o = {"bad(regex"};
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_steps_find(tl, &o, &s, &err), STS_ERR_INVALID_ARG);
     T_CONTAINS(err.message, "bad(regex");
@@ -806,7 +815,8 @@ TEST(no_steps_lists_candidates)
         sts_steps_list(s, &n);
         T_EQ_U64(n, 0);
         char all[4096] = "";
-        for (size_t i = 0; i < nt; i++) strncat(all, tried[i], sizeof all - strlen(all) - 1);
+        for (size_t i = 0; i < nt; i++)
+            strncat(all, tried[i], sizeof all - strlen(all) - 1);
         T_CONTAINS(all, "ProfilerStep#N");
         T_CONTAINS(all, "step_num");
         T_CONTAINS(all, "'flat'");
@@ -877,13 +887,12 @@ static sts_timeline *open_json(const char *json)
 
 TEST(json_driven_nesting)
 {
-    sts_timeline *tl = open_json(
-        "[{\"ph\":\"X\",\"name\":\"child\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":6},"
-        "{\"ph\":\"X\",\"name\":\"parent\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
-        "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":2,\"ts\":1},"
-        "{\"ph\":\"X\",\"name\":\"in\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":3},"
-        "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":9},"
-        "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":9}]");
+    sts_timeline *tl = open_json("[{\"ph\":\"X\",\"name\":\"child\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":6},"
+                                 "{\"ph\":\"X\",\"name\":\"parent\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":5},"
+                                 "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":2,\"ts\":1},"
+                                 "{\"ph\":\"X\",\"name\":\"in\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":3},"
+                                 "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":9},"
+                                 "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":9}]");
     if (!tl) T_SKIP("the Chrome JSON reader is not built yet");
     const sts_timeline_info *info = sts_timeline_get_info(tl);
     T_EQ_I64(info->resolution_ns, 1000);
@@ -900,12 +909,12 @@ TEST(json_driven_nesting)
 
 TEST(json_driven_clamp_and_overlap)
 {
-    sts_timeline *tl = open_json(
-        "{\"traceEvents\":["
-        "{\"ph\":\"X\",\"name\":\"p\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":100,\"dur\":10},"
-        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":105,\"dur\":6},"
-        "{\"ph\":\"X\",\"name\":\"q\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":200,\"dur\":10},"
-        "{\"ph\":\"X\",\"name\":\"o\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":205,\"dur\":10}]}");
+    sts_timeline *tl =
+        open_json("{\"traceEvents\":["
+                  "{\"ph\":\"X\",\"name\":\"p\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":100,\"dur\":10},"
+                  "{\"ph\":\"X\",\"name\":\"c\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":105,\"dur\":6},"
+                  "{\"ph\":\"X\",\"name\":\"q\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":200,\"dur\":10},"
+                  "{\"ph\":\"X\",\"name\":\"o\",\"pid\":\"CPU functions\",\"tid\":1,\"ts\":205,\"dur\":10}]}");
     if (!tl) T_SKIP("the Chrome JSON reader is not built yet");
     T_EQ_U64(sts_timeline_get_info(tl)->clamped, 1);
     T_EQ_U64(sts_timeline_get_info(tl)->overlaps, 1);

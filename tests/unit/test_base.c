@@ -62,7 +62,8 @@ TEST(u64map)
 {
     sts_u64map m = STS_U64MAP_INIT;
     T_EQ_U64(sts_u64map_get(&m, 5), UINT32_MAX);
-    for (uint64_t k = 1; k <= 5000; k++) T_EQ_I64(sts_u64map_put(&m, k * 7919, (uint32_t)k), 0);
+    for (uint64_t k = 1; k <= 5000; k++)
+        T_EQ_I64(sts_u64map_put(&m, k * 7919, (uint32_t)k), 0);
     T_EQ_U64(sts_u64map_get(&m, 7919 * 4321), 4321);
     sts_u64map_put(&m, 7919, 99);
     T_EQ_U64(sts_u64map_get(&m, 7919), 99);
@@ -84,10 +85,12 @@ TEST(instream_plain_and_gzip)
 {
     const char *plain = tmp_path("plain.txt"), *gz = tmp_path("data.gz");
     FILE *f = fopen(plain, "wb");
-    for (int i = 0; i < 100000; i++) fprintf(f, "line %d\n", i);
+    for (int i = 0; i < 100000; i++)
+        fprintf(f, "line %d\n", i);
     fclose(f);
     gzFile g = gzopen(gz, "wb");
-    for (int i = 0; i < 100000; i++) gzprintf(g, "line %d\n", i);
+    for (int i = 0; i < 100000; i++)
+        gzprintf(g, "line %d\n", i);
     gzclose(g);
 
     char *a, *b;
@@ -160,7 +163,7 @@ TEST(utf8_validation)
     T_EQ_U64(LEN("\xed\xa0\x80"), 0);     /* a surrogate */
     T_EQ_U64(LEN("\xf4\x90\x80\x80"), 0); /* beyond U+10FFFF */
     T_EQ_U64(LEN("\xe2\x82"), 0);         /* cut short */
-    T_EQ_U64(LEN("\xc3("), 0);             /* bad continuation */
+    T_EQ_U64(LEN("\xc3("), 0);            /* bad continuation */
     T_EQ_U64(LEN("\xff"), 0);
 #undef LEN
     T_EQ_U64(sts_utf8_decode((const unsigned char *)"\xe2\x82\xac", 3), 0x20ac);

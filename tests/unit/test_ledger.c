@@ -12,7 +12,8 @@ static sts_argsig array(const char *name, const char *dtype, int ndim, const int
     a.kind = STS_PARAM_ARRAY;
     a.dtype = dtype;
     a.ndim = ndim;
-    for (int i = 0; i < ndim; i++) a.shape[i] = shape[i];
+    for (int i = 0; i < ndim; i++)
+        a.shape[i] = shape[i];
     return a;
 }
 
@@ -41,7 +42,7 @@ static sts_argsig stat(const char *name, const char *value)
 /* One row of score(x, gain): a hit when `hit`, else a trace and a compile of `cost` ms. */
 static sts_status score_row(sts_ledger *l, int64_t n, int hit, int64_t cost_ms)
 {
-    sts_argsig args[2] = { array("x", "float32", 1, &n), dynamic("gain") };
+    sts_argsig args[2] = {array("x", "float32", 1, &n), dynamic("gain")};
     sts_ledger_call c = STS_LEDGER_CALL_INIT;
     c.function = "score";
     c.args = args;
@@ -93,8 +94,9 @@ TEST(rows_and_totals)
 TEST(churn_names_the_varying_dimension_and_buckets)
 {
     sts_ledger *l = sts_ledger_create();
-    static const int64_t lengths[] = { 8, 12, 16, 20, 24, 28, 32 };
-    for (size_t i = 0; i < 7; i++) score_row(l, lengths[i], 0, 10);
+    static const int64_t lengths[] = {8, 12, 16, 20, 24, 28, 32};
+    for (size_t i = 0; i < 7; i++)
+        score_row(l, lengths[i], 0, 10);
     score_row(l, 8, 1, 0); /* a hit adds no value */
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_ledger_finalize(l, &err), STS_OK);
@@ -117,11 +119,11 @@ TEST(churn_names_the_varying_dimension_and_buckets)
 TEST(churn_on_static_values_and_dtypes)
 {
     sts_ledger *l = sts_ledger_create();
-    static const char *modes[] = { "relu", "gelu", "tanh" };
-    static const char *dtypes[] = { "float32", "bfloat16", "float32" };
+    static const char *modes[] = {"relu", "gelu", "tanh"};
+    static const char *dtypes[] = {"float32", "bfloat16", "float32"};
     int64_t n = 4;
     for (int i = 0; i < 3; i++) {
-        sts_argsig args[2] = { array("x", dtypes[i], 1, &n), stat("mode", modes[i]) };
+        sts_argsig args[2] = {array("x", dtypes[i], 1, &n), stat("mode", modes[i])};
         sts_ledger_call c = STS_LEDGER_CALL_INIT;
         c.function = "act";
         c.args = args;
@@ -185,7 +187,8 @@ TEST(ten_thousand_calls_with_a_hundred_shapes)
 TEST(host_syncs_grouped_by_scope)
 {
     sts_ledger *l = sts_ledger_create();
-    for (int i = 0; i < 6; i++) sts_ledger_add_sync(l, "metric", "read each step", STS_SYNC_SCALAR, 100 + i, NULL);
+    for (int i = 0; i < 6; i++)
+        sts_ledger_add_sync(l, "metric", "read each step", STS_SYNC_SCALAR, 100 + i, NULL);
     sts_ledger_add_sync(l, "final", "read each step", STS_SYNC_WAIT, 50, NULL);
     sts_ledger_add_sync(l, "final", "one final wait", STS_SYNC_WAIT, 300, NULL);
     sts_ledger_add_sync(l, "x", NULL, STS_SYNC_READ, -5, NULL);
@@ -216,9 +219,12 @@ static char *capture(sts_ledger *l, int which, const char *extra)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     sts_error err = STS_ERROR_INIT;
-    if (which == 0) sts_ledger_write_json(l, f, extra ? "demo" : NULL, extra, &err);
-    else if (which == 1) sts_ledger_write_csv(l, f, &err);
-    else sts_ledger_write_text(l, f, &err);
+    if (which == 0)
+        sts_ledger_write_json(l, f, extra ? "demo" : NULL, extra, &err);
+    else if (which == 1)
+        sts_ledger_write_csv(l, f, &err);
+    else
+        sts_ledger_write_text(l, f, &err);
     fclose(f);
     return buf;
 }
@@ -227,7 +233,7 @@ TEST(exports)
 {
     sts_ledger *l = sts_ledger_create();
     score_row(l, 8, 0, 40);
-    sts_argsig q[1] = { stat("label", "say \"hi\", ok") };
+    sts_argsig q[1] = {stat("label", "say \"hi\", ok")};
     sts_ledger_call c = STS_LEDGER_CALL_INIT;
     c.function = "quote\"d";
     c.label = "a, \"label\"";
@@ -244,8 +250,10 @@ TEST(exports)
     T_CONTAINS(json, "\"trace_ns\": 1000000");
     free(json);
     char *csv = capture(l, 1, NULL);
-    T_CONTAINS(csv, "index,function,label,signature,traces,compiles,hit,trace_ns,lower_ns,compile_ns,total_ns,result,reason,source\n");
-    T_CONTAINS(csv, "0,\"score\",\"\",\"x: float32[8], gain: float32 (dynamic)\",1,1,0,1000000,,40000000,,,\"\",\"\"\n");
+    T_CONTAINS(csv, "index,function,label,signature,traces,compiles,hit,trace_ns,lower_ns,compile_ns,total_ns,result,"
+                    "reason,source\n");
+    T_CONTAINS(csv,
+               "0,\"score\",\"\",\"x: float32[8], gain: float32 (dynamic)\",1,1,0,1000000,,40000000,,,\"\",\"\"\n");
     T_CONTAINS(csv, "\"quote\"\"d\",\"a, \"\"label\"\"\"");
     free(csv);
     char *text = capture(l, 2, NULL);
@@ -264,7 +272,7 @@ TEST(bad_calls_are_refused)
     c.function = "f";
     c.nargs = 2;
     T_EQ_I64(sts_ledger_add_call(l, &c, &err), STS_ERR_INVALID_ARG);
-    int64_t shape[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    int64_t shape[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
     sts_argsig a = array("x", "float32", 8, shape);
     a.ndim = 9;
     c.args = &a;

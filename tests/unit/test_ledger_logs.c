@@ -27,8 +27,10 @@ static sts_ledger_fn_info fn(const sts_ledger *l, const char *name)
     sts_ledger_fn_info in;
     memset(&in, 0, sizeof in);
     long i = sts_ledger_function_find(l, name);
-    if (i < 0) fprintf(stderr, "no function %s\n", name);
-    else sts_ledger_function(l, (size_t)i, &in);
+    if (i < 0)
+        fprintf(stderr, "no function %s\n", name);
+    else
+        sts_ledger_function(l, (size_t)i, &in);
     return in;
 }
 
@@ -275,7 +277,7 @@ TEST(mixed_prefixes_and_interleaving)
 TEST(malformed_records_are_line_numbered_warnings)
 {
     sts_ledger *l = parse("malformed.log");
-    static const int lines[] = { 5, 6, 7, 8, 9, 10, 11, 12, 17, 18 };
+    static const int lines[] = {5, 6, 7, 8, 9, 10, 11, 12, 17, 18};
     char needle[64];
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         snprintf(needle, sizeof needle, "malformed.log:%d: ", lines[i]);
@@ -338,7 +340,7 @@ TEST(gzip_and_crlf_read_the_same)
         crlf[n++] = text[i];
     }
     T_EQ_I64(sts_ledger_parse_text(c, "crlf", crlf, n, &err), STS_OK);
-    sts_ledger *all[] = { a, b, c };
+    sts_ledger *all[] = {a, b, c};
     for (int i = 0; i < 3; i++) {
         sts_ledger_finalize(all[i], &err);
         sts_ledger_fn_info s = fn(all[i], "batch_loss");
@@ -346,7 +348,8 @@ TEST(gzip_and_crlf_read_the_same)
         T_EQ_I64(s.compile_ns, 5 * 60 * MS);
         T_EQ_I64(sts_ledger_log_stats(all[i]).records, sts_ledger_log_stats(a).records);
     }
-    for (int i = 0; i < 3; i++) sts_ledger_free(all[i]);
+    for (int i = 0; i < 3; i++)
+        sts_ledger_free(all[i]);
     free(crlf);
     free(text);
     remove(gz);
@@ -356,8 +359,8 @@ TEST(gzip_and_crlf_read_the_same)
  * cut inside a record is a warning or a skipped line, never a made-up number. */
 TEST(every_truncation_parses)
 {
-    static const char *files[] = { "jax-0.4.30-explain.log", "jax-0.10-lesson2.log", "torch-2.5-recompiles.log",
-                                   "torch-2.4-verbose-ranks.log", "mixed-interleaved.log", "malformed.log" };
+    static const char *files[] = {"jax-0.4.30-explain.log",      "jax-0.10-lesson2.log",  "torch-2.5-recompiles.log",
+                                  "torch-2.4-verbose-ranks.log", "mixed-interleaved.log", "malformed.log"};
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[256];
         snprintf(path, sizeof path, LOGS "%s", files[f]);

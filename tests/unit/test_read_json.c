@@ -1,4 +1,4 @@
-/* The Chrome trace-event JSON reader (lib/read/chrome_json.c) on raw timelines:
+/* The Chrome trace-event JSON reader (lib/read/json_chrome.c) on raw timelines:
  * structure, phases, time conversion, args, bad input, buffer boundaries, fixtures. */
 #include "test.h"
 
@@ -17,7 +17,7 @@ typedef struct run {
 
 static run load_mode(const void *data, size_t n, sts_args_mode mode)
 {
-    run r = { NULL, STS_OK, STS_ERROR_INIT };
+    run r = {NULL, STS_OK, STS_ERROR_INIT};
     sts_instream *in = sts_instream_open_mem(data, n, "trace.json", &r.err);
     if (!in) {
         r.st = r.err.code;
@@ -31,11 +31,20 @@ static run load_mode(const void *data, size_t n, sts_args_mode mode)
     return r;
 }
 
-static run load(const char *json) { return load_mode(json, strlen(json), STS_ARGS_KNOWN); }
+static run load(const char *json)
+{
+    return load_mode(json, strlen(json), STS_ARGS_KNOWN);
+}
 
-static void done(run *r) { sts_tl_free(r->tl); }
+static void done(run *r)
+{
+    sts_tl_free(r->tl);
+}
 
-static const char *str(const run *r, uint32_t id) { return sts_timeline_string(r->tl, id); }
+static const char *str(const run *r, uint32_t id)
+{
+    return sts_timeline_string(r->tl, id);
+}
 
 /* The first warning containing `needle`, or NULL. */
 static const char *warning(const run *r, const char *needle)
@@ -62,7 +71,10 @@ static void put(buf *b, const char *s, size_t n)
     b->p[b->n] = 0;
 }
 
-static void puts_(buf *b, const char *s) { put(b, s, strlen(s)); }
+static void puts_(buf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
 
 static void putf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void putf(buf *b, const char *fmt, ...)
@@ -77,13 +89,14 @@ static void putf(buf *b, const char *fmt, ...)
 
 static void repeat(buf *b, char c, size_t n)
 {
-    for (size_t i = 0; i < n; i++) put(b, &c, 1);
+    for (size_t i = 0; i < n; i++)
+        put(b, &c, 1);
 }
 
 /* gzip-compresses data (a whole gzip member). */
 static buf gzip_bytes(const char *data, size_t n)
 {
-    buf out = { NULL, 0, 0 };
+    buf out = {NULL, 0, 0};
     z_stream z;
     memset(&z, 0, sizeof z);
     deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
@@ -130,9 +143,10 @@ TEST(array_and_object_forms)
 TEST(keys_around_trace_events)
 {
     /* A large nested "metadata" before the events, other keys after; all skipped. */
-    buf b = { NULL, 0, 0 };
+    buf b = {NULL, 0, 0};
     puts_(&b, "{\"schemaVersion\": 1, \"metadata\": {\"big\": [");
-    for (int i = 0; i < 50000; i++) putf(&b, "%s{\"k\": \"v%d\", \"n\": [1, 2.5e3, true, null]}", i ? "," : "", i);
+    for (int i = 0; i < 50000; i++)
+        putf(&b, "%s{\"k\": \"v%d\", \"n\": [1, 2.5e3, true, null]}", i ? "," : "", i);
     puts_(&b, "]}, \"deviceProperties\": [{\"id\": 0, \"name\": \"dev \\\"quoted\\\" \\u00e9\"}],\n");
     puts_(&b, "\"traceEvents\": [{\"ph\": \"X\", \"name\": \"k\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 1}],\n");
     puts_(&b, "\"displayTimeUnit\": \"ns\", \"distributedInfo\": {\"rank\": 3}, \"traceName\": \"t\"}");
@@ -179,7 +193,8 @@ TEST(truncated_file_keeps_complete_events)
         T_EQ_U64(r.tl->slices.n, 2);
         T_EQ_I64(r.tl->info.truncated, 1);
         char want[64];
-        snprintf(want, sizeof want, "trace.json: truncated: the file ends at byte %zu inside event 2", (size_t)(cut - full));
+        snprintf(want, sizeof want, "trace.json: truncated: the file ends at byte %zu inside event 2",
+                 (size_t)(cut - full));
         T_TRUE(warning(&r, want) != NULL);
         done(&r);
     }
@@ -218,7 +233,8 @@ TEST(phases_stored_in_place)
                  "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":7,\"tid\":8,\"ts\":130,\"s\":\"g\"},\n"
                  "{\"ph\":\"I\",\"name\":\"mark2\",\"pid\":7,\"tid\":8,\"ts\":131,\"s\":\"p\"},\n"
                  "{\"ph\":\"R\",\"name\":\"mark3\",\"pid\":7,\"tid\":8,\"ts\":132},\n"
-                 "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":7,\"tid\":8,\"ts\":140,\"args\":{\"used\":10,\"free\":2.5,\"note\":\"s\"}},\n"
+                 "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":7,\"tid\":8,\"ts\":140,\"args\":{\"used\":10,\"free\":2.5,"
+                 "\"note\":\"s\"}},\n"
                  "{\"ph\":\"b\",\"cat\":\"a\",\"name\":\"req\",\"id\":\"0x1f\",\"pid\":7,\"tid\":8,\"ts\":150},\n"
                  "{\"ph\":\"n\",\"cat\":\"a\",\"name\":\"req\",\"id\":\"0x1f\",\"pid\":7,\"tid\":8,\"ts\":151},\n"
                  "{\"ph\":\"e\",\"cat\":\"a\",\"name\":\"req\",\"id\":\"0x1f\",\"pid\":7,\"tid\":8,\"ts\":152},\n"
@@ -351,29 +367,30 @@ TEST(timestamps_exact)
         int64_t ns;
         int res;
     } cases[] = {
-        { "\"1.0005\"", 1001, 1 },
-        { "1.0005", 1001, 1 },
-        { "1.00049999", 1000, 1000 }, /* rounds to a whole microsecond */
-        { "1682725898079292.123", 1682725898079292123, 1 },
-        { "1682725898079292", 1682725898079292000, 1000 },
-        { "\"123.5\"", 123500, 1 },
-        { "68.0", 68000, 1000 },
-        { "0.9995", 1000, 1000 },
-        { "-1.0005", -1001, 1 },
-        { "-0.0004", 0, 1000 },
-        { "1.5e3", 1500000, 1000 },
-        { "2E-3", 2, 1 },
-        { "\"7\"", 7000, 1000 },
-        { "9223372036854775", 9223372036854775000, 1000 },
-        { "9223372036854775.807", INT64_MAX, 1 },
-        { "0.001", 1, 1 },
+        {"\"1.0005\"", 1001, 1},
+        {"1.0005", 1001, 1},
+        {"1.00049999", 1000, 1000}, /* rounds to a whole microsecond */
+        {"1682725898079292.123", 1682725898079292123, 1},
+        {"1682725898079292", 1682725898079292000, 1000},
+        {"\"123.5\"", 123500, 1},
+        {"68.0", 68000, 1000},
+        {"0.9995", 1000, 1000},
+        {"-1.0005", -1001, 1},
+        {"-0.0004", 0, 1000},
+        {"1.5e3", 1500000, 1000},
+        {"2E-3", 2, 1},
+        {"\"7\"", 7000, 1000},
+        {"9223372036854775", 9223372036854775000, 1000},
+        {"9223372036854775.807", INT64_MAX, 1},
+        {"0.001", 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int res;
         sts_status st;
         int64_t v = one_ts(cases[i].text, &res, &st);
         T_EQ_I64(st, STS_OK);
-        if (v != cases[i].ns) T_FAIL_AT("ts %s: got %lld, want %lld", cases[i].text, (long long)v, (long long)cases[i].ns);
+        if (v != cases[i].ns)
+            T_FAIL_AT("ts %s: got %lld, want %lld", cases[i].text, (long long)v, (long long)cases[i].ns);
         if (res != cases[i].res) T_FAIL_AT("ts %s: resolution %d, want %d", cases[i].text, res, cases[i].res);
     }
     /* X durations follow the same rule. */
@@ -385,7 +402,7 @@ TEST(timestamps_exact)
 
 TEST(out_of_range_numbers_rejected)
 {
-    const char *bad[] = { "1e400", "99999999999999999999999", "9223372036854775.808", "-1e300", "\"1e999\"" };
+    const char *bad[] = {"1e400", "99999999999999999999999", "9223372036854775.808", "-1e300", "\"1e999\""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char json[256];
         snprintf(json, sizeof json,
@@ -457,7 +474,8 @@ TEST(non_object_elements_skipped)
     T_EQ_I64(r.st, STS_OK);
     T_EQ_U64(r.tl->info.events, 1);
     T_EQ_U64(r.tl->slices.n, 1);
-    T_CONTAINS(warning(&r, "event 2 "), "trace.json: event 2 (byte 11): an array in the events array, expected an object");
+    T_CONTAINS(warning(&r, "event 2 "),
+               "trace.json: event 2 (byte 11): an array in the events array, expected an object");
     T_EQ_U64(r.tl->warnings_total, 4);
     done(&r);
 }
@@ -485,23 +503,25 @@ TEST(malformed_input_errors)
     expect_error("{\"traceEvents\": 5}", STS_ERR_FORMAT, "byte 16: expected '[' to start the \"traceEvents\" array");
     /* Cut mid-string, then more JSON: the string swallows a quote and the key after it breaks. */
     const char *cut = "[{\"name\": \"abc, \"ph\": \"X\", \"ts\": 1, \"dur\": 1}]";
-    expect_error(cut, STS_ERR_PARSE,
-                 "trace.json: byte 17 (event 0): expected ',' or '}' after a value, found 'p'");
+    expect_error(cut, STS_ERR_PARSE, "trace.json: byte 17 (event 0): expected ',' or '}' after a value, found 'p'");
     const char *esc = "[{\"ph\":\"X\"},{\"name\": \"a\\qb\"}]";
     expect_error(esc, STS_ERR_PARSE, "trace.json: byte 24 (event 1): expected an escape");
     const char *hex = "[{\"name\": \"\\u12G4\"}]";
     expect_error(hex, STS_ERR_PARSE, "byte 15 (event 0): expected 4 hex digits after '\\u'");
     const char nul[] = "[{\"ph\":\"X\"}\0,{}]";
-    expect_error_n(nul, sizeof nul - 1, STS_ERR_PARSE, "trace.json: byte 11 (event 1): expected ',' or ']' after an event, found a NUL byte");
+    expect_error_n(nul, sizeof nul - 1, STS_ERR_PARSE,
+                   "trace.json: byte 11 (event 1): expected ',' or ']' after an event, found a NUL byte");
     const char nul2[] = "[{\"ph\":\0\"X\"}]";
     expect_error_n(nul2, sizeof nul2 - 1, STS_ERR_PARSE, "byte 7 (event 0): expected a value");
     expect_error("[{\"ph\" \"X\"}]", STS_ERR_PARSE, "byte 7 (event 0): expected ':' after an object key, found '\"'");
     expect_error("[{\"ts\": 1.}]", STS_ERR_PARSE, "byte 10 (event 0): expected a digit after '.', found '}'");
     expect_error("[{\"ts\": tru}]", STS_ERR_PARSE, "byte 11 (event 0): expected a value");
     expect_error("[{\"a\": [1 2]}]", STS_ERR_PARSE, "byte 10 (event 0): expected ',' or ']' after a value, found '2'");
-    expect_error("[{\"a\": [[1], [2] [3]]}]", STS_ERR_PARSE, "byte 17 (event 0): expected ',' or ']' after a value, found '['");
+    expect_error("[{\"a\": [[1], [2] [3]]}]", STS_ERR_PARSE,
+                 "byte 17 (event 0): expected ',' or ']' after a value, found '['");
     expect_error("[{\"a\": [[1,]]}]", STS_ERR_PARSE, "byte 11 (event 0): expected a value");
-    expect_error("[{\"a\": [\"x\" \"y\"]}]", STS_ERR_PARSE, "byte 12 (event 0): expected ',' or ']' after a value, found '\"'");
+    expect_error("[{\"a\": [\"x\" \"y\"]}]", STS_ERR_PARSE,
+                 "byte 12 (event 0): expected ',' or ']' after a value, found '\"'");
     expect_error("[{}] x", STS_ERR_PARSE, "byte 5: expected the end of the file after the top-level value, found 'x'");
     expect_error("[{} {}]", STS_ERR_PARSE, "byte 4 (event 1): expected ',' or ']' after an event, found '{'");
     expect_error("{\"m\": [1,}], \"traceEvents\": []}", STS_ERR_PARSE, "byte 9: expected a value");
@@ -535,15 +555,19 @@ TEST(truncated_gzip_is_an_error)
 TEST(deep_nesting_is_iterative)
 {
     /* 10,000 levels inside args, and 200,000 inside a skipped top-level key. */
-    buf b = { NULL, 0, 0 };
+    buf b = {NULL, 0, 0};
     puts_(&b, "{\"meta\": ");
     repeat(&b, '[', 200000);
     repeat(&b, ']', 200000);
-    puts_(&b, ", \"traceEvents\": [{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"deep\":");
+    puts_(
+        &b,
+        ", \"traceEvents\": [{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{\"deep\":");
     size_t at = b.n;
-    for (int i = 0; i < 10000; i++) puts_(&b, "{\"a\":[");
+    for (int i = 0; i < 10000; i++)
+        puts_(&b, "{\"a\":[");
     repeat(&b, ']', 0);
-    for (int i = 0; i < 10000; i++) puts_(&b, "]}");
+    for (int i = 0; i < 10000; i++)
+        puts_(&b, "]}");
     size_t deep_len = b.n - at;
     puts_(&b, ", \"External id\": 9}}]}");
     for (int mode = 0; mode < 3; mode++) {
@@ -558,8 +582,10 @@ TEST(deep_nesting_is_iterative)
             T_TRUE(a == NULL);
         }
         const sts_arg *k = sts_timeline_find_arg(r.tl, r.tl->slices.v[0].args, "External id");
-        if (mode == STS_ARGS_NONE) T_TRUE(k == NULL);
-        else T_TRUE(k && k->type == STS_ARG_INT && k->v.i == 9);
+        if (mode == STS_ARGS_NONE)
+            T_TRUE(k == NULL);
+        else
+            T_TRUE(k && k->type == STS_ARG_INT && k->v.i == 9);
         done(&r);
     }
     /* A mismatched bracket deep down is still found. */
@@ -579,7 +605,8 @@ TEST(strings_bytes_and_escapes)
 {
     /* Invalid UTF-8 is kept as bytes; escapes decode, surrogate pairs to 4 bytes. */
     run r = load("[{\"ph\":\"X\",\"name\":\"\xff\xfe bad \xc3\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
-                 "{\"ph\":\"X\",\"name\":\"tab\\t\\\"q\\\" \\u00e9 \\ud83d\\ude00 \\ud800x\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
+                 "{\"ph\":\"X\",\"name\":\"tab\\t\\\"q\\\" \\u00e9 \\ud83d\\ude00 "
+                 "\\ud800x\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1},"
                  "{\"p\\u0068\":\"X\",\"name\":\"esc-key\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1}]");
     T_EQ_I64(r.st, STS_OK);
     T_EQ_U64(r.tl->slices.n, 3);
@@ -589,7 +616,7 @@ TEST(strings_bytes_and_escapes)
     done(&r);
 
     /* A 1,000,000-character name, bigger than a read buffer. */
-    buf b = { NULL, 0, 0 };
+    buf b = {NULL, 0, 0};
     puts_(&b, "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"name\":\"");
     repeat(&b, 'n', 1000000);
     puts_(&b, "\"},{\"ph\":\"X\",\"name\":\"after\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]");
@@ -645,8 +672,9 @@ TEST(args_modes)
     done(&all);
 
     /* "ph" after "args": the args still count. */
-    const char *late = "[{\"args\":{\"used\":3},\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":1,\"ph\":\"C\"},"
-                       "{\"args\":{\"External id\":5},\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}]";
+    const char *late =
+        "[{\"args\":{\"used\":3},\"name\":\"m\",\"pid\":1,\"tid\":1,\"ts\":1,\"ph\":\"C\"},"
+        "{\"args\":{\"External id\":5},\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\"}]";
     run l = load_mode(late, strlen(late), STS_ARGS_KNOWN);
     T_EQ_U64(l.tl->counters.n, 1);
     T_TRUE(sts_timeline_find_arg(l.tl, l.tl->slices.v[0].args, "External id") != NULL);
@@ -663,11 +691,16 @@ static void gen_events(buf *b, int n, uint64_t *ts_sum, uint64_t *dur_sum)
         int frac = (i * 37) % 1000, dur = 1 + i % 500;
         /* Vary the layout so buffer ends fall everywhere: pretty, compact, escapes. */
         if (i % 3 == 0)
-            putf(b, "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\\u0020%d\", \"pid\": %d, \"tid\": \"%d\",\n"
-                    "    \"ts\": %lld.%03d, \"dur\": %d,\n    \"args\": {\"External id\": %d, \"grid\": [1, 2, 3]}\n  },\n",
-                 i % 97, 1 + i % 3, i % 5, ts, frac, dur, i);
+            putf(
+                b,
+                "  {\n    \"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\\u0020%d\", \"pid\": %d, \"tid\": "
+                "\"%d\",\n"
+                "    \"ts\": %lld.%03d, \"dur\": %d,\n    \"args\": {\"External id\": %d, \"grid\": [1, 2, 3]}\n  },\n",
+                i % 97, 1 + i % 3, i % 5, ts, frac, dur, i);
         else
-            putf(b, "{\"pid\":%d,\"tid\":%d,\"ts\":\"%lld.%03d\",\"ph\":\"X\",\"name\":\"k%d\",\"dur\":%d.000,\"args\":{}},",
+            putf(b,
+                 "{\"pid\":%d,\"tid\":%d,\"ts\":\"%lld.%03d\",\"ph\":\"X\",\"name\":\"k%d\",\"dur\":%d.000,\"args\":{}}"
+                 ",",
                  1 + i % 3, i % 5, ts, frac, i % 13, dur);
         *ts_sum += (uint64_t)(ts * 1000 + frac);
         *dur_sum += (uint64_t)dur * 1000;
@@ -702,7 +735,7 @@ static void count_progress(uint64_t done_bytes, uint64_t total, void *user)
 
 TEST(many_buffers_plain_and_gzip)
 {
-    buf b = { NULL, 0, 0 };
+    buf b = {NULL, 0, 0};
     uint64_t ts_sum, dur_sum;
     const int n = 60000;
     gen_events(&b, n, &ts_sum, &dur_sum);
@@ -719,7 +752,7 @@ TEST(many_buffers_plain_and_gzip)
     done(&g);
 
     /* Progress reports raw bytes, and comes at the end as well. */
-    uint64_t calls[3] = { 0, 0, 0 };
+    uint64_t calls[3] = {0, 0, 0};
     sts_error err = STS_ERROR_INIT;
     sts_instream *in = sts_instream_open_mem(b.p, b.n, "trace.json", &err);
     sts_timeline *tl = sts_tl_new("trace.json", "chrome-json", STS_ARGS_NONE);
@@ -747,15 +780,17 @@ TEST(event_cut_at_every_buffer_position)
     size_t evn = strlen(ev);
     int failures = 0;
     for (size_t lead = 131072 - evn - 4; lead <= 131072 + 2; lead++) {
-        buf b = { NULL, 0, 0 };
+        buf b = {NULL, 0, 0};
         puts_(&b, "[");
         repeat(&b, ' ', lead - 1);
         puts_(&b, ev);
         puts_(&b, "]");
         run r = load_mode(b.p, b.n, STS_ARGS_KNOWN);
         int ok = r.st == STS_OK && r.tl->slices.n == 1 && r.tl->slices.v[0].ts == 1682725898079292123 &&
-                 r.tl->slices.v[0].dur == 15000 && r.tl->args.n == 2 && strcmp(str(&r, r.tl->slices.v[0].name), "a\"b\xc3\xa9") == 0;
-        if (!ok && failures++ < 3) T_FAIL_AT("event at byte %zu: status %s %s", lead, sts_status_name(r.st), r.err.message);
+                 r.tl->slices.v[0].dur == 15000 && r.tl->args.n == 2 &&
+                 strcmp(str(&r, r.tl->slices.v[0].name), "a\"b\xc3\xa9") == 0;
+        if (!ok && failures++ < 3)
+            T_FAIL_AT("event at byte %zu: status %s %s", lead, sts_status_name(r.st), r.err.message);
         done(&r);
         free(b.p);
     }
@@ -766,15 +801,16 @@ TEST(whitespace_runs_of_every_length)
 {
     /* Runs of each length from 0 to 40, of all four whitespace bytes, between every
      * pair of tokens: the skipper reads runs 16 bytes at a time. */
-    static const char *const tokens[] = { "[", "{", "\"ph\"", ":", "\"X\"", ",", "\"ts\"", ":", "2.5", ",", "\"dur\"",
-                                          ":", "1", ",", "\"args\"", ":", "{", "\"k\"", ":", "[", "1", ",", "2", "]",
-                                          "}", "}", "]" };
+    static const char *const tokens[] = {"[", "{",       "\"ph\"", ":", "\"X\"", ",",        "\"ts\"", ":", "2.5",
+                                         ",", "\"dur\"", ":",      "1", ",",     "\"args\"", ":",      "{", "\"k\"",
+                                         ":", "[",       "1",      ",", "2",     "]",        "}",      "}", "]"};
     static const char ws[] = " \t\n\r";
     int failures = 0;
     for (size_t len = 0; len <= 40; len++) {
-        buf b = { NULL, 0, 0 };
+        buf b = {NULL, 0, 0};
         for (size_t t = 0; t < sizeof tokens / sizeof *tokens; t++) {
-            for (size_t k = 0; k < len; k++) put(&b, &ws[(k + t) % 4], 1);
+            for (size_t k = 0; k < len; k++)
+                put(&b, &ws[(k + t) % 4], 1);
             puts_(&b, tokens[t]);
         }
         run r = load_mode(b.p, b.n, STS_ARGS_ALL);
@@ -837,11 +873,16 @@ static int read_facts(FILE *p, py_facts *facts, int max)
         }
         if (n == 0) continue;
         py_facts *f = &facts[n - 1];
-        if (strcmp(key, "events") == 0) f->events = a;
-        else if (strcmp(key, "counters") == 0) f->counters = a;
-        else if (strcmp(key, "ts") == 0) f->ts = a;
-        else if (strcmp(key, "dur") == 0) f->dur = a;
-        else if (strcmp(key, "ph") == 0 && got == 3 && a < 128) f->by[a] = b;
+        if (strcmp(key, "events") == 0)
+            f->events = a;
+        else if (strcmp(key, "counters") == 0)
+            f->counters = a;
+        else if (strcmp(key, "ts") == 0)
+            f->ts = a;
+        else if (strcmp(key, "dur") == 0)
+            f->dur = a;
+        else if (strcmp(key, "ph") == 0 && got == 3 && a < 128)
+            f->by[a] = b;
     }
     return n;
 }
@@ -859,20 +900,23 @@ static void check_fixture(const char *path, const py_facts *want)
             ts += (uint64_t)tl->slices.v[i].ts;
             dur += (uint64_t)tl->slices.v[i].dur;
         }
-    if (tl->info.events != want->events) T_FAIL_AT("%s: %llu events, python %llu", path, (unsigned long long)tl->info.events, want->events);
+    if (tl->info.events != want->events)
+        T_FAIL_AT("%s: %llu events, python %llu", path, (unsigned long long)tl->info.events, want->events);
     T_EQ_U64(tl->counters.n, want->counters);
     T_EQ_U64(ts, want->ts);
     T_EQ_U64(dur, want->dur);
     for (int c = 0; c < 128; c++)
         if (tl->info.by_phase[c] != want->by[c])
-            T_FAIL_AT("%s: phase '%c': %llu, python %llu", path, c, (unsigned long long)tl->info.by_phase[c], want->by[c]);
+            T_FAIL_AT("%s: phase '%c': %llu, python %llu", path, c, (unsigned long long)tl->info.by_phase[c],
+                      want->by[c]);
     T_EQ_U64(tl->info.rejected, 0);
     T_EQ_U64(tl->slices.n, tl->info.by_phase['X'] + tl->info.by_phase['B']);
     T_EQ_U64(tl->ends.n, tl->info.by_phase['E']);
     T_EQ_U64(tl->instants.n, tl->info.by_phase['i'] + tl->info.by_phase['I'] + tl->info.by_phase['R']);
     T_EQ_U64(tl->flows.n, tl->info.by_phase['s'] + tl->info.by_phase['t'] + tl->info.by_phase['f']);
     uint64_t async = 0;
-    for (const char *c = "benSTFp"; *c; c++) async += tl->info.by_phase[(int)*c];
+    for (const char *c = "benSTFp"; *c; c++)
+        async += tl->info.by_phase[(int)*c];
     T_EQ_U64(tl->asyncs.n, async);
     sts_tl_free(tl);
     sts_instream_free(in);
@@ -890,10 +934,10 @@ TEST(fixtures_match_python)
     T_TRUE(write(fd, py_count, strlen(py_count)) == (ssize_t)strlen(py_count));
     close(fd);
     /* One Python process for all files: its start-up dominates otherwise. */
-    const char *dirs[] = { "chrome", "kineto", "torch-legacy" };
+    const char *dirs[] = {"chrome", "kineto", "torch-legacy"};
     char paths[64][1100];
     int files = 0;
-    buf cmd = { NULL, 0, 0 };
+    buf cmd = {NULL, 0, 0};
     putf(&cmd, "python3 '%s'", script);
     for (size_t d = 0; d < 3; d++) {
         char dir[1024];
@@ -922,7 +966,8 @@ TEST(fixtures_match_python)
     int got = p ? read_facts(p, want, 64) : 0;
     if (p) T_EQ_I64(pclose(p), 0);
     T_EQ_I64(got, files);
-    for (int i = 0; i < got && i < files; i++) check_fixture(paths[i], &want[i]);
+    for (int i = 0; i < got && i < files; i++)
+        check_fixture(paths[i], &want[i]);
     T_GE_I64(files, 15);
     unlink(script);
     free(cmd.p);

@@ -20,7 +20,10 @@
 #include "stepscope/write.h"
 #else
 /* Built without the writers: nothing here writes files. */
-sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err) { return sts_trace_stop_timeline(NULL, stats, err); }
+sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err)
+{
+    return sts_trace_stop_timeline(NULL, stats, err);
+}
 #endif
 
 /* Slices of `lane` named `name`, in time order, into out (at most cap). */
@@ -41,7 +44,7 @@ static int64_t arg_i(const sts_timeline *tl, const sts_slice *s, const char *key
 
 static void sleep_ns(long ns)
 {
-    struct timespec t = { ns / 1000000000L, ns % 1000000000L };
+    struct timespec t = {ns / 1000000000L, ns % 1000000000L};
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {
     }
 }
@@ -148,7 +151,7 @@ TEST(explicit_begin_end)
     sts_scope_arg_int("n", 3);
     sts_scope_end();
     sts_scope_end();
-    sts_scope_end(); /* one too many: counted, harmless */
+    sts_scope_end();                /* one too many: counted, harmless */
     sts_scope_arg_int("orphan", 1); /* no open scope: ignored */
     sts_timeline *tl = NULL;
     sts_trace_stats st;
@@ -353,7 +356,8 @@ TEST(scope_begun_before_start_is_ignored)
     size_t n;
     const sts_slice *s = sts_timeline_slices(tl, &n);
     T_EQ_U64(n, 2);
-    for (size_t i = 0; i < n; i++) T_EQ_I64(s[i].depth, 0);
+    for (size_t i = 0; i < n; i++)
+        T_EQ_I64(s[i].depth, 0);
     sts_timeline_free(tl);
     tt_rmtree(dir);
 }
@@ -523,7 +527,7 @@ static void child_crashes(const char *dir)
     sts_trace_options o = STS_TRACE_OPTIONS_INIT;
     o.flush_on_signal = 1;
     /* No core file for the deliberate abort. */
-    struct rlimit none = { 0, 0 };
+    struct rlimit none = {0, 0};
     setrlimit(RLIMIT_CORE, &none);
     if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(3);
     record_steps(2);
@@ -671,7 +675,7 @@ TEST(round_trip_both_formats)
     snprintf(pb, sizeof pb, "%s/mem.xplane.pb", dir);
     T_EQ_I64(sts_write_chrome_json(mem, json, &wo, &err), STS_OK);
     T_EQ_I64(sts_write_xplane(mem, pb, &wo, &err), STS_OK);
-    const char *paths[2] = { json, pb };
+    const char *paths[2] = {json, pb};
     sts_open_options oo = STS_OPEN_OPTIONS_INIT;
     oo.args = STS_ARGS_ALL;
     for (int k = 0; k < 2; k++) {
@@ -711,10 +715,11 @@ TEST(device_lanes)
     sts_device *dev = NULL;
     sts_error err = STS_ERROR_INIT;
     if (sts_device_open(NULL, &dev, &err) != STS_OK) T_SKIP("no OpenCL device: %s", err.message);
-    const int64_t shape[1] = { 1024 };
+    const int64_t shape[1] = {1024};
     sts_array *a = NULL;
     static float host[1024];
-    for (int i = 0; i < 1024; i++) host[i] = (float)i / 1024.0f;
+    for (int i = 0; i < 1024; i++)
+        host[i] = (float)i / 1024.0f;
     T_EQ_I64(sts_array_create(dev, STS_DTYPE_F32, 1, shape, &a, &err), STS_OK);
     /* Warm: the first tanh builds its kernel. */
     T_EQ_I64(sts_op_tanh(dev, a, a, NULL, &err), STS_OK);

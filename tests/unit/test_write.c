@@ -22,7 +22,10 @@
 
 /* ---- building timelines ---- */
 
-static uint32_t str(sts_timeline *tl, const char *s) { return sts_tl_intern(tl, s, strlen(s)); }
+static uint32_t str(sts_timeline *tl, const char *s)
+{
+    return sts_tl_intern(tl, s, strlen(s));
+}
 
 static uint32_t mk_lane(sts_timeline *tl, int64_t pid, const char *pname, int64_t tid, const char *tname, int device)
 {
@@ -51,25 +54,25 @@ static sts_slice *add(sts_timeline *tl, uint32_t lane, const char *name, int64_t
 
 static sts_arg a_int(sts_timeline *tl, const char *k, int64_t v)
 {
-    sts_arg a = { str(tl, k), STS_ARG_INT, 0, 0, { .i = v } };
+    sts_arg a = {str(tl, k), STS_ARG_INT, 0, 0, {.i = v}};
     return a;
 }
 
 static sts_arg a_str(sts_timeline *tl, const char *k, const char *v)
 {
-    sts_arg a = { str(tl, k), STS_ARG_STRING, 0, 0, { .str = str(tl, v) } };
+    sts_arg a = {str(tl, k), STS_ARG_STRING, 0, 0, {.str = str(tl, v)}};
     return a;
 }
 
 static sts_arg a_dbl(sts_timeline *tl, const char *k, double v)
 {
-    sts_arg a = { str(tl, k), STS_ARG_DOUBLE, 0, 0, { .d = v } };
+    sts_arg a = {str(tl, k), STS_ARG_DOUBLE, 0, 0, {.d = v}};
     return a;
 }
 
 static sts_arg a_bool(sts_timeline *tl, const char *k, int v)
 {
-    sts_arg a = { str(tl, k), STS_ARG_BOOL, 0, 0, { .i = v } };
+    sts_arg a = {str(tl, k), STS_ARG_BOOL, 0, 0, {.i = v}};
     return a;
 }
 
@@ -85,19 +88,19 @@ static sts_timeline *lesson3(void)
     for (int i = 0; i < 4; i++) {
         int64_t ts = STEP0 + (int64_t)i * STEP_GAP;
         sts_slice *s = add(tl, main_l, "learner_step", ts, STEP_DUR);
-        sts_arg sa[] = { a_int(tl, "step_num", i) };
+        sts_arg sa[] = {a_int(tl, "step_num", i)};
         s->args = sts_tl_add_args(tl, sa, 1);
         add(tl, main_l, "input_wait", ts + 5, 1263001);
         s = add(tl, main_l, "model_and_wait", ts + 5 + 1263001 + 3, 108555);
-        sts_arg ma[] = { a_dbl(tl, "flops", 1.5e6 + 0.25), a_str(tl, "shape", "48x32"), a_bool(tl, "jit", 1) };
+        sts_arg ma[] = {a_dbl(tl, "flops", 1.5e6 + 0.25), a_str(tl, "shape", "48x32"), a_bool(tl, "jit", 1)};
         s->args = sts_tl_add_args(tl, ma, 3);
         s = add(tl, dev, "matmul_tanh", ts + 1263001 + 1000, 50001);
-        sts_arg ka[] = { a_int(tl, "correlation_id", 100 + i), a_str(tl, "shape", "48x32") };
+        sts_arg ka[] = {a_int(tl, "correlation_id", 100 + i), a_str(tl, "shape", "48x32")};
         s->args = sts_tl_add_args(tl, ka, 2);
     }
     /* A step that already carries _r, and a duplicate key: one stat each. */
     sts_slice *s = add(tl, worker, "prefetch", STEP0, 999);
-    sts_arg pa[] = { a_int(tl, "step_num", 100), a_int(tl, "_r", 1), a_int(tl, "step_num", 101) };
+    sts_arg pa[] = {a_int(tl, "step_num", 100), a_int(tl, "_r", 1), a_int(tl, "step_num", 101)};
     s->args = sts_tl_add_args(tl, pa, 3);
     sts_instant *in = STS_VEC_PUSH(tl->instants);
     in->ts = STEP0 + 17;
@@ -147,24 +150,34 @@ static char *slurp(const char *path, size_t *n)
 static int count_substr(const char *hay, const char *needle)
 {
     int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
     return n;
 }
 
-static int have_tools(void) { return system("command -v protoc >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1") == 0; }
+static int have_tools(void)
+{
+    return system("command -v protoc >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1") == 0;
+}
 
-static const char *S(const sts_timeline *tl, uint32_t id) { return sts_timeline_string(tl, id); }
+static const char *S(const sts_timeline *tl, uint32_t id)
+{
+    return sts_timeline_string(tl, id);
+}
 
 /* A slice's identity for comparison: "lane name|name|ts|dur". */
 static void slice_key(const sts_timeline *tl, const sts_slice *s, char *out, size_t cap)
 {
     size_t nl;
     const sts_lane *l = sts_timeline_lanes(tl, &nl);
-    snprintf(out, cap, "%s|%s|%lld|%lld", s->lane < nl ? S(tl, l[s->lane].name) : "?", S(tl, s->name),
-             (long long)s->ts, (long long)s->dur);
+    snprintf(out, cap, "%s|%s|%lld|%lld", s->lane < nl ? S(tl, l[s->lane].name) : "?", S(tl, s->name), (long long)s->ts,
+             (long long)s->dur);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* Sorted identities of all slices (instants as zero-length slices when with_instants). */
 static char **keys(const sts_timeline *tl, int with_instants, size_t *n)
@@ -179,7 +192,7 @@ static char **keys(const sts_timeline *tl, int with_instants, size_t *n)
         slice_key(tl, &s[i], k[i], 512);
     }
     for (size_t i = 0; i < ni; i++) {
-        sts_slice tmp_s = { in[i].ts, 0, in[i].name, in[i].lane, STS_NONE, STS_NONE, 0, 0, 0 };
+        sts_slice tmp_s = {in[i].ts, 0, in[i].name, in[i].lane, STS_NONE, STS_NONE, 0, 0, 0};
         k[ns + i] = malloc(512);
         slice_key(tl, &tmp_s, k[ns + i], 512);
     }
@@ -190,7 +203,8 @@ static char **keys(const sts_timeline *tl, int with_instants, size_t *n)
 
 static void free_keys(char **k, size_t n)
 {
-    for (size_t i = 0; i < n; i++) free(k[i]);
+    for (size_t i = 0; i < n; i++)
+        free(k[i]);
     free(k);
 }
 
@@ -381,7 +395,8 @@ TEST(xplane_fixture_rewrite_keeps_counts)
     T_EQ_U64(np1, np2);
     for (size_t i = 0; i < np1; i++) { /* the host plane comes first now: match by name */
         size_t k = 0;
-        while (k < np2 && strcmp(S(orig, p1[i].name), S(back, p2[k].name)) != 0) k++;
+        while (k < np2 && strcmp(S(orig, p1[i].name), S(back, p2[k].name)) != 0)
+            k++;
         T_TRUE(k < np2);
         if (k < np2) T_EQ_I64(p1[i].pid, p2[k].pid);
     }
@@ -506,20 +521,25 @@ TEST(chrome_json_layout)
     T_TRUE(n > 5 && strcmp(txt + n - 5, "}\n]}\n") == 0);
     T_TRUE(strstr(txt, "{}") == NULL && strstr(txt, ",\n\n]") == NULL);
     /* 1000007 ns = 1000.007 us exactly; 1393123 ns = 1393.123 us. */
-    T_CONTAINS(txt, "{\"ph\":\"X\",\"pid\":4242,\"tid\":4243,\"ts\":1000.007,\"dur\":1393.123,\"name\":\"learner_step\","
-                    "\"args\":{\"step_num\":0}}");
+    T_CONTAINS(txt,
+               "{\"ph\":\"X\",\"pid\":4242,\"tid\":4243,\"ts\":1000.007,\"dur\":1393.123,\"name\":\"learner_step\","
+               "\"args\":{\"step_num\":0}}");
     T_CONTAINS(txt, "\"args\":{\"flops\":1500000.25,\"shape\":\"48x32\",\"jit\":true}");
     T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"/device:CPU:0\"}}");
     T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":4242,\"tid\":4250,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}}");
     T_CONTAINS(txt, "\"name\":\"thread_sort_index\"");
     T_CONTAINS(txt, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":4242,\"tid\":4243,\"ts\":1000.024,\"name\":\"marker\"}");
-    T_CONTAINS(txt, "{\"ph\":\"C\",\"pid\":4242,\"tid\":4243,\"ts\":1000.007,\"name\":\"queue_depth\",\"args\":{\"depth\":42.5}}");
+    T_CONTAINS(
+        txt,
+        "{\"ph\":\"C\",\"pid\":4242,\"tid\":4243,\"ts\":1000.007,\"name\":\"queue_depth\",\"args\":{\"depth\":42.5}}");
     T_EQ_I64(count_substr(txt, "\"ph\":\"X\""), 17);
     free(txt);
     if (have_tools()) {
         char cmd[1024];
-        snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
-                                  "assert all(e.get(\"ph\") for e in d[\"traceEvents\"])' %s", tmp("a.json"));
+        snprintf(cmd, sizeof cmd,
+                 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+                 "assert all(e.get(\"ph\") for e in d[\"traceEvents\"])' %s",
+                 tmp("a.json"));
         T_EQ_I64(system(cmd), 0);
     }
     sts_tl_free(tl);
@@ -529,14 +549,14 @@ TEST(chrome_json_gzip_and_times)
 {
     sts_timeline *tl = sts_tl_new("x", "x", STS_ARGS_KNOWN);
     uint32_t l = mk_lane(tl, 7, "p", 8, "t", 0);
-    add(tl, l, "neg", -1500, 1);      /* -1.500 us, 0.001 us */
+    add(tl, l, "neg", -1500, 1); /* -1.500 us, 0.001 us */
     add(tl, l, "zero", 0, 0);
     add(tl, l, "big", 1771595639214724894, 999); /* ns since the epoch: every digit kept */
-    add(tl, l, "raw_b", 10, -1);      /* a raw timeline's open B: left out */
+    add(tl, l, "raw_b", 10, -1);                 /* a raw timeline's open B: left out */
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_write_chrome_json(tl, tmp("t.json.gz"), NULL, &err), STS_OK);
     FILE *f = fopen(tmp("t.json.gz"), "rb");
-    unsigned char magic[2] = { 0, 0 };
+    unsigned char magic[2] = {0, 0};
     T_EQ_I64(fread(magic, 1, 2, f), 2);
     fclose(f);
     T_TRUE(magic[0] == 0x1f && magic[1] == 0x8b);
@@ -562,16 +582,21 @@ TEST(chrome_json_escapes_and_big_ids)
     T_CONTAINS(txt, "\"name\":\"quote\\\" back\\\\ nl\\n ctl\\u0001 bad\xef\xbf\xbd ok\xc3\xa9\"");
     /* Past JSON's safe integers: the low 31 bits (as JAX writes), then 2^40 + lane 1
      * for the second lane whose low bits collide. */
-    T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"tid\":12345,\"name\":\"thread_name\",\"args\":{\"name\":\"tab\\there\"}}");
-    T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"tid\":1099511627777,\"name\":\"thread_name\",\"args\":{\"name\":\"second\"}}");
+    T_CONTAINS(txt,
+               "{\"ph\":\"M\",\"pid\":5,\"tid\":12345,\"name\":\"thread_name\",\"args\":{\"name\":\"tab\\there\"}}");
+    T_CONTAINS(
+        txt, "{\"ph\":\"M\",\"pid\":5,\"tid\":1099511627777,\"name\":\"thread_name\",\"args\":{\"name\":\"second\"}}");
     T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":5}}");
-    T_CONTAINS(txt, "{\"ph\":\"M\",\"pid\":5,\"tid\":1099511627777,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":2}}");
+    T_CONTAINS(
+        txt,
+        "{\"ph\":\"M\",\"pid\":5,\"tid\":1099511627777,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":2}}");
     free(txt);
     if (have_tools()) {
         char cmd[1024];
-        snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load(open(sys.argv[1],encoding=\"utf-8\")); "
-                                  "n=[e for e in d[\"traceEvents\"] if e.get(\"ph\")==\"X\"][0][\"name\"]; "
-                                  "assert n==\"quote\\\" back\\\\ nl\\n ctl\\x01 bad\\ufffd ok\\u00e9\", repr(n)' %s",
+        snprintf(cmd, sizeof cmd,
+                 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1],encoding=\"utf-8\")); "
+                 "n=[e for e in d[\"traceEvents\"] if e.get(\"ph\")==\"X\"][0][\"name\"]; "
+                 "assert n==\"quote\\\" back\\\\ nl\\n ctl\\x01 bad\\ufffd ok\\u00e9\", repr(n)' %s",
                  tmp("esc.json"));
         T_EQ_I64(system(cmd), 0);
     }

@@ -37,7 +37,7 @@ typedef void (*build_fn)(sts_pb_writer *w);
 /* Runs `fn` through both writer passes; returns the bytes (caller frees b.v). */
 static buf build(build_fn fn)
 {
-    buf b = { NULL, 0, 0 };
+    buf b = {NULL, 0, 0};
     sts_pb_writer w;
     if (sts_pb_writer_init(&w, buf_sink, &b) != 0) abort();
     fn(&w);
@@ -69,7 +69,10 @@ static sts_timeline *read_mem(const void *p, size_t n, sts_args_mode mode, sts_s
     return tl;
 }
 
-static const char *S(const sts_timeline *tl, uint32_t id) { return sts_timeline_string(tl, id); }
+static const char *S(const sts_timeline *tl, uint32_t id)
+{
+    return sts_timeline_string(tl, id);
+}
 
 /* The slice named `name` (the first), or NULL. */
 static const sts_slice *find_slice(const sts_timeline *tl, const char *name)
@@ -95,13 +98,13 @@ static const sts_lane *find_lane(const sts_timeline *tl, const char *proc, int64
 
 static void enc_known(sts_pb_writer *w)
 {
-    sts_pb_put_uint(w, 1, 150);        /* 08 96 01: protobuf's own documented example */
-    sts_pb_put_str(w, 2, "testing");   /* 12 07 74657374696e67 */
-    sts_pb_begin(w, 3);                /* 1a 03 */
-    sts_pb_put_uint(w, 1, 150);        /*   08 96 01 */
+    sts_pb_put_uint(w, 1, 150);      /* 08 96 01: protobuf's own documented example */
+    sts_pb_put_str(w, 2, "testing"); /* 12 07 74657374696e67 */
+    sts_pb_begin(w, 3);              /* 1a 03 */
+    sts_pb_put_uint(w, 1, 150);      /*   08 96 01 */
     sts_pb_end(w);
-    sts_pb_put_double(w, 4, 1.0);      /* 21 000000000000f03f */
-    sts_pb_put_int(w, 5, -1);          /* 28 ffffffffffffffffff01 */
+    sts_pb_put_double(w, 4, 1.0); /* 21 000000000000f03f */
+    sts_pb_put_int(w, 5, -1);     /* 28 ffffffffffffffffff01 */
 }
 
 TEST(encoder_known_bytes)
@@ -154,7 +157,7 @@ TEST(encoder_nested_sizes)
 
 TEST(encoder_detects_misuse)
 {
-    buf b = { NULL, 0, 0 };
+    buf b = {NULL, 0, 0};
     sts_pb_writer w;
     T_EQ_I64(sts_pb_writer_init(&w, buf_sink, &b), 0);
     sts_pb_begin(&w, 1);
@@ -170,8 +173,8 @@ TEST(encoder_detects_misuse)
 
 TEST(varint_round_trip)
 {
-    const uint64_t vals[] = { 0, 1, 127, 128, 300, 16383, 16384, (1ull << 35) - 1, 1ull << 56, (uint64_t)INT64_MAX,
-                              1ull << 63, UINT64_MAX };
+    const uint64_t vals[] = {
+        0, 1, 127, 128, 300, 16383, 16384, (1ull << 35) - 1, 1ull << 56, (uint64_t)INT64_MAX, 1ull << 63, UINT64_MAX};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         uint8_t tmp[12];
         tmp[0] = 0x08; /* field 1, varint */
@@ -194,7 +197,8 @@ static sts_pb_fault decode_fault(const char *bytes, size_t n, uint64_t *off)
     sts_pb_error e;
     sts_pb_reader_init(&r, bytes, n);
     int rc;
-    while ((rc = sts_pb_next(&r, &f, &e)) > 0) {}
+    while ((rc = sts_pb_next(&r, &f, &e)) > 0) {
+    }
     if (rc == 0) return STS_PB_OK;
     *off = e.offset;
     return e.fault;
@@ -598,7 +602,11 @@ TEST(deep_nesting_is_refused_not_recursed)
     n = 0;
     for (size_t i = 0; i < depth; i++) {
         uint8_t hdr[12];
-        hdr[0] = (uint8_t)(i < depth - 4 ? 0x42 : i == depth - 4 ? 0x22 : i == depth - 3 ? 0x22 : i == depth - 2 ? 0x1a : 0x0a);
+        hdr[0] = (uint8_t)(i < depth - 4    ? 0x42
+                           : i == depth - 4 ? 0x22
+                           : i == depth - 3 ? 0x22
+                           : i == depth - 2 ? 0x1a
+                                            : 0x0a);
         size_t h = 1 + sts_pb_encode_varint(hdr + 1, n);
         memcpy(tmp, hdr, h);
         memcpy(tmp + h, out, n);
@@ -684,7 +692,8 @@ TEST(truncated_at_every_offset)
     sts_pb_reader r;
     sts_pb_field f;
     sts_pb_reader_init(&r, b.v, b.n);
-    while (sts_pb_next(&r, &f, NULL) > 0) boundaries++; /* cuts at 0 and after each field but the last */
+    while (sts_pb_next(&r, &f, NULL) > 0)
+        boundaries++; /* cuts at 0 and after each field but the last */
     for (size_t cut = 0; cut < b.n; cut++) {
         uint8_t *copy = malloc(cut + 1); /* exact size: ASan sees any overread */
         memcpy(copy, b.v, cut);
@@ -695,8 +704,10 @@ TEST(truncated_at_every_offset)
             ok++;
         } else {
             errors++;
-            if (!strstr(err.message, "mem.xplane.pb: byte ")) T_FAIL_AT("cut %zu: unexpected message %s", cut, err.message);
-            if (err.byte_offset < 0 || (size_t)err.byte_offset > cut) T_FAIL_AT("cut %zu: offset %lld", cut, (long long)err.byte_offset);
+            if (!strstr(err.message, "mem.xplane.pb: byte "))
+                T_FAIL_AT("cut %zu: unexpected message %s", cut, err.message);
+            if (err.byte_offset < 0 || (size_t)err.byte_offset > cut)
+                T_FAIL_AT("cut %zu: offset %lld", cut, (long long)err.byte_offset);
         }
         sts_tl_free(tl);
         free(copy);
@@ -726,7 +737,8 @@ TEST(random_byte_flips_never_crash)
         sts_timeline *tl = read_mem(copy, b.n, STS_ARGS_ALL, &st, &err);
         if (st != STS_OK) {
             failures++;
-            if (!strstr(err.message, "byte ")) T_FAIL_AT("iteration %d: message without a position: %s", iter, err.message);
+            if (!strstr(err.message, "byte "))
+                T_FAIL_AT("iteration %d: message without a position: %s", iter, err.message);
         }
         sts_tl_free(tl);
     }
@@ -760,7 +772,8 @@ static void check_fixture(const char *file, size_t want_planes)
     const char *fx = t_fixtures();
     if (!fx) T_SKIP("no fixtures ($STEPSCOPE_FIXTURES)");
     char path[2048];
-    if (snprintf(path, sizeof path, "%s/traces/jax/%s", fx, (const char *)file) >= (int)sizeof path) T_SKIP("path too long");
+    if (snprintf(path, sizeof path, "%s/traces/jax/%s", fx, (const char *)file) >= (int)sizeof path)
+        T_SKIP("path too long");
     if (access(path, R_OK) != 0) T_SKIP("%s missing", path);
     FILE *sum;
     if (protoc_summary(path, &sum) != 0) T_SKIP("protoc or python3 missing");
@@ -778,9 +791,10 @@ static void check_fixture(const char *file, size_t want_planes)
     size_t lines_seen = 0, records = 0;
     while (fgets(line, sizeof line, sum)) {
         line[strcspn(line, "\n")] = 0;
-        char *f[8] = { 0 };
+        char *f[8] = {0};
         int nf = 0;
-        for (char *tok = strtok(line, "\t"); tok && nf < 8; tok = strtok(NULL, "\t")) f[nf++] = tok;
+        for (char *tok = strtok(line, "\t"); tok && nf < 8; tok = strtok(NULL, "\t"))
+            f[nf++] = tok;
         records++;
         if (strcmp(f[0], "planes") == 0) {
             T_EQ_U64(np, strtoull(f[1], NULL, 10));
@@ -811,13 +825,15 @@ static void check_fixture(const char *file, size_t want_planes)
         } else if (strcmp(f[0], "top") == 0 && nf == 3) {
             uint32_t id = sts_timeline_find_string(tl, f[1]);
             long long cnt = 0;
-            for (size_t i = 0; i < ns; i++) cnt += s[i].name == id;
+            for (size_t i = 0; i < ns; i++)
+                cnt += s[i].name == id;
             T_EQ_I64(cnt, strtoll(f[2], NULL, 10));
         } else if (strcmp(f[0], "stat") == 0 && nf == 3 &&
                    (strcmp(f[1], "correlation_id") == 0 || strcmp(f[1], "group_id") == 0)) {
             uint32_t id = sts_timeline_find_string(tl, f[1]);
             long long cnt = 0;
-            for (size_t i = 0; i < na; i++) cnt += args[i].key == id;
+            for (size_t i = 0; i < na; i++)
+                cnt += args[i].key == id;
             T_EQ_I64(cnt, strtoll(f[2], NULL, 10));
         }
     }
@@ -827,8 +843,14 @@ static void check_fixture(const char *file, size_t want_planes)
     sts_tl_free(tl);
 }
 
-TEST(fixture_conv_mi300_8gpu_matches_protoc) { check_fixture("conv_mi300_8gpu.xplane.pb", 9); }
-TEST(fixture_te_fused_attn_matches_protoc) { check_fixture("te_fused_attn.xplane.pb", 2); }
+TEST(fixture_conv_mi300_8gpu_matches_protoc)
+{
+    check_fixture("conv_mi300_8gpu.xplane.pb", 9);
+}
+TEST(fixture_te_fused_attn_matches_protoc)
+{
+    check_fixture("te_fused_attn.xplane.pb", 2);
+}
 
 /* With STS_WRITE_FUZZ_SEEDS=DIR, saves the hand-built XSpaces as fuzz seeds. */
 static void save_seed(const char *dir, const char *name, const void *p, size_t n)

@@ -16,7 +16,7 @@
 #include "stepscope/trace.h"
 
 #define TT_THREADS 4
-#define TT_SCOPES 3000
+#define TT_SCOPES  3000
 
 static int tt_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -27,7 +27,10 @@ static int tt_rm_one(const char *path, const struct stat *sb, int flag, struct F
 }
 
 /* Removes a directory tree (test scratch space). */
-static void tt_rmtree(const char *dir) { nftw(dir, tt_rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+static void tt_rmtree(const char *dir)
+{
+    nftw(dir, tt_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
 
 /* A fresh scratch directory name in buf. */
 static const char *tt_tmpdir(char *buf, size_t cap)
@@ -77,11 +80,13 @@ static const char *tt_concurrent(void)
     sts_error err = STS_ERROR_INIT;
     if (sts_trace_start(dir, &o, &err) != STS_OK) return "start failed";
     pthread_t th[TT_THREADS];
-    for (int i = 0; i < TT_THREADS; i++) pthread_create(&th[i], NULL, tt_worker, (void *)(intptr_t)i);
+    for (int i = 0; i < TT_THREADS; i++)
+        pthread_create(&th[i], NULL, tt_worker, (void *)(intptr_t)i);
     for (int i = 0; i < TT_SCOPES; i++) {
         STS_SCOPE("main_loop");
     }
-    for (int i = 0; i < TT_THREADS; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < TT_THREADS; i++)
+        pthread_join(th[i], NULL);
     sts_timeline *tl = NULL;
     sts_trace_stats st;
     if (sts_trace_stop_timeline(&tl, &st, &err) != STS_OK) return "stop failed";
@@ -111,8 +116,8 @@ static const char *tt_concurrent(void)
             if (strcmp(nm, "outer") == 0) {
                 const sts_arg *a = sts_timeline_find_arg(tl, sl[k].args, "i");
                 if (!a || a->v.i != outer || sl[k].depth != 0) {
-                    snprintf(tt_msg, sizeof tt_msg, "%s: outer #%lld has arg i=%lld depth %d", name,
-                             (long long)outer, a ? (long long)a->v.i : -1LL, sl[k].depth);
+                    snprintf(tt_msg, sizeof tt_msg, "%s: outer #%lld has arg i=%lld depth %d", name, (long long)outer,
+                             a ? (long long)a->v.i : -1LL, sl[k].depth);
                     fail = tt_msg;
                     break;
                 }
@@ -161,15 +166,17 @@ static const char *tt_stop_while_recording(void)
     if (sts_trace_start(dir, &o, NULL) != STS_OK) return "start failed";
     atomic_store(&tt_go, 1);
     pthread_t th[2];
-    for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, tt_spinner, NULL);
-    struct timespec ms = { 0, 2000000 };
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, tt_spinner, NULL);
+    struct timespec ms = {0, 2000000};
     nanosleep(&ms, NULL);
     sts_timeline *tl = NULL;
     sts_trace_stats st;
     sts_status s = sts_trace_stop_timeline(&tl, &st, NULL);
     nanosleep(&ms, NULL);
     atomic_store(&tt_go, 0);
-    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
     const char *fail = NULL;
     if (s != STS_OK) fail = "stop failed";
     size_t ns = 0;

@@ -1,10 +1,7 @@
-/* The recorder's concurrency checks (trace_threads.h) as a program of their own, for
- * tests/cli/test_trace.sh to build with -fsanitize=thread from the recorder's core
- * sources only (no writers, no device layer). */
+/* The recorder's concurrency checks (trace_threads.h) as a program of their own, linked
+ * by `make check-tsan` against the library built with -fsanitize=thread and run by
+ * tests/cli/test_trace.sh. */
 #include "trace_threads.h"
-
-/* The core build has no writers; nothing here writes files. */
-sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err) { return sts_trace_stop_timeline(NULL, stats, err); }
 
 int main(void)
 {

@@ -54,7 +54,8 @@ static void host_reference(model *m)
     for (int r = 0; r < ROWS; r++)
         for (int c = 0; c < COLS; c++) {
             double acc = 0;
-            for (int k = 0; k < INNER; k++) acc += (double)m->host_x[r * INNER + k] * m->host_w[k * COLS + c];
+            for (int k = 0; k < INNER; k++)
+                acc += (double)m->host_x[r * INNER + k] * m->host_w[k * COLS + c];
             m->ref[r * COLS + c] = (float)tanh(acc);
         }
 }
@@ -65,7 +66,7 @@ static sts_status model_open(model *m, sts_error *err)
     fill_normal(m->host_x, ROWS * INNER, &seed);
     fill_normal(m->host_w, INNER * COLS, &seed);
     host_reference(m);
-    const int64_t xs[2] = { ROWS, INNER }, ws[2] = { INNER, COLS }, ys[2] = { ROWS, COLS };
+    const int64_t xs[2] = {ROWS, INNER}, ws[2] = {INNER, COLS}, ys[2] = {ROWS, COLS};
     sts_status st = sts_device_open(NULL, &m->dev, err);
     if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, xs, &m->x, err);
     if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, ws, &m->w, err);
@@ -73,7 +74,7 @@ static sts_status model_open(model *m, sts_error *err)
     if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, ys, &m->y, err);
     if (st == STS_OK) st = sts_array_write(m->x, m->host_x, sizeof m->host_x, NULL, err);
     if (st == STS_OK) st = sts_array_write(m->w, m->host_w, sizeof m->host_w, NULL, err);
-    sts_array *inputs[2] = { m->x, m->w };
+    sts_array *inputs[2] = {m->x, m->w};
     if (st == STS_OK) st = sts_arrays_ready(inputs, 2, err);
     return st;
 }
@@ -95,7 +96,10 @@ static sts_status model_call(model *m, sts_error *err)
 }
 
 /* block_until_ready(): the result is complete only after this. */
-static sts_status model_wait(model *m, sts_error *err) { return sts_arrays_ready(&m->y, 1, err); }
+static sts_status model_wait(model *m, sts_error *err)
+{
+    return sts_arrays_ready(&m->y, 1, err);
+}
 
 /* Largest |out - ref|, and whether every element is within atol + rtol * |ref|. */
 static int model_check(const model *m, double *max_err)
@@ -112,7 +116,7 @@ static int model_check(const model *m, double *max_err)
 
 static void sleep_ms(long ms)
 {
-    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {
     }
 }
@@ -182,7 +186,8 @@ static void view_step(const sts_timeline *tl, const sts_step *s, step_view *v)
 static void print_us(const char *key, const int64_t *ns, int n)
 {
     printf("%s: [", key);
-    for (int i = 0; i < n; i++) printf("%s%.1f", i ? ", " : "", (double)ns[i] / 1000.0);
+    for (int i = 0; i < n; i++)
+        printf("%s%.1f", i ? ", " : "", (double)ns[i] / 1000.0);
     printf("]\n");
 }
 
@@ -225,7 +230,8 @@ static int steps_of_file(const char *path, int64_t *dur, size_t cap, sts_error *
     if (sts_timeline_open(path, NULL, &tl, err) == STS_OK && sts_steps_find(tl, &so, &steps, err) == STS_OK) {
         size_t k;
         const sts_step *list = sts_steps_list(steps, &k);
-        for (size_t i = 0; i < k && i < cap; i++) dur[i] = list[i].dur;
+        for (size_t i = 0; i < k && i < cap; i++)
+            dur[i] = list[i].dur;
         n = (int)k;
     }
     sts_steps_free(steps);
@@ -287,14 +293,16 @@ static int analyze(const char *dir, const char *run_path, int json)
         if (mo_us[i] > hi) hi = mo_us[i];
     }
     int64_t med = sts_median_i64(sorted, (size_t)k);
-    if (k) printf("model_and_wait_ms: min %.3f median %.3f max %.3f (four samples describe this run, not a "
-                  "tail-latency guarantee)\n",
-                  (double)lo / 1e6, (double)med / 1e6, (double)hi / 1e6);
+    if (k)
+        printf("model_and_wait_ms: min %.3f median %.3f max %.3f (four samples describe this run, not a "
+               "tail-latency guarantee)\n",
+               (double)lo / 1e6, (double)med / 1e6, (double)hi / 1e6);
     check(k > 0 && lo <= med && med <= hi, "model min <= median <= max");
 
-    const int64_t iv[3][2] = { { 0, 10 }, { 2, 7 }, { 8, 12 } };
+    const int64_t iv[3][2] = {{0, 10}, {2, 7}, {8, 12}};
     int64_t uni = sts_union_ns(iv, 3), sum = 0;
-    for (int i = 0; i < 3; i++) sum += iv[i][1] - iv[i][0];
+    for (int i = 0; i < 3; i++)
+        sum += iv[i][1] - iv[i][0];
     printf("union([0,10],[2,7],[8,12]) = %" PRId64 " us; summed durations = %" PRId64 " us\n", uni, sum);
     check(uni == 12 && sum == 19, "the union counts overlapping time once");
 
@@ -311,16 +319,20 @@ static int analyze(const char *dir, const char *run_path, int json)
     int64_t pd[STEPS];
     int pn = steps_of_file(pf, pd, STEPS, &err);
     int same = pn == k;
-    for (int i = 0; same && i < k; i++) same = pd[i] == st_us[i];
+    for (int i = 0; same && i < k; i++)
+        same = pd[i] == st_us[i];
     check(same, "perfetto_trace.json.gz holds the same four step durations, to the nanosecond");
 
     if (json) {
         printf("{\"trace_directory\":\"%s\",\"input_wait_ns\":[", run_path);
-        for (int i = 0; i < k; i++) printf("%s%" PRId64, i ? "," : "", in_us[i]);
+        for (int i = 0; i < k; i++)
+            printf("%s%" PRId64, i ? "," : "", in_us[i]);
         printf("],\"model_and_wait_ns\":[");
-        for (int i = 0; i < k; i++) printf("%s%" PRId64, i ? "," : "", mo_us[i]);
+        for (int i = 0; i < k; i++)
+            printf("%s%" PRId64, i ? "," : "", mo_us[i]);
         printf("],\"step_ns\":[");
-        for (int i = 0; i < k; i++) printf("%s%" PRId64, i ? "," : "", st_us[i]);
+        for (int i = 0; i < k; i++)
+            printf("%s%" PRId64, i ? "," : "", st_us[i]);
         printf("],\"checks_failed\":%d}\n", checks_failed);
     }
     sts_steps_free(steps);
@@ -396,8 +408,7 @@ int demo_trace(const demo_ctx *ctx)
     const char *shown = realpath(dir, abs) ? abs : dir;
     printf("Host annotations are not isolated device kernels: the device lane shows those.\n");
     printf("Open it:\n");
-    printf("  Perfetto UI: https://ui.perfetto.dev -> Open trace file -> %s/perfetto_trace.json.gz\n",
-           stats.run_path);
+    printf("  Perfetto UI: https://ui.perfetto.dev -> Open trace file -> %s/perfetto_trace.json.gz\n", stats.run_path);
     printf("  XProf: xprof --port 8791 %s   (pick the run, then trace_viewer; find learner_step)\n", shown);
     if (checks_failed) {
         fprintf(stderr, "stepscope demo trace: %d check%s failed (see FAIL lines above)\n", checks_failed,

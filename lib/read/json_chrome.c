@@ -14,8 +14,8 @@
 
 #include "read/json_chrome.h"
 
-#define CHUNK ((size_t)128 << 10) /* stays in L2: reads then cost no DRAM write-back */
-#define MAX_EVENT ((size_t)1 << 30)
+#define CHUNK         ((size_t)128 << 10) /* stays in L2: reads then cost no DRAM write-back */
+#define MAX_EVENT     ((size_t)1 << 30)
 #define PROGRESS_STEP ((uint64_t)16 << 20)
 
 enum {
@@ -40,10 +40,14 @@ typedef struct top {
 
 static void describe(const jr *r, const char *at, char *buf, size_t n)
 {
-    if (at >= r->buf + r->len) snprintf(buf, n, "the end of the file");
-    else if (*at == 0) snprintf(buf, n, "a NUL byte");
-    else if ((unsigned char)*at >= 0x20 && (unsigned char)*at < 0x7f) snprintf(buf, n, "'%c'", *at);
-    else snprintf(buf, n, "byte 0x%02x", (unsigned char)*at);
+    if (at >= r->buf + r->len)
+        snprintf(buf, n, "the end of the file");
+    else if (*at == 0)
+        snprintf(buf, n, "a NUL byte");
+    else if ((unsigned char)*at >= 0x20 && (unsigned char)*at < 0x7f)
+        snprintf(buf, n, "'%c'", *at);
+    else
+        snprintf(buf, n, "byte 0x%02x", (unsigned char)*at);
 }
 
 static sts_status syntax_error(jr *r, const top *t, const char *at, const char *expected)
@@ -52,8 +56,9 @@ static sts_status syntax_error(jr *r, const top *t, const char *at, const char *
     describe(r, at, found, sizeof found);
     int in_events = t->st >= ST_ARR_FIRST && t->st <= ST_ARR_AFTER;
     if (in_events) {
-        sts_error_set(r->err, STS_ERR_PARSE, (int64_t)jr_offset(r, at), "%s: byte %llu (event %llu): expected %s, found %s",
-                      r->path, (unsigned long long)jr_offset(r, at), (unsigned long long)r->index, expected, found);
+        sts_error_set(r->err, STS_ERR_PARSE, (int64_t)jr_offset(r, at),
+                      "%s: byte %llu (event %llu): expected %s, found %s", r->path,
+                      (unsigned long long)jr_offset(r, at), (unsigned long long)r->index, expected, found);
         if (r->err) r->err->event_index = (int64_t)r->index;
     } else {
         sts_error_set(r->err, STS_ERR_PARSE, (int64_t)jr_offset(r, at), "%s: byte %llu: expected %s, found %s", r->path,
@@ -79,9 +84,10 @@ static sts_status refill(jr *r, top *t, size_t keep)
     if (rem > data_cap / 2) {
         /* One event (or key) fills half the buffer: double it so the event fits. */
         if (data_cap >= MAX_EVENT)
-            return sts_error_set(r->err, STS_ERR_LIMIT, (int64_t)r->base,
-                                 "%s: byte %llu (event %llu): an event larger than %zu MiB; not a trace this reader takes",
-                                 r->path, (unsigned long long)r->base, (unsigned long long)r->index, MAX_EVENT >> 20);
+            return sts_error_set(
+                r->err, STS_ERR_LIMIT, (int64_t)r->base,
+                "%s: byte %llu (event %llu): an event larger than %zu MiB; not a trace this reader takes", r->path,
+                (unsigned long long)r->base, (unsigned long long)r->index, MAX_EVENT >> 20);
         size_t cap = data_cap * 2 + JSON_PAD;
         char *buf = realloc(r->buf, cap);
         if (!buf) return nomem(r);
@@ -107,7 +113,7 @@ static int is_key(const char *k, size_t n, int esc, const char *want)
     if (!esc) return n == wn && memcmp(k, want, n) == 0;
     char buf[32];
     if (n > sizeof buf) return 0;
-    size_t m = json_unescape(k, n, buf);
+    size_t m = sts_jr_unescape(k, n, buf);
     return m == wn && memcmp(buf, want, m) == 0;
 }
 
@@ -116,10 +122,10 @@ static sts_status store_time_unit(jr *r, const char *s, size_t n, int esc)
     char buf[64];
     if (esc) {
         if (n > sizeof buf) return STS_OK; /* no unit is that long */
-        n = json_unescape(s, n, buf);
+        n = sts_jr_unescape(s, n, buf);
         s = buf;
     }
-    uint32_t id = json_intern_get(&r->strs, r->tl, s, n);
+    uint32_t id = sts_jr_intern_get(&r->strs, r->tl, s, n);
     if (id == STS_NONE) return nomem(r);
     r->tl->info.display_time_unit = sts_strtab_get(&r->tl->strings, id);
     return STS_OK;
@@ -143,11 +149,13 @@ static sts_status at_eof(jr *r, const top *t, const char *keep)
                     r->path, (unsigned long long)end, (unsigned long long)r->index,
                     (unsigned long long)jr_offset(r, keep), (unsigned long long)tl->info.events);
     else if (in_events)
-        sts_tl_warn(tl, "%s: truncated: the file ends at byte %llu before the closing ']' of the events; all %llu "
+        sts_tl_warn(tl,
+                    "%s: truncated: the file ends at byte %llu before the closing ']' of the events; all %llu "
                     "complete events were imported",
                     r->path, (unsigned long long)end, (unsigned long long)tl->info.events);
     else
-        sts_tl_warn(tl, "%s: truncated: the file ends at byte %llu inside the top-level object%s; %llu events were "
+        sts_tl_warn(tl,
+                    "%s: truncated: the file ends at byte %llu inside the top-level object%s; %llu events were "
                     "imported",
                     r->path, (unsigned long long)end, t->saw_events ? "" : ", before any \"traceEvents\"",
                     (unsigned long long)tl->info.events);
@@ -209,7 +217,7 @@ static const char *object_key(jr *r, top *t, const char *p, const char *e, const
         t->st = ST_OBJ_AFTER;
         return vq + 1;
     }
-    json_skip_start(&r->skip);
+    sts_jr_skip_start(&r->skip);
     t->st = ST_OBJ_SKIP;
     return p;
 }
@@ -221,7 +229,7 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
     for (;;) {
         p = json_ws(p);
         if (*p == '{') {
-            const char *q = jr_parse_event(r, p, e, &ev);
+            const char *q = sts_jr_parse_event(r, p, e, &ev);
             if (!q) {
                 if (r->nomem) return *rc = nomem(r), NULL;
                 if (r->fail.at >= e) return *keep = p, NULL;
@@ -229,7 +237,7 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
                 return NULL;
             }
             /* An empty object ends JAX's event arrays: not an event. */
-            if ((ev.have || ev.nargs || q - p > 2) && jr_commit_event(r, &ev) != 0) return *rc = nomem(r), NULL;
+            if ((ev.have || ev.nargs || q - p > 2) && sts_jr_commit_event(r, &ev) != 0) return *rc = nomem(r), NULL;
             r->index++;
             p = json_ws(q);
             if (*p == ',') {
@@ -252,16 +260,17 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
         if (p >= e) return *keep = p, NULL;
         static const char kinds[] = "\"-0123456789tfn[";
         const char *k = memchr(kinds, *p, sizeof kinds - 1);
-        int kind = !k ? JK_NONE
-                   : *k == '"' ? JK_STRING
-                   : *k == '[' ? JK_ARRAY
+        int kind = !k                       ? JK_NONE
+                   : *k == '"'              ? JK_STRING
+                   : *k == '['              ? JK_ARRAY
                    : *k == 't' || *k == 'f' ? JK_TRUE
-                   : *k == 'n' ? JK_NULL
-                               : JK_NUMBER;
+                   : *k == 'n'              ? JK_NULL
+                                            : JK_NUMBER;
         if (kind != JK_NONE)
-            sts_tl_warn(r->tl, "%s: event %llu (byte %llu): %s in the events array, expected an object; skipped", r->path,
-                        (unsigned long long)r->index, (unsigned long long)jr_offset(r, p), jr_kind_name(kind));
-        json_skip_start(&r->skip);
+            sts_tl_warn(r->tl, "%s: event %llu (byte %llu): %s in the events array, expected an object; skipped",
+                        r->path, (unsigned long long)r->index, (unsigned long long)jr_offset(r, p),
+                        sts_jr_kind_name(kind));
+        sts_jr_skip_start(&r->skip);
         t->st = ST_ARR_SKIP;
         return p;
     }
@@ -283,9 +292,12 @@ static void run(jr *r, top *t, const char *p, const char **keep, sts_status *rc)
             }
             p = json_ws(p);
             if (p >= e) return (void)(*keep = p);
-            if (*p == '[') t->st = ST_ARR_FIRST;
-            else if (*p == '{') t->st = ST_OBJ_FIRST;
-            else return (void)(*rc = syntax_error(r, t, p, "a JSON array or object"));
+            if (*p == '[')
+                t->st = ST_ARR_FIRST;
+            else if (*p == '{')
+                t->st = ST_OBJ_FIRST;
+            else
+                return (void)(*rc = syntax_error(r, t, p, "a JSON array or object"));
             p++;
             break;
         case ST_OBJ_FIRST:
@@ -306,15 +318,18 @@ static void run(jr *r, top *t, const char *p, const char **keep, sts_status *rc)
             break;
         case ST_OBJ_SKIP:
         case ST_ARR_SKIP:
-            switch (json_skip_feed(&r->skip, p, e, &stop, &r->fail)) {
+            switch (sts_jr_skip_feed(&r->skip, p, e, &stop, &r->fail)) {
             case JSON_SKIP_DONE:
                 p = stop;
                 if (t->st == ST_ARR_SKIP) r->index++;
                 t->st = t->st == ST_OBJ_SKIP ? ST_OBJ_AFTER : ST_ARR_AFTER;
                 break;
-            case JSON_SKIP_MORE: return (void)(*keep = e);
-            case JSON_SKIP_ERROR: return (void)(*rc = syntax_error(r, t, stop, r->fail.expected));
-            default: return (void)(*rc = nomem(r));
+            case JSON_SKIP_MORE:
+                return (void)(*keep = e);
+            case JSON_SKIP_ERROR:
+                return (void)(*rc = syntax_error(r, t, stop, r->fail.expected));
+            default:
+                return (void)(*rc = nomem(r));
             }
             break;
         case ST_OBJ_AFTER:
@@ -383,15 +398,15 @@ sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_op
     r.mode = opt ? opt->args : tl->args_mode;
     r.progress = opt ? opt->progress : NULL;
     r.progress_user = opt ? opt->progress_user : NULL;
-    json_skip_start(&r.skip);
-    jr_chain_init(&r.event_chain);
-    jr_chain_init(&r.args_chain);
+    sts_jr_skip_start(&r.skip);
+    sts_jr_chain_init(&r.event_chain);
+    sts_jr_chain_init(&r.args_chain);
     r.cap = CHUNK + JSON_PAD;
     r.buf = malloc(r.cap);
     if (!r.buf) return nomem(&r);
     memset(r.buf, 0, JSON_PAD);
 
-    top t = { ST_START, 0, 0, PROGRESS_STEP };
+    top t = {ST_START, 0, 0, PROGRESS_STEP};
     sts_status rc = STS_OK;
     size_t pos = 0;
     for (;;) {
@@ -417,6 +432,6 @@ sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_op
     tl->info.compressed = sts_instream_is_gzip(in);
     tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;
     if (rc == STS_OK && r.progress) r.progress(sts_instream_raw_offset(in), sts_instream_raw_size(in), r.progress_user);
-    jr_release(&r);
+    sts_jr_release(&r);
     return rc;
 }

@@ -53,7 +53,8 @@ static sts_status run_one(lesson *L, sts_workload_kind kind, int64_t rows, const
 static void print_samples(const char *label, const int64_t *ns, size_t n)
 {
     printf("%s [", label);
-    for (size_t i = 0; i < n; i++) printf("%s%.3g", i ? ", " : "", (double)ns[i] / 1e9);
+    for (size_t i = 0; i < n; i++)
+        printf("%s%.3g", i ? ", " : "", (double)ns[i] / 1e9);
     printf("]\n");
 }
 
@@ -125,8 +126,8 @@ static sts_status experiments(lesson *L, sts_bench_result **main, sts_bench_resu
     st = run_one(L, STS_WORKLOAD_STRUCTURED, 64, NULL, NULL, 3, 0, &v[2], err);
     if (st != STS_OK) return st;
     printf("5. the repaired benchmark\n\n");
-    st = run_one(L, STS_WORKLOAD_PREDICT, 64, "repaired", "placed inputs; warm call plus output wait", 5, 1, &v[3],
-                 err);
+    st =
+        run_one(L, STS_WORKLOAD_PREDICT, 64, "repaired", "placed inputs; warm call plus output wait", 5, 1, &v[3], err);
     if (st == STS_OK) st = broken_timer(L, v[3], err);
     return st;
 }
@@ -141,15 +142,18 @@ int demo_bench(const demo_ctx *ctx)
     if (sts_device_open(NULL, &L.dev, &err) != STS_OK) return cli_report("demo bench", &err);
     sts_bench_env_collect(&L.env, L.dev);
     printf("device: %s / %s\n\n", L.env.device.platform, L.env.device.name);
-    sts_bench_result *main = NULL, *v[NVARIANTS] = { NULL };
+    sts_bench_result *main = NULL, *v[NVARIANTS] = {NULL};
     sts_status st = experiments(&L, &main, v, &err);
     int rc = CLI_OK;
-    if (st != STS_OK) rc = cli_report("demo bench", &err);
-    else rc = write_report(&L, main, (const sts_bench_result *const *)v);
+    if (st != STS_OK)
+        rc = cli_report("demo bench", &err);
+    else
+        rc = write_report(&L, main, (const sts_bench_result *const *)v);
     if (rc == CLI_OK && L.failed_checks)
         rc = cli_fail(CLI_BAD_INPUT, "demo bench: %d result(s) did not match the host reference", L.failed_checks);
     sts_bench_result_free(main);
-    for (int i = 0; i < NVARIANTS; i++) sts_bench_result_free(v[i]);
+    for (int i = 0; i < NVARIANTS; i++)
+        sts_bench_result_free(v[i]);
     sts_device_free(L.dev);
     return rc;
 }

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # Recorder benchmark (issue 5): cost per scope (begin + end) of the stepscope recorder,
 # one thread and two, median of many runs, with an equivalent pair of LTTng-UST
-# tracepoints (bench/trace_lttng_tp.h) measured side by side in the same process:
+# tracepoints (perf/trace_lttng_tp.h) measured side by side in the same process:
 #   1. with no LTTng session (LTTng's tracepoints are then a disabled branch);
 #   2. with an LTTng session recording them, when lttng-tools is installed
 #      (scripts/deps.sh bench); a session daemon is started for the run if none runs,
 #      and stopped afterwards.
 # Also counts heap allocations per recorded event after warm-up (must be 0: the
-# benchmark interposes malloc). Results: bench/out/trace_results*.json.
+# benchmark interposes malloc). Results: perf/out/trace_results*.json.
 #
 #   BENCH_TRACE_RUNS=N    runs per configuration (default 21)
 #   BENCH_TRACE_SCOPES=N  scopes per thread per run (default 200000)
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-bin=$BUILD/bench/trace_overhead
-out=bench/out
+bin=$BUILD/perf/trace_overhead
+out=perf/out
 mkdir -p "$out"
 [ -x "$bin" ] || { echo "run_trace: $bin is missing (make BUILD=$BUILD $bin)"; exit 1; }
 runs=${BENCH_TRACE_RUNS:-21}

@@ -1,6 +1,6 @@
 /* zinflate: inflates a gzip file with zlib and throws the output away, printing the
  * number of bytes it made. It is the floor for reading a .json.gz trace: a reader
- * "limited only by inflate" takes about this long (bench/run_analyze.sh times both).
+ * "limited only by inflate" takes about this long (perf/run_analyze.sh times both).
  *
  *   zinflate FILE.gz
  *
@@ -39,8 +39,7 @@ int main(int argc, char **argv)
     for (;;) {
         if (z.avail_in == 0) {
             size_t n = fread(in_buf, 1, sizeof in_buf, f);
-            if (n == 0)
-                break;
+            if (n == 0) break;
             z.next_in = in_buf;
             z.avail_in = (uInt)n;
         }

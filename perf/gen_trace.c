@@ -45,11 +45,9 @@ typedef struct out {
 
 static void out_flush(out *o)
 {
-    if (o->len == 0 || o->failed)
-        return;
+    if (o->len == 0 || o->failed) return;
     if (o->gz) {
-        if (gzwrite(o->gz, o->buf, (unsigned)o->len) != (int)o->len)
-            o->failed = 1;
+        if (gzwrite(o->gz, o->buf, (unsigned)o->len) != (int)o->len) o->failed = 1;
     } else if (fwrite(o->buf, 1, o->len, o->f) != o->len) {
         o->failed = 1;
     }
@@ -58,8 +56,7 @@ static void out_flush(out *o)
 
 static void put_n(out *o, const char *s, size_t n)
 {
-    if (o->len + n > sizeof o->buf)
-        out_flush(o);
+    if (o->len + n > sizeof o->buf) out_flush(o);
     if (n > sizeof o->buf) { /* not reached with our strings; kept for safety */
         memcpy(o->buf, s, sizeof o->buf);
         o->len = sizeof o->buf;
@@ -70,7 +67,10 @@ static void put_n(out *o, const char *s, size_t n)
     o->total += n;
 }
 
-static void put(out *o, const char *s) { put_n(o, s, strlen(s)); }
+static void put(out *o, const char *s)
+{
+    put_n(o, s, strlen(s));
+}
 
 static void put_u64(out *o, uint64_t v)
 {
@@ -114,8 +114,7 @@ static void putf(out *o, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        put_n(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (n > 0) put_n(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 /* ---- deterministic randomness (splitmix64) ---- */
@@ -131,87 +130,90 @@ static uint64_t rnd(void)
 }
 
 /* Uniform in [lo, hi] nanoseconds. */
-static int64_t between(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+static int64_t between(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
 
 /* ---- names, categories, lanes ---- */
 
-#define NAMES(X)                                                                                 \
-    X(N_STEP, "ProfilerStep#")                                                                   \
-    X(N_LOADER, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")                  \
-    X(N_EMPTY, "aten::empty")                                                                    \
-    X(N_STACK, "aten::stack")                                                                    \
-    X(N_CAT, "aten::cat")                                                                        \
-    X(N_TO, "aten::to")                                                                          \
-    X(N_TO_COPY, "aten::_to_copy")                                                               \
-    X(N_COPY, "aten::copy_")                                                                     \
-    X(N_MEMCPY_ASYNC, "cudaMemcpyAsync")                                                         \
-    X(N_FORWARD, "## forward ##")                                                                \
-    X(N_LINEAR, "aten::linear")                                                                  \
-    X(N_T, "aten::t")                                                                            \
-    X(N_TRANSPOSE, "aten::transpose")                                                            \
-    X(N_AS_STRIDED, "aten::as_strided")                                                          \
-    X(N_ADDMM, "aten::addmm")                                                                    \
-    X(N_LAUNCH, "cudaLaunchKernel")                                                              \
-    X(N_RELU, "aten::relu")                                                                      \
-    X(N_CLAMP_MIN, "aten::clamp_min")                                                            \
-    X(N_XENT, "aten::cross_entropy_loss")                                                        \
-    X(N_LOG_SOFTMAX, "aten::log_softmax")                                                        \
-    X(N__LOG_SOFTMAX, "aten::_log_softmax")                                                      \
-    X(N_NLL, "aten::nll_loss_nd")                                                                \
-    X(N_NLL_FWD, "aten::nll_loss_forward")                                                       \
-    X(N_BACKWARD, "## backward ##")                                                              \
-    X(N_EVAL_ADDMM, "autograd::engine::evaluate_function: AddmmBackward0")                      \
-    X(N_ADDMM_BW, "AddmmBackward0")                                                              \
-    X(N_MM, "aten::mm")                                                                          \
-    X(N_EVAL_RELU, "autograd::engine::evaluate_function: ReluBackward0")                        \
-    X(N_RELU_BW, "ReluBackward0")                                                                \
-    X(N_THRESH_BW, "aten::threshold_backward")                                                   \
-    X(N_ALLREDUCE, "nccl:all_reduce")                                                            \
-    X(N_PARAM_COMMS, "record_param_comms")                                                       \
-    X(N_OPTIM, "Optimizer.step#SGD.step")                                                        \
-    X(N_FOREACH_ADD, "aten::_foreach_add_")                                                      \
-    X(N_ITEM, "aten::item")                                                                      \
-    X(N_LOCAL_SCALAR, "aten::_local_scalar_dense")                                               \
-    X(N_STREAM_SYNC, "cudaStreamSynchronize")                                                    \
-    X(N_K_GEMM, "ampere_sgemm_128x64_tn")                                                        \
-    X(N_K_GEMM_BW, "ampere_sgemm_64x64_nn")                                                      \
-    X(N_K_ELEM, "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "     \
-                "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, "         \
-                "c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "     \
-                "const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<" \
-                "char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar("       \
-                "at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "                            \
-                "at::native::detail::ClampLimits)::{lambda()#1}::operator()() "                  \
-                "const::{lambda()#7}::operator()() const::{lambda(float)#1}, "                   \
-                "at::detail::Array<char*, 2>)")                                                  \
-    X(N_K_THRESH, "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<" \
-                  "at::native::(anonymous namespace)::threshold_kernel_impl<float>(at::"         \
-                  "TensorIteratorBase&, float, float)::{lambda(float, float)#1}>(at::"           \
-                  "TensorIteratorBase&, at::native::(anonymous namespace)::"                     \
-                  "threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::"        \
-                  "{lambda(float, float)#1} const&)::{lambda(int)#1}>(int, at::native::"         \
-                  "gpu_kernel_impl<at::native::(anonymous namespace)::"                          \
-                  "threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::"        \
-                  "{lambda(float, float)#1}>(at::TensorIteratorBase&, at::native::(anonymous "  \
-                  "namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, "    \
-                  "float)::{lambda(float, float)#1} const&)::{lambda(int)#1})")                  \
-    X(N_K_SOFTMAX, "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, "     \
-                   "float, float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>" \
-                   "(float*, float const*, int)")                                                \
-    X(N_K_NLL, "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d" \
-               "<float, float, long>(float*, float*, float const*, long const*, float const*, " \
-               "bool, long, long, long, long)")                                                  \
-    X(N_K_NCCL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)") \
+#define NAMES(X)                                                                                    \
+    X(N_STEP, "ProfilerStep#")                                                                      \
+    X(N_LOADER, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__")                      \
+    X(N_EMPTY, "aten::empty")                                                                       \
+    X(N_STACK, "aten::stack")                                                                       \
+    X(N_CAT, "aten::cat")                                                                           \
+    X(N_TO, "aten::to")                                                                             \
+    X(N_TO_COPY, "aten::_to_copy")                                                                  \
+    X(N_COPY, "aten::copy_")                                                                        \
+    X(N_MEMCPY_ASYNC, "cudaMemcpyAsync")                                                            \
+    X(N_FORWARD, "## forward ##")                                                                   \
+    X(N_LINEAR, "aten::linear")                                                                     \
+    X(N_T, "aten::t")                                                                               \
+    X(N_TRANSPOSE, "aten::transpose")                                                               \
+    X(N_AS_STRIDED, "aten::as_strided")                                                             \
+    X(N_ADDMM, "aten::addmm")                                                                       \
+    X(N_LAUNCH, "cudaLaunchKernel")                                                                 \
+    X(N_RELU, "aten::relu")                                                                         \
+    X(N_CLAMP_MIN, "aten::clamp_min")                                                               \
+    X(N_XENT, "aten::cross_entropy_loss")                                                           \
+    X(N_LOG_SOFTMAX, "aten::log_softmax")                                                           \
+    X(N__LOG_SOFTMAX, "aten::_log_softmax")                                                         \
+    X(N_NLL, "aten::nll_loss_nd")                                                                   \
+    X(N_NLL_FWD, "aten::nll_loss_forward")                                                          \
+    X(N_BACKWARD, "## backward ##")                                                                 \
+    X(N_EVAL_ADDMM, "autograd::engine::evaluate_function: AddmmBackward0")                          \
+    X(N_ADDMM_BW, "AddmmBackward0")                                                                 \
+    X(N_MM, "aten::mm")                                                                             \
+    X(N_EVAL_RELU, "autograd::engine::evaluate_function: ReluBackward0")                            \
+    X(N_RELU_BW, "ReluBackward0")                                                                   \
+    X(N_THRESH_BW, "aten::threshold_backward")                                                      \
+    X(N_ALLREDUCE, "nccl:all_reduce")                                                               \
+    X(N_PARAM_COMMS, "record_param_comms")                                                          \
+    X(N_OPTIM, "Optimizer.step#SGD.step")                                                           \
+    X(N_FOREACH_ADD, "aten::_foreach_add_")                                                         \
+    X(N_ITEM, "aten::item")                                                                         \
+    X(N_LOCAL_SCALAR, "aten::_local_scalar_dense")                                                  \
+    X(N_STREAM_SYNC, "cudaStreamSynchronize")                                                       \
+    X(N_K_GEMM, "ampere_sgemm_128x64_tn")                                                           \
+    X(N_K_GEMM_BW, "ampere_sgemm_64x64_nn")                                                         \
+    X(N_K_ELEM, "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "         \
+                "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, "            \
+                "c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() "        \
+                "const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<"    \
+                "char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar("          \
+                "at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "                               \
+                "at::native::detail::ClampLimits)::{lambda()#1}::operator()() "                     \
+                "const::{lambda()#7}::operator()() const::{lambda(float)#1}, "                      \
+                "at::detail::Array<char*, 2>)")                                                     \
+    X(N_K_THRESH, "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<"        \
+                  "at::native::(anonymous namespace)::threshold_kernel_impl<float>(at::"            \
+                  "TensorIteratorBase&, float, float)::{lambda(float, float)#1}>(at::"              \
+                  "TensorIteratorBase&, at::native::(anonymous namespace)::"                        \
+                  "threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::"           \
+                  "{lambda(float, float)#1} const&)::{lambda(int)#1}>(int, at::native::"            \
+                  "gpu_kernel_impl<at::native::(anonymous namespace)::"                             \
+                  "threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::"           \
+                  "{lambda(float, float)#1}>(at::TensorIteratorBase&, at::native::(anonymous "      \
+                  "namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, "       \
+                  "float)::{lambda(float, float)#1} const&)::{lambda(int)#1})")                     \
+    X(N_K_SOFTMAX, "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, "         \
+                   "float, float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>"    \
+                   "(float*, float const*, int)")                                                   \
+    X(N_K_NLL, "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d"     \
+               "<float, float, long>(float*, float*, float const*, long const*, float const*, "     \
+               "bool, long, long, long, long)")                                                     \
+    X(N_K_NCCL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)")  \
     X(N_K_FOREACH, "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::" \
-                   "(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "        \
-                   "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, "     \
-                   "float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::" \
-                   "(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, "            \
-                   "std::plus<float>, float)")                                                   \
-    X(N_MEMCPY_HTOD, "Memcpy HtoD (Pinned -> Device)")                                           \
-    X(N_MEMCPY_DTOH, "Memcpy DtoH (Device -> Pageable)")                                         \
-    X(N_AC2G, "ac2g")                                                                            \
-    X(N_FWDBWD, "fwdbwd")                                                                        \
+                   "(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "          \
+                   "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, "       \
+                   "float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::"  \
+                   "(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, "              \
+                   "std::plus<float>, float)")                                                      \
+    X(N_MEMCPY_HTOD, "Memcpy HtoD (Pinned -> Device)")                                              \
+    X(N_MEMCPY_DTOH, "Memcpy DtoH (Device -> Pageable)")                                            \
+    X(N_AC2G, "ac2g")                                                                               \
+    X(N_FWDBWD, "fwdbwd")                                                                           \
     X(N_MEMORY, "[memory]")
 
 #define AS_ENUM(id, text) id,
@@ -222,9 +224,9 @@ static const char *const NAME_TEXT[] = {NAMES(AS_TEXT)};
 #undef AS_TEXT
 
 enum { C_CPU_OP, C_USER, C_RUNTIME, C_KERNEL, C_MEMCPY, C_GPU_USER, C_AC2G, C_FWDBWD, C_INSTANT };
-static const char *const CAT_TEXT[] = {"cpu_op", "user_annotation", "cuda_runtime", "kernel",
-                                       "gpu_memcpy", "gpu_user_annotation", "ac2g", "fwdbwd",
-                                       "cpu_instant_event"};
+static const char *const CAT_TEXT[] = {"cpu_op", "user_annotation", "cuda_runtime",
+                                       "kernel", "gpu_memcpy",      "gpu_user_annotation",
+                                       "ac2g",   "fwdbwd",          "cpu_instant_event"};
 
 enum { L_MAIN, L_BWD, L_S7, L_S20, L_COUNT };
 enum { HOST_PID = 4242, BWD_TID = 4301 };
@@ -247,15 +249,15 @@ static const char *const SHAPES_UNARY =
 /* ---- one step's events, buffered per lane so they can be written lane by lane ---- */
 
 typedef struct ev {
-    uint8_t ph;     /* 'X', 's', 'f', 'i' */
-    uint8_t cat;    /* C_* */
-    uint8_t lane;   /* L_* */
-    uint16_t name;  /* N_* */
+    uint8_t ph;    /* 'X', 's', 'f', 'i' */
+    uint8_t cat;   /* C_* */
+    uint8_t lane;  /* L_* */
+    uint16_t name; /* N_* */
     int64_t ts, dur;
-    int64_t child;  /* sum of direct children's durations, for the facts */
-    int64_t ext;    /* External id */
-    int64_t corr;   /* correlation or flow id */
-    int64_t bytes;  /* memcpy bytes, memory-instant bytes */
+    int64_t child; /* sum of direct children's durations, for the facts */
+    int64_t ext;   /* External id */
+    int64_t corr;  /* correlation or flow id */
+    int64_t bytes; /* memcpy bytes, memory-instant bytes */
     const char *shapes;
 } ev;
 
@@ -318,8 +320,7 @@ static int64_t close_slice(gen *g, int lane, int64_t end)
     lane_buf *b = &g->lane[lane];
     ev *e = &b->v[b->open[--b->depth]];
     e->dur = end - e->ts;
-    if (b->depth > 0)
-        b->v[b->open[b->depth - 1]].child += e->dur;
+    if (b->depth > 0) b->v[b->open[b->depth - 1]].child += e->dur;
     return end;
 }
 
@@ -331,12 +332,11 @@ static int64_t leaf(gen *g, int lane, int cat, int name, int64_t ts, int64_t dur
 }
 
 /* A GPU activity on `stream` launched by a runtime call that started at `launch`. */
-static void gpu_op(gen *g, int stream, int cat, int name, int64_t launch, int64_t dur, int64_t corr,
-                   int64_t ext, int64_t bytes)
+static void gpu_op(gen *g, int stream, int cat, int name, int64_t launch, int64_t dur, int64_t corr, int64_t ext,
+                   int64_t bytes)
 {
     int64_t start = launch + between(2500, 9000);
-    if (start < g->gpu_free[stream])
-        start = g->gpu_free[stream] + between(300, 1500);
+    if (start < g->gpu_free[stream]) start = g->gpu_free[stream] + between(300, 1500);
     ev *k = push(g, stream, 'X', cat, name, start);
     k->dur = dur;
     k->corr = corr;
@@ -349,12 +349,11 @@ static void gpu_op(gen *g, int stream, int cat, int name, int64_t launch, int64_
 
 /* A runtime call (cudaLaunchKernel, cudaMemcpyAsync) on a host lane that enqueues one
  * GPU activity; returns the call's end. */
-static int64_t launch(gen *g, int lane, int rt_name, int64_t ts, int stream, int cat, int kname,
-                      int64_t kdur, int64_t bytes)
+static int64_t launch(gen *g, int lane, int rt_name, int64_t ts, int stream, int cat, int kname, int64_t kdur,
+                      int64_t bytes)
 {
     int64_t corr = ++g->corr;
-    int64_t ext = g->lane[lane].depth ? g->lane[lane].v[g->lane[lane].open[g->lane[lane].depth - 1]].ext
-                                      : 0;
+    int64_t ext = g->lane[lane].depth ? g->lane[lane].v[g->lane[lane].open[g->lane[lane].depth - 1]].ext : 0;
     open_slice(g, lane, C_RUNTIME, rt_name, ts, NULL);
     ev *rt = &g->lane[lane].v[g->lane[lane].n - 1];
     rt->corr = corr;
@@ -365,7 +364,10 @@ static int64_t launch(gen *g, int lane, int rt_name, int64_t ts, int stream, int
     return end;
 }
 
-static int64_t gap(void) { return between(400, 3000); }
+static int64_t gap(void)
+{
+    return between(400, 3000);
+}
 
 /* aten::linear -> (aten::t -> transpose -> as_strided), (aten::addmm -> launch). */
 static int64_t op_linear(gen *g, int64_t t, int64_t *fwd_flow_ts)
@@ -381,8 +383,7 @@ static int64_t op_linear(gen *g, int64_t t, int64_t *fwd_flow_ts)
     t += gap();
     *fwd_flow_ts = t;
     open_slice(g, L_MAIN, C_CPU_OP, N_ADDMM, t, SHAPES_ADDMM);
-    t = launch(g, L_MAIN, N_LAUNCH, t + between(4000, 12000), L_S7, C_KERNEL, N_K_GEMM,
-               between(18000, 60000), 0);
+    t = launch(g, L_MAIN, N_LAUNCH, t + between(4000, 12000), L_S7, C_KERNEL, N_K_GEMM, between(18000, 60000), 0);
     t = close_slice(g, L_MAIN, t + gap());
     return close_slice(g, L_MAIN, t + gap());
 }
@@ -391,8 +392,8 @@ static int64_t op_relu(gen *g, int64_t t)
 {
     open_slice(g, L_MAIN, C_CPU_OP, N_RELU, t, SHAPES_UNARY);
     open_slice(g, L_MAIN, C_CPU_OP, N_CLAMP_MIN, t + gap(), SHAPES_UNARY);
-    t = launch(g, L_MAIN, N_LAUNCH, g->lane[L_MAIN].v[g->lane[L_MAIN].n - 1].ts + between(3000, 8000),
-               L_S7, C_KERNEL, N_K_ELEM, between(2000, 6000), 0);
+    t = launch(g, L_MAIN, N_LAUNCH, g->lane[L_MAIN].v[g->lane[L_MAIN].n - 1].ts + between(3000, 8000), L_S7, C_KERNEL,
+               N_K_ELEM, between(2000, 6000), 0);
     t = close_slice(g, L_MAIN, t + gap());
     return close_slice(g, L_MAIN, t + gap());
 }
@@ -436,8 +437,7 @@ static int64_t data_loader(gen *g, int64_t t)
     t = leaf(g, L_MAIN, C_CPU_OP, N_EMPTY, t + gap(), between(1500, 4000), NULL);
     open_slice(g, L_MAIN, C_CPU_OP, N_COPY, t += gap(), NULL);
     memory_instant(g, L_MAIN, t + 100);
-    t = launch(g, L_MAIN, N_MEMCPY_ASYNC, t + gap(), L_S7, C_MEMCPY, N_MEMCPY_HTOD,
-               between(9000, 20000), 262144);
+    t = launch(g, L_MAIN, N_MEMCPY_ASYNC, t + gap(), L_S7, C_MEMCPY, N_MEMCPY_HTOD, between(9000, 20000), 262144);
     t = close_slice(g, L_MAIN, t + gap());
     t = close_slice(g, L_MAIN, t + gap());
     return close_slice(g, L_MAIN, t + gap());
@@ -466,14 +466,12 @@ static int64_t backward(gen *g, int64_t t, const int64_t *fwd_ts)
         open_slice(g, L_BWD, C_CPU_OP, N_ADDMM_BW, t += gap(), NULL);
         for (int m = 0; m < 2; m++) {
             open_slice(g, L_BWD, C_CPU_OP, N_MM, t += gap(), SHAPES_UNARY);
-            t = launch(g, L_BWD, N_LAUNCH, t + gap(), L_S7, C_KERNEL, N_K_GEMM_BW,
-                       between(16000, 55000), 0);
+            t = launch(g, L_BWD, N_LAUNCH, t + gap(), L_S7, C_KERNEL, N_K_GEMM_BW, between(16000, 55000), 0);
             t = close_slice(g, L_BWD, t + gap());
         }
         t = close_slice(g, L_BWD, t + gap());
         t = close_slice(g, L_BWD, t + gap());
-        if (l % 8 == 0)
-            memory_instant(g, L_BWD, t);
+        if (l % 8 == 0) memory_instant(g, L_BWD, t);
     }
     open_slice(g, L_BWD, C_USER, N_ALLREDUCE, t += gap(), NULL);
     open_slice(g, L_BWD, C_CPU_OP, N_PARAM_COMMS, t += gap(), NULL);
@@ -501,8 +499,7 @@ static int64_t read_loss(gen *g, int64_t t)
     int64_t done = g->gpu_free[L_S7] > g->gpu_free[L_S20] ? g->gpu_free[L_S7] : g->gpu_free[L_S20];
     int64_t start = t + gap();
     int64_t end = start + between(2000, 4000);
-    if (end < done + 800)
-        end = done + between(800, 2500);
+    if (end < done + 800) end = done + between(800, 2500);
     t = leaf(g, L_MAIN, C_RUNTIME, N_STREAM_SYNC, start, end - start, NULL);
     t = close_slice(g, L_MAIN, t + gap());
     return close_slice(g, L_MAIN, t + gap());
@@ -514,12 +511,9 @@ static void gpu_step_annotation(gen *g, size_t first)
     lane_buf *b = &g->lane[L_S7];
     int64_t lo = INT64_MAX, hi = INT64_MIN, kids = 0;
     for (size_t i = first + 1; i < b->n; i++) {
-        if (b->v[i].ph != 'X')
-            continue;
-        if (b->v[i].ts < lo)
-            lo = b->v[i].ts;
-        if (b->v[i].ts + b->v[i].dur > hi)
-            hi = b->v[i].ts + b->v[i].dur;
+        if (b->v[i].ph != 'X') continue;
+        if (b->v[i].ts < lo) lo = b->v[i].ts;
+        if (b->v[i].ts + b->v[i].dur > hi) hi = b->v[i].ts + b->v[i].dur;
         kids += b->v[i].dur;
     }
     ev *a = &b->v[first];
@@ -565,8 +559,7 @@ static void write_event(gen *g, out *o, const ev *e, int64_t step)
     put(o, CAT_TEXT[e->cat]);
     put(o, "\", \"name\": \"");
     put(o, NAME_TEXT[e->name]);
-    if (e->name == N_STEP)
-        put_i64(o, step);
+    if (e->name == N_STEP) put_i64(o, step);
     if (e->ph == 's' || e->ph == 'f') {
         put(o, "\", \"id\": ");
         put_i64(o, e->corr);
@@ -664,8 +657,7 @@ static void flush_step(gen *g, out *o, int64_t step, int *first)
     for (int k = 0; k < L_COUNT; k++) {
         lane_buf *b = &g->lane[order[k]];
         for (size_t i = 0; i < b->n; i++) {
-            if (!*first)
-                put(o, ",\n");
+            if (!*first) put(o, ",\n");
             *first = 0;
             write_event(g, o, &b->v[i], step);
             count_event(g, &b->v[i]);
@@ -674,8 +666,8 @@ static void flush_step(gen *g, out *o, int64_t step, int *first)
     }
 }
 
-static void write_meta(gen *g, out *o, const char *name, int pid, int tid, const char *key,
-                       const char *value, int quoted)
+static void write_meta(gen *g, out *o, const char *name, int pid, int tid, const char *key, const char *value,
+                       int quoted)
 {
     put(o, "  {\n    \"name\": \"");
     put(o, name);
@@ -726,34 +718,30 @@ static void write_tail(out *o, int64_t t0, int64_t t1)
            "\"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": "
            "\"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": ");
     put_us(o, t0);
-    put(o, "\n  }\n],\n  \"traceName\": \"bench/out/synthetic.pt.trace.json\",\n  "
+    put(o, "\n  }\n],\n  \"traceName\": \"perf/out/synthetic.pt.trace.json\",\n  "
            "\"displayTimeUnit\": \"ms\",\n  \"baseTimeNanoseconds\": 1712190000000000000\n}\n");
 }
 
 static int write_facts(const gen *g, const char *path, uint64_t bytes)
 {
     FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
+    if (!f) return -1;
     uint64_t x = g->n_x + 1; /* the profiler's own Trace span */
-    fprintf(f, "{\"bytes\": %" PRIu64 ", \"steps\": %" PRId64 ", \"layers\": %d,\n", bytes, g->step,
-            g->layers);
-    fprintf(f, " \"events\": %" PRIu64 ", \"complete\": %" PRIu64 ", \"flows\": %" PRIu64
-               ", \"instants\": %" PRIu64 ", \"metadata\": %" PRIu64 ",\n",
+    fprintf(f, "{\"bytes\": %" PRIu64 ", \"steps\": %" PRId64 ", \"layers\": %d,\n", bytes, g->step, g->layers);
+    fprintf(f,
+            " \"events\": %" PRIu64 ", \"complete\": %" PRIu64 ", \"flows\": %" PRIu64 ", \"instants\": %" PRIu64
+            ", \"metadata\": %" PRIu64 ",\n",
             x + g->n_flow + g->n_instant + 1 + g->n_meta, x, g->n_flow, g->n_instant + 1, g->n_meta);
     fprintf(f, " \"names\": {");
     int first = 1;
     for (int i = 0; i < N_COUNT; i++) {
         const name_fact *n = &g->facts[i];
-        if (!n->count || i == N_STEP)
-            continue;
-        fprintf(f, "%s\n  \"%s\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRId64
-                   ", \"self_ns\": %" PRId64 "}",
+        if (!n->count || i == N_STEP) continue;
+        fprintf(f, "%s\n  \"%s\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"self_ns\": %" PRId64 "}",
                 first ? "" : ",", NAME_TEXT[i], n->count, n->total, n->self);
         first = 0;
     }
-    fprintf(f, "},\n \"steps_total\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRId64
-               ", \"self_ns\": %" PRId64 "}}\n",
+    fprintf(f, "},\n \"steps_total\": {\"count\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"self_ns\": %" PRId64 "}}\n",
             g->facts[N_STEP].count, g->facts[N_STEP].total, g->facts[N_STEP].self);
     return fclose(f);
 }
@@ -763,8 +751,7 @@ static int parse_size(const char *s, uint64_t *out_size)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
-        return -1;
+    if (errno || end == s || v < 0) return -1;
     double mul = 1;
     if (*end == 'K' || *end == 'k')
         mul = 1e3, end++;
@@ -772,8 +759,7 @@ static int parse_size(const char *s, uint64_t *out_size)
         mul = 1e6, end++;
     else if (*end == 'G' || *end == 'g')
         mul = 1e9, end++;
-    if (*end)
-        return -1;
+    if (*end) return -1;
     *out_size = (uint64_t)(v * mul);
     return 0;
 }
@@ -814,8 +800,7 @@ int main(int argc, char **argv)
         else
             return usage();
     }
-    if (npos != 2 || level < 1 || level > 9 || layers < 1 || layers > 64)
-        return usage();
+    if (npos != 2 || level < 1 || level > 9 || layers < 1 || layers > 64) return usage();
     if (parse_size(pos[0], &size) != 0) {
         fprintf(stderr, "gen_trace: SIZE '%s' is not a size like 100M or 1G\n", pos[0]);
         return 2;
@@ -830,8 +815,7 @@ int main(int argc, char **argv)
         char mode[8];
         snprintf(mode, sizeof mode, "wb%ld", level);
         o.gz = gzopen(pos[1], mode);
-        if (o.gz)
-            gzbuffer(o.gz, 1 << 20);
+        if (o.gz) gzbuffer(o.gz, 1 << 20);
     } else {
         o.f = fopen(pos[1], "wb");
     }
@@ -869,7 +853,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < L_COUNT; i++)
         free(g.lane[i].v);
-    printf("gen_trace: %s: %" PRIu64 " bytes of JSON, %" PRId64 " steps, %" PRIu64 " events\n", pos[1],
-           o.total, g.step, g.n_x + g.n_flow + g.n_instant + g.n_meta + 2);
+    printf("gen_trace: %s: %" PRIu64 " bytes of JSON, %" PRId64 " steps, %" PRIu64 " events\n", pos[1], o.total, g.step,
+           g.n_x + g.n_flow + g.n_instant + g.n_meta + 2);
     return 0;
 }

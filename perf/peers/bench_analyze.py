@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The analyzer benchmark (run by bench/run_analyze.sh; see docs/benchmarks.md).
+"""The analyzer benchmark (run by perf/run_analyze.sh; see docs/benchmarks.md).
 
     bench_analyze.py --cli STEPSCOPE --trace LABEL:PLAIN:GZ:FACTS ... [--venv-python PY]
                      [--zinflate BIN] [--fixtures DIR] [--runs 3] [--results OUT.json]
 
 For each generated trace: `stepscope analyze --json` on the plain and the gzip file
 (median of --runs runs: wall, CPU and peak RSS), zlib inflating the gzip file to
-nowhere (bench/zinflate.c) as the reference for "limited only by inflate", and the peers on the same plain file,
+nowhere (perf/zinflate.c) as the reference for "limited only by inflate", and the peers on the same plain file,
 side by side in this one run: py_nesting.py (json.load + a nesting pass) and
 hta_breakdown.py (Holistic Trace Analysis, with --venv-python). It checks that
 stepscope's per-name count/total/self agree with what the generator wrote in FACTS
@@ -41,7 +41,7 @@ INFLATE = (
 
 
 def inflate_cmd(args, gz):
-    """zlib inflate to nowhere: bench/zinflate.c when built, else a Python loop (slower:
+    """zlib inflate to nowhere: perf/zinflate.c when built, else a Python loop (slower:
     it allocates every output chunk)."""
     if args.zinflate and os.access(args.zinflate, os.X_OK):
         return [args.zinflate, gz]

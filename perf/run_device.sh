@@ -9,14 +9,14 @@
 #      fresh process; stepscope's with an empty PoCL kernel cache so its first call
 #      compiles for real, as JAX's does. JAX comes from the interop venv (.venv/, made
 #      by scripts/interop/setup.sh); without it that half is skipped.
-# Results: bench/out/device_*.json and the lines printed here.
+# Results: perf/out/device_*.json and the lines printed here.
 #
 #   BENCH_MATMUL_N=N   matmul size (default 1024)
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-bin=$BUILD/bench/device_bench
-out=bench/out
+bin=$BUILD/perf/device_bench
+out=perf/out
 mkdir -p "$out"
 [ -x "$bin" ] || { echo "run_device: $bin is missing (make BUILD=$BUILD $bin)"; exit 1; }
 rc=0
@@ -46,7 +46,7 @@ have_jax=0
 if [ -x "$py" ] && "$py" -c 'import jax' >/dev/null 2>&1; then
   have_jax=1
   for rows in 64 96; do
-    JAX_PLATFORMS=cpu "$py" bench/jax_lesson1.py --rows "$rows" >"$out/device_lesson_jax_$rows.json" 2>/dev/null || rc=1
+    JAX_PLATFORMS=cpu "$py" perf/jax_lesson1.py --rows "$rows" >"$out/device_lesson_jax_$rows.json" 2>/dev/null || rc=1
   done
 else
   echo "JAX comparison skipped: $py with jax is missing (run scripts/interop/setup.sh to create .venv)"

@@ -1,10 +1,10 @@
 """Lesson 1's workload on JAX (XLA:CPU), measured like `device_bench lesson`.
 
-Run by bench/run_device.sh with the interop venv's python (.venv/bin/python, made by
+Run by perf/run_device.sh with the interop venv's python (.venv/bin/python, made by
 scripts/interop/setup.sh). One process per variant, so the first call traces and
 compiles for real. Prints one JSON line.
 
-    python bench/jax_lesson1.py --rows 64 [--repeats 7]
+    python perf/jax_lesson1.py --rows 64 [--repeats 7]
 """
 import argparse
 import json

@@ -8,7 +8,7 @@
 #include "write/jsonout.h"
 #include "write/wfile.h"
 
-#define BIG_TID (INT64_C(1) << 40)
+#define BIG_TID       (INT64_C(1) << 40)
 #define JSON_SAFE_INT (INT64_C(1) << 53)
 
 typedef struct jw {
@@ -18,12 +18,15 @@ typedef struct jw {
     const sts_lane *lanes;
     const sts_arg *args;
     size_t nprocs, nlanes, nargs;
-    int64_t *tid;        /* per lane: the tid written */
-    int32_t *tid_order;  /* per lane: 1-based position within its process */
-    int events;          /* events written so far */
+    int64_t *tid;       /* per lane: the tid written */
+    int32_t *tid_order; /* per lane: 1-based position within its process */
+    int events;         /* events written so far */
 } jw;
 
-static void lit(jw *w, const char *s) { sts_wfile_puts(w->f, s); }
+static void lit(jw *w, const char *s)
+{
+    sts_wfile_puts(w->f, s);
+}
 
 /* Starts an event with `head`. The separator goes before each event, not after, so the
  * array needs no terminating empty object: DevTools' trace engine throws on one. */
@@ -33,9 +36,15 @@ static void ev_begin(jw *w, const char *head)
     lit(w, head);
 }
 
-static void str_id(jw *w, uint32_t id) { sts_jo_cstring(w->f, sts_timeline_string(w->tl, id)); }
+static void str_id(jw *w, uint32_t id)
+{
+    sts_jo_cstring(w->f, sts_timeline_string(w->tl, id));
+}
 
-static int64_t lane_tid(const jw *w, uint32_t lane) { return w->tid[lane]; }
+static int64_t lane_tid(const jw *w, uint32_t lane)
+{
+    return w->tid[lane];
+}
 
 static uint64_t tid_key(uint32_t process, int64_t tid)
 {
@@ -66,7 +75,8 @@ static int choose_tids(jw *w)
         int64_t c = t & 0x7fffffff;
         if (c == 0 || sts_u64map_get(&used, tid_key(pr, c)) != UINT32_MAX) { /* 0 reads as "no tid" */
             c = BIG_TID + (int64_t)l;
-            while (sts_u64map_get(&used, tid_key(pr, c)) != UINT32_MAX) c++;
+            while (sts_u64map_get(&used, tid_key(pr, c)) != UINT32_MAX)
+                c++;
         }
         w->tid[l] = c;
         rc = sts_u64map_put(&used, tid_key(pr, c), 1);
@@ -98,16 +108,26 @@ static void pid_tid(jw *w, uint32_t lane)
 static void arg_value(jw *w, const sts_arg *a)
 {
     switch (a->type) {
-    case STS_ARG_INT: sts_jo_i64(w->f, a->v.i); break;
-    case STS_ARG_DOUBLE: sts_jo_double(w->f, a->v.d); break;
-    case STS_ARG_STRING: str_id(w, a->v.str); break;
+    case STS_ARG_INT:
+        sts_jo_i64(w->f, a->v.i);
+        break;
+    case STS_ARG_DOUBLE:
+        sts_jo_double(w->f, a->v.d);
+        break;
+    case STS_ARG_STRING:
+        str_id(w, a->v.str);
+        break;
     case STS_ARG_JSON: {
         const char *raw = sts_timeline_string(w->tl, a->v.str);
         lit(w, *raw ? raw : "null");
         break;
     }
-    case STS_ARG_BOOL: lit(w, a->v.i ? "true" : "false"); break;
-    default: lit(w, "null"); break;
+    case STS_ARG_BOOL:
+        lit(w, a->v.i ? "true" : "false");
+        break;
+    default:
+        lit(w, "null");
+        break;
     }
 }
 
@@ -150,8 +170,10 @@ static void meta_event(jw *w, int64_t pid, const int64_t *tid, const char *what,
     lit(w, "\",\"args\":{\"");
     lit(w, key);
     lit(w, "\":");
-    if (str != STS_NONE) str_id(w, str);
-    else sts_jo_i64(w->f, num);
+    if (str != STS_NONE)
+        str_id(w, str);
+    else
+        sts_jo_i64(w->f, num);
     lit(w, "}}");
 }
 
@@ -269,7 +291,7 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
                                  sts_error *err)
 {
     if (!tl || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "chrome json writer: no timeline or path");
-    jw w = { tl, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0 };
+    jw w = {tl, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0};
     w.procs = sts_timeline_processes(tl, &w.nprocs);
     w.lanes = sts_timeline_lanes(tl, &w.nlanes);
     w.args = sts_timeline_args(tl, &w.nargs);

@@ -10,14 +10,14 @@
 #include "trace/build.h"
 
 typedef struct dev_op {
-    sts_event *ev;      /* retained until resolved */
+    sts_event *ev; /* retained until resolved */
     uint64_t corr;
-    int64_t tid;        /* the enqueuing thread */
-    uint64_t hook_tick; /* when the enqueue had returned */
+    int64_t tid;         /* the enqueuing thread */
+    uint64_t hook_tick;  /* when the enqueue had returned */
     uint64_t floor_tick; /* the dispatch slice starts no earlier: innermost open scope's
                             start or the last closed scope's end, whichever is later */
-    uint32_t depth;     /* open scopes around the enqueue */
-    int ok;             /* times were read */
+    uint32_t depth;      /* open scopes around the enqueue */
+    int ok;              /* times were read */
     sts_event_times times;
     char name[64];
 } dev_op;
@@ -74,7 +74,7 @@ static void on_enqueue(void *user, const char *name, sts_event *ev)
 
 static clock_pair calibrate(sts_device *dev, sts_error *err)
 {
-    clock_pair c = { 0, 0, 0, 0 };
+    clock_pair c = {0, 0, 0, 0};
     c.ok = sts_device_clock_pair(dev, &c.host, &c.dev, &c.unc, err) == STS_OK;
     return c;
 }
@@ -145,8 +145,8 @@ static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t 
     uint32_t host_lane = sts_tl_lane(b->tl, b->host_process, sts_build_text(b, buf), op->tid);
     int64_t start = to_host(t, op->times.start), end = to_host(t, op->times.end);
     int64_t queued = to_host(t, op->times.queued), submit = to_host(t, op->times.submit);
-    sts_arg a[3] = { int_arg(b, "correlation_id", (int64_t)op->corr), int_arg(b, "queued_ns", queued),
-                     int_arg(b, "submit_ns", submit) };
+    sts_arg a[3] = {int_arg(b, "correlation_id", (int64_t)op->corr), int_arg(b, "queued_ns", queued),
+                    int_arg(b, "submit_ns", submit)};
     uint32_t dev_slice_args = sts_tl_add_args(b->tl, a, 3);
     sts_build_slice(b, dev_lane, start, end - start, sts_build_text(b, op->name), 0, dev_slice_args);
 
@@ -157,7 +157,7 @@ static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t 
     if (d_start < floor) d_start = floor;
     if (d_start > d_end) d_start = d_end;
     snprintf(buf, sizeof buf, "enqueue %s", op->name);
-    sts_arg h[1] = { int_arg(b, "correlation_id", (int64_t)op->corr) };
+    sts_arg h[1] = {int_arg(b, "correlation_id", (int64_t)op->corr)};
     sts_build_slice(b, host_lane, d_start, d_end - d_start, sts_build_text(b, buf), (uint16_t)op->depth,
                     sts_tl_add_args(b->tl, h, 1));
     snprintf(buf, sizeof buf, "%" PRIu64, op->corr);
@@ -221,8 +221,9 @@ sts_status sts_trace_device(sts_device *dev, sts_error *err)
     if (!dev) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "sts_trace_device: no device given");
     uint32_t session = atomic_load_explicit(&sts_rec.session, memory_order_acquire);
     if (session == 0)
-        return sts_error_set(err, STS_ERR_STATE, -1, "sts_trace_device: no trace session is running (call "
-                                                     "sts_trace_start first)");
+        return sts_error_set(err, STS_ERR_STATE, -1,
+                             "sts_trace_device: no trace session is running (call "
+                             "sts_trace_start first)");
     sts_status st = STS_OK;
     pthread_mutex_lock(&trackers_lock);
     if (atomic_load_explicit(&trackers_session, memory_order_relaxed) != session) {

@@ -8,20 +8,20 @@
 #   BENCH_PY_LARGE=0  skip the Python peer on the 1 GB trace (extrapolated instead)
 #   BENCH_HTA=0       skip Holistic Trace Analysis (minutes per 100 MB)
 #   BENCH_HTA_LARGE=1 also run HTA on the 1 GB trace (default: extrapolated)
-# Generated traces are cached in bench/out/ and remade only when bench/gen_trace.c
-# changes. Results are also written to bench/out/analyze_results.json.
+# Generated traces are cached in perf/out/ and remade only when perf/gen_trace.c
+# changes. Results are also written to perf/out/analyze_results.json.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 cli=$BUILD/stepscope
-gen=$BUILD/bench/gen_trace
-out=bench/out
+gen=$BUILD/perf/gen_trace
+out=perf/out
 mkdir -p "$out"
 for f in "$cli" "$gen"; do
   [ -x "$f" ] || { echo "run_analyze: $f is missing (make BUILD=$BUILD all $gen)"; exit 1; }
 done
 
-gen_hash=$(sha256sum bench/gen_trace.c | cut -c1-16)
+gen_hash=$(sha256sum perf/gen_trace.c | cut -c1-16)
 traces=()
 make_trace() { # LABEL SIZE
   local label=$1 size=$2 base="$out/kineto_$1"
@@ -50,6 +50,6 @@ fix=()
 fixtures=${STEPSCOPE_FIXTURES:-../shared/fixtures}
 [ -d "$fixtures" ] && fix=(--fixtures "$fixtures")
 
-python3 bench/peers/bench_analyze.py --cli "$cli" --zinflate "$BUILD/bench/zinflate" \
+python3 perf/peers/bench_analyze.py --cli "$cli" --zinflate "$BUILD/perf/zinflate" \
   --runs "${BENCH_RUNS:-3}" "${traces[@]}" \
   "${venv[@]}" "${fix[@]}" --results "$out/analyze_results.json"

@@ -37,7 +37,8 @@ static double mad_of(const double *x, size_t n, double median)
     double small[64];
     double *d = n <= 64 ? small : malloc(n * sizeof *d);
     if (!d) return NAN;
-    for (size_t i = 0; i < n; i++) d[i] = fabs(x[i] - median);
+    for (size_t i = 0; i < n; i++)
+        d[i] = fabs(x[i] - median);
     double m = sts_median(d, n);
     if (d != small) free(d);
     return m;
@@ -57,7 +58,8 @@ void sts_stats_compute(const double *x, size_t n, sts_stats *out, unsigned char 
     }
     out->mean = sum / (double)n;
     double ss = 0;
-    for (size_t i = 0; i < n; i++) ss += (x[i] - out->mean) * (x[i] - out->mean);
+    for (size_t i = 0; i < n; i++)
+        ss += (x[i] - out->mean) * (x[i] - out->mean);
     out->stddev = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
     out->cv = out->mean != 0 ? out->stddev / fabs(out->mean) : 0;
     out->median = sts_median(x, n);

@@ -26,8 +26,8 @@
 #pragma GCC diagnostic pop
 #else
 /* No liblttng-ust-dev: the LTTng half is reported as unavailable. */
-#define HAVE_LTTNG 0
-#define lttng_ust_tracepoint(...) ((void)0)
+#define HAVE_LTTNG                        0
+#define lttng_ust_tracepoint(...)         ((void)0)
 #define lttng_ust_tracepoint_enabled(...) 0
 #endif
 
@@ -84,7 +84,10 @@ void *realloc(void *p, size_t n)
     return __libc_realloc(p, n);
 }
 
-void free(void *p) { __libc_free(p); }
+void free(void *p)
+{
+    __libc_free(p);
+}
 
 int posix_memalign(void **out, size_t align, size_t n)
 {
@@ -202,7 +205,7 @@ static const char *trace_dir;
 static result measure(const char *what, workload w, int threads, int runs, uint64_t n)
 {
     double *v = calloc((size_t)runs, sizeof *v), *sv = calloc((size_t)runs, sizeof *sv);
-    result r = { what, threads, 0, 0, 0, 0, 0, 0, 0 };
+    result r = {what, threads, 0, 0, 0, 0, 0, 0, 0};
     int recorder = w == W_RECORDER_SCOPE || w == W_RECORDER_PAIR || w == W_RECORDER_LAZY;
     for (int run = 0; run < runs; run++) {
         if (recorder) {
@@ -228,7 +231,8 @@ static result measure(const char *what, workload w, int threads, int runs, uint6
         }
         /* Thread creation allocates; count only inside the measured loops. */
         atomic_store(&counting, 0);
-        for (int t = 1; t < threads; t++) pthread_create(&k[t].th, NULL, worker_main, &k[t]);
+        for (int t = 1; t < threads; t++)
+            pthread_create(&k[t].th, NULL, worker_main, &k[t]);
         run_workload(w, 64);
         pthread_barrier_wait(&bar);
         uint64_t before = atomic_load(&allocations);
@@ -237,14 +241,16 @@ static result measure(const char *what, workload w, int threads, int runs, uint6
         run_workload(w, n);
         int64_t t1 = cpu_ns();
         k[0].ns_per_scope = (double)(t1 - t0) / (double)n;
-        for (int t = 1; t < threads; t++) pthread_join(k[t].th, NULL);
+        for (int t = 1; t < threads; t++)
+            pthread_join(k[t].th, NULL);
         atomic_store(&counting, 0);
         /* Other threads' loops were inside the counting window too. */
         r.allocations += atomic_load(&allocations) - before;
         r.events += (uint64_t)threads * n * 2;
         pthread_barrier_destroy(&bar);
         double sum = 0;
-        for (int t = 0; t < threads; t++) sum += k[t].ns_per_scope;
+        for (int t = 0; t < threads; t++)
+            sum += k[t].ns_per_scope;
         v[run] = sum / threads;
         if (recorder) {
             sts_trace_stats st;
@@ -266,10 +272,11 @@ static result measure(const char *what, workload w, int threads, int runs, uint6
 
 static void print_result(const result *r, const char *label)
 {
-    printf("  %-28s %d thread%s  %7.2f ns/scope  (min %.2f, max %.2f)  allocations %llu in %llu events%s\n",
-           r->what, r->threads, r->threads > 1 ? "s" : " ", r->median, r->min, r->max,
-           (unsigned long long)r->allocations, (unsigned long long)r->events, label);
-    if (r->start_ms > 0) printf("  %-28s (sts_trace_start took %.2f ms: 1 ms clock calibration + pool)\n", "", r->start_ms);
+    printf("  %-28s %d thread%s  %7.2f ns/scope  (min %.2f, max %.2f)  allocations %llu in %llu events%s\n", r->what,
+           r->threads, r->threads > 1 ? "s" : " ", r->median, r->min, r->max, (unsigned long long)r->allocations,
+           (unsigned long long)r->events, label);
+    if (r->start_ms > 0)
+        printf("  %-28s (sts_trace_start took %.2f ms: 1 ms clock calibration + pool)\n", "", r->start_ms);
     if (r->dropped) printf("  (recorder dropped %llu scopes: pool too small)\n", (unsigned long long)r->dropped);
 }
 
@@ -279,11 +286,16 @@ int main(int argc, char **argv)
     uint64_t n = 200000;
     const char *only = NULL, *label = "", *json = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--scopes") && i + 1 < argc) n = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-        else if (!strcmp(argv[i], "--label") && i + 1 < argc) label = argv[++i];
-        else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+        if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--scopes") && i + 1 < argc)
+            n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--label") && i + 1 < argc)
+            label = argv[++i];
+        else if (!strcmp(argv[i], "--json") && i + 1 < argc)
+            json = argv[++i];
         else {
             fprintf(stderr, "usage: trace_overhead [--runs N] [--scopes N] [--only recorder|lttng] [--label TEXT] "
                             "[--json PATH]\n");
@@ -319,7 +331,8 @@ int main(int argc, char **argv)
         res[nres++] = measure(lttng_on ? "lttng-ust (session)" : "lttng-ust (no session)", W_LTTNG, 1, runs, n);
         res[nres++] = measure(lttng_on ? "lttng-ust (session)" : "lttng-ust (no session)", W_LTTNG, 2, runs, n);
     }
-    for (int i = 0; i < nres; i++) print_result(&res[i], "");
+    for (int i = 0; i < nres; i++)
+        print_result(&res[i], "");
     if (do_rec && do_lt) {
         printf("  ratio lttng-ust / stepscope while %s: %.2f (1 thread), %.2f (2 threads)\n",
                lttng_on ? "recording" : "idle (LTTng with no session vs stepscope with none)",
@@ -336,8 +349,9 @@ int main(int argc, char **argv)
             fprintf(f, "{\"runs\":%d,\"scopes_per_thread\":%llu,\"lttng_enabled\":%d,\"results\":[", runs,
                     (unsigned long long)n, lttng_on);
             for (int i = 0; i < nres; i++)
-                fprintf(f, "%s{\"what\":\"%s\",\"threads\":%d,\"median_ns\":%.3f,\"min_ns\":%.3f,\"max_ns\":%.3f,"
-                           "\"allocations\":%llu,\"events\":%llu}",
+                fprintf(f,
+                        "%s{\"what\":\"%s\",\"threads\":%d,\"median_ns\":%.3f,\"min_ns\":%.3f,\"max_ns\":%.3f,"
+                        "\"allocations\":%llu,\"events\":%llu}",
                         i ? "," : "", res[i].what, res[i].threads, res[i].median, res[i].min, res[i].max,
                         (unsigned long long)res[i].allocations, (unsigned long long)res[i].events);
             fprintf(f, "]}\n");

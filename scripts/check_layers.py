@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""make check-layers: the module layers of docs/ARCHITECTURE.md, checked on the code.
+
+The table between the `check-layers` markers in docs/ARCHITECTURE.md names each module of
+lib/, the public headers it owns and the modules it may use. This script checks that
+
+  1. every `#include "..."` of a project header in lib/<module>/ points at the module
+     itself or at a module it may use (public headers count as their owner's);
+  2. every undefined symbol of lib/<module>/*.o (built in --build) that another module
+     defines is defined by a module it may use, and only `device` calls OpenCL;
+  3. programs/ include only public headers (include/) and their own;
+  4. every public header is owned by a module in the table, and no code in lib/
+     includes the umbrella header stepscope.h.
+
+It prints one line per violation, naming the file and the edge, and exits 1 if any.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+UMBRELLA = "stepscope.h"
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def read_table(path):
+    """{module: (set(uses), [headers])} from the marked table of ARCHITECTURE.md."""
+    text = open(path, encoding="utf-8").read()
+    m = re.search(r"<!-- check-layers: begin -->(.*?)<!-- check-layers: end -->", text, re.S)
+    if not m:
+        sys.exit(f"check-layers: {path}: no <!-- check-layers: begin/end --> table")
+    table = {}
+    for line in m.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 4 or not re.fullmatch(r"`[a-z_]+`", cells[0]):
+            continue
+        mod = cells[0].strip("`")
+        headers = re.findall(r"`([^`]+\.h)`", cells[2])
+        uses = set(re.findall(r"[a-z_]+", cells[3].replace("nothing", "")))
+        table[mod] = (uses, headers)
+    return table
+
+
+def closure(table):
+    """A module may use what it names and, transitively, what those use."""
+    allowed = {}
+    for mod in table:
+        seen, todo = set(), list(table[mod][0])
+        while todo:
+            u = todo.pop()
+            if u in seen:
+                continue
+            seen.add(u)
+            todo.extend(table.get(u, (set(), []))[0])
+        allowed[mod] = seen
+    return allowed
+
+
+def header_owner(inc, owners, modules):
+    """The module an #include path belongs to, or None for a header outside lib/include."""
+    if inc in owners:
+        return owners[inc]
+    first = inc.split("/", 1)[0]
+    if "/" in inc and first in modules:
+        return first
+    return None
+
+
+def sources(dirpath, exts=(".c", ".h")):
+    for name in sorted(os.listdir(dirpath)):
+        if name.endswith(exts):
+            yield os.path.join(dirpath, name)
+
+
+def nm(args):
+    out = subprocess.run(["nm"] + args, capture_output=True, text=True, check=True).stdout
+    return out.splitlines()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--no-symbols", action="store_true", help="check includes only")
+    a = ap.parse_args()
+    os.chdir(ROOT)
+    table = read_table("docs/ARCHITECTURE.md")
+    allowed = closure(table)
+    modules = set(table)
+    owners = {}
+    bad = []
+    for mod, (uses, headers) in table.items():
+        for u in uses:
+            if u not in modules:
+                bad.append(f"docs/ARCHITECTURE.md: module '{mod}' may use '{u}', which is not in the table")
+        for h in headers:
+            owners[h] = mod
+    on_disk = {d for d in os.listdir("lib") if os.path.isdir(os.path.join("lib", d))}
+    for d in sorted(on_disk - modules):
+        bad.append(f"lib/{d}/: a module that docs/ARCHITECTURE.md's layer table does not list")
+    public = ["stepscope/" + h for h in sorted(os.listdir("include/stepscope"))]
+    for h in public:
+        if h not in owners:
+            bad.append(f"include/{h}: no module owns this public header in docs/ARCHITECTURE.md")
+
+    # 1 and 4: includes in lib/.
+    for mod in sorted(modules & on_disk):
+        for path in sources(os.path.join("lib", mod)):
+            for inc in INCLUDE_RE.findall(open(path, encoding="utf-8").read()):
+                if inc == UMBRELLA:
+                    bad.append(f"{path}: includes the umbrella header {UMBRELLA}; lib/ includes the headers it uses")
+                    continue
+                owner = header_owner(inc, owners, modules)
+                if owner is None:
+                    if "/" not in inc and os.path.exists(os.path.join("lib", mod, inc)):
+                        continue  # a sibling header in the same folder
+                    bad.append(f"{path}: includes \"{inc}\", which is no header of the project")
+                    continue
+                if owner != mod and owner not in allowed[mod]:
+                    bad.append(f"{path}: includes \"{inc}\" ({mod} -> {owner}), not a layer {mod} may use")
+
+    # 3: programs use the public API only.
+    for dirpath, _, files in os.walk("programs"):
+        for name in sorted(files):
+            if not name.endswith((".c", ".h")):
+                continue
+            path = os.path.join(dirpath, name)
+            for inc in INCLUDE_RE.findall(open(path, encoding="utf-8").read()):
+                if inc in owners or inc == UMBRELLA:
+                    continue
+                local = os.path.exists(os.path.join(dirpath, inc)) or os.path.exists(os.path.join("programs", inc))
+                if not local:
+                    bad.append(f"{path}: includes \"{inc}\"; the CLI uses only public headers and its own")
+
+    # 2: undefined symbols of each module's objects.
+    if not a.no_symbols:
+        objdir = os.path.join(a.build, "obj", "lib")
+        gen = [os.path.join(a.build, "gen", f) for f in os.listdir(os.path.join(a.build, "gen"))
+               if f.endswith(".o")] if os.path.isdir(os.path.join(a.build, "gen")) else []
+        objs = {}
+        for mod in sorted(modules & on_disk):
+            d = os.path.join(objdir, mod)
+            want = [os.path.join(d, os.path.basename(p)[:-2] + ".o") for p in sources(os.path.join("lib", mod), (".c",))]
+            missing = [o for o in want if not os.path.exists(o)]
+            if missing:
+                sys.exit(f"check-layers: {missing[0]} is not built; build the library first (make lib)")
+            objs[mod] = want
+        objs.setdefault("device", []).extend(gen)
+        definer = {}
+        for mod, files in objs.items():
+            if not files:
+                continue
+            for line in nm(["--defined-only", "-g"] + files):
+                parts = line.split()
+                if len(parts) == 3:
+                    definer.setdefault(parts[2], mod)
+        for mod, files in objs.items():
+            for f in files:
+                for line in nm(["-u", f]):
+                    sym = line.split()[-1]
+                    owner = definer.get(sym)
+                    if owner is None:
+                        if re.match(r"cl[A-Z]", sym) and mod != "device":
+                            bad.append(f"{f}: calls OpenCL ({sym}); only device may")
+                        continue
+                    if owner != mod and owner not in allowed[mod]:
+                        bad.append(f"{f}: uses {sym} ({mod} -> {owner}), not a layer {mod} may use")
+
+    for line in bad:
+        print("check-layers: " + line)
+    if bad:
+        print(f"check-layers: {len(bad)} violation{'s' if len(bad) != 1 else ''} of docs/ARCHITECTURE.md")
+        return 1
+    print(f"check-layers: {len(modules)} modules, includes{'' if a.no_symbols else ' and symbols'} point down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

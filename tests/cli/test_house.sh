@@ -1,0 +1,56 @@
+# House rules the build promises: plain `make` builds the CLI and the library, every
+# external symbol of the library carries the prefix, and no sanitizer hook ships.
+. "$(dirname "$0")/lib.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${STEPSCOPE_BUILD:-$root/build}
+
+# ---- plain make -------------------------------------------------------------------
+t_run make -C "$root" -pn BUILD="$T_TMP/b"
+goal=$(printf '%s\n' "$T_OUT" | sed -n 's/^\.DEFAULT_GOAL := //p' | tail -n 1)
+T_OUT="default goal: $goal"
+t_ok "plain make's default goal is 'all'" test "$goal" = all
+t_run make -C "$root" -n BUILD="$T_TMP/b"
+t_ok "plain make links the CLI" grep -q -- "-o $T_TMP/b/stepscope" <<<"$T_OUT"
+t_ok "plain make archives the library" grep -q "$T_TMP/b/libstepscope.a" <<<"$T_OUT"
+
+# ---- symbols -------------------------------------------------------------------------
+lib=$build/libstepscope.a
+if [ ! -f "$lib" ]; then
+  t_ok "$lib is built" false
+else
+  syms=$(nm -g --defined-only "$lib" | awk 'NF == 3 { print $3 }' | sort -u)
+  n=$(printf '%s\n' "$syms" | grep -c .)
+  T_OUT=$(printf '%s\n' "$syms" | grep -v '^sts_\|^STS_' | head -20)
+  if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
+    # Sanitizer builds add the compiler's own module constructors and instrumentation.
+    T_OUT=$(printf '%s\n' "$T_OUT" | grep -v '^__\(asan\|ubsan\|sanitizer\)\|^___asan\|^asan\.module' | head -20)
+  fi
+  t_ok "every external symbol of libstepscope.a starts with sts_ or STS_ ($n symbols)" test -z "$T_OUT"
+  T_OUT=$(printf '%s\n' "$syms" | grep '^__lsan\|^__asan_default\|^__ubsan_default\|^__tsan_default')
+  t_ok "no sanitizer hook in the shipped library" test -z "$T_OUT"
+fi
+
+# ---- make check-layers catches what it promises to -------------------------------------
+# A copy of the sources with one planted edge each time; the include check needs no build.
+plant() {
+  rm -rf "$T_TMP/house"
+  mkdir -p "$T_TMP/house"
+  cp -r "$root/scripts" "$root/docs" "$root/lib" "$root/include" "$root/programs" "$T_TMP/house/"
+}
+plant
+t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
+t_ok "check-layers passes on the tree as it is" test "$T_RC" = 0
+plant
+printf '#include "device/device_impl.h"\n' >>"$T_TMP/house/lib/read/xplane.c"
+t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
+t_ok "a reader including the device layer fails check-layers" test "$T_RC" = 1
+t_ok "the failure names the file and the edge" grep -q 'lib/read/xplane.c: includes "device/device_impl.h" (read -> device)' <<<"$T_OUT"
+plant
+printf '#include "stepscope.h"\n' >>"$T_TMP/house/lib/base/mem.c"
+t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
+t_ok "base including the umbrella header fails check-layers" grep -q 'lib/base/mem.c: includes the umbrella header' <<<"$T_OUT"
+plant
+printf '#include "model/timeline_impl.h"\n' >>"$T_TMP/house/programs/cmd_slices.c"
+t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
+t_ok "the CLI including an internal header fails check-layers" grep -q 'programs/cmd_slices.c: includes "model/timeline_impl.h"' <<<"$T_OUT"
+t_done
