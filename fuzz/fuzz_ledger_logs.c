@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 #include "stepscope/ledger.h"
 #include "stepscope/report.h"
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 #include "stepscope/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

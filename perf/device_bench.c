@@ -95,7 +95,7 @@ static double median_i64(const int64_t *v, int n)
 
 static int mm_setup(mm *m, const char *kind, sts_error *err)
 {
-    int64_t shape[2] = {m->n, m->n};
+    int64_t shape[2] = { m->n, m->n };
     size_t count = (size_t)m->n * (size_t)m->n;
     m->ha = malloc(count * sizeof(float)), m->hb = malloc(count * sizeof(float));
     m->hc = malloc(count * sizeof(float)), m->ref = malloc(count * sizeof(float));
@@ -118,7 +118,7 @@ static int mm_setup(mm *m, const char *kind, sts_error *err)
         (st = sts_array_write(m->a, m->ha, count * sizeof(float), NULL, err)) != STS_OK ||
         (st = sts_array_write(m->b, m->hb, count * sizeof(float), NULL, err)) != STS_OK)
         return st;
-    sts_array *in[2] = {m->a, m->b};
+    sts_array *in[2] = { m->a, m->b };
     return sts_arrays_ready(in, 2, err);
 }
 
@@ -198,7 +198,7 @@ typedef struct lesson {
 
 static sts_status lesson_setup(lesson *L, sts_error *err)
 {
-    int64_t xs[2] = {L->rows, 32}, ws[2] = {32, 16}, ys[2] = {L->rows, 16};
+    int64_t xs[2] = { L->rows, 32 }, ws[2] = { 32, 16 }, ys[2] = { L->rows, 16 };
     float *both = malloc(((size_t)L->rows * 32 + 512) * sizeof *both);
     if (!both) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory");
     sts_normal_f32(4, both, (size_t)L->rows * 32 + 512);
@@ -210,7 +210,7 @@ static sts_status lesson_setup(lesson *L, sts_error *err)
     if (st == STS_OK) st = sts_array_create(L->dev, STS_DTYPE_F32, 2, ys, &L->t, err);
     if (st == STS_OK) st = sts_array_write(L->x, L->hx, sts_array_bytes(L->x), NULL, err);
     if (st == STS_OK) st = sts_array_write(L->w, L->hw, sts_array_bytes(L->w), NULL, err);
-    sts_array *in[2] = {L->x, L->w};
+    sts_array *in[2] = { L->x, L->w };
     if (st == STS_OK) st = sts_arrays_ready(in, 2, err);
     return st;
 }

@@ -220,18 +220,18 @@ static int64_t between(int64_t lo, int64_t hi)
 enum { NAMES(AS_ENUM) N_COUNT };
 #undef AS_ENUM
 #define AS_TEXT(id, text) text,
-static const char *const NAME_TEXT[] = {NAMES(AS_TEXT)};
+static const char *const NAME_TEXT[] = { NAMES(AS_TEXT) };
 #undef AS_TEXT
 
 enum { C_CPU_OP, C_USER, C_RUNTIME, C_KERNEL, C_MEMCPY, C_GPU_USER, C_AC2G, C_FWDBWD, C_INSTANT };
-static const char *const CAT_TEXT[] = {"cpu_op", "user_annotation", "cuda_runtime",
-                                       "kernel", "gpu_memcpy",      "gpu_user_annotation",
-                                       "ac2g",   "fwdbwd",          "cpu_instant_event"};
+static const char *const CAT_TEXT[] = { "cpu_op", "user_annotation", "cuda_runtime",
+                                        "kernel", "gpu_memcpy",      "gpu_user_annotation",
+                                        "ac2g",   "fwdbwd",          "cpu_instant_event" };
 
 enum { L_MAIN, L_BWD, L_S7, L_S20, L_COUNT };
 enum { HOST_PID = 4242, BWD_TID = 4301 };
-static const int LANE_PID[L_COUNT] = {HOST_PID, HOST_PID, 0, 0};
-static const int LANE_TID[L_COUNT] = {HOST_PID, BWD_TID, 7, 20};
+static const int LANE_PID[L_COUNT] = { HOST_PID, HOST_PID, 0, 0 };
+static const int LANE_TID[L_COUNT] = { HOST_PID, BWD_TID, 7, 20 };
 
 /* Static shape arguments: the bulk of a real cpu_op's args. */
 static const char *const SHAPES_LINEAR =
@@ -653,7 +653,7 @@ static void count_event(gen *g, const ev *e)
  * tends to), then empties the buffers. */
 static void flush_step(gen *g, out *o, int64_t step, int *first)
 {
-    static const int order[L_COUNT] = {L_BWD, L_MAIN, L_S7, L_S20};
+    static const int order[L_COUNT] = { L_BWD, L_MAIN, L_S7, L_S20 };
     for (int k = 0; k < L_COUNT; k++) {
         lane_buf *b = &g->lane[order[k]];
         for (size_t i = 0; i < b->n; i++) {

@@ -205,7 +205,7 @@ static const char *trace_dir;
 static result measure(const char *what, workload w, int threads, int runs, uint64_t n)
 {
     double *v = calloc((size_t)runs, sizeof *v), *sv = calloc((size_t)runs, sizeof *sv);
-    result r = {what, threads, 0, 0, 0, 0, 0, 0, 0};
+    result r = { what, threads, 0, 0, 0, 0, 0, 0, 0 };
     int recorder = w == W_RECORDER_SCOPE || w == W_RECORDER_PAIR || w == W_RECORDER_LAZY;
     for (int run = 0; run < runs; run++) {
         if (recorder) {

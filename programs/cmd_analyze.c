@@ -177,9 +177,9 @@ static void lane_cells(const analysis *a, uint32_t l, const char *cells[4])
 static void print_lanes(const analysis *a)
 {
     printf("\nlanes (busy = union of the lane's slices, span = first start to last end)\n");
-    static const char *const titles[4] = {"pid", "tid", "process", "thread"};
-    static const int caps[4] = {24, 24, 32, 32};
-    int widths[4] = {3, 3, 7, 6};
+    static const char *const titles[4] = { "pid", "tid", "process", "thread" };
+    static const int caps[4] = { 24, 24, 32, 32 };
+    int widths[4] = { 3, 3, 7, 6 };
     const char *cells[4];
     for (size_t k = 0; k < a->nlanes; k++) {
         lane_cells(a, a->order[k], cells);
@@ -204,9 +204,9 @@ static void print_processes(const analysis *a)
     if (a->nprocs < 2) return;
     const sts_process *procs = sts_timeline_processes(a->tl, NULL);
     printf("\nprocesses (busy = union over all their lanes)\n");
-    static const char *const titles[2] = {"pid", "process"};
-    static const int caps[2] = {24, 40};
-    int widths[2] = {3, 7};
+    static const char *const titles[2] = { "pid", "process" };
+    static const int caps[2] = { 24, 40 };
+    int widths[2] = { 3, 7 };
     const char *cells[2];
     for (size_t p = 0; p < a->nprocs; p++) {
         cells[0] = sts_timeline_string(a->tl, procs[p].label);
@@ -265,7 +265,7 @@ static void json_trace(jout *j, const analysis *a)
     jo_obj(j);
     for (int c = 0; c < 128; c++) {
         if (!in->by_phase[c]) continue;
-        char k[2] = {(char)c, 0};
+        char k[2] = { (char)c, 0 };
         jo_key(j, k);
         jo_u64(j, in->by_phase[c]);
     }
@@ -409,10 +409,10 @@ int cmd_analyze(int argc, char **argv)
     int json = 0, top = INT_MIN;
     const char *run = NULL;
     const cli_opt opts[] = {
-        {"json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top"},
-        {"top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)"},
-        {"run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)"},
-        {0},
+        { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
+        { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
+        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        { 0 },
     };
     const cli_spec spec = {
         "analyze",
@@ -436,7 +436,7 @@ int cmd_analyze(int argc, char **argv)
     }
     sts_timeline *tl = NULL;
     if ((rc = tc_open("analyze", pos[0], run, &tl)) != CLI_OK) return rc;
-    analysis a = {0};
+    analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a);
     if (rc == CLI_OK && json) {

@@ -66,7 +66,7 @@ static int check_counts(const bench_args *a)
 
 static int parse_matmul(const char *s, sts_matmul_kind *k)
 {
-    static const char *const names[] = {"auto", "tiled", "blocked", "naive"};
+    static const char *const names[] = { "auto", "tiled", "blocked", "naive" };
     for (int i = 0; i < 4; i++)
         if (strcmp(s, names[i]) == 0) return *k = (sts_matmul_kind)i, 1;
     return 0;
@@ -165,27 +165,27 @@ static int run(const bench_args *a, sts_workload_kind kind, sts_matmul_kind mm)
 int cmd_bench(int argc, char **argv)
 {
     static bench_args a;
-    a = (bench_args){64, 32, 16, NULL, NULL, 7, 0, 0, 4, NULL, NULL, "auto", 0, 0, -1, -1};
+    a = (bench_args){ 64, 32, 16, NULL, NULL, 7, 0, 0, 4, NULL, NULL, "auto", 0, 0, -1, -1 };
     const cli_opt opts[] = {
-        {"rows", CLI_INT, &a.rows, "N", "rows of x (default 64)"},
-        {"features", CLI_INT, &a.features, "N", "columns of x = rows of w (default 32)"},
-        {"outputs", CLI_INT, &a.outputs, "N", "columns of w (default 16)"},
-        {"input-shape", CLI_STRING, &a.input_shape, "RxF", "x's shape, instead of --rows/--features"},
-        {"weight-shape", CLI_STRING, &a.weight_shape, "FxO", "w's shape, instead of --features/--outputs"},
-        {"repeats", CLI_INT, &a.repeats, "N", "synchronized warm samples (default 7)"},
-        {"warmup", CLI_INT, &a.warmup, "N", "untimed waited calls after the first (default 0)"},
-        {"dispatch", CLI_INT, &a.dispatch, "N", "dispatch-only samples: 0 = as many as --repeats, -1 = none"},
-        {"seed", CLI_INT, &a.seed, "N", "seed of the normal inputs (default 4)"},
-        {"atol", CLI_DOUBLE, &a.atol, "X", "absolute tolerance of the check (default: the lesson's, see docs)"},
-        {"rtol", CLI_DOUBLE, &a.rtol, "X", "relative tolerance of the check (default 2e-5)"},
-        {"device", CLI_STRING, &a.device, "SPEC",
-         "OpenCL device: index or name part (default $STEPSCOPE_DEVICE, "
-         "else the first GPU, else the first CPU)"},
-        {"matmul", CLI_STRING, &a.matmul, "KIND", "matmul kernel: auto, tiled, blocked or naive"},
-        {"json", CLI_FLAG, &a.json, NULL, "print the JSON report instead of the table"},
-        {"out", CLI_STRING, &a.out, "FILE", "also write the JSON report to FILE"},
-        {"list-devices", CLI_FLAG, &a.list, NULL, "list the OpenCL devices and exit"},
-        {0},
+        { "rows", CLI_INT, &a.rows, "N", "rows of x (default 64)" },
+        { "features", CLI_INT, &a.features, "N", "columns of x = rows of w (default 32)" },
+        { "outputs", CLI_INT, &a.outputs, "N", "columns of w (default 16)" },
+        { "input-shape", CLI_STRING, &a.input_shape, "RxF", "x's shape, instead of --rows/--features" },
+        { "weight-shape", CLI_STRING, &a.weight_shape, "FxO", "w's shape, instead of --features/--outputs" },
+        { "repeats", CLI_INT, &a.repeats, "N", "synchronized warm samples (default 7)" },
+        { "warmup", CLI_INT, &a.warmup, "N", "untimed waited calls after the first (default 0)" },
+        { "dispatch", CLI_INT, &a.dispatch, "N", "dispatch-only samples: 0 = as many as --repeats, -1 = none" },
+        { "seed", CLI_INT, &a.seed, "N", "seed of the normal inputs (default 4)" },
+        { "atol", CLI_DOUBLE, &a.atol, "X", "absolute tolerance of the check (default: the lesson's, see docs)" },
+        { "rtol", CLI_DOUBLE, &a.rtol, "X", "relative tolerance of the check (default 2e-5)" },
+        { "device", CLI_STRING, &a.device, "SPEC",
+          "OpenCL device: index or name part (default $STEPSCOPE_DEVICE, "
+          "else the first GPU, else the first CPU)" },
+        { "matmul", CLI_STRING, &a.matmul, "KIND", "matmul kernel: auto, tiled, blocked or naive" },
+        { "json", CLI_FLAG, &a.json, NULL, "print the JSON report instead of the table" },
+        { "out", CLI_STRING, &a.out, "FILE", "also write the JSON report to FILE" },
+        { "list-devices", CLI_FLAG, &a.list, NULL, "list the OpenCL devices and exit" },
+        { 0 },
     };
     const cli_spec spec = {
         "bench",

@@ -12,9 +12,9 @@ int cmd_demo(int argc, char **argv)
     static const char *out_dir = "demo-out";
     static int json;
     static const cli_opt opts[] = {
-        {"out", CLI_STRING, &out_dir, "DIR", "where to write reports and traces (default demo-out)"},
-        {"json", CLI_FLAG, &json, NULL, "also print each lesson's JSON report"},
-        {0},
+        { "out", CLI_STRING, &out_dir, "DIR", "where to write reports and traces (default demo-out)" },
+        { "json", CLI_FLAG, &json, NULL, "also print each lesson's JSON report" },
+        { 0 },
     };
     static const cli_spec spec = {
         "demo",
@@ -38,7 +38,7 @@ int cmd_demo(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(const demo_ctx *);
-    } demos[] = {{"bench", demo_bench}, {"retrace", demo_retrace}, {"trace", demo_trace}};
+    } demos[] = { { "bench", demo_bench }, { "retrace", demo_retrace }, { "trace", demo_trace } };
     size_t ndemos = sizeof demos / sizeof demos[0], only = ndemos;
     for (size_t i = 0; i < ndemos; i++)
         if (strcmp(which, demos[i].name) == 0) only = i;
@@ -48,7 +48,7 @@ int cmd_demo(int argc, char **argv)
         cli_usage(&spec, stderr);
         return CLI_USAGE;
     }
-    demo_ctx ctx = {out_dir, json};
+    demo_ctx ctx = { out_dir, json };
     if (report) {
         struct stat st;
         if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))

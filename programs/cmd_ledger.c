@@ -19,9 +19,9 @@ int cmd_ledger(int argc, char **argv)
 {
     static int json, csv;
     static const cli_opt opts[] = {
-        {"json", CLI_FLAG, &json, NULL, "print the ledger as JSON (schema in docs/ledger.md)"},
-        {"csv", CLI_FLAG, &csv, NULL, "print one CSV row per specialization"},
-        {0},
+        { "json", CLI_FLAG, &json, NULL, "print the ledger as JSON (schema in docs/ledger.md)" },
+        { "csv", CLI_FLAG, &csv, NULL, "print one CSV row per specialization" },
+        { 0 },
     };
     static const cli_spec spec = {
         "ledger",

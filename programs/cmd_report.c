@@ -10,10 +10,10 @@ int cmd_report(int argc, char **argv)
 {
     static const char *out, *svg_dir, *title;
     static const cli_opt opts[] = {
-        {"out", CLI_STRING, &out, "FILE", "the HTML file to write (also -o FILE; \"-\" = standard output)"},
-        {"svg", CLI_STRING, &svg_dir, "DIR", "also write each figure as DIR/<figure id>.svg"},
-        {"title", CLI_STRING, &title, "TEXT", "the page title (default \"stepscope report\")"},
-        {0},
+        { "out", CLI_STRING, &out, "FILE", "the HTML file to write (also -o FILE; \"-\" = standard output)" },
+        { "svg", CLI_STRING, &svg_dir, "DIR", "also write each figure as DIR/<figure id>.svg" },
+        { "title", CLI_STRING, &title, "TEXT", "the page title (default \"stepscope report\")" },
+        { 0 },
     };
     static const cli_spec spec = {
         "report",

@@ -125,7 +125,7 @@ static int write_csv(const sts_timeline *tl)
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
     const sts_slice *s = sts_timeline_slices(tl, NULL);
     uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
-    csv c = {stdout, malloc(1 << 20), 0, 1 << 20, 0};
+    csv c = { stdout, malloc(1 << 20), 0, 1 << 20, 0 };
     if (!order || !c.buf) {
         free(order);
         free(c.buf);
@@ -140,7 +140,7 @@ static int write_csv(const sts_timeline *tl)
         /* The lane prefix is the same on every row: format it once. Quoting at most
          * doubles a field, so the buffer never needs flushing. */
         const char *pid = tc_pid(tl, order[k]), *tid = tc_tid(tl, order[k]);
-        csv pre = {NULL, malloc(2 * (strlen(pid) + strlen(tid)) + 8), 0, 2 * (strlen(pid) + strlen(tid)) + 8, 0};
+        csv pre = { NULL, malloc(2 * (strlen(pid) + strlen(tid)) + 8), 0, 2 * (strlen(pid) + strlen(tid)) + 8, 0 };
         if (!pre.buf) {
             c.failed = 1;
             break;
@@ -166,9 +166,9 @@ int cmd_slices(int argc, char **argv)
     int csv_flag = 0;
     const char *run = NULL;
     const cli_opt opts[] = {
-        {"csv", CLI_FLAG, &csv_flag, NULL, "write CSV (the only format; accepted for clarity)"},
-        {"run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)"},
-        {0},
+        { "csv", CLI_FLAG, &csv_flag, NULL, "write CSV (the only format; accepted for clarity)" },
+        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        { 0 },
     };
     const cli_spec spec = {
         "slices",

@@ -217,10 +217,10 @@ int cmd_steps(int argc, char **argv)
     int json = 0;
     const char *step = NULL, *run = NULL;
     const cli_opt opts[] = {
-        {"step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names"},
-        {"json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)"},
-        {"run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)"},
-        {0},
+        { "step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names" },
+        { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)" },
+        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        { 0 },
     };
     const cli_spec spec = {
         "steps",
@@ -250,7 +250,7 @@ int cmd_steps(int argc, char **argv)
         sts_timeline_free(tl);
         return rc;
     }
-    view v = {tl, s, NULL, NULL, NULL, NULL, 0, 0, 0};
+    view v = { tl, s, NULL, NULL, NULL, NULL, 0, 0, 0 };
     v.st = sts_steps_list(s, &v.n);
     v.ch = sts_steps_children(s, &v.nch);
     v.cs = sts_steps_child_stats(s, &v.ncs);

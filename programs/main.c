@@ -11,7 +11,7 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-#define CMD(name, fn, summary) {#name, fn, summary},
+#define CMD(name, fn, summary) { #name, fn, summary },
 #include "commands.def"
 #undef CMD
 };

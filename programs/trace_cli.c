@@ -50,7 +50,7 @@ int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **o
 {
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.run = run;
-    progress p = {cmd, {0, 0}, 0};
+    progress p = { cmd, { 0, 0 }, 0 };
     if (isatty(STDERR_FILENO)) {
         clock_gettime(CLOCK_MONOTONIC, &p.last);
         opt.progress = on_progress;

@@ -115,10 +115,9 @@ typedef struct sts_step_options {
      * expression matched against names. NULL: detect (see sts_steps_find()). */
     const char *step;
 } sts_step_options;
-#define STS_STEP_OPTIONS_INIT \
-    {                         \
-        NULL                  \
-    }
+/* clang-format off */
+#define STS_STEP_OPTIONS_INIT { NULL }
+/* clang-format on */
 
 /* One child name inside one step: the direct children of the step slice with this
  * name, summed. */

@@ -220,10 +220,9 @@ typedef struct sts_workload_params {
     int64_t rows, features, outputs; /* x [rows, features], w [features, outputs] */
     uint64_t seed;                   /* inputs are seeded standard normal values */
 } sts_workload_params;
-#define STS_WORKLOAD_PARAMS_INIT            \
-    {                                       \
-        STS_WORKLOAD_PREDICT, 64, 32, 16, 4 \
-    }
+/* clang-format off */
+#define STS_WORKLOAD_PARAMS_INIT { STS_WORKLOAD_PREDICT, 64, 32, 16, 4 }
+/* clang-format on */
 
 typedef struct sts_workload sts_workload;
 

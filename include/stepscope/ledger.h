@@ -70,10 +70,9 @@ typedef struct sts_ledger_call {
     const char *reason; /* optional: why this call missed the cache */
     const char *source; /* optional: "file:line" of the log record */
 } sts_ledger_call;
-#define STS_LEDGER_CALL_INIT                                             \
-    {                                                                    \
-        NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0.0, NULL, NULL \
-    }
+/* clang-format off */
+#define STS_LEDGER_CALL_INIT { NULL, NULL, NULL, 0, 0, 0, 0, -1, -1, -1, -1, 0, 0.0, NULL, NULL }
+/* clang-format on */
 
 /* Miss-reason categories, as grouped in summaries. */
 typedef enum sts_miss_category {

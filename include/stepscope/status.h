@@ -56,13 +56,9 @@ typedef struct sts_error {
     char message[512];
 } sts_error;
 
-#define STS_ERROR_INIT      \
-    {                       \
-        STS_OK, -1, -1, -1, \
-        {                   \
-            0               \
-        }                   \
-    }
+/* clang-format off */
+#define STS_ERROR_INIT { STS_OK, -1, -1, -1, { 0 } }
+/* clang-format on */
 
 /* Reset `err` to STS_ERROR_INIT. NULL is accepted and ignored. */
 void sts_error_clear(sts_error *err);

@@ -33,10 +33,9 @@ typedef struct sts_open_options {
     sts_progress_fn progress; /* optional; called every few MB while reading */
     void *progress_user;
 } sts_open_options;
-#define STS_OPEN_OPTIONS_INIT            \
-    {                                    \
-        STS_ARGS_KNOWN, NULL, NULL, NULL \
-    }
+/* clang-format off */
+#define STS_OPEN_OPTIONS_INIT { STS_ARGS_KNOWN, NULL, NULL, NULL }
+/* clang-format on */
 
 /* Slice flags. */
 #define STS_SLICE_FROM_BE  0x01u /* made from a matched B/E pair */

@@ -73,10 +73,9 @@ typedef struct sts_trace_options {
                             page fault (start costs about 1 ms per 4 MiB); 1: let pages
                             fault in on first use (cheaper start, slower first scopes) */
 } sts_trace_options;
-#define STS_TRACE_OPTIONS_INIT                       \
-    {                                                \
-        0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0 \
-    }
+/* clang-format off */
+#define STS_TRACE_OPTIONS_INIT { 0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0 }
+/* clang-format on */
 
 /* Per-thread counts, reported by stop. */
 typedef struct sts_trace_thread_stats {

@@ -26,10 +26,9 @@ typedef struct sts_write_options {
     const char *host;     /* XSpace hostname and profile file stem; NULL = gethostname() */
     const char *run_name; /* profile directory run; NULL = local time as YYYY_MM_DD_HH_MM_SS */
 } sts_write_options;
-#define STS_WRITE_OPTIONS_INIT \
-    {                          \
-        0, NULL, NULL          \
-    }
+/* clang-format off */
+#define STS_WRITE_OPTIONS_INIT { 0, NULL, NULL }
+/* clang-format on */
 
 /* Chrome trace-event JSON in the shape of JAX's perfetto_trace.json.gz:
  *   {"displayTimeUnit":"ns","traceEvents":[ metadata events, events..., {}]}

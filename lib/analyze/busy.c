@@ -75,7 +75,7 @@ static sts_status sweep(const sts_timeline *tl, const uint32_t *lanes, size_t nl
     size_t total = tl->lanes.n;
     if (!lanes) nlanes = total;
     memset(res, 0, sizeof *res);
-    merger m = {tl->slices.v, malloc((nlanes ? nlanes : 1) * sizeof(cursor)), 0};
+    merger m = { tl->slices.v, malloc((nlanes ? nlanes : 1) * sizeof(cursor)), 0 };
     if (!m.heap) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory merging %zu lanes", nlanes);
     for (size_t k = 0; k < nlanes; k++) {
         uint32_t l = lanes ? lanes[k] : (uint32_t)k;
@@ -85,7 +85,7 @@ static sts_status sweep(const sts_timeline *tl, const uint32_t *lanes, size_t nl
         }
         const sts_lane *ln = &tl->lanes.v[l];
         res->slices += ln->slice_count;
-        cursor c = {ln->first_slice, ln->first_slice + ln->slice_count};
+        cursor c = { ln->first_slice, ln->first_slice + ln->slice_count };
         skip_children(tl->slices.v, &c);
         if (c.at < c.stop) m.heap[m.n++] = c;
     }
@@ -143,7 +143,7 @@ sts_status sts_busy_lanes(const sts_timeline *tl, const uint32_t *lanes, size_t 
 
 sts_busy sts_busy_lane(const sts_timeline *tl, uint32_t lane)
 {
-    sts_busy b = {0};
+    sts_busy b = { 0 };
     const sts_lane *ln = &tl->lanes.v[lane];
     b.slices = ln->slice_count;
     const sts_slice *s = tl->slices.v + ln->first_slice;
@@ -221,7 +221,7 @@ sts_status sts_gaps(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes
 {
     *out = NULL;
     *n = 0;
-    gap_acc g = {min_gap_ns > 0 ? min_gap_ns : 1, 0, 0, NULL, 0, 0, 0};
+    gap_acc g = { min_gap_ns > 0 ? min_gap_ns : 1, 0, 0, NULL, 0, 0, 0 };
     sweep_result r;
     sts_status st = sweep(tl, lanes, nlanes, add_gap, &g, &r, err);
     if (st == STS_OK && g.failed) st = sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory listing gaps");

@@ -85,7 +85,7 @@ static sts_status pick_run(const char *dir, const char *run, char *out, size_t c
         snprintf(out, cap, "%s", dir);
         return STS_OK;
     }
-    name_list runs = {0};
+    name_list runs = { 0 };
     if (list_dir(runs_dir, 1, &runs) != 0) {
         names_free(&runs);
         return sts_error_set(err, STS_ERR_IO, -1, "%s: cannot list the runs", runs_dir);
@@ -116,7 +116,7 @@ static sts_status pick_run(const char *dir, const char *run, char *out, size_t c
 static sts_status pick_file(const char *run_dir, char *out, size_t cap, trace_kind *kind, size_t *others,
                             sts_error *err)
 {
-    name_list files = {0};
+    name_list files = { 0 };
     if (list_dir(run_dir, 0, &files) != 0) {
         names_free(&files);
         return sts_error_set(err, STS_ERR_IO, -1, "%s: cannot list the directory", run_dir);

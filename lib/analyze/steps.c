@@ -253,7 +253,7 @@ sts_status sts_steps_find(const sts_timeline *tl, const sts_step_options *option
     *out = NULL;
     sts_steps *s = calloc(1, sizeof *s);
     if (!s) return steps_nomem(err);
-    steps_u32vec found = {0};
+    steps_u32vec found = { 0 };
     const char *step = options ? options->step : NULL;
     sts_status st = step && *step ? given(tl, s, step, &found, err) : detect(tl, s, &found, err);
     if (st == STS_OK && found.n) {

@@ -158,7 +158,7 @@ sts_status sts_steps_breakdown_fill(const sts_timeline *tl, sts_steps *s, const 
                                     sts_error *err)
 {
     size_t nstr = tl->strings.count;
-    name_slots ns = {calloc(nstr ? nstr : 1, sizeof(uint32_t)), malloc((nstr ? nstr : 1) * sizeof(uint32_t))};
+    name_slots ns = { calloc(nstr ? nstr : 1, sizeof(uint32_t)), malloc((nstr ? nstr : 1) * sizeof(uint32_t)) };
     int bad = !ns.seen_in || !ns.entry;
     int all_explicit = 1;
     for (size_t k = 0; k < n && !bad; k++) {

@@ -102,7 +102,7 @@ static int take(const sts_timeline *tl, const candidate *c, steps_u32vec *found)
 sts_status sts_steps_detect_repeated(const sts_timeline *tl, sts_steps *s, steps_u32vec *found, sts_error *err)
 {
     sts_u64map map = STS_U64MAP_INIT;
-    candidate_vec c = {0};
+    candidate_vec c = { 0 };
     int bad = gather(tl, &map, &c);
     sts_u64map_release(&map);
     if (!bad && c.n > 1) qsort(c.v, c.n, sizeof *c.v, by_total);

@@ -15,10 +15,9 @@ typedef struct sts_arena {
     sts_arena_block *head;
     size_t used, total;
 } sts_arena;
-#define STS_ARENA_INIT \
-    {                  \
-        NULL, 0, 0     \
-    }
+/* clang-format off */
+#define STS_ARENA_INIT { NULL, 0, 0 }
+/* clang-format on */
 
 /* Returns `n` bytes aligned to 8, or NULL when memory is exhausted. */
 void *sts_arena_alloc(sts_arena *a, size_t n);
@@ -35,10 +34,9 @@ typedef struct sts_strtab {
     uint32_t *slots; /* open addressing, holds id + 1; 0 = empty */
     uint32_t nslots;
 } sts_strtab;
-#define STS_STRTAB_INIT                           \
-    {                                             \
-        STS_ARENA_INIT, NULL, NULL, 0, 0, NULL, 0 \
-    }
+/* clang-format off */
+#define STS_STRTAB_INIT { STS_ARENA_INIT, NULL, NULL, 0, 0, NULL, 0 }
+/* clang-format on */
 
 int sts_strtab_init(sts_strtab *t);
 /* Returns the id, or UINT32_MAX when memory is exhausted. */
@@ -64,10 +62,9 @@ typedef struct sts_u64map {
     uint32_t *vals;
     size_t count, nslots;
 } sts_u64map;
-#define STS_U64MAP_INIT  \
-    {                    \
-        NULL, NULL, 0, 0 \
-    }
+/* clang-format off */
+#define STS_U64MAP_INIT { NULL, NULL, 0, 0 }
+/* clang-format on */
 
 /* Returns the value for `key` (non-zero), or UINT32_MAX. */
 uint32_t sts_u64map_get(const sts_u64map *m, uint64_t key);

@@ -33,7 +33,7 @@ typedef struct handle {
     sts_event *ev[MAX_EVENTS];
 } handle;
 
-static const char *const names[] = {"predict", "energy", "structured"};
+static const char *const names[] = { "predict", "energy", "structured" };
 
 const char *sts_workload_name(sts_workload_kind kind)
 {
@@ -71,7 +71,7 @@ static void reference(sts_workload *wl)
 static sts_status make_arrays(sts_workload *wl, sts_error *err)
 {
     const sts_workload_params *p = &wl->p;
-    int64_t xs[2] = {p->rows, p->features}, ws[2] = {p->features, p->outputs}, ys[2] = {p->rows, p->outputs};
+    int64_t xs[2] = { p->rows, p->features }, ws[2] = { p->features, p->outputs }, ys[2] = { p->rows, p->outputs };
     sts_status st = sts_array_create(wl->dev, STS_DTYPE_F32, 2, xs, &wl->X, err);
     if (st == STS_OK) st = sts_array_create(wl->dev, STS_DTYPE_F32, 2, ws, &wl->W, err);
     if (st == STS_OK) st = sts_array_create(wl->dev, STS_DTYPE_F32, 2, ys, &wl->Y, err);
@@ -152,7 +152,7 @@ static sts_status wl_setup(void *user, sts_error *err)
     sts_workload *wl = user;
     sts_status st = sts_array_write(wl->X, wl->x, sts_array_bytes(wl->X), NULL, err);
     if (st == STS_OK) st = sts_array_write(wl->W, wl->w, sts_array_bytes(wl->W), NULL, err);
-    sts_array *placed[2] = {wl->X, wl->W};
+    sts_array *placed[2] = { wl->X, wl->W };
     if (st == STS_OK) st = sts_arrays_ready(placed, 2, err);
     return st;
 }
@@ -211,7 +211,7 @@ static sts_status wl_check(void *user, void *hp, sts_bench_check *out, sts_error
     (void)hp;
     sts_workload *wl = user;
     const sts_workload_params *p = &wl->p;
-    int64_t ys[2] = {p->rows, p->outputs};
+    int64_t ys[2] = { p->rows, p->outputs };
     if (p->kind == STS_WORKLOAD_ENERGY) {
         sts_status st = sts_array_read(wl->E, wl->got, (size_t)p->rows * sizeof *wl->got, err);
         if (st == STS_OK) sts_check_add_f32(out, "energy", 1, ys, wl->got, wl->ref, (size_t)p->rows);

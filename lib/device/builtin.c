@@ -101,7 +101,7 @@ static void prepend(char *buf, size_t cap, const char *prefix)
 
 static sts_status build_builtins(sts_device *dev, sts_program **prog, sts_error *err)
 {
-    text t = {NULL, 0, 0};
+    text t = { NULL, 0, 0 };
     sts_status st = combined_source(&t, err);
     if (st == STS_OK) st = sts_program_build(dev, t.buf, t.len, build_options, prog, NULL, err);
     free(t.buf);

@@ -187,7 +187,7 @@ static sts_status choose(const char *spec, const sts_device_info *infos, size_t 
 static sts_status make_queue(sts_device *dev, sts_error *err)
 {
     cl_int rc;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform, 0};
+    cl_context_properties props[] = { CL_CONTEXT_PLATFORM, (cl_context_properties)dev->platform, 0 };
     dev->ctx = clCreateContext(props, 1, &dev->id, NULL, NULL, &rc);
     if (!dev->ctx) return sts_cl_fail(err, "clCreateContext", rc);
 #if defined(__GNUC__)

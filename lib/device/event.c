@@ -28,7 +28,7 @@ sts_event *sts_event_wrap(const char *name, const cl_event *cl, unsigned n)
 
 sts_event *sts_event_join(const char *name, sts_event *const *evs, size_t n)
 {
-    cl_event cl[STS_EVENT_MAX_CL] = {0};
+    cl_event cl[STS_EVENT_MAX_CL] = { 0 };
     unsigned total = 0;
     for (size_t i = 0; i < n; i++) {
         if (total + evs[i]->n > STS_EVENT_MAX_CL) {
@@ -159,7 +159,7 @@ sts_status sts_event_get_times(const sts_event *ev, sts_event_times *out, sts_er
         return sts_error_set(err, STS_ERR_STATE, -1,
                              "event '%s' has not completed: wait for it (sts_ready) before reading its times",
                              ev->name);
-    sts_event_times t = {0, 0, INT64_MAX, INT64_MIN};
+    sts_event_times t = { 0, 0, INT64_MAX, INT64_MIN };
     for (unsigned i = 0; i < ev->n; i++) {
         int64_t q, s, b, e;
         cl_int rc = stamp(ev->cl[i], CL_PROFILING_COMMAND_QUEUED, &q);

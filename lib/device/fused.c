@@ -84,7 +84,7 @@ sts_status sts_op_matmul_tanh(sts_device *dev, const sts_array *a, const sts_arr
     sts_status st = sts_ops_matmul_shapes(dev, a, b, y, err);
     if (st != STS_OK) return st;
     if (use_fused(dev, a, b)) return tanh_small(dev, a, b, y, ev, err);
-    sts_event *parts[2] = {NULL, NULL};
+    sts_event *parts[2] = { NULL, NULL };
     st = sts_op_matmul(dev, a, b, y, &parts[0], err);
     if (st == STS_OK) st = sts_op_tanh(dev, y, y, &parts[1], err);
     if (st != STS_OK) {
@@ -129,7 +129,7 @@ sts_status sts_op_matmul_energy(sts_device *dev, const sts_array *a, const sts_a
     sts_status st = energy_shapes(dev, a, b, scratch, e, err);
     if (st != STS_OK) return st;
     if (use_fused(dev, a, b)) return energy_small(dev, a, b, e, ev, err);
-    sts_event *parts[3] = {NULL, NULL, NULL};
+    sts_event *parts[3] = { NULL, NULL, NULL };
     st = sts_op_matmul(dev, a, b, scratch, &parts[0], err);
     if (st == STS_OK) st = sts_op_square(dev, scratch, scratch, &parts[1], err);
     if (st == STS_OK) st = sts_op_row_sum(dev, scratch, e, &parts[2], err);

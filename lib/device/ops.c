@@ -90,7 +90,7 @@ static sts_status edge_launch(sts_device *dev, sts_kernel *k, size_t row0, size_
 {
     sts_status st = sts_kernel_set_i32(k, 6, (int32_t)row0, err);
     if (st == STS_OK) st = sts_kernel_set_i32(k, 7, (int32_t)col0, err);
-    size_t global[2] = {cols, rows};
+    size_t global[2] = { cols, rows };
     return st == STS_OK ? sts_ops_launch(dev, k, 2, global, NULL, out, err) : st;
 }
 
@@ -106,9 +106,9 @@ static sts_status matmul_blocked(sts_device *dev, const sts_array *a, const sts_
     sts_status st = sts_device_builtin(dev, STS_BI_MATMUL_BLOCK, &blk, err);
     if (st == STS_OK) st = sts_device_builtin(dev, STS_BI_MATMUL_EDGE, &edge, err);
     if (st == STS_OK && blocks) {
-        size_t global[2] = {Nf / BLOCK_COLS, Mf / BLOCK_ROWS};
+        size_t global[2] = { Nf / BLOCK_COLS, Mf / BLOCK_ROWS };
         /* A column of up to 64 work-items shares one panel of B (see matmul.cl). */
-        size_t local[2] = {1, 64};
+        size_t local[2] = { 1, 64 };
         while (global[1] % local[1])
             local[1] /= 2;
         st = matmul_args(blk, a, b, c, err);
@@ -139,8 +139,8 @@ static sts_status matmul_tiled(sts_device *dev, const sts_array *a, const sts_ar
     sts_kernel *k;
     sts_status st = sts_device_builtin(dev, STS_BI_MATMUL_TILED, &k, err);
     if (st == STS_OK) st = matmul_args(k, a, b, c, err);
-    size_t global[2] = {round_up((size_t)b->shape[1], TILE), round_up((size_t)a->shape[0], TILE)};
-    size_t local[2] = {TILE, TILE};
+    size_t global[2] = { round_up((size_t)b->shape[1], TILE), round_up((size_t)a->shape[0], TILE) };
+    size_t local[2] = { TILE, TILE };
     if (st == STS_OK) st = sts_ops_launch(dev, k, 2, global, local, &cl[*n], err);
     if (st == STS_OK) (*n)++;
     return st;

@@ -112,7 +112,7 @@ sts_status sts_program_build(sts_device *dev, const char *source, size_t len, co
 {
     int64_t t0 = sts_clock_ns();
     *out = NULL;
-    if (info) *info = (sts_build_info){0, 0, 0};
+    if (info) *info = (sts_build_info){ 0, 0, 0 };
     if (!source) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "program source is NULL");
     if (!len) len = strlen(source);
     if (!options) options = "";

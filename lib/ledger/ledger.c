@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const miss_names[STS_MISS_COUNT] = {"first",     "shape",  "dtype",   "static",
-                                                       "weak_type", "pytree", "context", "other"};
+static const char *const miss_names[STS_MISS_COUNT] = { "first",     "shape",  "dtype",   "static",
+                                                        "weak_type", "pytree", "context", "other" };
 
 const char *sts_miss_category_name(sts_miss_category c)
 {

@@ -54,14 +54,14 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     const struct {
         const char *k;
         int64_t v;
-    } counts[] = {{"calls", in.calls},
-                  {"traces", in.traces},
-                  {"compiles", in.compiles},
-                  {"hits", in.hits},
-                  {"specializations", in.specializations},
-                  {"trace_ns", in.trace_ns},
-                  {"lower_ns", in.lower_ns},
-                  {"compile_ns", in.compile_ns}};
+    } counts[] = { { "calls", in.calls },
+                   { "traces", in.traces },
+                   { "compiles", in.compiles },
+                   { "hits", in.hits },
+                   { "specializations", in.specializations },
+                   { "trace_ns", in.trace_ns },
+                   { "lower_ns", in.lower_ns },
+                   { "compile_ns", in.compile_ns } };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         sts_jsonw_key(w, counts[i].k);
         sts_jsonw_i64(w, counts[i].v);
@@ -252,8 +252,8 @@ static void write_syncs(sts_jsonw *w, const sts_ledger *l)
         const struct {
             const char *k;
             int64_t v;
-        } f[] = {{"count", s.count}, {"total_ns", s.total_ns}, {"max_ns", s.max_ns},
-                 {"reads", s.reads}, {"waits", s.waits},       {"scalars", s.scalars}};
+        } f[] = { { "count", s.count }, { "total_ns", s.total_ns }, { "max_ns", s.max_ns },
+                  { "reads", s.reads }, { "waits", s.waits },       { "scalars", s.scalars } };
         for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
             sts_jsonw_key(w, f[k].k);
             sts_jsonw_i64(w, f[k].v);
@@ -271,8 +271,8 @@ static void write_log_stats(sts_jsonw *w, const sts_ledger *l)
     const struct {
         const char *k;
         int64_t v;
-    } f[] = {{"files", l->log.files},     {"lines", l->log.lines},       {"records", l->log.records},
-             {"skipped", l->log.skipped}, {"comments", l->log.comments}, {"warnings", l->log.warnings}};
+    } f[] = { { "files", l->log.files },     { "lines", l->log.lines },       { "records", l->log.records },
+              { "skipped", l->log.skipped }, { "comments", l->log.comments }, { "warnings", l->log.warnings } };
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
         sts_jsonw_key(w, f[k].k);
         sts_jsonw_i64(w, f[k].v);

@@ -233,6 +233,6 @@ const char *sts_ledger_warning(const sts_ledger *l, size_t i)
 
 sts_log_stats sts_ledger_log_stats(const sts_ledger *l)
 {
-    sts_log_stats z = {0, 0, 0, 0, 0, 0};
+    sts_log_stats z = { 0, 0, 0, 0, 0, 0 };
     return l ? l->log : z;
 }

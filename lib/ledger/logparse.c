@@ -31,7 +31,7 @@ static void base_name(const char *raw, size_t n, int module, char *out, size_t c
         raw += w + 1;
         n -= w + 2;
     }
-    static const char *const prefixes[] = {"jit_", "pjit_", "pmap_", "xmap_"};
+    static const char *const prefixes[] = { "jit_", "pjit_", "pmap_", "xmap_" };
     for (size_t i = 0; module && i < sizeof prefixes / sizeof prefixes[0]; i++) {
         size_t k = strlen(prefixes[i]);
         if (n > k && memcmp(raw, prefixes[i], k) == 0) {
@@ -189,10 +189,10 @@ static int starts(const char *s, const char *lit)
 int sts_lp_is_continuation(const lp_rec *r, const char *msg)
 {
     if (msg[0] == ' ' || msg[0] == '\t') return 1;
-    static const char *const jax[] = {"where weak_type=",        "weak_type=False",  "See https://", "https://",
-                                      "explanation unavailable", "compare to tuple", " != before"};
-    static const char *const torch[] = {"- ", "To log all recompilation", "To diagnose recompilation",
-                                        "to diagnose recompilation", "guard "};
+    static const char *const jax[] = { "where weak_type=",        "weak_type=False",  "See https://", "https://",
+                                       "explanation unavailable", "compare to tuple", " != before" };
+    static const char *const torch[] = { "- ", "To log all recompilation", "To diagnose recompilation",
+                                         "to diagnose recompilation", "guard " };
     if (r->kind == LP_JAX_MISS) {
         for (size_t i = 0; i < sizeof jax / sizeof jax[0]; i++)
             if (starts(msg, jax[i])) return 1;

@@ -12,19 +12,19 @@ static const struct {
     const char *from, *to;
 } dtype_names[] = {
     /* PyTorch scalar type names, as its guard failures print them. */
-    {"Float", "float32"},
-    {"Double", "float64"},
-    {"Half", "float16"},
-    {"BFloat16", "bfloat16"},
-    {"Long", "int64"},
-    {"Int", "int32"},
-    {"Short", "int16"},
-    {"Char", "int8"},
-    {"Byte", "uint8"},
-    {"Bool", "bool"},
-    {"ComplexFloat", "complex64"},
-    {"ComplexDouble", "complex128"},
-    {"ComplexHalf", "complex32"},
+    { "Float", "float32" },
+    { "Double", "float64" },
+    { "Half", "float16" },
+    { "BFloat16", "bfloat16" },
+    { "Long", "int64" },
+    { "Int", "int32" },
+    { "Short", "int16" },
+    { "Char", "int8" },
+    { "Byte", "uint8" },
+    { "Bool", "bool" },
+    { "ComplexFloat", "complex64" },
+    { "ComplexDouble", "complex128" },
+    { "ComplexHalf", "complex32" },
 };
 
 void sts_lp_dtype_norm(const char *s, size_t n, char *buf, size_t cap)
@@ -41,7 +41,7 @@ void sts_lp_dtype_norm(const char *s, size_t n, char *buf, size_t cap)
     /* JAX's short names replace float/uint/int/complex with f/u/i/c ("bf16", "f8_e4m3fn"). */
     static const struct {
         const char *shortp, *longp;
-    } pre[] = {{"bf", "bfloat"}, {"f", "float"}, {"u", "uint"}, {"i", "int"}, {"c", "complex"}};
+    } pre[] = { { "bf", "bfloat" }, { "f", "float" }, { "u", "uint" }, { "i", "int" }, { "c", "complex" } };
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++) {
         size_t k = strlen(pre[i].shortp);
         if (n > k && memcmp(s, pre[i].shortp, k) == 0 && isdigit((unsigned char)s[k])) {

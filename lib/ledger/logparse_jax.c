@@ -172,7 +172,7 @@ static void skip_aval(const char *s, size_t n, void *user)
 /* The argument list of a Compiling line, or NULL when the line gives only a count. */
 static const char *avals_start(const char *msg)
 {
-    static const char *const keys[] = {"global shapes and types ", "devices with args ", " for args "};
+    static const char *const keys[] = { "global shapes and types ", "devices with args ", " for args " };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *p = strstr(msg, keys[i]);
         if (p) return p + strlen(keys[i]);
@@ -198,7 +198,7 @@ static int on_compiling(lp_ctx *x, const char *msg, int64_t line)
     p->has_sig = 1;
     p->c.nargs = 0;
     if (count_only) return 0;
-    aval_acc acc = {p, x->l, 0};
+    aval_acc acc = { p, x->l, 0 };
     if (sts_lp_split_list(av, NULL, on_aval, &acc) < 0) {
         p->c.nargs = 0;
         return -1;

@@ -120,7 +120,7 @@ static const char *bracket_date_prefix(const char *s, lp_prefix *pf)
 
 static const char *level_word(const char *s)
 {
-    static const char *const levels[] = {"DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:"};
+    static const char *const levels[] = { "DEBUG:", "INFO:", "WARNING:", "ERROR:", "CRITICAL:" };
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
         size_t n = strlen(levels[i]);
         if (strncmp(s, levels[i], n) == 0) return s + n;

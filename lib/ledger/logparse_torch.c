@@ -85,8 +85,8 @@ static int expected_actual(const char *p, guard *g)
     return 0;
 }
 
-static const char *const tensor_checks[] = {"size",          "stride",           "rank",           "dtype", "device",
-                                            "requires_grad", "dispatch key set", "storage_offset", "layout"};
+static const char *const tensor_checks[] = { "size",          "stride",           "rank",           "dtype", "device",
+                                             "requires_grad", "dispatch key set", "storage_offset", "layout" };
 
 static int tensor_guard(const char *t, guard *g)
 {

@@ -71,8 +71,8 @@ static sts_status check_spec(const sts_fn_spec *s, sts_error *err)
             return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: parameter '%s' has an unknown kind", s->name,
                                  p->name);
     }
-    const int idx[2] = {s->grid, s->result};
-    const char *what[2] = {"grid", "result"};
+    const int idx[2] = { s->grid, s->result };
+    const char *what[2] = { "grid", "result" };
     for (int k = 0; k < 2; k++)
         if (idx[k] != -1 && (idx[k] < 0 || idx[k] >= s->nparams || s->params[idx[k]].kind != STS_PARAM_ARRAY))
             return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: %s must name an array parameter or be -1", s->name,
@@ -146,7 +146,7 @@ static sts_status specialize(sts_fn *f, const sts_fn_arg *args, const char *key,
                              sts_fn_call_info *info, sts_error *err)
 {
     int64_t t0 = sts_clock_ns();
-    spec_buf src = {NULL, 0, 0, 0};
+    spec_buf src = { NULL, 0, 0, 0 };
     sts_status st = sts_spec_source(f, args, &src, err);
     info->trace_ns = sts_clock_ns() - t0;
     info->traces = 1;
@@ -254,7 +254,7 @@ sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char 
     int64_t t0 = sts_clock_ns();
     sts_status st = sts_spec_check_args(f, args, nargs, err);
     if (st != STS_OK) return st;
-    spec_buf key = {NULL, 0, 0, 0};
+    spec_buf key = { NULL, 0, 0, 0 };
     sts_spec_key(f, args, &key);
     if (key.oom) {
         free(key.s);

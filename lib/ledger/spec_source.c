@@ -178,7 +178,7 @@ sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts
 {
     defines(f, args, src);
     if (f->trace) {
-        sts_fn_trace t = {f, args, src};
+        sts_fn_trace t = { f, args, src };
         sts_status st = f->trace(&t, f->user, err);
         if (st != STS_OK) return st;
     } else

@@ -307,7 +307,7 @@ static int nest_all(sts_timeline *tl, uint32_t *order, const lanes_work *w)
 {
     size_t n = tl->slices.n;
     int64_t res = tl->all_whole_us ? 1000 : 1;
-    nest_stack st = {0};
+    nest_stack st = { 0 };
     int bad = 0;
     for (size_t l = 0; l < w->nl && !bad; l++)
         bad = nest_lane(tl, order, w->off[l], w->off[l + 1], res, &st) != 0;
@@ -352,7 +352,7 @@ static void work_free(lanes_work *w)
 sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
 {
     if (tl->finalized) return STS_OK;
-    lanes_work w = {tl->lanes.n, NULL, NULL, 0, NULL, 0};
+    lanes_work w = { tl->lanes.n, NULL, NULL, 0, NULL, 0 };
     w.off = calloc(w.nl + 1, sizeof *w.off);
     w.begins = calloc(w.nl + 1, sizeof *w.begins);
     w.sorted = malloc(w.nl + 1);

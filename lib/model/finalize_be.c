@@ -149,10 +149,10 @@ sts_status sts_fin_match_begin_end(sts_timeline *tl, const size_t *begins, size_
     for (size_t l = 0; tok && l < nl; l++)
         if (off[l + 1] - off[l] > maxseg) maxseg = off[l + 1] - off[l];
     uint32_t *tmp = tok ? malloc((maxseg ? maxseg : 1) * sizeof *tmp) : NULL;
-    fin_u32vec stack = {0}, unclosed = {0};
+    fin_u32vec stack = { 0 }, unclosed = { 0 };
     int64_t *last = NULL;
     int bad = tmp == NULL;
-    be_ctx ctx = {tl->slices.v, tl->ends.v};
+    be_ctx ctx = { tl->slices.v, tl->ends.v };
     for (size_t l = 0; l < nl && !bad; l++) {
         size_t n = off[l + 1] - off[l];
         if (n == 0) continue;

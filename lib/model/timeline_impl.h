@@ -13,6 +13,7 @@
 #include <stdarg.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
 #include "stepscope/timeline.h"
 
 typedef struct sts_end_event {
@@ -22,12 +23,6 @@ typedef struct sts_end_event {
 } sts_end_event;
 
 #define STS_TL_MAX_WARNINGS 100
-
-#define STS_VEC(T)     \
-    struct {           \
-        T *v;          \
-        size_t n, cap; \
-    }
 
 struct sts_timeline {
     sts_strtab strings;
@@ -50,12 +45,6 @@ struct sts_timeline {
     sts_u64map proc_map; /* label id + 1 -> process index */
     sts_u64map lane_map; /* (process + 1) << 32 | label -> lane index */
 };
-
-/* Pushes one zeroed element onto an STS_VEC; returns its pointer or NULL (no memory). */
-#define STS_VEC_PUSH(vec)                                                       \
-    (sts_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) == 0 \
-         ? (memset(&(vec).v[(vec).n], 0, sizeof *(vec).v), &(vec).v[(vec).n++]) \
-         : NULL)
 
 /* A new, empty timeline; NULL when memory is exhausted. `path` and `format` are
  * copied into info. */

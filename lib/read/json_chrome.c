@@ -406,7 +406,7 @@ sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_op
     if (!r.buf) return nomem(&r);
     memset(r.buf, 0, JSON_PAD);
 
-    top t = {ST_START, 0, 0, PROGRESS_STEP};
+    top t = { ST_START, 0, 0, PROGRESS_STEP };
     sts_status rc = STS_OK;
     size_t pos = 0;
     for (;;) {

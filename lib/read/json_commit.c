@@ -208,7 +208,9 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
 /* An optional string field as a string id (0 when absent). */
 static int string_field(jr *r, const jevent *ev, int field, uint32_t *id)
 {
-    static const char *const names[F_COUNT] = {"ph", "name", "cat", "pid", "tid", "ts", "dur", "id", "id2", "s", "bp"};
+    static const char *const names[F_COUNT] = {
+        "ph", "name", "cat", "pid", "tid", "ts", "dur", "id", "id2", "s", "bp"
+    };
     *id = 0;
     if (!(ev->have & BIT(field))) return T_OK;
     const jspan *s = &ev->f[field];

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-const unsigned char sts_jr_ws_table[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1};
+const unsigned char sts_jr_ws_table[256] = { [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1 };
 
 static size_t put_utf8(char *out, uint32_t cp)
 {

@@ -104,7 +104,7 @@ static inline uint32_t json_8_digits_value(uint64_t v)
  * time, so up to 7 bytes after the digits must be readable. */
 static inline size_t json_digits(const char **pp, uint64_t *value)
 {
-    static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+    static const uint64_t pow10[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
     const char *p = *pp;
     uint64_t v = *value;
     for (;;) {

@@ -42,16 +42,16 @@ static const char *msg_name(msg_kind m)
 
 static const char *field_name(msg_kind m, uint32_t num)
 {
-    static const char *const space[] = {NULL, "planes", "errors", "warnings", "hostnames"};
-    static const char *const plane[] = {NULL, "id", "name", "lines", "event_metadata", "stat_metadata", "stats"};
-    static const char *const line[] = {NULL, "id", "name", "timestamp_ns", "events",     NULL,
-                                       NULL, NULL, NULL,   "duration_ps",  "display_id", "display_name"};
-    static const char *const event[] = {NULL, "metadata_id", "offset_ps", "duration_ps", "stats", "num_occurrences"};
-    static const char *const stat[] = {NULL,          "metadata_id", "double_value", "uint64_value",
-                                       "int64_value", "str_value",   "bytes_value",  "ref_value"};
-    static const char *const emeta[] = {NULL, "id", "name", "metadata", "display_name", "stats", "child_id"};
-    static const char *const smeta[] = {NULL, "id", "name", "description"};
-    static const char *const entry[] = {NULL, "key", "value"};
+    static const char *const space[] = { NULL, "planes", "errors", "warnings", "hostnames" };
+    static const char *const plane[] = { NULL, "id", "name", "lines", "event_metadata", "stat_metadata", "stats" };
+    static const char *const line[] = { NULL, "id", "name", "timestamp_ns", "events",     NULL,
+                                        NULL, NULL, NULL,   "duration_ps",  "display_id", "display_name" };
+    static const char *const event[] = { NULL, "metadata_id", "offset_ps", "duration_ps", "stats", "num_occurrences" };
+    static const char *const stat[] = { NULL,          "metadata_id", "double_value", "uint64_value",
+                                        "int64_value", "str_value",   "bytes_value",  "ref_value" };
+    static const char *const emeta[] = { NULL, "id", "name", "metadata", "display_name", "stats", "child_id" };
+    static const char *const smeta[] = { NULL, "id", "name", "description" };
+    static const char *const entry[] = { NULL, "key", "value" };
 #define PICK(tab) (num < sizeof tab / sizeof tab[0] ? tab[num] : NULL)
     const char *n = NULL;
     switch (m) {
@@ -334,12 +334,12 @@ static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf
 {
     sts_pb_reader sr;
     sts_pb_sub(&sr, pr, sf);
-    sts_pb_field f, val = {0};
+    sts_pb_field f, val = { 0 };
     int64_t mid = 0;
     int rc;
     while ((rc = next(x, M_STAT, &sr, &f)) > 0) {
-        static const unsigned wire_of[8] = {0,          STS_PB_VARINT, STS_PB_I64,   STS_PB_VARINT, STS_PB_VARINT,
-                                            STS_PB_LEN, STS_PB_LEN,    STS_PB_VARINT};
+        static const unsigned wire_of[8] = { 0,          STS_PB_VARINT, STS_PB_I64,   STS_PB_VARINT, STS_PB_VARINT,
+                                             STS_PB_LEN, STS_PB_LEN,    STS_PB_VARINT };
         if (f.num > 7) continue;
         if (want(x, M_STAT, &f, wire_of[f.num])) return STS_ERR_PARSE;
         if (f.num == 1)

@@ -160,7 +160,7 @@ void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_r
     int cut = s->nsteps < s->found;
     sts_sbuf leg = STS_SBUF_INIT;
     double leg_bot = legend(&leg, id, s, cut ? 62 : 46);
-    geo g = {&a, leg_bot + 34, leg_bot + 34 + PLOT_H};
+    geo g = { &a, leg_bot + 34, leg_bot + 34 + PLOT_H };
     double h = g.y_bot + 52;
 
     char attrs[200], title[300];

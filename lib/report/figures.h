@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 
 /* Per-step stacked bars: each step's direct children by name, then the unattributed
  * remainder (step minus children; negative when children overrun by rounding). */

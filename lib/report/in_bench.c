@@ -23,28 +23,28 @@ static const char HOW_BENCH[] =
 static const struct {
     const char *key, *label;
 } known[] = {
-    {"backend", "backend"},
-    {"workload", "workload"},
-    {"input_shape", "input shape"},
-    {"weight_shape", "weight shape"},
-    {"output_shape", "output shape"},
-    {"dtype", "dtype"},
-    {"boundary", "boundary"},
-    {"max_abs_error", "max abs error"},
-    {"atol", "atol"},
-    {"rtol", "rtol"},
+    { "backend", "backend" },
+    { "workload", "workload" },
+    { "input_shape", "input shape" },
+    { "weight_shape", "weight shape" },
+    { "output_shape", "output shape" },
+    { "dtype", "dtype" },
+    { "boundary", "boundary" },
+    { "max_abs_error", "max abs error" },
+    { "atol", "atol" },
+    { "rtol", "rtol" },
 };
 
 /* Drawn, summarized by hand, or not worth a line. */
-static const char *const skipped[] = {"schema",
-                                      "name",
-                                      "device",
-                                      "first_call_seconds",
-                                      "warm_samples_seconds",
-                                      "warm_median_seconds",
-                                      "dispatch_only_seconds",
-                                      "device_samples_seconds",
-                                      "host_overhead_samples_seconds"};
+static const char *const skipped[] = { "schema",
+                                       "name",
+                                       "device",
+                                       "first_call_seconds",
+                                       "warm_samples_seconds",
+                                       "warm_median_seconds",
+                                       "dispatch_only_seconds",
+                                       "device_samples_seconds",
+                                       "host_overhead_samples_seconds" };
 
 static int is_listed(const char *k)
 {
@@ -63,7 +63,7 @@ static int ends_with(const char *s, const char *suffix)
 
 static const char *run_label(sts_report *r, const sts_jval *o, const char *member)
 {
-    static const char *const keys[] = {"name", "label", "workload", "kernel"};
+    static const char *const keys[] = { "name", "label", "workload", "kernel" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *s = sts_json_str(sts_json_get(o, keys[i]), NULL);
         if (s && *s) return sts_rpt_strdup(r, s);
@@ -206,8 +206,8 @@ static void environment_facts(sts_report *r, sts_rpt_section *sec, const sts_jva
     sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Machine");
     static const struct {
         const char *key, *label;
-    } keys[] = {{"cpu_model", "CPU"}, {"cpu_count", "CPUs"},    {"cpu_governor", "CPU governor"},
-                {"os", "OS"},         {"compiler", "compiler"}, {"timestamp", "measured at"}};
+    } keys[] = { { "cpu_model", "CPU" }, { "cpu_count", "CPUs" },    { "cpu_governor", "CPU governor" },
+                 { "os", "OS" },         { "compiler", "compiler" }, { "timestamp", "measured at" } };
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         const char *t = sts_rpt_json_text(r, sts_json_get(env, keys[i].key));
@@ -233,7 +233,7 @@ sts_status sts_report_add_bench_json(sts_report *r, const char *text, size_t len
         sts_jdoc_release(&doc);
         return st;
     }
-    run_list runs = {{0}, {0}, 0};
+    run_list runs = { { 0 }, { 0 }, 0 };
     find_runs(doc.root, NULL, &runs, 0);
     if (runs.n == 0) {
         sts_jdoc_release(&doc);

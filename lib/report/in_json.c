@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 
 static void scalar(sts_sbuf *b, const sts_jval *v)
 {

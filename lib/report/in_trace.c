@@ -205,7 +205,7 @@ static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t
     }
     if (ns <= 400 || hi <= lo) return;
     enum { BINS = 50 };
-    size_t bins[BINS] = {0};
+    size_t bins[BINS] = { 0 };
     double width = (double)(hi - lo) / BINS;
     for (size_t i = 0; i < ns; i++) {
         size_t k = (size_t)((double)(sl[i].ts - lo) / width);

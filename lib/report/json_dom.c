@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 
 typedef struct parser {
     const char *s;
@@ -359,7 +359,7 @@ static int value(parser *p, sts_jval **out)
 sts_status sts_json_parse(sts_jdoc *doc, const char *text, size_t len, const char *name, sts_error *err)
 {
     doc->root = NULL;
-    parser p = {text, len, 0, 0, name ? name : "(json)", &doc->arena, err, STS_OK};
+    parser p = { text, len, 0, 0, name ? name : "(json)", &doc->arena, err, STS_OK };
     sts_jval *root;
     if (value(&p, &root) != 0) return p.st;
     skip_ws(&p);

@@ -45,10 +45,9 @@ typedef struct sts_jdoc {
     sts_arena arena;
     sts_jval *root;
 } sts_jdoc;
-#define STS_JDOC_INIT        \
-    {                        \
-        STS_ARENA_INIT, NULL \
-    }
+/* clang-format off */
+#define STS_JDOC_INIT { STS_ARENA_INIT, NULL }
+/* clang-format on */
 
 /* Parses `len` bytes of `text` as one JSON value (whitespace around it allowed).
  * `name` (a file name) prefixes error messages. On failure doc->root is NULL and err

@@ -195,7 +195,7 @@ sts_status sts_report_write_svgs(const sts_report *r, const char *dir, size_t *w
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return sts_error_set(err, STS_ERR_IO, -1, "%s: not a directory", dir);
-    svg_writer w = {dir, written, err, STS_OK};
+    svg_writer w = { dir, written, err, STS_OK };
     sts_rpt_each_fig(r, write_one, &w);
     return w.st;
 }

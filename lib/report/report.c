@@ -210,7 +210,7 @@ static void pick_fig(const sts_rpt_fig *f, void *user)
 
 const char *sts_report_figure_id(const sts_report *r, size_t i)
 {
-    find_fig ff = {i, 0, NULL};
+    find_fig ff = { i, 0, NULL };
     if (r) sts_rpt_each_fig(r, pick_fig, &ff);
     return ff.id;
 }

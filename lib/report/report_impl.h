@@ -5,7 +5,7 @@
 
 #include "base/mem.h"
 #include "report/figures.h"
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 #include "report/scale.h"
 #include "stepscope/report.h"
 

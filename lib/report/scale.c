@@ -7,7 +7,7 @@
 static const struct {
     double size;
     const char *name;
-} time_units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\xc2\xb5s"}, {1, "ns"}};
+} time_units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" }, { 1, "ns" } };
 
 /* The smallest of 1, 2, 5 or 10 times 10^e that is >= raw. */
 static double nice_step(double raw, double min_step)

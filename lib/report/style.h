@@ -2,7 +2,7 @@
 #ifndef STS_REPORT_STYLE_H
 #define STS_REPORT_STYLE_H
 
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 
 /* Number of distinct series fills: the eight Okabe-Ito colours, each also given its
  * own texture so no distinction rests on colour alone. */

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 #include "report/scale.h"
 
 /* Opens <svg id=ID class="fig" ...> with a viewBox of w x h. `attrs` (may be NULL) is

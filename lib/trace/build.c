@@ -183,7 +183,7 @@ static void build_thread(sts_build *b, sts_tstate *s)
     uint64_t dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed);
     uint64_t too_deep = atomic_load_explicit(&s->too_deep, memory_order_relaxed);
     if (dropped || too_deep) {
-        sts_arg a[2] = {int_arg(b, "dropped", (int64_t)dropped), int_arg(b, "too_deep", (int64_t)too_deep)};
+        sts_arg a[2] = { int_arg(b, "dropped", (int64_t)dropped), int_arg(b, "too_deep", (int64_t)too_deep) };
         add_instant(b, lane, b->stop_ns, "stepscope.dropped", a, 2);
         sts_tl_warn(b->tl,
                     "thread %s (tid %" PRId64 "): %" PRIu64 " scopes dropped (event pool full), %" PRIu64

@@ -18,7 +18,7 @@
 
 #include "trace/recorder_impl.h"
 
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 #define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
 static struct sigaction previous[NFATAL];
 static int installed;
@@ -83,7 +83,7 @@ static void out_us(int64_t ns)
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0) out_bytes("-", 1);
     out_u64(a / 1000);
-    char f[4] = {'.', (char)('0' + a % 1000 / 100), (char)('0' + a % 100 / 10), (char)('0' + a % 10)};
+    char f[4] = { '.', (char)('0' + a % 1000 / 100), (char)('0' + a % 100 / 10), (char)('0' + a % 10) };
     out_bytes(f, 4);
 }
 
@@ -117,10 +117,10 @@ static void out_json_str(const char *s, size_t n)
     for (size_t i = 0; i < n && s[i]; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
+            char e[2] = { '\\', (char)c };
             out_bytes(e, 2);
         } else if (c < 0x20) {
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
             out_bytes(e, 6);
         } else {
             out_bytes((const char *)&c, 1);

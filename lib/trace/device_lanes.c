@@ -74,7 +74,7 @@ static void on_enqueue(void *user, const char *name, sts_event *ev)
 
 static clock_pair calibrate(sts_device *dev, sts_error *err)
 {
-    clock_pair c = {0, 0, 0, 0};
+    clock_pair c = { 0, 0, 0, 0 };
     c.ok = sts_device_clock_pair(dev, &c.host, &c.dev, &c.unc, err) == STS_OK;
     return c;
 }
@@ -145,8 +145,8 @@ static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t 
     uint32_t host_lane = sts_tl_lane(b->tl, b->host_process, sts_build_text(b, buf), op->tid);
     int64_t start = to_host(t, op->times.start), end = to_host(t, op->times.end);
     int64_t queued = to_host(t, op->times.queued), submit = to_host(t, op->times.submit);
-    sts_arg a[3] = {int_arg(b, "correlation_id", (int64_t)op->corr), int_arg(b, "queued_ns", queued),
-                    int_arg(b, "submit_ns", submit)};
+    sts_arg a[3] = { int_arg(b, "correlation_id", (int64_t)op->corr), int_arg(b, "queued_ns", queued),
+                     int_arg(b, "submit_ns", submit) };
     uint32_t dev_slice_args = sts_tl_add_args(b->tl, a, 3);
     sts_build_slice(b, dev_lane, start, end - start, sts_build_text(b, op->name), 0, dev_slice_args);
 
@@ -157,7 +157,7 @@ static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t 
     if (d_start < floor) d_start = floor;
     if (d_start > d_end) d_start = d_end;
     snprintf(buf, sizeof buf, "enqueue %s", op->name);
-    sts_arg h[1] = {int_arg(b, "correlation_id", (int64_t)op->corr)};
+    sts_arg h[1] = { int_arg(b, "correlation_id", (int64_t)op->corr) };
     sts_build_slice(b, host_lane, d_start, d_end - d_start, sts_build_text(b, buf), (uint16_t)op->depth,
                     sts_tl_add_args(b->tl, h, 1));
     snprintf(buf, sizeof buf, "%" PRIu64, op->corr);

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-sts_recorder sts_rec = {.lock = PTHREAD_MUTEX_INITIALIZER};
+sts_recorder sts_rec = { .lock = PTHREAD_MUTEX_INITIALIZER };
 uint32_t sts__trace_on;
 
 static __thread sts_tstate *tls_state;

@@ -23,10 +23,10 @@ int sts_tsc_invariant(void)
 
 sts_tpoint sts_tclock_point(int tsc)
 {
-    sts_tpoint best = {0, 0, INT64_MAX};
+    sts_tpoint best = { 0, 0, INT64_MAX };
     if (!tsc) {
         int64_t t = sts_clock_ns();
-        sts_tpoint p = {(uint64_t)t, t, 0};
+        sts_tpoint p = { (uint64_t)t, t, 0 };
         return p;
     }
     /* A preemption or an interrupt widens one bracket; the narrowest of several is

@@ -291,7 +291,7 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
                                  sts_error *err)
 {
     if (!tl || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "chrome json writer: no timeline or path");
-    jw w = {tl, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0};
+    jw w = { tl, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0 };
     w.procs = sts_timeline_processes(tl, &w.nprocs);
     w.lanes = sts_timeline_lanes(tl, &w.nlanes);
     w.args = sts_timeline_args(tl, &w.nargs);

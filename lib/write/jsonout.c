@@ -105,7 +105,7 @@ void sts_jo_us(sts_wfile *f, int64_t ns)
     if (ns < 0) sts_wfile_write(f, "-", 1);
     put_u64(f, m / 1000);
     unsigned r = (unsigned)(m % 1000);
-    char frac[4] = {'.', (char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10)};
+    char frac[4] = { '.', (char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10) };
     sts_wfile_write(f, frac, 4);
 }
 

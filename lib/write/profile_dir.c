@@ -168,7 +168,7 @@ sts_status sts_write_profile_dir(const sts_timeline *tl, const char *dir, const 
     if (!run) return err ? err->code : STS_ERR_EXISTS;
     char host[256];
     host_stem(opts, host, sizeof host);
-    char *made[3] = {NULL, NULL, NULL};
+    char *made[3] = { NULL, NULL, NULL };
     st = write_run(tl, run, host, opts, made, err);
     for (int i = 0; i < 3; i++) {
         if (st != STS_OK && made[i]) unlink(made[i]);

@@ -11,16 +11,8 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
 #include "write/wfile.h"
-
-/* A growable array (the model's STS_VEC is internal to the timeline). */
-#define XVEC(T)        \
-    struct {           \
-        T *v;          \
-        size_t n, cap; \
-    }
-#define XPUSH(vec) \
-    (sts_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) == 0 ? &(vec).v[(vec).n++] : NULL)
 
 typedef struct xev {
     int64_t ts, dur;
@@ -42,11 +34,11 @@ typedef struct xplane {
     char *name; /* owned */
     int64_t id;
     size_t line_first, line_n;
-    sts_u64map emap;           /* name string id + 1 -> event metadata id */
-    XVEC(uint32_t) enames;     /* event metadata id - 1 -> name string id */
-    sts_u64map smap;           /* string id + 1 -> stat metadata id */
-    XVEC(const char *) snames; /* stat metadata id - 1 -> name */
-    uint32_t r_meta;           /* stat metadata id of "_r" (0: none needed) */
+    sts_u64map emap;              /* name string id + 1 -> event metadata id */
+    STS_VEC(uint32_t) enames;     /* event metadata id - 1 -> name string id */
+    sts_u64map smap;              /* string id + 1 -> stat metadata id */
+    STS_VEC(const char *) snames; /* stat metadata id - 1 -> name */
+    uint32_t r_meta;              /* stat metadata id of "_r" (0: none needed) */
 } xplane;
 
 typedef struct plan {
@@ -158,7 +150,7 @@ static int id_add(idset *ids, int64_t id)
 static sts_status add_lines(plan *p, xplane *pl, uint32_t proc_or_host, int host, int prefix)
 {
     pl->line_first = p->nlines;
-    idset ids = {STS_U64MAP_INIT, 0};
+    idset ids = { STS_U64MAP_INIT, 0 };
     for (size_t l = 0; l < p->nlanes; l++) {
         const sts_lane *ln = &p->lanes[l];
         int is_device = ln->kind == STS_LANE_DEVICE;
@@ -288,12 +280,12 @@ static sts_status collect_events(plan *p)
     for (size_t i = 0; i < p->nslices; i++) {
         const sts_slice *s = &p->slices[i];
         if (s->dur < 0 || s->lane >= p->nlanes) continue;
-        tmp_ev[n++] = (xev){s->ts, s->dur, (uint32_t)i, 0, lane_line[s->lane], 0};
+        tmp_ev[n++] = (xev){ s->ts, s->dur, (uint32_t)i, 0, lane_line[s->lane], 0 };
     }
     for (size_t i = 0; i < p->ninstants; i++) {
         const sts_instant *s = &p->instants[i];
         if (s->lane >= p->nlanes) continue;
-        tmp_ev[n++] = (xev){s->ts, 0, (uint32_t)i, 0, lane_line[s->lane], 1};
+        tmp_ev[n++] = (xev){ s->ts, 0, (uint32_t)i, 0, lane_line[s->lane], 1 };
     }
     free(lane_line);
     for (size_t i = 0; i < n; i++)
@@ -348,7 +340,7 @@ static uint32_t stat_meta(plan *p, xplane *pl, uint32_t sid)
 {
     uint32_t m = sts_u64map_get(&pl->smap, (uint64_t)sid + 1);
     if (m != UINT32_MAX) return m;
-    const char **slot = XPUSH(pl->snames);
+    const char **slot = STS_VEC_PUSH(pl->snames);
     if (!slot) return 0;
     *slot = str(p, sid);
     m = (uint32_t)pl->snames.n;
@@ -383,7 +375,7 @@ static sts_status plane_metadata(plan *p, xplane *pl)
             uint32_t name = e->instant ? p->instants[e->idx].name : p->slices[e->idx].name;
             uint32_t m = sts_u64map_get(&pl->emap, (uint64_t)name + 1);
             if (m == UINT32_MAX) {
-                uint32_t *slot = XPUSH(pl->enames);
+                uint32_t *slot = STS_VEC_PUSH(pl->enames);
                 if (!slot) return nomem(p);
                 *slot = name;
                 m = (uint32_t)pl->enames.n;
@@ -402,7 +394,7 @@ static sts_status plane_metadata(plan *p, xplane *pl)
                 if (p->r_key != STS_NONE) {
                     pl->r_meta = stat_meta(p, pl, p->r_key);
                 } else {
-                    const char **slot = XPUSH(pl->snames);
+                    const char **slot = STS_VEC_PUSH(pl->snames);
                     if (slot) *slot = "_r", pl->r_meta = (uint32_t)pl->snames.n;
                 }
                 if (!pl->r_meta) return nomem(p);
@@ -618,7 +610,7 @@ static int mem_sink(void *user, const void *buf, size_t n)
 sts_status sts_xplane_encode_mem(const sts_timeline *tl, const sts_write_options *opts, uint8_t **out, size_t *len,
                                  sts_error *err)
 {
-    membuf m = {NULL, 0, 0};
+    membuf m = { NULL, 0, 0 };
     *out = NULL;
     *len = 0;
     sts_status st = sts_xplane_encode(tl, opts, mem_sink, &m, err);

@@ -142,7 +142,7 @@ int demo_bench(const demo_ctx *ctx)
     if (sts_device_open(NULL, &L.dev, &err) != STS_OK) return cli_report("demo bench", &err);
     sts_bench_env_collect(&L.env, L.dev);
     printf("device: %s / %s\n\n", L.env.device.platform, L.env.device.name);
-    sts_bench_result *main = NULL, *v[NVARIANTS] = {NULL};
+    sts_bench_result *main = NULL, *v[NVARIANTS] = { NULL };
     sts_status st = experiments(&L, &main, v, &err);
     int rc = CLI_OK;
     if (st != STS_OK)

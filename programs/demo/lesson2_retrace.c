@@ -64,7 +64,7 @@ static int fail(retrace *r, const char *what)
 /* A 1-D array holding `n` values, written and ready. */
 static sts_array *array_of(retrace *r, sts_dtype dt, size_t n, const void *values)
 {
-    int64_t shape[1] = {(int64_t)n};
+    int64_t shape[1] = { (int64_t)n };
     sts_array *a = NULL;
     if (sts_array_create(r->dev, dt, 1, shape, &a, &r->err) != STS_OK) return NULL;
     sts_event *ev = NULL;
@@ -105,9 +105,9 @@ static const char SCORE_SRC[] = "__kernel void score(__global const X_T *x, GAIN
                                 "}\n";
 
 static const sts_fn_param SCORE_PARAMS[] = {
-    {"x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-    {"gain", STS_PARAM_DYNAMIC, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-    {"out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
+    { "x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+    { "gain", STS_PARAM_DYNAMIC, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+    { "out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
 };
 
 /* sum_{i<n} ((i + offset) * gain)^2, computed on the host in double. */
@@ -122,7 +122,7 @@ static double score_ref(int n, double offset, double gain)
 static int score_calls(retrace *r, sts_array *out)
 {
     sts_fn *fn = NULL;
-    sts_fn_spec spec = {"score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL };
     if (sts_fn_create(r->dev, &spec, r->l, &fn, &r->err) != STS_OK) return fail(r, "score");
     static const struct {
         const char *label;
@@ -131,11 +131,11 @@ static int score_calls(retrace *r, sts_array *out)
         int delta;
         const char *formula;
     } calls[] = {
-        {"initial signature", 8, 0, 1, 1, "sum_{i<8} i^2"},
-        {"same signature, changed data", 8, 1, 1, 0, "sum_{i<8} (i+1)^2"},
-        {"same signature, changed dynamic gain", 8, 0, 2, 0, "4 sum_{i<8} i^2"},
-        {"different input shape", 12, 0, 1, 1, "sum_{i<12} i^2"},
-        {"new length sixteen", 16, 0, 1, 1, "sum_{i<16} i^2"},
+        { "initial signature", 8, 0, 1, 1, "sum_{i<8} i^2" },
+        { "same signature, changed data", 8, 1, 1, 0, "sum_{i<8} (i+1)^2" },
+        { "same signature, changed dynamic gain", 8, 0, 2, 0, "4 sum_{i<8} i^2" },
+        { "different input shape", 12, 0, 1, 1, "sum_{i<12} i^2" },
+        { "new length sixteen", 16, 0, 1, 1, "sum_{i<16} i^2" },
     };
     int rc = CLI_OK;
     if (!r->json) printf("score(x, gain) = sum((x*gain)^2): x's shape is static, gain is dynamic\n");
@@ -145,7 +145,7 @@ static int score_calls(retrace *r, sts_array *out)
             rc = fail(r, "score input");
             break;
         }
-        sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, calls[i].gain, NULL}, {out, 0, NULL}};
+        sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, calls[i].gain, NULL }, { out, 0, NULL } };
         sts_fn_call_info in;
         if (sts_fn_call(fn, args, 3, calls[i].label, STS_FN_RESULT, NULL, &in, &r->err) != STS_OK)
             rc = fail(r, calls[i].label);
@@ -180,22 +180,22 @@ static const char BRANCH_SRC[] = "__kernel void branch_score(__global const X_T 
 static int static_branch(retrace *r, sts_array *out)
 {
     static const sts_fn_param params[] = {
-        {"x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-        {"square", STS_PARAM_STATIC, STS_DTYPE_F32, STS_STATIC_BOOL, NULL},
-        {"out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
+        { "x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+        { "square", STS_PARAM_STATIC, STS_DTYPE_F32, STS_STATIC_BOOL, NULL },
+        { "out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
     };
     sts_fn *fn = NULL;
-    sts_fn_spec spec = {"branch_score", BRANCH_SRC, NULL, NULL, params, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "branch_score", BRANCH_SRC, NULL, NULL, params, 3, -1, 2, NULL };
     sts_array *x = range(r, 8, 0);
     if (!x || sts_fn_create(r->dev, &spec, r->l, &fn, &r->err) != STS_OK) {
         sts_array_free(x);
         return fail(r, "branch_score");
     }
     if (!r->json) printf("branch_score(x, square): square is static, so each value is its own specialization\n");
-    static const int squares[] = {1, 1, 0};
+    static const int squares[] = { 1, 1, 0 };
     int rc = CLI_OK;
     for (int i = 0; i < 3 && rc == CLI_OK; i++) {
-        sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, squares[i], NULL}, {out, 0, NULL}};
+        sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, squares[i], NULL }, { out, 0, NULL } };
         sts_fn_call_info in;
         const char *label = squares[i] ? "square=True" : "square=False";
         if (sts_fn_call(fn, args, 3, label, STS_FN_RESULT, NULL, &in, &r->err) != STS_OK)
@@ -239,7 +239,7 @@ static int run_loop(retrace *r, sts_fn *fn, sts_array *v, int read_each, loop_re
     }
     sts_event_release(ev);
     const char *scope = read_each ? "read each step" : "one final wait";
-    sts_fn_arg args[1] = {{v, 0, NULL}};
+    sts_fn_arg args[1] = { { v, 0, NULL } };
     int64_t t0 = now_ns();
     for (int step = 0; step < 6; step++) {
         char label[64];
@@ -259,10 +259,10 @@ static int run_loop(retrace *r, sts_fn *fn, sts_array *v, int read_each, loop_re
 
 static int update_loop(retrace *r, loop_result out[2])
 {
-    static const sts_fn_param params[] = {{"v", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL}};
+    static const sts_fn_param params[] = { { "v", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL } };
     sts_fn *fn = NULL;
-    sts_fn_spec spec = {"update", UPDATE_SRC, NULL, NULL, params, 1, -1, -1, NULL};
-    int64_t shape[1] = {1};
+    sts_fn_spec spec = { "update", UPDATE_SRC, NULL, NULL, params, 1, -1, -1, NULL };
+    int64_t shape[1] = { 1 };
     sts_array *v = NULL;
     if (sts_array_create(r->dev, STS_DTYPE_F32, 1, shape, &v, &r->err) != STS_OK ||
         sts_fn_create(r->dev, &spec, r->l, &fn, &r->err) != STS_OK) {
@@ -270,7 +270,7 @@ static int update_loop(retrace *r, loop_result out[2])
         return fail(r, "update");
     }
     /* Compile before timing, as the lesson does with update(initial).block_until_ready(). */
-    sts_fn_arg args[1] = {{v, 0, NULL}};
+    sts_fn_arg args[1] = { { v, 0, NULL } };
     int rc =
         sts_fn_call(fn, args, 1, "warm-up", STS_FN_WAIT, NULL, NULL, &r->err) == STS_OK ? CLI_OK : fail(r, "warm-up");
     if (rc == CLI_OK) rc = run_loop(r, fn, v, 1, &out[0]);
@@ -314,24 +314,24 @@ static const char UNMASKED_SRC[] = "__kernel void padded_score(__global const VA
 
 static int padded_batch(retrace *r, sts_array *out)
 {
-    static const sts_fn_param mp[] = {{"values", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-                                      {"mask", STS_PARAM_ARRAY, STS_DTYPE_I32, STS_STATIC_INT, NULL},
-                                      {"out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL}};
-    static const sts_fn_param up[] = {{"values", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-                                      {"out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL}};
-    const float padded[8] = {0, 1, 2, 3, 4, 0, 0, 0};
-    const int32_t mask[8] = {1, 1, 1, 1, 1, 0, 0, 0};
+    static const sts_fn_param mp[] = { { "values", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+                                       { "mask", STS_PARAM_ARRAY, STS_DTYPE_I32, STS_STATIC_INT, NULL },
+                                       { "out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL } };
+    static const sts_fn_param up[] = { { "values", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+                                       { "out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL } };
+    const float padded[8] = { 0, 1, 2, 3, 4, 0, 0, 0 };
+    const int32_t mask[8] = { 1, 1, 1, 1, 1, 0, 0, 0 };
     sts_fn *masked = NULL, *plain = NULL;
-    sts_fn_spec ms = {"masked_score", MASKED_SRC, NULL, NULL, mp, 3, -1, 2, NULL};
-    sts_fn_spec ps = {"padded_score", UNMASKED_SRC, NULL, NULL, up, 2, -1, 1, NULL};
+    sts_fn_spec ms = { "masked_score", MASKED_SRC, NULL, NULL, mp, 3, -1, 2, NULL };
+    sts_fn_spec ps = { "padded_score", UNMASKED_SRC, NULL, NULL, up, 2, -1, 1, NULL };
     sts_array *v = array_of(r, STS_DTYPE_F32, 8, padded), *m = array_of(r, STS_DTYPE_I32, 8, mask);
     int rc = CLI_OK;
     sts_fn_call_info a, b;
     if (!v || !m || sts_fn_create(r->dev, &ms, r->l, &masked, &r->err) != STS_OK ||
         sts_fn_create(r->dev, &ps, r->l, &plain, &r->err) != STS_OK)
         rc = fail(r, "padded batch");
-    sts_fn_arg margs[3] = {{v, 0, NULL}, {m, 0, NULL}, {out, 0, NULL}};
-    sts_fn_arg pargs[2] = {{v, 0, NULL}, {out, 0, NULL}};
+    sts_fn_arg margs[3] = { { v, 0, NULL }, { m, 0, NULL }, { out, 0, NULL } };
+    sts_fn_arg pargs[2] = { { v, 0, NULL }, { out, 0, NULL } };
     if (rc == CLI_OK &&
         (sts_fn_call(masked, margs, 3, "5 values padded to 8, masked", STS_FN_RESULT, NULL, &a, &r->err) != STS_OK ||
          sts_fn_call(plain, pargs, 2, "5 values padded to 8, no mask", STS_FN_RESULT, NULL, &b, &r->err) != STS_OK))
@@ -378,14 +378,14 @@ typedef struct misuse {
 static int dynamic_branch(retrace *r, sts_array *out, misuse *mu)
 {
     sts_fn *broken = NULL, *fixed = NULL;
-    sts_fn_spec bs = {"broken_branch", NULL, broken_trace, NULL, SCORE_PARAMS, 3, -1, 2, NULL};
-    sts_fn_spec fs = {"repaired", REPAIRED_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL};
+    sts_fn_spec bs = { "broken_branch", NULL, broken_trace, NULL, SCORE_PARAMS, 3, -1, 2, NULL };
+    sts_fn_spec fs = { "repaired", REPAIRED_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL };
     sts_array *x = range(r, 8, 0);
     int rc = CLI_OK;
     if (!x || sts_fn_create(r->dev, &bs, r->l, &broken, &r->err) != STS_OK ||
         sts_fn_create(r->dev, &fs, r->l, &fixed, &r->err) != STS_OK)
         rc = fail(r, "misuse setup");
-    sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, 2.0, NULL}, {out, 0, NULL}};
+    sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, 2.0, NULL }, { out, 0, NULL } };
     sts_error e = STS_ERROR_INIT;
     if (rc == CLI_OK) {
         mu->status = sts_fn_call(broken, args, 3, "host branch on gain", STS_FN_RESULT, NULL, NULL, &e);
@@ -394,8 +394,8 @@ static int dynamic_branch(retrace *r, sts_array *out, misuse *mu)
               0);
         if (!r->json) printf("  %s: %s\n", sts_status_name(mu->status), mu->message);
     }
-    static const double gains[2] = {0.5, 2.0};
-    static const double expect[2] = {28, 140};
+    static const double gains[2] = { 0.5, 2.0 };
+    static const double expect[2] = { 28, 140 };
     for (int i = 0; i < 2 && rc == CLI_OK; i++) {
         args[1].number = gains[i];
         sts_fn_call_info in;
@@ -464,11 +464,11 @@ static int write_outputs(retrace *r, const demo_ctx *ctx, const loop_result loop
 
 static int run(retrace *r, const demo_ctx *ctx)
 {
-    int64_t one[1] = {1};
+    int64_t one[1] = { 1 };
     sts_array *out = NULL;
     if (sts_array_create(r->dev, STS_DTYPE_F32, 1, one, &out, &r->err) != STS_OK) return fail(r, "output array");
-    loop_result loops[2] = {{0, 0}, {0, 0}};
-    misuse mu = {STS_OK, "", {0, 0}};
+    loop_result loops[2] = { { 0, 0 }, { 0, 0 } };
+    misuse mu = { STS_OK, "", { 0, 0 } };
     int rc = score_calls(r, out);
     if (rc == CLI_OK) rc = static_branch(r, out);
     if (rc == CLI_OK && !r->json) printf("v = 0.9 v + 1, six steps from 0, on the device\n");

@@ -66,7 +66,7 @@ static sts_status model_open(model *m, sts_error *err)
     fill_normal(m->host_x, ROWS * INNER, &seed);
     fill_normal(m->host_w, INNER * COLS, &seed);
     host_reference(m);
-    const int64_t xs[2] = {ROWS, INNER}, ws[2] = {INNER, COLS}, ys[2] = {ROWS, COLS};
+    const int64_t xs[2] = { ROWS, INNER }, ws[2] = { INNER, COLS }, ys[2] = { ROWS, COLS };
     sts_status st = sts_device_open(NULL, &m->dev, err);
     if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, xs, &m->x, err);
     if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, ws, &m->w, err);
@@ -74,7 +74,7 @@ static sts_status model_open(model *m, sts_error *err)
     if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, ys, &m->y, err);
     if (st == STS_OK) st = sts_array_write(m->x, m->host_x, sizeof m->host_x, NULL, err);
     if (st == STS_OK) st = sts_array_write(m->w, m->host_w, sizeof m->host_w, NULL, err);
-    sts_array *inputs[2] = {m->x, m->w};
+    sts_array *inputs[2] = { m->x, m->w };
     if (st == STS_OK) st = sts_arrays_ready(inputs, 2, err);
     return st;
 }
@@ -116,7 +116,7 @@ static int model_check(const model *m, double *max_err)
 
 static void sleep_ms(long ms)
 {
-    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {
     }
 }
@@ -299,7 +299,7 @@ static int analyze(const char *dir, const char *run_path, int json)
                (double)lo / 1e6, (double)med / 1e6, (double)hi / 1e6);
     check(k > 0 && lo <= med && med <= hi, "model min <= median <= max");
 
-    const int64_t iv[3][2] = {{0, 10}, {2, 7}, {8, 12}};
+    const int64_t iv[3][2] = { { 0, 10 }, { 2, 7 }, { 8, 12 } };
     int64_t uni = sts_union_ns(iv, 3), sum = 0;
     for (int i = 0; i < 3; i++)
         sum += iv[i][1] - iv[i][0];

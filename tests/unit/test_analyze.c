@@ -69,7 +69,7 @@ static void E(sts_timeline *tl, uint32_t ln, int64_t ts)
 static void X_step_num(sts_timeline *tl, uint32_t ln, const char *name, int64_t ts, int64_t dur, int64_t step)
 {
     sts_slice *s = add_slice(tl, ln, name, ts, dur);
-    sts_arg a = {0};
+    sts_arg a = { 0 };
     a.key = str(tl, "step_num");
     a.type = STS_ARG_INT;
     a.v.i = step;
@@ -411,7 +411,7 @@ static void grow_tree(gen *g, int64_t lo, int64_t hi, int64_t lane_id, int64_t p
 static void random_forests(int cycles)
 {
     sts_finalize_test_cycles = cycles;
-    gen g = {mk(0), 0x1234567u, malloc(20000 * sizeof *g.iv), 0};
+    gen g = { mk(0), 0x1234567u, malloc(20000 * sizeof *g.iv), 0 };
     for (int l = 0; l < 4; l++)
         grow_tree(&g, 0, 100000, l, -1, 0);
     size_t n = g.n;
@@ -470,13 +470,13 @@ TEST(random_forests_permuted_by_cycles)
 
 TEST(union_of_interval_list)
 {
-    const int64_t iv[3][2] = {{0, 10}, {2, 7}, {8, 12}};
+    const int64_t iv[3][2] = { { 0, 10 }, { 2, 7 }, { 8, 12 } };
     T_EQ_I64(sts_union_ns(iv, 3), 12);
     int64_t sum = 0;
     for (int i = 0; i < 3; i++)
         sum += iv[i][1] - iv[i][0];
     T_EQ_I64(sum, 19);
-    const int64_t touching[3][2] = {{5, 7}, {0, 5}, {9, 9}};
+    const int64_t touching[3][2] = { { 5, 7 }, { 0, 5 }, { 9, 9 } };
     T_EQ_I64(sts_union_ns(touching, 3), 7);
     T_EQ_I64(sts_union_ns(NULL, 0), 0);
     /* more than the on-stack buffer: 100 disjoint unit intervals */
@@ -491,17 +491,17 @@ TEST(union_of_interval_list)
 
 TEST(medians_odd_and_even)
 {
-    int64_t odd[] = {5, 1, 3};
+    int64_t odd[] = { 5, 1, 3 };
     T_EQ_I64(sts_median_i64(odd, 3), 3);
-    int64_t even[] = {4, 1, 3, 2};
+    int64_t even[] = { 4, 1, 3, 2 };
     T_EQ_I64(sts_median_i64(even, 4), 2); /* floor(2.5) */
-    int64_t even2[] = {2001, 1000};
+    int64_t even2[] = { 2001, 1000 };
     T_EQ_I64(sts_median_i64(even2, 2), 1500);
-    int64_t one[] = {7};
+    int64_t one[] = { 7 };
     T_EQ_I64(sts_median_i64(one, 1), 7);
-    int64_t dup[] = {9, 9, 9, 1, 9, 9};
+    int64_t dup[] = { 9, 9, 9, 1, 9, 9 };
     T_EQ_I64(sts_median_i64(dup, 6), 9);
-    int64_t neg[] = {-3, -4};
+    int64_t neg[] = { -3, -4 };
     T_EQ_I64(sts_median_i64(neg, 2), -4); /* floor(-3.5) */
     /* against sorting, on a larger pseudo-random array */
     enum { M = 1001 };
@@ -596,7 +596,7 @@ TEST(busy_time_and_gaps)
     T_EQ_I64(sts_gaps(tl, NULL, 0, 1, &gaps, &ng, NULL), STS_OK);
     T_EQ_U64(ng, 0);
     free(gaps);
-    const uint32_t only_a_b[2] = {a, b};
+    const uint32_t only_a_b[2] = { a, b };
     T_EQ_I64(sts_gaps(tl, only_a_b, 2, 1000, &gaps, &ng, NULL), STS_OK);
     T_EQ_U64(ng, 1);
     if (ng) {
@@ -607,7 +607,7 @@ TEST(busy_time_and_gaps)
     T_EQ_I64(sts_gaps(tl, only_a_b, 2, 9000, &gaps, &ng, NULL), STS_OK);
     T_EQ_U64(ng, 0);
     free(gaps);
-    const uint32_t bad_lane[1] = {99};
+    const uint32_t bad_lane[1] = { 99 };
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_busy_lanes(tl, bad_lane, 1, &all, &err), STS_ERR_INVALID_ARG);
     T_CONTAINS(err.message, "lane 99");
@@ -789,7 +789,7 @@ TEST(steps_given_name_and_regex)
         if (nt) T_CONTAINS(tried[0], "no_such_step");
     }
     sts_steps_free(s);
-    sts_step_options o = {"bad(regex"};
+    sts_step_options o = { "bad(regex" };
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_steps_find(tl, &o, &s, &err), STS_ERR_INVALID_ARG);
     T_CONTAINS(err.message, "bad(regex");

@@ -14,7 +14,7 @@
 
 TEST(stats_against_formulas)
 {
-    double x[5] = {3, 1, 100, 2, 4};
+    double x[5] = { 3, 1, 100, 2, 4 };
     unsigned char out[5];
     sts_stats s;
     sts_stats_compute(x, 5, &s, out);
@@ -39,22 +39,22 @@ TEST(stats_against_formulas)
 TEST(stats_edge_cases)
 {
     sts_stats s;
-    double even[4] = {4, 1, 3, 2};
+    double even[4] = { 4, 1, 3, 2 };
     sts_stats_compute(even, 4, &s, NULL);
     T_NEAR(s.median, 2.5, 0, 0);
     T_NEAR(sts_median(even, 4), 2.5, 0, 0);
     /* MAD 0: the z-score is unbounded, so anything off the median is an outlier. */
-    double flat[4] = {5, 5, 5, 6};
+    double flat[4] = { 5, 5, 5, 6 };
     unsigned char out[5];
     sts_stats_compute(flat, 4, &s, out);
     T_NEAR(s.mad, 0, 0, 0);
     T_EQ_I64(s.outliers, 1);
     T_EQ_I64(out[3], 1);
-    double same[3] = {7, 7, 7};
+    double same[3] = { 7, 7, 7 };
     sts_stats_compute(same, 3, &s, NULL);
     T_EQ_I64(s.outliers, 0);
     T_NEAR(s.stddev, 0, 0, 0);
-    double one[1] = {42};
+    double one[1] = { 42 };
     sts_stats_compute(one, 1, &s, NULL);
     T_NEAR(s.median, 42, 0, 0);
     T_NEAR(s.stddev, 0, 0, 0);
@@ -64,7 +64,7 @@ TEST(stats_edge_cases)
     T_NEAR(s.mean, 0, 0, 0);
     /* The threshold: with MAD 1, z = 0.6745 * d; d = 5.18 gives 3.494 (kept), 5.19 gives
      * 3.5007 (outlier). */
-    double edge[5] = {10, 11, 9, 10 + 5.18, 10};
+    double edge[5] = { 10, 11, 9, 10 + 5.18, 10 };
     sts_stats_compute(edge, 5, &s, out);
     T_EQ_I64(s.outliers, 0);
     edge[3] = 10 + 5.19;
@@ -80,17 +80,17 @@ TEST(check_tolerances_and_nan)
     memset(&c, 0, sizeof c);
     c.atol = 1e-3;
     c.rtol = 1e-2;
-    float got[4] = {1.0f, 2.0f, 100.5f, -3.0f};
-    double want[4] = {1.0, 2.0005, 100.0, -3.0};
-    int64_t shape[1] = {4};
+    float got[4] = { 1.0f, 2.0f, 100.5f, -3.0f };
+    double want[4] = { 1.0, 2.0005, 100.0, -3.0 };
+    int64_t shape[1] = { 4 };
     /* 100.5 vs 100: 0.5 <= 1e-3 + 1e-2 * 100 = 1.001 -> within tolerance. */
     sts_check_add_f32(&c, "a", 1, shape, got, want, 4);
     T_EQ_I64(c.checked, 1);
     T_EQ_I64(c.passed, 1);
     T_NEAR(c.max_abs_error, 0.5, 0, 0);
     T_EQ_I64(c.leaves[0].worst_index, 2);
-    float bad[2] = {1.0f, NAN};
-    double bwant[2] = {1.5, 2.0};
+    float bad[2] = { 1.0f, NAN };
+    double bwant[2] = { 1.5, 2.0 };
     sts_check_add_f32(&c, "b", 1, shape, bad, bwant, 2);
     T_EQ_I64(c.passed, 0);
     T_EQ_I64(c.nleaves, 2);
@@ -119,7 +119,7 @@ typedef struct fake_handle {
 static void *sleeper(void *p)
 {
     fake_handle *h = p;
-    struct timespec ts = {h->sleep_ns / 1000000000, h->sleep_ns % 1000000000};
+    struct timespec ts = { h->sleep_ns / 1000000000, h->sleep_ns % 1000000000 };
     nanosleep(&ts, NULL);
     return NULL;
 }
@@ -184,8 +184,8 @@ static sts_status f_check(void *u, void *hp, sts_bench_check *out, sts_error *er
     (void)err;
     f->checks++;
     f->last_checked = ((fake_handle *)hp)->id;
-    float got[1] = {1.0f};
-    double want[1] = {1.0};
+    float got[1] = { 1.0f };
+    double want[1] = { 1.0 };
     sts_check_add_f32(out, "value", 0, NULL, got, want, 1);
     return STS_OK;
 }
@@ -197,7 +197,7 @@ static sts_bench_spec fake_spec(fake *f, int repeats, int warmup, int dispatch)
     s.name = "fake";
     s.boundary = "call plus wait";
     s.dtype = "float32";
-    s.shapes[0] = (sts_bench_shape){"input_shape", 2, {64, 32}};
+    s.shapes[0] = (sts_bench_shape){ "input_shape", 2, { 64, 32 } };
     s.nshapes = 1;
     s.user = f;
     s.setup = f_setup;
@@ -355,7 +355,7 @@ TEST(json_report_fields)
     fake f;
     memset(&f, 0, sizeof f);
     sts_bench_spec s = fake_spec(&f, 4, 0, 2);
-    s.shapes[1] = (sts_bench_shape){"weight_shape", 2, {32, 16}};
+    s.shapes[1] = (sts_bench_shape){ "weight_shape", 2, { 32, 16 } };
     s.nshapes = 2;
     sts_bench_result *r = NULL, *v = NULL;
     T_EQ_I64(sts_bench_run(&s, &r, NULL), STS_OK);
@@ -366,7 +366,7 @@ TEST(json_report_fields)
     T_TRUE(env.os[0] != 0);
     T_TRUE(env.compiler[0] != 0);
     T_EQ_STR(env.stepscope_version, STS_VERSION_STRING);
-    const sts_bench_result *vars[1] = {v};
+    const sts_bench_result *vars[1] = { v };
     char *text = report_text(r, &env, vars, 1);
     T_CONTAINS(text, "\"schema\": \"stepscope.bench/1\"");
     T_CONTAINS(text, "\"input_shape\": [\n    64,\n    32\n  ]");
@@ -473,7 +473,7 @@ TEST(lesson_predict_default_contract)
 TEST(lesson_predict_odd_shapes)
 {
     if (!dev) T_SKIP("no OpenCL device");
-    static const int64_t shapes[][3] = {{1, 1, 1}, {63, 33, 17}, {96, 32, 16}, {7, 130, 3}};
+    static const int64_t shapes[][3] = { { 1, 1, 1 }, { 63, 33, 17 }, { 96, 32, 16 }, { 7, 130, 3 } };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         sts_bench_result *r = run_workload(STS_WORKLOAD_PREDICT, shapes[i][0], shapes[i][1], shapes[i][2], 2);
         T_TRUE(r != NULL);

@@ -79,7 +79,7 @@ TEST(device_list_and_spec)
     if (d) T_EQ_STR(sts_device_get_info(d)->name, infos[0].name);
     sts_device_free(d);
     /* A case-changed substring of the first device's name picks it. */
-    char sub[8] = {0};
+    char sub[8] = { 0 };
     for (int i = 0; i < 4 && infos[0].name[i]; i++) {
         char c = infos[0].name[i];
         sub[i] = (char)(c >= 'a' && c <= 'z' ? c - 32 : c >= 'A' && c <= 'Z' ? c + 32 : c);
@@ -104,7 +104,7 @@ TEST(array_shapes_and_errors)
 {
     sts_error err = STS_ERROR_INIT;
     sts_array *a = NULL;
-    int64_t shape[4] = {2, 3, 4, 5};
+    int64_t shape[4] = { 2, 3, 4, 5 };
     T_EQ_I64(sts_array_create(dev, STS_DTYPE_F32, 4, shape, &a, &err), STS_OK);
     T_EQ_I64(sts_array_ndim(a), 4);
     T_EQ_I64(sts_array_count(a), 120);
@@ -120,7 +120,7 @@ TEST(array_shapes_and_errors)
     T_EQ_I64(sts_array_create(dev, STS_DTYPE_I32, 0, NULL, &s, &err), STS_OK);
     T_EQ_I64(sts_array_count(s), 1);
     sts_array_free(s);
-    int64_t bad[2] = {3, 0};
+    int64_t bad[2] = { 3, 0 };
     T_EQ_I64(sts_array_create(dev, STS_DTYPE_F32, 2, bad, &a, &err), STS_ERR_SHAPE);
     bad[1] = -4;
     T_EQ_I64(sts_array_create(dev, STS_DTYPE_F32, 2, bad, &a, &err), STS_ERR_SHAPE);
@@ -132,7 +132,7 @@ TEST(array_shapes_and_errors)
 TEST(copies_round_trip)
 {
     sts_error err = STS_ERROR_INIT;
-    int64_t shape[1] = {1000};
+    int64_t shape[1] = { 1000 };
     int32_t in[1000], out[1000];
     for (int i = 0; i < 1000; i++)
         in[i] = i * 7 - 3000;
@@ -164,7 +164,7 @@ static int check_predict(sts_matmul_kind kind, int64_t m, int64_t k, int64_t n)
     float *y = malloc((size_t)(m * n) * sizeof *y), *raw = malloc((size_t)(m * n) * sizeof *raw);
     double *ref = malloc((size_t)(m * n) * sizeof *ref);
     host_matmul(x, w, ref, m, n, k);
-    int64_t xs[2] = {m, k}, ws[2] = {k, n}, ys[2] = {m, n};
+    int64_t xs[2] = { m, k }, ws[2] = { k, n }, ys[2] = { m, n };
     sts_array *X = upload(x, 2, xs), *W = upload(w, 2, ws), *Y = NULL, *T = NULL;
     sts_error err = STS_ERROR_INIT;
     sts_array_create(dev, STS_DTYPE_F32, 2, ys, &Y, &err);
@@ -194,8 +194,8 @@ static int check_predict(sts_matmul_kind kind, int64_t m, int64_t k, int64_t n)
 }
 
 static const int64_t shapes[][3] = {
-    {64, 32, 16},  {1, 1, 1},  {63, 33, 17},  {96, 32, 16}, {5, 7, 3},
-    {130, 70, 50}, {4, 1, 16}, {512, 20, 32}, {9, 3, 33},
+    { 64, 32, 16 },  { 1, 1, 1 },  { 63, 33, 17 },  { 96, 32, 16 }, { 5, 7, 3 },
+    { 130, 70, 50 }, { 4, 1, 16 }, { 512, 20, 32 }, { 9, 3, 33 },
 };
 
 TEST(matmul_tanh_blocked)
@@ -219,7 +219,7 @@ TEST(matmul_tanh_naive_and_auto)
 TEST(matmul_shape_errors)
 {
     sts_error err = STS_ERROR_INIT;
-    int64_t as[2] = {64, 32}, bs[2] = {33, 16}, cs[2] = {64, 16}, vs[1] = {16};
+    int64_t as[2] = { 64, 32 }, bs[2] = { 33, 16 }, cs[2] = { 64, 16 }, vs[1] = { 16 };
     sts_array *a = NULL, *b = NULL, *c = NULL, *v = NULL, *ai = NULL;
     sts_array_create(dev, STS_DTYPE_F32, 2, as, &a, &err);
     sts_array_create(dev, STS_DTYPE_F32, 2, bs, &b, &err);
@@ -256,7 +256,7 @@ static void check_maps_and_reductions(int64_t rows, int64_t cols)
 {
     size_t n = (size_t)(rows * cols);
     float *x = random_values(n), *y = malloc(n * sizeof *y), *rs = malloc((size_t)rows * sizeof *rs);
-    int64_t xs[2] = {rows, cols}, rshape[1] = {rows};
+    int64_t xs[2] = { rows, cols }, rshape[1] = { rows };
     sts_array *X = upload(x, 2, xs), *Y = NULL, *R = NULL, *S = NULL, *Mn = NULL;
     sts_error err = STS_ERROR_INIT;
     sts_array_create(dev, STS_DTYPE_F32, 2, xs, &Y, &err);
@@ -289,7 +289,7 @@ static void check_maps_and_reductions(int64_t rows, int64_t cols)
         T_NEAR(rs[r], s, 1e-5 * (double)cols, 1e-5);
     }
     float total = 0, mean = 0;
-    sts_event *evs[2] = {NULL, NULL};
+    sts_event *evs[2] = { NULL, NULL };
     T_EQ_I64(sts_op_sum(dev, X, S, &evs[0], &err), STS_OK);
     T_EQ_I64(sts_op_mean(dev, X, Mn, &evs[1], &err), STS_OK);
     T_EQ_I64(sts_ready(evs, 2, &err), STS_OK);
@@ -330,7 +330,7 @@ TEST(events_times_and_hook)
     float x[256];
     for (int i = 0; i < 256; i++)
         x[i] = (float)i / 256.0f;
-    int64_t shape[2] = {16, 16};
+    int64_t shape[2] = { 16, 16 };
     sts_array *a = upload(x, 2, shape), *c = NULL;
     sts_error err = STS_ERROR_INIT;
     sts_array_create(dev, STS_DTYPE_F32, 2, shape, &c, &err);
@@ -361,8 +361,8 @@ TEST(clock_pair_maps_device_time_into_host_bracket)
     int64_t host = 0, devt = 0, unc = -1;
     T_EQ_I64(sts_device_clock_pair(dev, &host, &devt, &unc, &err), STS_OK);
     T_GE_I64(unc, 0);
-    float x[64 * 64] = {0};
-    int64_t shape[2] = {64, 64};
+    float x[64 * 64] = { 0 };
+    int64_t shape[2] = { 64, 64 };
     sts_array *a = upload(x, 2, shape), *c = NULL;
     sts_array_create(dev, STS_DTYPE_F32, 2, shape, &c, &err);
     struct timespec ts;
@@ -409,8 +409,8 @@ TEST(program_cache_and_custom_kernel)
     T_CONTAINS(err.message, "no_such_kernel");
     T_EQ_I64(sts_kernel_create(p3, "add_k", &k, &err), STS_OK);
     T_EQ_STR(sts_kernel_name(k), "add_k");
-    float x[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, y[10];
-    int64_t shape[1] = {10};
+    float x[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 }, y[10];
+    int64_t shape[1] = { 10 };
     sts_array *X = upload(x, 1, shape), *Y = NULL;
     sts_array_create(dev, STS_DTYPE_F32, 1, shape, &Y, &err);
     T_EQ_I64(sts_kernel_set_array(k, 0, X, &err), STS_OK);
@@ -465,7 +465,7 @@ TEST(kernel_override_directory)
     sts_device *d = NULL;
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_device_open(NULL, &d, &err), STS_OK);
-    int64_t shape[1] = {4};
+    int64_t shape[1] = { 4 };
     sts_array *x = NULL;
     sts_array_create(d, STS_DTYPE_F32, 1, shape, &x, &err);
     T_EQ_I64(sts_op_tanh(d, x, x, NULL, &err), STS_ERR_BUILD);
@@ -475,7 +475,7 @@ TEST(kernel_override_directory)
     T_CONTAINS(sts_device_last_build_log(d), path);
     T_CONTAINS(sts_device_last_build_log(d), "error");
     T_EQ_I64(sts_op_sum(d, x, x, NULL, &err), STS_ERR_SHAPE);
-    int64_t one[1] = {1};
+    int64_t one[1] = { 1 };
     sts_array *s = NULL;
     sts_array_create(d, STS_DTYPE_F32, 1, one, &s, &err);
     /* Every built-in kernel shares the one program, so reduce.cl's sum fails too. */

@@ -24,7 +24,7 @@ static sts_array *upload_random(int64_t rows, int64_t cols, float **host)
     *host = malloc(n * sizeof **host);
     for (size_t i = 0; i < n; i++)
         (*host)[i] = next_value();
-    int64_t shape[2] = {rows, cols};
+    int64_t shape[2] = { rows, cols };
     sts_array *a = NULL;
     sts_error err = STS_ERROR_INIT;
     if (sts_array_create(dev, STS_DTYPE_F32, 2, shape, &a, &err) != STS_OK ||
@@ -47,13 +47,13 @@ static int check_shape(int64_t m, int64_t k, int64_t n)
 {
     float *x, *w;
     sts_array *X = upload_random(m, k, &x), *W = upload_random(k, n, &w), *Y = NULL, *S = NULL, *E = NULL;
-    int64_t ys[2] = {m, n}, es[1] = {m};
+    int64_t ys[2] = { m, n }, es[1] = { m };
     sts_error err = STS_ERROR_INIT;
     sts_array_create(dev, STS_DTYPE_F32, 2, ys, &Y, &err);
     sts_array_create(dev, STS_DTYPE_F32, 2, ys, &S, &err);
     sts_array_create(dev, STS_DTYPE_F32, 1, es, &E, &err);
     float *y = malloc((size_t)(m * n) * sizeof *y), *e = malloc((size_t)m * sizeof *e);
-    sts_event *ev[2] = {NULL, NULL};
+    sts_event *ev[2] = { NULL, NULL };
     int bad = 0;
     if (sts_op_matmul_tanh(dev, X, W, Y, &ev[0], &err) != STS_OK ||
         sts_op_matmul_energy(dev, X, W, S, E, &ev[1], &err) != STS_OK || sts_ready(ev, 2, &err) != STS_OK ||
@@ -92,8 +92,8 @@ static int check_shape(int64_t m, int64_t k, int64_t n)
 /* M*N*K at or under STS_FUSED_MAX_WORK run as one launch; the others (130x70x50,
  * 512x20x32) as the separate operations. */
 static const int64_t shapes[][3] = {
-    {64, 32, 16}, {96, 32, 16}, {1, 1, 1},  {63, 33, 17},  {5, 7, 3},
-    {4, 1, 16},   {9, 3, 33},   {1, 32, 8}, {130, 70, 50}, {512, 20, 32},
+    { 64, 32, 16 }, { 96, 32, 16 }, { 1, 1, 1 },  { 63, 33, 17 },  { 5, 7, 3 },
+    { 4, 1, 16 },   { 9, 3, 33 },   { 1, 32, 8 }, { 130, 70, 50 }, { 512, 20, 32 },
 };
 
 TEST(fused_matches_reference_both_paths)
@@ -122,7 +122,7 @@ TEST(small_call_is_one_launch)
 {
     float *x, *w;
     sts_array *X = upload_random(64, 32, &x), *W = upload_random(32, 16, &w), *Y = NULL;
-    int64_t ys[2] = {64, 16};
+    int64_t ys[2] = { 64, 16 };
     sts_error err = STS_ERROR_INIT;
     sts_array_create(dev, STS_DTYPE_F32, 2, ys, &Y, &err);
     hook_calls = 0;
@@ -142,7 +142,7 @@ TEST(small_call_is_one_launch)
 TEST(shape_errors)
 {
     sts_error err = STS_ERROR_INIT;
-    int64_t as[2] = {8, 4}, bs[2] = {5, 3}, ys[2] = {8, 3}, es[1] = {7};
+    int64_t as[2] = { 8, 4 }, bs[2] = { 5, 3 }, ys[2] = { 8, 3 }, es[1] = { 7 };
     sts_array *a = NULL, *b = NULL, *y = NULL, *e = NULL;
     sts_array_create(dev, STS_DTYPE_F32, 2, as, &a, &err);
     sts_array_create(dev, STS_DTYPE_F32, 2, bs, &b, &err);
@@ -154,7 +154,7 @@ TEST(shape_errors)
     T_TRUE(ev == NULL);
     sts_array_free(b);
     b = NULL;
-    int64_t good[2] = {4, 3};
+    int64_t good[2] = { 4, 3 };
     sts_array_create(dev, STS_DTYPE_F32, 2, good, &b, &err);
     T_EQ_I64(sts_op_matmul_energy(dev, a, b, y, e, &ev, &err), STS_ERR_SHAPE);
     T_CONTAINS(err.message, "matmul_energy: a [8,4] has 8 rows, but the output [7] holds 7 values");

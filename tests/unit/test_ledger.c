@@ -42,7 +42,7 @@ static sts_argsig stat(const char *name, const char *value)
 /* One row of score(x, gain): a hit when `hit`, else a trace and a compile of `cost` ms. */
 static sts_status score_row(sts_ledger *l, int64_t n, int hit, int64_t cost_ms)
 {
-    sts_argsig args[2] = {array("x", "float32", 1, &n), dynamic("gain")};
+    sts_argsig args[2] = { array("x", "float32", 1, &n), dynamic("gain") };
     sts_ledger_call c = STS_LEDGER_CALL_INIT;
     c.function = "score";
     c.args = args;
@@ -94,7 +94,7 @@ TEST(rows_and_totals)
 TEST(churn_names_the_varying_dimension_and_buckets)
 {
     sts_ledger *l = sts_ledger_create();
-    static const int64_t lengths[] = {8, 12, 16, 20, 24, 28, 32};
+    static const int64_t lengths[] = { 8, 12, 16, 20, 24, 28, 32 };
     for (size_t i = 0; i < 7; i++)
         score_row(l, lengths[i], 0, 10);
     score_row(l, 8, 1, 0); /* a hit adds no value */
@@ -119,11 +119,11 @@ TEST(churn_names_the_varying_dimension_and_buckets)
 TEST(churn_on_static_values_and_dtypes)
 {
     sts_ledger *l = sts_ledger_create();
-    static const char *modes[] = {"relu", "gelu", "tanh"};
-    static const char *dtypes[] = {"float32", "bfloat16", "float32"};
+    static const char *modes[] = { "relu", "gelu", "tanh" };
+    static const char *dtypes[] = { "float32", "bfloat16", "float32" };
     int64_t n = 4;
     for (int i = 0; i < 3; i++) {
-        sts_argsig args[2] = {array("x", dtypes[i], 1, &n), stat("mode", modes[i])};
+        sts_argsig args[2] = { array("x", dtypes[i], 1, &n), stat("mode", modes[i]) };
         sts_ledger_call c = STS_LEDGER_CALL_INIT;
         c.function = "act";
         c.args = args;
@@ -233,7 +233,7 @@ TEST(exports)
 {
     sts_ledger *l = sts_ledger_create();
     score_row(l, 8, 0, 40);
-    sts_argsig q[1] = {stat("label", "say \"hi\", ok")};
+    sts_argsig q[1] = { stat("label", "say \"hi\", ok") };
     sts_ledger_call c = STS_LEDGER_CALL_INIT;
     c.function = "quote\"d";
     c.label = "a, \"label\"";
@@ -272,7 +272,7 @@ TEST(bad_calls_are_refused)
     c.function = "f";
     c.nargs = 2;
     T_EQ_I64(sts_ledger_add_call(l, &c, &err), STS_ERR_INVALID_ARG);
-    int64_t shape[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    int64_t shape[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
     sts_argsig a = array("x", "float32", 8, shape);
     a.ndim = 9;
     c.args = &a;

@@ -277,7 +277,7 @@ TEST(mixed_prefixes_and_interleaving)
 TEST(malformed_records_are_line_numbered_warnings)
 {
     sts_ledger *l = parse("malformed.log");
-    static const int lines[] = {5, 6, 7, 8, 9, 10, 11, 12, 17, 18};
+    static const int lines[] = { 5, 6, 7, 8, 9, 10, 11, 12, 17, 18 };
     char needle[64];
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         snprintf(needle, sizeof needle, "malformed.log:%d: ", lines[i]);
@@ -340,7 +340,7 @@ TEST(gzip_and_crlf_read_the_same)
         crlf[n++] = text[i];
     }
     T_EQ_I64(sts_ledger_parse_text(c, "crlf", crlf, n, &err), STS_OK);
-    sts_ledger *all[] = {a, b, c};
+    sts_ledger *all[] = { a, b, c };
     for (int i = 0; i < 3; i++) {
         sts_ledger_finalize(all[i], &err);
         sts_ledger_fn_info s = fn(all[i], "batch_loss");
@@ -359,8 +359,8 @@ TEST(gzip_and_crlf_read_the_same)
  * cut inside a record is a warning or a skipped line, never a made-up number. */
 TEST(every_truncation_parses)
 {
-    static const char *files[] = {"jax-0.4.30-explain.log",      "jax-0.10-lesson2.log",  "torch-2.5-recompiles.log",
-                                  "torch-2.4-verbose-ranks.log", "mixed-interleaved.log", "malformed.log"};
+    static const char *files[] = { "jax-0.4.30-explain.log",      "jax-0.10-lesson2.log",  "torch-2.5-recompiles.log",
+                                   "torch-2.4-verbose-ranks.log", "mixed-interleaved.log", "malformed.log" };
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[256];
         snprintf(path, sizeof path, LOGS "%s", files[f]);

@@ -28,9 +28,9 @@ static const char SCORE_SRC[] = "__kernel void score(__global const X_T *x, GAIN
                                 "}\n";
 
 static const sts_fn_param SCORE_PARAMS[] = {
-    {"x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-    {"gain", STS_PARAM_DYNAMIC, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-    {"out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
+    { "x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+    { "gain", STS_PARAM_DYNAMIC, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+    { "out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
 };
 
 static sts_array *range(size_t n, float offset)
@@ -38,7 +38,7 @@ static sts_array *range(size_t n, float offset)
     float v[64];
     for (size_t i = 0; i < n; i++)
         v[i] = (float)i + offset;
-    int64_t shape[1] = {(int64_t)n};
+    int64_t shape[1] = { (int64_t)n };
     sts_array *a = NULL;
     sts_error err = STS_ERROR_INIT;
     if (sts_array_create(dev, STS_DTYPE_F32, 1, shape, &a, &err) != STS_OK) return NULL;
@@ -54,7 +54,7 @@ static sts_array *range(size_t n, float offset)
 
 static sts_array *scalar_out(void)
 {
-    int64_t one[1] = {1};
+    int64_t one[1] = { 1 };
     sts_array *a = NULL;
     sts_error err = STS_ERROR_INIT;
     sts_array_create(dev, STS_DTYPE_F32, 1, one, &a, &err);
@@ -73,7 +73,7 @@ static double score_ref(int n, double offset, double gain)
 static double call_score(sts_fn *fn, int n, float offset, double gain, sts_array *out, sts_fn_call_info *in)
 {
     sts_array *x = range((size_t)n, offset);
-    sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, gain, NULL}, {out, 0, NULL}};
+    sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, gain, NULL }, { out, 0, NULL } };
     sts_error err = STS_ERROR_INIT;
     if (sts_fn_call(fn, args, 3, "call", STS_FN_RESULT, NULL, in, &err) != STS_OK) {
         fprintf(stderr, "score call: %s\n", err.message);
@@ -89,7 +89,7 @@ TEST(lesson2_values_and_trace_deltas)
     sts_ledger *l = sts_ledger_create();
     sts_fn *fn = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_fn_spec spec = {"score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL };
     T_EQ_I64(sts_fn_create(dev, &spec, l, &fn, &err), STS_OK);
     sts_array *out = scalar_out();
     static const struct {
@@ -97,7 +97,7 @@ TEST(lesson2_values_and_trace_deltas)
         float offset;
         double gain;
         int delta;
-    } calls[] = {{8, 0, 1, 1}, {8, 1, 1, 0}, {8, 0, 2, 0}, {12, 0, 1, 1}, {16, 0, 1, 1}};
+    } calls[] = { { 8, 0, 1, 1 }, { 8, 1, 1, 0 }, { 8, 0, 2, 0 }, { 12, 0, 1, 1 }, { 16, 0, 1, 1 } };
     for (size_t i = 0; i < 5; i++) {
         sts_fn_call_info in;
         double v = call_score(fn, calls[i].n, calls[i].offset, calls[i].gain, out, &in);
@@ -137,7 +137,7 @@ TEST(new_dynamic_values_never_respecialize)
     sts_ledger *l = sts_ledger_create();
     sts_fn *fn = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_fn_spec spec = {"score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL };
     T_EQ_I64(sts_fn_create(dev, &spec, l, &fn, &err), STS_OK);
     sts_array *out = scalar_out();
     int traces = 0;
@@ -170,20 +170,20 @@ TEST(changed_static_values_respecialize)
 {
     NEED_DEVICE();
     static const sts_fn_param params[] = {
-        {"x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-        {"square", STS_PARAM_STATIC, STS_DTYPE_F32, STS_STATIC_BOOL, NULL},
-        {"out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
+        { "x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+        { "square", STS_PARAM_STATIC, STS_DTYPE_F32, STS_STATIC_BOOL, NULL },
+        { "out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
     };
     sts_ledger *l = sts_ledger_create();
     sts_fn *fn = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_fn_spec spec = {"branch_score", BRANCH_SRC, NULL, NULL, params, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "branch_score", BRANCH_SRC, NULL, NULL, params, 3, -1, 2, NULL };
     T_EQ_I64(sts_fn_create(dev, &spec, l, &fn, &err), STS_OK);
     sts_array *x = range(8, 0), *out = scalar_out();
-    static const int square[] = {1, 1, 0, 1};
-    static const int delta[] = {1, 0, 1, 0};
+    static const int square[] = { 1, 1, 0, 1 };
+    static const int delta[] = { 1, 0, 1, 0 };
     for (int i = 0; i < 4; i++) {
-        sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, square[i], NULL}, {out, 0, NULL}};
+        sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, square[i], NULL }, { out, 0, NULL } };
         sts_fn_call_info in;
         T_EQ_I64(sts_fn_call(fn, args, 3, NULL, STS_FN_RESULT, NULL, &in, &err), STS_OK);
         T_NEAR(in.result, square[i] ? 140 : 28, 0, 0); /* sum i^2 and sum i over i < 8 */
@@ -200,19 +200,19 @@ TEST(changed_static_values_respecialize)
 TEST(static_values_are_checked)
 {
     NEED_DEVICE();
-    static const char *const modes[] = {"sum", "sumsq", NULL};
+    static const char *const modes[] = { "sum", "sumsq", NULL };
     sts_fn_param params[3] = {
-        {"x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
-        {"mode", STS_PARAM_STATIC, STS_DTYPE_F32, STS_STATIC_ENUM, modes},
-        {"out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL},
+        { "x", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
+        { "mode", STS_PARAM_STATIC, STS_DTYPE_F32, STS_STATIC_ENUM, modes },
+        { "out", STS_PARAM_ARRAY, STS_DTYPE_F32, STS_STATIC_INT, NULL },
     };
     sts_ledger *l = sts_ledger_create();
     sts_fn *fn = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_fn_spec spec = {"modal", "__kernel void modal(void) {}", NULL, NULL, params, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "modal", "__kernel void modal(void) {}", NULL, NULL, params, 3, -1, 2, NULL };
     T_EQ_I64(sts_fn_create(dev, &spec, l, &fn, &err), STS_OK);
     sts_array *x = range(4, 0), *out = scalar_out();
-    sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, 0, "max"}, {out, 0, NULL}};
+    sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, 0, "max" }, { out, 0, NULL } };
     T_EQ_I64(sts_fn_call(fn, args, 3, NULL, 0, NULL, NULL, &err), STS_ERR_INVALID_ARG);
     T_CONTAINS(err.message, "'mode' is 'max'; expected one of: sum, sumsq");
     args[0].array = NULL;
@@ -259,10 +259,10 @@ TEST(host_branch_on_a_dynamic_value_is_a_named_error)
     sts_ledger *l = sts_ledger_create();
     sts_fn *fn = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_fn_spec spec = {"broken", NULL, host_branch, NULL, SCORE_PARAMS, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "broken", NULL, host_branch, NULL, SCORE_PARAMS, 3, -1, 2, NULL };
     T_EQ_I64(sts_fn_create(dev, &spec, l, &fn, &err), STS_OK);
     sts_array *x = range(8, 0), *out = scalar_out();
-    sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, 2.0, NULL}, {out, 0, NULL}};
+    sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, 2.0, NULL }, { out, 0, NULL } };
     T_EQ_I64(sts_fn_call(fn, args, 3, NULL, STS_FN_RESULT, NULL, NULL, &err), STS_ERR_DYNAMIC_BRANCH);
     T_EQ_STR(sts_status_name(err.code), "STS_ERR_DYNAMIC_BRANCH");
     T_CONTAINS(err.message, "dynamic argument 'gain'");
@@ -304,7 +304,7 @@ TEST(log_compiles_and_the_program_cache)
     sts_ledger *l = sts_ledger_create();
     sts_fn *a = NULL, *b = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_fn_spec spec = {"score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL};
+    sts_fn_spec spec = { "score", SCORE_SRC, NULL, NULL, SCORE_PARAMS, 3, -1, 2, NULL };
     T_EQ_I64(sts_fn_create(dev, &spec, l, &a, &err), STS_OK);
     T_EQ_I64(sts_fn_create(dev, &spec, l, &b, &err), STS_OK);
     sts_array *out = scalar_out();
@@ -333,15 +333,15 @@ TEST(build_errors_make_no_specialization)
     sts_ledger *l = sts_ledger_create();
     sts_fn *fn = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_fn_spec spec = {"score",      "__kernel void score(__global float *x, float g, __global float *o) { nope; }",
-                        NULL,         NULL,
-                        SCORE_PARAMS, 3,
-                        -1,           2,
-                        NULL};
+    sts_fn_spec spec = { "score",      "__kernel void score(__global float *x, float g, __global float *o) { nope; }",
+                         NULL,         NULL,
+                         SCORE_PARAMS, 3,
+                         -1,           2,
+                         NULL };
     T_EQ_I64(sts_fn_create(dev, &spec, l, &fn, &err), STS_OK);
     sts_array *out = scalar_out();
     sts_array *x = range(4, 0);
-    sts_fn_arg args[3] = {{x, 0, NULL}, {NULL, 1, NULL}, {out, 0, NULL}};
+    sts_fn_arg args[3] = { { x, 0, NULL }, { NULL, 1, NULL }, { out, 0, NULL } };
     T_EQ_I64(sts_fn_call(fn, args, 3, NULL, 0, NULL, NULL, &err), STS_ERR_BUILD);
     T_EQ_U64(sts_fn_specializations(fn), 0);
     T_EQ_U64(sts_ledger_row_count(l), 0);

@@ -17,7 +17,7 @@ typedef struct run {
 
 static run load_mode(const void *data, size_t n, sts_args_mode mode)
 {
-    run r = {NULL, STS_OK, STS_ERROR_INIT};
+    run r = { NULL, STS_OK, STS_ERROR_INIT };
     sts_instream *in = sts_instream_open_mem(data, n, "trace.json", &r.err);
     if (!in) {
         r.st = r.err.code;
@@ -96,7 +96,7 @@ static void repeat(buf *b, char c, size_t n)
 /* gzip-compresses data (a whole gzip member). */
 static buf gzip_bytes(const char *data, size_t n)
 {
-    buf out = {NULL, 0, 0};
+    buf out = { NULL, 0, 0 };
     z_stream z;
     memset(&z, 0, sizeof z);
     deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
@@ -143,7 +143,7 @@ TEST(array_and_object_forms)
 TEST(keys_around_trace_events)
 {
     /* A large nested "metadata" before the events, other keys after; all skipped. */
-    buf b = {NULL, 0, 0};
+    buf b = { NULL, 0, 0 };
     puts_(&b, "{\"schemaVersion\": 1, \"metadata\": {\"big\": [");
     for (int i = 0; i < 50000; i++)
         putf(&b, "%s{\"k\": \"v%d\", \"n\": [1, 2.5e3, true, null]}", i ? "," : "", i);
@@ -367,22 +367,22 @@ TEST(timestamps_exact)
         int64_t ns;
         int res;
     } cases[] = {
-        {"\"1.0005\"", 1001, 1},
-        {"1.0005", 1001, 1},
-        {"1.00049999", 1000, 1000}, /* rounds to a whole microsecond */
-        {"1682725898079292.123", 1682725898079292123, 1},
-        {"1682725898079292", 1682725898079292000, 1000},
-        {"\"123.5\"", 123500, 1},
-        {"68.0", 68000, 1000},
-        {"0.9995", 1000, 1000},
-        {"-1.0005", -1001, 1},
-        {"-0.0004", 0, 1000},
-        {"1.5e3", 1500000, 1000},
-        {"2E-3", 2, 1},
-        {"\"7\"", 7000, 1000},
-        {"9223372036854775", 9223372036854775000, 1000},
-        {"9223372036854775.807", INT64_MAX, 1},
-        {"0.001", 1, 1},
+        { "\"1.0005\"", 1001, 1 },
+        { "1.0005", 1001, 1 },
+        { "1.00049999", 1000, 1000 }, /* rounds to a whole microsecond */
+        { "1682725898079292.123", 1682725898079292123, 1 },
+        { "1682725898079292", 1682725898079292000, 1000 },
+        { "\"123.5\"", 123500, 1 },
+        { "68.0", 68000, 1000 },
+        { "0.9995", 1000, 1000 },
+        { "-1.0005", -1001, 1 },
+        { "-0.0004", 0, 1000 },
+        { "1.5e3", 1500000, 1000 },
+        { "2E-3", 2, 1 },
+        { "\"7\"", 7000, 1000 },
+        { "9223372036854775", 9223372036854775000, 1000 },
+        { "9223372036854775.807", INT64_MAX, 1 },
+        { "0.001", 1, 1 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int res;
@@ -402,7 +402,7 @@ TEST(timestamps_exact)
 
 TEST(out_of_range_numbers_rejected)
 {
-    const char *bad[] = {"1e400", "99999999999999999999999", "9223372036854775.808", "-1e300", "\"1e999\""};
+    const char *bad[] = { "1e400", "99999999999999999999999", "9223372036854775.808", "-1e300", "\"1e999\"" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char json[256];
         snprintf(json, sizeof json,
@@ -555,7 +555,7 @@ TEST(truncated_gzip_is_an_error)
 TEST(deep_nesting_is_iterative)
 {
     /* 10,000 levels inside args, and 200,000 inside a skipped top-level key. */
-    buf b = {NULL, 0, 0};
+    buf b = { NULL, 0, 0 };
     puts_(&b, "{\"meta\": ");
     repeat(&b, '[', 200000);
     repeat(&b, ']', 200000);
@@ -616,7 +616,7 @@ TEST(strings_bytes_and_escapes)
     done(&r);
 
     /* A 1,000,000-character name, bigger than a read buffer. */
-    buf b = {NULL, 0, 0};
+    buf b = { NULL, 0, 0 };
     puts_(&b, "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"name\":\"");
     repeat(&b, 'n', 1000000);
     puts_(&b, "\"},{\"ph\":\"X\",\"name\":\"after\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]");
@@ -735,7 +735,7 @@ static void count_progress(uint64_t done_bytes, uint64_t total, void *user)
 
 TEST(many_buffers_plain_and_gzip)
 {
-    buf b = {NULL, 0, 0};
+    buf b = { NULL, 0, 0 };
     uint64_t ts_sum, dur_sum;
     const int n = 60000;
     gen_events(&b, n, &ts_sum, &dur_sum);
@@ -752,7 +752,7 @@ TEST(many_buffers_plain_and_gzip)
     done(&g);
 
     /* Progress reports raw bytes, and comes at the end as well. */
-    uint64_t calls[3] = {0, 0, 0};
+    uint64_t calls[3] = { 0, 0, 0 };
     sts_error err = STS_ERROR_INIT;
     sts_instream *in = sts_instream_open_mem(b.p, b.n, "trace.json", &err);
     sts_timeline *tl = sts_tl_new("trace.json", "chrome-json", STS_ARGS_NONE);
@@ -780,7 +780,7 @@ TEST(event_cut_at_every_buffer_position)
     size_t evn = strlen(ev);
     int failures = 0;
     for (size_t lead = 131072 - evn - 4; lead <= 131072 + 2; lead++) {
-        buf b = {NULL, 0, 0};
+        buf b = { NULL, 0, 0 };
         puts_(&b, "[");
         repeat(&b, ' ', lead - 1);
         puts_(&b, ev);
@@ -801,13 +801,13 @@ TEST(whitespace_runs_of_every_length)
 {
     /* Runs of each length from 0 to 40, of all four whitespace bytes, between every
      * pair of tokens: the skipper reads runs 16 bytes at a time. */
-    static const char *const tokens[] = {"[", "{",       "\"ph\"", ":", "\"X\"", ",",        "\"ts\"", ":", "2.5",
-                                         ",", "\"dur\"", ":",      "1", ",",     "\"args\"", ":",      "{", "\"k\"",
-                                         ":", "[",       "1",      ",", "2",     "]",        "}",      "}", "]"};
+    static const char *const tokens[] = { "[", "{",       "\"ph\"", ":", "\"X\"", ",",        "\"ts\"", ":", "2.5",
+                                          ",", "\"dur\"", ":",      "1", ",",     "\"args\"", ":",      "{", "\"k\"",
+                                          ":", "[",       "1",      ",", "2",     "]",        "}",      "}", "]" };
     static const char ws[] = " \t\n\r";
     int failures = 0;
     for (size_t len = 0; len <= 40; len++) {
-        buf b = {NULL, 0, 0};
+        buf b = { NULL, 0, 0 };
         for (size_t t = 0; t < sizeof tokens / sizeof *tokens; t++) {
             for (size_t k = 0; k < len; k++)
                 put(&b, &ws[(k + t) % 4], 1);
@@ -934,10 +934,10 @@ TEST(fixtures_match_python)
     T_TRUE(write(fd, py_count, strlen(py_count)) == (ssize_t)strlen(py_count));
     close(fd);
     /* One Python process for all files: its start-up dominates otherwise. */
-    const char *dirs[] = {"chrome", "kineto", "torch-legacy"};
+    const char *dirs[] = { "chrome", "kineto", "torch-legacy" };
     char paths[64][1100];
     int files = 0;
-    buf cmd = {NULL, 0, 0};
+    buf cmd = { NULL, 0, 0 };
     putf(&cmd, "python3 '%s'", script);
     for (size_t d = 0; d < 3; d++) {
         char dir[1024];

@@ -9,7 +9,7 @@
 #include "model/timeline_impl.h"
 #include "report/figures.h"
 #include "report/json_dom.h"
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 #include "report/scale.h"
 #include "report/svg.h"
 #include "stepscope/report.h"
@@ -55,8 +55,8 @@ TEST(time_axis_units_from_ns_to_s)
         double hi;
         const char *unit;
     } cases[] = {
-        {7, "ns"},      {640, "ns"},    {2500, MICRO "s"}, {812e3, MICRO "s"}, {999e3, MICRO "s"},
-        {1.05e6, "ms"}, {21.3e6, "ms"}, {640e6, "ms"},     {2.2e9, "s"},       {3600e9, "s"},
+        { 7, "ns" },      { 640, "ns" },    { 2500, MICRO "s" }, { 812e3, MICRO "s" }, { 999e3, MICRO "s" },
+        { 1.05e6, "ms" }, { 21.3e6, "ms" }, { 640e6, "ms" },     { 2.2e9, "s" },       { 3600e9, "s" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sts_axis a;
@@ -145,17 +145,17 @@ TEST(durations_format_with_their_own_unit)
         double ns;
         const char *s;
     } cases[] = {
-        {0, "0 ns"},
-        {5, "5 ns"},
-        {2.5, "2.50 ns"},
-        {1200, "1.20 " MICRO "s"},
-        {812e3, "812 " MICRO "s"},
-        {999.7e3, "1.00 ms"},
-        {1.05e6, "1.05 ms"},
-        {21.3e6, "21.3 ms"},
-        {3.2e9, "3.20 s"},
-        {-1200, MINUS "1.20 " MICRO "s"},
-        {NAN, "n/a"},
+        { 0, "0 ns" },
+        { 5, "5 ns" },
+        { 2.5, "2.50 ns" },
+        { 1200, "1.20 " MICRO "s" },
+        { 812e3, "812 " MICRO "s" },
+        { 999.7e3, "1.00 ms" },
+        { 1.05e6, "1.05 ms" },
+        { 21.3e6, "21.3 ms" },
+        { 3.2e9, "3.20 s" },
+        { -1200, MINUS "1.20 " MICRO "s" },
+        { NAN, "n/a" },
     };
     char buf[64];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -253,24 +253,24 @@ TEST(json_dom_errors_name_the_byte)
         long long at;
         const char *what;
     } cases[] = {
-        {"{", 1, "expected a '\"'"},
-        {"[1,]", 3, "expected a value"},
-        {"[1 2]", 3, "expected ',' or ']'"},
-        {"{\"a\" 1}", 5, "expected ':'"},
-        {"{\"a\":1,}", 7, "expected a '\"'"},
-        {"\"abc", 0, "not closed"},
-        {"\"a\\qb\"", 2, "expected one of"},
-        {"\"\\ud800x\"", 1, "low surrogate"},
-        {"\"\\udc00\"", 1, "unpaired low surrogate"},
-        {"\"a\xff\"", 2, "invalid UTF-8"},
-        {"\"a\nb\"", 2, "control character"},
-        {"01", 1, "expected the end of input"},
-        {"1.", 2, "digit after '.'"},
-        {"-", 0, "expected a value"},
-        {"[] x", 3, "expected the end of input"},
-        {"", 0, "input ends"},
-        {"tru", 0, "expected a value"},
-        {"1e999", 0, "out of range"},
+        { "{", 1, "expected a '\"'" },
+        { "[1,]", 3, "expected a value" },
+        { "[1 2]", 3, "expected ',' or ']'" },
+        { "{\"a\" 1}", 5, "expected ':'" },
+        { "{\"a\":1,}", 7, "expected a '\"'" },
+        { "\"abc", 0, "not closed" },
+        { "\"a\\qb\"", 2, "expected one of" },
+        { "\"\\ud800x\"", 1, "low surrogate" },
+        { "\"\\udc00\"", 1, "unpaired low surrogate" },
+        { "\"a\xff\"", 2, "invalid UTF-8" },
+        { "\"a\nb\"", 2, "control character" },
+        { "01", 1, "expected the end of input" },
+        { "1.", 2, "digit after '.'" },
+        { "-", 0, "expected a value" },
+        { "[] x", 3, "expected the end of input" },
+        { "", 0, "input ends" },
+        { "tru", 0, "expected a value" },
+        { "1e999", 0, "out of range" },
     };
     sts_jdoc d = STS_JDOC_INIT;
     sts_error err = STS_ERROR_INIT;
@@ -309,7 +309,7 @@ typedef struct steps_data {
 static void lesson3_steps(steps_data *d)
 {
     memset(d, 0, sizeof *d);
-    static const char *const labels[] = {"0", "1", "2", "3"};
+    static const char *const labels[] = { "0", "1", "2", "3" };
     for (int i = 0; i < 4; i++) {
         d->labels[i] = labels[i];
         d->child[2 * i] = 1.06e6 + i * 1000;
@@ -320,7 +320,7 @@ static void lesson3_steps(steps_data *d)
     }
     d->series[0] = "input_wait";
     d->series[1] = "model_and_wait";
-    sts_rpt_steps s = {"learner_step", 4, 4, d->labels, d->total, 2, d->series, d->child, d->count, d->rem};
+    sts_rpt_steps s = { "learner_step", 4, 4, d->labels, d->total, 2, d->series, d->child, d->count, d->rem };
     d->s = s;
 }
 
@@ -371,7 +371,7 @@ TEST(steps_figure_zero_width_negative_and_empty)
     T_TRUE(!strstr(b.p, "height=\"-")); /* no negative heights */
     sts_sbuf_release(&b);
 
-    sts_rpt_steps empty = {"step", 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL};
+    sts_rpt_steps empty = { "step", 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL };
     sts_rpt_draw_steps(&b, "fig-steps", 0, &empty);
     T_CONTAINS(b.p, "no steps found");
     T_EQ_U64(count_of(b.p, "class=\"bar"), 0);
@@ -391,9 +391,9 @@ TEST(figures_escape_hostile_names)
     T_CONTAINS(b.p, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;\xef\xbf\xbd");
     sts_sbuf_release(&b);
 
-    sts_rpt_lslice sl[2] = {{0, 1000, 0, 0, 0, "outer \"<x>\""}, {100, 500, 0, 1, 1, "in&ner"}};
-    sts_rpt_lane lanes[1] = {{"pid <1> \xc0", 2}};
-    sts_rpt_lanes L = {0, 1000, "whole trace", 1, 1, lanes, 2, sl, 0};
+    sts_rpt_lslice sl[2] = { { 0, 1000, 0, 0, 0, "outer \"<x>\"" }, { 100, 500, 0, 1, 1, "in&ner" } };
+    sts_rpt_lane lanes[1] = { { "pid <1> \xc0", 2 } };
+    sts_rpt_lanes L = { 0, 1000, "whole trace", 1, 1, lanes, 2, sl, 0 };
     sts_rpt_draw_lanes(&b, "fig-lanes", 0, &L);
     T_EQ_U64(count_of(b.p, "<rect class=\"slice\""), 2);
     T_CONTAINS(b.p, "data-name=\"outer &quot;&lt;x&gt;&quot;\"");
@@ -406,7 +406,7 @@ TEST(figures_escape_hostile_names)
 
 TEST(lanes_figure_empty)
 {
-    sts_rpt_lanes L = {0, 0, NULL, 0, 0, NULL, 0, NULL, 0};
+    sts_rpt_lanes L = { 0, 0, NULL, 0, 0, NULL, 0, NULL, 0 };
     sts_sbuf b = STS_SBUF_INIT;
     sts_rpt_draw_lanes(&b, "fig-lanes", 0, &L);
     T_CONTAINS(b.p, "no slices in this trace");
@@ -417,8 +417,8 @@ TEST(lanes_figure_empty)
 
 TEST(bench_figure_two_panels_and_median)
 {
-    double warm[7] = {41200, 39800, 40500, 63000, 40100, 39500, 42000};
-    sts_rpt_bench bn = {"tanh(x @ w)", 21.3e6, warm, 7, NAN, 6100, NULL, 0};
+    double warm[7] = { 41200, 39800, 40500, 63000, 40100, 39500, 42000 };
+    sts_rpt_bench bn = { "tanh(x @ w)", 21.3e6, warm, 7, NAN, 6100, NULL, 0 };
     sts_sbuf b = STS_SBUF_INIT;
     sts_rpt_draw_bench(&b, "fig-bench", 0, &bn);
     T_CONTAINS(b.p, "id=\"fig-bench-first\" data-unit=\"ms\"");
@@ -435,7 +435,7 @@ TEST(bench_figure_two_panels_and_median)
     sts_sbuf_release(&b);
 
     double one = 52000;
-    sts_rpt_bench single = {NULL, NAN, &one, 1, NAN, NAN, NULL, 0};
+    sts_rpt_bench single = { NULL, NAN, &one, 1, NAN, NAN, NULL, 0 };
     sts_rpt_draw_bench(&b, "fig-bench", 0, &single);
     T_EQ_U64(count_of(b.p, "<circle class=\"pt sample\""), 1);
     T_CONTAINS(b.p, "not recorded");
@@ -443,7 +443,7 @@ TEST(bench_figure_two_panels_and_median)
     T_TRUE(no_bad_numbers(b.p));
     sts_sbuf_release(&b);
 
-    sts_rpt_bench none = {NULL, NAN, NULL, 0, NAN, NAN, NULL, 0};
+    sts_rpt_bench none = { NULL, NAN, NULL, 0, NAN, NAN, NULL, 0 };
     sts_rpt_draw_bench(&b, "fig-bench", 0, &none);
     T_CONTAINS(b.p, "no warm samples");
     T_CONTAINS(b.p, "data-median-ns=\"-1\"");
@@ -453,9 +453,9 @@ TEST(bench_figure_two_panels_and_median)
 
 TEST(ledger_figures)
 {
-    const char *labels[4] = {"first call", "new values", "new dynamic gain", "new shape"};
-    double traces[4] = {1, 0, 0, 1}, compiles[4] = {1, 0, 0, 1};
-    sts_rpt_ledger_calls c = {4, labels, traces, compiles};
+    const char *labels[4] = { "first call", "new values", "new dynamic gain", "new shape" };
+    double traces[4] = { 1, 0, 0, 1 }, compiles[4] = { 1, 0, 0, 1 };
+    sts_rpt_ledger_calls c = { 4, labels, traces, compiles };
     sts_sbuf b = STS_SBUF_INIT;
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &c);
     T_EQ_U64(count_of(b.p, "data-series=\"traces\" data-value=\"1\""), 2);
@@ -467,17 +467,17 @@ TEST(ledger_figures)
     T_TRUE(no_bad_numbers(b.p));
     sts_sbuf_release(&b);
 
-    double only_t[1] = {2}, no_c[1] = {NAN};
-    sts_rpt_ledger_calls c2 = {1, labels, only_t, no_c};
+    double only_t[1] = { 2 }, no_c[1] = { NAN };
+    sts_rpt_ledger_calls c2 = { 1, labels, only_t, no_c };
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &c2);
     T_CONTAINS(b.p, "data-traces=\"1\" data-compiles=\"0\"");
     T_EQ_U64(count_of(b.p, "data-series=\"compiles\""), 0);
     sts_sbuf_release(&b);
 
-    const char *names[2] = {"score", "score_static_branch"};
-    double ns[2] = {48.2e6, 51e6};
-    uint32_t counts[2] = {2, 1};
-    sts_rpt_hbars h = {"Compile time per function", "compile time", "compile", "compiles", 2, names, ns, counts};
+    const char *names[2] = { "score", "score_static_branch" };
+    double ns[2] = { 48.2e6, 51e6 };
+    uint32_t counts[2] = { 2, 1 };
+    sts_rpt_hbars h = { "Compile time per function", "compile time", "compile", "compiles", 2, names, ns, counts };
     sts_rpt_draw_hbars(&b, "fig-ledger-compile", 0, &h);
     T_CONTAINS(b.p, "data-bars=\"2\" data-unit=\"ms\"");
     T_CONTAINS(b.p, "48.2 ms (2 compiles)");
@@ -496,7 +496,7 @@ TEST(ledger_figures)
     double many_t[40], many_c[40];
     for (int i = 0; i < 40; i++)
         many_labels[i] = "a long call label", many_t[i] = many_c[i] = i % 2;
-    sts_rpt_ledger_calls many = {40, many_labels, many_t, many_c};
+    sts_rpt_ledger_calls many = { 40, many_labels, many_t, many_c };
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &many);
     T_EQ_U64(count_of(b.p, "<title>call 40: a long call label</title>"), 1);
     T_CONTAINS(b.p, "call number, in the order made");
@@ -589,14 +589,16 @@ TEST(report_rejects_bad_bench_json)
         sts_status st;
         const char *msg;
     } cases[] = {
-        {"{\"warm_samples_seconds\": [1e-5, ", STS_ERR_PARSE, "b.json: byte 32: input ends"},
-        {"{\"warm_samples_seconds\": 3}", STS_ERR_FORMAT, "b.json: byte 25: \"warm_samples_seconds\" must be an array"},
-        {"{\"warm_samples_seconds\": [1e-5, -1]}", STS_ERR_FORMAT,
-         "byte 32: \"warm_samples_seconds\"[1] must be a non-negative number of seconds or null"},
-        {"{\"warm_samples_seconds\": [], \"first_call_seconds\": \"x\"}", STS_ERR_FORMAT,
-         "\"first_call_seconds\" must be"},
-        {"{\"samples\": [1]}", STS_ERR_FORMAT, "not a bench result"},
-        {"{\"warm_samples_seconds\": [1e300]}", STS_ERR_RANGE, "byte 26: \"warm_samples_seconds\"[0] is out of range"},
+        { "{\"warm_samples_seconds\": [1e-5, ", STS_ERR_PARSE, "b.json: byte 32: input ends" },
+        { "{\"warm_samples_seconds\": 3}", STS_ERR_FORMAT,
+          "b.json: byte 25: \"warm_samples_seconds\" must be an array" },
+        { "{\"warm_samples_seconds\": [1e-5, -1]}", STS_ERR_FORMAT,
+          "byte 32: \"warm_samples_seconds\"[1] must be a non-negative number of seconds or null" },
+        { "{\"warm_samples_seconds\": [], \"first_call_seconds\": \"x\"}", STS_ERR_FORMAT,
+          "\"first_call_seconds\" must be" },
+        { "{\"samples\": [1]}", STS_ERR_FORMAT, "not a bench result" },
+        { "{\"warm_samples_seconds\": [1e300]}", STS_ERR_RANGE,
+          "byte 26: \"warm_samples_seconds\"[0] is out of range" },
     };
     sts_report *r;
     T_EQ_I64(sts_report_create(NULL, &r), STS_OK);
@@ -665,10 +667,10 @@ static sts_timeline *lesson3_timeline(void)
         struct {
             int64_t ts, dur;
             uint32_t name, lane;
-        } ev4[] = {{t0, 1500000 + i * 1000, step, l1},
-                   {t0 + 10000, 1060000, wait, l1},
-                   {t0 + 1080000, 400000, model, l1},
-                   {t0 + 1100000, 300000, ev, l2}};
+        } ev4[] = { { t0, 1500000 + i * 1000, step, l1 },
+                    { t0 + 10000, 1060000, wait, l1 },
+                    { t0 + 1080000, 400000, model, l1 },
+                    { t0 + 1100000, 300000, ev, l2 } };
         for (size_t k = 0; k < 4; k++) {
             sts_slice *s = STS_VEC_PUSH(tl->slices);
             if (!s) return NULL;

@@ -44,7 +44,7 @@ static int64_t arg_i(const sts_timeline *tl, const sts_slice *s, const char *key
 
 static void sleep_ns(long ns)
 {
-    struct timespec t = {ns / 1000000000L, ns % 1000000000L};
+    struct timespec t = { ns / 1000000000L, ns % 1000000000L };
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {
     }
 }
@@ -527,7 +527,7 @@ static void child_crashes(const char *dir)
     sts_trace_options o = STS_TRACE_OPTIONS_INIT;
     o.flush_on_signal = 1;
     /* No core file for the deliberate abort. */
-    struct rlimit none = {0, 0};
+    struct rlimit none = { 0, 0 };
     setrlimit(RLIMIT_CORE, &none);
     if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(3);
     record_steps(2);
@@ -675,7 +675,7 @@ TEST(round_trip_both_formats)
     snprintf(pb, sizeof pb, "%s/mem.xplane.pb", dir);
     T_EQ_I64(sts_write_chrome_json(mem, json, &wo, &err), STS_OK);
     T_EQ_I64(sts_write_xplane(mem, pb, &wo, &err), STS_OK);
-    const char *paths[2] = {json, pb};
+    const char *paths[2] = { json, pb };
     sts_open_options oo = STS_OPEN_OPTIONS_INIT;
     oo.args = STS_ARGS_ALL;
     for (int k = 0; k < 2; k++) {
@@ -715,7 +715,7 @@ TEST(device_lanes)
     sts_device *dev = NULL;
     sts_error err = STS_ERROR_INIT;
     if (sts_device_open(NULL, &dev, &err) != STS_OK) T_SKIP("no OpenCL device: %s", err.message);
-    const int64_t shape[1] = {1024};
+    const int64_t shape[1] = { 1024 };
     sts_array *a = NULL;
     static float host[1024];
     for (int i = 0; i < 1024; i++)

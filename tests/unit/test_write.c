@@ -54,25 +54,25 @@ static sts_slice *add(sts_timeline *tl, uint32_t lane, const char *name, int64_t
 
 static sts_arg a_int(sts_timeline *tl, const char *k, int64_t v)
 {
-    sts_arg a = {str(tl, k), STS_ARG_INT, 0, 0, {.i = v}};
+    sts_arg a = { str(tl, k), STS_ARG_INT, 0, 0, { .i = v } };
     return a;
 }
 
 static sts_arg a_str(sts_timeline *tl, const char *k, const char *v)
 {
-    sts_arg a = {str(tl, k), STS_ARG_STRING, 0, 0, {.str = str(tl, v)}};
+    sts_arg a = { str(tl, k), STS_ARG_STRING, 0, 0, { .str = str(tl, v) } };
     return a;
 }
 
 static sts_arg a_dbl(sts_timeline *tl, const char *k, double v)
 {
-    sts_arg a = {str(tl, k), STS_ARG_DOUBLE, 0, 0, {.d = v}};
+    sts_arg a = { str(tl, k), STS_ARG_DOUBLE, 0, 0, { .d = v } };
     return a;
 }
 
 static sts_arg a_bool(sts_timeline *tl, const char *k, int v)
 {
-    sts_arg a = {str(tl, k), STS_ARG_BOOL, 0, 0, {.i = v}};
+    sts_arg a = { str(tl, k), STS_ARG_BOOL, 0, 0, { .i = v } };
     return a;
 }
 
@@ -88,19 +88,19 @@ static sts_timeline *lesson3(void)
     for (int i = 0; i < 4; i++) {
         int64_t ts = STEP0 + (int64_t)i * STEP_GAP;
         sts_slice *s = add(tl, main_l, "learner_step", ts, STEP_DUR);
-        sts_arg sa[] = {a_int(tl, "step_num", i)};
+        sts_arg sa[] = { a_int(tl, "step_num", i) };
         s->args = sts_tl_add_args(tl, sa, 1);
         add(tl, main_l, "input_wait", ts + 5, 1263001);
         s = add(tl, main_l, "model_and_wait", ts + 5 + 1263001 + 3, 108555);
-        sts_arg ma[] = {a_dbl(tl, "flops", 1.5e6 + 0.25), a_str(tl, "shape", "48x32"), a_bool(tl, "jit", 1)};
+        sts_arg ma[] = { a_dbl(tl, "flops", 1.5e6 + 0.25), a_str(tl, "shape", "48x32"), a_bool(tl, "jit", 1) };
         s->args = sts_tl_add_args(tl, ma, 3);
         s = add(tl, dev, "matmul_tanh", ts + 1263001 + 1000, 50001);
-        sts_arg ka[] = {a_int(tl, "correlation_id", 100 + i), a_str(tl, "shape", "48x32")};
+        sts_arg ka[] = { a_int(tl, "correlation_id", 100 + i), a_str(tl, "shape", "48x32") };
         s->args = sts_tl_add_args(tl, ka, 2);
     }
     /* A step that already carries _r, and a duplicate key: one stat each. */
     sts_slice *s = add(tl, worker, "prefetch", STEP0, 999);
-    sts_arg pa[] = {a_int(tl, "step_num", 100), a_int(tl, "_r", 1), a_int(tl, "step_num", 101)};
+    sts_arg pa[] = { a_int(tl, "step_num", 100), a_int(tl, "_r", 1), a_int(tl, "step_num", 101) };
     s->args = sts_tl_add_args(tl, pa, 3);
     sts_instant *in = STS_VEC_PUSH(tl->instants);
     in->ts = STEP0 + 17;
@@ -192,7 +192,7 @@ static char **keys(const sts_timeline *tl, int with_instants, size_t *n)
         slice_key(tl, &s[i], k[i], 512);
     }
     for (size_t i = 0; i < ni; i++) {
-        sts_slice tmp_s = {in[i].ts, 0, in[i].name, in[i].lane, STS_NONE, STS_NONE, 0, 0, 0};
+        sts_slice tmp_s = { in[i].ts, 0, in[i].name, in[i].lane, STS_NONE, STS_NONE, 0, 0, 0 };
         k[ns + i] = malloc(512);
         slice_key(tl, &tmp_s, k[ns + i], 512);
     }
@@ -556,7 +556,7 @@ TEST(chrome_json_gzip_and_times)
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_write_chrome_json(tl, tmp("t.json.gz"), NULL, &err), STS_OK);
     FILE *f = fopen(tmp("t.json.gz"), "rb");
-    unsigned char magic[2] = {0, 0};
+    unsigned char magic[2] = { 0, 0 };
     T_EQ_I64(fread(magic, 1, 2, f), 2);
     fclose(f);
     T_TRUE(magic[0] == 0x1f && magic[1] == 0x8b);

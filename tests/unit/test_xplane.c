@@ -37,7 +37,7 @@ typedef void (*build_fn)(sts_pb_writer *w);
 /* Runs `fn` through both writer passes; returns the bytes (caller frees b.v). */
 static buf build(build_fn fn)
 {
-    buf b = {NULL, 0, 0};
+    buf b = { NULL, 0, 0 };
     sts_pb_writer w;
     if (sts_pb_writer_init(&w, buf_sink, &b) != 0) abort();
     fn(&w);
@@ -157,7 +157,7 @@ TEST(encoder_nested_sizes)
 
 TEST(encoder_detects_misuse)
 {
-    buf b = {NULL, 0, 0};
+    buf b = { NULL, 0, 0 };
     sts_pb_writer w;
     T_EQ_I64(sts_pb_writer_init(&w, buf_sink, &b), 0);
     sts_pb_begin(&w, 1);
@@ -174,7 +174,8 @@ TEST(encoder_detects_misuse)
 TEST(varint_round_trip)
 {
     const uint64_t vals[] = {
-        0, 1, 127, 128, 300, 16383, 16384, (1ull << 35) - 1, 1ull << 56, (uint64_t)INT64_MAX, 1ull << 63, UINT64_MAX};
+        0, 1, 127, 128, 300, 16383, 16384, (1ull << 35) - 1, 1ull << 56, (uint64_t)INT64_MAX, 1ull << 63, UINT64_MAX
+    };
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         uint8_t tmp[12];
         tmp[0] = 0x08; /* field 1, varint */
@@ -791,7 +792,7 @@ static void check_fixture(const char *file, size_t want_planes)
     size_t lines_seen = 0, records = 0;
     while (fgets(line, sizeof line, sum)) {
         line[strcspn(line, "\n")] = 0;
-        char *f[8] = {0};
+        char *f[8] = { 0 };
         int nf = 0;
         for (char *tok = strtok(line, "\t"); tok && nf < 8; tok = strtok(NULL, "\t"))
             f[nf++] = tok;

@@ -168,7 +168,7 @@ static const char *tt_stop_while_recording(void)
     pthread_t th[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&th[i], NULL, tt_spinner, NULL);
-    struct timespec ms = {0, 2000000};
+    struct timespec ms = { 0, 2000000 };
     nanosleep(&ms, NULL);
     sts_timeline *tl = NULL;
     sts_trace_stats st;

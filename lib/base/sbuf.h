@@ -1,8 +1,8 @@
-/* report: a growable text buffer that figures and pages are rendered into, with the
+/* base: a growable text buffer (reports, ledgers and messages are rendered into it), with the
  * escaping that SVG and HTML text need. Rendering into memory first lets one figure
  * be written both inside the page and as a standalone SVG file. */
-#ifndef STS_REPORT_SBUF_H
-#define STS_REPORT_SBUF_H
+#ifndef STS_BASE_SBUF_H
+#define STS_BASE_SBUF_H
 
 #include <stddef.h>
 
@@ -12,10 +12,9 @@ typedef struct sts_sbuf {
     size_t cap;
     int oom; /* set when an append failed for lack of memory; later appends are dropped */
 } sts_sbuf;
-#define STS_SBUF_INIT \
-    {                 \
-        NULL, 0, 0, 0 \
-    }
+/* clang-format off */
+#define STS_SBUF_INIT { NULL, 0, 0, 0 }
+/* clang-format on */
 
 void sts_sbuf_put(sts_sbuf *b, const char *s, size_t n);
 void sts_sbuf_puts(sts_sbuf *b, const char *s);

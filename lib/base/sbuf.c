@@ -1,4 +1,4 @@
-#include "report/sbuf.h"
+#include "base/sbuf.h"
 #include "base/utf8.h"
 
 #include <stdarg.h>
