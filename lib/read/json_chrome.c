@@ -18,6 +18,9 @@
 #define MAX_EVENT     ((size_t)1 << 30)
 #define PROGRESS_STEP ((uint64_t)16 << 20)
 
+/* The byte an index entry points at. */
+#define AT(x) (b + *(x))
+
 enum {
     ST_START,     /* before the top-level value */
     ST_OBJ_FIRST, /* after the top-level '{' */
@@ -73,6 +76,16 @@ static sts_status nomem(jr *r)
                          (unsigned long long)r->tl->info.events);
 }
 
+void sts_jr_chain_init(jchain *c)
+{
+    memset(c, 0, sizeof *c);
+    c->alloc = 2;
+    for (int i = 0; i < JR_POOL; i++) {
+        c->pool[i].next[0] = c->pool[i].next[1] = JR_NO_PRED;
+        c->pool[i].key = STS_NONE;
+    }
+}
+
 /* Keeps buf[keep, len), reads more after it. */
 static sts_status refill(jr *r, top *t, size_t keep)
 {
@@ -80,6 +93,7 @@ static sts_status refill(jr *r, top *t, size_t keep)
     if (keep) memmove(r->buf, r->buf + keep, rem);
     r->base += keep;
     r->len = rem;
+    r->ix_valid = 0;
     size_t data_cap = r->cap - JSON_PAD;
     if (rem > data_cap / 2) {
         /* One event (or key) fills half the buffer: double it so the event fits. */
@@ -222,10 +236,77 @@ static const char *object_key(jr *r, top *t, const char *p, const char *e, const
     return p;
 }
 
+/* Where the events array ends: after the top-level object's value, or the end. */
+static void events_closed(top *t)
+{
+    t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
+}
+
+/* The events array, stepping through the structural index. Returns 1 when it set the
+ * outcome as events() returns it (*out, and *keep or *rc), or 0 when the byte loop
+ * must go on from *pp: an element that is not an object, or an event the index walk
+ * could not take (bad JSON or the end of the data; the byte parser then names the
+ * error or asks for more). */
+static int events_indexed(jr *r, top *t, const char **pp, const char **keep, sts_status *rc, const char **out)
+{
+    const char *b = r->buf;
+    size_t from = (size_t)(*pp - b);
+    if (!r->ix_valid || from < r->ix_from) {
+        if (sts_jr_index_build_with(&r->ix, b, from, r->len, r->impl) != 0) {
+            *rc = nomem(r);
+            *out = NULL;
+            return 1;
+        }
+        r->ix_from = from;
+        r->ix_valid = 1;
+    }
+    const uint32_t *x = r->ix.pos + (from == r->ix_from ? 0 : sts_jr_index_lower_bound(&r->ix, (uint32_t)from));
+    jevent ev;
+    for (;;) {
+        if (*AT(x) != '{') break;
+        const uint32_t *nx = sts_jr_walk_event(r, x, &ev);
+        if (!nx) {
+            if (r->nomem) {
+                *rc = nomem(r);
+                *out = NULL;
+                return 1;
+            }
+            break;
+        }
+        /* An empty object ends JAX's event arrays: not an event. */
+        if ((ev.have || ev.nargs || AT(nx - 1) + 1 - AT(x) > 2) && sts_jr_commit_event(r, &ev) != 0) {
+            *rc = nomem(r);
+            *out = NULL;
+            return 1;
+        }
+        r->index++;
+        x = nx;
+        if (*AT(x) == ',') {
+            x++;
+            continue;
+        }
+        if (*AT(x) == ']') {
+            events_closed(t);
+            *out = AT(x) + 1;
+            return 1;
+        }
+        /* Neither: the top-level loop reports it, or asks for more at the end. */
+        t->st = ST_ARR_AFTER;
+        *out = AT(x);
+        return 1;
+    }
+    *pp = AT(x);
+    return 0;
+}
+
 /* The events array: the hot loop. */
 static const char *events(jr *r, top *t, const char *p, const char *e, const char **keep, sts_status *rc)
 {
     jevent ev;
+    if (!r->bytewise) {
+        const char *out;
+        if (events_indexed(r, t, &p, keep, rc, &out)) return out;
+    }
     for (;;) {
         p = json_ws(p);
         if (*p == '{') {
@@ -245,7 +326,7 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
                 continue;
             }
             if (*p == ']') {
-                t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
+                events_closed(t);
                 return p + 1;
             }
             t->st = ST_ARR_AFTER;
@@ -254,7 +335,7 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
             return NULL;
         }
         if (*p == ']') { /* after a trailing comma, which Chrome's own writer leaves */
-            t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
+            events_closed(t);
             return p + 1;
         }
         if (p >= e) return *keep = p, NULL;
@@ -432,6 +513,7 @@ sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_op
     tl->info.compressed = sts_instream_is_gzip(in);
     tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;
     if (rc == STS_OK && r.progress) r.progress(sts_instream_raw_offset(in), sts_instream_raw_size(in), r.progress_user);
+    sts_jr_index_release(&r.ix);
     sts_jr_release(&r);
     return rc;
 }

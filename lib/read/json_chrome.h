@@ -1,5 +1,8 @@
 /* read: the Chrome JSON reader's private state, shared by json_chrome.c (the buffer
- * and the top-level structure) and json_event.c (one event: parse, then commit).
+ * and the top-level structure), json_walk.c (one event, stepping through the
+ * structural index of json_index.h), json_event.c (one event, byte by byte: the
+ * reference, and the path that names the error in bad input) and json_commit.c
+ * (storing an event).
  *
  * An event is parsed in one pass into spans that point into the read buffer, with no
  * side effects; only when its closing '}' has been seen is it committed to the
@@ -8,6 +11,7 @@
 #ifndef STS_READ_JSON_CHROME_H
 #define STS_READ_JSON_CHROME_H
 
+#include "read/json_index.h"
 #include "read/json_intern.h"
 #include "read/json_scan.h"
 #include "read/json_skip.h"
@@ -133,6 +137,12 @@ typedef struct jr {
     jlane_slot *lanes;  /* JR_LANES entries */
     jchain event_chain; /* layouts of event keys */
     jchain args_chain;  /* layouts of args keys */
+
+    json_index ix;        /* structural index of buf[ix_from, len) */
+    size_t ix_from;       /* where it starts */
+    int ix_valid;         /* built since the last refill */
+    json_index_impl impl; /* which builder (JSON_IX_AUTO: the best) */
+    int bytewise;         /* parse every event byte by byte (tests compare the two) */
 } jr;
 
 /* Empties a chain (before the first event). */
@@ -142,6 +152,19 @@ void sts_jr_chain_init(jchain *c);
  * r->fail says where (at or past e: the event continues beyond the buffer) and what
  * was expected, or r->nomem is set. */
 const char *sts_jr_parse_event(jr *r, const char *p, const char *e, jevent *ev);
+
+/* The same from the structural index: x is the event's '{' entry in r->ix. Returns the
+ * entry after its '}', or NULL when the index walk cannot take it (bad JSON, the end
+ * of the data, nesting deeper than it tracks): the caller then parses the event byte
+ * by byte, which either takes it or says exactly what is wrong. r->nomem is set when
+ * memory ran out. For the same bytes it fills ev as sts_jr_parse_event does. */
+const uint32_t *sts_jr_walk_event(jr *r, const uint32_t *x, jevent *ev);
+
+/* The event field a key names (F_x, F_ARGS), or -1; esc: the key holds escapes. */
+int sts_jr_key_field(const char *k, size_t n, int esc);
+
+/* Whether this event's args are worth collecting, from what is known of it so far. */
+int sts_jr_args_wanted(const jr *r, const jevent *ev);
 
 /* Adds a parsed event to the timeline, or counts it as skipped or rejected (with a
  * warning). Returns 0, or -1 when memory is exhausted. */

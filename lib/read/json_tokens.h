@@ -1,0 +1,121 @@
+/* read: the token-level pieces of the Chrome reader that both event parsers use: the
+ * byte-at-a-time one (json_event.c, which also gives the exact error for bad input)
+ * and the one driven by the structural index (json_walk.c). Sharing them keeps the two
+ * producing the same spans and learning the same key layouts. */
+#ifndef STS_READ_JSON_TOKENS_H
+#define STS_READ_JSON_TOKENS_H
+
+#include "read/json_chrome.h"
+
+#define HOT static inline __attribute__((always_inline))
+
+/* A number, converted while it is scanned so that ts, dur and integer args need no
+ * second pass: the integer part's magnitude and the fraction in thousandths, rounded
+ * half away from zero on the fourth digit (see sts_jr_us_to_ns). */
+HOT const char *parse_number(jr *r, const char *p, jspan *v)
+{
+    const char *s = p;
+    int neg = *p == '-';
+    p += neg;
+    if (!json_is_digit(*p)) return json_failed(&r->fail, p, "a digit");
+    uint64_t ip = 0;
+    /* Wraps past 19 digits, but then `fast` is 0 and ip is not used. The 8-byte loads
+     * stay inside the buffer's padding. */
+    size_t ndig = json_digits(&p, &ip);
+    unsigned frac = 0;
+    int is_int = 1, exp = 0;
+    if (*p == '.') {
+        p++;
+        if (!json_is_digit(*p)) return json_failed(&r->fail, p, "a digit after '.'");
+        int k = 0, up = 0;
+        for (; json_is_digit(*p); p++, k++) {
+            if (k < 3)
+                frac = frac * 10 + (unsigned)(*p - '0');
+            else if (k == 3)
+                up = *p >= '5';
+        }
+        for (; k < 3; k++)
+            frac *= 10;
+        frac += (unsigned)up;
+        is_int = 0;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!json_is_digit(*p)) return json_failed(&r->fail, p, "a digit in the exponent");
+        while (json_is_digit(*p))
+            p++;
+        is_int = 0;
+        exp = 1;
+    }
+    v->p = s;
+    v->n = (uint32_t)(p - s);
+    v->kind = JK_NUMBER;
+    v->is_int = (uint8_t)is_int;
+    v->fast = !exp && ndig <= 18;
+    v->neg = (uint8_t)neg;
+    v->frac = (uint16_t)frac;
+    v->ip = ip;
+    return p;
+}
+
+/* Whether the bytes at p repeat the layout in slot k. A layout holds no zero byte, so
+ * it never matches the zero padding after the data. */
+HOT int pred_match(const jchain *c, uint8_t k, const char *p)
+{
+    if (k == JR_NO_PRED) return 0;
+    const jpred *pr = &c->pool[k];
+#if defined(__SSE2__)
+    const __m128i *a = (const __m128i *)(const void *)p, *b = (const __m128i *)(const void *)pr->pat;
+    /* Both halves always: a branch on the layout's length mispredicts as event kinds
+     * alternate, and the second load stays inside the padding (p is at most e). */
+    uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b))) |
+                 (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))) << 16;
+    return (m & pr->mask) == pr->mask;
+#else
+    return memcmp(p, pr->pat, pr->len) == 0;
+#endif
+}
+
+/* The layout after slot j that the bytes at p repeat, or JR_NO_PRED. */
+HOT uint8_t pred_next(jchain *c, uint8_t j, const char *p)
+{
+    jpred *n = &c->pool[j];
+    uint8_t w = n->way;
+    if (pred_match(c, n->next[w], p)) return n->next[w];
+    if (pred_match(c, n->next[!w], p)) {
+        n->way = (uint8_t)!w;
+        return n->next[!w];
+    }
+    return JR_NO_PRED;
+}
+
+/* Learns the layout [from, value) of a key (contents at `key`, n bytes, unescaped)
+ * into a reused slot that follows slot j. Returns the slot, or JR_LOOSE when the
+ * layout does not fit. */
+static inline uint8_t pred_learn(jchain *c, uint8_t j, const char *from, const char *value, const char *key, size_t n,
+                                 int field)
+{
+    size_t len = (size_t)(value - from);
+    if (len > sizeof c->pool[0].pat || memchr(from, 0, len)) return JR_LOOSE;
+    uint8_t k = c->alloc;
+    c->alloc = (uint8_t)(c->alloc + 1 < JR_POOL ? c->alloc + 1 : 2);
+    jpred *pr = &c->pool[k];
+    memcpy(pr->pat, from, len);
+    pr->len = (uint8_t)len;
+    pr->mask = (uint32_t)(((uint64_t)1 << len) - 1);
+    pr->field = (int8_t)field;
+    pr->kofs = (uint8_t)(key - from);
+    pr->kn = (uint8_t)n;
+    pr->next[0] = pr->next[1] = JR_NO_PRED;
+    pr->way = 0;
+    pr->key = STS_NONE;
+    pr->gen++;
+    /* Replace the successor of j that came less recently. */
+    jpred *prev = &c->pool[j];
+    prev->way = (uint8_t)!prev->way;
+    prev->next[prev->way] = k;
+    return k;
+}
+
+#endif
