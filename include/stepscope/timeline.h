@@ -32,9 +32,11 @@ typedef struct sts_open_options {
     const char *run;          /* profile directory: the run to read; NULL = the latest */
     sts_progress_fn progress; /* optional; called every few MB while reading */
     void *progress_user;
+    int jobs; /* threads reading a large uncompressed JSON trace in chunks: 0 = one per
+               * core, 1 = this thread only; the result is the same either way */
 } sts_open_options;
 /* clang-format off */
-#define STS_OPEN_OPTIONS_INIT { STS_ARGS_KNOWN, NULL, NULL, NULL }
+#define STS_OPEN_OPTIONS_INIT { STS_ARGS_KNOWN, NULL, NULL, NULL, 0 }
 /* clang-format on */
 
 /* Slice flags. */

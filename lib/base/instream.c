@@ -213,6 +213,58 @@ long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err)
     return in->gzip ? read_gzip(in, buf, cap, err) : read_plain(in, buf, cap, err);
 }
 
+int sts_instream_skip_to(sts_instream *in, uint64_t off, sts_error *err)
+{
+    if (off < in->out_off) {
+        sts_error_set(err, STS_ERR_INTERNAL, (int64_t)off, "%s: cannot go back to byte %llu", display_path(in->path),
+                      (unsigned long long)off);
+        return -1;
+    }
+    if (!in->gzip) {
+        /* The peeked bytes are dropped first; then a seek (or a memory jump). */
+        uint64_t n = off - in->out_off;
+        uint64_t from_peek = n < in->z.avail_in ? n : in->z.avail_in;
+        in->z.next_in += from_peek;
+        in->z.avail_in -= (uInt)from_peek;
+        n -= from_peek;
+        if (n && in->mem) {
+            size_t left = in->mem_len - in->mem_pos;
+            in->mem_pos += n < left ? (size_t)n : left;
+        } else if (n && fseeko(in->f, (off_t)n, SEEK_CUR) != 0) {
+            sts_error_set(err, STS_ERR_IO, (int64_t)in->out_off, "%s: cannot seek: %s", display_path(in->path),
+                          strerror(errno));
+            return -1;
+        }
+        in->raw_off += n;
+        in->out_off = off;
+        in->eof = 0;
+        return 0;
+    }
+    char buf[16384];
+    while (in->out_off < off) {
+        uint64_t want = off - in->out_off;
+        long got = sts_instream_read(in, buf, want < sizeof buf ? (size_t)want : sizeof buf, err);
+        if (got < 0) return -1;
+        if (got == 0) break;
+    }
+    return 0;
+}
+
+int sts_instream_plain_fd(const sts_instream *in)
+{
+    if (in->gzip || in->mem || !in->f || !in->raw_size) return -1;
+    struct stat st;
+    int fd = fileno(in->f);
+    return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fd : -1;
+}
+
+const char *sts_instream_plain_mem(const sts_instream *in, size_t *len)
+{
+    if (in->gzip || !in->mem) return NULL;
+    *len = in->mem_len;
+    return (const char *)in->mem;
+}
+
 int sts_instream_is_gzip(const sts_instream *in)
 {
     return in->gzip;

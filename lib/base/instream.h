@@ -23,6 +23,17 @@ sts_instream *sts_instream_open_mem(const void *data, size_t len, const char *na
  * or -1 on error (err filled: a truncated or corrupt gzip stream, a read error). */
 long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err);
 
+/* Goes forward to uncompressed offset `off` (at or past the current one): a seek in a
+ * plain file, a skip otherwise. Returns 0, or -1 with err filled. */
+int sts_instream_skip_to(sts_instream *in, uint64_t off, sts_error *err);
+
+/* The file descriptor of an uncompressed regular file, which others may pread from
+ * (it does not move this stream); -1 for anything else. */
+int sts_instream_plain_fd(const sts_instream *in);
+
+/* The bytes of an uncompressed memory source (sts_instream_open_mem), or NULL. */
+const char *sts_instream_plain_mem(const sts_instream *in, size_t *len);
+
 /* 1 when the input is gzip-compressed. */
 int sts_instream_is_gzip(const sts_instream *in);
 /* Uncompressed bytes delivered so far. */

@@ -18,29 +18,6 @@
 #define MAX_EVENT     ((size_t)1 << 30)
 #define PROGRESS_STEP ((uint64_t)16 << 20)
 
-/* The byte an index entry points at. */
-#define AT(x) (b + *(x))
-
-enum {
-    ST_START,     /* before the top-level value */
-    ST_OBJ_FIRST, /* after the top-level '{' */
-    ST_OBJ_KEY,   /* after ',' in the top-level object */
-    ST_OBJ_SKIP,  /* inside a top-level value we do not read */
-    ST_OBJ_AFTER, /* after a top-level object's value */
-    ST_ARR_FIRST, /* after the events' '[' */
-    ST_ARR_ELEM,  /* an event (or ']' after a trailing comma) must come */
-    ST_ARR_SKIP,  /* inside a non-object element */
-    ST_ARR_AFTER, /* after an element */
-    ST_END        /* after the top-level value */
-};
-
-typedef struct top {
-    int st;
-    int in_object;  /* the events array sits inside a top-level object */
-    int saw_events; /* a "traceEvents" key was found */
-    uint64_t next_progress;
-} top;
-
 static void describe(const jr *r, const char *at, char *buf, size_t n)
 {
     if (at >= r->buf + r->len)
@@ -93,7 +70,6 @@ static sts_status refill(jr *r, top *t, size_t keep)
     if (keep) memmove(r->buf, r->buf + keep, rem);
     r->base += keep;
     r->len = rem;
-    r->ix_valid = 0;
     size_t data_cap = r->cap - JSON_PAD;
     if (rem > data_cap / 2) {
         /* One event (or key) fills half the buffer: double it so the event fits. */
@@ -108,11 +84,14 @@ static sts_status refill(jr *r, top *t, size_t keep)
         r->buf = buf;
         r->cap = cap;
     }
-    long got = sts_instream_read(r->in, r->buf + r->len, r->cap - JSON_PAD - r->len, r->err);
+    size_t room = r->cap - JSON_PAD - r->len;
+    long got = r->range ? sts_jr_range_read(r->range, r->buf + r->len, room, r->path, r->err)
+                        : sts_instream_read(r->in, r->buf + r->len, room, r->err);
     if (got < 0) return r->err ? r->err->code : STS_ERR_IO;
     if (got == 0) r->eof = 1;
     r->len += (size_t)got;
     memset(r->buf + r->len, 0, JSON_PAD);
+    if (r->range || !r->in) return STS_OK; /* the chunk coordinator reports progress */
     uint64_t raw = sts_instream_raw_offset(r->in);
     if (raw >= t->next_progress) {
         t->next_progress = raw + PROGRESS_STEP;
@@ -242,75 +221,22 @@ static void events_closed(top *t)
     t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
 }
 
-/* The events array, stepping through the structural index. Returns 1 when it set the
- * outcome as events() returns it (*out, and *keep or *rc), or 0 when the byte loop
- * must go on from *pp: an element that is not an object, or an event the index walk
- * could not take (bad JSON or the end of the data; the byte parser then names the
- * error or asks for more). */
-static int events_indexed(jr *r, top *t, const char **pp, const char **keep, sts_status *rc, const char **out)
-{
-    const char *b = r->buf;
-    size_t from = (size_t)(*pp - b);
-    if (!r->ix_valid || from < r->ix_from) {
-        if (sts_jr_index_build_with(&r->ix, b, from, r->len, r->impl) != 0) {
-            *rc = nomem(r);
-            *out = NULL;
-            return 1;
-        }
-        r->ix_from = from;
-        r->ix_valid = 1;
-    }
-    const uint32_t *x = r->ix.pos + (from == r->ix_from ? 0 : sts_jr_index_lower_bound(&r->ix, (uint32_t)from));
-    jevent ev;
-    for (;;) {
-        if (*AT(x) != '{') break;
-        const uint32_t *nx = sts_jr_walk_event(r, x, &ev);
-        if (!nx) {
-            if (r->nomem) {
-                *rc = nomem(r);
-                *out = NULL;
-                return 1;
-            }
-            break;
-        }
-        /* An empty object ends JAX's event arrays: not an event. */
-        if ((ev.have || ev.nargs || AT(nx - 1) + 1 - AT(x) > 2) && sts_jr_commit_event(r, &ev) != 0) {
-            *rc = nomem(r);
-            *out = NULL;
-            return 1;
-        }
-        r->index++;
-        x = nx;
-        if (*AT(x) == ',') {
-            x++;
-            continue;
-        }
-        if (*AT(x) == ']') {
-            events_closed(t);
-            *out = AT(x) + 1;
-            return 1;
-        }
-        /* Neither: the top-level loop reports it, or asks for more at the end. */
-        t->st = ST_ARR_AFTER;
-        *out = AT(x);
-        return 1;
-    }
-    *pp = AT(x);
-    return 0;
-}
-
 /* The events array: the hot loop. */
 static const char *events(jr *r, top *t, const char *p, const char *e, const char **keep, sts_status *rc)
 {
     jevent ev;
-    if (!r->bytewise) {
-        const char *out;
-        if (events_indexed(r, t, &p, keep, rc, &out)) return out;
-    }
     for (;;) {
         p = json_ws(p);
+        if (jr_offset(r, p) >= r->stop_at && p < e) { /* a chunk boundary (json_par.c) */
+            r->stopped = 1;
+            return *keep = p, NULL;
+        }
         if (*p == '{') {
-            const char *q = sts_jr_parse_event(r, p, e, &ev);
+            const char *q = r->reference ? sts_jr_parse_event(r, p, e, &ev) : sts_jr_walk_event(r, p, e, &ev);
+            /* Where the fast parser stops short of the data's end, the reference parser
+             * takes over: it words the error (they fail at the same byte), and it is
+             * the one trusted should they ever disagree. */
+            if (!q && !r->nomem && r->fail.at < e && !r->reference) q = sts_jr_parse_event(r, p, e, &ev);
             if (!q) {
                 if (r->nomem) return *rc = nomem(r), NULL;
                 if (r->fail.at >= e) return *keep = p, NULL;
@@ -365,6 +291,10 @@ static void run(jr *r, top *t, const char *p, const char **keep, sts_status *rc)
     *keep = NULL;
     for (;;) {
         const char *stop;
+        if (r->worker && (t->st < ST_ARR_FIRST || t->st > ST_ARR_AFTER)) { /* a chunk's array ended */
+            r->stopped = 1;
+            return (void)(*keep = p);
+        }
         switch (t->st) {
         case ST_START:
             if (r->base == 0 && p == r->buf && (unsigned char)p[0] == 0xef) {
@@ -467,53 +397,112 @@ static void run(jr *r, top *t, const char *p, const char **keep, sts_status *rc)
     }
 }
 
-sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_open_options *opt, sts_error *err)
+int sts_jr_init(jr *r, sts_instream *in, const char *path, sts_timeline *tl, sts_args_mode mode, sts_error *err)
 {
-    jr r;
-    memset(&r, 0, sizeof r);
-    r.in = in;
-    r.tl = tl;
-    r.err = err;
-    const char *path = sts_instream_path(in);
-    r.path = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    r.mode = opt ? opt->args : tl->args_mode;
-    r.progress = opt ? opt->progress : NULL;
-    r.progress_user = opt ? opt->progress_user : NULL;
-    sts_jr_skip_start(&r.skip);
-    sts_jr_chain_init(&r.event_chain);
-    sts_jr_chain_init(&r.args_chain);
-    r.cap = CHUNK + JSON_PAD;
-    r.buf = malloc(r.cap);
-    if (!r.buf) return nomem(&r);
-    memset(r.buf, 0, JSON_PAD);
+    memset(r, 0, sizeof *r);
+    r->in = in;
+    r->tl = tl;
+    r->err = err;
+    r->path = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    r->mode = mode;
+    r->stop_at = UINT64_MAX;
+    sts_jr_skip_start(&r->skip);
+    sts_jr_chain_init(&r->event_chain);
+    sts_jr_chain_init(&r->args_chain);
+    r->cap = CHUNK + JSON_PAD;
+    r->buf = malloc(r->cap);
+    if (!r->buf) return -1;
+    memset(r->buf, 0, JSON_PAD);
+    return 0;
+}
 
-    top t = { ST_START, 0, 0, PROGRESS_STEP };
-    sts_status rc = STS_OK;
-    size_t pos = 0;
+void sts_jr_fini(jr *r)
+{
+    sts_jr_par_end(r);
+    free(r->values);
+    sts_jr_release(r);
+}
+
+sts_status sts_jr_drive(jr *r, top *t, size_t *pos)
+{
+    r->stopped = 0;
     for (;;) {
         const char *keep;
         sts_status run_rc = STS_OK;
-        if (r.len || r.eof) {
-            run(&r, &t, r.buf + pos, &keep, &run_rc);
-            if (!keep) {
-                rc = run_rc;
-                break;
-            }
-            if (r.eof) {
-                rc = at_eof(&r, &t, keep);
-                break;
-            }
-            pos = (size_t)(keep - r.buf);
+        if (r->len || r->eof) {
+            run(r, t, r->buf + *pos, &keep, &run_rc);
+            if (!keep) return run_rc;
+            *pos = (size_t)(keep - r->buf);
+            if (r->stopped) return STS_OK;
+            if (r->eof) return at_eof(r, t, keep);
         }
-        rc = refill(&r, &t, pos);
-        if (rc != STS_OK) break;
-        pos = 0;
+        sts_status rc = refill(r, t, *pos);
+        if (rc != STS_OK) return rc;
+        *pos = 0;
     }
+}
+
+sts_status sts_jr_seek(jr *r, uint64_t at)
+{
+    if (r->range) {
+        r->range->pos = at;
+    } else if (sts_instream_skip_to(r->in, at, r->err) != 0) {
+        return r->err ? r->err->code : STS_ERR_IO;
+    }
+    r->base = at;
+    r->len = 0;
+    r->eof = 0;
+    memset(r->buf, 0, JSON_PAD);
+    return STS_OK;
+}
+
+/* The parallel reader's stop points: merge what lines up, then go on where it says. */
+static sts_status parallel(jr *r, top *t, const sts_jr_tuning *tune, size_t *pos)
+{
+    uint64_t resume;
+    sts_status rc = sts_jr_par_step(r, t, tune, r->base + *pos, &resume);
+    if (rc != STS_OK) return rc == STS_ERR_NOMEM ? nomem(r) : rc;
+    if (resume >= r->base && resume <= r->base + r->len) {
+        *pos = (size_t)(resume - r->base);
+        return STS_OK;
+    }
+    *pos = 0;
+    return sts_jr_seek(r, resume);
+}
+
+sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const sts_open_options *opt,
+                                     const sts_jr_tuning *tune, sts_error *err)
+{
+    jr r;
+    if (sts_jr_init(&r, in, sts_instream_path(in), tl, opt ? opt->args : tl->args_mode, err) != 0) {
+        sts_jr_fini(&r);
+        return nomem(&r);
+    }
+    r.progress = opt ? opt->progress : NULL;
+    r.progress_user = opt ? opt->progress_user : NULL;
+    r.reference = tune && tune->reference;
+    r.jobs = tune && tune->jobs ? tune->jobs : opt ? opt->jobs : 0;
+    if (r.jobs != 1) r.stop_at = 0; /* the first event is the first stop point: chunks may take over */
+
+    top t = { ST_START, 0, 0, PROGRESS_STEP };
+    sts_status rc;
+    size_t pos = 0;
+    for (;;) {
+        rc = sts_jr_drive(&r, &t, &pos);
+        if (rc != STS_OK || !r.stopped) break;
+        rc = parallel(&r, &t, tune, &pos);
+        if (rc != STS_OK) break;
+    }
+    sts_jr_par_end(&r);
     tl->info.bytes = sts_instream_offset(in);
     tl->info.compressed = sts_instream_is_gzip(in);
     tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;
     if (rc == STS_OK && r.progress) r.progress(sts_instream_raw_offset(in), sts_instream_raw_size(in), r.progress_user);
-    sts_jr_index_release(&r.ix);
-    sts_jr_release(&r);
+    sts_jr_fini(&r);
     return rc;
+}
+
+sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_open_options *opt, sts_error *err)
+{
+    return sts_read_chrome_json_with(in, tl, opt, NULL, err);
 }

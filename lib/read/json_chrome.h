@@ -1,8 +1,7 @@
 /* read: the Chrome JSON reader's private state, shared by json_chrome.c (the buffer
- * and the top-level structure), json_walk.c (one event, stepping through the
- * structural index of json_index.h), json_event.c (one event, byte by byte: the
- * reference, and the path that names the error in bad input) and json_commit.c
- * (storing an event).
+ * and the top-level structure), json_walk.c (one event, the fast way), json_event.c
+ * (one event, the reference way, which also names the error in bad input) and
+ * json_commit.c (storing an event).
  *
  * An event is parsed in one pass into spans that point into the read buffer, with no
  * side effects; only when its closing '}' has been seen is it committed to the
@@ -11,7 +10,6 @@
 #ifndef STS_READ_JSON_CHROME_H
 #define STS_READ_JSON_CHROME_H
 
-#include "read/json_index.h"
 #include "read/json_intern.h"
 #include "read/json_scan.h"
 #include "read/json_skip.h"
@@ -47,7 +45,8 @@ typedef struct jarg {
 /* A learned key layout: the exact bytes from just after '{' or ',' up to the value
  * (whitespace, the quoted key, ':', whitespace) as the producer wrote them. Producers
  * repeat their layouts, so a key that matches costs a 32-byte compare instead of a
- * scan, a dispatch and three whitespace skips. */
+ * scan, a dispatch and three whitespace skips.
+ */
 typedef struct jpred {
     char pat[32];
     uint32_t mask; /* bit i: pat[i] counts; never 0 in a learned layout */
@@ -60,6 +59,7 @@ typedef struct jpred {
     uint8_t way;     /* which of them came last */
     uint32_t key;    /* args: the key's string id, STS_NONE until first committed */
     uint32_t gen;    /* bumped when the slot is reused, so stale references are seen */
+    uint8_t vmiss;   /* json_walk.c: values learned since one last repeated */
 } jpred;
 
 /* Layouts chained in the order keys come: each predicts the next two, so events of
@@ -73,6 +73,21 @@ typedef struct jchain {
     jpred pool[JR_POOL];
     uint8_t alloc; /* the next slot to reuse, round robin over 2..JR_POOL-1 */
 } jchain;
+
+/* Values that followed a learned layout (json_walk.c): producers repeat most of them
+ * ("ph": "X", "cat": "cpu_op", "pid": 4242, constant args), and a value that repeats
+ * byte for byte, with the ',' or '}' after it, needs no parsing. Direct-mapped by the
+ * layout's slot and the value's first bytes, so a key can have several. */
+#define JR_VALUES 512
+typedef struct jvalue {
+    char pat[32];  /* the value's text from the layout's end, through its ',' or '}' */
+    uint32_t mask; /* pat's bits that count; 0: empty */
+    uint32_t gen;  /* the slot's generation when learned */
+    uint16_t slot; /* chain (0 events, 1 args) << 8 | slot */
+    uint8_t len;   /* bytes through the separator */
+    uint8_t vofs;  /* where the span's text starts in pat */
+    jspan val;     /* the parsed value (val.p is not kept) */
+} jvalue;
 
 typedef struct jevent {
     jspan f[F_COUNT];
@@ -106,6 +121,48 @@ typedef struct jkey {
     char bytes[JR_KEY_MAX];
 } jkey;
 
+/* The top-level structure's states (json_chrome.c). */
+enum {
+    ST_START,     /* before the top-level value */
+    ST_OBJ_FIRST, /* after the top-level '{' */
+    ST_OBJ_KEY,   /* after ',' in the top-level object */
+    ST_OBJ_SKIP,  /* inside a top-level value we do not read */
+    ST_OBJ_AFTER, /* after a top-level object's value */
+    ST_ARR_FIRST, /* after the events' '[' */
+    ST_ARR_ELEM,  /* an event (or ']' after a trailing comma) must come */
+    ST_ARR_SKIP,  /* inside a non-object element */
+    ST_ARR_AFTER, /* after an element */
+    ST_END        /* after the top-level value */
+};
+
+typedef struct top {
+    int st;
+    int in_object;  /* the events array sits inside a top-level object */
+    int saw_events; /* a "traceEvents" key was found */
+    uint64_t next_progress;
+} top;
+
+/* Bytes read straight from a plain file (pread) or from memory, for the chunks the
+ * parallel reader hands out (json_par.c). */
+typedef struct jr_range {
+    int fd;          /* pread from it, or -1 */
+    const char *mem; /* else read from here */
+    uint64_t pos;    /* the next byte to read */
+    uint64_t end;    /* the input's size */
+} jr_range;
+
+typedef struct jr_par jr_par;
+
+/* Knobs for tests and benchmarks (sts_read_chrome_json_with). */
+typedef struct sts_jr_tuning {
+    int reference;          /* parse every event with the reference parser */
+    int jobs;               /* threads; 0: the machine's cores (or sts_open_options.jobs) */
+    uint64_t chunk;         /* bytes per chunk; 0: chosen from the size */
+    uint64_t min_parallel;  /* inputs with fewer bytes of events are read by one thread */
+    const uint64_t *splits; /* explicit chunk starts (offsets, ascending), instead of chunk */
+    size_t nsplits;
+} sts_jr_tuning;
+
 typedef struct jr {
     sts_instream *in;
     sts_timeline *tl;
@@ -138,11 +195,16 @@ typedef struct jr {
     jchain event_chain; /* layouts of event keys */
     jchain args_chain;  /* layouts of args keys */
 
-    json_index ix;        /* structural index of buf[ix_from, len) */
-    size_t ix_from;       /* where it starts */
-    int ix_valid;         /* built since the last refill */
-    json_index_impl impl; /* which builder (JSON_IX_AUTO: the best) */
-    int bytewise;         /* parse every event byte by byte (tests compare the two) */
+    jvalue *values; /* JR_VALUES learned values (json_walk.c), or NULL */
+    int reference;  /* parse every event with sts_jr_parse_event (tests compare the two) */
+
+    jr_range *range;  /* read from here instead of `in` (a chunk worker, or the serial
+                       * reader inside the events when they are read in chunks) */
+    uint64_t stop_at; /* stop at the first element that starts at or past this offset */
+    int stopped;      /* ... and did: the position is the one drive() returned */
+    int worker;       /* a chunk worker: stop where the events array ends, too */
+    jr_par *par;      /* the chunk coordinator, while the events are read in chunks */
+    int jobs;         /* threads for chunks (0: one per core) */
 } jr;
 
 /* Empties a chain (before the first event). */
@@ -153,12 +215,11 @@ void sts_jr_chain_init(jchain *c);
  * was expected, or r->nomem is set. */
 const char *sts_jr_parse_event(jr *r, const char *p, const char *e, jevent *ev);
 
-/* The same from the structural index: x is the event's '{' entry in r->ix. Returns the
- * entry after its '}', or NULL when the index walk cannot take it (bad JSON, the end
- * of the data, nesting deeper than it tracks): the caller then parses the event byte
- * by byte, which either takes it or says exactly what is wrong. r->nomem is set when
- * memory ran out. For the same bytes it fills ev as sts_jr_parse_event does. */
-const uint32_t *sts_jr_walk_event(jr *r, const uint32_t *x, jevent *ev);
+/* The same, faster: key-value pairs that repeat byte for byte (learned layouts with
+ * their values) are taken without parsing. Fills ev as sts_jr_parse_event does and
+ * fails where it fails; on a failure before e, the caller asks sts_jr_parse_event for
+ * the message, so errors have one wording. */
+const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev);
 
 /* The event field a key names (F_x, F_ARGS), or -1; esc: the key holds escapes. */
 int sts_jr_key_field(const char *k, size_t n, int esc);
@@ -183,5 +244,41 @@ static inline uint64_t jr_offset(const jr *r, const char *p)
 }
 
 void sts_jr_release(jr *r);
+
+/* Sets up a reader over `in` (or, when in is NULL, a range set afterwards) filling tl.
+ * Returns 0, or -1 when memory is exhausted. */
+int sts_jr_init(jr *r, sts_instream *in, const char *path, sts_timeline *tl, sts_args_mode mode, sts_error *err);
+
+/* Frees what sts_jr_init and reading allocated (not tl). */
+void sts_jr_fini(jr *r);
+
+/* Runs the reader from buf[*pos] until the input ends (STS_OK, r->stopped clear), a
+ * stop point (STS_OK, r->stopped set, *pos at the element that starts there, or where
+ * a worker's events array ended), or an error. */
+sts_status sts_jr_drive(jr *r, top *t, size_t *pos);
+
+/* Drops the buffer and goes on reading at stream offset `at` (forward only). */
+sts_status sts_jr_seek(jr *r, uint64_t at);
+
+/* The parallel reader (json_par.c). At a stop point `at` (an element start inside the
+ * events array), merges every chunk that workers read and that lines up, and says where
+ * the serial reader goes on: *resume, with t->st and r->stop_at set. Creates the
+ * coordinator on the first call; returns an error status only for no memory. */
+sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at, uint64_t *resume);
+
+/* Stops the workers and frees the coordinator; NULL-safe. */
+void sts_jr_par_end(jr *r);
+
+/* Reads from a range source into buf; returns the count, 0 at the end, -1 on error. */
+long sts_jr_range_read(jr_range *g, char *buf, size_t cap, const char *path, sts_error *err);
+
+/* Appends everything src holds (a chunk's events, read into a timeline of its own) to
+ * dst, as if dst's reader had read them: strings, processes and lanes by name, event
+ * sequence numbers after `event_base`. Returns 0, or -1 when memory is exhausted. */
+int sts_jr_merge(sts_timeline *dst, const sts_timeline *src, uint64_t event_base);
+
+/* sts_read_chrome_json with knobs (tune may be NULL). */
+sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const sts_open_options *opt,
+                                     const sts_jr_tuning *tune, sts_error *err);
 
 #endif

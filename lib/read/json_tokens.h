@@ -9,6 +9,8 @@
 
 #define HOT static inline __attribute__((always_inline))
 
+static const char *const ANY_VALUE = "a value (true, false, null, a number, a string, an object or an array)";
+
 /* A number, converted while it is scanned so that ts, dur and integer args need no
  * second pass: the integer part's magnitude and the fraction in thousandths, rounded
  * half away from zero on the fourth digit (see sts_jr_us_to_ns). */
@@ -26,17 +28,19 @@ HOT const char *parse_number(jr *r, const char *p, jspan *v)
     int is_int = 1, exp = 0;
     if (*p == '.') {
         p++;
-        if (!json_is_digit(*p)) return json_failed(&r->fail, p, "a digit after '.'");
-        int k = 0, up = 0;
-        for (; json_is_digit(*p); p++, k++) {
-            if (k < 3)
-                frac = frac * 10 + (unsigned)(*p - '0');
-            else if (k == 3)
-                up = *p >= '5';
-        }
-        for (; k < 3; k++)
-            frac *= 10;
-        frac += (unsigned)up;
+        /* The fraction 8 digits at a time: its first three digits, zero-filled when
+         * fewer, are the thousandths; the fourth rounds. */
+        uint64_t w = json_load64(p);
+        uint64_t nd = json_nondigits(w);
+        unsigned k = nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+        if (k == 0) return json_failed(&r->fail, p, "a digit after '.'");
+        uint64_t keep = k == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * k)) - 1;
+        uint64_t d = (w & keep) | (0x3030303030303030ull & ~keep);
+        frac = (unsigned)((d & 0xff) - '0') * 100 + (unsigned)((d >> 8 & 0xff) - '0') * 10 +
+               (unsigned)((d >> 16 & 0xff) - '0') + ((d >> 24 & 0xff) >= '5');
+        p += k;
+        while (json_is_digit(*p))
+            p++;
         is_int = 0;
     }
     if (*p == 'e' || *p == 'E') {
@@ -111,11 +115,125 @@ static inline uint8_t pred_learn(jchain *c, uint8_t j, const char *from, const c
     pr->way = 0;
     pr->key = STS_NONE;
     pr->gen++;
+    pr->vmiss = 0;
     /* Replace the successor of j that came less recently. */
     jpred *prev = &c->pool[j];
     prev->way = (uint8_t)!prev->way;
     prev->next[prev->way] = k;
     return k;
+}
+
+/* Arrays of numbers and strings, nested only in arrays ("grid": [1, 1, 1],
+ * "Input Dims": [[1, 64, 768], [768]]), are common in args: skipped here with a depth
+ * count, which is all the state arrays alone need. Anything else (objects, literals,
+ * errors, the buffer's end) goes to the skipper from the start, which also gives the
+ * precise error. */
+static inline const char *skip_array(jr *r, const char *p, const char *e)
+{
+    const char *q = p;
+    size_t depth = 0;
+    for (;;) {
+        /* A value must come. */
+        if (*q == '[') {
+            depth++;
+            q = json_ws(q + 1);
+            if (*q != ']') continue;
+            q++;
+            depth--;
+        } else if (*q == '"') {
+            int esc = 0;
+            q = json_scan_string(q + 1, e, &esc, &r->fail);
+            if (!q) break;
+            q++;
+        } else if (*q == '-' || json_is_digit(*q)) {
+            int is_int;
+            q = json_scan_number(q, &is_int, &r->fail);
+            if (!q) break;
+        } else {
+            break;
+        }
+        /* After a value: close arrays, then a comma and the next value. */
+        int comma = 0;
+        for (;;) {
+            if (depth == 0) return q;
+            q = json_ws(q);
+            if (*q != ']') break;
+            q++;
+            depth--;
+        }
+        if (*q == ',') {
+            q = json_ws(q + 1);
+            comma = 1;
+        }
+        if (!comma) break;
+    }
+    return sts_jr_skip_value(r, p, e);
+}
+
+HOT const char *parse_value(jr *r, const char *p, const char *e, jspan *v)
+{
+    char c = *p;
+    const char *q;
+    v->p = p;
+    v->esc = 0;
+    v->is_int = 0;
+    v->fast = 0;
+    if (c == '"') {
+        int esc = 0;
+        q = json_scan_string(p + 1, e, &esc, &r->fail);
+        if (!q) return NULL;
+        v->p = p + 1;
+        v->n = (uint32_t)(q - p - 1);
+        v->kind = JK_STRING;
+        v->esc = (uint8_t)esc;
+        return q + 1;
+    }
+    if (c == '-' || json_is_digit(c)) return parse_number(r, p, v);
+    if (c == 't') {
+        q = json_scan_literal(p, "true", &r->fail);
+        v->kind = JK_TRUE;
+    } else if (c == 'f') {
+        q = json_scan_literal(p, "false", &r->fail);
+        v->kind = JK_FALSE;
+    } else if (c == 'n') {
+        q = json_scan_literal(p, "null", &r->fail);
+        v->kind = JK_NULL;
+    } else if (c == '[') {
+        q = skip_array(r, p, e);
+        v->kind = JK_ARRAY;
+    } else if (c == '{') {
+        q = sts_jr_skip_value(r, p, e);
+        v->kind = JK_OBJECT;
+    } else {
+        return json_failed(&r->fail, p, ANY_VALUE);
+    }
+    if (!q) return NULL;
+    v->n = (uint32_t)(q - p);
+    return q;
+}
+
+/* A key at p (just after '{' or ','), through its ':' and the whitespace after it.
+ * Returns the value's first byte and fills the key's span; *close is set when the
+ * object is empty ("{}"). */
+HOT const char *parse_key(jr *r, const char *p, const char *e, int first, jspan *key, int *close)
+{
+    p = json_ws(p);
+    if (*p != '"') {
+        if (first && *p == '}') {
+            *close = 1;
+            return p + 1;
+        }
+        return json_failed(&r->fail, p, "a string key");
+    }
+    int esc = 0;
+    const char *q = json_scan_string(p + 1, e, &esc, &r->fail);
+    if (!q) return NULL;
+    key->p = p + 1;
+    key->n = (uint32_t)(q - p - 1);
+    key->esc = (uint8_t)esc;
+    p = json_ws(q + 1);
+    if (*p != ':') return json_failed(&r->fail, p, "':' after an object key");
+    return json_ws(p + 1);
 }
 
 #endif

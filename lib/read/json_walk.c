@@ -1,183 +1,117 @@
-/* One Chrome trace event taken from the structural index (stage 2).
+/* One Chrome trace event, the fast way.
  *
- * The index (json_index.h) lists every token's first byte, so the walk steps from
- * entry to entry and never scans: whitespace is never looked at, a string's closing
- * quote is the next entry, a number ends where the next token or whitespace begins,
- * and a nested value is skipped by following brackets through the entries while
- * checking the grammar. Each key is still matched against the learned layouts
- * (json_tokens.h) first, exactly as the byte parser does, so a key that repeats costs
- * a 32-byte compare and three entries.
+ * Trace producers write the same few event layouts millions of times, and most of
+ * the values in them repeat too: "ph": "X", "cat": "cpu_op", "pid": 4242, and args
+ * such as "Record function id": 0 or "grid": [16, 8, 1]. The byte parser
+ * (json_event.c) already learns each key's layout (json_tokens.h), so a known key
+ * costs one 32-byte compare; this parser also remembers values it parsed (jvalue,
+ * by their bytes through the ',' or '}' after them). A value that repeats byte for
+ * byte is taken with one more compare: its span comes from the remembered one, and
+ * nothing is scanned, converted or checked again (identical bytes parse identically).
  *
- * Every check the byte parser makes is made here too: the grammar at every entry, the
- * text of every number and literal, escapes in strings (looked for only when the
- * buffer holds a backslash at all). When anything does not fit, including the end of
- * the data, the walk returns NULL and the caller parses the event byte by byte, so
- * errors are reported by one parser, with one wording. */
+ * Everything else is parsed with the byte parser's own pieces, in the same order, so
+ * the result is the jevent sts_jr_parse_event would fill and a failure happens where
+ * it would happen; the caller asks sts_jr_parse_event for the error's wording. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "read/json_tokens.h"
 
 #define BIT(f) (1u << (f))
 
-/* The byte an entry points at. */
-#define AT(x) (b + *(x))
+/* Values a layout learns in a row without one repeating before it stops: a ts or an
+ * id changes every time and is not worth the lookups and copies. */
+#define VALUE_MISSES 8
 
-static inline int is_ws(char c)
+static inline uint32_t match_bits(const char *p, const char *pat)
 {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+#if defined(__SSE2__)
+    const __m128i *a = (const __m128i *)(const void *)p, *b = (const __m128i *)(const void *)pat;
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b))) |
+           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))) << 16;
+#else
+    uint32_t m = 0;
+    for (int i = 0; i < 32; i++)
+        m |= (uint32_t)(p[i] == pat[i]) << i;
+    return m;
+#endif
 }
 
-/* A scalar that ended at q is whole when the next token or whitespace follows it. */
-static inline int scalar_ends(const char *b, const uint32_t *next, const char *q)
+/* Bit i set where p[i] is a zero byte, for the 32 bytes at p. */
+static inline uint32_t zero_bits(const char *p)
 {
-    return q == AT(next) || is_ws(*q);
+    static const char zeros[32];
+    return match_bits(p, zeros);
 }
 
-/* String contents [s, q), q being the closing quote's entry: whether it holds escapes,
- * checked the byte parser's way. Returns -1 when an escape is bad. */
-HOT int string_escapes(const jr *r, const char *s, const char *q)
+/* The remembered value the bytes at q might repeat: the table is direct-mapped by the
+ * first 8 bytes (which the padding keeps readable). */
+static inline jvalue *value_slot(jr *r, const char *q)
 {
-    if (!r->ix.any_backslash || !memchr(s, '\\', (size_t)(q - s))) return 0;
-    int esc = 0;
-    json_fail f;
-    return json_scan_string(s, q + 1, &esc, &f) == q ? 1 : -1;
+    uint64_t h = json_load64(q) * 0x9e3779b97f4a7c15ull;
+    return &r->values[h >> (64 - 9)];
 }
 
-/* The number or literal at p (entry x): its end, or NULL. */
-HOT const char *scalar(jr *r, const char *p, jspan *v)
+/* Whether the bytes at q repeat v's value and separator. A remembered pattern holds
+ * no zero byte, so it never matches the padding after the data. */
+static inline int value_repeats(const jvalue *v, const char *q)
 {
-    char c = *p;
-    if (c == '-' || json_is_digit(c)) return parse_number(r, p, v);
-    const char *q;
-    if (c == 't') {
-        q = json_scan_literal(p, "true", &r->fail);
-        v->kind = JK_TRUE;
-    } else if (c == 'f') {
-        q = json_scan_literal(p, "false", &r->fail);
-        v->kind = JK_FALSE;
-    } else if (c == 'n') {
-        q = json_scan_literal(p, "null", &r->fail);
-        v->kind = JK_NULL;
-    } else {
-        return NULL;
-    }
-    if (q) v->n = (uint32_t)(q - p);
-    return q;
+    return v->mask && (match_bits(q, v->pat) & v->mask) == v->mask;
 }
 
-/* Nesting the walk tracks; deeper values go to the byte parser's unbounded skipper. */
-#define WALK_DEPTH 64
-
-/* Skips the array or object at entry x, checking it; returns the entry after it. */
-static const uint32_t *skip_nested(jr *r, const char *b, const uint32_t *x)
+/* Remembers the value x at q, whose ',' or '}' is at sep. */
+static void remember(jvalue *v, const char *q, const jspan *x, const char *sep)
 {
-    uint64_t objs = 0; /* bit 0: the innermost open value is an object */
-    unsigned depth = 0;
-    jspan tmp;
-    for (;;) {
-        /* *x opens an array or object. */
-        if (depth == WALK_DEPTH) return NULL;
-        int obj = *AT(x) == '{';
-        objs = objs << 1 | (uint64_t)obj;
-        depth++;
-        x++;
-        if (*AT(x) == (obj ? '}' : ']')) {
-            x++;
-            goto closed;
-        }
-        for (;;) {
-            if (objs & 1) { /* a key */
-                const char *k = AT(x), *kq = AT(x + 1);
-                if (*k != '"' || *kq != '"' || *AT(x + 2) != ':' || string_escapes(r, k + 1, kq) < 0) return NULL;
-                x += 3;
-            }
-            const char *p = AT(x);
-            if (*p == '[' || *p == '{') break; /* descend */
-            if (*p == '"') {
-                const char *q = AT(x + 1);
-                if (*q != '"' || string_escapes(r, p + 1, q) < 0) return NULL;
-                x += 2;
-            } else {
-                const char *q = scalar(r, p, &tmp);
-                if (!q || !scalar_ends(b, x + 1, q)) return NULL;
-                x++;
-            }
-            for (;;) { /* after a value */
-                char c = *AT(x);
-                if (c == ',') {
-                    x++;
-                    break;
-                }
-                if (c != ((objs & 1) ? '}' : ']')) return NULL;
-                x++;
-            closed:
-                objs >>= 1;
-                if (--depth == 0) return x;
-            }
+    size_t len = (size_t)(sep + 1 - q);
+    if (len > sizeof v->pat) return;
+    uint32_t mask = len == 32 ? ~(uint32_t)0 : ((uint32_t)1 << len) - 1;
+    if (zero_bits(q) & mask) return; /* a raw NUL in a string would match the padding */
+    memcpy(v->pat, q, sizeof v->pat);
+    v->mask = mask;
+    v->len = (uint8_t)len;
+    v->vofs = (uint8_t)(x->p - q);
+    v->val = *x;
+}
+
+/* The ',' or '}' that must follow a value ending at q, or NULL with r->fail set. */
+HOT const char *separator(jr *r, const char *q)
+{
+    const char *s = json_ws(q);
+    if (*s != ',' && *s != '}') return json_failed(&r->fail, s, "',' or '}' after a value");
+    return s;
+}
+
+/* The value at q (just after key layout pr, NULL for one not learnable) into x, and
+ * its separator: returns the ',' or '}', or NULL with r->fail set. */
+HOT const char *value(jr *r, jpred *pr, const char *q, const char *e, jspan *x)
+{
+    jvalue *v = NULL;
+    if (pr && pr->vmiss < VALUE_MISSES) {
+        v = value_slot(r, q);
+        if (value_repeats(v, q)) {
+            pr->vmiss = 0;
+            *x = v->val;
+            x->p = q + v->vofs;
+            return q + v->len - 1;
         }
     }
+    const char *p = parse_value(r, json_ws(q), e, x);
+    if (!p || !(p = separator(r, p))) return NULL;
+    if (v) {
+        remember(v, q, x, p);
+        pr->vmiss++;
+    }
+    return p;
 }
 
-/* The value at entry x into v (as parse_value fills it); the entry after it or NULL. */
-HOT const uint32_t *walk_value(jr *r, const char *b, const uint32_t *x, jspan *v)
-{
-    const char *p = AT(x);
-    v->p = p;
-    v->esc = 0;
-    v->is_int = 0;
-    v->fast = 0;
-    if (*p == '"') {
-        const char *q = AT(x + 1);
-        if (*q != '"') return NULL;
-        int esc = string_escapes(r, p + 1, q);
-        if (esc < 0) return NULL;
-        v->p = p + 1;
-        v->n = (uint32_t)(q - p - 1);
-        v->kind = JK_STRING;
-        v->esc = (uint8_t)esc;
-        return x + 2;
-    }
-    if (*p == '[' || *p == '{') {
-        const uint32_t *nx = skip_nested(r, b, x);
-        if (!nx) return NULL;
-        v->kind = *p == '[' ? JK_ARRAY : JK_OBJECT;
-        /* The raw text runs to the closing bracket, the entry before the next one. */
-        v->n = (uint32_t)(AT(nx - 1) + 1 - p);
-        return nx;
-    }
-    const char *q = scalar(r, p, v);
-    if (!q || !scalar_ends(b, x + 1, q)) return NULL;
-    return x + 1;
-}
-
-/* A key (not a learned layout) at entry x: its span, the value's entry, or NULL. On
- * the first key, "{}" sets *close. */
-HOT const uint32_t *walk_key(jr *r, const char *b, const uint32_t *x, int first, jspan *key, int *close)
-{
-    const char *k = AT(x);
-    if (*k != '"') {
-        if (first && *k == '}') {
-            *close = 1;
-            return x + 1;
-        }
-        return NULL;
-    }
-    const char *kq = AT(x + 1);
-    if (*kq != '"' || *AT(x + 2) != ':') return NULL;
-    int esc = string_escapes(r, k + 1, kq);
-    if (esc < 0) return NULL;
-    key->p = k + 1;
-    key->n = (uint32_t)(kq - k - 1);
-    key->esc = (uint8_t)esc;
-    return x + 3;
-}
-
-static const uint32_t *walk_args(jr *r, const char *b, const uint32_t *x, jevent *ev)
+static const char *walk_args(jr *r, const char *p, const char *e, jevent *ev)
 {
     jspan ignored;
     ev->nargs = 0; /* a repeated "args" key: the last one counts */
-    if (*AT(x) != '{') return walk_value(r, b, x, &ignored);
-    x++;
+    if (*p != '{') return parse_value(r, p, e, &ignored);
+    p++;
+    /* Once "ph" is known and is not C or M, an arg the mode drops need not be kept
+     * for the commit: its learned layout already says so. */
     const jspan *ph = &ev->f[F_PH];
     int keep_none = !sts_jr_args_wanted(r, ev);
     int droppable =
@@ -188,85 +122,85 @@ static const uint32_t *walk_args(jr *r, const char *b, const uint32_t *x, jevent
         if (ev->nargs == r->argv_cap &&
             sts_grow((void **)&r->argv, &r->argv_cap, (size_t)ev->nargs + 1, sizeof *r->argv) != 0) {
             r->nomem = 1;
-            return NULL;
+            return json_failed(&r->fail, p, "memory for args");
         }
         jarg *a = &r->argv[ev->nargs];
-        const char *from = AT(x - 1) + 1;
-        uint8_t k = pred_next(c, j, from);
+        const char *from = p;
+        uint8_t k = pred_next(c, j, p);
         int drop = keep_none;
+        jpred *pr = NULL;
         if (k != JR_NO_PRED) {
-            const jpred *pr = &c->pool[k];
-            drop |= droppable & (pr->key != STS_NONE) & !pr->keep;
+            pr = &c->pool[k];
+            drop |= droppable & (pr->key != STS_NONE) & !pr->keep; /* no branches: keys alternate */
             if (!drop) {
                 a->key.p = from + pr->kofs;
                 a->key.n = pr->kn;
                 a->key.esc = 0;
             }
-            x += 3;
+            p += pr->len;
         } else {
             int close = 0;
-            x = walk_key(r, b, x, first, &a->key, &close);
-            if (!x || close) return x;
-            k = a->key.esc ? JR_LOOSE : pred_learn(c, j, from, AT(x), a->key.p, a->key.n, -1);
+            p = parse_key(r, p, e, first, &a->key, &close);
+            if (!p || close) return p;
+            k = a->key.esc ? JR_LOOSE : pred_learn(c, j, from, p, a->key.p, a->key.n, -1);
+            if (k != JR_LOOSE) pr = &c->pool[k];
         }
         j = k;
-        if (drop) {
-            x = walk_value(r, b, x, &ignored);
-        } else {
+        jspan *x = &ignored;
+        if (!drop) {
             a->key.kind = JK_STRING;
             a->pred = k == JR_LOOSE ? -1 : k;
             a->gen = c->pool[k].gen;
-            x = walk_value(r, b, x, &a->val);
+            x = &a->val;
             ev->nargs++;
         }
-        if (!x) return NULL;
-        if (*AT(x) == ',') {
-            x++;
-            continue;
-        }
-        return *AT(x) == '}' ? x + 1 : NULL;
+        p = value(r, pr, p, e, x);
+        if (!p) return NULL;
+        if (*p++ == '}') return p;
     }
 }
 
-const uint32_t *sts_jr_walk_event(jr *r, const uint32_t *x, jevent *ev)
+const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev)
 {
-    const char *b = r->buf;
+    if (!r->values && !(r->values = calloc(JR_VALUES, sizeof *r->values))) {
+        r->nomem = 1;
+        return json_failed(&r->fail, p, "memory for learned values");
+    }
     jspan ignored;
     jchain *c = &r->event_chain;
     uint8_t j = JR_START;
-    ev->start = AT(x);
+    ev->start = p;
     ev->have = 0;
     ev->nargs = 0;
-    x++;
+    p++;
     for (int first = 1;; first = 0) {
-        const char *from = AT(x - 1) + 1; /* just after '{' or ',' */
+        const char *from = p;
         int field;
-        uint8_t k = pred_next(c, j, from);
+        jpred *pr = NULL;
+        uint8_t k = pred_next(c, j, p);
         if (k != JR_NO_PRED) {
-            field = c->pool[k].field;
-            x += 3; /* a learned layout holds the key's two quotes and its colon */
+            pr = &c->pool[k];
+            field = pr->field;
+            p += pr->len;
         } else {
             jspan key;
             int close = 0;
-            x = walk_key(r, b, x, first, &key, &close);
-            if (!x || close) return x;
+            p = parse_key(r, p, e, first, &key, &close);
+            if (!p || close) return p;
             field = sts_jr_key_field(key.p, key.n, key.esc);
-            k = key.esc ? JR_LOOSE : pred_learn(c, j, from, AT(x), key.p, key.n, field);
+            k = key.esc ? JR_LOOSE : pred_learn(c, j, from, p, key.p, key.n, field);
+            if (k != JR_LOOSE) pr = &c->pool[k];
         }
         j = k;
         if (field == F_ARGS) {
-            x = walk_args(r, b, x, ev);
-        } else if (field >= 0) {
-            x = walk_value(r, b, x, &ev->f[field]);
-            ev->have |= BIT(field);
+            p = walk_args(r, json_ws(p), e, ev);
+            if (!p || !(p = separator(r, p))) return NULL;
         } else {
-            x = walk_value(r, b, x, &ignored);
+            jspan *x = field >= 0 ? &ev->f[field] : &ignored;
+            p = value(r, pr, p, e, x);
+            if (field >= 0) ev->have |= BIT(field);
+            if (!p) return NULL;
         }
-        if (!x) return NULL;
-        if (*AT(x) == ',') {
-            x++;
-            continue;
-        }
-        return *AT(x) == '}' ? x + 1 : NULL;
+        if (*p++ == '}') return p;
     }
 }

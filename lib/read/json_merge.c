@@ -1,0 +1,143 @@
+/* read: appending a chunk's timeline to the one being read (json_par.c).
+ *
+ * A chunk is read into a timeline of its own, with its own string ids, processes and
+ * lanes, and event sequence numbers from 0. Appending it re-interns its strings in id
+ * order and re-creates its processes and lanes in index order: each id is the order in
+ * which the chunk first met the thing, so the dst ids come out as a single pass over
+ * the file would have given them. Chunks merged here hold no metadata events (process
+ * and thread names are written by the last one, which the serial reader keeps) and no
+ * warnings (their text names the global event index).
+ *
+ * Every vector of the raw model is handled here: a field added to it needs a line. */
+#include <stdlib.h>
+
+#include "read/json_chrome.h"
+
+typedef struct maps {
+    uint32_t *str, *proc, *lane;
+    uint32_t args_base;
+} maps;
+
+static uint32_t args_index(const maps *m, uint32_t a)
+{
+    return a == STS_NONE ? STS_NONE : m->args_base + a;
+}
+
+static int map_names(sts_timeline *dst, const sts_timeline *src, maps *m)
+{
+    const sts_strtab *t = &src->strings;
+    for (uint32_t i = 0; i < t->count; i++)
+        if ((m->str[i] = sts_tl_intern(dst, t->strs[i], t->lens[i])) == STS_NONE) return -1;
+    for (size_t i = 0; i < src->procs.n; i++) {
+        const sts_process *p = &src->procs.v[i];
+        if ((m->proc[i] = sts_tl_process(dst, m->str[p->label], p->pid)) == STS_NONE) return -1;
+    }
+    for (size_t i = 0; i < src->lanes.n; i++) {
+        const sts_lane *l = &src->lanes.v[i];
+        if ((m->lane[i] = sts_tl_lane(dst, m->proc[l->process], m->str[l->label], l->tid)) == STS_NONE) return -1;
+    }
+    return 0;
+}
+
+static int append_args(sts_timeline *dst, const sts_timeline *src, const maps *m)
+{
+    if (STS_VEC_RESERVE(dst->args, dst->args.n + src->args.n) != 0) return -1;
+    for (size_t i = 0; i < src->args.n; i++) {
+        sts_arg a = src->args.v[i];
+        a.key = m->str[a.key];
+        if (a.type == STS_ARG_STRING || a.type == STS_ARG_JSON) a.v.str = m->str[a.v.str];
+        dst->args.v[dst->args.n++] = a;
+    }
+    return 0;
+}
+
+static int append_events(sts_timeline *dst, const sts_timeline *src, const maps *m, uint64_t base)
+{
+    const uint32_t *s = m->str, *l = m->lane;
+    if (STS_VEC_RESERVE(dst->slices, dst->slices.n + src->slices.n) != 0 ||
+        STS_VEC_RESERVE(dst->ends, dst->ends.n + src->ends.n) != 0 ||
+        STS_VEC_RESERVE(dst->instants, dst->instants.n + src->instants.n) != 0 ||
+        STS_VEC_RESERVE(dst->counters, dst->counters.n + src->counters.n) != 0 ||
+        STS_VEC_RESERVE(dst->asyncs, dst->asyncs.n + src->asyncs.n) != 0 ||
+        STS_VEC_RESERVE(dst->flows, dst->flows.n + src->flows.n) != 0)
+        return -1;
+    for (size_t i = 0; i < src->slices.n; i++) {
+        sts_slice x = src->slices.v[i];
+        x.name = s[x.name];
+        x.cat = s[x.cat];
+        x.lane = l[x.lane];
+        x.args = args_index(m, x.args);
+        x.parent = (uint32_t)(base + x.parent); /* the raw slice's event sequence number */
+        dst->slices.v[dst->slices.n++] = x;
+    }
+    for (size_t i = 0; i < src->ends.n; i++) {
+        sts_end_event x = src->ends.v[i];
+        x.lane = l[x.lane];
+        x.seq = (uint32_t)(base + x.seq);
+        dst->ends.v[dst->ends.n++] = x;
+    }
+    for (size_t i = 0; i < src->instants.n; i++) {
+        sts_instant x = src->instants.v[i];
+        x.name = s[x.name];
+        x.cat = s[x.cat];
+        x.lane = l[x.lane];
+        x.args = args_index(m, x.args);
+        dst->instants.v[dst->instants.n++] = x;
+    }
+    for (size_t i = 0; i < src->counters.n; i++) {
+        sts_counter x = src->counters.v[i];
+        x.name = s[x.name];
+        x.series = s[x.series];
+        x.lane = l[x.lane];
+        dst->counters.v[dst->counters.n++] = x;
+    }
+    for (size_t i = 0; i < src->asyncs.n; i++) {
+        sts_async x = src->asyncs.v[i];
+        x.name = s[x.name];
+        x.cat = s[x.cat];
+        x.id = s[x.id];
+        x.lane = l[x.lane];
+        x.args = args_index(m, x.args);
+        dst->asyncs.v[dst->asyncs.n++] = x;
+    }
+    for (size_t i = 0; i < src->flows.n; i++) {
+        sts_flow x = src->flows.v[i];
+        x.name = s[x.name];
+        x.cat = s[x.cat];
+        x.id = s[x.id];
+        x.lane = l[x.lane];
+        dst->flows.v[dst->flows.n++] = x;
+    }
+    return 0;
+}
+
+static void add_counts(sts_timeline *dst, const sts_timeline *src)
+{
+    sts_timeline_info *d = &dst->info;
+    const sts_timeline_info *s = &src->info;
+    d->events += s->events;
+    for (int i = 0; i < 128; i++)
+        d->by_phase[i] += s->by_phase[i];
+    d->skipped += s->skipped;
+    d->rejected += s->rejected;
+    if (!src->all_whole_us) dst->all_whole_us = 0;
+}
+
+int sts_jr_merge(sts_timeline *dst, const sts_timeline *src, uint64_t event_base)
+{
+    maps m;
+    m.str = malloc(((size_t)src->strings.count + 1) * sizeof *m.str);
+    m.proc = malloc((src->procs.n + 1) * sizeof *m.proc);
+    m.lane = malloc((src->lanes.n + 1) * sizeof *m.lane);
+    m.args_base = (uint32_t)dst->args.n;
+    int rc = -1;
+    if (m.str && m.proc && m.lane && map_names(dst, src, &m) == 0 && append_args(dst, src, &m) == 0 &&
+        append_events(dst, src, &m, event_base) == 0) {
+        add_counts(dst, src);
+        rc = 0;
+    }
+    free(m.str);
+    free(m.proc);
+    free(m.lane);
+    return rc;
+}

@@ -1,0 +1,337 @@
+/* read: the events array in chunks, read by worker threads and merged in file order.
+ *
+ * When the events of an uncompressed file (or memory source) are large, the serial
+ * reader stops at the first event and hands the rest of the array to this
+ * coordinator. It cuts the bytes into chunks at nominal offsets S_0 < S_1 < ...; the
+ * worker for chunk i starts at the first '{' at or after S_i that looks like the start
+ * of an event ('}', ',' and '{' with only whitespace between), reads events into a
+ * timeline of its own, and stops at the first element that starts at or after S_i+1
+ * (B_i), or where the array ends.
+ *
+ * A guess can be wrong (that '{' may sit inside a string), so nothing is trusted until
+ * the chunk before has been read from a known position: chunk i is merged only when
+ * the position reached so far, B_i-1 or one the serial reader found, is exactly where
+ * its worker started. Otherwise, and for any chunk whose reading was not plain (a
+ * warning, whose message needs the global event index; metadata events, whose last
+ * write wins; an error; the end of the data), the serial reader reads that stretch
+ * itself and stops again at the next boundary. Merging adds strings, processes and
+ * lanes in the order the chunk met them, and offsets event sequence numbers, so the
+ * timeline is the one a single pass makes: same ids, same order, same bytes out.
+ *
+ * Memory: workers run at most `window` chunks ahead of the merge, so what is held
+ * beyond the timeline is a few chunks' worth of events. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "read/json_chrome.h"
+
+#define MIN_CHUNK    ((uint64_t)2 << 20)
+#define MAX_CHUNK    ((uint64_t)16 << 20)
+#define MIN_PARALLEL ((uint64_t)16 << 20)
+#define FIND_WINDOW  ((size_t)256 << 10) /* how far a worker looks for its first event */
+
+enum { C_TODO, C_BUSY, C_DONE };
+
+typedef struct chunk {
+    uint64_t from;     /* nominal start */
+    int state;         /* C_*, under the lock */
+    int clean;         /* read plainly: may be merged */
+    int ended;         /* the events array ended in it */
+    uint64_t start;    /* where its worker began */
+    uint64_t stop;     /* the first element at or past the next chunk's `from`, or just after ']' */
+    uint64_t elements; /* array elements it read */
+    sts_timeline *tl;
+} chunk;
+
+struct jr_par {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a chunk is done, or the window moved, or cancel */
+    pthread_t *threads;
+    int started;
+    chunk *chunks;
+    size_t n;
+    size_t next;   /* the next chunk a worker takes */
+    size_t merged; /* chunks before this one are merged or dropped */
+    size_t window; /* how far ahead of `merged` workers may run */
+    int cancel;
+    jr_range src;
+    const char *path, *tl_path, *tl_format;
+    sts_args_mode mode;
+    int in_object, reference;
+    uint64_t first; /* where the events start */
+};
+
+long sts_jr_range_read(jr_range *g, char *buf, size_t cap, const char *path, sts_error *err)
+{
+    if (g->pos >= g->end) return 0;
+    uint64_t left = g->end - g->pos;
+    size_t n = cap < left ? cap : (size_t)left;
+    if (n > ((size_t)1 << 30)) n = (size_t)1 << 30;
+    if (g->mem) {
+        memcpy(buf, g->mem + g->pos, n);
+        g->pos += n;
+        return (long)n;
+    }
+    ssize_t got;
+    do
+        got = pread(g->fd, buf, n, (off_t)g->pos);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        sts_error_set(err, STS_ERR_IO, (int64_t)g->pos, "%s: read error at byte %llu: %s", path,
+                      (unsigned long long)g->pos, strerror(errno));
+        return -1;
+    }
+    g->pos += (uint64_t)got;
+    return (long)got;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* The first '{' at or after `from` that follows "}" "," with only whitespace between,
+ * or UINT64_MAX when none comes within FIND_WINDOW bytes. */
+static uint64_t find_start(const jr_par *P, uint64_t from)
+{
+    uint64_t lo = from - P->first > 64 ? from - 64 : P->first;
+    char *buf = malloc(FIND_WINDOW + 64);
+    if (!buf) return UINT64_MAX;
+    jr_range g = P->src;
+    g.pos = lo;
+    sts_error err = STS_ERROR_INIT;
+    size_t len = 0;
+    long got;
+    while (len < FIND_WINDOW + 64 &&
+           (got = sts_jr_range_read(&g, buf + len, FIND_WINDOW + 64 - len, P->path, &err)) > 0)
+        len += (size_t)got;
+    uint64_t found = UINT64_MAX;
+    for (size_t i = (size_t)(from - lo); i < len && found == UINT64_MAX; i++) {
+        if (buf[i] != '{') continue;
+        size_t k = i;
+        while (k > 0 && is_space(buf[k - 1]))
+            k--;
+        if (k == 0 || buf[k - 1] != ',') continue;
+        k--;
+        while (k > 0 && is_space(buf[k - 1]))
+            k--;
+        if (k > 0 && buf[k - 1] == '}') found = lo + i;
+    }
+    free(buf);
+    return found;
+}
+
+/* Reads chunk i into a timeline of its own. Leaves it unclean when anything is not
+ * plain, so that the serial reader takes that stretch. */
+static void read_chunk(jr_par *P, size_t i)
+{
+    chunk *c = &P->chunks[i];
+    uint64_t stop_at = i + 1 < P->n ? P->chunks[i + 1].from : UINT64_MAX;
+    uint64_t start = i == 0 ? P->first : find_start(P, c->from);
+    if (start == UINT64_MAX) return;
+    c->start = start;
+    sts_timeline *tl = sts_tl_new(P->tl_path, P->tl_format, P->mode);
+    if (!tl) return;
+    sts_error err = STS_ERROR_INIT;
+    jr w;
+    jr_range g = P->src;
+    g.pos = start;
+    if (sts_jr_init(&w, NULL, P->path, tl, P->mode, &err) == 0) {
+        w.range = &g;
+        w.base = start;
+        w.worker = 1;
+        w.stop_at = stop_at;
+        w.reference = P->reference;
+        top t = { ST_ARR_ELEM, P->in_object, 1, UINT64_MAX };
+        size_t pos = 0;
+        sts_status rc = sts_jr_drive(&w, &t, &pos);
+        const sts_timeline_info *in = &tl->info;
+        if (rc == STS_OK && w.stopped && tl->warnings_total == 0 && in->by_phase['M'] == 0 && !in->truncated) {
+            c->clean = 1;
+            c->ended = t.st < ST_ARR_FIRST || t.st > ST_ARR_AFTER;
+            c->stop = w.base + pos;
+            c->elements = w.index;
+            c->tl = tl;
+            tl = NULL;
+        }
+    }
+    sts_jr_fini(&w);
+    sts_tl_free(tl);
+}
+
+static void *worker_main(void *arg)
+{
+    jr_par *P = arg;
+    pthread_mutex_lock(&P->mu);
+    for (;;) {
+        while (!P->cancel && P->next < P->n && P->next >= P->merged + P->window)
+            pthread_cond_wait(&P->cv, &P->mu);
+        if (P->cancel || P->next >= P->n) break;
+        size_t i = P->next++;
+        P->chunks[i].state = C_BUSY;
+        pthread_mutex_unlock(&P->mu);
+        read_chunk(P, i);
+        pthread_mutex_lock(&P->mu);
+        P->chunks[i].state = C_DONE;
+        pthread_cond_broadcast(&P->cv);
+    }
+    pthread_mutex_unlock(&P->mu);
+    return NULL;
+}
+
+static int cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+/* Cuts [at, size) into chunks and starts the workers; leaves r->par NULL when one
+ * thread should read it all. Returns -1 on no memory. */
+static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
+{
+    jr_range src = { -1, NULL, 0, 0 };
+    size_t mem_len;
+    if (!r->in) return 0;
+    if ((src.mem = sts_instream_plain_mem(r->in, &mem_len)) != NULL)
+        src.end = mem_len;
+    else if ((src.fd = sts_instream_plain_fd(r->in)) >= 0)
+        src.end = sts_instream_raw_size(r->in);
+    else
+        return 0;
+    int threads = r->jobs > 0 ? r->jobs : cores();
+    uint64_t min_par = tune && tune->min_parallel ? tune->min_parallel : MIN_PARALLEL;
+    if (threads < 2 || at >= src.end || src.end - at < min_par) return 0;
+    uint64_t left = src.end - at;
+
+    jr_par *P = calloc(1, sizeof *P);
+    if (!P) return -1;
+    P->src = src;
+    P->path = r->path;
+    P->tl_path = r->tl->info.path;
+    P->tl_format = r->tl->info.format;
+    P->mode = r->mode;
+    P->in_object = t->in_object;
+    P->reference = r->reference;
+    P->first = at;
+    size_t n = 1;
+    uint64_t size = 0;
+    if (tune && tune->nsplits) {
+        for (size_t i = 0; i < tune->nsplits; i++)
+            n += tune->splits[i] > at && tune->splits[i] < src.end;
+    } else {
+        size = tune && tune->chunk ? tune->chunk : left / ((uint64_t)threads * 8);
+        if (!(tune && tune->chunk)) size = size < MIN_CHUNK ? MIN_CHUNK : size > MAX_CHUNK ? MAX_CHUNK : size;
+        n = (size_t)((left + size - 1) / size);
+    }
+    P->chunks = calloc(n, sizeof *P->chunks);
+    P->threads = calloc((size_t)threads, sizeof *P->threads);
+    if (!P->chunks || !P->threads) {
+        free(P->chunks);
+        free(P->threads);
+        free(P);
+        return -1;
+    }
+    P->chunks[0].from = at;
+    P->n = 1;
+    for (size_t i = 0; tune && tune->nsplits && i < tune->nsplits; i++)
+        if (tune->splits[i] > P->chunks[P->n - 1].from && tune->splits[i] < src.end)
+            P->chunks[P->n++].from = tune->splits[i];
+    for (; !(tune && tune->nsplits) && P->n < n; P->n++)
+        P->chunks[P->n].from = at + size * P->n;
+    P->window = (size_t)threads * 2;
+    pthread_mutex_init(&P->mu, NULL);
+    pthread_cond_init(&P->cv, NULL);
+    r->par = P;
+    for (int i = 0; i < threads; i++) {
+        if (pthread_create(&P->threads[i], NULL, worker_main, P) != 0) break;
+        P->started++;
+    }
+    if (P->started == 0) sts_jr_par_end(r);
+    return 0;
+}
+
+/* Drops chunk m (merged or not needed) and lets the workers move on. */
+static void drop(jr_par *P, size_t m)
+{
+    pthread_mutex_lock(&P->mu);
+    while (P->chunks[m].state == C_BUSY)
+        pthread_cond_wait(&P->cv, &P->mu);
+    sts_tl_free(P->chunks[m].tl);
+    P->chunks[m].tl = NULL;
+    P->chunks[m].clean = 0;
+    P->merged = m + 1;
+    pthread_cond_broadcast(&P->cv);
+    pthread_mutex_unlock(&P->mu);
+}
+
+static void wait_done(jr_par *P, size_t m)
+{
+    pthread_mutex_lock(&P->mu);
+    while (P->chunks[m].state != C_DONE && !(P->chunks[m].state == C_TODO && P->cancel))
+        pthread_cond_wait(&P->cv, &P->mu);
+    pthread_mutex_unlock(&P->mu);
+}
+
+sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at, uint64_t *resume)
+{
+    if (!r->par && plan(r, t, tune, at) != 0) return STS_ERR_NOMEM;
+    jr_par *P = r->par;
+    *resume = at;
+    t->st = ST_ARR_ELEM;
+    r->stop_at = UINT64_MAX;
+    while (P && P->merged < P->n) {
+        size_t m = P->merged;
+        chunk *c = &P->chunks[m];
+        uint64_t next = m + 1 < P->n ? P->chunks[m + 1].from : UINT64_MAX;
+        if (at >= next) { /* the serial reader went past this chunk */
+            drop(P, m);
+            continue;
+        }
+        wait_done(P, m);
+        if (!c->clean || c->start != at) {
+            /* The serial reader takes this stretch and stops at the next boundary. */
+            drop(P, m);
+            r->stop_at = next;
+            *resume = at;
+            return STS_OK;
+        }
+        if (sts_jr_merge(r->tl, c->tl, r->tl->info.events) != 0) return STS_ERR_NOMEM;
+        r->index += c->elements;
+        at = c->stop;
+        int ended = c->ended;
+        drop(P, m);
+        if (r->progress && r->in) r->progress(at, sts_instream_raw_size(r->in), r->progress_user);
+        if (ended) {
+            t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
+            *resume = at;
+            sts_jr_par_end(r);
+            return STS_OK;
+        }
+        *resume = at;
+    }
+    sts_jr_par_end(r); /* every chunk is merged or passed: one thread reads the rest */
+    return STS_OK;
+}
+
+void sts_jr_par_end(jr *r)
+{
+    jr_par *P = r->par;
+    if (!P) return;
+    pthread_mutex_lock(&P->mu);
+    P->cancel = 1;
+    pthread_cond_broadcast(&P->cv);
+    pthread_mutex_unlock(&P->mu);
+    for (int i = 0; i < P->started; i++)
+        pthread_join(P->threads[i], NULL);
+    for (size_t i = 0; i < P->n; i++)
+        sts_tl_free(P->chunks[i].tl);
+    pthread_mutex_destroy(&P->mu);
+    pthread_cond_destroy(&P->cv);
+    free(P->chunks);
+    free(P->threads);
+    free(P);
+    r->par = NULL;
+}

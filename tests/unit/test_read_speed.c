@@ -1,0 +1,576 @@
+/* The Chrome JSON reader's fast paths against its reference: the fast event parser
+ * (json_walk.c) against the byte parser (json_event.c), and the chunked, multi-thread
+ * reader (json_par.c, json_merge.c) against one pass, on the fixtures, the fuzz corpus,
+ * random traces, bad input, and a chunk boundary at every byte of small traces. Each
+ * comparison is of the whole raw timeline (tl_same.h), the status and the message. */
+#include "test.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "read/json_chrome.h"
+#include "tl_same.h"
+
+/* ---- reading with knobs ----------------------------------------------------------- */
+
+typedef struct got {
+    sts_timeline *tl;
+    sts_status st;
+    char msg[512];
+} got;
+
+static got read_with(const char *data, size_t n, const char *path, sts_args_mode mode, const sts_jr_tuning *tune)
+{
+    got g = { NULL, STS_OK, "" };
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = path ? sts_instream_open(path, &err) : sts_instream_open_mem(data, n, "trace.json", &err);
+    if (!in) {
+        g.st = err.code;
+        snprintf(g.msg, sizeof g.msg, "%s", err.message);
+        return g;
+    }
+    g.tl = sts_tl_new(path ? path : "trace.json", "chrome-json", mode);
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    opt.args = mode;
+    g.st = sts_read_chrome_json_with(in, g.tl, &opt, tune, &err);
+    snprintf(g.msg, sizeof g.msg, "%s", g.st == STS_OK ? "" : err.message);
+    sts_instream_free(in);
+    return g;
+}
+
+static const sts_jr_tuning SERIAL_REFERENCE = { 1, 1, 0, 0, NULL, 0 };
+static const sts_jr_tuning SERIAL_FAST = { 0, 1, 0, 0, NULL, 0 };
+
+/* Both runs agree on status, message and timeline; says what differs otherwise. */
+static int agree(const char *what, const got *a, const got *b)
+{
+    if (a->st != b->st || strcmp(a->msg, b->msg) != 0) {
+        fprintf(stderr, "%s: status %d \"%s\" vs %d \"%s\"\n", what, a->st, a->msg, b->st, b->msg);
+        return 0;
+    }
+    if (!a->tl || !b->tl) return a->tl == b->tl;
+    const char *d = tl_same(a->tl, b->tl);
+    if (d) fprintf(stderr, "%s: %s\n", what, d);
+    return d == NULL;
+}
+
+static void drop(got *g)
+{
+    sts_tl_free(g->tl);
+    g->tl = NULL;
+}
+
+/* The reference reading of `data` and the fast one, one thread, in all three modes. */
+static int fast_agrees(const char *what, const char *data, size_t n)
+{
+    int ok = 1;
+    for (int mode = 0; mode < 3 && ok; mode++) {
+        got a = read_with(data, n, NULL, (sts_args_mode)mode, &SERIAL_REFERENCE);
+        got b = read_with(data, n, NULL, (sts_args_mode)mode, &SERIAL_FAST);
+        ok = agree(what, &a, &b);
+        drop(&a);
+        drop(&b);
+    }
+    return ok;
+}
+
+/* ---- generated traces ------------------------------------------------------------- */
+
+typedef struct tbuf {
+    char *p;
+    size_t n, cap;
+} tbuf;
+
+static void put(tbuf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+static void puts_(tbuf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+static void putf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(tbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    put(b, tmp, (size_t)k);
+}
+
+static uint64_t rng;
+static uint32_t rnd(uint32_t n)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng >> 33) % n;
+}
+
+/* Values from small sets, so that layouts and values repeat as in real traces, with
+ * the awkward ones mixed in: escapes, '}, {' inside strings, long text, a raw NUL. */
+static const char *const NAMES[] = {
+    "\"aten::mm\"",
+    "\"cudaLaunchKernel\"",
+    "\"ProfilerStep#1\"",
+    "\"void at::native::vectorized_elementwise_kernel<4, at::native::launch_clamp_scalar>\"",
+    "\"quote \\\" and }, {\\\"ph\\\": \\\"X\\\"\"",
+    "\"back\\\\slash\\\\\"",
+    "\"caf\\u00e9 \\ud83d\\ude00\"",
+    "\"}, {\"",
+    "\"\"",
+};
+static const char *const CATS[] = { "\"cpu_op\"", "\"kernel\"", "\"cuda_runtime\"", "\"x\\ty\"" };
+static const char *const PIDS[] = { "4242", "0", "\"Spans\"", "\"CPU functions\"", "-3" };
+static const char *const TIDS[] = { "4242", "4301", "7", "\"stream 7\"", "0" };
+static const char *const KEYS[] = { "\"External id\"", "\"correlation\"", "\"step_num\"", "\"Input Dims\"",
+                                    "\"grid\"",        "\"stream\"",      "\"note\"",     "\"e\\\"sc\"" };
+static const char *const VALUES[] = {
+    "0",
+    "1",
+    "-17",
+    "3.25",
+    "1e3",
+    "12345678901234567890",
+    "true",
+    "false",
+    "null",
+    "\"s\"",
+    "\"}, {\\\"a\"",
+    "[[64, 1024], [1024]]",
+    "[]",
+    "{}",
+    "{\"a\": {\"b\": [1, {\"c\": null}]}}",
+    "[\"float\", \"\"]",
+    "\"\\\\\"",
+};
+
+static const char *pick(const char *const *v, size_t n)
+{
+    return v[rnd((uint32_t)n)];
+}
+#define PICK(v) pick(v, sizeof v / sizeof v[0])
+
+/* Whitespace between tokens: one style per trace mostly, sometimes another. */
+static const char *gap(int style)
+{
+    static const char *const GAPS[] = { "", " ", "\n    ", "\t", "\r\n  " };
+    if (rnd(16) == 0) return GAPS[rnd(5)];
+    return style == 0 ? "" : style == 1 ? " " : "\n    ";
+}
+
+static void key(tbuf *b, int style, const char *k)
+{
+    puts_(b, gap(style));
+    puts_(b, k);
+    if (rnd(16) == 0) puts_(b, " "); /* a space before ':' now and then */
+    puts_(b, ":");
+    puts_(b, style ? " " : "");
+}
+
+static void ts_value(tbuf *b, uint64_t *t)
+{
+    *t += rnd(5000);
+    switch (rnd(6)) {
+    case 0:
+        putf(b, "%llu", (unsigned long long)*t);
+        break;
+    case 1:
+        putf(b, "\"%llu.5\"", (unsigned long long)*t);
+        break;
+    default:
+        putf(b, "%llu.%03u", (unsigned long long)*t, rnd(1000));
+    }
+}
+
+static void event(tbuf *b, int style, uint64_t *t)
+{
+    static const char PH[] = "XXXXXXBEiCMsfbeZ";
+    char ph = PH[rnd(sizeof PH - 1)];
+    puts_(b, "{");
+    int fields = 0;
+#define SEP() (fields++ ? puts_(b, ",") : (void)0)
+    /* ph usually first, as producers write it; elsewhere sometimes */
+    int ph_at = rnd(4) == 0 ? (int)rnd(5) : 0;
+    for (int slot = 0; slot < 7; slot++) {
+        if (slot == ph_at) {
+            SEP();
+            key(b, style, "\"ph\"");
+            putf(b, "\"%c\"", ph);
+        }
+        switch (slot) {
+        case 0:
+            SEP();
+            key(b, style, "\"cat\"");
+            puts_(b, PICK(CATS));
+            break;
+        case 1:
+            SEP();
+            key(b, style, "\"name\"");
+            puts_(b, ph == 'M' ? (rnd(2) ? "\"process_name\"" : "\"thread_sort_index\"") : PICK(NAMES));
+            break;
+        case 2:
+            SEP();
+            key(b, style, "\"pid\"");
+            puts_(b, PICK(PIDS));
+            SEP();
+            key(b, style, "\"tid\"");
+            puts_(b, PICK(TIDS));
+            break;
+        case 3:
+            if (rnd(40) == 0) break; /* a missing ts: rejected with a warning */
+            SEP();
+            key(b, style, "\"ts\"");
+            ts_value(b, t);
+            break;
+        case 4:
+            if (ph != 'X') break;
+            SEP();
+            key(b, style, "\"dur\"");
+            if (rnd(50) == 0)
+                puts_(b, "-2"); /* rejected with a warning */
+            else
+                putf(b, "%u.%03u", rnd(100), rnd(1000));
+            break;
+        case 5:
+            if (ph == 's' || ph == 'f' || ph == 'b' || ph == 'e') {
+                SEP();
+                key(b, style, rnd(3) ? "\"id\"" : "\"id2\"");
+                puts_(b, rnd(2) ? "\"0x1f\"" : "{\"local\": \"7\"}");
+            }
+            break;
+        default:
+            if (rnd(3) == 0) break;
+            SEP();
+            key(b, style, "\"args\"");
+            puts_(b, "{");
+            uint32_t n = rnd(5);
+            if (ph == 'M') {
+                puts_(b, rnd(2) ? "\"name\": \"thread one\"" : "\"sort_index\": 3");
+            } else {
+                for (uint32_t i = 0; i < n; i++) {
+                    if (i) puts_(b, ",");
+                    key(b, style, PICK(KEYS));
+                    puts_(b, PICK(VALUES));
+                }
+            }
+            puts_(b, gap(style));
+            puts_(b, "}");
+        }
+    }
+#undef SEP
+    puts_(b, gap(style));
+    puts_(b, "}");
+}
+
+/* A trace of n elements in one of a few top-level shapes. */
+static tbuf trace(uint64_t seed, int n)
+{
+    rng = seed;
+    tbuf b = { NULL, 0, 0 };
+    int style = (int)rnd(3);
+    int in_object = (int)rnd(2);
+    uint64_t t = 1712195495400000ull;
+    if (in_object)
+        puts_(&b,
+              "{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"GPU\"}],\n  \"traceEvents\": [");
+    else
+        puts_(&b, "[");
+    for (int i = 0; i < n; i++) {
+        if (i) puts_(&b, style ? ",\n  " : ",");
+        int kind = (int)rnd(60);
+        if (kind == 0)
+            puts_(&b, "{}");
+        else if (kind == 1)
+            puts_(&b, "17"); /* not an object: skipped with a warning */
+        else
+            event(&b, style, &t);
+    }
+    if (rnd(4) == 0) puts_(&b, ","); /* Chrome's trailing comma */
+    puts_(&b, "]");
+    if (in_object) puts_(&b, ",\n  \"displayTimeUnit\": \"ns\", \"stackFrames\": {\"1\": {\"name\": \"f\"}}}");
+    puts_(&b, "\n");
+    return b;
+}
+
+/* ---- the fast event parser against the reference --------------------------------- */
+
+TEST(fast_parser_matches_reference_on_random_traces)
+{
+    for (uint64_t seed = 1; seed <= 300; seed++) {
+        tbuf b = trace(seed, 1 + (int)(seed % 90));
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+        T_TRUE(fast_agrees(what, b.p, b.n));
+        free(b.p);
+    }
+}
+
+/* Bad JSON: every cut and a few byte changes give the same error or truncation
+ * warning, word for word, from both parsers. */
+TEST(fast_parser_matches_reference_on_bad_input)
+{
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        tbuf b = trace(seed * 7919, 12);
+        for (size_t cut = 0; cut < b.n; cut += 1 + seed % 3) {
+            char what[64];
+            snprintf(what, sizeof what, "seed %llu cut %zu", (unsigned long long)seed, cut);
+            if (!fast_agrees(what, b.p, cut)) {
+                T_TRUE(!"cut");
+                break;
+            }
+        }
+        static const char GARBAGE[] = "x}]{,:\"\\0\x01 -.e";
+        for (int k = 0; k < 60; k++) {
+            size_t at = rnd((uint32_t)b.n);
+            char was = b.p[at];
+            b.p[at] = GARBAGE[rnd(sizeof GARBAGE - 1)];
+            char what[64];
+            snprintf(what, sizeof what, "seed %llu byte %zu", (unsigned long long)seed, at);
+            int ok = fast_agrees(what, b.p, b.n);
+            b.p[at] = was;
+            if (!ok) {
+                T_TRUE(!"garbage");
+                break;
+            }
+        }
+        free(b.p);
+    }
+}
+
+/* A pair that repeats byte for byte is taken from what was learned: the spans must
+ * point at this event's bytes, whatever the value's kind. */
+TEST(fast_parser_repeated_pairs_keep_their_own_bytes)
+{
+    const char *json =
+        "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1.5,\"dur\":2,\"pid\":1,\"tid\":1,\"args\":{\"step_num\":3}},"
+        "{\"ph\":\"X\",\"name\":\"a\",\"ts\":1.5,\"dur\":2,\"pid\":1,\"tid\":1,\"args\":{\"step_num\":3}},"
+        "{\"ph\":\"X\",\"name\":\"b\",\"ts\":1.5,\"dur\":2,\"pid\":1,\"tid\":1,\"args\":{\"step_num\":4}},"
+        "{\"ph\":\"X\",\"name\":\"a\",\"ts\":9,\"dur\":2,\"pid\":1,\"tid\":1,\"args\":{\"step_num\":\"3\"}}]";
+    T_TRUE(fast_agrees("repeats", json, strlen(json)));
+    got g = read_with(json, strlen(json), NULL, STS_ARGS_KNOWN, &SERIAL_FAST);
+    T_EQ_I64(g.st, STS_OK);
+    T_EQ_U64(g.tl->slices.n, 4);
+    T_EQ_STR(sts_timeline_string(g.tl, g.tl->slices.v[2].name), "b");
+    T_EQ_I64(g.tl->slices.v[3].ts, 9000);
+    const sts_arg *a = sts_timeline_find_arg(g.tl, g.tl->slices.v[3].args, "step_num");
+    T_TRUE(a && a->type == STS_ARG_STRING);
+    drop(&g);
+}
+
+/* ---- fixtures and the fuzz corpus ----------------------------------------------- */
+
+/* Reads a whole file, inflating gzip. */
+static char *slurp(const char *path, size_t *n)
+{
+    gzFile f = gzopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *p = malloc(cap);
+    int k;
+    while (p && (k = gzread(f, p + len, (unsigned)(cap - len))) > 0) {
+        len += (size_t)k;
+        if (len == cap) p = realloc(p, cap *= 2);
+    }
+    gzclose(f);
+    *n = len;
+    return p;
+}
+
+typedef int (*file_check)(const char *what, const char *data, size_t n);
+
+/* Runs check on every regular file in dir whose name ends in one of the suffixes;
+ * returns the count, or -1 when the folder is missing. */
+static int each_file(const char *dir, const char *const *suffixes, file_check check)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        int want = 0;
+        for (const char *const *s = suffixes; *s; s++) {
+            size_t a = strlen(e->d_name), b = strlen(*s);
+            want |= a >= b && strcmp(e->d_name + a - b, *s) == 0;
+        }
+        if (!want || e->d_name[0] == '.') continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%.4000s/%.1000s", dir, e->d_name);
+        size_t n;
+        char *data = slurp(path, &n);
+        if (!data) continue;
+        T_TRUE(check(path, data, n));
+        free(data);
+        count++;
+    }
+    closedir(d);
+    return count;
+}
+
+TEST(fast_parser_matches_reference_on_fixtures)
+{
+    const char *fx = t_fixtures();
+    if (!fx) T_SKIP("no fixtures");
+    static const char *const suffixes[] = { ".json", ".json.gz", NULL };
+    static const char *const dirs[] = { "traces/chrome", "traces/kineto", "traces/torch-legacy" };
+    int files = 0;
+    for (size_t i = 0; i < 3; i++) {
+        char dir[8192];
+        snprintf(dir, sizeof dir, "%.4000s/%s", fx, dirs[i]);
+        int k = each_file(dir, suffixes, fast_agrees);
+        files += k > 0 ? k : 0;
+    }
+    T_GE_I64(files, 10);
+}
+
+TEST(fast_parser_matches_reference_on_fuzz_corpus)
+{
+    static const char *const any[] = { "", NULL };
+    int files = each_file("fuzz/corpus/chrome_json", any, fast_agrees);
+    if (files < 0) T_SKIP("no fuzz/corpus/chrome_json here (run from the repository root)");
+    T_GE_I64(files, 10);
+}
+
+/* ---- chunks ------------------------------------------------------------------------ */
+
+/* One pass (fast parser, one thread) against chunks cut at `splits`, two threads. */
+static int chunks_agree(const char *what, const char *data, size_t n, const char *path, const uint64_t *splits,
+                        size_t nsplits)
+{
+    sts_jr_tuning chunked = { 0, 2, 0, 1, splits, nsplits };
+    got a = read_with(data, n, path, STS_ARGS_KNOWN, &SERIAL_FAST);
+    got b = read_with(data, n, path, STS_ARGS_KNOWN, &chunked);
+    int ok = agree(what, &a, &b);
+    drop(&a);
+    drop(&b);
+    return ok;
+}
+
+/* Events whose strings hold what a chunk's start is found by ("}, {" and friends) next
+ * to escaped quotes and backslashes, so a cut at most bytes lands in a lookalike. */
+static const char STRADDLE[] =
+    "{\"traceEvents\": [\n"
+    "  {\"ph\": \"X\", \"name\": \"a\\\"},{\\\"b\", \"ts\": 1, \"dur\": 5, \"pid\": 1, \"tid\": 1},\n"
+    "  {\"ph\": \"X\", \"name\": \"}, {\", \"ts\": 2, \"dur\": 1, \"pid\": 1, \"tid\": 1, \"args\": {\"x\": "
+    "\"\\\\\"}},\n"
+    "  {\"ph\": \"X\", \"name\": \"\\\\\\\"}, {\\\\\", \"ts\": 3, \"dur\": 1, \"pid\": 1, \"tid\": 2},\n"
+    "  {\"ph\": \"B\", \"name\": \"b\", \"ts\": 4, \"pid\": 1, \"tid\": 1, \"args\": {\"s\": \"},\\n{\"}},\n"
+    "  {\"ph\": \"E\", \"ts\": 9, \"pid\": 1, \"tid\": 1},\n"
+    "  {\"ph\": \"i\", \"name\": \"\\\\\", \"ts\": 5, \"pid\": \"p\", \"tid\": \"t\", \"s\": \"g\"},\n"
+    "  {\"ph\": \"C\", \"name\": \"mem\", \"ts\": 6, \"pid\": 1, \"args\": {\"v\": 3, \"w\": \"}, {\"}},\n"
+    "  {\"ph\": \"s\", \"name\": \"f\", \"id\": \"}{\", \"ts\": 7, \"pid\": 1, \"tid\": 1},\n"
+    "  {\"ph\": \"X\", \"name\": \"\\\"\\\"\", \"ts\": 8, \"dur\": 0.5, \"pid\": 2, \"tid\": 3, \"args\": "
+    "{\"a\": [[1, 2], {\"}\": \"{\"}]}},\n"
+    "  {},\n"
+    "  {\"ph\": \"X\", \"name\": \"last\", \"ts\": 10, \"dur\": 1, \"pid\": 2, \"tid\": 3}\n"
+    "], \"displayTimeUnit\": \"ns\"}\n";
+
+TEST(chunks_split_at_every_byte_give_one_pass)
+{
+    size_t n = sizeof STRADDLE - 1;
+    for (uint64_t s = 1; s < n; s++) {
+        char what[64];
+        snprintf(what, sizeof what, "split at %llu", (unsigned long long)s);
+        if (!chunks_agree(what, STRADDLE, n, NULL, &s, 1)) {
+            T_TRUE(!"split");
+            break;
+        }
+    }
+}
+
+TEST(chunks_split_twice_at_every_pair_near_the_middle)
+{
+    size_t n = sizeof STRADDLE - 1;
+    for (uint64_t s = n / 3; s < n / 3 + 120; s++)
+        for (uint64_t u = s + 1; u < s + 160 && u < n; u += 3) {
+            uint64_t splits[2] = { s, u };
+            char what[64];
+            snprintf(what, sizeof what, "split at %llu and %llu", (unsigned long long)s, (unsigned long long)u);
+            if (!chunks_agree(what, STRADDLE, n, NULL, splits, 2)) {
+                T_TRUE(!"two splits");
+                return;
+            }
+        }
+}
+
+/* Random traces (metadata, warnings, non-object elements, B/E across chunks) cut at
+ * random places into up to 8 chunks, from memory and from a file (pread). */
+TEST(chunks_of_random_traces_give_one_pass)
+{
+    char path[] = "/tmp/sts_chunks_XXXXXX";
+    int fd = mkstemp(path);
+    T_TRUE(fd >= 0);
+    for (uint64_t seed = 1; seed <= 120; seed++) {
+        tbuf b = trace(seed * 104729, 40 + (int)(seed % 200));
+        uint64_t splits[8];
+        size_t k = 1 + rnd(8);
+        for (size_t i = 0; i < k; i++)
+            splits[i] = (uint64_t)(b.n * (i + 1) / (k + 1)) + rnd(40);
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu, %zu splits", (unsigned long long)seed, k);
+        T_TRUE(chunks_agree(what, b.p, b.n, NULL, splits, k));
+        if (seed % 10 == 0 && fd >= 0) {
+            T_TRUE(ftruncate(fd, 0) == 0 && pwrite(fd, b.p, b.n, 0) == (ssize_t)b.n);
+            T_TRUE(chunks_agree(what, NULL, 0, path, splits, k));
+        }
+        free(b.p);
+    }
+    if (fd >= 0) close(fd);
+    unlink(path);
+}
+
+/* Errors and truncation inside a later chunk read as in one pass (the message names
+ * the global event index and byte). */
+TEST(chunks_report_errors_and_truncation_as_one_pass)
+{
+    tbuf b = trace(99991, 300);
+    uint64_t splits[3] = { b.n / 4, b.n / 2, 3 * b.n / 4 };
+    size_t good = b.n;
+    T_TRUE(chunks_agree("whole", b.p, b.n, NULL, splits, 3));
+    T_TRUE(chunks_agree("cut in the last chunk", b.p, 7 * b.n / 8, NULL, splits, 3));
+    b.p[5 * b.n / 8] = '#';
+    T_TRUE(chunks_agree("garbage in the third chunk", b.p, good, NULL, splits, 3));
+    got g = read_with(b.p, good, NULL, STS_ARGS_KNOWN, &SERIAL_FAST);
+    T_EQ_I64(g.st, STS_ERR_PARSE);
+    drop(&g);
+    free(b.p);
+}
+
+/* Many chunks, sized rather than placed, with as many threads as chunks allow. */
+TEST(chunks_by_size_give_one_pass)
+{
+    tbuf b = trace(4242, 3000);
+    for (int jobs = 2; jobs <= 5; jobs++) {
+        sts_jr_tuning tune = { 0, jobs, 4096 + (uint64_t)jobs * 777, 1, NULL, 0 };
+        got a = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
+        got c = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &tune);
+        T_TRUE(agree("sized chunks", &a, &c));
+        drop(&a);
+        drop(&c);
+    }
+    free(b.p);
+}
+
+int main(void)
+{
+    RUN(fast_parser_matches_reference_on_random_traces);
+    RUN(fast_parser_matches_reference_on_bad_input);
+    RUN(fast_parser_repeated_pairs_keep_their_own_bytes);
+    RUN(fast_parser_matches_reference_on_fixtures);
+    RUN(fast_parser_matches_reference_on_fuzz_corpus);
+    RUN(chunks_split_at_every_byte_give_one_pass);
+    RUN(chunks_split_twice_at_every_pair_near_the_middle);
+    RUN(chunks_of_random_traces_give_one_pass);
+    RUN(chunks_report_errors_and_truncation_as_one_pass);
+    RUN(chunks_by_size_give_one_pass);
+    return t_done();
+}
