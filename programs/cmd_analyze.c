@@ -87,21 +87,21 @@ static void print_facts(const analysis *a)
     printf("events      %" PRIu64, in->events);
     print_phases(in);
     printf("lanes       %zu in %zu process%s\n", a->nlanes, a->nprocs, a->nprocs == 1 ? "" : "es");
-    tc_dur(d1, sizeof d1, in->ts_max - in->ts_min);
+    sts_fmt_duration(in->ts_max - in->ts_min, d1, sizeof d1);
     printf("slices      %zu\nspan        %s (ts %" PRId64 " to %" PRId64 " ns)\n", a->nslices, d1, in->ts_min,
            in->ts_max);
     if (in->resolution_ns == 1000)
-        printf("resolution  1 us: every ts and dur was a whole microsecond\n");
+        printf("resolution  1 \xc2\xb5s: every ts and dur was a whole microsecond\n");
     else
         printf("resolution  1 ns: some ts or dur had a fraction of a microsecond\n");
-    tc_dur(d1, sizeof d1, in->resolution_ns);
+    sts_fmt_duration(in->resolution_ns, d1, sizeof d1);
     printf("nesting     %" PRIu64 " clamped (overran the parent by <= %s: nested, end clamped), %" PRIu64
            " overlaps (overran by more: nested beside it, not inside)\n",
            in->clamped, d1, in->overlaps);
     printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64 " rejected\n",
            in->unmatched_end, in->unclosed_begin, in->skipped, in->rejected);
-    tc_dur(d1, sizeof d1, a->all.union_ns);
-    tc_dur(d2, sizeof d2, a->all.span_ns);
+    sts_fmt_duration(a->all.union_ns, d1, sizeof d1);
+    sts_fmt_duration(a->all.span_ns, d2, sizeof d2);
     printf("busy        %s of %s (%.1f%%): union of all lanes' slices\n", d1, d2,
            a->all.span_ns ? 100.0 * (double)a->all.union_ns / (double)a->all.span_ns : 0.0);
 }
@@ -126,14 +126,15 @@ static void print_names(const analysis *a, size_t top)
     for (size_t i = 0; i < show; i++) {
         const sts_name_summary *s = &a->names[i];
         char t[32], se[32], mn[32], md[32], mx[32];
-        tc_dur(t, sizeof t, s->total_ns);
-        tc_dur(se, sizeof se, s->self_ns);
-        tc_dur(mn, sizeof mn, s->min_ns);
-        tc_dur(md, sizeof md, s->median_ns);
-        tc_dur(mx, sizeof mx, s->max_ns);
+        sts_fmt_duration(s->total_ns, t, sizeof t);
+        sts_fmt_duration(s->self_ns, se, sizeof se);
+        sts_fmt_duration(s->min_ns, mn, sizeof mn);
+        sts_fmt_duration(s->median_ns, md, sizeof md);
+        sts_fmt_duration(s->max_ns, mx, sizeof mx);
         printf("  ");
         tc_cell(stdout, sts_timeline_string(a->tl, s->name), nw, 1);
-        printf("  %*" PRIu64 " %11s %11s %11s %11s %11s\n", cw, s->count, t, se, mn, md, mx);
+        printf("  %*" PRIu64 " %*s %*s %*s %*s %*s\n", cw, s->count, sts_fmt_field(t, 11), t, sts_fmt_field(se, 11), se,
+               sts_fmt_field(mn, 11), mn, sts_fmt_field(md, 11), md, sts_fmt_field(mx, 11), mx);
     }
 }
 
@@ -150,9 +151,9 @@ static void busy_row(const char *const *cells, const int *widths, size_t ncells,
         return;
     }
     char u[32], sp[32];
-    tc_dur(u, sizeof u, b->union_ns);
-    tc_dur(sp, sizeof sp, b->span_ns);
-    printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, sp,
+    sts_fmt_duration(b->union_ns, u, sizeof u);
+    sts_fmt_duration(b->span_ns, sp, sizeof sp);
+    printf("  %9" PRIu64 " %*s %*s %5.1f%%\n", b->slices, sts_fmt_field(u, 11), u, sts_fmt_field(sp, 11), sp,
            b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
 }
 
@@ -239,8 +240,8 @@ static void print_overlaps(const analysis *a)
     for (size_t i = 0; i < show; i++) {
         const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
         char o[32], d[32];
-        tc_dur(o, sizeof o, ov[i].overrun_ns);
-        tc_dur(d, sizeof d, c->dur);
+        sts_fmt_duration(ov[i].overrun_ns, o, sizeof o);
+        sts_fmt_duration(c->dur, d, sizeof d);
         printf("  '%s' (ts %" PRId64 " ns, %s) overruns '%s' by %s on pid %s tid %s\n",
                sts_timeline_string(a->tl, c->name), c->ts, d, sts_timeline_string(a->tl, p->name), o,
                tc_pid(a->tl, c->lane), tc_tid(a->tl, c->lane));

@@ -76,7 +76,7 @@ static void print_human(const view *v)
         printf("%8s ", "");
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++) {
             char d[32];
-            tc_dur(d, sizeof d, v->ch[c].total_ns);
+            sts_fmt_duration(v->ch[c].total_ns, d, sizeof d);
             printf("%s%s %s", c == s->first_child ? "" : ", ", name_of(v, v->ch[c].name), d);
             if (v->ch[c].count > 1) printf(" (x%u)", v->ch[c].count);
         }

@@ -7,6 +7,7 @@
 #include "base/jsontext.h"
 #include "base/mem.h"
 #include "base/utf8.h"
+#include "ref_duration.h"
 #include "stepscope.h"
 
 TEST(status_names)
@@ -434,6 +435,89 @@ TEST(json_doubles_shortest)
     }
 }
 
+#define MICRO "\xc2\xb5"
+
+/* The examples the rule in stepscope/format.h gives, and its edges. */
+TEST(duration_rule_examples)
+{
+    static const struct {
+        double ns;
+        const char *s;
+    } cases[] = {
+        { 0, "0 ns" },
+        { 12, "12 ns" },
+        { 999, "999 ns" },
+        { 5000, "5 " MICRO "s" },
+        { 3600e9, "3600 s" },
+        { 1.05e6, "1.05 ms" },
+        { 812e3, "812 " MICRO "s" },
+        { 812400, "812 " MICRO "s" },
+        { 21.3e6, "21.3 ms" },
+        { 1200, "1.20 " MICRO "s" },
+        { 1005, "1.01 " MICRO "s" },   /* half away from zero */
+        { -1005, "-1.01 " MICRO "s" }, /* also below zero */
+        { 99960, "100 " MICRO "s" },   /* the carry drops a decimal */
+        { 9996, "10.0 " MICRO "s" },
+        { 999.7e3, "1.00 ms" }, /* never "1000 us" */
+        { 999999999, "1.00 s" },
+        { 1234.5e9, "1235 s" }, /* from 1000 s, whole seconds */
+        { 3.2e9, "3.20 s" },
+        { -1500, "-1.50 " MICRO "s" },
+        { 2.5, "2.50 ns" }, /* fractions: means */
+        { 0.25, "0.250 ns" },
+        { 1500.5, "1.50 " MICRO "s" },
+        { 999.96, "1.00 " MICRO "s" },
+        { 0.0001, "0.000 ns" },                    /* at most three decimals */
+        { -0.0001, "0.000 ns" },                   /* no sign on a zero */
+        { 4611686018427387904.0, "4611686018 s" }, /* 2^62 ns */
+        { 1e20, "1e+11 s" },                       /* past 2^63 ns: three digits, exponent */
+        { NAN, "unknown" },
+        { INFINITY, "unknown" },
+    };
+    char buf[STS_FMT_DURATION_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sts_fmt_duration(cases[i].ns, buf, sizeof buf);
+        T_EQ_STR(buf, cases[i].s);
+    }
+}
+
+/* Whole nanoseconds of every magnitude against the reference, which works on the
+ * decimal digits as text. */
+TEST(duration_rule_against_reference)
+{
+    uint64_t seed = 2024;
+    char got[STS_FMT_DURATION_MAX], want[48];
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = rng_next(&seed);
+        int64_t ns = (int64_t)(r >> (1 + r % 63)); /* every bit length, 0 to 62 */
+        if (i % 7 == 0) ns = ns / 1000 * 1000;     /* many whole units */
+        if (i % 5 == 0) ns = -ns;
+        if (ns > -(INT64_C(1) << 53) && ns < (INT64_C(1) << 53)) { /* exact as a double */
+            sts_fmt_duration((double)ns, got, sizeof got);
+            T_EQ_STR(got, ref_duration(ns, want));
+        }
+    }
+    /* Every rounding edge around each unit boundary. */
+    for (int64_t base = 1000; base <= INT64_C(1000000000000); base *= 10)
+        for (int64_t d = -12; d <= 12; d++) {
+            int64_t ns = base + d * (base / 1000 > 0 ? base / 1000 : 1) / 2;
+            sts_fmt_duration((double)ns, got, sizeof got);
+            T_EQ_STR(got, ref_duration(ns, want));
+        }
+}
+
+TEST(duration_table_field)
+{
+    char buf[STS_FMT_DURATION_MAX], line[64];
+    sts_fmt_duration(1200, buf, sizeof buf);
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field(buf, 10), buf);
+    T_EQ_STR(line, "[   1.20 " MICRO "s]"); /* 10 columns: 9 characters and the padding */
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field("12 ns", 10), "12 ns");
+    T_EQ_STR(line, "[     12 ns]");
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field("9223372037 s", 4), "9223372037 s");
+    T_EQ_STR(line, "[9223372037 s]"); /* never cut */
+}
+
 TEST(utf8_validation)
 {
     const unsigned char *u;
@@ -468,5 +552,8 @@ int main(void)
     RUN(json_microseconds_exact);
     RUN(json_doubles_shortest);
     RUN(utf8_validation);
+    RUN(duration_rule_examples);
+    RUN(duration_rule_against_reference);
+    RUN(duration_table_field);
     return t_done();
 }
