@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/sbuf.h"
+#include "base/utf8.h"
 #include "base/vec.h"
 
 typedef struct parser {
@@ -146,7 +147,7 @@ static int string_(parser *p, const char **out, size_t *outn)
             sts_sbuf_release(&b);
             return fail(p, p->i, "control character in string: expected it escaped");
         }
-        size_t len = sts_utf8_seq_len((const unsigned char *)p->s + p->i, p->n - p->i);
+        size_t len = sts_utf8_len((const unsigned char *)p->s + p->i, p->n - p->i);
         if (len == 0) {
             sts_sbuf_release(&b);
             return fail(p, p->i, "invalid UTF-8 in string");
