@@ -6,6 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The long name of an option, without its "x|" short alias. */
+static const char *long_name(const cli_opt *o)
+{
+    return o->name[0] && o->name[1] == '|' ? o->name + 2 : o->name;
+}
+
+static char short_name(const cli_opt *o)
+{
+    return o->name[0] && o->name[1] == '|' ? o->name[0] : 0;
+}
+
 void cli_usage(const cli_spec *spec, FILE *f)
 {
     fprintf(f, "usage: stepscope %s %s\n", spec->command, spec->synopsis);
@@ -13,7 +24,10 @@ void cli_usage(const cli_spec *spec, FILE *f)
     fprintf(f, "\noptions:\n");
     for (const cli_opt *o = spec->opts; o && o->name; o++) {
         char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        char alias[8] = "";
+        if (short_name(o)) snprintf(alias, sizeof alias, "-%c, ", short_name(o));
+        snprintf(left, sizeof left, "%s--%s%s%s", alias, long_name(o), o->metavar ? " " : "",
+                 o->metavar ? o->metavar : "");
         fprintf(f, "  %-24s %s\n", left, o->help);
     }
     fprintf(f, "  %-24s %s\n", "-h, --help", "show this help");
@@ -44,14 +58,14 @@ static int set_value(const cli_spec *spec, const cli_opt *o, const char *val)
         errno = 0;
         long long v = strtoll(val, &end, 10);
         if (errno || end == val || *end || v < INT_MIN || v > INT_MAX)
-            return usage_error(spec, "--%s expects an integer, got '%s'", o->name, val);
+            return usage_error(spec, "--%s expects an integer, got '%s'", long_name(o), val);
         *(int *)o->target = (int)v;
         return 0;
     }
     case CLI_DOUBLE: {
         errno = 0;
         double v = strtod(val, &end);
-        if (errno || end == val || *end) return usage_error(spec, "--%s expects a number, got '%s'", o->name, val);
+        if (errno || end == val || *end) return usage_error(spec, "--%s expects a number, got '%s'", long_name(o), val);
         *(double *)o->target = v;
         return 0;
     }
@@ -81,22 +95,37 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, const char **pos, int
             cli_usage(spec, stdout);
             return CLI_OK;
         }
-        if (a[1] != '-') return usage_error(spec, "unknown option '%s'", a);
+        if (a[1] != '-') {
+            const cli_opt *o = spec->opts;
+            while (o && o->name && short_name(o) != a[1])
+                o++;
+            if (!o || !o->name) return usage_error(spec, "unknown option '%s'", a);
+            if (o->kind == CLI_FLAG) {
+                if (a[2]) return usage_error(spec, "-%c takes no value", a[1]);
+                *(int *)o->target = 1;
+                continue;
+            }
+            const char *val = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL;
+            if (!val) return usage_error(spec, "-%c needs a value (%s)", a[1], o->metavar);
+            int rc = set_value(spec, o, val);
+            if (rc != 0) return rc;
+            continue;
+        }
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
         const cli_opt *o = spec->opts;
-        while (o && o->name && !(strlen(o->name) == nlen && memcmp(o->name, name, nlen) == 0))
+        while (o && o->name && !(strlen(long_name(o)) == nlen && memcmp(long_name(o), name, nlen) == 0))
             o++;
         if (!o || !o->name) return usage_error(spec, "unknown option '--%.*s'", (int)nlen, name);
         if (o->kind == CLI_FLAG) {
-            if (eq) return usage_error(spec, "--%s takes no value", o->name);
+            if (eq) return usage_error(spec, "--%s takes no value", long_name(o));
             *(int *)o->target = 1;
             continue;
         }
         const char *val = eq ? eq + 1 : NULL;
         if (!val) {
-            if (i + 1 >= argc) return usage_error(spec, "--%s needs a value (%s)", o->name, o->metavar);
+            if (i + 1 >= argc) return usage_error(spec, "--%s needs a value (%s)", long_name(o), o->metavar);
             val = argv[++i];
         }
         int rc = set_value(spec, o, val);

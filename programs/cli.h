@@ -16,8 +16,9 @@ enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
 
 typedef enum cli_opt_kind { CLI_FLAG, CLI_STRING, CLI_INT, CLI_DOUBLE, CLI_MULTI } cli_opt_kind;
 
-/* One option: --name, or --name VALUE / --name=VALUE. `target` is int* for flags and
- * integers, const char ** for strings, double * for doubles. */
+/* One option: --name, or --name VALUE / --name=VALUE. A name written "x|name" also
+ * answers to -x (-x VALUE, -xVALUE). `target` is int* for flags and integers,
+ * const char ** for strings, double * for doubles. */
 typedef struct cli_opt {
     const char *name;
     cli_opt_kind kind;

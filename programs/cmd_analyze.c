@@ -408,10 +408,12 @@ int cmd_analyze(int argc, char **argv)
 {
     int json = 0, top = INT_MIN;
     const char *run = NULL;
+    tc_read_opts ro = TC_READ_OPTS_INIT;
     const cli_opt opts[] = {
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
         { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
         { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_READ_OPTS(ro),
         { 0 },
     };
     const cli_spec spec = {
@@ -435,7 +437,7 @@ int cmd_analyze(int argc, char **argv)
         return CLI_USAGE;
     }
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("analyze", pos[0], run, &ro, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a);

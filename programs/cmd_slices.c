@@ -165,9 +165,11 @@ int cmd_slices(int argc, char **argv)
 {
     int csv_flag = 0;
     const char *run = NULL;
+    tc_read_opts ro = TC_READ_OPTS_INIT;
     const cli_opt opts[] = {
         { "csv", CLI_FLAG, &csv_flag, NULL, "write CSV (the only format; accepted for clarity)" },
         { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_READ_OPTS(ro),
         { 0 },
     };
     const cli_spec spec = {
@@ -187,7 +189,7 @@ int cmd_slices(int argc, char **argv)
     if (rc >= 0) return rc;
     (void)csv_flag;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("slices", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("slices", pos[0], run, &ro, &tl)) != CLI_OK) return rc;
     rc = write_csv(tl);
     sts_timeline_free(tl);
     return rc;

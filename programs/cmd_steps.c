@@ -215,10 +215,12 @@ int cmd_steps(int argc, char **argv)
 {
     int json = 0;
     const char *step = NULL, *run = NULL;
+    tc_read_opts ro = TC_READ_OPTS_INIT;
     const cli_opt opts[] = {
         { "step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names" },
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)" },
         { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_READ_OPTS(ro),
         { 0 },
     };
     const cli_spec spec = {
@@ -238,7 +240,7 @@ int cmd_steps(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("steps", pos[0], run, &ro, &tl)) != CLI_OK) return rc;
     sts_step_options o = STS_STEP_OPTIONS_INIT;
     o.step = step;
     sts_steps *s = NULL;

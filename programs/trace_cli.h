@@ -7,13 +7,28 @@
 #include <stdio.h>
 
 #include "stepscope.h"
+#include "cli.h"
 #include "stepscope/analyze.h"
 
-/* Opens `path` (a file or profile directory; `run` picks a run, NULL = latest). Shows
- * progress on stderr when it is a terminal, prints the reader's warnings (the first 10
- * and a count of the rest) as "stepscope CMD: warning: ...". Returns CLI_OK with *out
- * set, or prints the error and returns CLI_BAD_INPUT. */
-int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **out);
+/* The reading options every trace command takes: -j/--jobs N and -q/--quiet. */
+typedef struct tc_read_opts {
+    int jobs;  /* threads for a large uncompressed JSON trace; 0: one per core */
+    int quiet; /* no progress line */
+} tc_read_opts;
+/* clang-format off */
+#define TC_READ_OPTS_INIT { 0, 0 }
+#define TC_READ_OPTS(o) \
+    { "j|jobs", CLI_INT, &(o).jobs, "N", "threads reading a large trace (default: one per core; same result)" }, \
+    { "q|quiet", CLI_FLAG, &(o).quiet, NULL, "no progress line on stderr" }
+/* clang-format on */
+
+/* Opens `path` (a file or profile directory; `run` picks a run, NULL = latest). While
+ * a read takes longer than a second, shows a progress line on stderr (bytes read of
+ * the total, rate, time left) when stderr is a terminal and not ro->quiet; prints the
+ * reader's warnings (the first 10 and a count of the rest) as "stepscope CMD: warning:
+ * ...". ro may be NULL (defaults). Returns CLI_OK with *out set, or prints the error
+ * and returns CLI_BAD_INPUT. */
+int tc_open(const char *cmd, const char *path, const char *run, const tc_read_opts *ro, sts_timeline **out);
 
 /* The lane's pid and tid as written in the trace, and its process and thread names
  * ("" when absent). */

@@ -16,7 +16,7 @@
 
 #define CHUNK         ((size_t)128 << 10) /* stays in L2: reads then cost no DRAM write-back */
 #define MAX_EVENT     ((size_t)1 << 30)
-#define PROGRESS_STEP ((uint64_t)16 << 20)
+#define PROGRESS_STEP ((uint64_t)4 << 20)
 
 static void describe(const jr *r, const char *at, char *buf, size_t n)
 {
