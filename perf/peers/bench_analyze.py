@@ -1,51 +1,40 @@
 #!/usr/bin/env python3
-"""The analyzer benchmark (run by perf/run_analyze.sh; see docs/benchmarks.md).
+"""The trace-reading benchmark (run by perf/run_analyze.sh; see docs/benchmarks.md).
 
-    bench_analyze.py --cli STEPSCOPE --trace LABEL:PLAIN:GZ:FACTS ... [--venv-python PY]
-                     [--zinflate BIN] [--fixtures DIR] [--runs 3] [--results OUT.json]
+    bench_analyze.py --cli STEPSCOPE --trace LABEL:PLAIN:GZ:FACTS ... [--wide LABEL:PATH:P:L:S]
+                     [--jobs 1,2] [--zinflate BIN] [--tp TRACE_PROCESSOR] [--venv-python PY]
+                     [--fixtures DIR] [--runs 3] [--results OUT.json]
 
-For each generated trace: `stepscope analyze --json` on the plain and the gzip file
-(median of --runs runs: wall, CPU and peak RSS), zlib inflating the gzip file to
-nowhere (perf/zinflate.c) as the reference for "limited only by inflate", and the peers on the same plain file,
-side by side in this one run: py_nesting.py (json.load + a nesting pass) and
-hta_breakdown.py (Holistic Trace Analysis, with --venv-python). It checks that
-stepscope's per-name count/total/self agree with what the generator wrote in FACTS
-before printing any speed. Then the real fixtures, stepscope against py_nesting.py.
+Everything is measured side by side in this one run, on the same files:
+  - `cat FILE > /dev/null`: how fast the bytes can be read at all;
+  - `stepscope analyze --json` on the plain file with each -j in --jobs, and on the gzip
+    file; its per-name count/total/self are checked against what the generator wrote
+    (FACTS) before any speed is printed, so a fast wrong answer shows as WRONG ANSWER;
+  - the inflater stepscope uses, alone (`igzip -dc` with ISA-L, else zlib: --zinflate);
+  - the Python pass the lesson does (py_nesting.py --float: json.load + nesting);
+  - Perfetto's trace_processor importing the file and counting its slices (--tp);
+  - Holistic Trace Analysis loading it (hta_breakdown.py, from --venv-python);
+  - a wide trace (--wide: many processes and lanes, few events each).
+Wall time is the median of --runs; CPU time (user + sys) and peak RSS come from wait4.
 
-The Python peer is timed the lesson's way (py_nesting.py --float: plain doubles) and,
-on the smaller trace, also exact (timestamps kept as text, as stepscope reads them).
-
-Environment: BENCH_PY_LARGE=0 skips the Python peer on traces over 200 MB (it is then
-extrapolated from the smaller one, and says so); BENCH_HTA=0 skips HTA; BENCH_HTA_LARGE=1 runs HTA on traces
-over 200 MB too (default: extrapolated, since HTA needs minutes per 100 MB).
+Environment: BENCH_PY_LARGE=0 / BENCH_TP_LARGE=0 / BENCH_HTA_LARGE=1 choose whether
+the peers run on traces over 200 MB (else extrapolated linearly from the smaller one,
+and said so; a peer that would not fit in memory is always extrapolated); BENCH_HTA=0
+skips HTA.
 """
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LARGE = 200e6
-INFLATE = (
-    "import sys, zlib\n"
-    "d = zlib.decompressobj(31); n = 0\n"
-    "with open(sys.argv[1], 'rb') as f:\n"
-    "    while True:\n"
-    "        c = f.read(1 << 16)\n"
-    "        if not c: break\n"
-    "        n += len(d.decompress(c))\n"
-    "n += len(d.flush()); print(n)\n")
-
-
-def inflate_cmd(args, gz):
-    """zlib inflate to nowhere: perf/zinflate.c when built, else a Python loop (slower:
-    it allocates every output chunk)."""
-    if args.zinflate and os.access(args.zinflate, os.X_OK):
-        return [args.zinflate, gz]
-    return [sys.executable, '-c', INFLATE, gz]
 
 
 def mb(n):
@@ -73,149 +62,167 @@ def check_names(analyze_json, facts):
     return bad
 
 
-def fmt_run(m, size, events=None):
-    s = (f"{m['wall']:7.3f} s  {mb(size) / m['wall']:8.1f} MB/s  "
-         f"{mb(size) / max(m['cpu'], 1e-9):8.1f} MB/s/core  peak RSS {mb(m['rss']):8.1f} MB "
-         f"({m['rss'] / size:.3f}x)")
+def fmt(m, size, events=None):
+    s = (f"{m['wall']:8.3f} s {mb(size) / m['wall']:7.0f} MB/s {mb(size) / max(m['cpu'], 1e-9):7.0f} MB/s/core "
+         f"RSS {mb(m['rss']):7.1f} MB ({m['rss'] / size:.3f}x)")
     if events:
-        s += f"  {events / m['wall'] / 1e6:6.2f} M events/s"
+        s += f" {events / m['wall'] / 1e6:6.2f} M ev/s"
     return s
 
 
-def run_python(args, row, key, title, plain, size, facts, flags):
-    """py_nesting.py on the plain trace; on a large one only when memory allows (else
-    extrapolated linearly from the smaller trace, and said so)."""
-    events = facts['events']
-    rate = args.py_rate.get(key)
-    if size >= LARGE and os.environ.get('BENCH_PY_LARGE', '1') == '0':
-        print(f"  {title}: skipped (BENCH_PY_LARGE=0)")
-        py = None
-    elif size >= LARGE and rate and rate[1] * size > 0.8 * mem_available():
-        print(f"  {title}: skipped, it would need about {rate[1] * size / 1e9:.1f} GB of "
-              f"{mem_available() / 1e9:.1f} GB available")
-        py = None
+def inflater(args):
+    """The inflater stepscope uses, as a command: igzip when stepscope was built with
+    ISA-L (`stepscope --version` says so), else zlib (perf/zinflate.c)."""
+    v = subprocess.run([args.cli, 'version'], capture_output=True, text=True).stdout
+    if 'isa-l' in v.lower() and shutil.which('igzip'):
+        return 'igzip -dc', lambda gz: ['igzip', '-dc', gz]
+    return 'zlib inflate', lambda gz: [args.zinflate, gz]
+
+
+class Peers:
+    """Per-byte rates of the peers from a smaller trace, for extrapolating."""
+
+    def __init__(self):
+        self.rate = {}
+
+    def note(self, key, m, size):
+        self.rate[key] = (m['wall'] / size, m['cpu'] / size, m['rss'] / size)
+
+    def guess(self, key, size):
+        r = self.rate.get(key)
+        return r and {'wall': r[0] * size, 'cpu': r[1] * size, 'rss': r[2] * size, 'extrapolated': True}
+
+
+def run_peer(args, peers, row, key, title, argv, size, env_large, mem_factor, check=None):
+    """Runs one peer (median of --runs on small traces, once on large ones), or
+    extrapolates it when it is off for large traces or would not fit in memory."""
+    guess = peers.guess(key, size)
+    big = size >= LARGE
+    why = None
+    if big and os.environ.get(env_large, '1') == '0':
+        why = f"{env_large}=0"
+    elif big and guess and guess['rss'] > 0.8 * mem_available():
+        why = f"it would need about {guess['rss'] / 1e9:.1f} GB of {mem_available() / 1e9:.1f} GB available"
+    elif big and not guess and mem_factor * size > 0.8 * mem_available():
+        why = "it would not fit in memory"
+    if why is None:
+        m = measure.run_median(argv, 1 if big else args.runs, keep_output=True)
+        if m['rc'] == 0 and (check is None or check(m)):
+            peers.note(key, m, size)
+            row[key] = {'wall': m['wall'], 'cpu': m['cpu'], 'rss': m['rss']}
+            print(f"  {title:22s}{fmt(m, size)}")
+            return
+        why = f"failed (exit {m['rc']}): {m['err'].strip()[-200:]}"
+    if guess:
+        row[key] = guess
+        print(f"  {title:22s}~{guess['wall']:7.1f} s, ~{mb(guess['rss']):.0f} MB (extrapolated from the smaller "
+              f"trace; not run: {why})")
     else:
-        runs = args.runs if size < LARGE else 1
-        py = measure.run_median([sys.executable, os.path.join(HERE, 'py_nesting.py'), plain] + flags,
-                                runs, keep_output=True)
-        if py['rc'] != 0:
-            print(f"  {title} FAILED: {py['err'].strip()[-300:]}")
-            py = None
-        else:
-            detail = json.loads(py['out'])
-            args.py_rate[key] = (py['wall'] / size, py['rss'] / size, py['cpu'] / size)
-            print(f"  {title:17s} {fmt_run(py, size, events)}  runs {py['walls']}")
-            if detail['slices'] != facts['complete'] or detail['overlaps']:
-                print(f"    (its answer is off: {detail['slices']} slices nested of {facts['complete']}, "
-                      f"{detail['overlaps']} false overlaps: a double holds a 1.7e15 us timestamp only "
-                      f"to 0.25 us)")
-            row[key] = {'wall': py['wall'], 'cpu': py['cpu'], 'rss': py['rss'], 'runs': runs,
-                        'detail': detail}
-    if py is None and rate:
-        row[key] = {'wall': rate[0] * size, 'cpu': rate[2] * size, 'rss': rate[1] * size,
-                    'extrapolated': True}
-        print(f"  {title:17s} ~{row[key]['wall']:.1f} s, ~{mb(row[key]['rss']):.0f} MB peak RSS "
-              f"(extrapolated linearly from the smaller trace)")
+        print(f"  {title:22s}not run: {why}")
 
 
-def bench_trace(args, label, plain, gz, facts_path, results):
+def analyze(args, path, jobs, facts=None):
+    m = measure.run_median([args.cli, 'analyze', '-q', '-j', str(jobs), '--json', path], args.runs,
+                           keep_output=True)
+    if m['rc'] != 0:
+        return m, [f"exit {m['rc']}: {m['err'].strip()[:300]}"]
+    doc = json.loads(m['out'])
+    m['trace'] = doc['trace']
+    return m, check_names(doc, facts) if facts else []
+
+
+def bench_trace(args, peers, label, plain, gz, facts_path, results):
     facts = json.load(open(facts_path))
-    size = facts['bytes']
-    events = facts['events']
-    print(f"--- {label}: {mb(size):.0f} MB of JSON ({mb(os.path.getsize(gz)):.1f} MB gzip), "
-          f"{events} events, {facts['steps']} steps")
+    size, events = facts['bytes'], facts['events']
+    print(f"--- {label}: {mb(size):.0f} MB of JSON ({mb(os.path.getsize(gz)):.1f} MB gzip), {events} events")
     row = {'label': label, 'bytes': size, 'gz_bytes': os.path.getsize(gz), 'events': events}
     ok = True
-    for kind, path in (('plain', plain), ('gzip', gz)):
-        m = measure.run_median([args.cli, 'analyze', '--json', path], args.runs, keep_output=True)
-        if m['rc'] != 0:
-            print(f"  stepscope analyze {kind}: FAILED (exit {m['rc']}): {m['err'].strip()[:300]}")
-            row[kind] = {'error': m['err'].strip()[:300]}
-            ok = False
-            continue
-        bad = check_names(json.loads(m['out']), facts)
+    cat = measure.run_median(['cat', plain], args.runs)
+    row['cat'] = {'wall': cat['wall'], 'cpu': cat['cpu']}
+    print(f"  {'cat > /dev/null':22s}{fmt(cat, size)}")
+    for jobs in args.jobs:
+        m, bad = analyze(args, plain, jobs, facts)
         if bad:
             ok = False
-            print(f"  stepscope analyze {kind}: WRONG ANSWER, {len(bad)} names differ:")
-            for b in bad[:5]:
-                print(f"    {b}")
-        print(f"  stepscope {kind:5s} {fmt_run(m, size, events)}  runs {m['walls']}")
-        row[kind] = {'wall': m['wall'], 'cpu': m['cpu'], 'rss': m['rss'], 'walls': m['walls'],
-                     'names_agree': not bad}
-    inf = measure.run_median(inflate_cmd(args, gz), args.runs)
+            print(f"  stepscope -j {jobs}: WRONG ANSWER or failure: {bad[:3]}")
+            continue
+        row[f'plain_j{jobs}'] = {'wall': m['wall'], 'cpu': m['cpu'], 'rss': m['rss'], 'walls': m['walls']}
+        print(f"  {'stepscope -j ' + str(jobs):22s}{fmt(m, size, events)}  runs {m['walls']}")
+    for jobs in args.jobs:
+        m, bad = analyze(args, gz, jobs, facts)
+        if bad:
+            ok = False
+            print(f"  stepscope gzip -j {jobs}: WRONG ANSWER or failure: {bad[:3]}")
+            continue
+        row[f'gzip_j{jobs}'] = {'wall': m['wall'], 'cpu': m['cpu'], 'rss': m['rss'], 'walls': m['walls']}
+        print(f"  {'stepscope gzip -j ' + str(jobs):22s}{fmt(m, size, events)}  runs {m['walls']}")
+    name, cmd = inflater(args)
+    inf = measure.run_median(cmd(gz), args.runs)
     if inf['rc'] == 0:
-        print(f"  zlib inflate only {inf['wall']:7.3f} s  {mb(size) / inf['wall']:8.1f} MB/s  "
-              f"{mb(size) / max(inf['cpu'], 1e-9):8.1f} MB/s/core  (the floor for gzip)")
-        row['inflate'] = {'wall': inf['wall'], 'cpu': inf['cpu']}
-
-    # The lesson's way (plain floats) is the peer; the exact variant (timestamps kept as
-    # text) gives stepscope's answers and is timed on the smaller trace only.
-    run_python(args, row, 'python', 'python json+nest', plain, size, facts, ['--float'])
-    if size < LARGE:
-        run_python(args, row, 'python_exact', 'python, exact ts', plain, size, facts, [])
-
-    hta = None
-    if os.environ.get('BENCH_HTA') == '0':
-        print("  HTA peer: skipped (BENCH_HTA=0)")
-    elif args.venv_python and (size < LARGE or os.environ.get('BENCH_HTA_LARGE') == '1'):
-        hta = measure.run_once([args.venv_python, os.path.join(HERE, 'hta_breakdown.py'), plain],
-                               capture=True)
-        if hta['rc'] != 0:
-            print(f"  HTA peer FAILED: {hta['err'].strip()[-300:]}")
-            hta = None
-        else:
-            detail = json.loads(hta['out'])
-            args.hta_s_per_byte = hta['wall'] / size
-            print(f"  HTA load+breakdown {fmt_run(hta, size, events)}  (1 run; load "
-                  f"{detail['load_s']} s, breakdown {detail['breakdown_s']} s)")
-            row['hta'] = {'wall': hta['wall'], 'cpu': hta['cpu'], 'rss': hta['rss'], 'runs': 1,
-                          'detail': detail}
-    elif not args.venv_python:
-        print("  HTA peer: skipped (no interop environment: scripts/interop/setup.sh)")
-    if hta is None and getattr(args, 'hta_s_per_byte', None) and 'hta' not in row:
-        row['hta'] = {'wall': args.hta_s_per_byte * size, 'extrapolated': True}
-        print(f"  HTA load+breakdown ~{row['hta']['wall']:.0f} s (extrapolated linearly from the "
-              f"smaller trace; BENCH_HTA_LARGE=1 runs it)")
-
-    ss = row.get('plain', {})
-    if 'wall' in ss:
-        for peer in ('python', 'python_exact', 'hta'):
-            if peer not in row:
-                continue
-            p = row[peer]
-            tag = ' (extrapolated)' if p.get('extrapolated') else ''
-            line = f"  ratio vs {peer}{tag}: {p['wall'] / ss['wall']:.1f}x less wall time"
-            if 'cpu' in p:
-                line += f", {p['cpu'] / ss['cpu']:.1f}x less CPU time"
-            if 'rss' in p:
-                line += f", {p['rss'] / ss['rss']:.1f}x less peak memory"
-            print(line)
+        row['inflate'] = {'wall': inf['wall'], 'cpu': inf['cpu'], 'tool': name}
+        print(f"  {name + ' alone':22s}{fmt(inf, size)}")
+    run_peer(args, peers, row, 'python', 'python json+nesting', [sys.executable, os.path.join(HERE, 'py_nesting.py'),
+                                                                   plain, '--float'], size, 'BENCH_PY_LARGE', 7)
+    if args.tp:
+        with tempfile.NamedTemporaryFile('w', suffix='.sql', delete=False) as q:
+            q.write('select count(*) as slices from slice;\n')
+        run_peer(args, peers, row, 'tp', 'trace_processor', [args.tp, '-q', q.name, plain], size, 'BENCH_TP_LARGE',
+                 6, check=lambda m: b'slices' in (m['out'] or b''))
+        os.unlink(q.name)
+    if args.venv_python and os.environ.get('BENCH_HTA') != '0':
+        if size < LARGE or os.environ.get('BENCH_HTA_LARGE') == '1':
+            run_peer(args, peers, row, 'hta', 'HTA load+breakdown',
+                     [args.venv_python, os.path.join(HERE, 'hta_breakdown.py'), plain], size, 'BENCH_HTA_LARGE', 8)
+        elif peers.guess('hta', size):
+            row['hta'] = peers.guess('hta', size)
+            print(f"  {'HTA load+breakdown':22s}~{row['hta']['wall']:7.0f} s (extrapolated; BENCH_HTA_LARGE=1 runs it)")
+    ratios(row, args.jobs)
     results['traces'].append(row)
     return ok
 
 
-def targets(results):
-    print("--- targets")
-    for row in results['traces']:
-        p, g, inf = row.get('plain', {}), row.get('gzip', {}), row.get('inflate')
-        if 'cpu' in p:
-            rate = mb(row['bytes']) / p['cpu']
-            print(f"  {row['label']}: plain {rate:.0f} MB/s per core (target >= 1000): "
-                  f"{'met' if rate >= 1000 else 'MISSED'}")
-        if 'wall' in g and inf:
-            print(f"  {row['label']}: gzip takes {g['wall'] / inf['wall']:.2f}x the inflate-only wall "
-                  f"time, {g['cpu'] / max(inf['cpu'], 1e-9):.2f}x its CPU time (target: limited by "
-                  f"inflate, about 1x wall): {'met' if g['wall'] <= 1.2 * inf['wall'] else 'MISSED'}")
-        if 'rss' in p and row['bytes'] >= LARGE:
-            r = p['rss'] / row['bytes']
-            print(f"  {row['label']}: peak RSS {r:.3f}x the JSON size (target <= 0.4x): "
-                  f"{'met' if r <= 0.4 else 'MISSED'}")
-        if 'wall' in p and 'python' in row:
-            r = row['python']['wall'] / p['wall']
-            c = row['python'].get('cpu')
-            cpu = f", {c / p['cpu']:.0f}x in CPU time" if c else ''
-            print(f"  {row['label']}: {r:.0f}x faster than the Python pass in wall time{cpu} "
-                  f"(target >= 30x): {'met' if r >= 30 else 'MISSED'}")
+def ratios(row, jobs):
+    best = min((row[k] for k in row if k.startswith('plain_j')), key=lambda m: m['wall'], default=None)
+    one = row.get('plain_j1')
+    if not best:
+        return
+    for peer, title in (('python', 'the Python pass'), ('tp', 'trace_processor'), ('hta', 'HTA')):
+        p = row.get(peer)
+        if not p:
+            continue
+        tag = ' (extrapolated)' if p.get('extrapolated') else ''
+        line = f"  vs {title}{tag}: {p['wall'] / best['wall']:.1f}x less wall"
+        if one:
+            line += f" ({p['wall'] / one['wall']:.1f}x at -j 1), {p['cpu'] / one['cpu']:.1f}x less CPU"
+        line += f", {p['rss'] / best['rss']:.1f}x less memory"
+        print(line)
+    cat = row['cat']
+    print(f"  vs cat: stepscope takes {best['wall'] / cat['wall']:.1f}x the time to read the bytes alone")
+    g1, inf = row.get('gzip_j1'), row.get('inflate')
+    gbest = min((row[k] for k in row if k.startswith('gzip_j')), key=lambda m: m['wall'], default=None)
+    if gbest and inf:
+        print(f"  gzip: {gbest['wall'] / inf['wall']:.2f}x the wall time of {inf['tool']} alone"
+              + (f" ({g1['wall'] / inf['wall']:.2f}x at -j 1)" if g1 else ''))
+    if one and len(jobs) > 1:
+        print("  scaling: " + ", ".join(f"-j {j} {one['wall'] / row[f'plain_j{j}']['wall']:.2f}x"
+                                         for j in jobs if f'plain_j{j}' in row))
+
+
+def bench_wide(args, spec, results):
+    label, path, procs, lanes, slices = spec.split(':')
+    size = os.path.getsize(path)
+    print(f"--- {label}: {procs} processes, {lanes} lanes, {slices} slices, {mb(size):.0f} MB")
+    row = {'label': label, 'bytes': size, 'processes': int(procs), 'lanes': int(lanes)}
+    for jobs in args.jobs:
+        m, bad = analyze(args, path, jobs)
+        t = m.get('trace', {})
+        if bad or t.get('lanes') != int(lanes) or t.get('slices') != int(slices):
+            print(f"  stepscope -j {jobs}: WRONG ANSWER or failure: {bad[:2]} {t.get('lanes')} lanes "
+                  f"{t.get('slices')} slices")
+            continue
+        row[f'plain_j{jobs}'] = {'wall': m['wall'], 'cpu': m['cpu'], 'rss': m['rss']}
+        print(f"  {'stepscope -j ' + str(jobs):22s}{fmt(m, size)}")
+    results['wide'].append(row)
 
 
 def bench_fixtures(args, results):
@@ -225,18 +232,15 @@ def bench_fixtures(args, results):
         d = os.path.join(base, sub)
         if os.path.isdir(d):
             files += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(('.json', '.gz'))]
-    print(f"--- real fixtures ({len(files)} files; small, so start-up dominates)")
+    print(f"--- real fixtures ({len(files)} files; small, so process start-up dominates)")
     for path in files:
         name = os.path.relpath(path, base)
-        nbytes = os.path.getsize(path)
-        if path.endswith('.gz'):
-            nbytes = int(measure.run_once(inflate_cmd(args, path), capture=True)['out'])
-        m = measure.run_median([args.cli, 'analyze', '--json', path], args.runs)
+        m = measure.run_median([args.cli, 'analyze', '-q', '--json', path], args.runs)
         py = measure.run_median([sys.executable, os.path.join(HERE, 'py_nesting.py'), path], args.runs)
-        entry = {'file': name, 'bytes': nbytes}
-        line = f"  {name:45s} {mb(nbytes):7.2f} MB"
+        entry = {'file': name}
+        line = f"  {name:45s}"
         if m['rc'] == 0:
-            entry['stepscope'] = {'wall': m['wall'], 'rss': m['rss']}
+            entry['stepscope'] = {'wall': m['wall'], 'cpu': m['cpu'], 'rss': m['rss']}
             line += f"  stepscope {m['wall'] * 1e3:7.1f} ms"
         else:
             line += f"  stepscope exit {m['rc']}: {m['err'].strip()[:80]}"
@@ -253,27 +257,33 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cli', required=True)
     ap.add_argument('--trace', action='append', default=[])
-    ap.add_argument('--venv-python')
+    ap.add_argument('--wide', action='append', default=[])
+    ap.add_argument('--jobs', default='1,2')
     ap.add_argument('--zinflate')
+    ap.add_argument('--tp')
+    ap.add_argument('--venv-python')
     ap.add_argument('--fixtures')
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--results')
     args = ap.parse_args()
-    args.py_rate = {}
-    results = {'traces': [], 'fixtures': [], 'cores': os.cpu_count(),
-               'cpu': next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo')
-                            if l.startswith('model name')), '?')}
-    results['loadavg_start'] = os.getloadavg()[0]
-    print(f"machine: {results['cpu']}, {results['cores']} cores, "
-          f"{mem_available() / 2**30:.1f} GiB available, load average {results['loadavg_start']:.1f} "
-          f"(other work on the machine inflates wall times; CPU times are steadier)")
+    args.jobs = [int(j) for j in args.jobs.split(',')]
+    peers = Peers()
+    results = {'traces': [], 'wide': [], 'fixtures': [], 'cores': os.cpu_count(),
+               'cpu': next((line.split(':', 1)[1].strip() for line in open('/proc/cpuinfo')
+                            if line.startswith('model name')), '?'), 'load_start': os.getloadavg()}
+    print(f"machine: {results['cpu']}, {results['cores']} cores, {mem_available() / 2**30:.1f} GiB available, "
+          f"load average {results['load_start'][0]:.2f} {results['load_start'][1]:.2f} {results['load_start'][2]:.2f}")
     ok = True
     for spec in args.trace:
         label, plain, gz, facts = spec.split(':')
-        ok &= bench_trace(args, label, plain, gz, facts, results)
-    targets(results)
+        ok &= bench_trace(args, peers, label, plain, gz, facts, results)
+    for spec in args.wide:
+        bench_wide(args, spec, results)
     if args.fixtures and os.path.isdir(args.fixtures):
         bench_fixtures(args, results)
+    results['load_end'] = os.getloadavg()
+    print(f"load average at the end: {results['load_end'][0]:.2f} {results['load_end'][1]:.2f} "
+          f"{results['load_end'][2]:.2f}")
     if args.results:
         with open(args.results, 'w') as f:
             json.dump(results, f, indent=1)
