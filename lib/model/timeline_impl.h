@@ -1,5 +1,5 @@
 /* model: the timeline's storage and the builder API that readers and the recorder
- * use to fill it. The analyzer's finalize step (lib/analyze/) turns the raw contents
+ * use to fill it. Finalize (model/finalize.h, called by the trace opener) turns the raw contents
  * into the nested, ordered form that include/stepscope/timeline.h promises.
  *
  * Before finalize:
