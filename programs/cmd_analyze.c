@@ -256,6 +256,7 @@ static void json_trace(jout *j, const analysis *a)
     jo_key(j, "trace");
     jo_obj(j);
     jo_key(j, "path"), jo_str(j, in->path);
+    jo_key(j, "run"), jo_str(j, in->run);
     jo_key(j, "format"), jo_str(j, in->format);
     jo_key(j, "bytes"), jo_u64(j, in->bytes);
     jo_key(j, "compressed"), jo_bool(j, in->compressed);
@@ -278,6 +279,7 @@ static void json_trace(jout *j, const analysis *a)
     sts_timeline_counters(a->tl, &n), jo_key(j, "counters"), jo_u64(j, n);
     sts_timeline_asyncs(a->tl, &n), jo_key(j, "asyncs"), jo_u64(j, n);
     sts_timeline_flows(a->tl, &n), jo_key(j, "flows"), jo_u64(j, n);
+    sts_timeline_args(a->tl, &n), jo_key(j, "args_kept"), jo_u64(j, n);
     jo_key(j, "ts_min_ns"), jo_i64(j, in->ts_min);
     jo_key(j, "ts_max_ns"), jo_i64(j, in->ts_max);
     jo_key(j, "span_ns"), jo_i64(j, in->ts_max - in->ts_min);
@@ -407,16 +409,17 @@ static void print_json(const analysis *a, size_t top)
 int cmd_analyze(int argc, char **argv)
 {
     int json = 0, top = INT_MIN;
-    const char *run = NULL;
+    const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
         { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(run),
+        TC_ARGS_OPT(args),
         { 0 },
     };
     const cli_spec spec = {
         "analyze",
-        "TRACE [--json] [--top N] [--run NAME]",
+        "TRACE [--json] [--top N] [--run NAME] [--args MODE]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into their parent or kept apart as overlaps; every slice name\n"
@@ -435,7 +438,7 @@ int cmd_analyze(int argc, char **argv)
         return CLI_USAGE;
     }
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("analyze", pos[0], run, args, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a);

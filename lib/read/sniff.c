@@ -147,6 +147,13 @@ void sts_sniff_trace(const uint8_t *p, size_t n, int ended, sts_sniff *out)
         snprintf(out->what, sizeof out->what, "empty");
         return;
     }
+    /* Before JSON: UTF-16 JSON starts with '[' or '{' too, a zero byte beside it. */
+    int be;
+    if (utf16_without_bom(p, n, &be)) {
+        snprintf(out->what, sizeof out->what, "UTF-16 text (%s-endian, no byte-order mark)", be ? "big" : "little");
+        out->hint = UTF16_HINT;
+        return;
+    }
     size_t i = n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf ? 3 : 0;
     while (i < n && is_ws(p[i]))
         i++;
@@ -170,12 +177,6 @@ void sts_sniff_trace(const uint8_t *p, size_t n, int ended, sts_sniff *out)
             out->hint = m->hint;
             return;
         }
-    }
-    int be;
-    if (utf16_without_bom(p, n, &be)) {
-        snprintf(out->what, sizeof out->what, "UTF-16 text (%s-endian, no byte-order mark)", be ? "big" : "little");
-        out->hint = UTF16_HINT;
-        return;
     }
     if (p[0] == 0) {
         size_t z = 0;
