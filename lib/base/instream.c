@@ -27,7 +27,7 @@ struct sts_instream {
     /* Lookahead: produced but not yet delivered (sts_instream_peek). */
     unsigned char *ahead;
     size_t ahead_cap, ahead_pos, ahead_len;
-    int has_pending; /* an error met while peeking, returned once the lookahead is read */
+    int has_pending; /* an error met after some bytes were made: returned by the next read */
     sts_error pending;
     char path[];
 };
@@ -210,11 +210,14 @@ static long read_plain(sts_instream *in, unsigned char *buf, size_t cap, sts_err
     return (long)n;
 }
 
-static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, sts_error *err)
+/* On an error, *made says how many bytes were inflated into buf before it. */
+static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, size_t *made, sts_error *err)
 {
     in->z.next_out = buf;
     in->z.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    *made = 0;
     while (in->z.avail_out) {
+        *made = cap - in->z.avail_out;
         if (in->z.avail_in == 0 && !in->eof) {
             if (refill(in, err) != 0) return -1;
         }
@@ -247,11 +250,27 @@ static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, sts_erro
     return (long)(cap - in->z.avail_out);
 }
 
-/* New uncompressed bytes from the source, past any lookahead. */
+/* New uncompressed bytes from the source, past any lookahead. The bytes inflated
+ * before an error are delivered first, the error by the next call. */
 static long produce(sts_instream *in, unsigned char *buf, size_t cap, sts_error *err)
 {
+    if (in->has_pending) {
+        in->has_pending = 0;
+        if (err) *err = in->pending;
+        return -1;
+    }
     if (in->ended) return 0;
-    long got = in->gzip ? read_gzip(in, buf, cap, err) : read_plain(in, buf, cap, err);
+    sts_error e = STS_ERROR_INIT;
+    size_t made = 0;
+    long got = in->gzip ? read_gzip(in, buf, cap, &made, &e) : read_plain(in, buf, cap, &e);
+    if (got < 0 && made > 0) {
+        in->pending = e;
+        in->has_pending = 1;
+        got = (long)made;
+    } else if (got < 0) {
+        if (err) *err = e;
+        return -1;
+    }
     if (got > 0) in->prod_off += (uint64_t)got;
     if (got == 0) in->ended = 1; /* a terminal would be read again after its end: don't */
     return got;
@@ -268,11 +287,6 @@ long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err)
         in->ahead_pos += n;
         in->out_off += n;
         return (long)n;
-    }
-    if (in->has_pending) {
-        in->has_pending = 0;
-        if (err) *err = in->pending;
-        return -1;
     }
     long got = produce(in, buf, cap, err);
     if (got > 0) in->out_off += (uint64_t)got;

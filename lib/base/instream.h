@@ -37,7 +37,8 @@ sts_instream *sts_instream_open_mem_plain(const void *data, size_t len, const ch
 
 /* Reads up to `cap` uncompressed bytes into buf. Returns the count (possibly fewer than
  * asked while data remains), 0 at a clean end, or -1 on error (err filled: a truncated
- * or corrupt gzip stream, a read error). Peeked bytes come first. */
+ * or corrupt gzip stream, a read error). Peeked bytes come first; the bytes inflated
+ * before a gzip error are delivered, and the error by the next call. */
 long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err);
 
 /* Looks at the next `n` uncompressed bytes (at most STS_INSTREAM_MAX_PEEK) without

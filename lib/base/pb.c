@@ -14,16 +14,14 @@ void sts_pb_reader_init(sts_pb_reader *r, const void *buf, size_t n)
 
 void sts_pb_reader_init_at(sts_pb_reader *r, const void *buf, size_t n, uint64_t base)
 {
-    r->origin = (const uint8_t *)buf;
-    r->p = r->origin;
-    r->end = r->origin + n;
-    r->base = base;
+    r->p = (const uint8_t *)buf;
+    r->end = r->p + n;
+    r->bias = base - (uint64_t)(uintptr_t)buf;
 }
 
 void sts_pb_sub(sts_pb_reader *sub, const sts_pb_reader *parent, const sts_pb_field *f)
 {
-    sub->origin = parent->origin;
-    sub->base = parent->base;
+    sub->bias = parent->bias;
     sub->p = f->data;
     sub->end = f->data + f->len;
 }
@@ -75,7 +73,7 @@ static int fail(sts_pb_error *e, const sts_pb_reader *r, sts_pb_fault fault, uin
         e->wire = (uint8_t)wire;
         e->len = 0;
         e->avail = (uint64_t)(r->end - r->p);
-        e->msg_end = r->base + (uint64_t)(r->end - r->origin);
+        e->msg_end = (uint64_t)(uintptr_t)r->end + r->bias;
     }
     return -1;
 }
@@ -86,7 +84,7 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
 {
     const uint8_t *p = r->p, *end = r->end;
     if (p >= end) return 0;
-    uint64_t tag_off = r->base + (uint64_t)(p - r->origin);
+    uint64_t tag_off = (uint64_t)(uintptr_t)p + r->bias;
     uint64_t tag;
     sts_pb_fault fl = read_varint(&p, end, &tag);
     if (fl) return fail(e, r, fl, tag_off, 0, 0);
@@ -96,7 +94,7 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
     f->num = (uint32_t)num;
     f->wire = (uint8_t)wire;
     f->offset = tag_off;
-    uint64_t val_off = r->base + (uint64_t)(p - r->origin);
+    uint64_t val_off = (uint64_t)(uintptr_t)p + r->bias;
     switch (wire) {
     case STS_PB_VARINT:
         fl = read_varint(&p, end, &f->u);
@@ -135,7 +133,7 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
         f->u = 0;
         f->data = p;
         f->len = (size_t)len;
-        f->data_offset = r->base + (uint64_t)(p - r->origin);
+        f->data_offset = (uint64_t)(uintptr_t)p + r->bias;
         p += len;
         break;
     }

@@ -35,8 +35,10 @@ enum { STS_PB_VARINT = 0, STS_PB_I64 = 1, STS_PB_LEN = 2, STS_PB_I32 = 5 };
 
 typedef struct sts_pb_reader {
     const uint8_t *p, *end; /* unread bytes of this message */
-    const uint8_t *origin;  /* start of the whole buffer: offsets count from here */
-    uint64_t base;          /* the offset of `origin` in the input (a message copied out of a stream) */
+    /* Added to a byte's address, gives its offset in the input: the buffer's offset
+     * (0, or where a message copied out of a stream stood) minus its address, in
+     * wrapping unsigned arithmetic, so an offset costs one addition. */
+    uint64_t bias;
 } sts_pb_reader;
 
 /* One decoded field. For VARINT, I64 and I32 the value is in `u` (I64 and I32 raw,
@@ -89,7 +91,7 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e);
 /* Offset of the reader's position from the buffer's origin. */
 static inline uint64_t sts_pb_offset(const sts_pb_reader *r)
 {
-    return r->base + (uint64_t)(r->p - r->origin);
+    return (uint64_t)(uintptr_t)r->p + r->bias;
 }
 
 /* Decodes a varint at *pp, not reading at or past `end`. Returns STS_PB_OK with *out
