@@ -180,7 +180,7 @@ install: all
 	install -m 644 include/stepscope.h $(DESTDIR)$(PREFIX)/include/stepscope.h
 	install -m 644 include/stepscope/*.h $(DESTDIR)$(PREFIX)/include/stepscope/
 	install -m 644 docs/stepscope.1 $(DESTDIR)$(PREFIX)/share/man/man1/stepscope.1
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' scripts/stepscope.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LDLIBS)|g' scripts/stepscope.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/stepscope.pc
 
 uninstall:

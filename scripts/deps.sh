@@ -7,10 +7,10 @@
 set -eu
 
 need=(make gcc clang-format zlib1g-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-      python3 python3-venv protobuf-compiler pkg-config)
+      python3 python3-venv protobuf-compiler pkg-config libisal-dev)
 for extra in "$@"; do
   case "$extra" in
-    bench) need+=(libopenblas-dev liblttng-ust-dev lttng-tools) ;;
+    bench) need+=(libopenblas-dev liblttng-ust-dev lttng-tools isal) ;;
     interop) need+=(python3-torch) ;;
     fuzz) need+=(clang libclang-rt-14-dev) ;;
     browser) need+=(chromium) ;;

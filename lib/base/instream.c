@@ -5,6 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
+#if defined(STS_HAVE_ISAL)
+#include <isa-l/igzip_lib.h>
+#endif
 
 #include "base/mem.h"
 
@@ -14,10 +17,13 @@ struct sts_instream {
     FILE *f;
     int own;
     int gzip;
-    int zdone; /* the current gzip member ended */
-    int eof;   /* raw input ended */
-    int ended; /* no more uncompressed bytes will come */
-    z_stream z;
+    int zdone;  /* the current gzip member ended */
+    int eof;    /* raw input ended */
+    int ended;  /* no more uncompressed bytes will come */
+    z_stream z; /* zlib, and in any case the cursor over the raw bytes (next_in, avail_in) */
+#if defined(STS_HAVE_ISAL)
+    struct inflate_state *isal; /* ISA-L's inflater, when it is the one in use */
+#endif
     const unsigned char *mem; /* memory source (sts_instream_open_mem), else NULL */
     size_t mem_len, mem_pos;
     unsigned char *raw;
@@ -159,6 +165,23 @@ static int start_stream(sts_instream *in, int detect_gzip, sts_error *err)
     if (got == 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
         in->gzip = 1;
         memset(&in->z, 0, sizeof in->z);
+#if defined(STS_HAVE_ISAL)
+        const char *want = getenv("STEPSCOPE_INFLATE");
+        if (!(want && strcmp(want, "zlib") == 0)) {
+            in->isal = malloc(sizeof *in->isal);
+            if (!in->isal) {
+                sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+                in->gzip = 0;
+                sts_instream_free(in);
+                return -1;
+            }
+            isal_inflate_init(in->isal);
+            in->isal->crc_flag = ISAL_GZIP;
+            in->z.next_in = in->raw;
+            in->z.avail_in = (uInt)got;
+            return 0;
+        }
+#endif
         if (inflateInit2(&in->z, 15 + 32) != Z_OK) {
             sts_error_set(err, STS_ERR_NOMEM, -1, "%s: cannot initialise zlib", path);
             in->gzip = 0;
@@ -250,6 +273,82 @@ static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, size_t *
     return (long)(cap - in->z.avail_out);
 }
 
+#if defined(STS_HAVE_ISAL)
+static const char *isal_reason(int rc)
+{
+    switch (rc) {
+    case ISAL_INVALID_BLOCK:
+        return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL:
+        return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK:
+        return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER:
+        return "not a gzip header";
+    case ISAL_UNSUPPORTED_METHOD:
+        return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM:
+        return "incorrect data check";
+    default:
+        return "inflate failed";
+    }
+}
+
+/* read_gzip with ISA-L's inflater: the same stream rules (members one after another,
+ * the end only after a member's trailer), about four times zlib's speed. */
+static long read_gzip_isal(sts_instream *in, unsigned char *buf, size_t cap, size_t *made, sts_error *err)
+{
+    struct inflate_state *s = in->isal;
+    s->next_out = buf;
+    s->avail_out = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    *made = 0;
+    while (s->avail_out) {
+        *made = cap - s->avail_out;
+        if (in->z.avail_in == 0 && !in->eof) {
+            if (refill(in, err) != 0) return -1;
+        }
+        if (in->z.avail_in == 0 && in->eof) {
+            if (!in->zdone) {
+                uint64_t at = in->prod_off + (cap - s->avail_out);
+                sts_error_set(err, STS_ERR_TRUNCATED, (int64_t)at,
+                              "%s: gzip stream is truncated after %llu uncompressed bytes (compressed file ends at "
+                              "byte %llu before the gzip trailer)",
+                              display_path(in->path), (unsigned long long)at, (unsigned long long)in->raw_off);
+                return -1;
+            }
+            break;
+        }
+        if (in->zdone) { /* the next member of `cat a.gz b.gz` */
+            isal_inflate_reset(s);
+            s->crc_flag = ISAL_GZIP;
+            in->zdone = 0;
+        }
+        s->next_in = (uint8_t *)in->z.next_in;
+        s->avail_in = in->z.avail_in;
+        int rc = isal_inflate(s);
+        in->z.next_in = s->next_in;
+        in->z.avail_in = s->avail_in;
+        if (rc < 0) {
+            sts_error_set(err, STS_ERR_PARSE, (int64_t)(in->prod_off + (cap - s->avail_out)),
+                          "%s: corrupt gzip data near compressed byte %llu: %s", display_path(in->path),
+                          (unsigned long long)(in->raw_off - in->z.avail_in), isal_reason(rc));
+            return -1;
+        }
+        if (s->block_state == ISAL_BLOCK_FINISH) in->zdone = 1;
+    }
+    return (long)(cap - s->avail_out);
+}
+#endif
+
+const char *sts_instream_inflater(const sts_instream *in)
+{
+    if (!in->gzip) return NULL;
+#if defined(STS_HAVE_ISAL)
+    if (in->isal) return "isa-l";
+#endif
+    return "zlib";
+}
+
 /* New uncompressed bytes from the source, past any lookahead. The bytes inflated
  * before an error are delivered first, the error by the next call. */
 static long produce(sts_instream *in, unsigned char *buf, size_t cap, sts_error *err)
@@ -262,7 +361,13 @@ static long produce(sts_instream *in, unsigned char *buf, size_t cap, sts_error 
     if (in->ended) return 0;
     sts_error e = STS_ERROR_INIT;
     size_t made = 0;
-    long got = in->gzip ? read_gzip(in, buf, cap, &made, &e) : read_plain(in, buf, cap, &e);
+    long got;
+#if defined(STS_HAVE_ISAL)
+    if (in->isal)
+        got = read_gzip_isal(in, buf, cap, &made, &e);
+    else
+#endif
+        got = in->gzip ? read_gzip(in, buf, cap, &made, &e) : read_plain(in, buf, cap, &e);
     if (got < 0 && made > 0) {
         in->pending = e;
         in->has_pending = 1;
@@ -420,6 +525,13 @@ const char *sts_instream_name(const sts_instream *in)
 void sts_instream_free(sts_instream *in)
 {
     if (!in) return;
+#if defined(STS_HAVE_ISAL)
+    if (in->isal) {
+        free(in->isal);
+        in->isal = NULL;
+        in->gzip = 0;
+    }
+#endif
     if (in->gzip) inflateEnd(&in->z);
     if (in->own && in->f) fclose(in->f);
     free(in->raw);

@@ -58,6 +58,10 @@ const char *sts_instream_plain_mem(const sts_instream *in, size_t *len);
  * returned by the sts_instream_read() that reaches it. */
 long sts_instream_peek(sts_instream *in, size_t n, const unsigned char **p, sts_error *err);
 
+/* The inflater of a gzip input: "isa-l" (ISA-L's isal_inflate, where the build has it
+ * and STEPSCOPE_INFLATE is not "zlib") or "zlib"; NULL for other input. */
+const char *sts_instream_inflater(const sts_instream *in);
+
 /* 1 when the input is gzip-compressed. */
 int sts_instream_is_gzip(const sts_instream *in);
 /* Uncompressed bytes delivered by sts_instream_read() so far (peeked bytes not counted). */

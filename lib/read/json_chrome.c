@@ -17,6 +17,7 @@
 #define CHUNK         ((size_t)128 << 10) /* stays in L2: reads then cost no DRAM write-back */
 #define MAX_EVENT     ((size_t)1 << 30)
 #define PROGRESS_STEP ((uint64_t)4 << 20)
+#define FEED_WINDOW   ((uint64_t)16 << 20) /* inflated bytes kept ahead of the reader */
 
 static void describe(const jr *r, const char *at, char *buf, size_t n)
 {
@@ -63,6 +64,13 @@ void sts_jr_chain_init(jchain *c)
     }
 }
 
+/* Lets the inflating thread drop what neither this reader nor a chunk worker needs. */
+static void release(jr *r)
+{
+    uint64_t low = sts_jr_par_low(r);
+    sts_jr_feed_release(r->feed, r->base < low ? r->base : low);
+}
+
 /* Keeps buf[keep, len), reads more after it. */
 static sts_status refill(jr *r, top *t, size_t keep)
 {
@@ -87,12 +95,16 @@ static sts_status refill(jr *r, top *t, size_t keep)
     size_t room = r->cap - JSON_PAD - r->len;
     long got = r->range ? sts_jr_range_read(r->range, r->buf + r->len, room, r->path, r->err)
                         : sts_instream_read(r->in, r->buf + r->len, room, r->err);
-    if (got < 0) return r->err ? r->err->code : STS_ERR_IO;
+    if (got < 0) {
+        r->input_failed = 1;
+        return r->err ? r->err->code : STS_ERR_IO;
+    }
     if (got == 0) r->eof = 1;
     r->len += (size_t)got;
     memset(r->buf + r->len, 0, JSON_PAD);
-    if (r->range || !r->in) return STS_OK; /* the chunk coordinator reports progress */
-    uint64_t raw = sts_instream_raw_offset(r->in);
+    if (r->range && !r->feed) return STS_OK; /* a chunk worker: the coordinator reports progress */
+    if (r->feed) release(r);
+    uint64_t raw = r->feed ? sts_jr_feed_raw(r->feed) : sts_instream_raw_offset(r->in);
     if (raw >= t->next_progress) {
         t->next_progress = raw + PROGRESS_STEP;
         if (r->progress) r->progress(raw, sts_instream_raw_size(r->in), r->progress_user);
@@ -419,6 +431,8 @@ int sts_jr_init(jr *r, sts_instream *in, const char *path, sts_timeline *tl, sts
 void sts_jr_fini(jr *r)
 {
     sts_jr_par_end(r);
+    sts_jr_feed_stop(r->feed);
+    r->feed = NULL;
     free(r->values);
     sts_jr_release(r);
 }
@@ -446,6 +460,10 @@ sts_status sts_jr_seek(jr *r, uint64_t at)
 {
     if (r->range) {
         r->range->pos = at;
+        if (r->feed) {
+            r->base = at;
+            release(r);
+        }
     } else if (sts_instream_skip_to(r->in, at, r->err) != 0) {
         return r->err ? r->err->code : STS_ERR_IO;
     }
@@ -470,6 +488,30 @@ static sts_status parallel(jr *r, top *t, const sts_jr_tuning *tune, size_t *pos
     return sts_jr_seek(r, resume);
 }
 
+/* A gzip stream's own damage outranks what the JSON in it looks like: once the JSON has
+ * failed, the rest is inflated, and an inflate error, if any, is the one reported. So
+ * the answer does not depend on how far inflating had got when the JSON failed (a
+ * thread of its own runs ahead; inline reads do not). */
+static sts_status gzip_verdict(jr *r, sts_instream *in, sts_status rc)
+{
+    if (rc == STS_OK || rc == STS_ERR_NOMEM || r->input_failed || !sts_instream_is_gzip(in)) return rc;
+    sts_error e = STS_ERROR_INIT;
+    sts_status st = STS_OK;
+    if (r->feed) {
+        sts_jr_par_end(r);
+        st = sts_jr_feed_drain(r->feed, &e);
+    } else {
+        char buf[65536];
+        long got;
+        while ((got = sts_instream_read(in, buf, sizeof buf, &e)) > 0)
+            ;
+        if (got < 0) st = e.code ? e.code : STS_ERR_IO;
+    }
+    if (st == STS_OK) return rc;
+    if (r->err) *r->err = e;
+    return st;
+}
+
 sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const sts_open_options *opt,
                                      const sts_jr_tuning *tune, sts_error *err)
 {
@@ -483,6 +525,15 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
     r.reference = tune && tune->reference;
     r.jobs = tune && tune->jobs ? tune->jobs : opt ? opt->jobs : 0;
     if (r.jobs != 1) r.stop_at = 0; /* the first event is the first stop point: chunks may take over */
+    if (sts_instream_is_gzip(in) && !(tune && tune->inline_inflate)) {
+        /* Inflate on a thread of its own, overlapping the parse; the window holds what
+         * chunk workers may read ahead. */
+        r.feed = sts_jr_feed_start(in, r.jobs == 1 ? FEED_WINDOW : FEED_WINDOW * 4);
+        if (r.feed) {
+            r.feed_range = (jr_range){ -1, NULL, r.feed, 0, UINT64_MAX };
+            r.range = &r.feed_range;
+        }
+    }
 
     top t = { ST_START, 0, 0, PROGRESS_STEP };
     sts_status rc;
@@ -493,7 +544,11 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
         rc = parallel(&r, &t, tune, &pos);
         if (rc != STS_OK) break;
     }
+    rc = gzip_verdict(&r, in, rc);
     sts_jr_par_end(&r);
+    sts_jr_feed_stop(r.feed); /* before the stream's counts are read: its thread reads it */
+    r.feed = NULL;
+    r.range = NULL;
     tl->info.bytes = sts_instream_offset(in);
     tl->info.compressed = sts_instream_is_gzip(in);
     tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;

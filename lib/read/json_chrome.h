@@ -142,13 +142,17 @@ typedef struct top {
     uint64_t next_progress;
 } top;
 
-/* Bytes read straight from a plain file (pread) or from memory, for the chunks the
- * parallel reader hands out (json_par.c). */
+/* A gzip input inflated on a thread of its own (json_feed.c). */
+typedef struct jr_feed jr_feed;
+
+/* Bytes read straight from a plain file (pread), from memory, or from a feed, for the
+ * chunks the parallel reader hands out (json_par.c) and, with a feed, for the reader. */
 typedef struct jr_range {
     int fd;          /* pread from it, or -1 */
     const char *mem; /* else read from here */
+    jr_feed *feed;   /* else from the inflated window */
     uint64_t pos;    /* the next byte to read */
-    uint64_t end;    /* the input's size */
+    uint64_t end;    /* the input's size (UINT64_MAX: not known yet, a feed) */
 } jr_range;
 
 typedef struct jr_par jr_par;
@@ -161,6 +165,7 @@ typedef struct sts_jr_tuning {
     uint64_t min_parallel;  /* inputs with fewer bytes of events are read by one thread */
     const uint64_t *splits; /* explicit chunk starts (offsets, ascending), instead of chunk */
     size_t nsplits;
+    int inline_inflate; /* gzip: inflate on the reading thread, not a thread of its own */
 } sts_jr_tuning;
 
 typedef struct jr {
@@ -205,6 +210,9 @@ typedef struct jr {
     int worker;       /* a chunk worker: stop where the events array ends, too */
     jr_par *par;      /* the chunk coordinator, while the events are read in chunks */
     int jobs;         /* threads for chunks (0: one per core) */
+    jr_feed *feed;    /* gzip inflated on its own thread; r->range reads it */
+    int input_failed; /* the error came from reading (gzip, I/O), not from the JSON */
+    jr_range feed_range;
 } jr;
 
 /* Empties a chain (before the first event). */
@@ -268,6 +276,33 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
 
 /* Stops the workers and frees the coordinator; NULL-safe. */
 void sts_jr_par_end(jr *r);
+
+/* Starts inflating `in` (gzip) on a thread, at most `limit` bytes ahead of what the
+ * readers still need; NULL when no thread or memory could be had. */
+jr_feed *sts_jr_feed_start(sts_instream *in, uint64_t limit);
+
+/* Stops the thread and frees the window (readers must be done); NULL-safe. */
+void sts_jr_feed_stop(jr_feed *f);
+
+/* Reads up to cap inflated bytes at offset pos, waiting for them: the count, 0 at the
+ * end, -1 with err set at an inflate error (where it happened) or a stop. */
+long sts_jr_feed_read(jr_feed *f, uint64_t pos, char *buf, size_t cap, sts_error *err);
+
+/* Lets go of the bytes before `low` (no reader goes back there). */
+void sts_jr_feed_release(jr_feed *f, uint64_t low);
+
+/* Inflates the rest of the input, keeping nothing: STS_OK, or the inflate error (err
+ * set). For the readers that stopped early; they read no more after it. */
+sts_status sts_jr_feed_drain(jr_feed *f, sts_error *err);
+
+/* The inflated size once the input has ended cleanly, else UINT64_MAX. */
+uint64_t sts_jr_feed_end(jr_feed *f);
+
+/* Compressed bytes consumed so far (for progress). */
+uint64_t sts_jr_feed_raw(jr_feed *f);
+
+/* The lowest offset the chunk workers may still read (UINT64_MAX: none). */
+uint64_t sts_jr_par_low(const jr *r);
 
 /* Reads from a range source into buf; returns the count, 0 at the end, -1 on error. */
 long sts_jr_range_read(jr_range *g, char *buf, size_t cap, const char *path, sts_error *err);

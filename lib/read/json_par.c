@@ -21,6 +21,7 @@
  * Memory: workers run at most `window` chunks ahead of the merge, so what is held
  * beyond the timeline is a few chunks' worth of events. */
 #include <errno.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +33,12 @@
 #define MAX_CHUNK    ((uint64_t)16 << 20)
 #define MIN_PARALLEL ((uint64_t)16 << 20)
 #define FIND_WINDOW  ((size_t)256 << 10) /* how far a worker looks for its first event */
+#define FEED_CHUNK   ((uint64_t)4 << 20) /* a gzip input's size is not known: chunks of this */
 
 enum { C_TODO, C_BUSY, C_DONE };
 
 typedef struct chunk {
-    uint64_t from;     /* nominal start */
+    size_t index;      /* which chunk this ring slot holds */
     int state;         /* C_*, under the lock */
     int clean;         /* read plainly: may be merged */
     int ended;         /* the events array ended in it */
@@ -46,13 +48,19 @@ typedef struct chunk {
     sts_timeline *tl;
 } chunk;
 
+/* Chunk i starts at from(i): first + i * size, or the i-th explicit split. Only the
+ * `window` chunks from `merged` on are live, in a ring of window + 1 slots, so an input
+ * whose size is not known yet (a gzip feed) has as many chunks as it turns out to. */
 struct jr_par {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a chunk is done, or the window moved, or cancel */
     pthread_t *threads;
     int started;
-    chunk *chunks;
-    size_t n;
+    chunk *ring;
+    size_t nring;
+    uint64_t size; /* bytes per chunk (0: splits) */
+    const uint64_t *splits;
+    size_t nsplits;
     size_t next;   /* the next chunk a worker takes */
     size_t merged; /* chunks before this one are merged or dropped */
     size_t window; /* how far ahead of `merged` workers may run */
@@ -70,6 +78,11 @@ long sts_jr_range_read(jr_range *g, char *buf, size_t cap, const char *path, sts
     uint64_t left = g->end - g->pos;
     size_t n = cap < left ? cap : (size_t)left;
     if (n > ((size_t)1 << 30)) n = (size_t)1 << 30;
+    if (g->feed) {
+        long got = sts_jr_feed_read(g->feed, g->pos, buf, n, err);
+        if (got > 0) g->pos += (uint64_t)got;
+        return got;
+    }
     if (g->mem) {
         memcpy(buf, g->mem + g->pos, n);
         g->pos += n;
@@ -93,11 +106,33 @@ static int is_space(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Where chunk i starts, or UINT64_MAX past the last one. */
+static uint64_t from(const jr_par *P, size_t i)
+{
+    if (P->size) {
+        uint64_t f = P->first + P->size * (uint64_t)i;
+        return f < P->first ? UINT64_MAX : f; /* wrapped */
+    }
+    return i == 0 ? P->first : i <= P->nsplits ? P->splits[i - 1] : UINT64_MAX;
+}
+
+/* The end of the input when known: the size of a file or memory, or of a feed that has
+ * ended; else UINT64_MAX. */
+static uint64_t known_end(const jr_par *P)
+{
+    return P->src.feed ? sts_jr_feed_end(P->src.feed) : P->src.end;
+}
+
+static chunk *slot(jr_par *P, size_t i)
+{
+    return &P->ring[i % P->nring];
+}
+
 /* The first '{' at or after `from` that follows "}" "," with only whitespace between,
  * or UINT64_MAX when none comes within FIND_WINDOW bytes. */
-static uint64_t find_start(const jr_par *P, uint64_t from)
+static uint64_t find_start(const jr_par *P, uint64_t at)
 {
-    uint64_t lo = from - P->first > 64 ? from - 64 : P->first;
+    uint64_t lo = at - P->first > 64 ? at - 64 : P->first;
     char *buf = malloc(FIND_WINDOW + 64);
     if (!buf) return UINT64_MAX;
     jr_range g = P->src;
@@ -109,7 +144,7 @@ static uint64_t find_start(const jr_par *P, uint64_t from)
            (got = sts_jr_range_read(&g, buf + len, FIND_WINDOW + 64 - len, P->path, &err)) > 0)
         len += (size_t)got;
     uint64_t found = UINT64_MAX;
-    for (size_t i = (size_t)(from - lo); i < len && found == UINT64_MAX; i++) {
+    for (size_t i = (size_t)(at - lo); i < len && found == UINT64_MAX; i++) {
         if (buf[i] != '{') continue;
         size_t k = i;
         while (k > 0 && is_space(buf[k - 1]))
@@ -126,11 +161,10 @@ static uint64_t find_start(const jr_par *P, uint64_t from)
 
 /* Reads chunk i into a timeline of its own. Leaves it unclean when anything is not
  * plain, so that the serial reader takes that stretch. */
-static void read_chunk(jr_par *P, size_t i)
+static void read_chunk(jr_par *P, size_t i, chunk *c)
 {
-    chunk *c = &P->chunks[i];
-    uint64_t stop_at = i + 1 < P->n ? P->chunks[i + 1].from : UINT64_MAX;
-    uint64_t start = i == 0 ? P->first : find_start(P, c->from);
+    uint64_t stop_at = from(P, i + 1);
+    uint64_t start = i == 0 ? P->first : find_start(P, from(P, i));
     if (start == UINT64_MAX) return;
     c->start = start;
     sts_timeline *tl = sts_tl_new(P->tl_path, P->tl_format, P->mode);
@@ -167,15 +201,22 @@ static void *worker_main(void *arg)
     jr_par *P = arg;
     pthread_mutex_lock(&P->mu);
     for (;;) {
-        while (!P->cancel && P->next < P->n && P->next >= P->merged + P->window)
+        while (!P->cancel && P->next >= P->merged + P->window)
             pthread_cond_wait(&P->cv, &P->mu);
-        if (P->cancel || P->next >= P->n) break;
-        size_t i = P->next++;
-        P->chunks[i].state = C_BUSY;
+        if (P->cancel) break;
+        if (P->next < P->merged) P->next = P->merged; /* the serial reader went past these */
+        size_t i = P->next;
+        /* Past the last chunk (known once the input's end is) there is no more work. */
+        if (from(P, i) == UINT64_MAX || from(P, i) >= known_end(P)) break;
+        P->next++;
+        chunk *c = slot(P, i);
+        memset(c, 0, sizeof *c);
+        c->index = i;
+        c->state = C_BUSY;
         pthread_mutex_unlock(&P->mu);
-        read_chunk(P, i);
+        read_chunk(P, i, c);
         pthread_mutex_lock(&P->mu);
-        P->chunks[i].state = C_DONE;
+        c->state = C_DONE;
         pthread_cond_broadcast(&P->cv);
     }
     pthread_mutex_unlock(&P->mu);
@@ -188,14 +229,17 @@ static int cores(void)
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
-/* Cuts [at, size) into chunks and starts the workers; leaves r->par NULL when one
- * thread should read it all. Returns -1 on no memory. */
+/* Plans chunks from `at` on and starts the workers; leaves r->par NULL when one thread
+ * should read it all. Returns -1 on no memory. */
 static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
 {
-    jr_range src = { -1, NULL, 0, 0 };
+    jr_range src = { -1, NULL, NULL, 0, UINT64_MAX };
     size_t mem_len;
-    if (!r->in) return 0;
-    if ((src.mem = sts_instream_plain_mem(r->in, &mem_len)) != NULL)
+    if (r->feed)
+        src.feed = r->feed;
+    else if (!r->in)
+        return 0;
+    else if ((src.mem = sts_instream_plain_mem(r->in, &mem_len)) != NULL)
         src.end = mem_len;
     else if ((src.fd = sts_instream_plain_fd(r->in)) >= 0)
         src.end = sts_instream_raw_size(r->in);
@@ -203,8 +247,7 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
         return 0;
     int threads = r->jobs > 0 ? r->jobs : cores();
     uint64_t min_par = tune && tune->min_parallel ? tune->min_parallel : MIN_PARALLEL;
-    if (threads < 2 || at >= src.end || src.end - at < min_par) return 0;
-    uint64_t left = src.end - at;
+    if (threads < 2 || at >= src.end || (!src.feed && src.end - at < min_par)) return 0;
 
     jr_par *P = calloc(1, sizeof *P);
     if (!P) return -1;
@@ -216,32 +259,29 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
     P->in_object = t->in_object;
     P->reference = r->reference;
     P->first = at;
-    size_t n = 1;
-    uint64_t size = 0;
     if (tune && tune->nsplits) {
-        for (size_t i = 0; i < tune->nsplits; i++)
-            n += tune->splits[i] > at && tune->splits[i] < src.end;
+        P->splits = tune->splits;
+        P->nsplits = tune->nsplits;
+        while (P->nsplits && P->splits[0] <= at) /* splits at or before the events: none */
+            P->splits++, P->nsplits--;
+    } else if (tune && tune->chunk) {
+        P->size = tune->chunk;
+    } else if (src.feed) {
+        P->size = FEED_CHUNK;
     } else {
-        size = tune && tune->chunk ? tune->chunk : left / ((uint64_t)threads * 8);
-        if (!(tune && tune->chunk)) size = size < MIN_CHUNK ? MIN_CHUNK : size > MAX_CHUNK ? MAX_CHUNK : size;
-        n = (size_t)((left + size - 1) / size);
+        uint64_t size = (src.end - at) / ((uint64_t)threads * 8);
+        P->size = size < MIN_CHUNK ? MIN_CHUNK : size > MAX_CHUNK ? MAX_CHUNK : size;
     }
-    P->chunks = calloc(n, sizeof *P->chunks);
+    P->window = (size_t)threads * 2;
+    P->nring = P->window + 1;
+    P->ring = calloc(P->nring, sizeof *P->ring);
     P->threads = calloc((size_t)threads, sizeof *P->threads);
-    if (!P->chunks || !P->threads) {
-        free(P->chunks);
+    if (!P->ring || !P->threads) {
+        free(P->ring);
         free(P->threads);
         free(P);
         return -1;
     }
-    P->chunks[0].from = at;
-    P->n = 1;
-    for (size_t i = 0; tune && tune->nsplits && i < tune->nsplits; i++)
-        if (tune->splits[i] > P->chunks[P->n - 1].from && tune->splits[i] < src.end)
-            P->chunks[P->n++].from = tune->splits[i];
-    for (; !(tune && tune->nsplits) && P->n < n; P->n++)
-        P->chunks[P->n].from = at + size * P->n;
-    P->window = (size_t)threads * 2;
     pthread_mutex_init(&P->mu, NULL);
     pthread_cond_init(&P->cv, NULL);
     r->par = P;
@@ -257,22 +297,48 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
 static void drop(jr_par *P, size_t m)
 {
     pthread_mutex_lock(&P->mu);
-    while (P->chunks[m].state == C_BUSY)
+    chunk *c = slot(P, m);
+    while (c->index == m && c->state == C_BUSY)
         pthread_cond_wait(&P->cv, &P->mu);
-    sts_tl_free(P->chunks[m].tl);
-    P->chunks[m].tl = NULL;
-    P->chunks[m].clean = 0;
+    if (c->index == m) {
+        sts_tl_free(c->tl);
+        c->tl = NULL;
+        c->clean = 0;
+    }
     P->merged = m + 1;
     pthread_cond_broadcast(&P->cv);
     pthread_mutex_unlock(&P->mu);
 }
 
-static void wait_done(jr_par *P, size_t m)
+/* Waits until chunk m is read; 0 when it never will be (past the input's end). */
+static int wait_done(jr_par *P, size_t m)
 {
     pthread_mutex_lock(&P->mu);
-    while (P->chunks[m].state != C_DONE && !(P->chunks[m].state == C_TODO && P->cancel))
-        pthread_cond_wait(&P->cv, &P->mu);
+    for (;;) {
+        chunk *c = slot(P, m);
+        if (c->index == m && c->state == C_DONE) break;
+        int taken = P->next > m;
+        if (!taken && (from(P, m) == UINT64_MAX || from(P, m) >= known_end(P) || P->started == 0)) {
+            pthread_mutex_unlock(&P->mu);
+            return 0;
+        }
+        /* A feed that ends wakes no one here: look again now and then. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 20000000;
+        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&P->cv, &P->mu, &ts);
+    }
     pthread_mutex_unlock(&P->mu);
+    return 1;
+}
+
+uint64_t sts_jr_par_low(const jr *r)
+{
+    const jr_par *P = r->par;
+    if (!P) return UINT64_MAX;
+    uint64_t f = from(P, P->merged);
+    return f == UINT64_MAX ? UINT64_MAX : f - P->first > 64 ? f - 64 : P->first;
 }
 
 sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at, uint64_t *resume)
@@ -282,16 +348,15 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
     *resume = at;
     t->st = ST_ARR_ELEM;
     r->stop_at = UINT64_MAX;
-    while (P && P->merged < P->n) {
+    while (P) {
         size_t m = P->merged;
-        chunk *c = &P->chunks[m];
-        uint64_t next = m + 1 < P->n ? P->chunks[m + 1].from : UINT64_MAX;
+        uint64_t next = from(P, m + 1);
         if (at >= next) { /* the serial reader went past this chunk */
             drop(P, m);
             continue;
         }
-        wait_done(P, m);
-        if (!c->clean || c->start != at) {
+        chunk *c = slot(P, m);
+        if (!wait_done(P, m) || !c->clean || c->start != at) {
             /* The serial reader takes this stretch and stops at the next boundary. */
             drop(P, m);
             r->stop_at = next;
@@ -303,16 +368,18 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
         at = c->stop;
         int ended = c->ended;
         drop(P, m);
-        if (r->progress && r->in) r->progress(at, sts_instream_raw_size(r->in), r->progress_user);
+        if (r->feed) { /* the reader goes on at `at` or later: what lies before is done with */
+            uint64_t low = sts_jr_par_low(r);
+            sts_jr_feed_release(r->feed, at < low ? at : low);
+        }
+        *resume = at;
+        if (r->progress && r->in && !r->feed) r->progress(at, sts_instream_raw_size(r->in), r->progress_user);
         if (ended) {
             t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
-            *resume = at;
             sts_jr_par_end(r);
             return STS_OK;
         }
-        *resume = at;
     }
-    sts_jr_par_end(r); /* every chunk is merged or passed: one thread reads the rest */
     return STS_OK;
 }
 
@@ -326,11 +393,11 @@ void sts_jr_par_end(jr *r)
     pthread_mutex_unlock(&P->mu);
     for (int i = 0; i < P->started; i++)
         pthread_join(P->threads[i], NULL);
-    for (size_t i = 0; i < P->n; i++)
-        sts_tl_free(P->chunks[i].tl);
+    for (size_t i = 0; i < P->nring; i++)
+        sts_tl_free(P->ring[i].tl);
     pthread_mutex_destroy(&P->mu);
     pthread_cond_destroy(&P->cv);
-    free(P->chunks);
+    free(P->ring);
     free(P->threads);
     free(P);
     r->par = NULL;

@@ -40,16 +40,19 @@ static got read_with(const char *data, size_t n, const char *path, sts_args_mode
     return g;
 }
 
-static const sts_jr_tuning SERIAL_REFERENCE = { 1, 1, 0, 0, NULL, 0 };
-static const sts_jr_tuning SERIAL_FAST = { 0, 1, 0, 0, NULL, 0 };
+static const sts_jr_tuning SERIAL_REFERENCE = { 1, 1, 0, 0, NULL, 0, 0 };
+static const sts_jr_tuning SERIAL_FAST = { 0, 1, 0, 0, NULL, 0, 0 };
+static const sts_jr_tuning INLINE_INFLATE = { 0, 1, 0, 0, NULL, 0, 1 };
 
-/* Both runs agree on status, message and timeline; says what differs otherwise. */
+/* Both runs agree on status and message, and on success on the whole timeline (a
+ * failed read's timeline is thrown away by the opener); says what differs otherwise. */
 static int agree(const char *what, const got *a, const got *b)
 {
     if (a->st != b->st || strcmp(a->msg, b->msg) != 0) {
         fprintf(stderr, "%s: status %d \"%s\" vs %d \"%s\"\n", what, a->st, a->msg, b->st, b->msg);
         return 0;
     }
+    if (a->st != STS_OK) return 1;
     if (!a->tl || !b->tl) return a->tl == b->tl;
     const char *d = tl_same(a->tl, b->tl);
     if (d) fprintf(stderr, "%s: %s\n", what, d);
@@ -446,7 +449,7 @@ TEST(fast_parser_matches_reference_on_fuzz_corpus)
 static int chunks_agree(const char *what, const char *data, size_t n, const char *path, const uint64_t *splits,
                         size_t nsplits)
 {
-    sts_jr_tuning chunked = { 0, 2, 0, 1, splits, nsplits };
+    sts_jr_tuning chunked = { 0, 2, 0, 1, splits, nsplits, 0 };
     got a = read_with(data, n, path, STS_ARGS_KNOWN, &SERIAL_FAST);
     got b = read_with(data, n, path, STS_ARGS_KNOWN, &chunked);
     int ok = agree(what, &a, &b);
@@ -550,7 +553,7 @@ TEST(chunks_by_size_give_one_pass)
 {
     tbuf b = trace(4242, 3000);
     for (int jobs = 2; jobs <= 5; jobs++) {
-        sts_jr_tuning tune = { 0, jobs, 4096 + (uint64_t)jobs * 777, 1, NULL, 0 };
+        sts_jr_tuning tune = { 0, jobs, 4096 + (uint64_t)jobs * 777, 1, NULL, 0, 0 };
         got a = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
         got c = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &tune);
         T_TRUE(agree("sized chunks", &a, &c));
@@ -558,6 +561,123 @@ TEST(chunks_by_size_give_one_pass)
         drop(&c);
     }
     free(b.p);
+}
+
+/* ---- gzip: inflated on its own thread, read serially or in chunks ------------------ */
+
+/* data as one gzip member (level 1..9), or as `members` concatenated members. */
+static tbuf gzip_of(const char *data, size_t n, int level, int members)
+{
+    tbuf out = { NULL, 0, 0 };
+    size_t per = n / (size_t)members + 1;
+    for (size_t off = 0; off < n || (n == 0 && out.n == 0); off += per) {
+        size_t len = n - off < per ? n - off : per;
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        deflateInit2(&z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        size_t cap = deflateBound(&z, len) + 64;
+        char *tmp = malloc(cap);
+        z.next_in = (Bytef *)(uintptr_t)(data + off);
+        z.avail_in = (uInt)len;
+        z.next_out = (Bytef *)tmp;
+        z.avail_out = (uInt)cap;
+        deflate(&z, Z_FINISH);
+        put(&out, tmp, cap - z.avail_out);
+        deflateEnd(&z);
+        free(tmp);
+        if (n == 0) break;
+    }
+    return out;
+}
+
+/* The gzip bytes read four ways with one inflater: inflated on the reading thread, on
+ * a thread of its own (one reader), and that feed read in chunks by 2 and 3 workers
+ * (4 KB chunks, so there are many). All four agree. */
+static int gzip_paths_agree(const char *what, const char *gz, size_t n)
+{
+    const sts_jr_tuning tunes[3] = { SERIAL_FAST, { 0, 2, 4096, 1, NULL, 0, 0 }, { 0, 3, 4096, 1, NULL, 0, 0 } };
+    got a = read_with(gz, n, NULL, STS_ARGS_KNOWN, &INLINE_INFLATE);
+    int ok = 1;
+    for (int i = 0; i < 3 && ok; i++) {
+        got b = read_with(gz, n, NULL, STS_ARGS_KNOWN, &tunes[i]);
+        ok = agree(what, &a, &b);
+        drop(&b);
+    }
+    drop(&a);
+    return ok;
+}
+
+static const char *const INFLATERS[] = { "isa-l", "zlib" };
+
+TEST(gzip_feed_and_chunks_match_inline_inflate)
+{
+    for (int k = 0; k < 2; k++) {
+        setenv("STEPSCOPE_INFLATE", INFLATERS[k], 1);
+        for (uint64_t seed = 1; seed <= 25; seed++) {
+            tbuf b = trace(seed * 31337, 200 + (int)(seed * 40));
+            tbuf gz = gzip_of(b.p, b.n, 1 + (int)(seed % 9), 1 + (int)(seed % 3));
+            char what[80];
+            snprintf(what, sizeof what, "%s, seed %llu", INFLATERS[k], (unsigned long long)seed);
+            T_TRUE(gzip_paths_agree(what, gz.p, gz.n));
+            free(b.p);
+            free(gz.p);
+        }
+    }
+    unsetenv("STEPSCOPE_INFLATE");
+}
+
+/* The two inflaters give the same bytes, hence the same timeline, members and all. */
+TEST(gzip_inflaters_agree)
+{
+    tbuf b = trace(777, 2000);
+    tbuf gz = gzip_of(b.p, b.n, 6, 3);
+    setenv("STEPSCOPE_INFLATE", "zlib", 1);
+    got z = read_with(gz.p, gz.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
+    unsetenv("STEPSCOPE_INFLATE");
+    got i = read_with(gz.p, gz.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
+    T_TRUE(agree("zlib against the default inflater", &z, &i));
+    T_EQ_I64(z.st, STS_OK);
+    got plain = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
+    T_EQ_U64(z.tl->info.bytes, b.n);
+    T_EQ_U64(plain.tl->slices.n, z.tl->slices.n);
+    drop(&z);
+    drop(&i);
+    drop(&plain);
+    free(b.p);
+    free(gz.p);
+}
+
+/* A stream cut short or corrupted: the same error, word for word, from every path of
+ * one inflater (the bytes before it are read first, then it is reported where met). */
+TEST(gzip_errors_are_the_same_on_every_path)
+{
+    tbuf b = trace(4711, 1500);
+    tbuf gz = gzip_of(b.p, b.n, 6, 1);
+    for (int k = 0; k < 2; k++) {
+        setenv("STEPSCOPE_INFLATE", INFLATERS[k], 1);
+        for (size_t cut = gz.n / 7; cut < gz.n; cut += gz.n / 7) {
+            char what[80];
+            snprintf(what, sizeof what, "%s, cut at %zu of %zu", INFLATERS[k], cut, gz.n);
+            T_TRUE(gzip_paths_agree(what, gz.p, cut));
+            got g = read_with(gz.p, cut, NULL, STS_ARGS_KNOWN, &SERIAL_FAST);
+            T_EQ_I64(g.st, STS_ERR_TRUNCATED);
+            drop(&g);
+        }
+        for (int flip = 0; flip < 6; flip++) {
+            size_t at = 20 + (size_t)flip * (gz.n - 40) / 6;
+            gz.p[at] ^= 0x5a;
+            char what[80];
+            snprintf(what, sizeof what, "%s, byte %zu changed", INFLATERS[k], at);
+            T_TRUE(gzip_paths_agree(what, gz.p, gz.n));
+            got g = read_with(gz.p, gz.n, NULL, STS_ARGS_KNOWN, &SERIAL_FAST);
+            T_TRUE(g.st != STS_OK);
+            drop(&g);
+            gz.p[at] ^= 0x5a;
+        }
+    }
+    unsetenv("STEPSCOPE_INFLATE");
+    free(b.p);
+    free(gz.p);
 }
 
 int main(void)
@@ -572,5 +692,8 @@ int main(void)
     RUN(chunks_of_random_traces_give_one_pass);
     RUN(chunks_report_errors_and_truncation_as_one_pass);
     RUN(chunks_by_size_give_one_pass);
+    RUN(gzip_feed_and_chunks_match_inline_inflate);
+    RUN(gzip_inflaters_agree);
+    RUN(gzip_errors_are_the_same_on_every_path);
     return t_done();
 }
