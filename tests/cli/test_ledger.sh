@@ -4,8 +4,8 @@ L=tests/data/logs
 
 t_run "$STEPSCOPE" ledger "$L/jax-0.10-lesson2.log"
 t_ok "text summary exits 0" test "$T_RC" = 0
-t_ok "text names the churn and its fix" test -n "$(printf '%s' "$T_OUT" | grep 'batch_loss: dimension 0 of b took 8 values (8, 12, 16, 20, 24, 28, 32, 36)' | grep 'power-of-two buckets (8, 16, 32, 64)')"
-t_ok "text groups miss reasons" test -n "$(printf '%s' "$T_OUT" | grep -E '^  score: first 1 shape 2$')"
+t_ok "text names the churn and its fix" test -n "$(printf '%s' "$T_OUT" | grep 'batch_loss (lesson2.py:105): dimension 0 of b took 8 values (8, 12, 16, 20, 24, 28, 32, 36)' | grep 'power-of-two buckets (8, 16, 32, 64)')"
+t_ok "text groups miss reasons" test -n "$(printf '%s' "$T_OUT" | grep -E '^  score \(lesson2.py:12\): first 1 shape 2$')"
 
 t_run "$STEPSCOPE" ledger "$L/jax-0.10-lesson2.log" --json
 t_ok "--json exits 0" test "$T_RC" = 0
@@ -15,9 +15,10 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "stepscope.ledger/1"
 f = {x["name"]: x for x in d["functions"]}
-assert f["score"]["traces"] == 3 and f["score"]["compiles"] == 3, f["score"]
-assert f["score"]["signatures"] == ["float32[8], float32[]", "float32[12], float32[]", "float32[16], float32[]"]
-assert f["batch_loss"]["compile_ns"] == 8 * 60000000, f["batch_loss"]["compile_ns"]
+s = f["score (lesson2.py:12)"]
+assert s["traces"] == 3 and s["compiles"] == 3, s
+assert s["signatures"] == ["float32[8], float32[]", "float32[12], float32[]", "float32[16], float32[]"]
+assert f["batch_loss (lesson2.py:105)"]["compile_ns"] == 8 * 60000000, f["batch_loss (lesson2.py:105)"]
 c = [c for c in d["churn"] if c["component"] == "dimension 0 of b"][0]
 assert c["values"] == ["8", "12", "16", "20", "24", "28", "32", "36"] and c["buckets"] == [8, 16, 32, 64]
 assert d["log_stats"]["warnings"] == 0
@@ -41,7 +42,7 @@ t_ok "a missing file exits 1 naming it" test "$T_RC" = 1 -a -n "$(printf '%s' "$
 
 gzip -c "$L/jax-0.7-explain.log" >"$T_TMP/j.log.gz"
 t_run "$STEPSCOPE" ledger "$T_TMP/j.log.gz"
-t_ok "gzip logs are read" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep 'batch_loss: dimension 0 of b took 5 values')"
+t_ok "gzip logs are read" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep 'batch_loss (train.py:48): dimension 0 of b took 5 values')"
 
 t_run sh -c "cat '$L/torch-2.4-verbose-ranks.log' | '$STEPSCOPE' ledger -"
 t_ok "standard input is read with '-'" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep 'step (train.py:88)')"

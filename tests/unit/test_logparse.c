@@ -111,30 +111,30 @@ TEST(jax_0_4_14_absl_and_persistent_cache)
 TEST(jax_0_4_30_explain_era_one)
 {
     sts_ledger *l = parse("jax-0.4.30-explain.log");
-    sts_ledger_fn_info s = fn(l, "score");
+    sts_ledger_fn_info s = fn(l, "score (lesson2.py:12)");
     T_EQ_I64(s.traces, 3);
     T_EQ_I64(s.compiles, 3);
     T_EQ_I64(s.reasons[STS_MISS_FIRST], 1);
     T_EQ_I64(s.reasons[STS_MISS_SHAPE], 1);
     T_EQ_I64(s.reasons[STS_MISS_WEAK_TYPE], 1);
-    sts_ledger_fn_info b = fn(l, "batch_loss");
+    sts_ledger_fn_info b = fn(l, "batch_loss (lesson2.py:45)");
     T_EQ_I64(b.compiles, 8);
     T_EQ_I64(b.reasons[STS_MISS_FIRST], 1);
     T_EQ_I64(b.reasons[STS_MISS_SHAPE], 7);
     sts_ledger_churn c;
-    T_TRUE(churn(l, "batch_loss", "dimension 0 of b", &c));
+    T_TRUE(churn(l, "batch_loss (lesson2.py:45)", "dimension 0 of b", &c));
     T_EQ_STR(c.values, "8, 12, 16, 20, 24, 28, 32, 36");
     T_EQ_I64(c.specializations, 8);
     T_EQ_I64(c.cost_ns, 8 * (2 + 4 + 40) * MS); /* trace + lower + compile of each */
     T_EQ_STR(c.buckets, "8, 16, 32, 64");
     T_CONTAINS(c.message, "with a validity mask");
     /* Positional shapes from "Compiling" got their names from "x: f32[12],  gain: f32[]". */
-    T_TRUE(churn(l, "score", "dimension 0 of x", &c));
+    T_TRUE(churn(l, "score (lesson2.py:12)", "dimension 0 of x", &c));
     T_EQ_STR(c.values, "8, 12");
-    T_TRUE(churn(l, "score", "weak type of gain", &c));
-    T_EQ_I64(fn(l, "kw").reasons[STS_MISS_PYTREE], 1);
-    T_EQ_I64(fn(l, "ctx").reasons[STS_MISS_CONTEXT], 1);
-    T_EQ_I64(fn(l, "branch_score").reasons[STS_MISS_OTHER], 1);
+    T_TRUE(churn(l, "score (lesson2.py:12)", "weak type of gain", &c));
+    T_EQ_I64(fn(l, "kw (lesson2.py:58)").reasons[STS_MISS_PYTREE], 1);
+    T_EQ_I64(fn(l, "ctx (lesson2.py:64)").reasons[STS_MISS_CONTEXT], 1);
+    T_EQ_I64(fn(l, "branch_score (lesson2.py:38)").reasons[STS_MISS_OTHER], 1);
     T_EQ_I64(sts_ledger_log_stats(l).skipped, 0);
     T_EQ_I64(sts_ledger_warning_count(l), 0);
     sts_ledger_free(l);
@@ -154,24 +154,24 @@ static const char *row_reason(const sts_ledger *l, const char *function, int nth
 TEST(jax_0_7_explain_era_two)
 {
     sts_ledger *l = parse("jax-0.7-explain.log");
-    sts_ledger_fn_info s = fn(l, "score");
+    sts_ledger_fn_info s = fn(l, "score (train.py:12)");
     T_EQ_I64(s.compiles, 3);
     T_EQ_I64(s.persistent_misses, 1);
     T_EQ_I64(s.reasons[STS_MISS_SHAPE], 1);
     T_EQ_I64(s.reasons[STS_MISS_WEAK_TYPE], 1);
-    T_EQ_STR(row_reason(l, "score", 1), "shape: dimension 0 of x: 8 -> 12");
+    T_EQ_STR(row_reason(l, "score (train.py:12)", 1), "shape: dimension 0 of x: 8 -> 12");
     /* Several closest keys in one record count once for the category. */
-    sts_ledger_fn_info b = fn(l, "batch_loss");
+    sts_ledger_fn_info b = fn(l, "batch_loss (train.py:48)");
     T_EQ_I64(b.reasons[STS_MISS_SHAPE], 4);
     T_EQ_I64(b.persistent_hits, 1);
     sts_ledger_churn c;
-    T_TRUE(churn(l, "batch_loss", "dimension 0 of b", &c));
+    T_TRUE(churn(l, "batch_loss (train.py:48)", "dimension 0 of b", &c));
     T_EQ_STR(c.values, "8, 16, 24, 32, 40");
-    T_EQ_I64(fn(l, "branch_score").reasons[STS_MISS_STATIC], 1);
-    T_EQ_I64(fn(l, "act").reasons[STS_MISS_STATIC], 1);
-    T_EQ_I64(fn(l, "cfg").reasons[STS_MISS_CONTEXT], 1);
-    T_EQ_STR(row_reason(l, "branch_score", 1), "static: value of square: True -> False");
-    T_EQ_STR(row_reason(l, "act", 1), "static: value of static args: 'relu' -> 'gelu'");
+    T_EQ_I64(fn(l, "branch_score (train.py:38)").reasons[STS_MISS_STATIC], 1);
+    T_EQ_I64(fn(l, "act (train.py:42)").reasons[STS_MISS_STATIC], 1);
+    T_EQ_I64(fn(l, "cfg (train.py:68)").reasons[STS_MISS_CONTEXT], 1);
+    T_EQ_STR(row_reason(l, "branch_score (train.py:38)", 1), "static: value of square: True -> False");
+    T_EQ_STR(row_reason(l, "act (train.py:42)", 1), "static: value of static args: 'relu' -> 'gelu'");
     T_EQ_I64(sts_ledger_log_stats(l).skipped, 0);
     sts_ledger_free(l);
 }
@@ -179,29 +179,29 @@ TEST(jax_0_7_explain_era_two)
 TEST(jax_0_10_lesson2_explain_era_three)
 {
     sts_ledger *l = parse("jax-0.10-lesson2.log");
-    sts_ledger_fn_info s = fn(l, "score");
+    sts_ledger_fn_info s = fn(l, "score (lesson2.py:12)");
     /* Lesson 2: new data and a new dynamic gain reuse; lengths 12 and 16 re-trace. */
     T_EQ_I64(s.traces, 3);
     T_EQ_I64(s.compiles, 3);
     T_EQ_I64(s.reasons[STS_MISS_SHAPE], 2);
     sts_ledger_churn c;
-    T_TRUE(churn(l, "score", "dimension 0 of x", &c));
+    T_TRUE(churn(l, "score (lesson2.py:12)", "dimension 0 of x", &c));
     T_EQ_STR(c.values, "8, 12, 16");
     T_EQ_STR(c.buckets, "8, 16");
-    T_TRUE(churn(l, "batch_loss", "dimension 0 of b", &c));
+    T_TRUE(churn(l, "batch_loss (lesson2.py:105)", "dimension 0 of b", &c));
     T_EQ_I64(c.specializations, 8);
     T_EQ_STR(c.values, "8, 12, 16, 20, 24, 28, 32, 36");
-    T_EQ_I64(fn(l, "branch_score").reasons[STS_MISS_STATIC], 1);
-    T_EQ_STR(row_reason(l, "branch_score", 1), "static: value of square: True -> False");
-    sts_ledger_fn_info lo = fn(l, "loss"); /* re-defined at the same line */
+    T_EQ_I64(fn(l, "branch_score (lesson2.py:69)").reasons[STS_MISS_STATIC], 1);
+    T_EQ_STR(row_reason(l, "branch_score (lesson2.py:69)", 1), "static: value of square: True -> False");
+    sts_ledger_fn_info lo = fn(l, "loss (lesson2.py:120)"); /* re-defined at the same line */
     T_EQ_I64(lo.reasons[STS_MISS_FIRST], 1);
     T_EQ_I64(lo.reasons[STS_MISS_CONTEXT], 2);
-    sts_ledger_fn_info g = fn(l, "gain_fn");
+    sts_ledger_fn_info g = fn(l, "gain_fn (lesson2.py:125)");
     T_EQ_I64(g.reasons[STS_MISS_WEAK_TYPE], 1);
     T_EQ_I64(g.reasons[STS_MISS_CONTEXT], 2);
-    T_EQ_I64(fn(l, "pair").reasons[STS_MISS_PYTREE], 1);
+    T_EQ_I64(fn(l, "pair (lesson2.py:138)").reasons[STS_MISS_PYTREE], 1);
     T_EQ_STR(sig(l, "add", 0), "float32[8], float32[] weak");
-    T_EQ_I64(fn(l, "score").trace_ns, (5 + 5 + 4) * MS);
+    T_EQ_I64(fn(l, "score (lesson2.py:12)").trace_ns, (5 + 5 + 4) * MS);
     T_EQ_I64(sts_ledger_warning_count(l), 0);
     sts_ledger_free(l);
 }
@@ -210,7 +210,11 @@ TEST(torch_2_5_recompiles_and_limit)
 {
     sts_ledger *l = parse("torch-2.5-recompiles.log");
     sts_ledger_fn_info f = fn(l, "forward (model.py:42)");
-    T_EQ_I64(f.calls, 8);
+    T_EQ_I64(f.rows, 8);
+    T_EQ_I64(f.calls, -1); /* torch logs record recompiles, not calls or hits */
+    T_EQ_I64(f.hits, -1);
+    T_EQ_STR(f.unknown, "not in PyTorch logs");
+    T_EQ_I64(f.source, STS_LEDGER_SRC_TORCH_LOG);
     T_EQ_I64(f.compiles, 7); /* the eighth recompile was refused by the limit */
     T_EQ_I64(f.specializations, 8);
     T_EQ_I64(f.limit_hits, 1);
@@ -231,7 +235,7 @@ TEST(torch_2_4_verbose_interleaved_ranks)
 {
     sts_ledger *l = parse("torch-2.4-verbose-ranks.log");
     sts_ledger_fn_info f = fn(l, "step (train.py:88)");
-    T_EQ_I64(f.calls, 3);
+    T_EQ_I64(f.rows, 3);
     T_EQ_I64(f.reasons[STS_MISS_SHAPE], 3);
     sts_ledger_churn c;
     T_TRUE(churn(l, "step (train.py:88)", "dimension 0 of batch", &c));
@@ -246,7 +250,7 @@ TEST(torch_2_1_cache_size_limit)
 {
     sts_ledger *l = parse("torch-2.1-cache-size-limit.log");
     sts_ledger_fn_info f = fn(l, "transform (perf_interp_bilinear_aa.py:5)");
-    T_EQ_I64(f.calls, 8);
+    T_EQ_I64(f.rows, 8);
     T_EQ_I64(f.compiles, 7);
     T_EQ_I64(f.specializations, 8); /* the refused record listed eight entries */
     T_EQ_I64(f.limit_hits, 1);
@@ -259,14 +263,14 @@ TEST(torch_2_1_cache_size_limit)
 TEST(mixed_prefixes_and_interleaving)
 {
     sts_ledger *l = parse("mixed-interleaved.log");
-    sts_ledger_fn_info s = fn(l, "score");
+    sts_ledger_fn_info s = fn(l, "score (a.py:2)");
     T_EQ_I64(s.trace_ns, 4 * MS);
     T_EQ_I64(s.lower_ns, 7 * MS);
     T_EQ_I64(s.compile_ns, 25 * MS);
     T_EQ_I64(s.reasons[STS_MISS_SHAPE], 1);
-    T_EQ_STR(row_reason(l, "score", 0), "shape: dimension 0 of x: 8 -> 12");
+    T_EQ_STR(row_reason(l, "score (a.py:2)", 0), "shape: dimension 0 of x: 8 -> 12");
     sts_ledger_fn_info f = fn(l, "forward (m.py:10)");
-    T_EQ_I64(f.calls, 2);
+    T_EQ_I64(f.rows, 2);
     T_EQ_I64(f.reasons[STS_MISS_SHAPE], 2);
     sts_log_stats st = sts_ledger_log_stats(l);
     T_EQ_I64(st.skipped, 2);
@@ -343,7 +347,7 @@ TEST(gzip_and_crlf_read_the_same)
     sts_ledger *all[] = { a, b, c };
     for (int i = 0; i < 3; i++) {
         sts_ledger_finalize(all[i], &err);
-        sts_ledger_fn_info s = fn(all[i], "batch_loss");
+        sts_ledger_fn_info s = fn(all[i], "batch_loss (train.py:48)");
         T_EQ_I64(s.compiles, 5);
         T_EQ_I64(s.compile_ns, 5 * 60 * MS);
         T_EQ_I64(sts_ledger_log_stats(all[i]).records, sts_ledger_log_stats(a).records);
