@@ -126,6 +126,24 @@ t_ok "a function re-created at one line is diagnosed from JAX's own words" test 
 t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log"
 t_ok "torch logs: hits and host syncs unknown (not in PyTorch logs)" test -n "$(printf '%s\n' "$T_OUT" | grep 'hits: unknown (not in PyTorch logs)')" -a -n "$(printf '%s\n' "$T_OUT" | grep '^host syncs: unknown (not in PyTorch logs)')"
 
+# The explain hint only when the log really lacks explanations: three compiles of a
+# helper JAX does not explain, with and without another function's explanation record.
+{
+  printf 'TRACING CACHE MISS at /u/s.py:9:4 (<module>):\n  never seen function:\n    f id=1 defined at /u/s.py:3\n'
+  printf 'Finished tracing + transforming f for pjit in 0.001 sec\n'
+  printf 'Compiling jit(f) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
+  printf 'Finished XLA compilation of jit(f) in 0.01 sec\n'
+  for _ in 1 2 3; do
+    printf 'Compiling jit(convert_element_type) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
+    printf 'Finished XLA compilation of jit(convert_element_type) in 0.01 sec\n'
+  done
+} >"$T_TMP/helper.log"
+t_run "$STEPSCOPE" ledger "$T_TMP/helper.log"
+t_ok "explanations on: the unexplained helper's churn names no option to enable" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations .* not in the log; JAX.s cache-miss explanations (on in this log) did not name it either')" -a -z "$(printf '%s\n' "$T_OUT" | grep 'enable jax_explain')"
+grep -v 'TRACING\|^  ' "$T_TMP/helper.log" >"$T_TMP/helper-off.log"
+t_run "$STEPSCOPE" ledger "$T_TMP/helper-off.log"
+t_ok "explanations off: the hint to enable jax_explain_cache_misses is given" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations .*; enable jax_explain_cache_misses to name it')"
+
 # The HTML report's ledger panel: unknowns said, and no "zero means reuse" for a log.
 t_run "$STEPSCOPE" report "$T_TMP/ll.json" -o "$T_TMP/ll.html"
 t_ok "report from a log's ledger exits 0" test "$T_RC" = 0 -a -s "$T_TMP/ll.html"
