@@ -401,6 +401,379 @@ TEST(unreadable_file_is_an_error)
     sts_ledger_free(l);
 }
 
+/* The row of `function` that compiled, nth of them. */
+static const sts_ledger_call *compiled_row(const sts_ledger *l, const char *function, int nth, sts_ledger_row *out)
+{
+    for (size_t i = 0; i < sts_ledger_row_count(l); i++) {
+        sts_ledger_row_get(l, i, out);
+        if (strcmp(out->call.function, function) == 0 && out->call.compiles && nth-- == 0) return &out->call;
+    }
+    return NULL;
+}
+
+TEST(jax_0_9_lambdas_keep_their_identity)
+{
+    sts_ledger *l = parse("jax-0.9-lesson2-lambdas.log");
+    /* Three lambdas, three functions: each compiled once. */
+    static const char *const lambdas[] = { "<lambda> (script.py:68)", "<lambda> (script.py:104)",
+                                           "<lambda> (script.py:131)" };
+    for (int i = 0; i < 3; i++) {
+        sts_ledger_fn_info f = fn(l, lambdas[i]);
+        T_EQ_I64(f.compiles, 1);
+        T_EQ_I64(f.rows, 1);
+        T_EQ_I64(f.reasons[STS_MISS_FIRST], 1);
+        T_EQ_I64(f.reasons[STS_MISS_CONTEXT], 0);
+    }
+    T_TRUE(sts_ledger_function_find(l, "<lambda>") < 0);
+    /* The cond's branch lambdas were explained while the lambda at 131 was traced. */
+    sts_ledger_fn_info inner = fn(l, "<lambda> (script.py:131, called at script.py:131:40)");
+    T_EQ_I64(inner.rows, 0);
+    T_EQ_I64(inner.reasons[STS_MISS_FIRST], 1);
+    T_EQ_I64(inner.reasons[STS_MISS_CONTEXT], 1);
+    T_EQ_I64(inner.redefined, 1);
+    sts_ledger_row r;
+    const sts_ledger_call *c = compiled_row(l, "<lambda> (script.py:131)", 0, &r);
+    T_TRUE(c != NULL);
+    if (c) T_EQ_STR(c->reason, "first: first call");
+    /* broken_branch was traced (and failed): a trace, no compile. */
+    sts_ledger_fn_info b = fn(l, "broken_branch (script.py:118)");
+    T_EQ_I64(b.traces, 1);
+    T_EQ_I64(b.compiles, 0);
+    /* The static value is in both of branch_score's signatures. */
+    T_EQ_STR(sig(l, "branch_score (script.py:52)", 0), "float32[8], square=True (static)");
+    T_EQ_STR(sig(l, "branch_score (script.py:52)", 1), "float32[8], square=False (static)");
+    /* Helpers traced inside score are rows of their own, without a compile. */
+    sts_ledger_fn_info m = fn(l, "multiply");
+    T_EQ_I64(m.traces, 4);
+    T_EQ_I64(m.compiles, 0);
+    sts_ledger_fn_info s = fn(l, "score (script.py:25)");
+    T_EQ_I64(s.calls, -1);
+    T_EQ_I64(s.hits, -1);
+    T_EQ_STR(s.unknown, "not in JAX logs");
+    T_EQ_I64(s.source, STS_LEDGER_SRC_JAX_LOG);
+    T_EQ_STR(sts_ledger_syncs_unknown(l), "not in JAX logs");
+    T_EQ_U64(sts_ledger_churn_count(l), 1);
+    T_EQ_U64(sts_ledger_warning_count(l), 0);
+    sts_ledger_free(l);
+}
+
+TEST(lambdas_without_sites_are_not_diagnosed_as_one_function)
+{
+    sts_ledger *l = parse("jax-0.9-lesson2-noexplain.log");
+    sts_ledger_fn_info f = fn(l, "<lambda>");
+    T_EQ_I64(f.compiles, 3);
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "<lambda>", "identity not in the log", &c));
+    T_CONTAINS(c.message, "enable jax_explain_cache_misses");
+    for (size_t i = 0; i < sts_ledger_churn_count(l); i++) {
+        sts_ledger_churn_get(l, i, &c);
+        if (strcmp(c.function, "<lambda>") == 0) T_EQ_STR(c.component, "identity not in the log");
+    }
+    sts_ledger_free(l);
+}
+
+static sts_ledger *parse_string(const char *text)
+{
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(l, "t.log", text, strlen(text), &err), STS_OK);
+    T_EQ_I64(sts_ledger_finalize(l, &err), STS_OK);
+    return l;
+}
+
+#define MISS_HEAD  "TRACING CACHE MISS at /s.py:14:4 (<module>):\n"
+#define NEVER_SEEN "  never seen function:\n    power id=7 defined at /s.py:10\n"
+#define FOR_POWER \
+    "  for power defined at /s.py:10\n  all previously seen cache keys differ. For the closest previous key:\n"
+#define STATIC_CHANGE(now, before)                                                                              \
+    "  different input pytree:\n  * at input path [0][1], now <class 'jax._src.tree_util.Static'> with pytree " \
+    "metadata Static(val=" now                                                                                  \
+    ") and before <class 'jax._src.tree_util.Static'> with pytree metadata Static(val=" before                  \
+    "), so the pytree node metadata does not match\n"
+#define POWER_ROWS(shape)                                                                    \
+    "Finished tracing + transforming power for pjit in 0.001 sec\n"                          \
+    "Compiling jit(power) with global shapes and types (ShapedArray(float32[" shape "]),). " \
+    "Argument mapping: (UnspecifiedValue,).\nFinished XLA compilation of jit(power) in 0.01 sec\n"
+
+TEST(static_values_join_the_signatures)
+{
+    /* JAX 0.9: the explanation names the value before and now; "before" was the first row's. */
+    sts_ledger *l = parse_string(MISS_HEAD NEVER_SEEN POWER_ROWS("8") MISS_HEAD FOR_POWER STATIC_CHANGE("2", "1")
+                                     POWER_ROWS("8") MISS_HEAD FOR_POWER STATIC_CHANGE("3", "1") POWER_ROWS("8"));
+    T_EQ_I64(fn(l, "power (s.py:10)").signatures, 3);
+    T_EQ_STR(sig(l, "power (s.py:10)", 0), "float32[8], argument 1=1 (static)");
+    T_EQ_STR(sig(l, "power (s.py:10)", 1), "float32[8], argument 1=2 (static)");
+    T_EQ_STR(sig(l, "power (s.py:10)", 2), "float32[8], argument 1=3 (static)");
+    sts_ledger_churn c;
+    T_TRUE(churn(l, "power (s.py:10)", "value of argument 1", &c));
+    T_EQ_STR(c.values, "1, 2, 3");
+    sts_ledger_free(l);
+    /* Two earlier rows without the value: which one "before" was is not in the log. */
+    l = parse_string(MISS_HEAD NEVER_SEEN POWER_ROWS("8") MISS_HEAD FOR_POWER
+                     "  different input types:\n  * at v, now f32[12] and before f32[8]\n" POWER_ROWS("12")
+                         MISS_HEAD FOR_POWER STATIC_CHANGE("2", "1") POWER_ROWS("12"));
+    T_EQ_STR(sig(l, "power (s.py:10)", 0), "float32[8], argument 1=? (static)");
+    T_EQ_STR(sig(l, "power (s.py:10)", 1), "float32[12], argument 1=? (static)");
+    T_EQ_STR(sig(l, "power (s.py:10)", 2), "float32[12], argument 1=2 (static)");
+    sts_ledger_row r;
+    const sts_ledger_call *c0 = compiled_row(l, "power (s.py:10)", 0, &r);
+    T_TRUE(c0 && c0->nargs == 2 && c0->args[1].kind == STS_PARAM_STATIC && c0->args[1].value == NULL);
+    sts_ledger_free(l);
+    /* JAX 0.7 explains after the trace, with static kwargs: the same signatures. */
+    l = parse("jax-0.7-explain.log");
+    T_EQ_STR(sig(l, "branch_score (train.py:38)", 0), "float32[8], square=True (static)");
+    T_EQ_STR(sig(l, "branch_score (train.py:38)", 1), "float32[8], square=False (static)");
+    sts_ledger_free(l);
+}
+
+TEST(nested_jit_traces_are_not_the_outer_compile)
+{
+    sts_ledger *l = parse_string("TRACING CACHE MISS at /s.py:27 (<module>):\n  never seen function:\n"
+                                 "    outer id=4 defined at /s.py:24\n"
+                                 "TRACING CACHE MISS at /s.py:26:11 (outer):\n  never seen function:\n"
+                                 "    inner id=5 defined at /s.py:21\n"
+                                 "Finished tracing + transforming inner for pjit in 0.001 sec\n"
+                                 "Finished tracing + transforming outer for pjit in 0.002 sec\n"
+                                 "Compiling jit(outer) with global shapes and types (ShapedArray(float32[8]),). "
+                                 "Argument mapping: (UnspecifiedValue,).\n"
+                                 "Finished XLA compilation of jit(outer) in 0.01 sec\n"
+                                 "Compiling jit(inner) with global shapes and types (ShapedArray(float32[8]),). "
+                                 "Argument mapping: (UnspecifiedValue,).\n"
+                                 "Finished XLA compilation of jit(inner) in 0.02 sec\n");
+    sts_ledger_fn_info o = fn(l, "outer (s.py:24)"), in = fn(l, "inner (s.py:21)");
+    T_EQ_I64(o.traces, 1);
+    T_EQ_I64(o.compiles, 1);
+    T_EQ_I64(o.reasons[STS_MISS_FIRST], 1);
+    /* inner: traced inside outer, then compiled on its own (its trace was cached). */
+    T_EQ_I64(in.traces, 1);
+    T_EQ_I64(in.compiles, 1);
+    T_EQ_I64(in.rows, 2);
+    T_EQ_I64(in.compile_ns, 20 * MS);
+    T_EQ_I64(in.reasons[STS_MISS_FIRST], 1);
+    sts_ledger_free(l);
+}
+
+/* A text of `n` copies of byte c. */
+static char *repeat(char c, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) memset(s, c, n), s[n] = 0;
+    return s;
+}
+
+TEST(long_lines_are_skipped_and_binary_is_refused)
+{
+    const char *rec = "Finished tracing + transforming f for pjit in 0.001 sec\n";
+    size_t big = (size_t)STS_LEDGER_MAX_LINE + 10;
+    char *x = repeat('x', big);
+    T_TRUE(x != NULL);
+    if (!x) return;
+    size_t n = strlen(rec) * 2 + big + 1;
+    char *text = malloc(n + 1);
+    snprintf(text, n + 1, "%s%s\n%s", rec, x, rec);
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(l, "long.log", text, strlen(text), &err), STS_OK);
+    sts_log_stats st = sts_ledger_log_stats(l);
+    T_EQ_I64(st.lines, 3);
+    T_EQ_I64(st.long_lines, 1);
+    T_EQ_I64(st.records, 2);
+    T_EQ_I64(st.warnings, 1);
+    T_CONTAINS(sts_ledger_warning(l, 0), "long.log:2: a line of 1048586 bytes, longer than the 1048576 bytes");
+    T_EQ_I64(fn(l, "f").traces, 2);
+    sts_ledger_free(l);
+    /* The same line of NUL bytes is binary data: an error naming its offset; the record
+     * before it is kept. */
+    memset(text + strlen(rec), 0, big);
+    l = sts_ledger_create();
+    err = (sts_error)STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(l, "bin.log", text, strlen(rec) * 2 + big + 1, &err), STS_ERR_FORMAT);
+    char want[96];
+    snprintf(want, sizeof want, "bin.log: byte %zu: NUL bytes in a line longer than 1048576 bytes", strlen(rec));
+    T_CONTAINS(err.message, want);
+    T_EQ_I64(err.byte_offset, (int64_t)strlen(rec)); /* the first NUL follows the first line */
+    T_EQ_I64(fn(l, "f").traces, 1);
+    /* A short line with a NUL is text with a stray byte, shown as '?'. */
+    sts_ledger_free(l);
+    l = parse_string("");
+    err = (sts_error)STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(l, "nul.log", "Finished tracing + transforming g\0h for pjit in 1 sec\n", 55, &err),
+             STS_OK);
+    T_TRUE(sts_ledger_function_find(l, "g?h") >= 0);
+    sts_ledger_free(l);
+    free(text);
+    free(x);
+}
+
+/* A JSON export with the file name left out, for comparing two parses. */
+static char *json_of(sts_ledger *l)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    sts_error err = STS_ERROR_INIT;
+    sts_ledger_write_json(l, f, NULL, NULL, &err);
+    fclose(f);
+    return buf;
+}
+
+TEST(streamed_file_and_memory_parse_agree)
+{
+    size_t len;
+    char *text = slurp(LOGS "jax-0.9-lesson2-lambdas.log", &len);
+    T_TRUE(text != NULL);
+    if (!text) return;
+    sts_ledger *a = sts_ledger_create(), *b = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(a, LOGS "jax-0.9-lesson2-lambdas.log", text, len, &err), STS_OK);
+    T_EQ_I64(sts_ledger_parse_log(b, LOGS "jax-0.9-lesson2-lambdas.log", &err), STS_OK);
+    char *ja = json_of(a), *jb = json_of(b);
+    T_EQ_STR(ja, jb);
+    free(ja);
+    free(jb);
+    sts_ledger_free(a);
+    sts_ledger_free(b);
+    free(text);
+}
+
+/* ---- property: random logs keep their totals --------------------------------------------- */
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
+static unsigned rnd(unsigned n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return (unsigned)(rnd_state % n);
+}
+
+/* One random record of the kinds a JAX or torch log holds, or a line of noise. */
+static void random_record(FILE *f)
+{
+    static const char *const names[] = { "f", "g", "<lambda>", "loss", "step" };
+    const char *name = names[rnd(5)];
+    unsigned line = 10 + rnd(4), dim = 4 << rnd(4);
+    switch (rnd(9)) {
+    case 0:
+        fprintf(f, "TRACING CACHE MISS at /s.py:%u:4 (%s):\n  never seen function:\n    %s id=%u defined at /s.py:%u\n",
+                40 + rnd(3), rnd(3) ? "<module>" : "<lambda>", name, rnd(1000), line);
+        break;
+    case 1:
+        fprintf(f,
+                "TRACING CACHE MISS at /s.py:50 (<module>)%s:\n  for %s defined at /s.py:%u\n  different input types:\n"
+                "  * at x, now f32[%u] and before f32[%u]\n",
+                rnd(2) ? "" : " costing 1.0 ms because", name, line, dim, dim * 2);
+        break;
+    case 2:
+    case 3:
+        fprintf(f, "Finished tracing + transforming %s for pjit in 0.00%u sec\n", name, 1 + rnd(9));
+        break;
+    case 4:
+    case 5:
+        fprintf(f,
+                "Compiling jit(%s) with global shapes and types (ShapedArray(float32[%u]),). Argument mapping: "
+                "(UnspecifiedValue,).\n",
+                name, dim);
+        break;
+    case 6:
+        fprintf(f, "Finished XLA compilation of jit(%s) in 0.0%u sec\n", name, 1 + rnd(9));
+        break;
+    case 7:
+        fprintf(f,
+                "Recompiling function %s in /m.py:%u\n    triggered by the following guard failure(s):\n"
+                "    - 0/%u: tensor 'x' size mismatch at index 0. expected %u, actual %u\n",
+                name, line, rnd(4), dim, dim + 4);
+        break;
+    default:
+        fprintf(f, "epoch %u loss 0.%u\n", rnd(100), rnd(100));
+    }
+}
+
+TEST(random_logs_keep_their_totals)
+{
+    int64_t all_rows = 0, all_churn = 0, all_reasons = 0;
+    for (int round = 0; round < 200; round++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        unsigned nrec = 1 + rnd(40);
+        for (unsigned i = 0; i < nrec; i++)
+            random_record(f);
+        fclose(f);
+        sts_ledger *l = sts_ledger_create();
+        sts_error err = STS_ERROR_INIT;
+        T_EQ_I64(sts_ledger_parse_text(l, "r.log", text, len, &err), STS_OK);
+        T_EQ_I64(sts_ledger_finalize(l, &err), STS_OK);
+        int64_t rows = 0, traces = 0, compiles = 0, compile_ns = 0;
+        for (size_t i = 0; i < sts_ledger_function_count(l); i++) {
+            sts_ledger_fn_info in;
+            sts_ledger_function(l, i, &in);
+            rows += in.rows;
+            traces += in.traces;
+            compiles += in.compiles;
+            compile_ns += in.compile_ns;
+            if (in.hits != -1 || in.calls != -1 || !in.unknown)
+                T_FAIL_AT("round %d: %s has known hits", round, in.name);
+            if (in.signatures > in.rows) T_FAIL_AT("round %d: %s has more signatures than rows", round, in.name);
+            if (in.max_compile_ns > in.compile_ns) T_FAIL_AT("round %d: %s max > total compile", round, in.name);
+        }
+        int64_t rt = 0, rc = 0, rns = 0;
+        for (size_t i = 0; i < sts_ledger_row_count(l); i++) {
+            sts_ledger_row r;
+            sts_ledger_row_get(l, i, &r);
+            rt += r.call.traces;
+            rc += r.call.compiles;
+            rns += r.call.compile_ns > 0 ? r.call.compile_ns : 0;
+            if (r.call.hit) T_FAIL_AT("round %d: a log row claims a hit", round);
+        }
+        all_rows += rows;
+        all_churn += (int64_t)sts_ledger_churn_count(l);
+        for (size_t i = 0; i < sts_ledger_function_count(l); i++) {
+            sts_ledger_fn_info in;
+            sts_ledger_function(l, i, &in);
+            for (int k = 0; k < STS_MISS_COUNT; k++)
+                all_reasons += in.reasons[k];
+        }
+        T_EQ_I64(rows, (int64_t)sts_ledger_row_count(l));
+        T_EQ_I64(traces, rt);
+        T_EQ_I64(compiles, rc);
+        T_EQ_I64(compile_ns, rns);
+        sts_log_stats st = sts_ledger_log_stats(l);
+        if (st.records + st.skipped + st.comments + st.long_lines > st.lines) T_FAIL_AT("round %d: counts", round);
+        for (size_t i = 0; i < sts_ledger_churn_count(l); i++) {
+            sts_ledger_churn c;
+            sts_ledger_churn_get(l, i, &c);
+            if (sts_ledger_function_find(l, c.function) < 0) T_FAIL_AT("round %d: churn of no function", round);
+            if (c.values[0] && c.nvalues < 2) T_FAIL_AT("round %d: churn with one value", round);
+        }
+        sts_ledger_free(l);
+        free(text);
+        if (t_current_failed) break;
+    }
+    /* The generator made what the properties are about. */
+    T_GE_I64(all_rows, 1000);
+    T_GE_I64(all_churn, 10);
+    T_GE_I64(all_reasons, 500);
+}
+
+TEST(warnings_are_counted_all_and_kept_to_a_thousand)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    for (int i = 0; i < 1500; i++)
+        fprintf(f, "Finished XLA compilation of jit(f) in soon\n");
+    fclose(f);
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(l, "w.log", text, len, &err), STS_OK);
+    T_EQ_I64(sts_ledger_log_stats(l).warnings, 1500);
+    T_EQ_U64(sts_ledger_warning_count(l), 1000);
+    T_CONTAINS(sts_ledger_warning(l, 999), "w.log:1000: ");
+    sts_ledger_free(l);
+    free(text);
+}
+
 int main(void)
 {
     RUN(jax_0_4_1_jit_and_pmap);
@@ -417,5 +790,13 @@ int main(void)
     RUN(gzip_and_crlf_read_the_same);
     RUN(every_truncation_parses);
     RUN(unreadable_file_is_an_error);
+    RUN(jax_0_9_lambdas_keep_their_identity);
+    RUN(lambdas_without_sites_are_not_diagnosed_as_one_function);
+    RUN(static_values_join_the_signatures);
+    RUN(nested_jit_traces_are_not_the_outer_compile);
+    RUN(long_lines_are_skipped_and_binary_is_refused);
+    RUN(streamed_file_and_memory_parse_agree);
+    RUN(random_logs_keep_their_totals);
+    RUN(warnings_are_counted_all_and_kept_to_a_thousand);
     return t_done();
 }
