@@ -393,7 +393,14 @@ sts_status sts_lg_add_reason(sts_ledger *l, const char *function, sts_miss_categ
     r->detail = did;
     r->cat = cat;
     r->count = 1;
-    if (sts_u64map_put(&l->reason_by_key, key, (uint32_t)(l->reasons.n - 1)) != 0) return nomem(err);
+    uint32_t id = (uint32_t)l->reasons.n; /* index + 1 */
+    lg_fn *f = &l->fns.v[fn];
+    if (f->last_reason)
+        l->reasons.v[f->last_reason - 1].next = id;
+    else
+        f->first_reason = id;
+    f->last_reason = id;
+    if (sts_u64map_put(&l->reason_by_key, key, id - 1) != 0) return nomem(err);
     return STS_OK;
 }
 

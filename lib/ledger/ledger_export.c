@@ -34,9 +34,8 @@ static void write_reasons(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_jsonw_obj_end(w);
     sts_jsonw_key(w, "reason_details");
     sts_jsonw_arr_begin(w);
-    for (size_t i = 0; i < l->reasons.n; i++) {
-        const lg_reason *r = &l->reasons.v[i];
-        if (r->fn != fi) continue;
+    for (uint32_t i = f->first_reason; i; i = l->reasons.v[i - 1].next) {
+        const lg_reason *r = &l->reasons.v[i - 1];
         sts_jsonw_obj_begin(w);
         sts_jsonw_key(w, "category");
         sts_jsonw_str(w, sts_miss_category_name((sts_miss_category)r->cat));

@@ -35,6 +35,7 @@ typedef struct lg_reason {
     uint32_t fn, detail;
     int32_t cat;
     int64_t count;
+    uint32_t next; /* the function's next reason, index + 1; 0 = last */
 } lg_reason;
 
 typedef struct lg_fn {
@@ -47,6 +48,7 @@ typedef struct lg_fn {
     int64_t reasons[STS_MISS_COUNT];
     int64_t counters[STS_LG_REDEFINED + 1]; /* sts_lg_counter */
     int64_t specializations;                /* torch compile ids seen (0 = none) */
+    uint32_t first_reason, last_reason;     /* its reasons in first-seen order, index + 1; 0 = none */
     STS_VEC(uint32_t) sigs;                 /* distinct signature string ids */
     STS_VEC(uint32_t) argnames;             /* positional argument names learned from logs (0 = unknown) */
 } lg_fn;

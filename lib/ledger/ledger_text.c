@@ -67,8 +67,8 @@ static void print_reasons(const sts_ledger *l, FILE *f)
                 fprintf(f, " %s %" PRId64, sts_miss_category_name((sts_miss_category)k), fn->reasons[k]);
         fputc('\n', f);
         size_t shown = 0, more = 0;
-        for (size_t r = 0; r < l->reasons.n; r++) {
-            if (l->reasons.v[r].fn != i) continue;
+        for (uint32_t id = fn->first_reason; id; id = l->reasons.v[id - 1].next) {
+            size_t r = id - 1;
             if (shown++ >= MAX_DETAILS) {
                 more++;
                 continue;
