@@ -2,10 +2,13 @@
 #include "ledger/ledger_impl.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stepscope/format.h"
 
 /* Warnings kept as text; the count in the log statistics goes on. */
 #define MAX_WARNINGS 1000
@@ -439,16 +442,6 @@ void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt,
 
 void sts_lg_fmt_ns(int64_t ns, char *buf, size_t cap)
 {
-    if (ns < 0)
-        snprintf(buf, cap, "unknown");
-    else if (ns >= 10000000000LL)
-        snprintf(buf, cap, "%.1f s", (double)ns / 1e9);
-    else if (ns >= 1000000000LL)
-        snprintf(buf, cap, "%.2f s", (double)ns / 1e9);
-    else if (ns >= 1000000)
-        snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
-    else if (ns >= 1000)
-        snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
-    else
-        snprintf(buf, cap, "%" PRId64 " ns", ns);
+    /* The ledger's -1 is "not known". */
+    sts_fmt_duration(ns < 0 ? NAN : (double)ns, buf, cap);
 }

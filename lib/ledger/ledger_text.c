@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stepscope/format.h"
+
 static void print_functions(const sts_ledger *l, FILE *f)
 {
     char tr[32], co[32], mx[32], hits[32];
@@ -29,8 +31,9 @@ static void print_functions(const sts_ledger *l, FILE *f)
         else
             snprintf(hits, sizeof hits, "%" PRId64, in.hits);
         if (in.unknown && !unknown) unknown = in.unknown;
-        fprintf(f, "  %-*s %6" PRId64 " %6" PRId64 " %8" PRId64 " %7s %11s %11s %11s %5" PRId64 "\n", w, in.name,
-                in.rows, in.traces, in.compiles, hits, tr, co, mx, in.signatures);
+        fprintf(f, "  %-*s %6" PRId64 " %6" PRId64 " %8" PRId64 " %7s %*s %*s %*s %5" PRId64 "\n", w, in.name, in.rows,
+                in.traces, in.compiles, hits, sts_fmt_field(tr, 11), tr, sts_fmt_field(co, 11), co,
+                sts_fmt_field(mx, 11), mx, in.signatures);
         if (in.persistent_hits || in.persistent_misses || in.persistent_writes)
             fprintf(f, "      persistent cache: %" PRId64 " hits, %" PRId64 " misses, %" PRId64 " writes\n",
                     in.persistent_hits, in.persistent_misses, in.persistent_writes);

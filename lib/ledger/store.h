@@ -71,7 +71,8 @@ void sts_lg_note_explain(sts_ledger *l);
  * "x: float32[8], gain: float32 (dynamic), square=True (static)". */
 void sts_lg_format_sig(const sts_argsig *args, int nargs, sts_sbuf *out);
 
-/* Duration text for messages: "12.3 ms", "1.20 s", "850.0 us". */
+/* Duration text for messages, as stepscope writes every duration (stepscope/format.h:
+ * "12.3 ms", "1.20 s", "850 µs"); a negative ns (not known) is "unknown". */
 void sts_lg_fmt_ns(int64_t ns, char *buf, size_t cap);
 
 #endif
