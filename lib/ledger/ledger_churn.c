@@ -177,16 +177,11 @@ static void component_text(const sts_ledger *l, const lg_comp *c, char *buf, siz
     }
 }
 
-static void join_values(const sts_ledger *l, const lg_comp *c, size_t max, char *buf, size_t cap)
+static void join_values(const sts_ledger *l, const lg_comp *c, size_t max, sts_sbuf *out)
 {
-    size_t pos = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < c->vals.n && i < max && pos + 1 < cap; i++) {
-        int w = snprintf(buf + pos, cap - pos, "%s%s", i ? ", " : "", lg_str(l, c->vals.v[i]));
-        if (w < 0 || (size_t)w >= cap - pos) break;
-        pos += (size_t)w;
-    }
-    if (c->vals.n > max && pos + 6 < cap) snprintf(buf + pos, cap - pos, ", ...");
+    for (size_t i = 0; i < c->vals.n && i < max; i++)
+        sts_sbuf_printf(out, "%s%s", i ? ", " : "", lg_str(l, c->vals.v[i]));
+    if (c->vals.n > max) sts_sbuf_puts(out, ", ...");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -280,11 +275,11 @@ static int diagnose_comp(sts_ledger *l, size_t ci)
 {
     const lg_comp *c = &l->comps.v[ci];
     const lg_fn *f = &l->fns.v[c->fn];
-    char comp[256], vals[4096], listed[1024], bk[512], adv[1024], cost[32], msg[4096];
+    char comp[256], bk[512], adv[1024], cost[32];
     int64_t b[64], maxv = 0;
+    sts_sbuf vals = STS_SBUF_INIT, msg = STS_SBUF_INIT;
     component_text(l, c, comp, sizeof comp);
-    join_values(l, c, SIZE_MAX, vals, sizeof vals);
-    join_values(l, c, CHURN_MAX_LISTED, listed, sizeof listed);
+    join_values(l, c, SIZE_MAX, &vals);
     size_t nb = c->what == STS_LG_DIM ? buckets(l, c, b, 64, &maxv) : 0;
     size_t pos = 0;
     bk[0] = 0;
@@ -293,6 +288,7 @@ static int diagnose_comp(sts_ledger *l, size_t ci)
     lg_churn ch;
     memset(&ch, 0, sizeof ch);
     ch.fn = c->fn;
+    ch.ci = (uint32_t)ci + 1;
     ch.nvalues = (int64_t)c->vals.n;
     ch.specializations = sts_lg_specializations(f);
     ch.cost_ns = f->miss_cost_known ? f->miss_cost_ns : -1;
@@ -301,13 +297,17 @@ static int diagnose_comp(sts_ledger *l, size_t ci)
     arg_text(l, c, arg, sizeof arg);
     advice(c, comp, arg, (int64_t)nb, bk, maxv, adv, sizeof adv);
     sts_lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
-    snprintf(msg, sizeof msg, "%s: %s took %zu values (%s) across %" PRId64 " specializations costing %s; %s",
-             lg_str(l, f->name), comp, c->vals.n, listed, ch.specializations,
-             ch.cost_ns >= 0 ? cost : "an unknown time", adv);
+    sts_sbuf_printf(&msg, "%s: %s took %zu values (", lg_str(l, f->name), comp, c->vals.n);
+    join_values(l, c, CHURN_MAX_LISTED, &msg);
+    sts_sbuf_printf(&msg, ") across %" PRId64 " specializations costing %s; %s", ch.specializations,
+                    ch.cost_ns >= 0 ? cost : "an unknown time", adv);
+    int bad = vals.oom || msg.oom;
     ch.comp = sts_lg_intern(l, comp);
-    ch.values = sts_lg_intern(l, vals);
+    ch.values = bad ? UINT32_MAX : sts_lg_intern_n(l, vals.p ? vals.p : "", vals.n);
     ch.buckets = sts_lg_intern(l, bk);
-    ch.message = sts_lg_intern(l, msg);
+    ch.message = bad ? UINT32_MAX : sts_lg_intern_n(l, msg.p ? msg.p : "", msg.n);
+    sts_sbuf_release(&vals);
+    sts_sbuf_release(&msg);
     if (ch.comp == UINT32_MAX || ch.values == UINT32_MAX || ch.buckets == UINT32_MAX || ch.message == UINT32_MAX)
         return -1;
     return add_churn(l, &ch);

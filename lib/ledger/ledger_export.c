@@ -97,18 +97,15 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_jsonw_obj_end(w);
 }
 
-/* Writes a ", "-separated list as a JSON array of strings (or integers). */
-static void write_list(sts_jsonw *w, const char *s, int numeric)
+/* Writes a ", "-separated list of integers as a JSON array. */
+static void write_numbers(sts_jsonw *w, const char *s)
 {
     sts_jsonw_arr_begin(w);
     while (s && *s) {
-        const char *e = strstr(s, ", ");
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (numeric)
-            sts_jsonw_i64(w, strtoll(s, NULL, 10));
-        else
-            sts_jsonw_strn(w, s, n);
-        s = e ? e + 2 : s + n;
+        char *end;
+        sts_jsonw_i64(w, strtoll(s, &end, 10));
+        const char *e = strstr(end, ", ");
+        s = e ? e + 2 : NULL;
     }
     sts_jsonw_arr_end(w);
 }
@@ -126,12 +123,18 @@ static void write_churn(sts_jsonw *w, const sts_ledger *l)
         sts_jsonw_key(w, "component");
         sts_jsonw_str(w, c.component);
         sts_jsonw_key(w, "values");
-        write_list(w, c.values, 0);
+        /* From the component itself: a value may hold ", " ("(1, 2)"). */
+        sts_jsonw_arr_begin(w);
+        const lg_churn *lc = &l->churn.v[i];
+        const lg_comp *comp = lc->ci ? &l->comps.v[lc->ci - 1] : NULL;
+        for (size_t k = 0; comp && k < comp->vals.n; k++)
+            sts_jsonw_str(w, lg_str(l, comp->vals.v[k]));
+        sts_jsonw_arr_end(w);
         sts_jsonw_key(w, "specializations");
         sts_jsonw_i64(w, c.specializations);
         ns_or_null(w, "cost_ns", c.cost_ns);
         sts_jsonw_key(w, "buckets");
-        write_list(w, c.buckets, 1);
+        write_numbers(w, c.buckets);
         sts_jsonw_key(w, "message");
         sts_jsonw_str(w, c.message);
         sts_jsonw_obj_end(w);

@@ -61,6 +61,7 @@ typedef struct lg_sync {
 
 typedef struct lg_churn {
     uint32_t fn, comp, values, buckets, message; /* comp: component text id */
+    uint32_t ci;                                 /* the component, index + 1; 0 = an entry without values */
     int64_t nvalues, specializations, cost_ns, nbuckets;
 } lg_churn;
 
