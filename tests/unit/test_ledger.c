@@ -323,6 +323,35 @@ TEST(calls_know_their_hits_and_unknown_values_stay_unknown)
     sts_ledger_free(l);
 }
 
+TEST(churn_values_may_hold_the_separator)
+{
+    sts_ledger *l = sts_ledger_create();
+    static const char *const values[] = { "(1, 2)", "(3, 4)", "5" };
+    for (int i = 0; i < 3; i++) {
+        sts_argsig a = stat("shape", values[i]);
+        sts_ledger_call c = STS_LEDGER_CALL_INIT;
+        c.function = "f";
+        c.args = &a;
+        c.nargs = 1;
+        c.traces = c.compiles = 1;
+        T_EQ_I64(sts_ledger_add_call(l, &c, NULL), STS_OK);
+    }
+    char *json = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&json, &n);
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_write_json(l, f, NULL, NULL, &err), STS_OK);
+    fclose(f);
+    sts_ledger_churn c;
+    T_TRUE(find_churn(l, "value of shape", &c));
+    T_EQ_I64(c.nvalues, 3);
+    /* Each value whole in the JSON list, never split at its ", ". */
+    T_CONTAINS(json, "\"values\": [\n        \"(1, 2)\",\n        \"(3, 4)\",\n        \"5\"\n      ]");
+    T_TRUE(!strstr(json, "\"(1\""));
+    free(json);
+    sts_ledger_free(l);
+}
+
 int main(void)
 {
     RUN(rows_and_totals);
@@ -334,5 +363,6 @@ int main(void)
     RUN(exports);
     RUN(bad_calls_are_refused);
     RUN(calls_know_their_hits_and_unknown_values_stay_unknown);
+    RUN(churn_values_may_hold_the_separator);
     return t_done();
 }
