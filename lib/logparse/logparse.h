@@ -81,7 +81,7 @@ typedef struct lp_row {
     uint32_t reason;             /* "category: detail"; 0 = none */
     uint32_t sig_text;           /* torch: the signature as text; 0 = from the arguments */
     int64_t line;                /* where the row's first record starts */
-    STS_VEC(sts_argsig) args;    /* positional arrays ("Compiling ... AVALS") */
+    uint32_t avals;              /* the AVALS list of its Compiling line, parsed when it is written; 0 = none */
     STS_VEC(sts_argsig) statics; /* static values; value NULL when unknown */
 } lp_row;
 
@@ -106,7 +106,8 @@ typedef struct lp_ctx {
     STS_VEC(uint32_t) live;      /* rows that may be active (a superset, compacted as they end) */
     STS_VEC(lp_row) rows;
     STS_VEC(lp_open) open;
-    STS_VEC(lp_rec) recs; /* open multi-line records, one per stream */
+    STS_VEC(lp_rec) recs;        /* open multi-line records, one per stream */
+    STS_VEC(sts_argsig) scratch; /* a row's arguments while it is written */
     sts_log_stats st;
     int64_t lineno;
     int oom;

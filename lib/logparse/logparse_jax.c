@@ -156,32 +156,6 @@ static int on_trace(lp_ctx *x, const char *msg, int64_t line)
     return 0;
 }
 
-typedef struct aval_acc {
-    lp_ctx *x;
-    lp_row *r;
-} aval_acc;
-
-static void on_aval(const char *s, size_t n, void *user)
-{
-    aval_acc *a = user;
-    if (a->r->args.n >= 4096) return;
-    sts_argsig *arg = STS_VEC_PUSH(a->r->args);
-    if (!arg) {
-        a->x->oom = 1;
-        return;
-    }
-    char dt[64];
-    if (sts_lp_parse_aval(s, n, arg, dt, sizeof dt) != 0) {
-        /* Tokens, opaque types and the like: keep the text as the dtype. */
-        memset(arg, 0, sizeof *arg);
-        arg->kind = STS_PARAM_ARRAY;
-        arg->ndim = -1;
-        snprintf(dt, sizeof dt, "%.*s", (int)(n < 60 ? n : 60), s);
-    }
-    arg->dtype = lp_str(a->x, sts_lp_str(a->x, dt, strlen(dt)));
-    arg->name = NULL;
-}
-
 static void skip_aval(const char *s, size_t n, void *user)
 {
     (void)s;
@@ -209,7 +183,8 @@ static int on_compiling(lp_ctx *x, const char *msg, int64_t line)
     const char *av = avals_start(msg);
     int count_only = !av && strstr(end, " args.") != NULL;
     if (!av && !count_only) return -1;
-    if (av && sts_lp_split_list(av, NULL, skip_aval, NULL) < 0) return -1; /* unbalanced: cut short */
+    const char *av_end = NULL;
+    if (av && sts_lp_split_list(av, &av_end, skip_aval, NULL) < 0) return -1; /* unbalanced: cut short */
     char base[256];
     uint32_t key = sts_lp_key(x, name, (size_t)(end - name), 0, base, sizeof base);
     lp_row *r = sts_lp_row_active(x, key);
@@ -220,10 +195,9 @@ static int on_compiling(lp_ctx *x, const char *msg, int64_t line)
     if (!r) r = start_row(x, key, sts_lp_ident_for(x, name, (size_t)(end - name), 0), line);
     if (!r) return 0;
     r->has_sig = 1;
-    r->args.n = 0;
-    if (count_only) return 0;
-    aval_acc acc = { x, r };
-    sts_lp_split_list(av, NULL, on_aval, &acc);
+    /* Kept as text, shared by every row with the same list, and parsed only when the row
+     * is written: a long log of large signatures costs its distinct signatures. */
+    r->avals = count_only ? 0 : sts_lp_str(x, av, (size_t)(av_end - av));
     return 0;
 }
 

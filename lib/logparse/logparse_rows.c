@@ -212,6 +212,31 @@ void sts_lp_warn(lp_ctx *x, int64_t line, const char *fmt, ...)
     sts_lg_warn(x->l, x->name, line, "%s", msg);
 }
 
+typedef struct aval_acc {
+    lp_ctx *x;
+} aval_acc;
+
+static void on_aval(const char *s, size_t n, void *user)
+{
+    lp_ctx *x = ((aval_acc *)user)->x;
+    if (x->scratch.n >= 4096) return;
+    sts_argsig *arg = STS_VEC_PUSH(x->scratch);
+    if (!arg) {
+        x->oom = 1;
+        return;
+    }
+    char dt[64];
+    if (sts_lp_parse_aval(s, n, arg, dt, sizeof dt) != 0) {
+        /* Tokens, opaque types and the like: keep the text as the dtype. */
+        memset(arg, 0, sizeof *arg);
+        arg->kind = STS_PARAM_ARRAY;
+        arg->ndim = -1;
+        snprintf(dt, sizeof dt, "%.*s", (int)(n < 60 ? n : 60), s);
+    }
+    arg->dtype = lp_str(x, sts_lp_str(x, dt, strlen(dt)));
+    arg->name = NULL;
+}
+
 /* Every static argument the identity is known to take, on every row: a row whose
  * value no explanation gave shows it as unknown rather than leaving it out. */
 static void complete_statics(lp_ctx *x, lp_row *r)
@@ -232,19 +257,21 @@ static void commit_row(lp_ctx *x, lp_row *r)
     complete_statics(x, r);
     /* "Compiling ..." announces a compile even when its finish line is missing. */
     if (r->src == STS_LEDGER_SRC_JAX_LOG && r->has_sig && !r->has_compile) r->compiles = 1;
-    sts_argsig *args = NULL;
-    size_t n = r->args.n + r->statics.n;
-    if (n && !(args = malloc(n * sizeof *args))) {
-        x->oom = 1;
-        return;
+    x->scratch.n = 0;
+    if (r->avals) {
+        aval_acc acc = { x };
+        sts_lp_split_list(lp_str(x, r->avals), NULL, on_aval, &acc);
     }
-    if (r->args.n) memcpy(args, r->args.v, r->args.n * sizeof *args);
-    if (r->statics.n) memcpy(args + r->args.n, r->statics.v, r->statics.n * sizeof *args);
+    for (size_t i = 0; i < r->statics.n; i++) {
+        sts_argsig *a = STS_VEC_PUSH(x->scratch);
+        if (a) *a = r->statics.v[i];
+    }
+    size_t n = x->scratch.n;
     char src[600];
     snprintf(src, sizeof src, "%s:%lld", x->name, (long long)r->line);
     sts_ledger_call c = STS_LEDGER_CALL_INIT;
     c.function = lp_str(x, id->display);
-    c.args = args;
+    c.args = n ? x->scratch.v : NULL;
     c.nargs = (int)n;
     c.traces = r->traces;
     c.compiles = r->compiles;
@@ -256,7 +283,6 @@ static void commit_row(lp_ctx *x, lp_row *r)
     sts_lp_fn(x, (long)r->ident, r->src);
     if (sts_lg_add_row(x->l, &c, r->sig_text ? lp_str(x, r->sig_text) : NULL, r->src, NULL) != STS_OK)
         sts_lp_warn(x, r->line, "could not record the row for %s", c.function);
-    free(args);
 }
 
 void sts_lp_commit(lp_ctx *x)
@@ -279,7 +305,6 @@ void sts_lp_ctx_release(lp_ctx *x)
     }
     STS_VEC_RELEASE(x->recs);
     for (size_t i = 0; i < x->rows.n; i++) {
-        STS_VEC_RELEASE(x->rows.v[i].args);
         STS_VEC_RELEASE(x->rows.v[i].statics);
     }
     STS_VEC_RELEASE(x->rows);
@@ -290,6 +315,7 @@ void sts_lp_ctx_release(lp_ctx *x)
     STS_VEC_RELEASE(x->idents);
     STS_VEC_RELEASE(x->open);
     STS_VEC_RELEASE(x->live);
+    STS_VEC_RELEASE(x->scratch);
     sts_u64map_release(&x->ident_by_display);
     sts_u64map_release(&x->bind);
     sts_u64map_release(&x->active);
