@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/instream.h"
+#include "base/mem.h"
 
 /* A record longer than this keeps its first lines only (a runaway log cannot exhaust
  * memory); the rest are consumed. */
@@ -25,8 +26,8 @@
 /* The line being assembled across chunks. */
 typedef struct lp_reader {
     lp_ctx *x;
-    char *buf; /* STS_LEDGER_MAX_LINE + 1 bytes */
-    size_t len;
+    char *buf; /* grows with the longest line, up to STS_LEDGER_MAX_LINE + 1 bytes */
+    size_t len, cap;
     int overlong;      /* the line passed the maximum: its bytes are dropped */
     uint64_t long_len; /* its length so far */
     uint64_t off;      /* input bytes consumed */
@@ -200,6 +201,10 @@ static void end_line(lp_reader *rd)
         return;
     }
     size_t n = rd->len;
+    if (!rd->buf && sts_grow((void **)&rd->buf, &rd->cap, 1, 1) != 0) {
+        x->oom = 1;
+        return;
+    }
     /* NUL bytes inside a line would cut it short; show them as '?'. */
     for (size_t i = 0; i < n; i++)
         if (!rd->buf[i]) rd->buf[i] = '?';
@@ -222,12 +227,14 @@ static sts_status binary(lp_reader *rd, uint64_t at, sts_error *err)
 static sts_status take(lp_reader *rd, const char *p, size_t n, sts_error *err)
 {
     if (!rd->overlong && rd->len + n <= STS_LEDGER_MAX_LINE) {
+        if (sts_grow((void **)&rd->buf, &rd->cap, rd->len + n + 1, 1) != 0)
+            return sts_error_set(err, STS_ERR_NOMEM, (int64_t)rd->off, "%s: out of memory", rd->x->name);
         memcpy(rd->buf + rd->len, p, n);
         rd->len += n;
         return STS_OK;
     }
     if (!rd->overlong) {
-        const char *z = memchr(rd->buf, 0, rd->len);
+        const char *z = rd->len ? memchr(rd->buf, 0, rd->len) : NULL;
         if (z) return binary(rd, rd->off - rd->len + (uint64_t)(z - rd->buf), err);
         rd->overlong = 1;
         rd->long_len = rd->len;
@@ -269,11 +276,7 @@ static sts_status begin(lp_ctx *x, lp_reader *rd, sts_ledger *l, const char *nam
     x->l = l;
     x->name = name ? name : "<log>";
     rd->x = x;
-    rd->buf = malloc(STS_LEDGER_MAX_LINE + 1);
-    if (!rd->buf || sts_strtab_init(&x->strs) != 0) {
-        free(rd->buf);
-        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", x->name);
-    }
+    if (sts_strtab_init(&x->strs) != 0) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", x->name);
     x->st.files = 1;
     return STS_OK;
 }
