@@ -768,6 +768,30 @@ TEST(report_api_edges)
     sts_report_free(r);
 }
 
+/* Well-formed UTF-8 that is no XML character (U+FFFF) is valid JSON: the DOM keeps it;
+ * only the page's escaping replaces it. */
+TEST(json_dom_keeps_noncharacters_the_page_replaces)
+{
+    sts_jdoc d = STS_JDOC_INIT;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(parse(&d,
+                   "{\"s\": \"a\xef\xbf\xbf"
+                   "b\"}",
+                   &err),
+             STS_OK);
+    T_EQ_STR(sts_json_str(sts_json_get(d.root, "s"), NULL), "a\xef\xbf\xbf"
+                                                            "b");
+    T_EQ_I64(parse(&d, "{\"s\": \"a\xed\xa0\x80\"}", &err), STS_ERR_PARSE); /* a surrogate is not UTF-8 */
+    T_CONTAINS(err.message, "invalid UTF-8");
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_sbuf_escs(&b, "a\xef\xbf\xbf"
+                      "b");
+    T_EQ_STR(b.p, "a\xef\xbf\xbd"
+                  "b");
+    sts_sbuf_release(&b);
+    sts_jdoc_release(&d);
+}
+
 int main(void)
 {
     RUN(time_axis_units_from_ns_to_s);
@@ -790,5 +814,6 @@ int main(void)
     RUN(report_from_ledger_json);
     RUN(report_from_timeline);
     RUN(report_api_edges);
+    RUN(json_dom_keeps_noncharacters_the_page_replaces);
     return t_done();
 }
