@@ -6,6 +6,7 @@
 
 #include "stepscope/version.h"
 #include "stepscope/status.h"
+#include "stepscope/outfile.h"
 #include "stepscope/timeline.h"
 #include "stepscope/analyze.h"
 #include "stepscope/write.h"

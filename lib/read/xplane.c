@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/completion.h"
 #include "base/instream.h"
 #include "base/pb.h"
 #include "read/readers.h"
@@ -794,7 +795,9 @@ static sts_status read_space(reader *x, const void *buf, size_t len)
     sts_pb_reader_init(&r, buf, len);
     size_t planes = 0;
     int rc;
+    sts_completion done = { 0, 0 };
     while ((rc = next(x, M_SPACE, &r, &f)) > 0) {
+        if (sts_completion_note_field(&done, f.num)) continue;
         if (f.num < 1 || f.num > 4) continue;
         if (want(x, M_SPACE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
         if (f.num == 1) {
@@ -807,6 +810,8 @@ static sts_status read_space(reader *x, const void *buf, size_t len)
         }
     }
     if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    sts_status st = sts_completion_check(&done, x->name, len, "XSpace field 1002, stepscope_complete", x->err);
+    if (st != STS_OK) return st;
     if (planes == 0) sts_tl_warn(x->tl, "%s: the XSpace holds no planes", x->name);
     return STS_OK;
 }

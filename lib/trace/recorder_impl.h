@@ -66,6 +66,7 @@ typedef struct sts_tstate {
     sts_chunk *cur;
     _Atomic uint64_t dropped, too_deep, unmatched; /* written by the owner only */
     int full;                                      /* the pool ran out for this thread: drop until stop */
+    uint32_t held;                                 /* chunks taken in this session */
     uint64_t last_t1;                              /* end tick of the last scope closed (device dispatch slices
                                                       start no earlier) */
     sts_frame stack[STS_TRACE_MAX_DEPTH];
@@ -94,6 +95,11 @@ typedef struct sts_recorder {
     char *pool;
     size_t pool_bytes, chunk_bytes, nchunks;
     _Atomic size_t next_chunk;
+    /* Fair shares (see sts_rec_reserve_slow): chunks kept back so that this many
+     * threads get a first chunk however early the first threads fill their share,
+     * and the threads that have joined the session. */
+    size_t first_reserve;
+    _Atomic uint32_t joined;
     /* every thread state ever registered */
     sts_tstate *_Atomic threads;
     uint32_t nthreads;
@@ -123,8 +129,8 @@ static inline size_t sts_rec_size(const void *rec)
 sts_tstate *sts_rec_current(void);
 
 /* Room for `need` bytes in the thread's buffer: a pointer to write at, or NULL when
- * the pool is exhausted (then the caller drops and counts). Publish with
- * sts_rec_commit(). */
+ * the thread may take no more of the pool (then the caller drops and counts).
+ * Publish with sts_rec_commit(). */
 static inline char *sts_rec_reserve(sts_tstate *s, size_t need);
 char *sts_rec_reserve_slow(sts_tstate *s, size_t need);
 

@@ -1,8 +1,10 @@
 /* Chrome trace-event JSON writer: the layout of JAX's perfetto_trace.json.gz (see
  * stepscope/write.h). One event per line, so a diff of two traces reads well. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/completion.h"
 #include "base/mem.h"
 #include "stepscope/write.h"
 #include "write/jsonout.h"
@@ -307,11 +309,16 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
         return err ? err->code : STS_ERR_IO;
     }
     lit(&w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    ev_begin(&w, STS_COMPLETION_JSON_HEAD); /* the file announces its completion record... */
     metadata(&w);
     slices(&w);
     instants(&w);
     counters(&w);
     asyncs_and_flows(&w);
+    char tail[32];
+    snprintf(tail, sizeof tail, "%d}}", w.events - 1);
+    ev_begin(&w, STS_COMPLETION_JSON_TAIL_OPEN); /* ...and ends with it */
+    lit(&w, tail);
     lit(&w, "\n]}\n");
     free(w.tid);
     free(w.tid_order);

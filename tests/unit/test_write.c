@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "model/timeline_impl.h"
+#include "stepscope/version.h"
 #include "read/readers.h"
 #include "read/xplane.h"
 #include "stepscope/timeline.h"
@@ -427,7 +428,8 @@ TEST(xplane_range_error_keeps_destination)
         if (strstr(e->d_name, ".tmp.")) T_FAIL_AT("temporary file left behind: %s", e->d_name);
     if (d) closedir(d);
     T_EQ_I64(sts_write_xplane(tl, "/nonexistent-dir/x.xplane.pb", NULL, &err), STS_ERR_NOT_FOUND);
-    T_CONTAINS(err.message, "/nonexistent-dir/x.xplane.pb: cannot create a temporary file beside it");
+    T_CONTAINS(err.message, "/nonexistent-dir/x.xplane.pb: cannot open for writing: cannot create a temporary file "
+                            "beside it: No such file or directory");
     sts_tl_free(tl);
 }
 
@@ -486,19 +488,34 @@ TEST(xplane_several_processes_and_empty)
         sts_tl_free(back);
     }
     sts_tl_free(tl);
-    /* An empty timeline: an XSpace with only the hostname; JSON with only the end mark. */
+    /* An empty timeline: an XSpace with only the completion record's head (field 1001:
+     * tag 8010 = varint ca 3e), the hostname and its tail (field 1002: d2 3e, empty as
+     * no event was written); JSON with only the two completion events. */
     tl = sts_tl_new("x", "x", STS_ARGS_KNOWN);
     sts_write_options o = STS_WRITE_OPTIONS_INIT;
     o.host = "h";
     uint8_t *bytes;
     size_t n;
     T_EQ_I64(sts_xplane_encode_mem(tl, &o, &bytes, &n, &err), STS_OK);
-    T_EQ_U64(n, 3);
-    if (n == 3) T_TRUE(bytes[0] == 0x22 && bytes[1] == 1 && bytes[2] == 'h');
+    char writer[64];
+    int wn = snprintf(writer, sizeof writer, "stepscope %s", sts_version());
+    uint8_t want[96] = { 0xca, 0x3e, (uint8_t)(wn + 2), 0x0a, (uint8_t)wn };
+    memcpy(want + 5, writer, (size_t)wn);
+    const uint8_t rest[] = { 0x22, 1, 'h', 0xd2, 0x3e, 0 };
+    memcpy(want + 5 + wn, rest, sizeof rest);
+    T_EQ_U64(n, 5 + (size_t)wn + sizeof rest);
+    if (n == 5 + (size_t)wn + sizeof rest) T_TRUE(memcmp(bytes, want, n) == 0);
     free(bytes);
     T_EQ_I64(sts_write_chrome_json(tl, tmp("empty.json"), NULL, &err), STS_OK);
     char *txt = slurp(tmp("empty.json"), NULL);
-    T_EQ_STR(txt, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n\n]}\n");
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+             "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"stepscope.file\",\"args\":{\"writer\":\"%s\","
+             "\"ends_with\":\"stepscope.complete\"}},\n"
+             "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"stepscope.complete\",\"args\":{\"events\":0}}\n]}\n",
+             writer);
+    T_EQ_STR(txt, json);
     free(txt);
     sts_tl_free(tl);
 }
