@@ -337,9 +337,10 @@ static sts_status build_timeline(sts_build *b, uint32_t session)
 static void end_session(void)
 {
     sts_tclock_end(&sts_rec.clock);
+    /* A SIGTERM from here on waits for the profile (sts_crash_finish raises it). */
+    if (sts_rec.opt.flush_on_signal) sts_crash_hold();
     atomic_store_explicit(&sts_rec.session, 0, memory_order_seq_cst);
     __atomic_store_n(&sts__trace_on, 0u, __ATOMIC_RELEASE);
-    if (sts_rec.opt.flush_on_signal) sts_crash_uninstall();
 }
 
 static void release_pool(void)
@@ -349,7 +350,7 @@ static void release_pool(void)
     if (sts_rec.pool) madvise(sts_rec.pool, sts_rec.pool_bytes, MADV_DONTNEED);
 }
 
-sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, sts_error *err)
+sts_status sts_rec_stop(sts_timeline **out, sts_trace_stats *stats, sts_error *err)
 {
     if (out) *out = NULL;
     sts_trace_stats local;
@@ -401,4 +402,11 @@ sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, s
     else
         sts_tl_free(b.tl);
     return STS_OK;
+}
+
+sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, sts_error *err)
+{
+    sts_status st = sts_rec_stop(out, stats, err);
+    sts_crash_finish();
+    return st;
 }

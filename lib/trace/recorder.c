@@ -456,7 +456,6 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     atomic_store_explicit(&sts_rec.joined, 0, memory_order_relaxed);
 
     snprintf(sts_rec.dir, sizeof sts_rec.dir, "%s", dir);
-    snprintf(sts_rec.crash_path, sizeof sts_rec.crash_path, "%s/stepscope-crash-%ld.trace.json", dir, (long)getpid());
     if (o.host) {
         snprintf(host_copy, sizeof host_copy, "%s", o.host);
         o.host = host_copy;

@@ -89,7 +89,6 @@ typedef struct sts_recorder {
     sts_tclock clock;
     sts_trace_options opt;
     char dir[4096];
-    char crash_path[4200];
     int64_t start_ns;
     /* the pool: a mapping of nchunks chunks of chunk_bytes */
     char *pool;
@@ -155,8 +154,10 @@ static inline void sts_rec_count(_Atomic uint64_t *c)
 /* Host process label and lane naming shared by the builder and the crash dump. */
 #define STS_HOST_PROCESS_NAME "/host:CPU"
 
-/* Installs (or removes) the fatal-signal handlers; crash.c. */
+/* The signal dump (crash.c): install the handlers at start; hold SIGTERM and SIGINT
+ * while stop writes; finish removes the handlers and raises a held signal. */
 void sts_crash_install(void);
-void sts_crash_uninstall(void);
+void sts_crash_hold(void);
+void sts_crash_finish(void);
 
 #endif
