@@ -54,7 +54,7 @@ FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 # Every C file and header clang-format keeps in shape (`make format`, `make format-check`).
 FORMAT_SRC := $(LIB_SRC) $(PROG_SRC) $(TEST_SRC) $(PERF_SRC) $(FUZZ_SRC) fuzz/replay.c \
               $(wildcard include/*.h include/*/*.h lib/*/*.h programs/*.h programs/*/*.h \
-                         tests/unit/*.h tests/unit/trace_*.c perf/*.h)
+                         tests/unit/*.h tests/unit/trace_*.c tests/cli/*.c perf/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:%.c=%.o)
 PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/obj/%.o)

@@ -104,7 +104,7 @@ static int write_out(const char *path, const sts_bench_result *r, const sts_benc
     sts_outfile *f = NULL;
     if (sts_outfile_open(path, &f, &err) != STS_OK) return cli_report("bench", &err);
     if (sts_bench_write_json(sts_outfile_stream(f), r, env, NULL, 0, &err) != STS_OK) {
-        sts_outfile_free(f);
+        sts_outfile_abandon(f, &err);
         return cli_report("bench", &err);
     }
     if (sts_outfile_commit(f, &err) != STS_OK) return cli_report("bench", &err);

@@ -56,6 +56,13 @@ sts_status sts_outfile_commit(sts_outfile *f, sts_error *err);
  * untouched. NULL is a no-op. */
 void sts_outfile_free(sts_outfile *f);
 
+/* Abandons the file after the code writing it failed, as sts_outfile_free(), and
+ * says why when the file itself was the cause: if a write to it had failed, err gets
+ * the message commit would give ("PATH: write failed: No space left on device; ...")
+ * and that status is returned; otherwise STS_OK, err untouched (the writer's own
+ * error stands). */
+sts_status sts_outfile_abandon(sts_outfile *f, sts_error *err);
+
 /* Writes `n` bytes as the whole of `path`, atomically as above. */
 sts_status sts_outfile_write_all(const char *path, const void *data, size_t n, sts_error *err);
 

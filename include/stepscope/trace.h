@@ -16,8 +16,15 @@
  * fixed-size chunks from a pool preallocated (and by default pre-faulted) at start. A scope costs two timestamp
  * reads plus one 32-byte record (see docs/trace.md for measured figures).
  *
- * When the pool is full: new scopes are dropped and counted per thread, never lost
- * silently. The counts are returned by stop (sts_trace_stats), printed with `verbose`,
+ * Sharing the pool. A thread's first chunk is granted while any chunk is free; its
+ * later chunks only within its share, (pool - kept back) / threads that have
+ * joined, and only while they leave free the chunks kept back (an eighth of the pool,
+ * at most 32) for the first chunks of threads yet to come. So every thread records
+ * something, threads recording together divide the pool evenly, and one thread alone
+ * still gets seven eighths of it. thread_bytes caps every thread instead.
+ *
+ * When a thread may take no more: its new scopes are dropped and counted per thread,
+ * never lost silently. The counts are returned by stop (sts_trace_stats), printed with `verbose`,
  * and recorded in the trace itself: an instant "stepscope.dropped" on each thread lane
  * that lost events (arg `dropped`) and the totals on the "stepscope.trace" instant.
  * A scope is recorded whole or not at all (one record written at its end), so a drop
@@ -72,9 +79,11 @@ typedef struct sts_trace_options {
     int lazy_pages;      /* 0: touch the whole pool at start, so recording never takes a
                             page fault (start costs about 1 ms per 4 MiB); 1: let pages
                             fault in on first use (cheaper start, slower first scopes) */
+    size_t thread_bytes; /* the most of the pool one thread may take (whole chunks, at
+                            least one); 0 = automatic shares, see "Sharing the pool" */
 } sts_trace_options;
 /* clang-format off */
-#define STS_TRACE_OPTIONS_INIT { 0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0 }
+#define STS_TRACE_OPTIONS_INIT { 0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0, 0 }
 /* clang-format on */
 
 /* Per-thread counts, reported by stop. */

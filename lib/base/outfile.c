@@ -215,6 +215,24 @@ static void close_stream(sts_outfile *f)
     f->stream = NULL;
 }
 
+static sts_status report_failure(const sts_outfile *f, sts_error *err)
+{
+    sts_status st = f->fail_errno == ENOMEM ? STS_ERR_NOMEM : STS_ERR_IO;
+    if (f->direct)
+        return sts_error_set(err, st, -1, "%s: %s failed: %s", f->shown, f->fail_step, strerror(f->fail_errno));
+    return sts_error_set(err, st, -1, "%s: %s failed: %s; %s", f->shown, f->fail_step, strerror(f->fail_errno),
+                         f->existed ? "the existing file was left as it was" : "no file was created");
+}
+
+sts_status sts_outfile_abandon(sts_outfile *f, sts_error *err)
+{
+    if (!f) return STS_OK;
+    if (f->stream && fflush(f->stream) != 0) note_failure(f, "write", EIO);
+    sts_status st = f->fail_step ? report_failure(f, err) : STS_OK;
+    sts_outfile_free(f);
+    return st;
+}
+
 sts_status sts_outfile_commit(sts_outfile *f, sts_error *err)
 {
     close_stream(f);
@@ -232,15 +250,7 @@ sts_status sts_outfile_commit(sts_outfile *f, sts_error *err)
             f->tmp = NULL; /* it is the destination now */
         }
     }
-    sts_status st = STS_OK;
-    if (f->fail_step) {
-        st = f->fail_errno == ENOMEM ? STS_ERR_NOMEM : STS_ERR_IO;
-        if (f->direct)
-            sts_error_set(err, st, -1, "%s: %s failed: %s", f->shown, f->fail_step, strerror(f->fail_errno));
-        else
-            sts_error_set(err, st, -1, "%s: %s failed: %s; %s", f->shown, f->fail_step, strerror(f->fail_errno),
-                          f->existed ? "the existing file was left as it was" : "no file was created");
-    }
+    sts_status st = f->fail_step ? report_failure(f, err) : STS_OK;
     sts_outfile_free(f);
     return st;
 }

@@ -123,16 +123,19 @@ sts_tstate *sts_rec_current(void)
     return current();
 }
 
-/* Whether the thread may take another chunk, and which. A thread's first chunk is
- * granted while any is free. A later one only (1) within the thread's share of the
- * pool not kept back, (pool - kept back) / threads joined, and (2) when it leaves
- * free the chunks kept back for the first chunks of threads yet to join. So with 8
- * threads every one records, and one thread alone still gets nearly the whole pool.
- * Both limits only tighten as threads join, so a refusal stays right until stop. */
+/* Whether the thread may take another chunk, and which. With thread_bytes set, up to
+ * that cap. Otherwise a thread's first chunk is granted while any is free, and a
+ * later one only (1) within the thread's share of the pool not kept back, (pool -
+ * kept back) / threads joined, and (2) when it leaves free the chunks kept back for
+ * the first chunks of threads yet to join. So with 8 threads every one records, and
+ * one thread alone still gets nearly the whole pool. Both limits only tighten as
+ * threads join, so a refusal stays right until stop. */
 static int take_chunk(const sts_tstate *s, size_t *index)
 {
     size_t n = sts_rec.nchunks, keep = 0;
-    if (s->held > 0) {
+    if (sts_rec.thread_cap) {
+        if (s->held >= sts_rec.thread_cap) return 0;
+    } else if (s->held > 0) {
         size_t joined = atomic_load_explicit(&sts_rec.joined, memory_order_relaxed);
         if (joined == 0) joined = 1;
         keep = sts_rec.first_reserve > joined ? sts_rec.first_reserve - joined : 0;
@@ -452,6 +455,7 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     sts_rec.chunk_bytes = o.chunk_bytes;
     sts_rec.nchunks = nchunks;
     sts_rec.first_reserve = nchunks / 8 < MAX_FIRST_RESERVE ? nchunks / 8 : MAX_FIRST_RESERVE;
+    sts_rec.thread_cap = o.thread_bytes ? (o.thread_bytes / o.chunk_bytes ? o.thread_bytes / o.chunk_bytes : 1) : 0;
     atomic_store_explicit(&sts_rec.next_chunk, 0, memory_order_relaxed);
     atomic_store_explicit(&sts_rec.joined, 0, memory_order_relaxed);
 

@@ -98,6 +98,7 @@ typedef struct sts_recorder {
      * threads get a first chunk however early the first threads fill their share,
      * and the threads that have joined the session. */
     size_t first_reserve;
+    size_t thread_cap; /* chunks one thread may hold; 0: the automatic share */
     _Atomic uint32_t joined;
     /* every thread state ever registered */
     sts_tstate *_Atomic threads;

@@ -103,7 +103,7 @@ static int write_report(lesson *L, const sts_bench_result *main, const sts_bench
     sts_outfile *f = NULL;
     if (sts_outfile_open(path, &f, &err) != STS_OK) return cli_report("demo bench", &err);
     if (sts_bench_write_json(sts_outfile_stream(f), main, &L->env, variants, NVARIANTS, &err) != STS_OK) {
-        sts_outfile_free(f);
+        sts_outfile_abandon(f, &err);
         return cli_report("demo bench", &err);
     }
     if (sts_outfile_commit(f, &err) != STS_OK) return cli_report("demo bench", &err);

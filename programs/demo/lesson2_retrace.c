@@ -453,7 +453,7 @@ static int write_outputs(retrace *r, const demo_ctx *ctx, const loop_result loop
     if (sts_outfile_open(path, &f, &r->err) != STS_OK) {
         rc = fail(r, "writing the ledger");
     } else if (sts_ledger_write_json(r->l, sts_outfile_stream(f), "demo", extra, &r->err) != STS_OK) {
-        sts_outfile_free(f);
+        sts_outfile_abandon(f, &r->err);
         rc = fail(r, "writing the ledger");
     } else if (sts_outfile_commit(f, &r->err) != STS_OK) {
         rc = fail(r, "writing the ledger");

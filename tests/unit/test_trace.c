@@ -191,13 +191,22 @@ TEST(stop_while_threads_record)
 
 TEST(fair_pool_threads_together)
 {
-    const char *fail = tt_fair_shares(1);
+    const char *fail = tt_fair_shares(1, 0);
     if (fail) T_FAIL_AT("%s", fail);
 }
 
 TEST(fair_pool_threads_one_after_another)
 {
-    const char *fail = tt_fair_shares(0);
+    const char *fail = tt_fair_shares(0, 0);
+    if (fail) T_FAIL_AT("%s", fail);
+}
+
+/* A cap of an eighth of the pool: 16 chunks each, whoever comes first. */
+TEST(fair_pool_thread_cap)
+{
+    const char *fail = tt_fair_shares(0, TT_FAIR_POOL / TT_FAIR_THREADS);
+    if (fail) T_FAIL_AT("%s", fail);
+    fail = tt_fair_shares(1, TT_FAIR_POOL / TT_FAIR_THREADS);
     if (fail) T_FAIL_AT("%s", fail);
 }
 
@@ -1040,6 +1049,7 @@ int main(void)
     RUN(stop_while_threads_record);
     RUN(fair_pool_threads_together);
     RUN(fair_pool_threads_one_after_another);
+    RUN(fair_pool_thread_cap);
     RUN(full_pool_drops_and_counts);
     RUN(full_pool_keeps_args_with_their_scope);
     RUN(exited_threads_keep_events);

@@ -230,13 +230,15 @@ static void *tt_fair_worker(void *arg)
 /* 8 threads on a pool far too small for them. Together (all joined before they fill
  * it): each records exactly its share. One after another (the first fills what it
  * may before the next starts): the first gets the pool less what is kept back, and
- * every later thread still records its first chunk. Drops are counted exactly. */
-static const char *tt_fair_shares(int together)
+ * every later thread still records its first chunk. With thread_bytes, each records
+ * exactly its cap, in either order. Drops are counted exactly. */
+static const char *tt_fair_shares(int together, size_t thread_bytes)
 {
     char dir[64];
     if (!tt_tmpdir(dir, sizeof dir)) return "mkdtemp failed";
     sts_trace_options o = STS_TRACE_OPTIONS_INIT;
     o.pool_bytes = TT_FAIR_POOL;
+    o.thread_bytes = thread_bytes;
     if (sts_trace_start(dir, &o, NULL) != STS_OK) return "start failed";
     pthread_t th[TT_FAIR_THREADS];
     tt_use_barrier = together;
@@ -255,9 +257,10 @@ static const char *tt_fair_shares(int together)
     for (uint32_t i = 0; i < st.threads; i++) {
         const sts_trace_thread_stats *t = &st.thread[i];
         int first = strcmp(t->name, "fair 0") == 0;
-        uint64_t want = together ? (uint64_t)(1 + (TT_CHUNKS - TT_KEPT) / TT_FAIR_THREADS) * TT_PER_CHUNK
-                        : first  ? (uint64_t)(1 + TT_CHUNKS - TT_KEPT) * TT_PER_CHUNK
-                                 : (uint64_t)TT_PER_CHUNK;
+        uint64_t want = thread_bytes ? (uint64_t)(thread_bytes / 512) * TT_PER_CHUNK
+                        : together   ? (uint64_t)(1 + (TT_CHUNKS - TT_KEPT) / TT_FAIR_THREADS) * TT_PER_CHUNK
+                        : first      ? (uint64_t)(1 + TT_CHUNKS - TT_KEPT) * TT_PER_CHUNK
+                                     : (uint64_t)TT_PER_CHUNK;
         if (t->recorded != want || t->recorded + t->dropped != TT_FAIR_SCOPES) {
             snprintf(tt_msg, sizeof tt_msg, "%s: recorded %llu (expected %llu), dropped %llu, of %d", t->name,
                      (unsigned long long)t->recorded, (unsigned long long)want, (unsigned long long)t->dropped,
