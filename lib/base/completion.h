@@ -6,11 +6,11 @@
  * two events, where the format itself cannot tell: it is an error, not a warning.
  * Files from other producers have neither and are read as before.
  *
- * Chrome JSON: the first event is {"ph":"M","pid":0,"tid":0,"name":"stepscope.file",
+ * Chrome JSON: the first event is {"ph":"M","pid":P,"name":"stepscope.file",
  * "args":{"writer":"stepscope VERSION","ends_with":"stepscope.complete"}} and the
- * last {"ph":"M","pid":0,"tid":0,"name":"stepscope.complete","args":{"events":N}}, N
- * counting the events between the two; viewers ignore metadata events with names they
- * do not know.
+ * last {"ph":"M","pid":P,"name":"stepscope.complete","args":{"events":N}}, P the pid
+ * of the file's first process, N counting the events between the two; viewers ignore
+ * metadata events with names they do not know.
  * XSpace: field 1001 of XSpace (a message: 1 = writer string) is written first and
  * field 1002 (a message: 1 = the number of XEvents) last; protobuf parsers keep
  * unknown fields and XProf ignores them. (docs/trace.md, "Completion record".) */
@@ -27,13 +27,16 @@
 #define STS_COMPLETION_XSPACE_HEAD 1001u
 #define STS_COMPLETION_XSPACE_TAIL 1002u
 
-/* The two Chrome JSON events as written (STS_VERSION_STRING comes from the build);
- * the tail is completed by the number of other events in the file and "}}". */
-#define STS_COMPLETION_JSON_HEAD                                                                   \
-    "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"" STS_COMPLETION_HEAD "\",\"args\":{\"writer\":" \
-    "\"stepscope " STS_VERSION_STRING "\",\"ends_with\":\"" STS_COMPLETION_TAIL "\"}}"
-#define STS_COMPLETION_JSON_TAIL_OPEN \
-    "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"" STS_COMPLETION_TAIL "\",\"args\":{\"events\":"
+/* The two Chrome JSON events as written (STS_VERSION_STRING comes from the build):
+ * OPEN, the pid of the file's first process (0 when it has none), then HEAD_REST; and
+ * OPEN, the pid, TAIL_REST, the number of other events in the file and "}}". The pid
+ * is an existing process's so that importers that make a process of every pid
+ * (Perfetto does) add none. */
+#define STS_COMPLETION_JSON_OPEN "{\"ph\":\"M\",\"pid\":"
+#define STS_COMPLETION_JSON_HEAD_REST                                                                \
+    ",\"name\":\"" STS_COMPLETION_HEAD "\",\"args\":{\"writer\":\"stepscope " STS_VERSION_STRING "\"," \
+    "\"ends_with\":\"" STS_COMPLETION_TAIL "\"}}"
+#define STS_COMPLETION_JSON_TAIL_REST ",\"name\":\"" STS_COMPLETION_TAIL "\",\"args\":{\"events\":"
 
 typedef struct sts_completion {
     int announced; /* the head was read */

@@ -352,7 +352,9 @@ static void dump(int sig)
     int64_t now = sts_clock_ns();
     out_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
     event_sep();
-    out_str(STS_COMPLETION_JSON_HEAD);
+    out_str(STS_COMPLETION_JSON_OPEN);
+    out_i64(dump_pid);
+    out_str(STS_COMPLETION_JSON_HEAD_REST);
     event_head('M', dump_pid, "process_name", 0);
     out_str(",\"args\":{\"name\":\"" STS_HOST_PROCESS_NAME "\"}}");
     int64_t first_tid = dump_pid; /* the totals go on the first lane, as stop puts them */
@@ -369,7 +371,9 @@ static void dump(int sig)
     out_i64(sig);
     out_str("}}");
     event_sep();
-    out_str(STS_COMPLETION_JSON_TAIL_OPEN);
+    out_str(STS_COMPLETION_JSON_OPEN);
+    out_i64(dump_pid);
+    out_str(STS_COMPLETION_JSON_TAIL_REST);
     out_u64(events);
     out_str("}}\n]}\n");
     out_flush();

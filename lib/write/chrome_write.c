@@ -309,7 +309,10 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
         return err ? err->code : STS_ERR_IO;
     }
     lit(&w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    ev_begin(&w, STS_COMPLETION_JSON_HEAD); /* the file announces its completion record... */
+    int64_t first_pid = w.nprocs ? proc_pid(&w, 0) : 0;
+    ev_begin(&w, STS_COMPLETION_JSON_OPEN); /* the file announces its completion record... */
+    sts_jo_i64(w.f, first_pid);
+    lit(&w, STS_COMPLETION_JSON_HEAD_REST);
     metadata(&w);
     slices(&w);
     instants(&w);
@@ -317,7 +320,9 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
     asyncs_and_flows(&w);
     char tail[32];
     snprintf(tail, sizeof tail, "%d}}", w.events - 1);
-    ev_begin(&w, STS_COMPLETION_JSON_TAIL_OPEN); /* ...and ends with it */
+    ev_begin(&w, STS_COMPLETION_JSON_OPEN); /* ...and ends with it */
+    sts_jo_i64(w.f, first_pid);
+    lit(&w, STS_COMPLETION_JSON_TAIL_REST);
     lit(&w, tail);
     lit(&w, "\n]}\n");
     free(w.tid);

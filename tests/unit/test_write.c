@@ -512,9 +512,9 @@ TEST(xplane_several_processes_and_empty)
     char json[512];
     snprintf(json, sizeof json,
              "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
-             "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"stepscope.file\",\"args\":{\"writer\":\"%s\","
+             "{\"ph\":\"M\",\"pid\":0,\"name\":\"stepscope.file\",\"args\":{\"writer\":\"%s\","
              "\"ends_with\":\"stepscope.complete\"}},\n"
-             "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"stepscope.complete\",\"args\":{\"events\":0}}\n]}\n",
+             "{\"ph\":\"M\",\"pid\":0,\"name\":\"stepscope.complete\",\"args\":{\"events\":0}}\n]}\n",
              writer);
     T_EQ_STR(txt, json);
     free(txt);
