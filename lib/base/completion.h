@@ -33,7 +33,7 @@
  * is an existing process's so that importers that make a process of every pid
  * (Perfetto does) add none. */
 #define STS_COMPLETION_JSON_OPEN "{\"ph\":\"M\",\"pid\":"
-#define STS_COMPLETION_JSON_HEAD_REST                                                                \
+#define STS_COMPLETION_JSON_HEAD_REST                                                                  \
     ",\"name\":\"" STS_COMPLETION_HEAD "\",\"args\":{\"writer\":\"stepscope " STS_VERSION_STRING "\"," \
     "\"ends_with\":\"" STS_COMPLETION_TAIL "\"}}"
 #define STS_COMPLETION_JSON_TAIL_REST ",\"name\":\"" STS_COMPLETION_TAIL "\",\"args\":{\"events\":"
