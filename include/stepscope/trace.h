@@ -71,9 +71,11 @@ typedef struct sts_trace_options {
                            at least 256, at most pool_bytes */
     sts_trace_clock clock;
     int flush_at_exit;   /* at exit(), stop and write the trace if still running */
-    int flush_on_signal; /* on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: write
-                            DIR/stepscope-crash-<pid>.trace.json (async-signal-safe,
-                            see docs/trace.md), then let the signal proceed */
+    int flush_on_signal; /* on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, and on SIGTERM
+                            and SIGINT where they would end the process: write
+                            DIR/stepscope-crash-<pid>.trace.json whole (async-signal-
+                            safe, with drop counts; see docs/trace.md), then let the
+                            signal proceed; one arriving during stop waits for it */
     const char *host;    /* file stem of the profile files; NULL = the host name */
     int verbose;         /* stop prints the run path to stderr (drops are always printed) */
     int lazy_pages;      /* 0: touch the whole pool at start, so recording never takes a
@@ -128,11 +130,12 @@ typedef struct sts_trace_stats {
 sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_error *err);
 
 /* Ends the session and writes DIR/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/ with
- * <host>.xplane.pb, <host>.trace.json.gz and perfetto_trace.json.gz. `stats` (may be
- * NULL) receives the counts and the run directory. Drops, if any, are printed to
- * stderr (with `verbose`, the run path too). STS_ERR_STATE without a session. When
- * writing fails the session has still ended (its events are lost) and err names the
- * path and the system error. */
+ * <host>.xplane.pb, <host>.trace.json.gz and perfetto_trace.json.gz, each whole or
+ * not at all and ending with a completion record. `stats` (may be NULL) receives the
+ * counts and the run directory. Drops, if any, are printed to stderr (with `verbose`,
+ * the run path too). STS_ERR_STATE without a session. When writing fails the session
+ * has still ended (its events are lost), no run directory is left, and err names the
+ * file and the system error. */
 sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err);
 
 /* Ends the session without writing files: *out receives the timeline (free with
