@@ -7,7 +7,10 @@
 #     and SIGINT leave a readable dump, drop counts in the dump, a dump cut short is an
 #     error naming the missing completion record, a signal during stop waits for the
 #     profile;
-#   - `demo trace` reads back the run it wrote beside a later-named one.
+#   - `demo trace` reads back the run it wrote beside a later-named one;
+#   - the probes of the other items as they landed: 16.1 (bounded memory on /dev/zero
+#     and a gzip bomb, under ulimit -v), 16.3 (FIFOs, pipes, process substitution),
+#     16.11 (plain text, UTF-16, an empty latest run).
 . "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${STEPSCOPE_BUILD:-$root/build}
@@ -67,6 +70,51 @@ cat >"$trace" <<'JSON'
 {"ph":"X","pid":1,"tid":1,"ts":110,"dur":30,"name":"input_wait"}
 ]}
 JSON
+
+# ---- issue 16.1: non-JSON input is refused from its first bytes, in bounded memory ---
+# Under `ulimit -v` (512 MiB) and a 20 s timeout: /dev/zero once grew to 23.6 GB. The
+# sanitizer build reserves terabytes of address space, so it runs without the limit.
+bounded() {
+  if [ -z "${STEPSCOPE_SANITIZED:-}" ]; then
+    t_run timeout 20 bash -c 'ulimit -v 524288; exec "$@"' _ "$@"
+  else
+    t_run timeout 60 "$@"
+  fi
+}
+head -c 20000000 /dev/zero | gzip -c >"$T_TMP/in/zeros.json.gz"
+for cmd in analyze report; do
+  for input in /dev/zero "$T_TMP/in/zeros.json.gz"; do
+    extra=()
+    [ "$cmd" = report ] && extra=(-o "$T_TMP/zero.html")
+    bounded "$STEPSCOPE" "$cmd" "$input" "${extra[@]}"
+    t_ok "$cmd $(basename "$input") in 512 MiB: exit 1 within the time limit, 'not a trace: ... NUL bytes'" \
+      test "$T_RC" = 1 -a -n "$(grep -F "$input: byte 0: not a trace:" <<<"$T_ERR" | grep -F 'looks like NUL bytes')"
+  done
+done
+
+# ---- issue 16.3: FIFOs, pipes and process substitution are read -------------------
+mkfifo "$T_TMP/in/fifo"
+for cmd in analyze report; do
+  extra=()
+  [ "$cmd" = report ] && extra=(-o "$T_TMP/fifo.html")
+  (cat "$trace" >"$T_TMP/in/fifo" &)
+  t_run timeout 20 "$STEPSCOPE" "$cmd" "$T_TMP/in/fifo" "${extra[@]}"
+  t_ok "$cmd FIFO: read once, exit 0 (it used to block forever)" test "$T_RC" = 0
+  t_run timeout 20 "$STEPSCOPE" "$cmd" <(cat "$trace") "${extra[@]}"
+  t_ok "$cmd <(cat trace.json): exit 0 (it was 'empty file')" test "$T_RC" = 0
+  t_run timeout 20 bash -c 'cat "$1" | "$2" "$3" /dev/stdin "${@:4}"' _ "$trace" "$STEPSCOPE" "$cmd" "${extra[@]}"
+  t_ok "cat trace.json | $cmd /dev/stdin: exit 0" test "$T_RC" = 0
+done
+
+# ---- issue 16.11: what a file is, said plainly ------------------------------------
+printf 'hello world\nplain text\n' >"$T_TMP/in/notes.txt"
+t_run "$STEPSCOPE" analyze "$T_TMP/in/notes.txt"
+t_ok "plain text: exit 1, 'not a trace: looks like plain text'" \
+  test "$T_RC" = 1 -a -n "$(grep -F "notes.txt: byte 0: not a trace: looks like plain text" <<<"$T_ERR")"
+printf '\xff\xfe[\0{\0}\0]\0' >"$T_TMP/in/utf16.json"
+t_run "$STEPSCOPE" analyze "$T_TMP/in/utf16.json"
+t_ok "UTF-16 JSON: exit 1, 'not a trace: looks like UTF-16 text' (it was an XSpace wire-type error)" \
+  test "$T_RC" = 1 -a -n "$(grep -F "utf16.json: byte 0: not a trace: looks like UTF-16 text" <<<"$T_ERR")"
 
 # ---- issue 16.4: report -o on a full disk keeps the previous report -----------------
 out="$T_TMP/full"
@@ -156,6 +204,16 @@ if [ "$have_device" = 1 ]; then
     test -n "$run" -a "$run" != "$planted" -a -d "$run"
   t_ok "demo trace leaves the later-named run alone" test -s "$planted/perfetto_trace.json.gz"
 fi
+
+# ---- issue 16.11: a latest run holding a 0-byte .xplane.pb, beside a valid older one --
+t_run "$probe" "$T_TMP/prof" stop
+older_run=$(sed -n 's/^run //p' <<<"$T_OUT")
+t_ok "the recorder writes a run to stand for the older valid one" test "$T_RC" = 0 -a -d "$older_run"
+mkdir -p "$T_TMP/prof/plugins/profile/9999_12_31_23_59_59"
+: >"$T_TMP/prof/plugins/profile/9999_12_31_23_59_59/host.xplane.pb"
+t_run "$STEPSCOPE" analyze "$T_TMP/prof"
+t_ok "an empty latest run: exit 1, says it is empty and names the older run to read" \
+  test "$T_RC" = 1 -a -n "$(grep -F "empty file (0 bytes)" <<<"$T_ERR" | grep -F "read it with --run $(basename "$older_run")")"
 
 # ---- issue 16.9: the recorder shares a small pool between 8 threads --------------
 t_run "$probe" "$T_TMP/fair" fair
