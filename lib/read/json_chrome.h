@@ -10,6 +10,7 @@
 #ifndef STS_READ_JSON_CHROME_H
 #define STS_READ_JSON_CHROME_H
 
+#include "base/completion.h"
 #include "read/json_intern.h"
 #include "read/json_scan.h"
 #include "read/json_skip.h"
@@ -213,6 +214,8 @@ typedef struct jr {
     jr_feed *feed;    /* gzip inflated on its own thread; r->range reads it */
     int input_failed; /* the error came from reading (gzip, I/O), not from the JSON */
     jr_range feed_range;
+
+    sts_completion done; /* stepscope's completion record, checked at the end */
 } jr;
 
 /* Empties a chain (before the first event). */
