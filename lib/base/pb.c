@@ -80,7 +80,7 @@ static int fail(sts_pb_error *e, const sts_pb_reader *r, sts_pb_fault fault, uin
 
 /* The hot path of every reader: kept branch-light, with the error record written only
  * on failure. */
-int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
+int sts_pb_next_slow(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
 {
     const uint8_t *p = r->p, *end = r->end;
     if (p >= end) return 0;

@@ -86,9 +86,80 @@ void sts_pb_reader_init_at(sts_pb_reader *r, const void *buf, size_t n, uint64_t
 /* A reader over the payload of LEN field `f`, read from `parent`. */
 void sts_pb_sub(sts_pb_reader *sub, const sts_pb_reader *parent, const sts_pb_field *f);
 
+/* sts_pb_next for every case, faults included. */
+int sts_pb_next_slow(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e);
+
+/* A varint at *pp, not read at or past `end`: 0 with *out set and *pp advanced, or -1
+ * (cut off or overlong: the slow path says which). */
+static inline int sts_pb__varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 10 && p < end; i++) {
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (b < 0x80) {
+            if (i == 9 && b > 1) return -1;
+            *pp = p;
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 /* Reads the next field. Returns 1 with *f filled, 0 at the end of the message, or -1
- * with *e describing the fault (the reader is then left where the fault began). */
-int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e);
+ * with *e describing the fault (the reader is then left where the fault began).
+ * Inline for the common case (a valid field): readers call it once per field of every
+ * event; anything wrong goes to sts_pb_next_slow, which words the fault. */
+static inline int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
+{
+    const uint8_t *p = r->p, *end = r->end;
+    if (p >= end) return 0;
+    uint64_t tag, num;
+    const uint8_t *q = p;
+    if (sts_pb__varint(&q, end, &tag) != 0 || (num = tag >> 3) == 0 || num > STS_PB_MAX_FIELD)
+        return sts_pb_next_slow(r, f, e);
+    unsigned wire = (unsigned)(tag & 7);
+    uint64_t v;
+    const uint8_t *vq = q;
+    switch (wire) {
+    case STS_PB_VARINT:
+        if (sts_pb__varint(&q, end, &v) != 0) return sts_pb_next_slow(r, f, e);
+        f->u = v;
+        f->data = NULL;
+        f->len = 0;
+        break;
+    case STS_PB_LEN:
+        if (sts_pb__varint(&q, end, &v) != 0 || v > (uint64_t)(end - q)) return sts_pb_next_slow(r, f, e);
+        f->u = 0;
+        f->data = q;
+        f->len = (size_t)v;
+        q += v;
+        break;
+    case STS_PB_I64:
+    case STS_PB_I32: {
+        size_t w = wire == STS_PB_I64 ? 8 : 4;
+        if ((size_t)(end - q) < w) return sts_pb_next_slow(r, f, e);
+        uint64_t x = 0;
+        for (size_t i = 0; i < w; i++)
+            x |= (uint64_t)q[i] << (8 * i);
+        f->u = x;
+        f->data = NULL;
+        f->len = 0;
+        q += w;
+        break;
+    }
+    default:
+        return sts_pb_next_slow(r, f, e);
+    }
+    f->num = (uint32_t)num;
+    f->wire = (uint8_t)wire;
+    f->offset = (uint64_t)(uintptr_t)p + r->bias;
+    f->data_offset = (uint64_t)(uintptr_t)(wire == STS_PB_LEN ? f->data : vq) + r->bias;
+    r->p = q;
+    return 1;
+}
 
 /* Offset of the reader's position from the buffer's origin. */
 static inline uint64_t sts_pb_offset(const sts_pb_reader *r)
