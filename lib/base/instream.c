@@ -7,6 +7,11 @@
 #include <zlib.h>
 #if defined(STS_HAVE_ISAL)
 #include <isa-l/igzip_lib.h>
+/* Weak: a program linked without -lisal (one that uses only the ledger, say) still
+ * links, and inflates with zlib. */
+#pragma weak isal_inflate_init
+#pragma weak isal_inflate_reset
+#pragma weak isal_inflate
 #endif
 
 #include "base/mem.h"
@@ -167,7 +172,7 @@ static int start_stream(sts_instream *in, int detect_gzip, sts_error *err)
         memset(&in->z, 0, sizeof in->z);
 #if defined(STS_HAVE_ISAL)
         const char *want = getenv("STEPSCOPE_INFLATE");
-        if (!(want && strcmp(want, "zlib") == 0)) {
+        if (isal_inflate && !(want && strcmp(want, "zlib") == 0)) {
             in->isal = malloc(sizeof *in->isal);
             if (!in->isal) {
                 sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);

@@ -12,6 +12,13 @@ static inline uint32_t load32(const char *p)
     return v;
 }
 
+/* a == b over n bytes: word compares for the short names most strings are, the C
+ * library's vector compare for long ones (kernel names run to hundreds of bytes). */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    return n > 64 ? memcmp(a, b, n) == 0 : json_eq(a, b, n);
+}
+
 static inline uint64_t mix(uint64_t h)
 {
     h *= 0x9e3779b97f4a7c15ull;
@@ -75,7 +82,7 @@ static uint32_t lookup(json_intern *c, sts_timeline *tl, const char *s, size_t n
         if (!v) break;
         if ((uint32_t)(v >> 32) == h) {
             uint32_t id = (uint32_t)v - 1;
-            if (t->lens[id] == n && json_eq(t->strs[id], s, n)) return id;
+            if (t->lens[id] == n && same_bytes(t->strs[id], s, n)) return id;
         }
         i = (i + 1) & c->mask;
     }
@@ -96,7 +103,7 @@ uint32_t sts_jr_intern_get(json_intern *c, sts_timeline *tl, const char *s, size
     if (f->id && f->n == n && f->w0 == w0 && f->w1 == w1) {
         uint32_t id = f->id - 1;
         /* Up to 16 bytes the two words are the whole string; past that, compare. */
-        if (n <= 16 || json_eq(tl->strings.strs[id] + 8, s + 8, n - 16)) return id;
+        if (n <= 16 || same_bytes(tl->strings.strs[id] + 8, s + 8, n - 16)) return id;
     }
     uint32_t id = lookup(c, tl, s, n, w0, w1);
     if (id != STS_NONE) {

@@ -373,7 +373,8 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
             sts_jr_feed_release(r->feed, at < low ? at : low);
         }
         *resume = at;
-        if (r->progress && r->in && !r->feed) r->progress(at, sts_instream_raw_size(r->in), r->progress_user);
+        if (r->progress && r->in) /* a feed's position is in compressed bytes, as the total */
+            r->progress(r->feed ? sts_jr_feed_raw(r->feed) : at, sts_instream_raw_size(r->in), r->progress_user);
         if (ended) {
             t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
             sts_jr_par_end(r);
