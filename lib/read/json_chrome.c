@@ -258,6 +258,11 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
             /* An empty object ends JAX's event arrays: not an event. */
             if ((ev.have || ev.nargs || q - p > 2) && sts_jr_commit_event(r, &ev) != 0) return *rc = nomem(r), NULL;
             r->index++;
+            if (r->worker && (r->tl->warnings_total || r->tl->info.by_phase['M'])) {
+                /* A chunk with a warning or metadata goes to the serial reader: stop now. */
+                r->spoiled = r->stopped = 1;
+                return *keep = q, NULL;
+            }
             p = json_ws(q);
             if (*p == ',') {
                 p++;

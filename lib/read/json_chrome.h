@@ -209,6 +209,7 @@ typedef struct jr {
     uint64_t stop_at; /* stop at the first element that starts at or past this offset */
     int stopped;      /* ... and did: the position is the one drive() returned */
     int worker;       /* a chunk worker: stop where the events array ends, too */
+    int spoiled;      /* ... and where its chunk cannot be merged (json_par.c) */
     jr_par *par;      /* the chunk coordinator, while the events are read in chunks */
     int jobs;         /* threads for chunks (0: one per core) */
     jr_feed *feed;    /* gzip inflated on its own thread; r->range reads it */

@@ -183,7 +183,8 @@ static void read_chunk(jr_par *P, size_t i, chunk *c)
         size_t pos = 0;
         sts_status rc = sts_jr_drive(&w, &t, &pos);
         const sts_timeline_info *in = &tl->info;
-        if (rc == STS_OK && w.stopped && tl->warnings_total == 0 && in->by_phase['M'] == 0 && !in->truncated) {
+        if (rc == STS_OK && w.stopped && !w.spoiled && tl->warnings_total == 0 && in->by_phase['M'] == 0 &&
+            !in->truncated) {
             c->clean = 1;
             c->ended = t.st < ST_ARR_FIRST || t.st > ST_ARR_AFTER;
             c->stop = w.base + pos;
@@ -367,6 +368,10 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
         r->index += c->elements;
         at = c->stop;
         int ended = c->ended;
+        /* A trace wide rather than long (each chunk meets most of a huge set of lanes)
+         * costs as much to merge as to read: one thread does the rest better. */
+        const sts_timeline *ct = c->tl;
+        int wide = (uint64_t)(ct->lanes.n + ct->strings.count) * 4 > ct->info.events && ct->info.events > 4096;
         drop(P, m);
         if (r->feed) { /* the reader goes on at `at` or later: what lies before is done with */
             uint64_t low = sts_jr_par_low(r);
@@ -377,6 +382,10 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
             r->progress(r->feed ? sts_jr_feed_raw(r->feed) : at, sts_instream_raw_size(r->in), r->progress_user);
         if (ended) {
             t->st = t->in_object ? ST_OBJ_AFTER : ST_END;
+            sts_jr_par_end(r);
+            return STS_OK;
+        }
+        if (wide) {
             sts_jr_par_end(r);
             return STS_OK;
         }
