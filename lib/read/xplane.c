@@ -148,6 +148,8 @@ typedef struct reader {
     uint32_t mark;
     uint64_t seq; /* events read: the raw slices' sequence numbers */
     int device_plane;
+    int host_plane;       /* XProf orders the host plane's lines as they come */
+    int32_t line_ordinal; /* lines of the host plane so far */
     uint32_t process;
     uint64_t plane_warned_event, plane_warned_stat;
     /* Args copied from event metadata onto events. Bounded by the input's size (plus
@@ -632,7 +634,7 @@ static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf
 {
     sts_pb_reader r;
     sts_pb_field f;
-    int64_t id = 0, base = 0;
+    int64_t id = 0, display_id = 0, base = 0;
     const uint8_t *name = NULL, *disp = NULL;
     size_t name_n = 0, disp_n = 0;
     int rc;
@@ -649,6 +651,8 @@ static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf
                 id = (int64_t)f.u;
             else if (f.num == 3)
                 base = (int64_t)f.u;
+            else if (f.num == 10)
+                display_id = (int64_t)f.u;
             break;
         case 2:
         case 4:
@@ -664,11 +668,14 @@ static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf
         }
     }
     if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    /* The tid XProf's converters give the line (and JAX's perfetto_trace.json.gz holds):
+     * its display id, else its id, as a uint32, so both files name a thread alike. */
+    uint32_t tid = (uint32_t)(display_id ? display_id : id);
     char label[24];
-    int ln = snprintf(label, sizeof label, "%" PRId64, id);
+    int ln = snprintf(label, sizeof label, "%" PRIu32, tid);
     uint32_t lab = intern(x, label, (size_t)ln);
     if (lab == STS_NONE) return nomem(x);
-    uint32_t lane = sts_tl_lane(x->tl, x->process, lab, id);
+    uint32_t lane = sts_tl_lane(x->tl, x->process, lab, tid);
     if (lane == STS_NONE) return nomem(x);
     sts_lane *l = &x->tl->lanes.v[lane];
     if (l->name == 0 && (disp_n || name_n)) {
@@ -676,6 +683,7 @@ static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf
         if (l->name == STS_NONE) return nomem(x);
     }
     l->kind = x->device_plane ? STS_LANE_DEVICE : STS_LANE_THREAD;
+    if (x->host_plane) l->sort_index = ++x->line_ordinal; /* as XProf's thread_sort_index */
     sts_pb_sub(&r, pr, lf);
     while ((rc = next(x, M_LINE, &r, &f)) > 0) {
         if (f.num != 4) continue;
@@ -777,6 +785,8 @@ static sts_status read_plane(reader *x, sts_pb_reader *sr, const sts_pb_field *p
     if (p->name == STS_NONE) return nomem(x);
     static const char dev[] = "/device:";
     x->device_plane = name_n >= sizeof dev - 1 && memcmp(name, dev, sizeof dev - 1) == 0;
+    x->host_plane = pid == 701;
+    x->line_ordinal = 0;
     /* Pass 2: the lines. */
     sts_pb_sub(&r, sr, pf);
     while ((rc = next(x, M_PLANE, &r, &f)) > 0) {
