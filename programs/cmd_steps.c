@@ -77,6 +77,13 @@ static void lane_label(const view *v, uint32_t lane, char *buf, size_t n)
         snprintf(buf, n, "pid %s tid %s", tc_pid(v->tl, lane), tc_tid(v->tl, lane));
 }
 
+/* A name for one line of text, cut to `cap` characters. */
+static void put_cut(const char *s, int cap)
+{
+    int w = tc_width(s, cap + 1);
+    tc_cell(stdout, s, w < cap ? w : cap, 1);
+}
+
 static void partial_text(uint32_t f, char *buf, size_t n)
 {
     snprintf(buf, n, "%s%s%s", f & STS_STEP_UNCLOSED ? " never closed (B without E)" : "",
@@ -111,7 +118,9 @@ static void print_windows(const view *v, const sts_step *s)
         printf("%9s%s: busy %s (%.1f%%):", "", label, d, s->dur ? 100.0 * (double)w->busy_ns / (double)s->dur : 0.0);
         for (uint32_t m = w->first_name; m < w->first_name + w->name_count && m < w->first_name + TEXT_NAMES; m++) {
             tc_dur(d, sizeof d, v->wn[m].ns);
-            printf("%s %s %s", m == w->first_name ? "" : ",", name_of(v, v->wn[m].name), d);
+            printf("%s ", m == w->first_name ? "" : ",");
+            put_cut(name_of(v, v->wn[m].name), 48);
+            printf(" %s", d);
         }
         printf("%s\n", w->name_count > TEXT_NAMES ? ", ..." : "");
     }
@@ -135,7 +144,9 @@ static void print_step_rows(const view *v)
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++) {
             char d[32];
             tc_dur(d, sizeof d, v->ch[c].total_ns);
-            printf("%s%s %s", c == s->first_child ? "" : ", ", name_of(v, v->ch[c].name), d);
+            printf("%s", c == s->first_child ? "" : ", ");
+            put_cut(name_of(v, v->ch[c].name), 72);
+            printf(" %s", d);
             if (v->ch[c].count > 1) printf(" (x%u)", v->ch[c].count);
         }
         printf("%s\n", s->child_count ? "" : "(no children)");

@@ -512,9 +512,74 @@ TEST(inside_union_general_matches_brute_force)
     sts_an_scratch_free(&sc);
 }
 
+/* 100,000 processes of 10 lanes each: every per-process quantity at once, with no
+ * step that looks at every lane once per process. Each lane t of process p holds one
+ * slice [p ms + 10t us, + 15 us), so a process is busy 9 * 10 + 15 = 105 us. */
+TEST(a_million_lanes_in_100k_processes)
+{
+    enum { PROCS = 100000, LANES = 10 };
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/sts_test_props_scale_%d.json", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f) T_SKIP("cannot write %s", path);
+    fputs("[", f);
+    for (int p = 0; p < PROCS; p++)
+        for (int t = 0; t < LANES; t++)
+            fprintf(f, "%s{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":15}\n",
+                    p || t ? "," : "", t, p + 1, t + 1, p * 1000 + 10 * t);
+    fputs("]", f);
+    fclose(f);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    sts_status st = sts_timeline_open(path, NULL, &tl, &err);
+    remove(path);
+    T_EQ_I64(st, STS_OK);
+    if (st != STS_OK) return;
+    size_t np, nl;
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    const sts_process *pr = sts_timeline_processes(tl, &np);
+    T_EQ_U64(np, PROCS);
+    T_EQ_U64(nl, (uint64_t)PROCS * LANES);
+    sts_busy *lanes = malloc(nl * sizeof *lanes), *procs = malloc(np * sizeof *procs), all;
+    T_EQ_I64(sts_busy_each(tl, NULL, lanes, procs, &all, NULL), STS_OK);
+    int bad = 0;
+    for (size_t p = 0; p < np && !bad; p++) {
+        int64_t start = (pr[p].pid - 1) * 1000000;
+        bad = procs[p].union_ns != 105000 || procs[p].start_ns != start || procs[p].end_ns != start + 105000 ||
+              procs[p].slices != LANES;
+        if (bad)
+            T_FAIL_AT("process %zu (pid %lld): busy %lld from %lld", p, (long long)pr[p].pid,
+                      (long long)procs[p].union_ns, (long long)procs[p].start_ns);
+    }
+    for (size_t l = 0; l < nl && !bad; l++) {
+        bad = lanes[l].union_ns != 15000 || lanes[l].slices != 1;
+        if (bad) T_FAIL_AT("lane %zu (tid %lld): busy %lld", l, (long long)ln[l].tid, (long long)lanes[l].union_ns);
+    }
+    T_EQ_I64(all.union_ns, (int64_t)PROCS * 105000);
+    T_EQ_U64(all.slices, (uint64_t)PROCS * LANES);
+    sts_name_summary *sum = NULL;
+    size_t ns = 0;
+    T_EQ_I64(sts_name_summaries(tl, &sum, &ns, NULL), STS_OK);
+    T_EQ_U64(ns, LANES);
+    for (size_t i = 0; i < ns; i++) {
+        T_EQ_U64(sum[i].count, PROCS);
+        T_EQ_I64(sum[i].self_ns, (int64_t)PROCS * 15000);
+    }
+    uint32_t *order = malloc(nl * sizeof *order);
+    sts_lane_display_order(tl, order);
+    T_EQ_I64(ln[order[nl - 1]].tid, LANES);
+    T_EQ_I64(pr[ln[order[nl - 1]].process].pid, PROCS);
+    free(order);
+    free(sum);
+    free(lanes);
+    free(procs);
+    sts_timeline_free(tl);
+}
+
 int main(void)
 {
     RUN(inside_union_general_matches_brute_force);
     RUN(random_traces_match_the_definitions);
+    RUN(a_million_lanes_in_100k_processes);
     return t_done();
 }
