@@ -151,20 +151,17 @@ static int cmp_group(const void *x, const void *y)
     return (a->first > b->first) - (a->first < b->first);
 }
 
-typedef struct pair_ctx {
-    const sts_overlap *ov;
-    const sts_slice *sl;
-} pair_ctx;
+/* An overlap's sort record: (name, overrun name), then position. */
+typedef struct pair {
+    uint32_t name, parent, at;
+} pair;
 
-static int cmp_pair(const void *x, const void *y, void *ctx)
+static int cmp_pair(const void *x, const void *y)
 {
-    const pair_ctx *c = ctx;
-    uint32_t i = *(const uint32_t *)x, k = *(const uint32_t *)y;
-    const sts_slice *ci = &c->sl[c->ov[i].slice], *ck = &c->sl[c->ov[k].slice];
-    const sts_slice *pi = &c->sl[c->ov[i].parent], *pk = &c->sl[c->ov[k].parent];
-    if (ci->name != ck->name) return ci->name < ck->name ? -1 : 1;
-    if (pi->name != pk->name) return pi->name < pk->name ? -1 : 1;
-    return (i > k) - (i < k);
+    const pair *a = x, *b = y;
+    if (a->name != b->name) return a->name < b->name ? -1 : 1;
+    if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at);
 }
 
 /* Overlaps grouped by (name, overrun name): JAX's Python tracer repeats one pattern
@@ -175,26 +172,27 @@ static int group_overlaps(analysis *a)
     const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
     const sts_slice *s = sts_timeline_slices(a->tl, NULL);
     a->groups = malloc((n ? n : 1) * sizeof *a->groups);
-    uint32_t *by = malloc((n ? n : 1) * sizeof *by);
+    pair *by = malloc((n ? n : 1) * sizeof *by);
     if (!a->groups || !by) {
         free(by);
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
-        by[i] = (uint32_t)i;
-    pair_ctx ctx = { ov, s };
-    qsort_r(by, n, sizeof *by, cmp_pair, &ctx);
+    for (size_t i = 0; i < n; i++) {
+        by[i].name = s[ov[i].slice].name;
+        by[i].parent = s[ov[i].parent].name;
+        by[i].at = (uint32_t)i;
+    }
+    qsort(by, n, sizeof *by, cmp_pair);
     for (size_t k = 0; k < n; k++) {
-        const sts_overlap *o = &ov[by[k]];
-        const sts_slice *c = &s[o->slice], *p = &s[o->parent];
+        const sts_overlap *o = &ov[by[k].at];
         overlap_group *g = a->ngroups ? &a->groups[a->ngroups - 1] : NULL;
-        if (!g || g->name != c->name || g->parent != p->name) {
+        if (!g || g->name != by[k].name || g->parent != by[k].parent) {
             g = &a->groups[a->ngroups++];
-            g->name = c->name;
-            g->parent = p->name;
-            g->lane = c->lane;
+            g->name = by[k].name;
+            g->parent = by[k].parent;
+            g->lane = s[o->slice].lane;
             g->count = 0;
-            g->first = by[k];
+            g->first = by[k].at;
             g->min_ns = g->max_ns = o->overrun_ns;
         }
         g->count++;

@@ -34,6 +34,12 @@ typedef struct sts_an_scratch {
     size_t keys_cap;
     int64_t *tree; /* the segment tree of sts_an_inside_union's general case */
     size_t tree_cap;
+    int64_t *reach; /* the scan: per interval, the furthest end counted inside it */
+    size_t reach_cap;
+    unsigned char *flags;
+    size_t flags_cap;
+    uint32_t *heap;
+    size_t heap_cap;
 } sts_an_scratch;
 
 void sts_an_scratch_free(sts_an_scratch *sc);
@@ -55,6 +61,20 @@ static inline int64_t sts_an_end(const sts_slice *s)
     return __builtin_add_overflow(s->ts, s->dur, &e) ? INT64_MAX : e;
 }
 
+/* A slice cut to `window` (NULL: whole): 0 when it lies outside it. A zero-length slice
+ * is in the window when its instant is. */
+static inline int sts_an_clip(const sts_slice *s, const int64_t *window, int64_t *ts, int64_t *end)
+{
+    *ts = s->ts;
+    *end = sts_an_end(s);
+    if (!window) return 1;
+    int64_t w0 = window[0], w1 = window[1];
+    if (*ts >= w1 || *end < w0 || (*end == w0 && *end > *ts) || (*end == *ts && *ts < w0)) return 0;
+    if (*ts < w0) *ts = w0;
+    if (*end > w1) *end = w1;
+    return 1;
+}
+
 /* Loads lane `lane` into v in containment order. With `window` (start < end), keeps
  * only the slices that overlap [start, end) (a zero-length one when it lies in it),
  * each cut to the window. -1 when memory is exhausted. */
@@ -66,8 +86,13 @@ int sts_an_view_load(sts_an_view *v, const sts_timeline *tl, uint32_t lane, cons
  * the m intervals of that stretch. -1 when memory is exhausted. */
 int sts_an_inside_union(const sts_an_iv *iv, size_t n, int64_t *u, sts_an_scratch *sc);
 
-/* The general case of sts_an_inside_union for one stretch, any nesting. */
+/* The general case of sts_an_inside_union for one stretch, any nesting: O(n log n). */
 int sts_an_inside_union_general(const sts_an_iv *iv, size_t n, int64_t *u, sts_an_scratch *sc);
+
+/* The same by scanning the open intervals, fast where few cross; gives up (returns 1,
+ * u undefined) after `budget` steps so a hostile input falls back to the general case.
+ * 0 when done, -1 when memory is exhausted. */
+int sts_an_inside_union_scan(const sts_an_iv *iv, size_t n, int64_t *u, sts_an_scratch *sc, uint64_t budget);
 
 /* The union length of intervals in start order (any end order). */
 int64_t sts_an_union_sorted(const sts_an_iv *iv, size_t n);
@@ -116,8 +141,13 @@ static inline int sts_an_scope_lane(const sts_an_scope *x, uint32_t lane)
     return !x->lane_on || x->lane_on[lane];
 }
 
+int sts_an_scope_name_match(sts_an_scope *x, uint32_t name);
+
 /* Whether slices named `name` are kept (decided once per name). */
-int sts_an_scope_name(sts_an_scope *x, uint32_t name);
+static inline int sts_an_scope_name(sts_an_scope *x, uint32_t name)
+{
+    return !x->by_name || sts_an_scope_name_match(x, name);
+}
 
 static inline const int64_t *sts_an_scope_window(const sts_an_scope *x)
 {

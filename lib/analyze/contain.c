@@ -182,22 +182,130 @@ int sts_an_inside_union_general(const sts_an_iv *iv, size_t n, int64_t *u, sts_a
     return 0;
 }
 
+/* ---- the scan ------------------------------------------------------------------------
+ *
+ * Intervals that lie inside an interval o are inside every container of o, but o adds
+ * to a container's union only while that container has counted nothing reaching b =
+ * o's end. Scanning the open intervals from the latest down, each container with less
+ * counted gets b - max(a, R) and its R rises to b; the scan stops at the first
+ * container that lies inside every interval still open below it ("nested": noted when
+ * it opened), since those below then already reach past b. Where nothing crosses, that
+ * is the first container: one step. Open intervals are ended by a min-heap on their
+ * ends, so a container is one whose end is at least b among the intervals still open. */
+
+enum { DEAD = 1, NESTED = 2 };
+
+typedef struct scan {
+    const sts_an_iv *iv;
+    uint32_t *heap; /* positions of the open intervals, a min-heap on end */
+    size_t nheap;
+    unsigned char *flags;
+} scan;
+
+static int64_t end_at(const scan *c, size_t h)
+{
+    return c->iv[c->heap[h]].end;
+}
+
+static void heap_push(scan *c, uint32_t k)
+{
+    size_t i = c->nheap++;
+    c->heap[i] = k;
+    while (i > 0 && end_at(c, (i - 1) / 2) > end_at(c, i)) {
+        uint32_t t = c->heap[i];
+        c->heap[i] = c->heap[(i - 1) / 2];
+        c->heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static void heap_pop(scan *c)
+{
+    c->heap[0] = c->heap[--c->nheap];
+    for (size_t i = 0;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < c->nheap && end_at(c, l) < end_at(c, m)) m = l;
+        if (r < c->nheap && end_at(c, r) < end_at(c, m)) m = r;
+        if (m == i) return;
+        uint32_t t = c->heap[i];
+        c->heap[i] = c->heap[m];
+        c->heap[m] = t;
+        i = m;
+    }
+}
+
+static int grow_scan(sts_an_scratch *sc, size_t n)
+{
+    if (sts_grow((void **)&sc->reach, &sc->reach_cap, n, sizeof *sc->reach) != 0) return -1;
+    if (sts_grow((void **)&sc->flags, &sc->flags_cap, n, sizeof *sc->flags) != 0) return -1;
+    if (sts_grow((void **)&sc->heap, &sc->heap_cap, n, sizeof *sc->heap) != 0) return -1;
+    return sts_grow((void **)&sc->stack, &sc->stack_cap, n, sizeof *sc->stack);
+}
+
+int sts_an_inside_union_scan(const sts_an_iv *iv, size_t n, int64_t *u, sts_an_scratch *sc, uint64_t budget)
+{
+    if (n == 0) return 0;
+    if (grow_scan(sc, n) != 0) return -1;
+    scan c = { iv, sc->heap, 0, sc->flags };
+    int64_t *reach = sc->reach;
+    uint32_t *st = sc->stack;
+    size_t depth = 0;
+    uint64_t steps = 0;
+    for (size_t k = 0; k < n; k++) {
+        int64_t a = iv[k].ts, b = iv[k].end;
+        while (c.nheap && end_at(&c, 0) <= a) {
+            c.flags[c.heap[0]] |= DEAD;
+            heap_pop(&c);
+        }
+        while (depth && (c.flags[st[depth - 1]] & DEAD))
+            depth--;
+        for (size_t i = depth; b > a && i-- > 0;) {
+            uint32_t s = st[i];
+            if (++steps > budget) return 1;
+            if ((c.flags[s] & DEAD) || iv[s].end < b) continue;
+            if (reach[s] < b) {
+                u[s] += b - (reach[s] > a ? reach[s] : a);
+                reach[s] = b;
+            }
+            if (c.flags[s] & NESTED) break;
+        }
+        u[k] = 0;
+        reach[k] = INT64_MIN;
+        c.flags[k] = (unsigned char)(!c.nheap || b <= end_at(&c, 0) ? NESTED : 0);
+        st[depth++] = (uint32_t)k;
+        heap_push(&c, (uint32_t)k);
+    }
+    return 0;
+}
+
+/* Scan steps allowed per interval before a stretch goes to the general algorithm. */
+#define SCAN_STEPS_PER_INTERVAL 24
+
+/* One crossing stretch: the scan, or the segment tree when the scan runs long. */
+static int crossed_stretch(const sts_an_iv *iv, size_t n, int64_t *u, sts_an_scratch *sc)
+{
+    int rc = sts_an_inside_union_scan(iv, n, u, sc, (uint64_t)n * SCAN_STEPS_PER_INTERVAL + 1024);
+    if (rc <= 0) return rc;
+    return sts_an_inside_union_general(iv, n, u, sc);
+}
+
 int sts_an_inside_union(const sts_an_iv *iv, size_t n, int64_t *u, sts_an_scratch *sc)
 {
     if (sts_grow((void **)&sc->stack, &sc->stack_cap, n ? n : 1, sizeof *sc->stack) != 0) return -1;
-    uint32_t *st = sc->stack;
     size_t depth = 0, from = 0;
     int crossed = 0;
     for (size_t k = 0; k <= n; k++) {
+        uint32_t *st = sc->stack;
         while (depth && k < n && iv[st[depth - 1]].end <= iv[k].ts)
             depth--;
         if (depth == 0 || k == n) {
-            /* A stretch with no open interval ends here; redo it in general if it crossed. */
-            if (crossed && sts_an_inside_union_general(iv + from, k - from, u + from, sc) != 0) return -1;
+            /* A stretch with no open interval ends here; redo it if some crossed. */
+            if (crossed && crossed_stretch(iv + from, k - from, u + from, sc) != 0) return -1;
             if (k == n) break;
             from = k;
             crossed = 0;
         }
+        st = sc->stack; /* the stretch's scan may have grown it */
         u[k] = 0;
         if (depth) {
             const sts_an_iv *p = &iv[st[depth - 1]];

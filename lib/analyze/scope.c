@@ -58,9 +58,8 @@ sts_status sts_an_scope_open(sts_an_scope *x, const sts_timeline *tl, const sts_
     return st;
 }
 
-int sts_an_scope_name(sts_an_scope *x, uint32_t name)
+int sts_an_scope_name_match(sts_an_scope *x, uint32_t name)
 {
-    if (!x->by_name) return 1;
     if (name >= x->bound) return 0;
     if (x->memo[name] < 0)
         x->memo[name] = (signed char)sts_an_matcher_match(&x->name, sts_timeline_string(x->tl, name));

@@ -54,8 +54,7 @@ typedef struct rows {
     uint32_t bound;
     sts_u64map by_arg; /* (module, op) or module -> row */
     uint32_t key_op, key_module;
-    STS_VEC(uint32_t) row_of; /* per kept slice, in walk order */
-    STS_VEC(int64_t) dur_of;
+    size_t kept; /* slices counted */
 } rows;
 
 static void rows_free(rows *r)
@@ -63,8 +62,6 @@ static void rows_free(rows *r)
     STS_VEC_RELEASE(r->v);
     free(r->by_name);
     sts_u64map_release(&r->by_arg);
-    STS_VEC_RELEASE(r->row_of);
-    STS_VEC_RELEASE(r->dur_of);
 }
 
 static uint32_t new_row(rows *r, uint32_t name, uint32_t module, uint32_t grouped)
@@ -90,8 +87,9 @@ static uint32_t string_arg(const sts_timeline *tl, uint32_t args, uint32_t key)
 }
 
 /* The row of a slice; STS_NONE when memory is exhausted. */
-static uint32_t row_for(rows *r, const sts_timeline *tl, const sts_slice *s, sts_group g)
+static inline uint32_t row_for(rows *r, const sts_timeline *tl, const sts_slice *s, sts_group g)
 {
+    if (g == STS_GROUP_NAME && r->by_name[s->name]) return r->by_name[s->name] - 1;
     if (g != STS_GROUP_NAME) {
         uint32_t module = string_arg(tl, s->args, r->key_module);
         uint32_t op = g == STS_GROUP_HLO_OP ? string_arg(tl, s->args, r->key_op) : STS_NONE;
@@ -112,7 +110,7 @@ static uint32_t row_for(rows *r, const sts_timeline *tl, const sts_slice *s, sts
     return row;
 }
 
-static int add(rows *r, uint32_t row, int64_t dur, int64_t self)
+static void add(rows *r, uint32_t row, int64_t dur, int64_t self)
 {
     sts_name_summary *x = &r->v.v[row];
     if (x->count == 0) x->min_ns = x->max_ns = dur;
@@ -121,18 +119,16 @@ static int add(rows *r, uint32_t row, int64_t dur, int64_t self)
     x->self_ns += self;
     if (dur < x->min_ns) x->min_ns = dur;
     if (dur > x->max_ns) x->max_ns = dur;
-    uint32_t *ro = STS_VEC_PUSH(r->row_of);
-    int64_t *d = ro ? STS_VEC_PUSH(r->dur_of) : NULL;
-    if (!d) return -1;
-    *ro = row;
-    *d = dur;
-    return 0;
+    r->kept++;
 }
 
-/* Exact medians: durations grouped by row (counting sort), then a selection in each. */
-static int medians(rows *r)
+/* Exact medians: a second pass scatters the durations by row (a counting sort; the
+ * rows and their counts are known), then a selection in each. 8 bytes per slice. */
+static int medians(const sts_timeline *tl, sts_an_scope *x, rows *r)
 {
-    size_t nr = r->v.n, n = r->row_of.n;
+    size_t nr = r->v.n, n = r->kept, nl;
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
     size_t *fill = malloc((nr ? nr : 1) * sizeof *fill);
     int64_t *durs = malloc((n ? n : 1) * sizeof *durs);
     if (!fill || !durs) {
@@ -144,8 +140,15 @@ static int medians(rows *r)
         fill[g] = at;
         at += r->v.v[g].count;
     }
-    for (size_t i = 0; i < n; i++)
-        durs[fill[r->row_of.v[i]]++] = r->dur_of.v[i];
+    for (size_t l = 0; l < nl; l++) {
+        if (!sts_an_scope_lane(x, (uint32_t)l)) continue;
+        for (uint32_t i = ln[l].first_slice; i < ln[l].first_slice + ln[l].slice_count; i++) {
+            int64_t ts, end;
+            if (!sts_an_clip(&s[i], sts_an_scope_window(x), &ts, &end) || !sts_an_scope_name(x, s[i].name)) continue;
+            uint32_t row = row_for(r, tl, &s[i], x->group); /* found: the first pass made every row */
+            durs[fill[row]++] = end - ts;
+        }
+    }
     for (size_t g = 0, start = 0; g < nr; g++) {
         r->v.v[g].median_ns = sts_median_i64(durs + start, fill[g] - start);
         start = fill[g];
@@ -189,11 +192,12 @@ static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, st
             if (!sts_an_scope_name(x, s[iv->idx].name)) continue;
             uint32_t row = row_for(r, tl, &s[iv->idx], x->group);
             int64_t dur = iv->end - iv->ts;
-            bad = row == STS_NONE || add(r, row, dur, dur - w.u[k]) != 0;
+            bad = row == STS_NONE;
+            if (!bad) add(r, row, dur, dur - w.u[k]);
         }
     }
     walker_free(&w);
-    if (!bad) bad = medians(r) != 0;
+    if (!bad) bad = medians(tl, x, r) != 0;
     return bad ? sts_an_nomem(err, "summarizing names") : STS_OK;
 }
 

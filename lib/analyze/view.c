@@ -13,6 +13,9 @@ void sts_an_scratch_free(sts_an_scratch *sc)
     free(sc->rank);
     free(sc->keys);
     free(sc->tree);
+    free(sc->reach);
+    free(sc->flags);
+    free(sc->heap);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -51,19 +54,15 @@ int sts_an_view_load(sts_an_view *v, const sts_timeline *tl, uint32_t lane, cons
     if (sts_grow((void **)&v->iv, &v->cap, ln->slice_count ? ln->slice_count : 1, sizeof *v->iv) != 0) return -1;
     int sorted = 1;
     for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
-        int64_t ts = s[i].ts, end = sts_an_end(&s[i]);
-        if (window) {
-            int64_t w0 = window[0], w1 = window[1];
-            if (ts >= w1 || end < w0 || (end == w0 && end > ts) || (end == ts && ts < w0)) continue;
-            if (ts < w0) ts = w0;
-            if (end > w1) end = w1;
-        }
+        int64_t ts, end;
+        if (!sts_an_clip(&s[i], window, &ts, &end)) continue;
         sts_an_iv *x = &v->iv[v->n++];
         x->ts = ts;
         x->end = end;
         x->idx = i;
         x->unused = 0;
-        if (sorted && v->n > 1 && iv_cmp(x - 1, x, s) > 0) sorted = 0;
+        if (sorted && v->n > 1 && (x[-1].ts > ts || (x[-1].ts == ts && x[-1].end <= end)) && iv_cmp(x - 1, x, s) > 0)
+            sorted = 0;
     }
     if (!sorted) qsort_r(v->iv, v->n, sizeof *v->iv, iv_qcmp, (void *)s);
     return 0;

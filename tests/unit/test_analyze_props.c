@@ -462,9 +462,10 @@ TEST(random_traces_match_the_definitions)
     T_TRUE(ty.crossing_lanes > 100 && ty.steps > 1000 && ty.windows > 500);
 }
 
-/* The general (crossing) algorithm against the definition, on intervals that cross
- * heavily, tie, and have zero length. */
-TEST(inside_union_general_matches_brute_force)
+/* Each algorithm for crossing intervals (the segment tree, the scan, and the staged
+ * one that picks) against the definition, on intervals that cross heavily, tie, and
+ * have zero length. */
+TEST(inside_union_algorithms_match_brute_force)
 {
     rng r = { 0x13198a2e03707344u };
     sts_an_scratch sc = { 0 };
@@ -488,9 +489,10 @@ TEST(inside_union_general_matches_brute_force)
                 *a = *c;
                 *c = tmp;
             }
-        int64_t u[64], v[64];
+        int64_t u[64], v[64], w2[64];
         T_EQ_I64(sts_an_inside_union_general(iv, n, u, &sc), 0);
         T_EQ_I64(sts_an_inside_union(iv, n, v, &sc), 0);
+        T_EQ_I64(sts_an_inside_union_scan(iv, n, w2, &sc, UINT64_MAX), 0);
         for (size_t i = 0; i < n; i++) {
             int64_t w[64][2];
             size_t m = 0;
@@ -501,9 +503,10 @@ TEST(inside_union_general_matches_brute_force)
                     m++;
                 }
             int64_t want = brute_union(w, m);
-            if (u[i] != want || v[i] != want) {
-                T_FAIL_AT("trace %d interval %zu [%lld, %lld): general %lld, staged %lld, definition %lld", t, i,
-                          (long long)iv[i].ts, (long long)iv[i].end, (long long)u[i], (long long)v[i], (long long)want);
+            if (u[i] != want || v[i] != want || w2[i] != want) {
+                T_FAIL_AT("trace %d interval %zu [%lld, %lld): general %lld, staged %lld, scan %lld, definition %lld",
+                          t, i, (long long)iv[i].ts, (long long)iv[i].end, (long long)u[i], (long long)v[i],
+                          (long long)w2[i], (long long)want);
                 t = 2000;
                 break;
             }
@@ -576,9 +579,41 @@ TEST(a_million_lanes_in_100k_processes)
     sts_timeline_free(tl);
 }
 
+/* A staircase of intervals that all cross each other, inside one that holds them all:
+ * the scan would take quadratic time, so it gives up within its budget and the staged
+ * algorithm answers with the segment tree, still exactly. */
+TEST(crossing_staircase_falls_back_and_stays_exact)
+{
+    enum { N = 4000 };
+    sts_an_iv *iv = malloc((N + 1) * sizeof *iv);
+    int64_t *u = malloc((N + 1) * sizeof *u);
+    sts_an_scratch sc = { 0 };
+    iv[0].ts = 0;
+    iv[0].end = 3 * N;
+    iv[0].idx = 0;
+    for (uint32_t i = 1; i <= N; i++) {
+        iv[i].ts = i;
+        iv[i].end = i + N;
+        iv[i].idx = i;
+    }
+    T_EQ_I64(sts_an_inside_union_scan(iv, N + 1, u, &sc, 24 * (uint64_t)N), 1);
+    T_EQ_I64(sts_an_inside_union(iv, N + 1, u, &sc), 0);
+    /* Inside the outer one: every step of the staircase, covering [1, 2N). Inside a
+     * step: nothing (each later one ends after it). */
+    T_EQ_I64(u[0], 2 * N - 1);
+    int64_t others = 0;
+    for (uint32_t i = 1; i <= N; i++)
+        others += u[i];
+    T_EQ_I64(others, 0);
+    sts_an_scratch_free(&sc);
+    free(iv);
+    free(u);
+}
+
 int main(void)
 {
-    RUN(inside_union_general_matches_brute_force);
+    RUN(inside_union_algorithms_match_brute_force);
+    RUN(crossing_staircase_falls_back_and_stays_exact);
     RUN(random_traces_match_the_definitions);
     RUN(a_million_lanes_in_100k_processes);
     return t_done();
