@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "jout.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -114,10 +113,10 @@ static void print_windows(const view *v, const sts_step *s)
         const sts_step_window *w = &v->w[pick[k]];
         char label[160], d[32];
         lane_label(v, w->lane, label, sizeof label);
-        tc_dur(d, sizeof d, w->busy_ns);
+        sts_fmt_duration((double)(w->busy_ns), d, sizeof d);
         printf("%9s%s: busy %s (%.1f%%):", "", label, d, s->dur ? 100.0 * (double)w->busy_ns / (double)s->dur : 0.0);
         for (uint32_t m = w->first_name; m < w->first_name + w->name_count && m < w->first_name + TEXT_NAMES; m++) {
-            tc_dur(d, sizeof d, v->wn[m].ns);
+            sts_fmt_duration((double)(v->wn[m].ns), d, sizeof d);
             printf("%s ", m == w->first_name ? "" : ",");
             put_cut(name_of(v, v->wn[m].name), 48);
             printf(" %s", d);
@@ -143,7 +142,7 @@ static void print_step_rows(const view *v)
         printf("%9s", "");
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++) {
             char d[32];
-            tc_dur(d, sizeof d, v->ch[c].total_ns);
+            sts_fmt_duration((double)(v->ch[c].total_ns), d, sizeof d);
             printf("%s", c == s->first_child ? "" : ", ");
             put_cut(name_of(v, v->ch[c].name), 72);
             printf(" %s", d);
@@ -264,159 +263,159 @@ static void print_human(const view *v)
 
 /* ---- JSON ---------------------------------------------------------------------------- */
 
-static void json_lane_fields(jout *j, const view *v, uint32_t lane)
+static void json_lane_fields(sts_jsonw *j, const view *v, uint32_t lane)
 {
-    jo_key(j, "pid"), jo_str(j, tc_pid(v->tl, lane));
-    jo_key(j, "tid"), jo_str(j, tc_tid(v->tl, lane));
-    jo_key(j, "process"), jo_str(j, tc_process_name(v->tl, lane));
-    jo_key(j, "thread"), jo_str(j, tc_thread_name(v->tl, lane));
+    sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(v->tl, lane));
+    sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(v->tl, lane));
+    sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(v->tl, lane));
+    sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(v->tl, lane));
 }
 
-static void json_windows(jout *j, const view *v, const sts_step *s)
+static void json_windows(sts_jsonw *j, const view *v, const sts_step *s)
 {
-    jo_key(j, "windows");
-    jo_arr(j);
+    sts_jsonw_key(j, "windows");
+    sts_jsonw_arr_begin(j);
     for (uint32_t i = s->first_window; i < s->first_window + s->window_count; i++) {
         const sts_step_window *w = &v->w[i];
-        jo_obj(j);
+        sts_jsonw_obj_begin(j);
         json_lane_fields(j, v, w->lane);
-        jo_key(j, "busy_ns"), jo_i64(j, w->busy_ns);
-        jo_key(j, "names");
-        jo_arr(j);
+        sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, w->busy_ns);
+        sts_jsonw_key(j, "names");
+        sts_jsonw_arr_begin(j);
         for (uint32_t m = w->first_name; m < w->first_name + w->name_count; m++) {
-            jo_obj(j);
-            jo_key(j, "name"), jo_str(j, name_of(v, v->wn[m].name));
-            jo_key(j, "ns"), jo_i64(j, v->wn[m].ns);
-            jo_obj_end(j);
+            sts_jsonw_obj_begin(j);
+            sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, v->wn[m].name));
+            sts_jsonw_key(j, "ns"), sts_jsonw_i64(j, v->wn[m].ns);
+            sts_jsonw_obj_end(j);
         }
-        jo_arr_end(j);
-        jo_obj_end(j);
+        sts_jsonw_arr_end(j);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_partial(jout *j, uint32_t f)
+static void json_partial(sts_jsonw *j, uint32_t f)
 {
-    jo_key(j, "partial"), jo_bool(j, (f & STS_STEP_PARTIAL) != 0);
-    jo_key(j, "partial_reasons");
-    jo_arr(j);
-    if (f & STS_STEP_UNCLOSED) jo_str(j, "unclosed");
-    if (f & STS_STEP_AT_TRACE_START) jo_str(j, "at_trace_start");
-    if (f & STS_STEP_AT_TRACE_END) jo_str(j, "at_trace_end");
-    jo_arr_end(j);
+    sts_jsonw_key(j, "partial"), sts_jsonw_bool(j, (f & STS_STEP_PARTIAL) != 0);
+    sts_jsonw_key(j, "partial_reasons");
+    sts_jsonw_arr_begin(j);
+    if (f & STS_STEP_UNCLOSED) sts_jsonw_str(j, "unclosed");
+    if (f & STS_STEP_AT_TRACE_START) sts_jsonw_str(j, "at_trace_start");
+    if (f & STS_STEP_AT_TRACE_END) sts_jsonw_str(j, "at_trace_end");
+    sts_jsonw_arr_end(j);
 }
 
-static void json_steps(jout *j, const view *v)
+static void json_steps(sts_jsonw *j, const view *v)
 {
-    jo_key(j, "steps");
-    jo_arr(j);
+    sts_jsonw_key(j, "steps");
+    sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < v->n; k++) {
         const sts_step *s = &v->st[k];
-        jo_obj(j);
-        jo_key(j, "name"), jo_str(j, name_of(v, s->name));
-        jo_key(j, "index"), jo_i64(j, s->index);
-        jo_key(j, "ts_ns"), jo_i64(j, s->ts);
-        jo_key(j, "dur_ns"), jo_i64(j, s->dur);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, s->name));
+        sts_jsonw_key(j, "index"), sts_jsonw_i64(j, s->index);
+        sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, s->ts);
+        sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, s->dur);
         json_partial(j, s->flags);
-        jo_key(j, "children");
-        jo_obj(j);
+        sts_jsonw_key(j, "children");
+        sts_jsonw_obj_begin(j);
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
-            jo_key(j, name_of(v, v->ch[c].name)), jo_i64(j, v->ch[c].total_ns);
-        jo_obj_end(j);
-        jo_key(j, "child_counts");
-        jo_obj(j);
+            sts_jsonw_key(j, name_of(v, v->ch[c].name)), sts_jsonw_i64(j, v->ch[c].total_ns);
+        sts_jsonw_obj_end(j);
+        sts_jsonw_key(j, "child_counts");
+        sts_jsonw_obj_begin(j);
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
-            jo_key(j, name_of(v, v->ch[c].name)), jo_u64(j, v->ch[c].count);
-        jo_obj_end(j);
-        jo_key(j, "children_ns"), jo_i64(j, s->children_ns);
-        jo_key(j, "unattributed_ns"), jo_i64(j, s->unattributed_ns);
-        jo_key(j, "naive_ns"), jo_i64(j, s->naive_ns);
+            sts_jsonw_key(j, name_of(v, v->ch[c].name)), sts_jsonw_u64(j, v->ch[c].count);
+        sts_jsonw_obj_end(j);
+        sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, s->children_ns);
+        sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, s->unattributed_ns);
+        sts_jsonw_key(j, "naive_ns"), sts_jsonw_i64(j, s->naive_ns);
         json_windows(j, v, s);
-        jo_obj_end(j);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_children(jout *j, const view *v)
+static void json_children(sts_jsonw *j, const view *v)
 {
-    jo_key(j, "children");
-    jo_arr(j);
+    sts_jsonw_key(j, "children");
+    sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < v->ncs; i++) {
         const sts_step_child_stats *c = &v->cs[i];
-        jo_obj(j);
-        jo_key(j, "name"), jo_str(j, name_of(v, c->name));
-        jo_key(j, "steps"), jo_u64(j, c->steps);
-        jo_key(j, "count"), jo_u64(j, c->count);
-        jo_key(j, "total_ns"), jo_i64(j, c->total_ns);
-        jo_key(j, "min_ns"), jo_i64(j, c->min_ns);
-        jo_key(j, "median_ns"), jo_i64(j, c->median_ns);
-        jo_key(j, "max_ns"), jo_i64(j, c->max_ns);
-        jo_obj_end(j);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, c->name));
+        sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, c->steps);
+        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, c->count);
+        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, c->total_ns);
+        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, c->min_ns);
+        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, c->median_ns);
+        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, c->max_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_window_lanes(jout *j, const view *v)
+static void json_window_lanes(sts_jsonw *j, const view *v)
 {
-    jo_key(j, "window_lanes");
-    jo_arr(j);
+    sts_jsonw_key(j, "window_lanes");
+    sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < v->nwl; i++) {
         const sts_window_lane_stats *x = &v->wl[i];
-        jo_obj(j);
+        sts_jsonw_obj_begin(j);
         json_lane_fields(j, v, x->lane);
-        jo_key(j, "steps"), jo_u64(j, x->steps);
-        jo_key(j, "total_ns"), jo_i64(j, x->total_ns);
-        jo_key(j, "min_ns"), jo_i64(j, x->min_ns);
-        jo_key(j, "median_ns"), jo_i64(j, x->median_ns);
-        jo_key(j, "max_ns"), jo_i64(j, x->max_ns);
-        jo_obj_end(j);
+        sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, x->steps);
+        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, x->total_ns);
+        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, x->min_ns);
+        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, x->median_ns);
+        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, x->max_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_summary(jout *j, const view *v)
+static void json_summary(sts_jsonw *j, const view *v)
 {
     const sts_steps_summary *y = v->sum;
-    jo_key(j, "summary");
-    jo_obj(j);
-    jo_key(j, "steps"), jo_u64(j, y->steps);
-    jo_key(j, "total_ns"), jo_i64(j, y->total_ns);
-    jo_key(j, "min_ns"), jo_i64(j, y->min_ns);
-    jo_key(j, "median_ns"), jo_i64(j, y->median_ns);
-    jo_key(j, "max_ns"), jo_i64(j, y->max_ns);
-    jo_key(j, "mean_ns"), jo_f64(j, y->mean_ns);
-    jo_key(j, "stddev_ns"), jo_f64(j, y->stddev_ns);
-    jo_key(j, "partial"), jo_u64(j, y->partial);
-    jo_key(j, "dropped"), jo_u64(j, sts_steps_dropped(v->s));
-    jo_key(j, "children_ns"), jo_i64(j, y->children_ns);
-    jo_key(j, "unattributed_ns"), jo_i64(j, y->unattributed_ns);
-    jo_key(j, "unattributed_min_ns"), jo_i64(j, y->unattributed_min_ns);
-    jo_key(j, "unattributed_median_ns"), jo_i64(j, y->unattributed_median_ns);
-    jo_key(j, "unattributed_max_ns"), jo_i64(j, y->unattributed_max_ns);
-    jo_key(j, "naive_ns"), jo_i64(j, y->naive_ns);
-    jo_obj_end(j);
+    sts_jsonw_key(j, "summary");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, y->steps);
+    sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, y->total_ns);
+    sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, y->min_ns);
+    sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, y->median_ns);
+    sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, y->max_ns);
+    sts_jsonw_key(j, "mean_ns"), sts_jsonw_f64(j, y->mean_ns);
+    sts_jsonw_key(j, "stddev_ns"), sts_jsonw_f64(j, y->stddev_ns);
+    sts_jsonw_key(j, "partial"), sts_jsonw_u64(j, y->partial);
+    sts_jsonw_key(j, "dropped"), sts_jsonw_u64(j, sts_steps_dropped(v->s));
+    sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, y->children_ns);
+    sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, y->unattributed_ns);
+    sts_jsonw_key(j, "unattributed_min_ns"), sts_jsonw_i64(j, y->unattributed_min_ns);
+    sts_jsonw_key(j, "unattributed_median_ns"), sts_jsonw_i64(j, y->unattributed_median_ns);
+    sts_jsonw_key(j, "unattributed_max_ns"), sts_jsonw_i64(j, y->unattributed_max_ns);
+    sts_jsonw_key(j, "naive_ns"), sts_jsonw_i64(j, y->naive_ns);
+    sts_jsonw_obj_end(j);
 }
 
-static void print_json(const view *v)
+static int print_json(const view *v)
 {
-    jout j;
-    jo_init(&j, stdout);
-    jo_obj(&j);
-    jo_key(&j, "trace"), jo_str(&j, sts_timeline_get_info(v->tl)->path);
-    jo_key(&j, "rule"), jo_str(&j, sts_step_rule_name(sts_steps_rule(v->s)));
-    jo_key(&j, "rule_description"), jo_str(&j, rule_text(sts_steps_rule(v->s)));
-    jo_key(&j, "lane");
-    jo_obj(&j);
-    json_lane_fields(&j, v, v->st[0].lane);
-    jo_obj_end(&j);
-    jo_key(&j, "other_lanes"), jo_u64(&j, sts_steps_other_lanes(v->s));
-    jo_key(&j, "xprof_view"), jo_bool(&j, v->xprof);
-    json_steps(&j, v);
-    json_children(&j, v);
-    json_window_lanes(&j, v);
-    json_summary(&j, v);
-    jo_obj_end(&j);
-    jo_end(&j);
+    sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
+    if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_key(j, "trace"), sts_jsonw_str(j, sts_timeline_get_info(v->tl)->path);
+    sts_jsonw_key(j, "rule"), sts_jsonw_str(j, sts_step_rule_name(sts_steps_rule(v->s)));
+    sts_jsonw_key(j, "rule_description"), sts_jsonw_str(j, rule_text(sts_steps_rule(v->s)));
+    sts_jsonw_key(j, "lane");
+    sts_jsonw_obj_begin(j);
+    json_lane_fields(j, v, v->st[0].lane);
+    sts_jsonw_obj_end(j);
+    sts_jsonw_key(j, "other_lanes"), sts_jsonw_u64(j, sts_steps_other_lanes(v->s));
+    sts_jsonw_key(j, "xprof_view"), sts_jsonw_bool(j, v->xprof);
+    json_steps(j, v);
+    json_children(j, v);
+    json_window_lanes(j, v);
+    json_summary(j, v);
+    sts_jsonw_obj_end(j);
+    return cli_json_finish("steps", j);
 }
 
 static int no_steps(const sts_timeline *tl, const sts_steps *s)
@@ -439,7 +438,7 @@ static int no_steps(const sts_timeline *tl, const sts_steps *s)
 
 typedef struct args {
     int json, xprof, names;
-    const char *step, *run, *lanes;
+    const char *step, *run, *argmode, *lanes;
 } args;
 
 static int run(sts_timeline *tl, const args *o)
@@ -476,7 +475,7 @@ static int run(sts_timeline *tl, const args *o)
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
     else if (o->json)
-        print_json(&v);
+        rc = print_json(&v);
     else
         print_human(&v);
     sts_steps_free(s);
@@ -486,7 +485,7 @@ static int run(sts_timeline *tl, const args *o)
 
 int cmd_steps(int argc, char **argv)
 {
-    args o = { 0, 0, INT_MIN, NULL, NULL, NULL };
+    args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL };
     const cli_opt opts[] = {
         { "step", CLI_STRING, &o.step, "NAME", "the step slice's name, or an extended regex over names" },
         { "lanes", CLI_STRING, &o.lanes, "PATTERN",
@@ -496,12 +495,13 @@ int cmd_steps(int argc, char **argv)
         { "xprof", CLI_FLAG, &o.xprof, NULL,
           "XProf's overview view: with more than 5 steps, leave out the first and the last" },
         { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md)" },
-        { "run", CLI_STRING, &o.run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(o.run),
+        TC_ARGS_OPT(o.argmode),
         { 0 },
     };
     const cli_spec spec = {
         "steps",
-        "TRACE [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME]",
+        "TRACE [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] [--args MODE]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it) by name, the unattributed remainder and the double-counted\n"
         "total that adding step and children would give; then what every other lane (device\n"
@@ -524,7 +524,7 @@ int cmd_steps(int argc, char **argv)
         return CLI_USAGE;
     }
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", pos[0], o.run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("steps", pos[0], o.run, o.argmode, &tl)) != CLI_OK) return rc;
     rc = run(tl, &o);
     sts_timeline_free(tl);
     return rc;

@@ -11,6 +11,7 @@
 
 #include "analyze/steps_impl.h"
 #include "base/mem.h"
+#include "stepscope/format.h"
 
 typedef struct candidate {
     uint32_t lane, name;
@@ -123,10 +124,12 @@ static int note(const sts_timeline *tl, sts_steps *s, const candidate *c, const 
 {
     const sts_lane *ln = sts_timeline_lanes(tl, NULL) + c->lane;
     const sts_process *p = sts_timeline_processes(tl, NULL) + ln->process;
-    return sts_steps_note_tried(s, "repeated root name '%s' (pid %s tid %s): %llu outermost, %.3f ms in all: %s",
+    char total[STS_FMT_DURATION_MAX];
+    sts_fmt_duration((double)c->total, total, sizeof total);
+    return sts_steps_note_tried(s, "repeated root name '%s' (pid %s tid %s): %llu outermost, %s in all: %s",
                                 sts_timeline_string(tl, c->name), sts_timeline_string(tl, p->label),
-                                sts_timeline_string(tl, ln->label), (unsigned long long)c->count,
-                                (double)c->total / 1e6, why ? why : "chosen");
+                                sts_timeline_string(tl, ln->label), (unsigned long long)c->count, total,
+                                why ? why : "chosen");
 }
 
 /* The chosen name's outermost instances on its lane, in time order. */

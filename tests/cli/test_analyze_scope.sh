@@ -74,7 +74,7 @@ t_ok "overlaps are counted and listed by pair of names" \
 t_run "$STEPSCOPE" analyze "$W/jax.json"
 t_ok "30 alike overlaps: one line naming both and the range of overruns" \
   test "$(grep -c "overran '\$profiler.py:349 __init__'" <<<"$T_OUT")" = 1 -a \
-  -n "$(grep -F "30x 'learner_step' overran '\$profiler.py:349 __init__' by 47.000 us to 76.000 us" <<<"$T_OUT")"
+  -n "$(grep -F "30x 'learner_step' overran '\$profiler.py:349 __init__' by $(t_dur 47000) to $(t_dur 76000)" <<<"$T_OUT")"
 t_ok "the summary comes before the overlaps, and warnings stay off stdout" \
   test "$(grep -n '^names by self time' <<<"$T_OUT" | cut -d: -f1)" -lt "$(grep -n '^overlaps:' <<<"$T_OUT" | cut -d: -f1)" -a -z "$T_ERR"
 t_run "$STEPSCOPE" analyze "$W/jax.json" --overlaps
