@@ -7,6 +7,7 @@
  *   step children lie inside the step; children + unattributed = step; window unions
  *   never exceed the window and a window's names add up to its busy time; busy time
  *   per lane, process and trace equals the union computed directly. */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -322,8 +323,9 @@ static int check_busy(const sts_timeline *tl)
     return 1;
 }
 
-/* The children by definition: inside the step, inside no other slice inside it. */
-static int64_t brute_children_union(const sts_timeline *tl, uint32_t step, size_t *count)
+/* The children by definition: inside the step, inside no other slice inside it. Adds
+ * each child's duration to by_name[its name] (by_name may be NULL). */
+static int64_t brute_children_union(const sts_timeline *tl, uint32_t step, size_t *count, int64_t *by_name)
 {
     const sts_slice *s = sts_timeline_slices(tl, NULL);
     const sts_lane *ln = sts_timeline_lanes(tl, NULL) + s[step].lane;
@@ -335,6 +337,7 @@ static int64_t brute_children_union(const sts_timeline *tl, uint32_t step, size_
         for (uint32_t m = ln->first_slice; m < ln->first_slice + ln->slice_count && outer; m++)
             if (m != j && inside(s, m, step) && inside(s, j, m)) outer = 0;
         if (!outer) continue;
+        if (by_name && s[j].name < 256) by_name[s[j].name] += s[j].dur;
         iv[k][0] = s[j].ts;
         iv[k][1] = end_of(&s[j]);
         k++;
@@ -359,11 +362,20 @@ static int check_steps(const sts_timeline *tl, tally *ty)
     for (size_t k = 0; k < n && ok; k++) {
         ty->steps++;
         size_t want_count;
-        int64_t want = brute_children_union(tl, x[k].slice, &want_count);
+        int64_t by_name[256] = { 0 };
+        int64_t want = brute_children_union(tl, x[k].slice, &want_count, by_name);
         uint64_t count = 0;
-        for (uint32_t c = x[k].first_child; c < x[k].first_child + x[k].child_count; c++)
+        for (uint32_t c = x[k].first_child; c < x[k].first_child + x[k].child_count; c++) {
             count += ch[c].count;
-        ok = x[k].children_ns == want && count == want_count && x[k].unattributed_ns >= 0 &&
+            /* each name's children, exactly the slices that lie inside the step */
+            if (ch[c].name >= 256 || ch[c].total_ns != by_name[ch[c].name]) {
+                T_FAIL_AT("step %zu: children named %s total %lld, by definition %lld", k,
+                          sts_timeline_string(tl, ch[c].name), (long long)ch[c].total_ns,
+                          ch[c].name < 256 ? (long long)by_name[ch[c].name] : -1LL);
+                ok = 0;
+            }
+        }
+        ok = ok && x[k].children_ns == want && count == want_count && x[k].unattributed_ns >= 0 &&
              x[k].children_ns + x[k].unattributed_ns == x[k].dur && x[k].children_ns <= x[k].dur;
         if (!ok)
             T_FAIL_AT("step %zu: children %lld (%llu) vs %lld (%zu), unattributed %lld, dur %lld", k,
@@ -610,11 +622,93 @@ TEST(crossing_staircase_falls_back_and_stays_exact)
     free(u);
 }
 
+/* Slices of one lane in containment order, for the check below. */
+static int by_containment(const void *a, const void *b, void *ctx)
+{
+    const sts_slice *s = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return before(s, x, y) ? -1 : before(s, y, x) ? 1 : 0;
+}
+
+/* Every slice of a real trace: self >= 0 and equal to the definition, computed by
+ * walking forward from each slice over what starts inside it. */
+static void check_trace_self(const char *path, int *files, size_t *slices)
+{
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open(path, NULL, &tl, &err) != STS_OK) {
+        T_FAIL_AT("%s: %s", path, err.message);
+        return;
+    }
+    size_t n, nl;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    int64_t *self = malloc((n ? n : 1) * sizeof *self);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    int64_t(*iv)[2] = malloc((n ? n : 1) * sizeof *iv);
+    T_EQ_I64(sts_self_times(tl, self, NULL), STS_OK);
+    int bad = 0;
+    for (size_t l = 0; l < nl && !bad; l++) {
+        uint32_t m = ln[l].slice_count;
+        for (uint32_t k = 0; k < m; k++)
+            order[k] = ln[l].first_slice + k;
+        qsort_r(order, m, sizeof *order, by_containment, (void *)s);
+        for (uint32_t k = 0; k < m && !bad; k++) {
+            uint32_t i = order[k];
+            size_t c = 0;
+            for (uint32_t j = k + 1; j < m && s[order[j]].ts < end_of(&s[i]); j++)
+                if (end_of(&s[order[j]]) <= end_of(&s[i])) {
+                    iv[c][0] = s[order[j]].ts;
+                    iv[c][1] = end_of(&s[order[j]]);
+                    c++;
+                }
+            int64_t want = s[i].dur - (c ? sts_union_ns((const int64_t(*)[2])iv, c) : 0);
+            if (self[i] < 0 || self[i] != want) {
+                T_FAIL_AT("%s: slice %u (%s): self %lld, by definition %lld", path, i,
+                          sts_timeline_string(tl, s[i].name), (long long)self[i], (long long)want);
+                bad = 1;
+            }
+        }
+    }
+    (*files)++;
+    *slices += n;
+    free(self);
+    free(order);
+    free(iv);
+    sts_timeline_free(tl);
+}
+
+TEST(fixture_traces_self_never_negative)
+{
+    const char *fx = t_fixtures();
+    if (!fx) T_SKIP("no fixtures ($STEPSCOPE_FIXTURES, or ../shared/fixtures)");
+    static const char *const dirs[] = { "chrome", "kineto", "torch-legacy", "jax" };
+    int files = 0;
+    size_t slices = 0;
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        char dir[4200];
+        if (snprintf(dir, sizeof dir, "%s/traces/%s", fx, dirs[d]) >= (int)sizeof dir) continue;
+        DIR *dh = opendir(dir);
+        if (!dh) continue;
+        for (struct dirent *e; (e = readdir(dh));) {
+            const char *x = strrchr(e->d_name, '.');
+            if (!x || !(strstr(e->d_name, ".json") || strcmp(x, ".pb") == 0)) continue;
+            char path[4500];
+            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
+            check_trace_self(path, &files, &slices);
+        }
+        closedir(dh);
+    }
+    printf("  %d fixture traces, %zu slices\n", files, slices);
+    T_TRUE(files > 10);
+}
+
 int main(void)
 {
     RUN(inside_union_algorithms_match_brute_force);
     RUN(crossing_staircase_falls_back_and_stays_exact);
     RUN(random_traces_match_the_definitions);
+    RUN(fixture_traces_self_never_negative);
     RUN(a_million_lanes_in_100k_processes);
     return t_done();
 }
