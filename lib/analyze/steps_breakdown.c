@@ -234,9 +234,10 @@ static int fill_steps(const sts_timeline *tl, sts_steps *s, const uint32_t *slic
     }
     sts_an_view_free(&v);
     /* Mixed sources would make indices collide; fall back to ordinals for all. */
-    if (!bad && !all_explicit)
-        for (size_t k = 0; k < s->steps.n; k++)
-            s->steps.v[k].index = (int64_t)s->steps.v[k].first_window;
+    for (size_t k = 0; k < s->steps.n; k++) {
+        if (!all_explicit) s->steps.v[k].index = (int64_t)s->steps.v[k].first_window;
+        s->steps.v[k].first_window = 0; /* no windows until they are measured */
+    }
     return bad ? -1 : 0;
 }
 

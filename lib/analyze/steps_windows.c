@@ -314,6 +314,7 @@ sts_status sts_steps_windows_fill(const sts_timeline *tl, sts_steps *s, const st
     for (size_t k = 0; lanes && k < n; k++)
         if (lanes[k] >= nl)
             return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "window lane %u out of range (%zu lanes)", lanes[k], nl);
+    if (n == 0) return STS_OK; /* no lanes asked for: every step's window list stays empty */
     windows_ctx c = { 0 };
     c.tl = tl;
     c.s = s;
