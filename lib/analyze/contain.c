@@ -8,10 +8,15 @@
  * by `end - max(ts, R_s)`, where R_s is the furthest end counted for `s` so far. An
  * interval [a, b) lies inside exactly the earlier open intervals whose end is >= b, a
  * suffix when they are ranked by end; on that suffix it raises every R below b to b and
- * adds b - max(a, R). That range update is a segment tree "beats" chmax (min and second
- * min per node; a node whose second min is >= b changes only its min elements, all by
- * the same amount), O(m log m) amortized for m intervals. Intervals are switched on in
- * order, so an interval never counts itself or later ones. */
+ * adds b - max(a, R). Two ways to apply that:
+ *   - the scan (below): walk the open intervals from the latest down and stop at the
+ *     first container that every interval still open below it holds; where crossings
+ *     are few that is a step or two per interval;
+ *   - when the scan would run long (many intervals crossing each other, as a hostile
+ *     file can make), a segment tree "beats" chmax on the suffix (min and second min
+ *     per node; a node whose second min is >= b changes only its min elements, all by
+ *     the same amount): O(m log m) amortized for m intervals. Intervals are switched on
+ *     in order, so an interval never counts itself or later ones. */
 #include <stdlib.h>
 #include <string.h>
 
