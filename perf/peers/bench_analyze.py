@@ -93,8 +93,8 @@ class Peers:
         return r and {'wall': r[0] * size, 'cpu': r[1] * size, 'rss': r[2] * size, 'extrapolated': True}
 
 
-def run_peer(args, peers, row, key, title, argv, size, env_large, mem_factor, check=None):
-    """Runs one peer (median of --runs on small traces, once on large ones), or
+def run_peer(args, peers, row, key, title, argv, size, env_large, mem_factor, check=None, runs=None):
+    """Runs one peer (median of --runs, or `runs`, on small traces; once on large ones), or
     extrapolates it when it is off for large traces or would not fit in memory."""
     guess = peers.guess(key, size)
     big = size >= LARGE
@@ -106,7 +106,7 @@ def run_peer(args, peers, row, key, title, argv, size, env_large, mem_factor, ch
     elif big and not guess and mem_factor * size > 0.8 * mem_available():
         why = "it would not fit in memory"
     if why is None:
-        m = measure.run_median(argv, 1 if big else args.runs, keep_output=True)
+        m = measure.run_median(argv, 1 if big else runs or args.runs, keep_output=True)
         if m['rc'] == 0 and (check is None or check(m)):
             peers.note(key, m, size)
             row[key] = {'wall': m['wall'], 'cpu': m['cpu'], 'rss': m['rss']}
@@ -172,7 +172,8 @@ def bench_trace(args, peers, label, plain, gz, facts_path, results):
     if args.venv_python and os.environ.get('BENCH_HTA') != '0':
         if size < LARGE or os.environ.get('BENCH_HTA_LARGE') == '1':
             run_peer(args, peers, row, 'hta', 'HTA load+breakdown',
-                     [args.venv_python, os.path.join(HERE, 'hta_breakdown.py'), plain], size, 'BENCH_HTA_LARGE', 8)
+                     [args.venv_python, os.path.join(HERE, 'hta_breakdown.py'), plain], size, 'BENCH_HTA_LARGE', 8,
+                     runs=1)
         elif peers.guess('hta', size):
             row['hta'] = peers.guess('hta', size)
             print(f"  {'HTA load+breakdown':22s}~{row['hta']['wall']:7.0f} s (extrapolated; BENCH_HTA_LARGE=1 runs it)")
