@@ -71,10 +71,10 @@ def fmt(m, size, events=None):
 
 
 def inflater(args):
-    """The inflater stepscope uses, as a command: igzip when stepscope was built with
-    ISA-L (`stepscope --version` says so), else zlib (perf/zinflate.c)."""
-    v = subprocess.run([args.cli, 'version'], capture_output=True, text=True).stdout
-    if 'isa-l' in v.lower() and shutil.which('igzip'):
+    """The inflater stepscope uses, as a command: igzip when stepscope links ISA-L (and
+    STEPSCOPE_INFLATE does not ask for zlib), else zlib (perf/zinflate.c)."""
+    libs = subprocess.run(['ldd', args.cli], capture_output=True, text=True).stdout
+    if 'libisal' in libs and os.environ.get('STEPSCOPE_INFLATE') != 'zlib' and shutil.which('igzip'):
         return 'igzip -dc', lambda gz: ['igzip', '-dc', gz]
     return 'zlib inflate', lambda gz: [args.zinflate, gz]
 
