@@ -626,6 +626,32 @@ TEST(gzip_feed_and_chunks_match_inline_inflate)
     unsetenv("STEPSCOPE_INFLATE");
 }
 
+/* Where the build has ISA-L, a gzip stream is inflated by it, unless zlib is asked for
+ * (else the "both inflaters" tests here would test one twice). */
+TEST(gzip_inflater_is_isal_where_built)
+{
+    tbuf b = trace(99, 50);
+    tbuf gz = gzip_of(b.p, b.n, 6, 1);
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open_mem(gz.p, gz.n, "t.json.gz", &err);
+#if defined(STS_HAVE_ISAL)
+    T_EQ_STR(sts_instream_inflater(in), "isa-l");
+#else
+    T_EQ_STR(sts_instream_inflater(in), "zlib");
+#endif
+    sts_instream_free(in);
+    setenv("STEPSCOPE_INFLATE", "zlib", 1);
+    in = sts_instream_open_mem(gz.p, gz.n, "t.json.gz", &err);
+    T_EQ_STR(sts_instream_inflater(in), "zlib");
+    sts_instream_free(in);
+    unsetenv("STEPSCOPE_INFLATE");
+    in = sts_instream_open_mem(b.p, b.n, "t.json", &err);
+    T_TRUE(sts_instream_inflater(in) == NULL);
+    sts_instream_free(in);
+    free(b.p);
+    free(gz.p);
+}
+
 /* The two inflaters give the same bytes, hence the same timeline, members and all. */
 TEST(gzip_inflaters_agree)
 {
@@ -693,6 +719,7 @@ int main(void)
     RUN(chunks_report_errors_and_truncation_as_one_pass);
     RUN(chunks_by_size_give_one_pass);
     RUN(gzip_feed_and_chunks_match_inline_inflate);
+    RUN(gzip_inflater_is_isal_where_built);
     RUN(gzip_inflaters_agree);
     RUN(gzip_errors_are_the_same_on_every_path);
     return t_done();
