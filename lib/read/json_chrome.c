@@ -17,7 +17,7 @@
 #define CHUNK         ((size_t)128 << 10) /* stays in L2: reads then cost no DRAM write-back */
 #define MAX_EVENT     ((size_t)1 << 30)
 #define PROGRESS_STEP ((uint64_t)4 << 20)
-#define FEED_WINDOW   ((uint64_t)16 << 20) /* inflated bytes kept ahead of the reader */
+#define FEED_WINDOW   ((uint64_t)8 << 20) /* inflated bytes kept ahead of the reader */
 
 static void describe(const jr *r, const char *at, char *buf, size_t n)
 {
@@ -533,7 +533,7 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
     if (sts_instream_is_gzip(in) && !(tune && tune->inline_inflate)) {
         /* Inflate on a thread of its own, overlapping the parse; the window holds what
          * chunk workers may read ahead. */
-        r.feed = sts_jr_feed_start(in, r.jobs == 1 ? FEED_WINDOW : FEED_WINDOW * 4);
+        r.feed = sts_jr_feed_start(in, r.jobs == 1 ? FEED_WINDOW : FEED_WINDOW * 3);
         if (r.feed) {
             r.feed_range = (jr_range){ -1, NULL, r.feed, 0, UINT64_MAX };
             r.range = &r.feed_range;

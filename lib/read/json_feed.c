@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "read/json_chrome.h"
 
@@ -28,6 +29,8 @@ struct jr_feed {
     sts_instream *in;
     char **blocks; /* block b holds bytes [b * BLOCK, (b + 1) * BLOCK) */
     size_t nblocks;
+    char *spare[8]; /* blocks let go, kept for reuse: the window never needs new memory */
+    int nspare;
     uint64_t front;    /* bytes inflated */
     uint64_t low;      /* bytes before this are needed no more */
     uint64_t freed;    /* blocks before this one are freed */
@@ -39,6 +42,24 @@ struct jr_feed {
     sts_status status; /* the error that ended it, or STS_OK */
     sts_error err;
 };
+
+/* Blocks are mapped, not malloc'd: a megabyte freed inside malloc's heap stays in the
+ * process, and the window would cost what the whole stream inflates to. */
+static char *block_new(jr_feed *f)
+{
+    if (f->nspare) return f->spare[--f->nspare];
+    void *p = mmap(NULL, BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void block_free(jr_feed *f, char *b)
+{
+    if (!b) return;
+    if (f->nspare < (int)(sizeof f->spare / sizeof f->spare[0]))
+        f->spare[f->nspare++] = b;
+    else
+        munmap(b, BLOCK);
+}
 
 /* Makes sure block b exists; called by the producer only, with the lock held. */
 static char *block_for(jr_feed *f, size_t b)
@@ -53,7 +74,7 @@ static char *block_for(jr_feed *f, size_t b)
         f->blocks = nb;
         f->nblocks = n;
     }
-    if (!f->blocks[b]) f->blocks[b] = malloc(BLOCK);
+    if (!f->blocks[b]) f->blocks[b] = block_new(f);
     return f->blocks[b];
 }
 
@@ -67,7 +88,7 @@ static void *produce(void *arg)
         if (f->cancel) break;
         size_t b = (size_t)(f->front / BLOCK), at = (size_t)(f->front % BLOCK);
         while (f->draining && f->freed < b && f->freed < f->nblocks) { /* nobody reads these any more */
-            free(f->blocks[f->freed]);
+            block_free(f, f->blocks[f->freed]);
             f->blocks[f->freed++] = NULL;
         }
         char *blk = block_for(f, b);
@@ -128,7 +149,9 @@ void sts_jr_feed_stop(jr_feed *f)
     pthread_mutex_unlock(&f->mu);
     if (f->started) pthread_join(f->thread, NULL);
     for (size_t b = 0; b < f->nblocks; b++)
-        free(f->blocks[b]);
+        if (f->blocks[b]) munmap(f->blocks[b], BLOCK);
+    for (int i = 0; i < f->nspare; i++)
+        munmap(f->spare[i], BLOCK);
     free(f->blocks);
     pthread_mutex_destroy(&f->mu);
     pthread_cond_destroy(&f->more);
@@ -180,7 +203,7 @@ void sts_jr_feed_release(jr_feed *f, uint64_t low)
     if (low > f->low) {
         f->low = low;
         while ((f->freed + 1) * BLOCK <= low && f->freed < f->nblocks) {
-            free(f->blocks[f->freed]);
+            block_free(f, f->blocks[f->freed]);
             f->blocks[f->freed] = NULL;
             f->freed++;
         }
