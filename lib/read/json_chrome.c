@@ -248,7 +248,10 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
             /* Where the fast parser stops short of the data's end, the reference parser
              * takes over: it words the error (they fail at the same byte), and it is
              * the one trusted should they ever disagree. */
-            if (!q && !r->nomem && r->fail.at < e && !r->reference) q = sts_jr_parse_event(r, p, e, &ev);
+            if (!q && !r->nomem && r->fail.at < e && !r->reference) {
+                r->fid1[F_NAME] = r->fid1[F_CAT] = 0; /* the fast parser's, for an event now parsed again */
+                q = sts_jr_parse_event(r, p, e, &ev);
+            }
             if (!q) {
                 if (r->nomem) return *rc = nomem(r), NULL;
                 if (r->fail.at >= e) return *keep = p, NULL;

@@ -75,18 +75,17 @@ typedef struct jchain {
     uint8_t alloc; /* the next slot to reuse, round robin over 2..JR_POOL-1 */
 } jchain;
 
-/* Values that followed a learned layout (json_walk.c): producers repeat most of them
- * ("ph": "X", "cat": "cpu_op", "pid": 4242, constant args), and a value that repeats
- * byte for byte, with the ',' or '}' after it, needs no parsing. Direct-mapped by the
- * layout's slot and the value's first bytes, so a key can have several. */
+/* Values the fast parser met (json_walk.c): producers repeat most of them ("ph": "X",
+ * "cat": "cpu_op", "pid": 4242, constant args), and a value that repeats byte for
+ * byte, with the ',' or '}' after it, needs no parsing. Direct-mapped by the value's
+ * first 8 bytes, whatever key it follows, so a key can have several. */
 #define JR_VALUES 512
 typedef struct jvalue {
     char pat[32];  /* the value's text from the layout's end, through its ',' or '}' */
     uint32_t mask; /* pat's bits that count; 0: empty */
-    uint32_t gen;  /* the slot's generation when learned */
-    uint16_t slot; /* chain (0 events, 1 args) << 8 | slot */
     uint8_t len;   /* bytes through the separator */
     uint8_t vofs;  /* where the span's text starts in pat */
+    uint32_t id1;  /* a string value's id + 1 once interned and looked up; 0 before */
     jspan val;     /* the parsed value (val.p is not kept) */
 } jvalue;
 
@@ -202,7 +201,10 @@ typedef struct jr {
     jchain args_chain;  /* layouts of args keys */
 
     jvalue *values; /* JR_VALUES learned values (json_walk.c), or NULL */
-    int reference;  /* parse every event with sts_jr_parse_event (tests compare the two) */
+    /* The string ids (+ 1; 0: not known) of this event's name and cat when the fast
+     * parser took them from a learned value whose id it knew: commit needs not intern. */
+    uint32_t fid1[F_COUNT];
+    int reference; /* parse every event with sts_jr_parse_event (tests compare the two) */
 
     jr_range *range;  /* read from here instead of `in` (a chunk worker, or the serial
                        * reader inside the events when they are read in chunks) */

@@ -218,7 +218,7 @@ static int string_field(jr *r, const jevent *ev, int field, uint32_t *id)
         reject(r, ev, "\"%s\" is %s, expected a string", names[field], sts_jr_kind_name(s->kind));
         return T_REJECTED;
     }
-    *id = span_id(r, s);
+    *id = r->fid1[field] ? r->fid1[field] - 1 : span_id(r, s); /* known when the parser took a learned value */
     return *id == STS_NONE ? T_NOMEM : T_OK;
 }
 

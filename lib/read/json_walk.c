@@ -70,6 +70,7 @@ static void remember(jvalue *v, const char *q, const jspan *x, const char *sep)
     v->mask = mask;
     v->len = (uint8_t)len;
     v->vofs = (uint8_t)(x->p - q);
+    v->id1 = 0;
     v->val = *x;
 }
 
@@ -81,17 +82,31 @@ HOT const char *separator(jr *r, const char *q)
     return s;
 }
 
+/* A remembered string value's id, looked up (never interned: the order in which the
+ * timeline meets strings is commit's business) until the string is there. */
+static uint32_t value_id(jr *r, jvalue *v, const jspan *x)
+{
+    if (!v->id1 && x->kind == JK_STRING && !x->esc) {
+        uint32_t id = sts_strtab_find(&r->tl->strings, x->p, x->n);
+        if (id != UINT32_MAX) v->id1 = id + 1;
+    }
+    return v->id1;
+}
+
 /* The value at q (just after key layout pr, NULL for one not learnable) into x, and
- * its separator: returns the ',' or '}', or NULL with r->fail set. */
-HOT const char *value(jr *r, jpred *pr, const char *q, const char *e, jspan *x)
+ * its separator: returns the ',' or '}', or NULL with r->fail set. With `known`, also
+ * the value's string id + 1 when a remembered value knows it, else 0. */
+HOT const char *value(jr *r, jpred *pr, const char *q, const char *e, jspan *x, uint32_t *known)
 {
     jvalue *v = NULL;
+    if (known) *known = 0;
     if (pr && pr->vmiss < VALUE_MISSES) {
         v = value_slot(r, q);
         if (value_repeats(v, q)) {
             pr->vmiss = 0;
             *x = v->val;
             x->p = q + v->vofs;
+            if (known) *known = value_id(r, v, x);
             return q + v->len - 1;
         }
     }
@@ -154,7 +169,7 @@ static const char *walk_args(jr *r, const char *p, const char *e, jevent *ev)
             x = &a->val;
             ev->nargs++;
         }
-        p = value(r, pr, p, e, x);
+        p = value(r, pr, p, e, x, NULL);
         if (!p) return NULL;
         if (*p++ == '}') return p;
     }
@@ -172,6 +187,7 @@ const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev)
     ev->start = p;
     ev->have = 0;
     ev->nargs = 0;
+    r->fid1[F_NAME] = r->fid1[F_CAT] = 0;
     p++;
     for (int first = 1;; first = 0) {
         const char *from = p;
@@ -197,7 +213,7 @@ const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev)
             if (!p || !(p = separator(r, p))) return NULL;
         } else {
             jspan *x = field >= 0 ? &ev->f[field] : &ignored;
-            p = value(r, pr, p, e, x);
+            p = value(r, pr, p, e, x, field == F_NAME || field == F_CAT ? &r->fid1[field] : NULL);
             if (field >= 0) ev->have |= BIT(field);
             if (!p) return NULL;
         }
