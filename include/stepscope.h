@@ -14,5 +14,6 @@
 #include "stepscope/ledger.h"
 #include "stepscope/device.h"
 #include "stepscope/bench.h"
+#include "stepscope/diff.h"
 
 #endif

@@ -202,6 +202,10 @@ const char *const *sts_diff_notes(const sts_diff *d, size_t *n);
  * keys); the prediction is then not added. */
 sts_status sts_diff_expect(sts_diff *d, const char *prediction, sts_error *err);
 
+/* Checks only the form of a prediction (as sts_diff_expect() parses it), so a command
+ * line can be refused before any input is read. STS_ERR_INVALID_ARG with the reason. */
+sts_status sts_diff_expect_check(const char *prediction, sts_error *err);
+
 /* The predictions judged so far, in the order given; owned by the diff. */
 const sts_diff_prediction *sts_diff_predictions(const sts_diff *d, size_t *n);
 

@@ -28,10 +28,11 @@ typedef enum sts_report_input {
     STS_REPORT_INPUT_UNKNOWN = 0,
     STS_REPORT_INPUT_TRACE, /* anything sts_timeline_open() reads */
     STS_REPORT_INPUT_BENCH, /* `stepscope bench --json` output */
-    STS_REPORT_INPUT_LEDGER /* `stepscope ledger --json` output */
+    STS_REPORT_INPUT_LEDGER, /* `stepscope ledger --json` output */
+    STS_REPORT_INPUT_DIFF    /* `stepscope diff --json` output */
 } sts_report_input;
 
-/* "trace", "bench", "ledger" or "unknown". Static string. */
+/* "trace", "bench", "ledger", "diff" or "unknown". Static string. */
 const char *sts_report_input_name(sts_report_input kind);
 
 /* A new, empty report titled `title` (NULL: "stepscope report"; copied). On success
@@ -44,7 +45,8 @@ void sts_report_free(sts_report *r);
 /* Decides what `path` holds from its content, not its name: a directory is a trace
  * (a profile directory); JSON whose text holds "traceEvents" is a trace; a JSON object
  * with the bench keys ("warm_samples_seconds") is a bench result; one with the ledger
- * keys is a ledger; other JSON and binary files are traces. Reads at most the first
+ * keys is a ledger; one with schema "stepscope.diff/..." is a diff result; other JSON
+ * and binary files are traces. Reads at most the first
  * 64 KiB (gzip is inflated). Fails with STS_ERR_NOT_FOUND / STS_ERR_IO. */
 sts_status sts_report_detect(const char *path, sts_report_input *kind, sts_error *err);
 

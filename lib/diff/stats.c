@@ -279,40 +279,79 @@ static double normal_p(double u, double nm, double sigma)
     return p > 1.0 ? 1.0 : p;
 }
 
-/* Samples per run (equal sizes) for an interval of half-width `target` percent, from
- * the Hodges–Lehmann shift's large-sample variance under a normal model,
- * (pi/3) s^2 (1/N + 1/N): N = (2 pi / 3) (z s / target)^2. */
-static uint64_t needed_for(double z, double spread, double target)
-{
-    if (!(target > 0)) return 0;
-    double n = 2.0 * M_PI / 3.0 * (z * spread / target) * (z * spread / target);
-    if (!(n < 1e9)) return 1000000000;
-    return (uint64_t)ceil(n);
-}
+/* ---- samples that would decide ------------------------------------------------------- */
 
-/* The smallest equal sample size whose exact test can reach p < alpha at all:
- * 2 / C(2N, N) < alpha. */
-static uint64_t smallest_testable(double alpha)
+/* The interval's rank c for N vs N samples without ties (-1: no interval). */
+static int64_t rank_for(uint64_t N, double alpha, double z, double confidence)
 {
-    for (uint64_t n = 1; n < 64; n++) {
-        uint64_t c = binomial((size_t)n, (size_t)n);
-        if (c && 2.0 / (double)c < alpha) return n;
+    uint64_t *counts = NULL, total = 0;
+    if (N <= 33 && sts_dstat_exact_counts((size_t)N, (size_t)N, &counts, &total) == 1) {
+        rank_choice r = exact_rank(counts, total, N * N, alpha);
+        free(counts);
+        return r.c;
     }
-    return 64;
+    double nm = (double)N * (double)N;
+    return normal_rank(nm, sqrt(nm * (2.0 * (double)N + 1.0) / 12.0), z, confidence).c;
 }
 
-static void estimate_needed(sts_diff_stats *s, double z, double alpha, double margin)
+/* The interval's half-width for N vs N, in units of the spread: its ends are the
+ * differences of rank c + 1 and N^2 - c, and under a normal model with spread s a
+ * difference of two samples is normal with spread sqrt(2) s, so the end lies near its
+ * (c + 1) / (N^2 + 1) quantile. INFINITY when no interval exists. */
+static double width_units(uint64_t N, double alpha, double z, double confidence)
 {
-    uint64_t floor_n = smallest_testable(alpha);
-    if (!isfinite(s->change_pct) || !isfinite(s->spread_pct)) return;
+    int64_t c = rank_for(N, alpha, z, confidence);
+    if (c < 0) return INFINITY;
+    double q = ((double)c + 1.0) / ((double)N * (double)N + 1.0);
+    return -sqrt(2.0) * sts_dstat_norm_quantile(q);
+}
+
+/* The smallest N whose half-width, in units of the spread, is below `units`. */
+static uint64_t smallest_n_below(double units, double alpha, double z, double confidence)
+{
+    if (!(units > 0)) return 0;
+    uint64_t hi = 2;
+    while (hi < (UINT64_C(1) << 30) && !(width_units(hi, alpha, z, confidence) < units))
+        hi *= 2;
+    if (!(width_units(hi, alpha, z, confidence) < units)) return 0;
+    uint64_t lo = hi / 2 + 1;
+    if (hi == 2) lo = 2;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (width_units(mid, alpha, z, confidence) < units)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Samples per run that would decide, if the change were what was estimated and the
+ * spread stayed what was seen: enough for the interval's half-width to fall below the
+ * distance from the estimate to 0 (to tell a direction) or to the margin (to tell
+ * "same"), whichever needs fewer. The spread comes from the interval observed at the
+ * current sizes when one exists (so the estimate follows the method actually used),
+ * else from the pooled MAD. 0 when nothing can be said. */
+static void estimate_needed(sts_diff_stats *s, double z, double alpha, double confidence, double margin)
+{
+    if (!isfinite(s->change_pct)) return;
+    double now = 2.0 / (1.0 / (double)s->n_base + 1.0 / (double)s->n_new); /* equal-size equivalent */
+    uint64_t n_now = now < 2 ? 2 : (uint64_t)now;
+    double units_now = width_units(n_now, alpha, z, confidence), spread = s->spread_pct;
+    double half = 0.5 * (s->ci_high_pct - s->ci_low_pct);
+    if (isfinite(half) && isfinite(units_now) && units_now > 0) spread = half / units_now;
+    if (!isfinite(spread)) return;
     double d = fabs(s->change_pct);
-    uint64_t dir = d > 0 ? needed_for(z, s->spread_pct, d) : 0;
-    uint64_t same = d < margin ? needed_for(z, s->spread_pct, margin - d) : 0;
-    uint64_t need = dir && same ? (dir < same ? dir : same) : dir ? dir : same;
-    if (s->spread_pct == 0) need = floor_n;
+    uint64_t need;
+    if (spread == 0) {
+        need = smallest_n_below(INFINITY, alpha, z, confidence);
+    } else {
+        uint64_t dir = d > 0 ? smallest_n_below(d / spread, alpha, z, confidence) : 0;
+        uint64_t same = d < margin ? smallest_n_below((margin - d) / spread, alpha, z, confidence) : 0;
+        need = dir && same ? (dir < same ? dir : same) : dir ? dir : same;
+    }
     if (need == 0) return;
-    if (need < floor_n) need = floor_n;
-    /* Never suggest fewer samples than the runs already have: those did not decide. */
+    /* Never suggest what the runs already have: that did not decide. */
     uint64_t have = s->n_base > s->n_new ? s->n_base : s->n_new;
     if (need <= have) need = have + 1;
     s->samples_needed = need;
@@ -441,7 +480,7 @@ sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, 
         double alpha = 1.0 - opt->confidence;
         decide(out, alpha, opt->margin_pct);
         if (out->verdict == STS_DIFF_INCONCLUSIVE)
-            estimate_needed(out, sts_dstat_norm_quantile(1.0 - alpha / 2.0), alpha, opt->margin_pct);
+            estimate_needed(out, sts_dstat_norm_quantile(1.0 - alpha / 2.0), alpha, opt->confidence, opt->margin_pct);
     }
     free(x);
     return st;

@@ -30,6 +30,7 @@ static sts_report_input classify(const char *buf, size_t n)
     if (buf[i] != '{') return STS_REPORT_INPUT_TRACE;
     /* A Chrome trace may be an object too: its "traceEvents" key decides first. */
     if (has(buf, n, "\"traceEvents\"")) return STS_REPORT_INPUT_TRACE;
+    if (has(buf, n, "\"stepscope.diff/")) return STS_REPORT_INPUT_DIFF;
     if (has(buf, n, "\"stepscope.ledger/")) return STS_REPORT_INPUT_LEDGER;
     if (has(buf, n, "\"stepscope.bench/")) return STS_REPORT_INPUT_BENCH;
     if (has(buf, n, "\"warm_samples_seconds\"")) return STS_REPORT_INPUT_BENCH;
