@@ -95,8 +95,7 @@ static int judge(sts_diff *d, const cli_list *expect)
     for (int i = 0; i < expect->n; i++) {
         sts_error err = STS_ERROR_INIT;
         sts_status st = sts_diff_expect(d, expect->v[i], &err);
-        if (st == STS_ERR_NOT_FOUND || st == STS_ERR_INVALID_ARG)
-            return cli_fail(CLI_USAGE, "diff: %s", err.message);
+        if (st == STS_ERR_NOT_FOUND || st == STS_ERR_INVALID_ARG) return cli_fail(CLI_USAGE, "diff: %s", err.message);
         if (st != STS_OK) return cli_report("diff", &err);
     }
     return CLI_OK;
@@ -153,7 +152,8 @@ int cmd_diff(int argc, char **argv)
     for (int i = 0; i < expect.n; i++)
         if (sts_diff_expect_check(expect.v[i], &err) != STS_OK) return cli_fail(CLI_USAGE, "diff: %s", err.message);
 
-    input in[2] = { { pos[0], STS_REPORT_INPUT_UNKNOWN, NULL, NULL, 0 }, { pos[1], STS_REPORT_INPUT_UNKNOWN, NULL, NULL, 0 } };
+    input in[2] = { { pos[0], STS_REPORT_INPUT_UNKNOWN, NULL, NULL, 0 },
+                    { pos[1], STS_REPORT_INPUT_UNKNOWN, NULL, NULL, 0 } };
     sts_diff *d = NULL;
     rc = load(&in[0]);
     if (rc == CLI_OK) rc = load(&in[1]);

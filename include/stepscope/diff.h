@@ -94,8 +94,8 @@ typedef struct sts_diff_stats {
  * within +-2^52. With n or m == 0 the result is method NONE, verdict APPEARED (n == 0)
  * or DISAPPEARED (m == 0). STS_ERR_INVALID_ARG for bad options, STS_ERR_RANGE for an
  * out-of-range value, STS_ERR_NOMEM. */
-sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, size_t m,
-                            const sts_diff_options *opt, sts_diff_stats *out, sts_error *err);
+sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, size_t m, const sts_diff_options *opt,
+                            sts_diff_stats *out, sts_error *err);
 
 /* Two exact counts (a ledger's compiles): method COUNT, verdict from their order, and
  * the change in percent of base (NAN when base is 0). */
@@ -131,7 +131,11 @@ typedef struct sts_diff_interval {
     const char *note;            /* NULL, or one sentence: why a row was not tested, etc. */
 } sts_diff_interval;
 
-typedef enum sts_diff_direction { STS_DIFF_EXPECT_SHRINK = 0, STS_DIFF_EXPECT_GROW, STS_DIFF_EXPECT_SAME } sts_diff_direction;
+typedef enum sts_diff_direction {
+    STS_DIFF_EXPECT_SHRINK = 0,
+    STS_DIFF_EXPECT_GROW,
+    STS_DIFF_EXPECT_SAME
+} sts_diff_direction;
 
 typedef enum sts_diff_result { STS_DIFF_HELD = 0, STS_DIFF_FAILED, STS_DIFF_UNDECIDED } sts_diff_result;
 

@@ -26,8 +26,8 @@ typedef struct sts_report sts_report;
 /* What an input file holds. */
 typedef enum sts_report_input {
     STS_REPORT_INPUT_UNKNOWN = 0,
-    STS_REPORT_INPUT_TRACE, /* anything sts_timeline_open() reads */
-    STS_REPORT_INPUT_BENCH, /* `stepscope bench --json` output */
+    STS_REPORT_INPUT_TRACE,  /* anything sts_timeline_open() reads */
+    STS_REPORT_INPUT_BENCH,  /* `stepscope bench --json` output */
     STS_REPORT_INPUT_LEDGER, /* `stepscope ledger --json` output */
     STS_REPORT_INPUT_DIFF    /* `stepscope diff --json` output */
 } sts_report_input;

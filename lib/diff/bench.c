@@ -99,11 +99,11 @@ static sts_status first_call_row(sts_diff *d, const workload *b, const workload 
                                  sts_error *err)
 {
     int64_t x = 0, y = 0;
-    int kb = b ? sts_dj_int(sts_json_get(b->obj, "first_call_seconds"), 1e9, db->file, "first_call_seconds", &x, err)
-               : -1;
+    int kb =
+        b ? sts_dj_int(sts_json_get(b->obj, "first_call_seconds"), 1e9, db->file, "first_call_seconds", &x, err) : -1;
     if (kb == -1 && b) return STS_ERR_FORMAT;
-    int kn = n ? sts_dj_int(sts_json_get(n->obj, "first_call_seconds"), 1e9, dn->file, "first_call_seconds", &y, err)
-               : -1;
+    int kn =
+        n ? sts_dj_int(sts_json_get(n->obj, "first_call_seconds"), 1e9, dn->file, "first_call_seconds", &y, err) : -1;
     if (kn == -1 && n) return STS_ERR_FORMAT;
     return sts_dd_add_single(d, b ? b->name : n->name, "first_call", kb, x, kn, y,
                              "the first call is one observation per run: its change is reported, not tested", err);

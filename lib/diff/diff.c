@@ -206,9 +206,8 @@ static sts_status nomem(sts_error *err)
     return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
 }
 
-sts_status sts_dd_add_samples(sts_diff *d, const char *name, const char *group, const char *unit,
-                              const char *sample, sts_dd_series base, sts_dd_series new_, const char *note,
-                              sts_error *err)
+sts_status sts_dd_add_samples(sts_diff *d, const char *name, const char *group, const char *unit, const char *sample,
+                              sts_dd_series base, sts_dd_series new_, const char *note, sts_error *err)
 {
     sts_diff_stats st;
     sts_status s = sts_diff_samples(base.v, base.n, new_.v, new_.n, &d->opt, &st, err);

@@ -47,9 +47,8 @@ typedef struct sts_dd_series {
 /* Adds a row compared by sts_diff_samples(). `key` NULL: the name, or name.group when
  * another row already has that key. An empty series on one side makes the row appear
  * or disappear. The arrays are copied. */
-sts_status sts_dd_add_samples(sts_diff *d, const char *name, const char *group, const char *unit,
-                              const char *sample, sts_dd_series base, sts_dd_series new_, const char *note,
-                              sts_error *err);
+sts_status sts_dd_add_samples(sts_diff *d, const char *name, const char *group, const char *unit, const char *sample,
+                              sts_dd_series base, sts_dd_series new_, const char *note, sts_error *err);
 
 /* Adds a row of two exact counts. known_*: 1 the value is known, 0 it is unknown (the
  * input says null: not compared), -1 the thing is absent from that run (the row

@@ -29,8 +29,9 @@ static int parse_size(const char *s, sts_diff_direction dir, double *size, const
     if (!*s) return 0;
     const char *op = dir == STS_DIFF_EXPECT_SAME ? "<=" : ">=";
     if (strncmp(s, op, 2) != 0) {
-        *why = dir == STS_DIFF_EXPECT_SAME ? "after 'same' only '<=N%' may follow" : "after 'shrink' or 'grow' only "
-                                                                                   "'>=N%' may follow";
+        *why = dir == STS_DIFF_EXPECT_SAME ? "after 'same' only '<=N%' may follow"
+                                           : "after 'shrink' or 'grow' only "
+                                             "'>=N%' may follow";
         return -1;
     }
     s += 2;
@@ -56,10 +57,13 @@ static int parse(const char *text, parsed *p, const char **why)
     static const struct {
         const char *word;
         sts_diff_direction dir;
-    } dirs[] = { { "shrink", STS_DIFF_EXPECT_SHRINK }, { "grow", STS_DIFF_EXPECT_GROW }, { "same", STS_DIFF_EXPECT_SAME } };
+    } dirs[] = { { "shrink", STS_DIFF_EXPECT_SHRINK },
+                 { "grow", STS_DIFF_EXPECT_GROW },
+                 { "same", STS_DIFF_EXPECT_SAME } };
     memset(p, 0, sizeof *p);
     *why = "expected NAME:shrink, NAME:grow or NAME:same (optionally shrink>=N%, grow>=N%, same<=N%)";
-    for (const char *c = strrchr(text, ':'); c; c = c > text ? (const char *)memrchr(text, ':', (size_t)(c - text)) : NULL) {
+    for (const char *c = strrchr(text, ':'); c;
+         c = c > text ? (const char *)memrchr(text, ':', (size_t)(c - text)) : NULL) {
         for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
             size_t k = strlen(dirs[i].word);
             if (strncmp(c + 1, dirs[i].word, k) != 0) continue;
@@ -128,7 +132,8 @@ static void judge_direction(const sts_diff *d, const sts_diff_interval *r, sts_d
     else if (v == STS_DIFF_SHRANK || v == STS_DIFF_GREW)
         set(j, STS_DIFF_FAILED, ", it %s", v == STS_DIFF_GREW ? "grew" : "shrank");
     else if (v == STS_DIFF_SAME)
-        set(j, STS_DIFF_FAILED, ", %s%s", r->stats.method == STS_DIFF_METHOD_COUNT ? "it did not change" : "it stayed within \xc2\xb1",
+        set(j, STS_DIFF_FAILED, ", %s%s",
+            r->stats.method == STS_DIFF_METHOD_COUNT ? "it did not change" : "it stayed within \xc2\xb1",
             r->stats.method == STS_DIFF_METHOD_COUNT ? "" : m);
     else
         undecided_samples(r, j);
@@ -141,7 +146,11 @@ static void judge_sized(const sts_diff_interval *r, sts_diff_direction dir, doub
     const sts_diff_stats *s = &r->stats;
     double lo = s->ci_low_pct, hi = s->ci_high_pct;
     char sz[32];
-    snprintf(sz, sizeof sz, "%s%g%%", dir == STS_DIFF_EXPECT_SHRINK ? "\xe2\x88\x92" : dir == STS_DIFF_EXPECT_GROW ? "+" : "", size);
+    snprintf(sz, sizeof sz, "%s%g%%",
+             dir == STS_DIFF_EXPECT_SHRINK ? "\xe2\x88\x92"
+             : dir == STS_DIFF_EXPECT_GROW ? "+"
+                                           : "",
+             size);
     if (isnan(lo) || isnan(hi)) {
         set(j, STS_DIFF_UNDECIDED, "%s", ", the base median is 0, so no percent exists");
         return;
@@ -228,8 +237,8 @@ static sts_status not_found(const sts_diff *d, const char *name, sts_error *err)
         shown++;
     }
     if (shown)
-        return sts_error_set(err, STS_ERR_NOT_FOUND, -1, "--expect: '%s' is no interval of either run; did you mean %s?",
-                             name, hint);
+        return sts_error_set(err, STS_ERR_NOT_FOUND, -1,
+                             "--expect: '%s' is no interval of either run; did you mean %s?", name, hint);
     return sts_error_set(err, STS_ERR_NOT_FOUND, -1,
                          "--expect: '%s' is no interval of either run (the keys are listed by --json, \"key\")", name);
 }

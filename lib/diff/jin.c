@@ -27,8 +27,8 @@ sts_status sts_dj_ints(const sts_jval *v, double scale, const char *name, const 
     if (nulls) *nulls = 0;
     if (!v || v->type == STS_J_NULL) return STS_OK;
     if (v->type != STS_J_ARR)
-        return sts_error_set(err, STS_ERR_FORMAT, (int64_t)v->offset, "%s: byte %zu: \"%s\" must be an array of numbers",
-                             name, v->offset, key);
+        return sts_error_set(err, STS_ERR_FORMAT, (int64_t)v->offset,
+                             "%s: byte %zu: \"%s\" must be an array of numbers", name, v->offset, key);
     for (size_t i = 0; i < v->u.arr.n; i++) {
         int64_t x;
         int got = sts_dj_int(v->u.arr.items[i], scale, name, key, &x, err);

@@ -38,9 +38,9 @@ static sts_status load(ledger *l, const char *text, size_t len, const char *file
     l->rows = sts_json_get(root, "rows");
     l->syncs = sts_json_get(root, "host_syncs");
     if (root->type != STS_J_OBJ || !l->functions || l->functions->type != STS_J_ARR)
-        return sts_error_set(err, STS_ERR_FORMAT, (int64_t)root->offset,
-                             "%s: not a ledger: expected an object with a \"functions\" array (stepscope ledger --json)",
-                             file);
+        return sts_error_set(
+            err, STS_ERR_FORMAT, (int64_t)root->offset,
+            "%s: not a ledger: expected an object with a \"functions\" array (stepscope ledger --json)", file);
     for (size_t i = 0; i < l->functions->u.arr.n; i++) {
         const sts_jval *f = l->functions->u.arr.items[i];
         if (f->type != STS_J_OBJ || !sts_json_str(sts_json_get(f, "name"), NULL))

@@ -383,8 +383,8 @@ static sts_status check_values(const int64_t *v, size_t n, const char *which, st
 static sts_status check_options(const sts_diff_options *o, sts_error *err)
 {
     if (!(o->confidence > 0.5 && o->confidence < 1.0))
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: confidence must lie strictly between 0.5 and 1, not %g",
-                             o->confidence);
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "diff: confidence must lie strictly between 0.5 and 1, not %g", o->confidence);
     if (!(o->margin_pct > 0 && o->margin_pct < 1e6))
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: the margin must be a positive percentage, not %g",
                              o->margin_pct);
@@ -420,8 +420,7 @@ static sts_status test_ranks(const int64_t *x, size_t n, const int64_t *y, size_
     return STS_OK;
 }
 
-static void shift_interval(const int64_t *x, size_t n, const int64_t *y, size_t m, rank_choice rc,
-                           sts_diff_stats *s)
+static void shift_interval(const int64_t *x, size_t n, const int64_t *y, size_t m, rank_choice rc, sts_diff_stats *s)
 {
     uint64_t nm = (uint64_t)n * m;
     double a = (double)sts_dstat_kth_diff(x, n, y, m, (nm + 1) / 2);
@@ -444,8 +443,8 @@ static void shift_interval(const int64_t *x, size_t n, const int64_t *y, size_t 
     }
 }
 
-sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, size_t m,
-                            const sts_diff_options *opt, sts_diff_stats *out, sts_error *err)
+sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, size_t m, const sts_diff_options *opt,
+                            sts_diff_stats *out, sts_error *err)
 {
     sts_diff_options dflt = STS_DIFF_OPTIONS_INIT;
     if (!opt) opt = &dflt;
@@ -475,8 +474,8 @@ sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, 
     if (st == STS_OK) {
         shift_interval(x, n, y, m, rc, out);
         if (out->median_base != 0)
-            out->spread_pct = 100.0 * pooled_spread(x, n, out->median_base, y, m, out->median_new) /
-                              fabs((double)out->median_base);
+            out->spread_pct =
+                100.0 * pooled_spread(x, n, out->median_base, y, m, out->median_new) / fabs((double)out->median_base);
         double alpha = 1.0 - opt->confidence;
         decide(out, alpha, opt->margin_pct);
         if (out->verdict == STS_DIFF_INCONCLUSIVE)

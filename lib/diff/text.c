@@ -151,16 +151,18 @@ void sts_diff_print(const sts_diff *d, FILE *f, size_t top)
         fprintf(f, "  ... %zu more interval name%s (--top N, or --json for all)\n", names - shown,
                 names - shown == 1 ? "" : "s");
     int conf = (int)lround(d->opt.confidence * 100);
-    fprintf(f, "\n  change: Hodges-Lehmann shift in %% of the base median, with its %d%% interval; p: two-sided "
-               "Mann-Whitney U;\n  test: exact, or normal (tie-corrected) approximation; same: within +-%g%%.\n",
+    fprintf(f,
+            "\n  change: Hodges-Lehmann shift in %% of the base median, with its %d%% interval; p: two-sided "
+            "Mann-Whitney U;\n  test: exact, or normal (tie-corrected) approximation; same: within +-%g%%.\n",
             conf, d->opt.margin_pct);
     size_t tested = 0;
     for (size_t i = 0; i < d->rows.n; i++)
         tested += d->rows.v[i].stats.verdict == STS_DIFF_GREW || d->rows.v[i].stats.verdict == STS_DIFF_SHRANK ||
                   d->rows.v[i].stats.verdict == STS_DIFF_SAME || d->rows.v[i].stats.verdict == STS_DIFF_INCONCLUSIVE;
     if (tested > 20)
-        fprintf(f, "  %zu intervals compared: with nothing changed, about %.0f would still read grew or shrank by "
-                   "chance.\n  State the interval you expect to move with --expect NAME:shrink.\n",
+        fprintf(f,
+                "  %zu intervals compared: with nothing changed, about %.0f would still read grew or shrank by "
+                "chance.\n  State the interval you expect to move with --expect NAME:shrink.\n",
                 tested, (double)tested * (1.0 - d->opt.confidence));
     if (!d->preds.n) return;
     fprintf(f, "\npredictions:\n");

@@ -400,7 +400,8 @@ static sts_status check_steps(sts_diff *d, const run *r, sts_error *err)
     for (int i = 0; i < 2 && st == STS_OK; i++)
         if (sts_steps_other_lanes(r[i].steps))
             st = sts_dd_note(d, "%s: step markers on %zu other lane%s were set aside (the lane with the most was used)",
-                             word[i], sts_steps_other_lanes(r[i].steps), sts_steps_other_lanes(r[i].steps) == 1 ? "" : "s");
+                             word[i], sts_steps_other_lanes(r[i].steps),
+                             sts_steps_other_lanes(r[i].steps) == 1 ? "" : "s");
     return st == STS_OK ? STS_OK : nomem(err);
 }
 

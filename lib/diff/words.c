@@ -72,10 +72,14 @@ static void label_of(const sts_diff_interval *r, char *buf, size_t cap)
 {
     static const struct {
         const char *group, *words;
-    } extra[] = { { "first_call", "first call" },     { "device", "device time" },
-                  { "dispatch", "dispatch-only" },    { "specializations", "specializations" },
-                  { "traces", "traces" },             { "compile_time", "compile time" },
-                  { "syncs", "syncs" },               { "compiles", "compiles" } };
+    } extra[] = { { "first_call", "first call" },
+                  { "device", "device time" },
+                  { "dispatch", "dispatch-only" },
+                  { "specializations", "specializations" },
+                  { "traces", "traces" },
+                  { "compile_time", "compile time" },
+                  { "syncs", "syncs" },
+                  { "compiles", "compiles" } };
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
         if (strcmp(r->group, extra[i].group) == 0) {
             snprintf(buf, cap, "%s %s", r->name, extra[i].words);
@@ -173,8 +177,8 @@ void sts_dd_describe(const sts_diff *d, const sts_diff_interval *r, char *buf, s
     sts_dd_fmt_pct(s->change_pct, pct, sizeof pct);
     const char *verb = verb_of(d, r, vb, sizeof vb);
     if (s->method == STS_DIFF_METHOD_COUNT) {
-        snprintf(buf, cap, "%s %s %s " ARROW " %s%s%s (exact counts)", label, verb, a, b, isfinite(s->change_pct) ? ", " : "",
-                 isfinite(s->change_pct) ? pct : "");
+        snprintf(buf, cap, "%s %s %s " ARROW " %s%s%s (exact counts)", label, verb, a, b,
+                 isfinite(s->change_pct) ? ", " : "", isfinite(s->change_pct) ? pct : "");
         return;
     }
     if (s->method == STS_DIFF_METHOD_SINGLE) {

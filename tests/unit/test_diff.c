@@ -96,8 +96,9 @@ TEST(exact_counts_match_enumeration)
             enumerate_u(n, m, want);
             uint64_t sum = 0;
             for (size_t u = 0; u <= n * m; u++) {
-                if (c[u] != want[u]) T_FAIL_AT("n=%zu m=%zu u=%zu: %llu != %llu", n, m, u, (unsigned long long)c[u],
-                                               (unsigned long long)want[u]);
+                if (c[u] != want[u])
+                    T_FAIL_AT("n=%zu m=%zu u=%zu: %llu != %llu", n, m, u, (unsigned long long)c[u],
+                              (unsigned long long)want[u]);
                 sum += want[u];
             }
             T_EQ_U64(total, sum);
@@ -113,14 +114,14 @@ TEST(exact_critical_values_match_the_published_table)
 {
     static const int table[8][8] = {
         /* m =   3   4   5   6   7   8   9  10       n */
-        { -1, -1, 0, 1, 1, 2, 2, 3 },      /* 3 */
-        { -1, 0, 1, 2, 3, 4, 4, 5 },       /* 4 */
-        { 0, 1, 2, 3, 5, 6, 7, 8 },        /* 5 */
-        { 1, 2, 3, 5, 6, 8, 10, 11 },      /* 6 */
-        { 1, 3, 5, 6, 8, 10, 12, 14 },     /* 7 */
-        { 2, 4, 6, 8, 10, 13, 15, 17 },    /* 8 */
-        { 2, 4, 7, 10, 12, 15, 17, 20 },   /* 9 */
-        { 3, 5, 8, 11, 14, 17, 20, 23 },   /* 10 */
+        { -1, -1, 0, 1, 1, 2, 2, 3 },    /* 3 */
+        { -1, 0, 1, 2, 3, 4, 4, 5 },     /* 4 */
+        { 0, 1, 2, 3, 5, 6, 7, 8 },      /* 5 */
+        { 1, 2, 3, 5, 6, 8, 10, 11 },    /* 6 */
+        { 1, 3, 5, 6, 8, 10, 12, 14 },   /* 7 */
+        { 2, 4, 6, 8, 10, 13, 15, 17 },  /* 8 */
+        { 2, 4, 7, 10, 12, 15, 17, 20 }, /* 9 */
+        { 3, 5, 8, 11, 14, 17, 20, 23 }, /* 10 */
     };
     for (size_t n = 3; n <= 10; n++) {
         for (size_t m = 3; m <= 10; m++) {
@@ -359,7 +360,8 @@ TEST(verdicts_for_known_shifts_and_sample_sizes)
                       sts_diff_verdict_name(s.verdict), sts_diff_verdict_name(c->want), s.change_pct, s.ci_low_pct,
                       s.ci_high_pct, s.p_value);
         if (c->want == STS_DIFF_GREW || c->want == STS_DIFF_SHRANK)
-            T_TRUE(s.ci_low_pct <= 100 * c->shift + 3 * c->noise * 100 && s.ci_high_pct >= 100 * c->shift - 3 * c->noise * 100);
+            T_TRUE(s.ci_low_pct <= 100 * c->shift + 3 * c->noise * 100 &&
+                   s.ci_high_pct >= 100 * c->shift - 3 * c->noise * 100);
         if (s.verdict == STS_DIFF_INCONCLUSIVE) T_TRUE(s.samples_needed > c->n);
     }
 }
