@@ -68,6 +68,12 @@ sts_status sts_report_add_bench_json(sts_report *r, const char *text, size_t len
  * neither rows nor functions. */
 sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err);
 
+/* Adds a diff section from `stepscope diff --json` text: the two runs, the predictions
+ * with their verdicts and reasons, and the before/after figure (each row's samples of
+ * both runs on one axis, paired by step, with the interval of the change).
+ * STS_ERR_FORMAT when it is not a stepscope.diff document. */
+sts_status sts_report_add_diff_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err);
+
 /* Adds a visible note (a skipped section, say) under `heading` (copied). */
 sts_status sts_report_add_note(sts_report *r, const char *heading, const char *text);
 

@@ -89,8 +89,9 @@ static sts_status add_result(sts_report *r, const char *path, sts_report_input k
         return sts_error_set(err, STS_ERR_LIMIT, -1, "%s: %zu bytes is too large for a %s result (limit %u)", path, len,
                              sts_report_input_name(kind), MAX_RESULT_BYTES);
     }
-    st = kind == STS_REPORT_INPUT_BENCH ? sts_report_add_bench_json(r, text, len, path, err)
-                                        : sts_report_add_ledger_json(r, text, len, path, err);
+    st = kind == STS_REPORT_INPUT_BENCH  ? sts_report_add_bench_json(r, text, len, path, err)
+         : kind == STS_REPORT_INPUT_DIFF ? sts_report_add_diff_json(r, text, len, path, err)
+                                         : sts_report_add_ledger_json(r, text, len, path, err);
     free(text);
     return st;
 }
@@ -101,7 +102,8 @@ sts_status sts_report_add_path(sts_report *r, const char *path, sts_error *err)
     sts_report_input kind;
     sts_status st = sts_report_detect(path, &kind, err);
     if (st != STS_OK) return st;
-    if (kind == STS_REPORT_INPUT_BENCH || kind == STS_REPORT_INPUT_LEDGER) return add_result(r, path, kind, err);
+    if (kind == STS_REPORT_INPUT_BENCH || kind == STS_REPORT_INPUT_LEDGER || kind == STS_REPORT_INPUT_DIFF)
+        return add_result(r, path, kind, err);
     sts_timeline *tl = NULL;
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.args = STS_ARGS_KNOWN;
