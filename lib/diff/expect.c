@@ -157,10 +157,10 @@ static void judge_sized(const sts_diff_interval *r, sts_diff_direction dir, doub
     }
     int held, failed;
     if (dir == STS_DIFF_EXPECT_SHRINK) {
-        held = hi < -size;
+        held = hi <= -size;
         failed = lo > -size;
     } else if (dir == STS_DIFF_EXPECT_GROW) {
-        held = lo > size;
+        held = lo >= size;
         failed = hi < size;
     } else {
         held = lo >= -size && hi <= size;
@@ -189,7 +189,15 @@ static void judge(const sts_diff *d, const sts_diff_interval *r, const parsed *p
     } else if (s->method == STS_DIFF_METHOD_SINGLE) {
         set(j, STS_DIFF_UNDECIDED, "%s", ", one run each cannot show a change: repeat the runs");
     } else if (p->dir == STS_DIFF_EXPECT_SAME) {
-        judge_sized(r, p->dir, isnan(p->size) ? d->opt.margin_pct : p->size, j);
+        double size = isnan(p->size) ? d->opt.margin_pct : p->size;
+        judge_sized(r, p->dir, size, j);
+        /* The row's estimate is of the samples that would decide it either way (a change,
+         * or sameness within the margin): either way decides this prediction too. */
+        if (j->result == STS_DIFF_UNDECIDED && size == d->opt.margin_pct && s->samples_needed) {
+            size_t used = strlen(j->reason);
+            snprintf(j->reason + used, sizeof j->reason - used, "; about %llu %ss per run would be needed",
+                     (unsigned long long)s->samples_needed, r->sample);
+        }
     } else if (isnan(p->size) || p->size == 0) {
         judge_direction(d, r, p->dir, j);
     } else {

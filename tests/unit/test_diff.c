@@ -3,10 +3,13 @@
  * synthetic pairs with known shifts, predictions, and the trace, bench and ledger
  * comparisons. SciPy's mannwhitneyu checks the same numbers in tests/interop. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diff/stats.h"
+#include "stepscope/analyze.h"
 #include "stepscope/diff.h"
 #include "test.h"
 
@@ -437,6 +440,545 @@ TEST(counts_compare_exactly)
     T_EQ_I64(s.verdict, STS_DIFF_SAME);
 }
 
+
+/* ---- properties over random samples ------------------------------------------------ */
+
+/* Whatever the samples: the shift lies in its interval, p in [0, 1], U in [0, nm], the
+ * verdict agrees with the interval and the test, an exact interval covers at least
+ * the confidence, and swapping the runs mirrors everything. */
+TEST(properties_hold_for_random_samples)
+{
+    rng_state = 12345;
+    for (int trial = 0; trial < 400; trial++) {
+        size_t n = 1 + rnd() % 40, m = 1 + rnd() % 40;
+        int64_t x[40], y[40];
+        int64_t spread = 1 + (int64_t)(rnd() % 1000), shift = (int64_t)(rnd() % 400) - 200;
+        for (size_t i = 0; i < n; i++)
+            x[i] = 1000 + (int64_t)(rnd() % (uint64_t)spread);
+        for (size_t j = 0; j < m; j++)
+            y[j] = 1000 + shift + (int64_t)(rnd() % (uint64_t)spread);
+        sts_diff_stats s, r;
+        T_EQ_I64(sts_diff_samples(x, n, y, m, NULL, &s, NULL), STS_OK);
+        T_EQ_I64(sts_diff_samples(y, m, x, n, NULL, &r, NULL), STS_OK);
+        T_TRUE(s.p_value >= 0 && s.p_value <= 1);
+        T_TRUE(s.u >= 0 && s.u <= (double)(n * m));
+        T_TRUE(s.ci_low_ns <= s.shift_ns && s.shift_ns <= s.ci_high_ns);
+        T_TRUE(s.min_base <= s.median_base && s.median_base <= s.max_base);
+        if (s.method == STS_DIFF_METHOD_EXACT) T_TRUE(s.ci_level >= 0.95);
+        if (s.verdict == STS_DIFF_GREW) T_TRUE(s.ci_low_ns > 0 && s.p_value < 0.05);
+        if (s.verdict == STS_DIFF_SHRANK) T_TRUE(s.ci_high_ns < 0 && s.p_value < 0.05);
+        if (s.verdict == STS_DIFF_SAME)
+            T_TRUE((s.ci_low_pct >= -5 && s.ci_high_pct <= 5) || (s.ci_low_ns == 0 && s.ci_high_ns == 0));
+        if (s.samples_needed) T_TRUE(s.verdict == STS_DIFF_INCONCLUSIVE && s.samples_needed > (n > m ? n : m));
+        T_NEAR(r.shift_ns, -s.shift_ns, 0, 0);
+        T_TRUE(r.ci_low_ns == -s.ci_high_ns); /* infinities included */
+        T_TRUE(r.ci_high_ns == -s.ci_low_ns);
+        T_NEAR(r.p_value, s.p_value, 1e-12, 0);
+        T_NEAR(r.u, (double)(n * m) - s.u, 0, 0);
+        T_EQ_I64(r.method, s.method);
+    }
+}
+
+/* ---- traces -------------------------------------------------------------------------- */
+
+typedef struct tbuf {
+    char *p;
+    size_t n, cap;
+} tbuf;
+
+static void tput(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tput(tbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[512];
+    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (b->n + (size_t)k + 1 > b->cap) {
+        b->cap = (b->cap + (size_t)k + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, tmp, (size_t)k + 1);
+    b->n += (size_t)k;
+}
+
+/* Opens Chrome JSON text as a timeline (through a temporary file). */
+static sts_timeline *open_json(const char *json)
+{
+    char path[] = "/tmp/stepscope-diff-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return NULL;
+    size_t n = strlen(json);
+    int ok = write(fd, json, n) == (ssize_t)n;
+    close(fd);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (ok && sts_timeline_open(path, NULL, &tl, &err) != STS_OK) fprintf(stderr, "open: %s\n", err.message);
+    unlink(path);
+    return tl;
+}
+
+/* Lesson 3's shape: steps of input_wait (w[i] us) then model_and_wait (m[i] us) on the
+ * host thread, with `gap` us of step time no child covers, and a device kernel of
+ * k[i] us inside each step on another process. `extra` names a child added after
+ * model_and_wait in every step (NULL: none). */
+static char *lesson_json(size_t n, const int *w, const int *mo, const int *k, int gap, const char *extra)
+{
+    tbuf b = { NULL, 0, 0 };
+    tput(&b, "{\"traceEvents\":[\n"
+             "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"python\"}},\n"
+             "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"main\"}},\n"
+             "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"args\":{\"name\":\"/device:CPU:0\"}}");
+    long t = 100;
+    for (size_t i = 0; i < n; i++) {
+        int ex = extra ? 3 : 0;
+        long dur = w[i] + mo[i] + ex + gap;
+        tput(&b, ",\n{\"ph\":\"X\",\"name\":\"learner_step\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%ld,\"args\":{\"step_num\":%zu}}",
+             t, dur, i);
+        tput(&b, ",\n{\"ph\":\"X\",\"name\":\"input_wait\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", t, w[i]);
+        tput(&b, ",\n{\"ph\":\"X\",\"name\":\"model_and_wait\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", t + w[i], mo[i]);
+        if (extra)
+            tput(&b, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", extra, t + w[i] + mo[i],
+                 ex);
+        tput(&b, ",\n{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":9,\"tid\":7,\"ts\":%ld,\"dur\":%d}", t + w[i] + 1, k[i]);
+        t += dur + 50;
+    }
+    tput(&b, "\n]}\n");
+    return b.p;
+}
+
+static const sts_diff_interval *row_of(const sts_diff *d, const char *key)
+{
+    size_t n;
+    const sts_diff_interval *r = sts_diff_intervals(d, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r[i].key, key) == 0) return &r[i];
+    return NULL;
+}
+
+static sts_diff *diff_of(const char *a, const char *b, const char *step, sts_error *err)
+{
+    sts_timeline *ta = open_json(a), *tb = open_json(b);
+    sts_diff *d = NULL;
+    sts_diff_options o = STS_DIFF_OPTIONS_INIT;
+    o.step = step;
+    if (ta && tb) sts_diff_timelines(ta, tb, &o, &d, err);
+    sts_timeline_free(ta);
+    sts_timeline_free(tb);
+    return d;
+}
+
+static int expect(sts_diff *d, const char *pred)
+{
+    sts_error err = STS_ERROR_INIT;
+    if (sts_diff_expect(d, pred, &err) != STS_OK) return -1;
+    size_t n;
+    const sts_diff_prediction *p = sts_diff_predictions(d, &n);
+    return (int)p[n - 1].result;
+}
+
+/* The lesson's change: the wait cut from ~1000 us to ~200 us, the model unchanged (the
+ * same durations in another order). Every per-step sample is what the trace says. */
+TEST(trace_pair_with_a_known_shift)
+{
+    enum { N = 12 };
+    int w0[N], w1[N], mo0[N], mo1[N], k0[N], k1[N];
+    for (int i = 0; i < N; i++) {
+        w0[i] = 1000 + 7 * i;
+        w1[i] = 200 + 5 * i;
+        mo0[i] = 100 + i % 3;
+        mo1[i] = 100 + (i + 1) % 3;
+        k0[i] = k1[i] = 40;
+    }
+    char *a = lesson_json(N, w0, mo0, k0, 5, NULL), *b = lesson_json(N, w1, mo1, k1, 5, NULL);
+    sts_error err = STS_ERROR_INIT;
+    sts_diff *d = diff_of(a, b, NULL, &err);
+    T_TRUE(d != NULL);
+    if (!d) {
+        fprintf(stderr, "%s\n", err.message);
+        free(a);
+        free(b);
+        return;
+    }
+    T_EQ_STR(sts_diff_samples_word(d), "step");
+    const sts_diff_interval *wait = row_of(d, "input_wait"), *model = row_of(d, "model_and_wait");
+    const sts_diff_interval *step = row_of(d, "step"), *un = row_of(d, "unattributed"), *kern = row_of(d, "kernel");
+    T_TRUE(wait && model && step && un && kern);
+    if (wait && model && step && un && kern) {
+        T_EQ_STR(wait->group, "child");
+        T_EQ_U64(wait->stats.n_base, N);
+        for (int i = 0; i < N; i++) {
+            T_EQ_I64(wait->base_samples[i], w0[i] * 1000);
+            T_EQ_I64(wait->new_samples[i], w1[i] * 1000);
+            T_EQ_I64(wait->base_index[i], i);
+            T_EQ_I64(step->base_samples[i], (w0[i] + mo0[i] + 5) * 1000);
+            T_EQ_I64(un->base_samples[i], 5000);
+            T_EQ_I64(kern->base_samples[i], 40000);
+        }
+        T_EQ_I64(wait->stats.verdict, STS_DIFF_SHRANK);
+        T_EQ_I64(step->stats.verdict, STS_DIFF_SHRANK);
+        T_EQ_I64(model->stats.verdict, STS_DIFF_SAME);
+        T_EQ_I64(kern->stats.verdict, STS_DIFF_SAME);
+        T_EQ_STR(kern->group, "name");
+        /* The same numbers through sts_diff_samples directly. */
+        int64_t x[N], y[N];
+        for (int i = 0; i < N; i++) {
+            x[i] = w0[i] * 1000;
+            y[i] = w1[i] * 1000;
+        }
+        sts_diff_stats s;
+        sts_diff_samples(x, N, y, N, NULL, &s, NULL);
+        T_NEAR(wait->stats.p_value, s.p_value, 0, 0);
+        T_NEAR(wait->stats.shift_ns, s.shift_ns, 0, 0);
+    }
+    T_EQ_I64(expect(d, "input_wait:shrink"), STS_DIFF_HELD);
+    T_EQ_I64(expect(d, "model_and_wait:same"), STS_DIFF_HELD);
+    T_EQ_I64(sts_diff_exit_status(d), 0);
+    T_EQ_I64(expect(d, "input_wait:shrink>=70%"), STS_DIFF_HELD);
+    T_EQ_I64(expect(d, "step:same<=5%"), STS_DIFF_FAILED);
+    T_EQ_I64(sts_diff_exit_status(d), 3);
+    T_EQ_I64(expect(d, "input_wait:shrink>=81%"), STS_DIFF_FAILED);
+    T_EQ_I64(expect(d, "kernel:shrink"), STS_DIFF_FAILED); /* it stayed the same */
+    size_t np;
+    const sts_diff_prediction *p = sts_diff_predictions(d, &np);
+    T_CONTAINS(p[0].why, "input_wait shrank ");
+    T_CONTAINS(p[0].why, "over 12 vs 12 steps): held");
+    T_CONTAINS(p[3].why, ": failed, it changed by more than 5%");
+    sts_diff_free(d);
+    free(a);
+    free(b);
+}
+
+/* Four steps can tell a 5x shrink (p = 2/70) but not that something stayed the same:
+ * exit status 4, with the steps that would decide. */
+TEST(four_steps_decide_a_shrink_but_not_sameness)
+{
+    int w0[4] = { 1263, 1253, 1269, 1271 }, w1[4] = { 263, 259, 270, 255 };
+    int m0[4] = { 108, 137, 74, 140 }, m1[4] = { 82, 136, 62, 122 }, k[4] = { 30, 30, 30, 30 };
+    char *a = lesson_json(4, w0, m0, k, 5, NULL), *b = lesson_json(4, w1, m1, k, 5, NULL);
+    sts_diff *d = diff_of(a, b, "learner_step", NULL);
+    T_TRUE(d != NULL);
+    if (d) {
+        T_EQ_I64(expect(d, "input_wait:shrink"), STS_DIFF_HELD);
+        T_EQ_I64(expect(d, "model_and_wait:same"), STS_DIFF_UNDECIDED);
+        T_EQ_I64(sts_diff_exit_status(d), 4);
+        size_t np;
+        const sts_diff_prediction *p = sts_diff_predictions(d, &np);
+        T_CONTAINS(p[0].why, "p = 0.029 over 4 vs 4 steps): held");
+        T_CONTAINS(p[1].why, ": inconclusive, ");
+        T_CONTAINS(p[1].why, "steps per run would be needed");
+        T_TRUE(row_of(d, "model_and_wait")->stats.samples_needed > 4);
+    }
+    sts_diff_free(d);
+    free(a);
+    free(b);
+}
+
+/* A child in one run only appears or disappears; predictions about it are judged by
+ * that. */
+TEST(names_in_one_run_only)
+{
+    int w[4] = { 100, 101, 102, 103 }, m[4] = { 50, 51, 52, 53 }, k[4] = { 9, 9, 9, 9 };
+    char *a = lesson_json(4, w, m, k, 2, "log"), *b = lesson_json(4, w, m, k, 2, "prefetch");
+    sts_diff *d = diff_of(a, b, NULL, NULL);
+    T_TRUE(d != NULL);
+    if (d) {
+        const sts_diff_interval *log = row_of(d, "log"), *pre = row_of(d, "prefetch");
+        T_TRUE(log && pre);
+        if (log && pre) {
+            T_EQ_I64(log->stats.verdict, STS_DIFF_DISAPPEARED);
+            T_EQ_I64(pre->stats.verdict, STS_DIFF_APPEARED);
+            T_EQ_U64(pre->stats.n_base, 0);
+            T_EQ_U64(pre->stats.n_new, 4);
+        }
+        T_EQ_I64(expect(d, "log:shrink"), STS_DIFF_HELD);
+        T_EQ_I64(expect(d, "log:same"), STS_DIFF_FAILED);
+        T_EQ_I64(expect(d, "prefetch:grow"), STS_DIFF_HELD);
+        T_EQ_I64(expect(d, "prefetch:shrink"), STS_DIFF_FAILED);
+        sts_error err = STS_ERROR_INIT;
+        T_EQ_I64(sts_diff_expect(d, "prefetc:grow", &err), STS_ERR_NOT_FOUND);
+        T_CONTAINS(err.message, "did you mean 'prefetch'");
+    }
+    sts_diff_free(d);
+    free(a);
+    free(b);
+}
+
+/* A slice on another lane that spans two steps counts in each by its overlap; one
+ * nested in a slice of its own name is not counted again; time outside every step is
+ * not counted. */
+TEST(interval_names_are_clipped_to_step_windows)
+{
+    const char *json = "{\"traceEvents\":[\n"
+                       "{\"ph\":\"X\",\"name\":\"step\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},\n"
+                       "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":20},\n"
+                       "{\"ph\":\"X\",\"name\":\"step\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+                       "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":20},\n"
+                       "{\"ph\":\"X\",\"name\":\"bg\",\"pid\":2,\"tid\":2,\"ts\":60,\"dur\":80},\n"
+                       "{\"ph\":\"X\",\"name\":\"f\",\"pid\":2,\"tid\":3,\"ts\":150,\"dur\":40},\n"
+                       "{\"ph\":\"X\",\"name\":\"f\",\"pid\":2,\"tid\":3,\"ts\":160,\"dur\":10},\n"
+                       "{\"ph\":\"X\",\"name\":\"late\",\"pid\":2,\"tid\":3,\"ts\":300,\"dur\":10}\n"
+                       "]}";
+    sts_diff *d = diff_of(json, json, "step", NULL);
+    T_TRUE(d != NULL);
+    if (!d) return;
+    const sts_diff_interval *bg = row_of(d, "bg"), *f = row_of(d, "f");
+    T_TRUE(bg && f && !row_of(d, "late"));
+    if (bg && f) {
+        T_EQ_U64(bg->stats.n_base, 2);
+        T_EQ_I64(bg->base_samples[0], 40000); /* [60, 100) */
+        T_EQ_I64(bg->base_samples[1], 40000); /* [100, 140) */
+        T_EQ_U64(f->stats.n_base, 1);
+        T_EQ_I64(f->base_samples[0], 40000); /* the outer f only */
+        T_EQ_I64(f->base_index[0], 1);
+    }
+    sts_diff_free(d);
+}
+
+TEST(traces_without_steps_compare_slices)
+{
+    const char *a = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
+                    "{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":20,\"dur\":11},"
+                    "{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":2,\"ts\":40,\"dur\":12}]}";
+    const char *b = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"pid\":5,\"tid\":5,\"ts\":0,\"dur\":20}]}";
+    sts_diff *d = diff_of(a, b, NULL, NULL);
+    T_TRUE(d != NULL);
+    if (!d) return;
+    T_EQ_STR(sts_diff_samples_word(d), "slice");
+    size_t nn;
+    const char *const *notes = sts_diff_notes(d, &nn);
+    T_TRUE(nn >= 1 && strstr(notes[0], "no steps found in either trace"));
+    const sts_diff_interval *k = row_of(d, "k");
+    T_TRUE(k && k->stats.n_base == 3 && k->stats.n_new == 1 && k->new_samples[0] == 20000);
+    sts_diff_free(d);
+}
+
+TEST(trace_bad_inputs)
+{
+    int w[4] = { 100, 101, 102, 103 }, m[4] = { 50, 51, 52, 53 }, k[4] = { 9, 9, 9, 9 };
+    char *steps = lesson_json(4, w, m, k, 2, NULL);
+    const char *flat = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}";
+    const char *empty = "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"p\"}}]}";
+    sts_error err = STS_ERROR_INIT;
+    sts_diff *d = diff_of(steps, flat, NULL, &err);
+    T_TRUE(d == NULL);
+    T_EQ_I64(err.code, STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "NEW (");
+    T_CONTAINS(err.message, "has no steps while BASE has 4 learner_step steps");
+    sts_error_clear(&err);
+    d = diff_of(empty, steps, NULL, &err);
+    T_TRUE(d == NULL);
+    T_CONTAINS(err.message, "holds no slices");
+    sts_error_clear(&err);
+    d = diff_of(flat, flat, "learner_step", &err);
+    T_TRUE(d == NULL);
+    T_CONTAINS(err.message, "no slice in either trace is named or matches 'learner_step'");
+    free(steps);
+}
+
+/* ---- predictions ----------------------------------------------------------------------- */
+
+TEST(prediction_syntax)
+{
+    static const char *good[] = { "a:shrink", "a:grow", "a:same", "a:shrink>=20%", "a:grow>=5", "a:same<=2.5%",
+                                  "forward (model.py:12):shrink", "x:y:same" };
+    static const struct {
+        const char *text, *why;
+    } bad[] = { { "a", "expected NAME:shrink" },          { "a:shrinks", "only '>=N%'" },
+                { ":shrink", "names nothing" },            { "a:shrink<=5%", "only '>=N%'" },
+                { "a:same>=5%", "only '<=N%'" },           { "a:shrink>=x%", "non-negative number" },
+                { "a:shrink>=150%", "more than 100%" },    { "a:grow>=-3%", "non-negative number" },
+                { "a:same<=5%%", "non-negative number" } };
+    sts_error err = STS_ERROR_INIT;
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (sts_diff_expect_check(good[i], &err) != STS_OK) T_FAIL_AT("%s: %s", good[i], err.message);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sts_error_clear(&err);
+        if (sts_diff_expect_check(bad[i].text, &err) != STS_ERR_INVALID_ARG || !strstr(err.message, bad[i].why))
+            T_FAIL_AT("%s: \"%s\"", bad[i].text, err.message);
+    }
+}
+
+/* ---- bench results ---------------------------------------------------------------------- */
+
+static char *bench_json(const char *name, const double *warm, size_t n, double first, const char *shape,
+                        const char *variant)
+{
+    tbuf b = { NULL, 0, 0 };
+    tput(&b, "{\"schema\":\"stepscope.bench/1\",\"name\":\"%s\",\"input_shape\":%s,\"dtype\":\"float32\","
+             "\"first_call_seconds\":%.9g,\"warm_samples_seconds\":[",
+         name, shape, first);
+    for (size_t i = 0; i < n; i++)
+        tput(&b, "%s%.9g", i ? "," : "", warm[i]);
+    tput(&b, "],\"device_samples_seconds\":[");
+    for (size_t i = 0; i < n; i++)
+        tput(&b, "%s%s", i ? "," : "", i == 0 ? "null" : "1e-06");
+    tput(&b, "],\"check\":{\"checked\":true,\"passed\":true}");
+    if (variant)
+        tput(&b, ",\"variants\":{\"%s\":{\"name\":\"%s\",\"first_call_seconds\":0.5,\"warm_samples_seconds\":[1e-3,2e-3]}}",
+             variant, variant);
+    tput(&b, "}");
+    return b.p;
+}
+
+TEST(bench_results_compared)
+{
+    double w0[7] = { 4.12e-5, 3.98e-5, 4.05e-5, 6.3e-5, 4.01e-5, 3.95e-5, 4.2e-5 };
+    double w1[7] = { 2.12e-5, 1.98e-5, 2.05e-5, 2.3e-5, 2.01e-5, 1.95e-5, 2.2e-5 };
+    char *a = bench_json("predict", w0, 7, 0.0213, "[64, 32]", "energy");
+    char *b = bench_json("predict", w1, 7, 0.0190, "[96, 32]", "structured");
+    sts_diff *d = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_diff_bench_json(a, strlen(a), "a.json", b, strlen(b), "b.json", NULL, &d, &err), STS_OK);
+    if (!d) {
+        fprintf(stderr, "%s\n", err.message);
+        free(a);
+        free(b);
+        return;
+    }
+    const sts_diff_interval *warm = row_of(d, "predict"), *first = row_of(d, "predict.first_call");
+    const sts_diff_interval *dev = row_of(d, "predict.device");
+    T_TRUE(warm && first && dev);
+    if (warm && first && dev) {
+        int64_t x[7], y[7];
+        for (int i = 0; i < 7; i++) {
+            x[i] = llround(w0[i] * 1e9);
+            y[i] = llround(w1[i] * 1e9);
+            T_EQ_I64(warm->base_samples[i], x[i]);
+        }
+        sts_diff_stats s;
+        sts_diff_samples(x, 7, y, 7, NULL, &s, NULL);
+        T_NEAR(warm->stats.p_value, s.p_value, 0, 0);
+        T_NEAR(warm->stats.p_value, 2.0 / 3432.0, 1e-15, 0); /* complete separation, 7 vs 7: 2 / C(14, 7) */
+        T_EQ_I64(warm->stats.verdict, STS_DIFF_SHRANK);
+        T_EQ_I64(first->stats.method, STS_DIFF_METHOD_SINGLE);
+        T_EQ_I64(first->stats.verdict, STS_DIFF_INCONCLUSIVE);
+        T_TRUE(isnan(first->stats.p_value));
+        T_NEAR(first->stats.change_pct, 100.0 * (19000000.0 - 21300000.0) / 21300000.0, 1e-9, 0);
+        T_EQ_U64(dev->stats.n_base, 6); /* the null device sample is left out */
+        T_CONTAINS(dev->note, "1 unmeasured (null) samples in BASE");
+    }
+    T_EQ_I64(row_of(d, "energy")->stats.verdict, STS_DIFF_DISAPPEARED);
+    T_EQ_I64(row_of(d, "structured")->stats.verdict, STS_DIFF_APPEARED);
+    T_EQ_I64(row_of(d, "energy.first_call")->stats.verdict, STS_DIFF_DISAPPEARED);
+    size_t nn;
+    const char *const *notes = sts_diff_notes(d, &nn);
+    int shape_note = 0;
+    for (size_t i = 0; i < nn; i++)
+        shape_note |= strstr(notes[i], "predict: input_shape differs (BASE [64, 32], NEW [96, 32])") != NULL;
+    T_TRUE(shape_note);
+    T_EQ_I64(expect(d, "predict:shrink>=40%"), STS_DIFF_HELD);
+    T_EQ_I64(expect(d, "predict.first_call:shrink"), STS_DIFF_UNDECIDED);
+    size_t np;
+    T_CONTAINS(sts_diff_predictions(d, &np)[1].why, "one observation per run");
+    sts_diff_free(d);
+    free(a);
+    free(b);
+}
+
+TEST(bench_bad_inputs)
+{
+    double w[2] = { 1e-3, 2e-3 };
+    char *good = bench_json("p", w, 2, 0.1, "[1]", NULL);
+    static const struct {
+        const char *text, *why;
+    } bad[] = { { "{\"a\": 1", "bad.json: byte 7: " },
+                { "{\"ledger\": 1}", "not a bench result" },
+                { "[1, 2]", "expected a bench result" },
+                { "{\"warm_samples_seconds\": [1, -2]}", "must be a non-negative number" },
+                { "{\"warm_samples_seconds\": 3}", "must be an array of numbers" } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sts_diff *d = NULL;
+        sts_error err = STS_ERROR_INIT;
+        sts_status st = sts_diff_bench_json(good, strlen(good), "good.json", bad[i].text, strlen(bad[i].text),
+                                            "bad.json", NULL, &d, &err);
+        if (st == STS_OK || d || !strstr(err.message, bad[i].why)) T_FAIL_AT("case %zu: \"%s\"", i, err.message);
+    }
+    free(good);
+}
+
+/* ---- ledgers ----------------------------------------------------------------------------- */
+
+static const char LEDGER_BEFORE[] =
+    "{\"schema\":\"stepscope.ledger/1\",\"functions\":["
+    "{\"name\":\"batch_loss\",\"compiles\":8,\"specializations\":8,\"traces\":8,\"hits\":null},"
+    "{\"name\":\"score\",\"compiles\":3,\"specializations\":3,\"traces\":3}],"
+    "\"rows\":["
+    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":46000000},"
+    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":45000000},"
+    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":47000000},"
+    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":44000000},"
+    "{\"function\":\"batch_loss\",\"compiles\":0,\"compile_ns\":null},"
+    "{\"function\":\"score\",\"compiles\":1,\"compile_ns\":10000000}],"
+    "\"host_syncs\":{\"events\":["
+    "{\"scope\":\"read each step\",\"wait_ns\":31000},{\"scope\":\"read each step\",\"wait_ns\":30000},"
+    "{\"scope\":\"read each step\",\"wait_ns\":32000},{\"scope\":\"read each step\",\"wait_ns\":29000}],"
+    "\"scopes\":[{\"scope\":\"read each step\",\"count\":4}]}}";
+static const char LEDGER_AFTER[] =
+    "{\"schema\":\"stepscope.ledger/1\",\"functions\":["
+    "{\"name\":\"batch_loss\",\"compiles\":4,\"specializations\":4,\"traces\":null},"
+    "{\"name\":\"padded_loss\",\"compiles\":1,\"specializations\":1,\"traces\":1}],"
+    "\"rows\":["
+    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":46500000},"
+    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":45500000}],"
+    "\"host_syncs\":null}";
+
+TEST(ledgers_compared)
+{
+    sts_diff *d = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_diff_ledger_json(LEDGER_BEFORE, strlen(LEDGER_BEFORE), "before.json", LEDGER_AFTER,
+                                  strlen(LEDGER_AFTER), "after.json", NULL, &d, &err),
+             STS_OK);
+    if (!d) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    const sts_diff_interval *c = row_of(d, "batch_loss"), *sp = row_of(d, "batch_loss.specializations");
+    const sts_diff_interval *tr = row_of(d, "batch_loss.traces"), *ct = row_of(d, "batch_loss.compile_time");
+    T_TRUE(c && sp && tr && ct);
+    if (c && sp && tr && ct) {
+        T_EQ_STR(c->group, "compiles");
+        T_EQ_I64(c->stats.method, STS_DIFF_METHOD_COUNT);
+        T_EQ_I64(c->stats.verdict, STS_DIFF_SHRANK);
+        T_NEAR(c->stats.change_pct, -50, 0, 0);
+        T_EQ_I64(tr->stats.method, STS_DIFF_METHOD_NONE); /* null in NEW: unknown, not 0 */
+        T_EQ_I64(tr->stats.verdict, STS_DIFF_INCONCLUSIVE);
+        T_EQ_U64(ct->stats.n_base, 4);
+        T_EQ_U64(ct->stats.n_new, 2);
+        T_EQ_STR(ct->sample, "compile");
+    }
+    T_EQ_I64(row_of(d, "score")->stats.verdict, STS_DIFF_DISAPPEARED);
+    T_EQ_I64(row_of(d, "padded_loss")->stats.verdict, STS_DIFF_APPEARED);
+    T_TRUE(row_of(d, "read each step") == NULL);
+    size_t nn;
+    const char *const *notes = sts_diff_notes(d, &nn);
+    T_TRUE(nn == 1 && strstr(notes[0], "host syncs are unknown in NEW"));
+    T_EQ_I64(expect(d, "batch_loss:shrink"), STS_DIFF_HELD);
+    T_EQ_I64(expect(d, "batch_loss:shrink>=50%"), STS_DIFF_HELD);
+    T_EQ_I64(expect(d, "batch_loss:shrink>=60%"), STS_DIFF_FAILED);
+    T_EQ_I64(expect(d, "batch_loss.traces:shrink"), STS_DIFF_UNDECIDED);
+    T_EQ_I64(expect(d, "padded_loss:grow"), STS_DIFF_HELD);
+    size_t np;
+    T_CONTAINS(sts_diff_predictions(d, &np)[0].why, "batch_loss compiles shrank 8 \xe2\x86\x92 4, \xe2\x88\x92" "50% (exact counts): held");
+    sts_diff_free(d);
+    /* Both with host syncs: waits per sync and their count. */
+    T_EQ_I64(sts_diff_ledger_json(LEDGER_BEFORE, strlen(LEDGER_BEFORE), "a", LEDGER_BEFORE, strlen(LEDGER_BEFORE),
+                                  "b", NULL, &d, &err),
+             STS_OK);
+    if (d) {
+        const sts_diff_interval *w = row_of(d, "read each step"), *n = row_of(d, "read each step.syncs");
+        T_TRUE(w && n && w->stats.n_base == 4 && n->stats.median_base == 4);
+        if (w) T_EQ_I64(w->stats.verdict, STS_DIFF_INCONCLUSIVE); /* 4 vs 4 equal waits: ties, cannot tell */
+    }
+    sts_diff_free(d);
+    const char *not_ledger = "{\"rows\": []}";
+    T_EQ_I64(sts_diff_ledger_json(LEDGER_BEFORE, strlen(LEDGER_BEFORE), "a", not_ledger, strlen(not_ledger), "b.json",
+                                  NULL, &d, &err),
+             STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "b.json: not a ledger");
+}
+
 int main(void)
 {
     RUN(exact_counts_match_enumeration);
@@ -454,5 +996,16 @@ int main(void)
     RUN(all_equal_samples_are_the_same);
     RUN(empty_sides_and_bad_options);
     RUN(counts_compare_exactly);
+    RUN(properties_hold_for_random_samples);
+    RUN(trace_pair_with_a_known_shift);
+    RUN(four_steps_decide_a_shrink_but_not_sameness);
+    RUN(names_in_one_run_only);
+    RUN(interval_names_are_clipped_to_step_windows);
+    RUN(traces_without_steps_compare_slices);
+    RUN(trace_bad_inputs);
+    RUN(prediction_syntax);
+    RUN(bench_results_compared);
+    RUN(bench_bad_inputs);
+    RUN(ledgers_compared);
     return t_done();
 }
