@@ -180,8 +180,20 @@ t_run "$STEPSCOPE" demo diff --out "$d/demo"
 if [ "$T_RC" = 1 ] && printf '%s' "$T_ERR" | grep -q 'no OpenCL device'; then
   t_skip "demo diff" "no OpenCL device"
 else
-  t_ok "demo diff runs and the 1 ms -> 0.2 ms wait reads as shrunk" \
-    test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep -E '^  held +input_wait:shrink')" -a -s "$d/demo/diff.json"
-  t_ok "demo diff judges model_and_wait:same" test -n "$(printf '%s' "$T_OUT" | grep -E '^  (held|failed|inconclusive) +model_and_wait:same')"
+  # The verdicts depend on the machine (a busy one delays 0.2 ms waits past 1 ms); the
+  # demo's exit status says only that it recorded and compared.
+  t_ok "demo diff records both runs, judges both predictions and writes diff.json" \
+    test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep -E '^  (held|failed|inconclusive) +input_wait:shrink')" \
+    -a -n "$(printf '%s' "$T_OUT" | grep -E '^  (held|failed|inconclusive) +model_and_wait:same')" -a -s "$d/demo/diff.json"
+  python3 - "$d/demo/diff.json" <<'EOF2' || T_FAILS=$((T_FAILS + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["key"]: r for r in d["intervals"]}
+ok = (d["base"]["steps"] == 4 and d["new"]["steps"] == 4 and rows["input_wait"]["base"]["n"] == 4
+      and [p["expect"] for p in d["predictions"]] == ["input_wait:shrink", "model_and_wait:same"]
+      and all(p["why"].startswith(p["expect"].split(":")[0]) for p in d["predictions"]))
+print(("ok   " if ok else "FAIL ") + "demo diff.json: 4 vs 4 learner_step steps and both predictions with reasons")
+sys.exit(0 if ok else 1)
+EOF2
 fi
 t_done

@@ -440,7 +440,6 @@ TEST(counts_compare_exactly)
     T_EQ_I64(s.verdict, STS_DIFF_SAME);
 }
 
-
 /* ---- properties over random samples ------------------------------------------------ */
 
 /* Whatever the samples: the shift lies in its interval, p in [0, 1], U in [0, nm], the
@@ -533,13 +532,16 @@ static char *lesson_json(size_t n, const int *w, const int *mo, const int *k, in
     for (size_t i = 0; i < n; i++) {
         int ex = extra ? 3 : 0;
         long dur = w[i] + mo[i] + ex + gap;
-        tput(&b, ",\n{\"ph\":\"X\",\"name\":\"learner_step\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%ld,\"args\":{\"step_num\":%zu}}",
+        tput(&b,
+             ",\n{\"ph\":\"X\",\"name\":\"learner_step\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%ld,\"args\":{\"step_"
+             "num\":%zu}}",
              t, dur, i);
         tput(&b, ",\n{\"ph\":\"X\",\"name\":\"input_wait\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", t, w[i]);
-        tput(&b, ",\n{\"ph\":\"X\",\"name\":\"model_and_wait\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", t + w[i], mo[i]);
+        tput(&b, ",\n{\"ph\":\"X\",\"name\":\"model_and_wait\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", t + w[i],
+             mo[i]);
         if (extra)
-            tput(&b, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", extra, t + w[i] + mo[i],
-                 ex);
+            tput(&b, ",\n{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":%d}", extra,
+                 t + w[i] + mo[i], ex);
         tput(&b, ",\n{\"ph\":\"X\",\"name\":\"kernel\",\"pid\":9,\"tid\":7,\"ts\":%ld,\"dur\":%d}", t + w[i] + 1, k[i]);
         t += dur + 50;
     }
@@ -758,7 +760,8 @@ TEST(trace_bad_inputs)
     int w[4] = { 100, 101, 102, 103 }, m[4] = { 50, 51, 52, 53 }, k[4] = { 9, 9, 9, 9 };
     char *steps = lesson_json(4, w, m, k, 2, NULL);
     const char *flat = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10}]}";
-    const char *empty = "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"p\"}}]}";
+    const char *empty =
+        "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"p\"}}]}";
     sts_error err = STS_ERROR_INIT;
     sts_diff *d = diff_of(steps, flat, NULL, &err);
     T_TRUE(d == NULL);
@@ -780,14 +783,16 @@ TEST(trace_bad_inputs)
 
 TEST(prediction_syntax)
 {
-    static const char *good[] = { "a:shrink", "a:grow", "a:same", "a:shrink>=20%", "a:grow>=5", "a:same<=2.5%",
-                                  "forward (model.py:12):shrink", "x:y:same" };
+    static const char *good[] = {
+        "a:shrink", "a:grow", "a:same", "a:shrink>=20%", "a:grow>=5", "a:same<=2.5%", "forward (model.py:12):shrink",
+        "x:y:same"
+    };
     static const struct {
         const char *text, *why;
-    } bad[] = { { "a", "expected NAME:shrink" },          { "a:shrinks", "only '>=N%'" },
-                { ":shrink", "names nothing" },            { "a:shrink<=5%", "only '>=N%'" },
-                { "a:same>=5%", "only '<=N%'" },           { "a:shrink>=x%", "non-negative number" },
-                { "a:shrink>=150%", "more than 100%" },    { "a:grow>=-3%", "non-negative number" },
+    } bad[] = { { "a", "expected NAME:shrink" },         { "a:shrinks", "only '>=N%'" },
+                { ":shrink", "names nothing" },          { "a:shrink<=5%", "only '>=N%'" },
+                { "a:same>=5%", "only '<=N%'" },         { "a:shrink>=x%", "non-negative number" },
+                { "a:shrink>=150%", "more than 100%" },  { "a:grow>=-3%", "non-negative number" },
                 { "a:same<=5%%", "non-negative number" } };
     sts_error err = STS_ERROR_INIT;
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
@@ -805,8 +810,9 @@ static char *bench_json(const char *name, const double *warm, size_t n, double f
                         const char *variant)
 {
     tbuf b = { NULL, 0, 0 };
-    tput(&b, "{\"schema\":\"stepscope.bench/1\",\"name\":\"%s\",\"input_shape\":%s,\"dtype\":\"float32\","
-             "\"first_call_seconds\":%.9g,\"warm_samples_seconds\":[",
+    tput(&b,
+         "{\"schema\":\"stepscope.bench/1\",\"name\":\"%s\",\"input_shape\":%s,\"dtype\":\"float32\","
+         "\"first_call_seconds\":%.9g,\"warm_samples_seconds\":[",
          name, shape, first);
     for (size_t i = 0; i < n; i++)
         tput(&b, "%s%.9g", i ? "," : "", warm[i]);
@@ -815,7 +821,8 @@ static char *bench_json(const char *name, const double *warm, size_t n, double f
         tput(&b, "%s%s", i ? "," : "", i == 0 ? "null" : "1e-06");
     tput(&b, "],\"check\":{\"checked\":true,\"passed\":true}");
     if (variant)
-        tput(&b, ",\"variants\":{\"%s\":{\"name\":\"%s\",\"first_call_seconds\":0.5,\"warm_samples_seconds\":[1e-3,2e-3]}}",
+        tput(&b,
+             ",\"variants\":{\"%s\":{\"name\":\"%s\",\"first_call_seconds\":0.5,\"warm_samples_seconds\":[1e-3,2e-3]}}",
              variant, variant);
     tput(&b, "}");
     return b.p;
@@ -914,14 +921,13 @@ static const char LEDGER_BEFORE[] =
     "{\"scope\":\"read each step\",\"wait_ns\":31000},{\"scope\":\"read each step\",\"wait_ns\":30000},"
     "{\"scope\":\"read each step\",\"wait_ns\":32000},{\"scope\":\"read each step\",\"wait_ns\":29000}],"
     "\"scopes\":[{\"scope\":\"read each step\",\"count\":4}]}}";
-static const char LEDGER_AFTER[] =
-    "{\"schema\":\"stepscope.ledger/1\",\"functions\":["
-    "{\"name\":\"batch_loss\",\"compiles\":4,\"specializations\":4,\"traces\":null},"
-    "{\"name\":\"padded_loss\",\"compiles\":1,\"specializations\":1,\"traces\":1}],"
-    "\"rows\":["
-    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":46500000},"
-    "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":45500000}],"
-    "\"host_syncs\":null}";
+static const char LEDGER_AFTER[] = "{\"schema\":\"stepscope.ledger/1\",\"functions\":["
+                                   "{\"name\":\"batch_loss\",\"compiles\":4,\"specializations\":4,\"traces\":null},"
+                                   "{\"name\":\"padded_loss\",\"compiles\":1,\"specializations\":1,\"traces\":1}],"
+                                   "\"rows\":["
+                                   "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":46500000},"
+                                   "{\"function\":\"batch_loss\",\"compiles\":1,\"compile_ns\":45500000}],"
+                                   "\"host_syncs\":null}";
 
 TEST(ledgers_compared)
 {
@@ -960,11 +966,12 @@ TEST(ledgers_compared)
     T_EQ_I64(expect(d, "batch_loss.traces:shrink"), STS_DIFF_UNDECIDED);
     T_EQ_I64(expect(d, "padded_loss:grow"), STS_DIFF_HELD);
     size_t np;
-    T_CONTAINS(sts_diff_predictions(d, &np)[0].why, "batch_loss compiles shrank 8 \xe2\x86\x92 4, \xe2\x88\x92" "50% (exact counts): held");
+    T_CONTAINS(sts_diff_predictions(d, &np)[0].why, "batch_loss compiles shrank 8 \xe2\x86\x92 4, \xe2\x88\x92"
+                                                    "50% (exact counts): held");
     sts_diff_free(d);
     /* Both with host syncs: waits per sync and their count. */
-    T_EQ_I64(sts_diff_ledger_json(LEDGER_BEFORE, strlen(LEDGER_BEFORE), "a", LEDGER_BEFORE, strlen(LEDGER_BEFORE),
-                                  "b", NULL, &d, &err),
+    T_EQ_I64(sts_diff_ledger_json(LEDGER_BEFORE, strlen(LEDGER_BEFORE), "a", LEDGER_BEFORE, strlen(LEDGER_BEFORE), "b",
+                                  NULL, &d, &err),
              STS_OK);
     if (d) {
         const sts_diff_interval *w = row_of(d, "read each step"), *n = row_of(d, "read each step.syncs");
