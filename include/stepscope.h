@@ -6,6 +6,8 @@
 
 #include "stepscope/version.h"
 #include "stepscope/status.h"
+#include "stepscope/json.h"
+#include "stepscope/format.h"
 #include "stepscope/timeline.h"
 #include "stepscope/analyze.h"
 #include "stepscope/write.h"

@@ -64,19 +64,6 @@ int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **o
     return CLI_OK;
 }
 
-void tc_dur(char *buf, size_t n, int64_t ns)
-{
-    int64_t a = ns < 0 ? -ns : ns;
-    if (a < 1000)
-        snprintf(buf, n, "%" PRId64 " ns", ns);
-    else if (a < 1000000)
-        snprintf(buf, n, "%.3f us", (double)ns / 1e3);
-    else if (a < 1000000000)
-        snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
-    else
-        snprintf(buf, n, "%.3f s", (double)ns / 1e9);
-}
-
 static const sts_process *proc_of(const sts_timeline *tl, uint32_t lane)
 {
     const sts_lane *l = sts_timeline_lanes(tl, NULL) + lane;

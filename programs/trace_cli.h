@@ -15,9 +15,6 @@
  * set, or prints the error and returns CLI_BAD_INPUT. */
 int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **out);
 
-/* A duration for people: "12 ns", "3.250 us", "1.200 ms", "2.000 s". */
-void tc_dur(char *buf, size_t n, int64_t ns);
-
 /* The lane's pid and tid as written in the trace, and its process and thread names
  * ("" when absent). */
 const char *tc_pid(const sts_timeline *tl, uint32_t lane);

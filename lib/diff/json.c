@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/jsonw.h"
 #include "diff/diff_impl.h"
+#include "stepscope/json.h"
 
 /* Sample arrays longer than this are left out (per-slice samples of a huge trace). */
 #define MAX_SAMPLES_WRITTEN 100000
@@ -161,36 +161,42 @@ static void write_summary(sts_jsonw *w, const sts_diff *d)
     sts_jsonw_obj_end(w);
 }
 
+static void write_document(sts_jsonw *w, const sts_diff *d)
+{
+    sts_jsonw_obj_begin(w);
+    key_str(w, "schema", "stepscope.diff/1");
+    key_str(w, "kind", sts_diff_kind_name(d->kind));
+    write_run(w, d, 0);
+    write_run(w, d, 1);
+    key_f64(w, "confidence", d->opt.confidence);
+    key_f64(w, "margin_pct", d->opt.margin_pct);
+    key_str(w, "samples", d->samples_word);
+    sts_jsonw_key(w, "notes");
+    sts_jsonw_arr_begin(w);
+    for (size_t i = 0; i < d->notes.n; i++)
+        sts_jsonw_str(w, d->notes.v[i]);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_key(w, "intervals");
+    sts_jsonw_arr_begin(w);
+    for (size_t i = 0; i < d->rows.n; i++)
+        write_interval(w, &d->rows.v[i]);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_key(w, "predictions");
+    sts_jsonw_arr_begin(w);
+    for (size_t i = 0; i < d->preds.n; i++)
+        write_prediction(w, &d->preds.v[i]);
+    sts_jsonw_arr_end(w);
+    write_summary(w, d);
+    sts_jsonw_obj_end(w);
+}
+
 sts_status sts_diff_write_json(const sts_diff *d, FILE *f, sts_error *err)
 {
-    sts_jsonw w;
-    sts_jsonw_init(&w, f, 1);
-    sts_jsonw_obj_begin(&w);
-    key_str(&w, "schema", "stepscope.diff/1");
-    key_str(&w, "kind", sts_diff_kind_name(d->kind));
-    write_run(&w, d, 0);
-    write_run(&w, d, 1);
-    key_f64(&w, "confidence", d->opt.confidence);
-    key_f64(&w, "margin_pct", d->opt.margin_pct);
-    key_str(&w, "samples", d->samples_word);
-    sts_jsonw_key(&w, "notes");
-    sts_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < d->notes.n; i++)
-        sts_jsonw_str(&w, d->notes.v[i]);
-    sts_jsonw_arr_end(&w);
-    sts_jsonw_key(&w, "intervals");
-    sts_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < d->rows.n; i++)
-        write_interval(&w, &d->rows.v[i]);
-    sts_jsonw_arr_end(&w);
-    sts_jsonw_key(&w, "predictions");
-    sts_jsonw_arr_begin(&w);
-    for (size_t i = 0; i < d->preds.n; i++)
-        write_prediction(&w, &d->preds.v[i]);
-    sts_jsonw_arr_end(&w);
-    write_summary(&w, d);
-    sts_jsonw_obj_end(&w);
-    sts_jsonw_finish(&w);
-    if (fflush(f) != 0 || ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "diff: cannot write the JSON output");
+    sts_jsonw *w = sts_jsonw_create(f, STS_JSON_TWO_LEVELS);
+    if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+    write_document(w, d);
+    sts_status st = sts_jsonw_finish(w);
+    sts_jsonw_free(w);
+    if (st != STS_OK) return sts_error_set(err, st, -1, "diff: cannot write the JSON output (%s)", sts_strerror(st));
     return STS_OK;
 }

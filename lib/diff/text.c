@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diff/diff_impl.h"
+#include "stepscope/format.h"
 
 #define NAME_W 30
 
@@ -99,7 +100,9 @@ static void print_row(FILE *f, const sts_diff_interval *r, int indent)
     verdict_cell(r, v, sizeof v);
     fputs("  ", f);
     cell(f, name, NAME_W);
-    fprintf(f, " %11s %11s %8s %19s %8s %-11s %s\n", b, n, ch, ci, p, sts_diff_method_name(s->method), v);
+    /* sts_fmt_field: "µs" is two bytes for one column. */
+    fprintf(f, " %*s %*s %8s %19s %8s %-11s %s\n", sts_fmt_field(b, 11), b, sts_fmt_field(n, 11), n, ch, ci, p,
+            sts_diff_method_name(s->method), v);
 }
 
 static void header(const sts_diff *d, FILE *f)

@@ -17,7 +17,7 @@ static void unit_of(double mag, double *scale, const char **unit)
         *unit = "ns";
     } else if (mag < 1e6) {
         *scale = 1e3;
-        *unit = "us";
+        *unit = "\xc2\xb5s"; /* µs, as stepscope/format.h writes it */
     } else if (mag < 1e9) {
         *scale = 1e6;
         *unit = "ms";
@@ -27,7 +27,9 @@ static void unit_of(double mag, double *scale, const char **unit)
     }
 }
 
-/* Three significant digits for the larger value, the same decimals for the other. */
+/* Both values of a pair in one unit, so they compare at a glance ("1.07 ms → 0.21 ms"
+ * rather than sts_fmt_duration()'s "1.07 ms → 210 µs"): three significant digits for
+ * the larger, the same decimals for the other. */
 void sts_dd_fmt_pair(int64_t a, int64_t b, char *abuf, char *bbuf, size_t cap)
 {
     double big = fmax(fabs((double)a), fabs((double)b)), scale;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/jsonw.h"
+#include "stepscope/json.h"
 
 static void ns_or_null(sts_jsonw *w, const char *key, int64_t ns)
 {
@@ -284,36 +284,37 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
 {
     sts_status st = sts_ledger_finalize(l, err);
     if (st != STS_OK) return st;
-    sts_jsonw w;
-    sts_jsonw_init(&w, f, 1);
-    sts_jsonw_obj_begin(&w);
-    sts_jsonw_key(&w, "schema");
-    sts_jsonw_str(&w, "stepscope.ledger/1");
-    sts_jsonw_key(&w, "functions");
-    sts_jsonw_arr_begin(&w);
+    sts_jsonw *w = sts_jsonw_create(f, STS_JSON_INDENTED);
+    if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "ledger: out of memory");
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "schema");
+    sts_jsonw_str(w, "stepscope.ledger/1");
+    sts_jsonw_key(w, "functions");
+    sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < l->nfns; i++)
-        write_function(&w, l, i);
-    sts_jsonw_arr_end(&w);
-    write_churn(&w, l);
-    sts_jsonw_key(&w, "rows");
-    sts_jsonw_arr_begin(&w);
+        write_function(w, l, i);
+    sts_jsonw_arr_end(w);
+    write_churn(w, l);
+    sts_jsonw_key(w, "rows");
+    sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < l->nrows; i++)
-        write_row(&w, l, i);
-    sts_jsonw_arr_end(&w);
-    write_syncs(&w, l);
-    sts_jsonw_key(&w, "warnings");
-    sts_jsonw_arr_begin(&w);
+        write_row(w, l, i);
+    sts_jsonw_arr_end(w);
+    write_syncs(w, l);
+    sts_jsonw_key(w, "warnings");
+    sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < l->nwarnings; i++)
-        sts_jsonw_str(&w, lg_str(l, l->warnings[i]));
-    sts_jsonw_arr_end(&w);
-    write_log_stats(&w, l);
+        sts_jsonw_str(w, lg_str(l, l->warnings[i]));
+    sts_jsonw_arr_end(w);
+    write_log_stats(w, l);
     if (extra_key && extra_json) {
-        sts_jsonw_key(&w, extra_key);
-        sts_jsonw_raw(&w, extra_json);
+        sts_jsonw_key(w, extra_key);
+        sts_jsonw_raw(w, extra_json);
     }
-    sts_jsonw_obj_end(&w);
-    sts_jsonw_finish(&w);
-    if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
+    sts_jsonw_obj_end(w);
+    st = sts_jsonw_finish(w);
+    sts_jsonw_free(w);
+    if (st != STS_OK) return sts_error_set(err, st, -1, "ledger: write error: %s", sts_strerror(st));
     return STS_OK;
 }
 

@@ -88,11 +88,14 @@ static sts_status broken_timer(lesson *L, const sts_bench_result *repaired, sts_
     if (h) spec.release(spec.user, h);
     sts_workload_free(wl);
     if (st != STS_OK) return st;
-    printf("broken timer (start; create and place inputs; call; stop): %.3g s\n", (double)(t1 - t0) / 1e9);
+    char broken[STS_FMT_DURATION_MAX], median[STS_FMT_DURATION_MAX];
+    sts_fmt_duration((double)(t1 - t0), broken, sizeof broken);
+    sts_fmt_duration(repaired->stats.median, median, sizeof median);
+    printf("broken timer (start; create and place inputs; call; stop): %s\n", broken);
     printf("  It mixes input creation and placement into the interval and stops before the output is\n"
-           "  complete; the repaired median (%.3g s) answers the warm-call question instead. A speedup\n"
+           "  complete; the repaired median (%s) answers the warm-call question instead. A speedup\n"
            "  cannot be reconstructed from the broken number.\n\n",
-           repaired->stats.median / 1e9);
+           median);
     return STS_OK;
 }
 

@@ -41,7 +41,7 @@ t_ok "statistics are consistent with the samples" test "$(json "$T_TMP/predict.j
 t_run "$STEPSCOPE" bench predict --repeats 3 --warmup 2 --out "$T_TMP/three.json"
 t_ok "human table: samples and the first-call ratio" test "$T_RC" = 0 -a \
   -n "$(printf '%s' "$T_OUT" | grep 'first call / warm median')" -a \
-  "$(printf '%s\n' "$T_OUT" | grep -cE '^ +[0-9]+ +[0-9.]+ [mun]?s')" = 3
+  "$(printf '%s\n' "$T_OUT" | grep -cE '^ +[0-9]+ +[0-9.]+ (ns|µs|ms|s) ')" = 3
 t_ok "--out writes the report; sample count equals --repeats" test "$(json "$T_TMP/three.json" \
   'len(r["warm_samples_seconds"]), r["warmup"]')" = "3 2"
 

@@ -5,9 +5,10 @@
 
 #include "base/instream.h"
 #include "base/json_dom.h"
-#include "base/jsonw.h"
+#include "base/jsontext.h"
 #include "base/mem.h"
 #include "base/utf8.h"
+#include "ref_duration.h"
 #include "stepscope.h"
 
 TEST(status_names)
@@ -128,27 +129,394 @@ TEST(instream_plain_and_gzip)
     remove(cut);
 }
 
-TEST(json_writer_escapes)
+/* Writes a document with `layout` through a memory stream; returns it (malloc'd) and
+ * the status of finishing it. */
+typedef void (*doc_fn)(sts_jsonw *w);
+static char *render(sts_json_layout layout, doc_fn doc, sts_status *st)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    sts_jsonw w;
-    sts_jsonw_init(&w, f, 0);
-    sts_jsonw_obj_begin(&w);
-    sts_jsonw_key(&w, "s");
-    sts_jsonw_strn(&w, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
-    sts_jsonw_key(&w, "n");
-    sts_jsonw_arr_begin(&w);
-    sts_jsonw_i64(&w, -5);
-    sts_jsonw_f64(&w, 0.1);
-    sts_jsonw_f64(&w, NAN);
-    sts_jsonw_bool(&w, 1);
-    sts_jsonw_arr_end(&w);
-    sts_jsonw_obj_end(&w);
+    sts_jsonw *w = sts_jsonw_create(f, layout);
+    doc(w);
+    *st = sts_jsonw_finish(w);
+    sts_jsonw_free(w);
     fclose(f);
-    T_EQ_STR(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\",\"n\":[-5,0.1,null,true]}");
+    return buf;
+}
+
+static void doc_values(sts_jsonw *w)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "s");
+    sts_jsonw_strn(w, "a\"b\\c\n\x01\b\f\xff\xc3\xa9", 12);
+    sts_jsonw_key(w, "n");
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_i64(w, INT64_MIN);
+    sts_jsonw_u64(w, UINT64_MAX);
+    sts_jsonw_f64(w, 0.1);
+    sts_jsonw_f64(w, NAN);
+    sts_jsonw_bool(w, 1);
+    sts_jsonw_str(w, NULL);
+    sts_jsonw_raw(w, "{\"r\":[]}");
+    sts_jsonw_arr_end(w);
+    sts_jsonw_obj_end(w);
+}
+
+TEST(json_writer_values)
+{
+    sts_status st;
+    char *out = render(STS_JSON_COMPACT, doc_values, &st);
+    T_EQ_I64(st, STS_OK);
+    T_EQ_STR(out, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\b\\f\xef\xbf\xbd\xc3\xa9\","
+                  "\"n\":[-9223372036854775808,18446744073709551615,0.1,null,true,null,{\"r\":[]}]}\n");
+    free(out);
+}
+
+/* Three levels of nesting, each container holding two values, an empty one at each
+ * level: the layouts differ only in where they break lines. */
+static void doc_nested(sts_jsonw *w)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "a");
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "x");
+    sts_jsonw_i64(w, 1);
+    sts_jsonw_key(w, "y");
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_obj_end(w);
+    sts_jsonw_i64(w, 2);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_key(w, "e");
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_obj_end(w);
+    sts_jsonw_obj_end(w);
+}
+
+TEST(json_writer_layouts)
+{
+    sts_status st;
+    char *out = render(STS_JSON_COMPACT, doc_nested, &st);
+    T_EQ_STR(out, "{\"a\":[{\"x\":1,\"y\":[]},2],\"e\":{}}\n");
+    free(out);
+    out = render(STS_JSON_INDENTED, doc_nested, &st);
+    T_EQ_STR(out, "{\n"
+                  "  \"a\": [\n"
+                  "    {\n"
+                  "      \"x\": 1,\n"
+                  "      \"y\": []\n"
+                  "    },\n"
+                  "    2\n"
+                  "  ],\n"
+                  "  \"e\": {}\n"
+                  "}\n");
+    free(out);
+    /* The CLI's: top-level keys and the elements of top-level containers on their own
+     * lines; the object inside the array is inline, with ":" and no spaces. */
+    out = render(STS_JSON_TWO_LEVELS, doc_nested, &st);
+    T_EQ_STR(out, "{\n"
+                  "  \"a\": [\n"
+                  "    {\"x\":1,\"y\":[]},\n"
+                  "    2\n"
+                  "  ],\n"
+                  "  \"e\": {}\n"
+                  "}\n");
+    T_EQ_I64(st, STS_OK);
+    free(out);
+}
+
+static void doc_unclosed(sts_jsonw *w)
+{
+    sts_jsonw_arr_begin(w);
+}
+
+static void doc_overclosed(sts_jsonw *w)
+{
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_arr_end(w);
+}
+
+static void doc_too_deep(sts_jsonw *w)
+{
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH; i++)
+        sts_jsonw_arr_begin(w);
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH; i++)
+        sts_jsonw_arr_end(w);
+}
+
+static void doc_deepest(sts_jsonw *w)
+{
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH - 1; i++)
+        sts_jsonw_arr_begin(w);
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH - 1; i++)
+        sts_jsonw_arr_end(w);
+}
+
+TEST(json_writer_failures)
+{
+    sts_status st;
+    free(render(STS_JSON_COMPACT, doc_unclosed, &st));
+    T_EQ_I64(st, STS_ERR_STATE);
+    free(render(STS_JSON_COMPACT, doc_overclosed, &st));
+    T_EQ_I64(st, STS_ERR_STATE);
+    free(render(STS_JSON_COMPACT, doc_too_deep, &st));
+    T_EQ_I64(st, STS_ERR_LIMIT);
+    char *out = render(STS_JSON_COMPACT, doc_deepest, &st);
+    T_EQ_I64(st, STS_OK);
+    T_EQ_U64(strlen(out), 2 * (STS_JSONW_MAX_DEPTH - 1) + 1);
+    free(out);
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        sts_jsonw *w = sts_jsonw_create(full, STS_JSON_COMPACT);
+        sts_jsonw_str(w, "lost");
+        T_EQ_I64(sts_jsonw_finish(w), STS_ERR_IO);
+        sts_jsonw_free(w);
+        fclose(full);
+    }
+    sts_jsonw_free(NULL);
+}
+
+static void put_mem(void *ctx, const char *p, size_t n)
+{
+    FILE *f = ctx;
+    fwrite(p, 1, n, f);
+}
+
+/* Every single byte, escaped: the expected text is built from the rule, byte class by
+ * byte class. */
+TEST(json_escape_each_byte)
+{
+    for (unsigned c = 0; c < 256; c++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        char in = (char)c;
+        sts_json_escape(&in, 1, put_mem, f);
+        fclose(f);
+        char want[16];
+        const char *named = c == '"'    ? "\\\""
+                            : c == '\\' ? "\\\\"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                            : c == '\b' ? "\\b"
+                            : c == '\f' ? "\\f"
+                                        : NULL;
+        if (named)
+            snprintf(want, sizeof want, "\"%s\"", named);
+        else if (c < 0x20)
+            snprintf(want, sizeof want, "\"\\u%04x\"", c);
+        else if (c < 0x80)
+            snprintf(want, sizeof want, "\"%c\"", (char)c);
+        else
+            snprintf(want, sizeof want, "\"\xef\xbf\xbd\""); /* a lone byte >= 0x80 is never UTF-8 */
+        T_EQ_STR(buf, want);
+        free(buf);
+    }
+    /* Well-formed sequences pass whole; each byte of a broken one is replaced. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char mixed[] = "\xf0\x9f\x98\x80|\xe2\x82|\xed\xa0\x80";
+    sts_json_escape(mixed, sizeof mixed - 1, put_mem, f);
+    fclose(f);
+    T_EQ_STR(buf, "\"\xf0\x9f\x98\x80|\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
     free(buf);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+TEST(json_integers)
+{
+    const int64_t edge[] = { 0, 1, -1, 9, 10, -10, 999, -1000, INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < 2000; i++) {
+        int64_t v = i < sizeof edge / sizeof edge[0] ? edge[i] : (int64_t)(rng_next(&seed) >> (i % 64));
+        if (i % 2) v = (int64_t)(0 - (uint64_t)v); /* wraps INT64_MIN to itself */
+        char got[STS_JSON_NUM_MAX], want[40];
+        size_t n = sts_json_fmt_i64(got, v);
+        snprintf(want, sizeof want, "%" PRId64, v);
+        T_EQ_STR(got, want);
+        T_EQ_U64(n, strlen(want));
+        uint64_t u = rng_next(&seed) >> (i % 64);
+        n = sts_json_fmt_u64(got, u);
+        snprintf(want, sizeof want, "%" PRIu64, u);
+        T_EQ_STR(got, want);
+        T_EQ_U64(n, strlen(want));
+    }
+}
+
+/* ns as us: the text, read back as decimal integers, gives the nanoseconds again. */
+TEST(json_microseconds_exact)
+{
+    const int64_t edge[] = { 0, 1, -1, 999, -999, 1000, -1000, 1001, INT64_MAX, INT64_MIN };
+    uint64_t seed = 12345;
+    for (size_t i = 0; i < 2000; i++) {
+        int64_t ns = i < sizeof edge / sizeof edge[0] ? edge[i] : (int64_t)(rng_next(&seed) >> (i % 64));
+        if (i % 3 == 1) ns = (int64_t)(0 - (uint64_t)ns);
+        char got[STS_JSON_NUM_MAX];
+        size_t n = sts_json_fmt_us(got, ns);
+        T_EQ_U64(n, strlen(got));
+        const char *dot = strchr(got, '.');
+        T_TRUE(dot && strlen(dot) == 4);
+        if (!dot) continue;
+        int neg = got[0] == '-';
+        uint64_t whole = strtoull(got + neg, NULL, 10), frac = strtoull(dot + 1, NULL, 10);
+        uint64_t mag = whole * 1000 + frac;
+        T_EQ_I64(neg ? (int64_t)(0 - mag) : (int64_t)mag, ns);
+        T_EQ_I64(neg, ns < 0);
+    }
+}
+
+/* The fewest significant digits (>= 6) that read back, found by a plain scan from 1. */
+static int fewest_digits(double v)
+{
+    char b[64];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*e", p - 1, v);
+        if (strtod(b, NULL) == v) return p < 6 ? 6 : p;
+    }
+    return -1;
+}
+
+/* Significant digits in a %g-style text: digits of the mantissa without leading zeros. */
+static int sig_digits(const char *s)
+{
+    int n = 0, started = 0;
+    for (; *s && *s != 'e'; s++) {
+        if (*s < '0' || *s > '9') continue;
+        if (*s != '0') started = 1;
+        if (started) n++;
+    }
+    return n;
+}
+
+TEST(json_doubles_shortest)
+{
+    char got[STS_JSON_NUM_MAX];
+    struct {
+        double v;
+        const char *text;
+    } fixed[] = {
+        { 0.1, "0.1" }, { 0.1 + 0.2, "0.30000000000000004" }, { 1234567.0, "1234567" },          { 1e20, "1e+20" },
+        { -0.0, "-0" }, { 5e-324, "4.94066e-324" },           { 1.0 / 3, "0.3333333333333333" }, { 2.5e-7, "2.5e-07" }
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        sts_json_fmt_f64(got, fixed[i].v);
+        T_EQ_STR(got, fixed[i].text);
+    }
+    T_EQ_U64(sts_json_fmt_f64(got, NAN), 4);
+    T_EQ_STR(got, "null");
+    sts_json_fmt_f64(got, -INFINITY);
+    T_EQ_STR(got, "null");
+    uint64_t seed = 777;
+    for (int i = 0; i < 5000; i++) {
+        uint64_t bits = rng_next(&seed);
+        double v;
+        if (i % 2) {
+            memcpy(&v, &bits, sizeof v); /* any finite bit pattern */
+            if (!isfinite(v)) continue;
+        } else {
+            v = (double)(bits % 1000000) / (double)(1 + rng_next(&seed) % 1000); /* short decimals */
+        }
+        size_t n = sts_json_fmt_f64(got, v);
+        T_EQ_U64(n, strlen(got));
+        T_TRUE(strtod(got, NULL) == v);
+        int want = fewest_digits(v);
+        if (v != 0 && sig_digits(got) > want) T_FAIL_AT("%.17g written as %s: more than %d digits", v, got, want);
+    }
+}
+
+#define MICRO "\xc2\xb5"
+
+/* The examples the rule in stepscope/format.h gives, and its edges. */
+TEST(duration_rule_examples)
+{
+    static const struct {
+        double ns;
+        const char *s;
+    } cases[] = {
+        { 0, "0 ns" },
+        { 12, "12 ns" },
+        { 999, "999 ns" },
+        { 5000, "5 " MICRO "s" },
+        { 3600e9, "3600 s" },
+        { 1.05e6, "1.05 ms" },
+        { 812e3, "812 " MICRO "s" },
+        { 812400, "812 " MICRO "s" },
+        { 21.3e6, "21.3 ms" },
+        { 1200, "1.20 " MICRO "s" },
+        { 1005, "1.01 " MICRO "s" },   /* half away from zero */
+        { -1005, "-1.01 " MICRO "s" }, /* also below zero */
+        { 99960, "100 " MICRO "s" },   /* the carry drops a decimal */
+        { 9996, "10.0 " MICRO "s" },
+        { 999.7e3, "1.00 ms" }, /* never "1000 us" */
+        { 999999999, "1.00 s" },
+        { 1234.5e9, "1235 s" }, /* from 1000 s, whole seconds */
+        { 3.2e9, "3.20 s" },
+        { -1500, "-1.50 " MICRO "s" },
+        { 2.5, "2.50 ns" }, /* fractions: means */
+        { 0.25, "0.250 ns" },
+        { 1500.5, "1.50 " MICRO "s" },
+        { 999.96, "1.00 " MICRO "s" },
+        { 0.0001, "0.000 ns" },                    /* at most three decimals */
+        { -0.0001, "0.000 ns" },                   /* no sign on a zero */
+        { 4611686018427387904.0, "4611686018 s" }, /* 2^62 ns */
+        { 1e20, "1e+11 s" },                       /* past 2^63 ns: three digits, exponent */
+        { NAN, "unknown" },
+        { INFINITY, "unknown" },
+    };
+    char buf[STS_FMT_DURATION_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sts_fmt_duration(cases[i].ns, buf, sizeof buf);
+        T_EQ_STR(buf, cases[i].s);
+    }
+}
+
+/* Whole nanoseconds of every magnitude against the reference, which works on the
+ * decimal digits as text. */
+TEST(duration_rule_against_reference)
+{
+    uint64_t seed = 2024;
+    char got[STS_FMT_DURATION_MAX], want[48];
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = rng_next(&seed);
+        int64_t ns = (int64_t)(r >> (1 + r % 63)); /* every bit length, 0 to 62 */
+        if (i % 7 == 0) ns = ns / 1000 * 1000;     /* many whole units */
+        if (i % 5 == 0) ns = -ns;
+        if (ns > -(INT64_C(1) << 53) && ns < (INT64_C(1) << 53)) { /* exact as a double */
+            sts_fmt_duration((double)ns, got, sizeof got);
+            T_EQ_STR(got, ref_duration(ns, want));
+        }
+    }
+    /* Every rounding edge around each unit boundary. */
+    for (int64_t base = 1000; base <= INT64_C(1000000000000); base *= 10)
+        for (int64_t d = -12; d <= 12; d++) {
+            int64_t ns = base + d * (base / 1000 > 0 ? base / 1000 : 1) / 2;
+            sts_fmt_duration((double)ns, got, sizeof got);
+            T_EQ_STR(got, ref_duration(ns, want));
+        }
+}
+
+TEST(duration_table_field)
+{
+    char buf[STS_FMT_DURATION_MAX], line[64];
+    sts_fmt_duration(1200, buf, sizeof buf);
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field(buf, 10), buf);
+    T_EQ_STR(line, "[   1.20 " MICRO "s]"); /* 10 columns: 9 characters and the padding */
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field("12 ns", 10), "12 ns");
+    T_EQ_STR(line, "[     12 ns]");
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field("9223372037 s", 4), "9223372037 s");
+    T_EQ_STR(line, "[9223372037 s]"); /* never cut */
 }
 
 TEST(utf8_validation)
@@ -255,9 +623,18 @@ int main(void)
     RUN(strtab);
     RUN(u64map);
     RUN(instream_plain_and_gzip);
-    RUN(json_writer_escapes);
+    RUN(json_writer_values);
+    RUN(json_writer_layouts);
+    RUN(json_writer_failures);
+    RUN(json_escape_each_byte);
+    RUN(json_integers);
+    RUN(json_microseconds_exact);
+    RUN(json_doubles_shortest);
     RUN(utf8_validation);
     RUN(json_dom_parses_values);
     RUN(json_dom_errors_name_the_byte);
+    RUN(duration_rule_examples);
+    RUN(duration_rule_against_reference);
+    RUN(duration_table_field);
     return t_done();
 }
