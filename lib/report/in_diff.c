@@ -103,6 +103,26 @@ static sts_status fill_row(sts_report *r, const sts_jval *j, const sts_jval *pre
     return st;
 }
 
+/* Every row's samples must be numbers, drawn or not: a malformed document is refused
+ * whole rather than drawn in part. */
+static sts_status check_rows(sts_report *r, const sts_jval *rows, const char *name, sts_error *err)
+{
+    static const char *sides[2] = { "base", "new" };
+    for (size_t k = 0; k < sts_json_len(rows); k++) {
+        const sts_jval *row = sts_json_at(rows, k);
+        if (!row || row->type != STS_J_OBJ)
+            return sts_error_set(err, STS_ERR_FORMAT, row ? (int64_t)row->offset : 0,
+                                 "%s: byte %zu: each of \"intervals\" must be an object", name, row ? row->offset : 0);
+        for (int i = 0; i < 2; i++) {
+            double *v, *idx, med;
+            size_t n;
+            sts_status st = side(r, sts_json_get(row, sides[i]), name, &v, &idx, &n, &med, err);
+            if (st != STS_OK) return st;
+        }
+    }
+    return STS_OK;
+}
+
 /* The rows to draw: named by a prediction first, then by preferred group. */
 static size_t choose(const sts_jval *rows, const sts_jval *preds, const sts_jval **pick)
 {
@@ -190,6 +210,7 @@ sts_status sts_report_add_diff_json(sts_report *r, const char *text, size_t len,
     sts_rpt_diff *d = sec ? sts_rpt_alloc(r, sizeof *d) : NULL;
     const sts_jval *pick[MAX_ROWS];
     if (st == STS_OK && (!sec || !d)) st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    if (st == STS_OK) st = check_rows(r, rows, name, err);
     if (st == STS_OK) {
         const sts_jval *preds = sts_json_get(doc.root, "predictions");
         facts(r, sec, doc.root);

@@ -680,6 +680,76 @@ TEST(report_api_edges)
     sts_report_free(r);
 }
 
+/* A diff result: the predictions, then one figure row per named or preferred interval,
+ * each sample a mark, each step pair joined, the interval's numbers on the row. */
+TEST(report_from_diff_json)
+{
+    static const char diff[] =
+        "{\"schema\":\"stepscope.diff/1\",\"kind\":\"trace\",\"confidence\":0.95,\"margin_pct\":5,"
+        "\"samples\":\"step\",\"base\":{\"name\":\"a\",\"steps\":4,\"step_name\":\"learner_step\"},"
+        "\"new\":{\"name\":\"b\",\"steps\":4,\"step_name\":\"learner_step\"},\"notes\":[\"a <note>\"],"
+        "\"intervals\":["
+        "{\"name\":\"step\",\"key\":\"step\",\"group\":\"step\",\"unit\":\"ns\",\"method\":\"exact\","
+        "\"base\":{\"n\":4,\"median_ns\":1100,\"samples_ns\":[1000,1100,1200,1100],\"index\":[0,1,2,3]},"
+        "\"new\":{\"n\":4,\"median_ns\":300,\"samples_ns\":[300,310,290,300],\"index\":[0,1,2,3]},"
+        "\"change_pct\":-72.7,\"ci_low_pct\":-80,\"ci_high_pct\":-60,\"ci_low_ns\":-900,\"ci_high_ns\":-690,"
+        "\"ci_bounded\":true,\"p_value\":0.029,\"verdict\":\"shrank\"},"
+        "{\"name\":\"model_and_wait\",\"key\":\"model_and_wait\",\"group\":\"child\",\"unit\":\"ns\","
+        "\"method\":\"exact\",\"base\":{\"n\":3,\"median_ns\":100,\"samples_ns\":[90,100,110],\"index\":[0,1,3]},"
+        "\"new\":{\"n\":4,\"median_ns\":105,\"samples_ns\":[95,105,115,120],\"index\":[0,1,2,3]},"
+        "\"change_pct\":5,\"ci_low_pct\":null,\"ci_high_pct\":null,\"ci_low_ns\":null,\"ci_high_ns\":null,"
+        "\"ci_bounded\":false,\"p_value\":0.4,\"verdict\":\"inconclusive\"},"
+        "{\"name\":\"batch\",\"key\":\"batch\",\"group\":\"compiles\",\"unit\":\"count\",\"method\":\"count\","
+        "\"base\":{\"n\":1,\"median\":8},\"new\":{\"n\":1,\"median\":4},\"verdict\":\"shrank\"}],"
+        "\"predictions\":[{\"expect\":\"model_and_wait:same\",\"key\":\"model_and_wait\",\"result\":\"inconclusive\","
+        "\"why\":\"model_and_wait went: inconclusive\"}],"
+        "\"summary\":{\"intervals\":3,\"shrank\":2,\"inconclusive\":1}}";
+    sts_report *r;
+    T_EQ_I64(sts_report_create(NULL, &r), STS_OK);
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_report_add_diff_json(r, diff, strlen(diff), "diff.json", &err), STS_OK);
+    char *html = render(r);
+    T_TRUE(html != NULL);
+    if (html) {
+        T_CONTAINS(html, "id=\"fig-diff\"");
+        T_CONTAINS(html, "data-rows=\"2\" data-intervals=\"3\"");
+        T_CONTAINS(html, "inconclusive: model_and_wait:same");
+        T_CONTAINS(html, "a &lt;note&gt;");
+        /* The predicted row comes first, then the step; the count row is not drawn. */
+        const char *m = strstr(html, "data-key=\"model_and_wait\""), *st = strstr(html, "data-key=\"step\"");
+        T_TRUE(m && st && m < st);
+        T_TRUE(!strstr(html, "data-key=\"batch\""));
+        T_CONTAINS(html, "data-key=\"model_and_wait\" data-verdict=\"inconclusive\" data-prediction=\"inconclusive\" "
+                         "data-base-n=\"3\" data-new-n=\"4\"");
+        T_CONTAINS(html, "data-ci-low-pct=\"-80\" data-ci-high-pct=\"-60\"");
+        T_EQ_U64(count_of(html, "class=\"pt base\""), 7);
+        T_EQ_U64(count_of(html, "class=\"pt2 new\""), 8);
+        /* Steps 0, 1 and 3 pair in model_and_wait (BASE has no step 2); all four in step. */
+        T_CONTAINS(html, "data-pairs=\"3\"");
+        T_CONTAINS(html, "data-pairs=\"4\"");
+        T_CONTAINS(html, "no 95% interval: too few samples");
+    }
+    free(html);
+    static const struct {
+        const char *text, *why;
+        sts_status st;
+    } bad[] = {
+        { "{\"schema\":\"stepscope.bench/1\",\"intervals\":[]}", "not a diff result", STS_ERR_FORMAT },
+        { "{\"schema\":\"stepscope.diff/1\",\"intervals\":{}}", "not a diff result", STS_ERR_FORMAT },
+        { "{\"schema\":\"stepscope.diff/1\",\"intervals\":[", "d.json: byte 42: ", STS_ERR_PARSE },
+        { "{\"schema\":\"stepscope.diff/1\",\"intervals\":[{\"unit\":\"ns\",\"base\":{\"samples_ns\":[1,\"x\"]}}]}",
+          "\"samples_ns\"[1] must be", STS_ERR_FORMAT }
+    };
+    size_t figs = sts_report_figure_count(r);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sts_error_clear(&err);
+        sts_status st = sts_report_add_diff_json(r, bad[i].text, strlen(bad[i].text), "d.json", &err);
+        if (st != bad[i].st || !strstr(err.message, bad[i].why)) T_FAIL_AT("case %zu: %d \"%s\"", i, st, err.message);
+    }
+    T_EQ_U64(sts_report_figure_count(r), figs); /* a failed input leaves no section behind */
+    sts_report_free(r);
+}
+
 int main(void)
 {
     RUN(time_axis_units_from_ns_to_s);
@@ -700,5 +770,6 @@ int main(void)
     RUN(report_from_ledger_json);
     RUN(report_from_timeline);
     RUN(report_api_edges);
+    RUN(report_from_diff_json);
     return t_done();
 }
