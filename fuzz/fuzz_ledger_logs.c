@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/sbuf.h"
+#include "base/utf8.h"
 #include "stepscope/ledger.h"
 #include "stepscope/report.h"
 
@@ -47,7 +47,7 @@ static void check_json_bytes(const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         if (u[i] < 0x20 && u[i] != '\n') __builtin_trap();
-        size_t len = sts_utf8_seq_len(u + i, n - i);
+        size_t len = sts_utf8_len(u + i, n - i);
         if (len == 0) __builtin_trap();
         i += len;
     }

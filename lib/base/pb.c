@@ -219,9 +219,8 @@ int sts_pb_writer_init(sts_pb_writer *w, sts_pb_sink_fn sink, void *user)
 
 void sts_pb_writer_release(sts_pb_writer *w)
 {
-    free(w->sizes);
+    STS_VEC_RELEASE(w->sizes);
     free(w->buf);
-    w->sizes = NULL;
     w->buf = NULL;
 }
 
@@ -285,7 +284,7 @@ void sts_pb_writer_emit(sts_pb_writer *w)
 
 sts_pb_werr sts_pb_writer_finish(sts_pb_writer *w)
 {
-    if (w->depth != 0 || w->next != w->nsizes) set_failed(w, STS_PB_W_MISUSE);
+    if (w->depth != 0 || w->next != w->sizes.n) set_failed(w, STS_PB_W_MISUSE);
     if (w->pos > STS_PB_MAX_MESSAGE) set_failed(w, STS_PB_W_TOO_BIG);
     flush(w);
     return w->failed;
@@ -334,17 +333,16 @@ void sts_pb_begin(sts_pb_writer *w, uint32_t num)
     emit_tag(w, num, STS_PB_LEN);
     size_t idx;
     if (!w->emitting) {
-        if (sts_grow((void **)&w->sizes, &w->cap, w->nsizes + 1, sizeof *w->sizes) != 0) {
+        if (!STS_VEC_PUSH(w->sizes)) {
             set_failed(w, STS_PB_W_NOMEM);
             idx = SIZE_MAX;
         } else {
-            idx = w->nsizes++;
-            w->sizes[idx] = 0;
+            idx = w->sizes.n - 1;
         }
     } else {
-        idx = w->next < w->nsizes ? w->next++ : SIZE_MAX;
+        idx = w->next < w->sizes.n ? w->next++ : SIZE_MAX;
         if (idx == SIZE_MAX) set_failed(w, STS_PB_W_MISUSE);
-        emit_varint(w, idx == SIZE_MAX ? 0 : w->sizes[idx]);
+        emit_varint(w, idx == SIZE_MAX ? 0 : w->sizes.v[idx]);
     }
     w->open_index[w->depth] = idx;
     w->open_start[w->depth] = w->pos;
@@ -366,10 +364,10 @@ void sts_pb_end(sts_pb_writer *w)
     }
     if (idx == SIZE_MAX) return;
     if (!w->emitting) {
-        w->sizes[idx] = (uint32_t)size;
+        w->sizes.v[idx] = (uint32_t)size;
         /* The length prefix precedes the content, but only the total matters here. */
         w->pos += sts_pb_varint_size(size);
-    } else if (w->sizes[idx] != size) {
+    } else if (w->sizes.v[idx] != size) {
         set_failed(w, STS_PB_W_MISUSE);
     }
 }

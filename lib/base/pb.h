@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/vec.h"
+
 /* Wire types. 3 and 4 (groups) are refused by the reader; proto3 has no groups. */
 enum { STS_PB_VARINT = 0, STS_PB_I64 = 1, STS_PB_LEN = 2, STS_PB_I32 = 5 };
 
@@ -113,10 +115,10 @@ typedef enum sts_pb_werr {
 } sts_pb_werr;
 
 typedef struct sts_pb_writer {
-    int emitting;       /* 0: measuring pass; 1: writing pass */
-    sts_pb_werr failed; /* sticky: the first failure */
-    uint32_t *sizes;    /* submessage sizes in the order they begin */
-    size_t nsizes, cap, next;
+    int emitting;            /* 0: measuring pass; 1: writing pass */
+    sts_pb_werr failed;      /* sticky: the first failure */
+    STS_VEC(uint32_t) sizes; /* submessage sizes in the order they begin */
+    size_t next;
     uint64_t pos; /* bytes counted (measure) or written (emit) */
     uint64_t open_start[STS_PB_MAX_DEPTH];
     size_t open_index[STS_PB_MAX_DEPTH];

@@ -1,5 +1,5 @@
 /* read: the readers. Each fills a raw timeline (see model/timeline_impl.h for the
- * raw conventions); lib/analyze/ finalizes it. Readers never depend on the device layer. */
+ * raw conventions); finalize (lib/model/finalize.c) nests it. Readers never depend on the device layer. */
 #ifndef STS_READ_READERS_H
 #define STS_READ_READERS_H
 

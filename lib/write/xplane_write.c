@@ -593,15 +593,12 @@ sts_status sts_xplane_encode(const sts_timeline *tl, const sts_write_options *op
     return st;
 }
 
-typedef struct membuf {
-    uint8_t *v;
-    size_t n, cap;
-} membuf;
+typedef STS_VEC(uint8_t) membuf;
 
 static int mem_sink(void *user, const void *buf, size_t n)
 {
     membuf *m = user;
-    if (sts_grow((void **)&m->v, &m->cap, m->n + n, 1) != 0) return -1;
+    if (STS_VEC_RESERVE(*m, m->n + n) != 0) return -1;
     memcpy(m->v + m->n, buf, n);
     m->n += n;
     return 0;
@@ -615,7 +612,7 @@ sts_status sts_xplane_encode_mem(const sts_timeline *tl, const sts_write_options
     *len = 0;
     sts_status st = sts_xplane_encode(tl, opts, mem_sink, &m, err);
     if (st != STS_OK) {
-        free(m.v);
+        STS_VEC_RELEASE(m);
         return st;
     }
     if (!m.v) m.v = malloc(1); /* an empty XSpace is zero bytes; still hand back a buffer */

@@ -7,6 +7,7 @@
 #include "base/json_dom.h"
 #include "base/jsontext.h"
 #include "base/mem.h"
+#include "base/sbuf.h"
 #include "base/utf8.h"
 #include "ref_duration.h"
 #include "stepscope.h"
@@ -616,6 +617,30 @@ TEST(json_dom_errors_name_the_byte)
     sts_jdoc_release(&d);
 }
 
+/* Well-formed UTF-8 that is no XML character (U+FFFF) is valid JSON: the DOM keeps it;
+ * only the page's escaping replaces it. */
+TEST(json_dom_keeps_noncharacters_the_page_replaces)
+{
+    sts_jdoc d = STS_JDOC_INIT;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(parse(&d,
+                   "{\"s\": \"a\xef\xbf\xbf"
+                   "b\"}",
+                   &err),
+             STS_OK);
+    T_EQ_STR(sts_json_str(sts_json_get(d.root, "s"), NULL), "a\xef\xbf\xbf"
+                                                            "b");
+    T_EQ_I64(parse(&d, "{\"s\": \"a\xed\xa0\x80\"}", &err), STS_ERR_PARSE); /* a surrogate is not UTF-8 */
+    T_CONTAINS(err.message, "invalid UTF-8");
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_sbuf_escs(&b, "a\xef\xbf\xbf"
+                      "b");
+    T_EQ_STR(b.p, "a\xef\xbf\xbd"
+                  "b");
+    sts_sbuf_release(&b);
+    sts_jdoc_release(&d);
+}
+
 int main(void)
 {
     RUN(status_names);
@@ -633,6 +658,7 @@ int main(void)
     RUN(utf8_validation);
     RUN(json_dom_parses_values);
     RUN(json_dom_errors_name_the_byte);
+    RUN(json_dom_keeps_noncharacters_the_page_replaces);
     RUN(duration_rule_examples);
     RUN(duration_rule_against_reference);
     RUN(duration_table_field);
