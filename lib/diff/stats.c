@@ -417,6 +417,11 @@ static sts_status test_ranks(const int64_t *x, size_t n, const int64_t *y, size_
     s->method = ties > 0 ? STS_DIFF_METHOD_NORMAL_TIES : STS_DIFF_METHOD_NORMAL;
     s->p_value = normal_p(s->u, (double)nm, sigma);
     *rc = normal_rank((double)nm, sigma, sts_dstat_norm_quantile(1.0 - alpha / 2.0), confidence);
+    /* Too few samples for any distribution-free interval (even runs that separate
+     * completely would have P(U <= 0) = 1 / C(n+m, n) > alpha / 2): ties must not make
+     * up for that, as when every value of 1 vs 1 happens to be equal. */
+    uint64_t all = binomial(n < m ? n : m, n < m ? m : n);
+    if (all != 0 && (double)all < 2.0 / alpha) rc->c = -1;
     return STS_OK;
 }
 

@@ -63,6 +63,8 @@ def exact_rank(n, m, alpha):
 
 def normal_rank(x, y, alpha):
     n, m = len(x), len(y)
+    if math.comb(n + m, n) < 2 / alpha:
+        return -1  # no distribution-free interval at this size, ties or not (docs/diff.md)
     tc = stats.tiecorrect(stats.rankdata(np.concatenate([x, y])))
     sigma = math.sqrt(n * m * (n + m + 1) / 12 * tc)
     c = math.floor(n * m / 2 - 0.5 - stats.norm.ppf(1 - alpha / 2) * sigma)

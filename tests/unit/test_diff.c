@@ -404,6 +404,22 @@ TEST(all_equal_samples_are_the_same)
     T_EQ_I64(s.verdict, STS_DIFF_SAME);
 }
 
+/* Equal values do not make up for too few samples: 1 vs 1 or 3 vs 3 cannot have any
+ * 95% interval, tied or not, so they cannot be "same" either. */
+TEST(too_few_samples_are_never_same)
+{
+    const int64_t v[3] = { 1000, 1000, 1000 };
+    sts_diff_stats s;
+    for (size_t n = 1; n <= 3; n++) {
+        T_EQ_I64(sts_diff_samples(v, n, v, n, NULL, &s, NULL), STS_OK);
+        T_TRUE(isinf(s.ci_low_ns) && isinf(s.ci_high_ns));
+        T_EQ_I64(s.verdict, STS_DIFF_INCONCLUSIVE);
+    }
+    const int64_t w[4] = { 1000, 1000, 1000, 1000 };
+    T_EQ_I64(sts_diff_samples(w, 4, w, 4, NULL, &s, NULL), STS_OK); /* C(8, 4) = 70 >= 40 */
+    T_EQ_I64(s.verdict, STS_DIFF_SAME);
+}
+
 TEST(empty_sides_and_bad_options)
 {
     const int64_t v[2] = { 5, 6 };
@@ -1001,6 +1017,7 @@ int main(void)
     RUN(verdicts_for_known_shifts_and_sample_sizes);
     RUN(one_outlier_step_is_not_a_regression);
     RUN(all_equal_samples_are_the_same);
+    RUN(too_few_samples_are_never_same);
     RUN(empty_sides_and_bad_options);
     RUN(counts_compare_exactly);
     RUN(properties_hold_for_random_samples);
