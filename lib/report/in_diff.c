@@ -19,7 +19,8 @@ static const char HOW_DIFF[] =
     "as \"same\". An interval that crosses 0 and leaves the band cannot tell: the verdict is inconclusive.";
 
 /* Groups drawn after the predicted rows, in this order of preference. */
-static const char *const preferred[] = { "step", "child", "unattributed", "warm", "device", "compile_time", "wait" };
+static const char *const preferred[] = { "step", "child",  "unattributed", "lane",
+                                         "warm", "device", "compile_time", "wait" };
 
 static int drawable(const sts_jval *row)
 {
