@@ -156,7 +156,9 @@ void sts_diff_print(const sts_diff *d, FILE *f, size_t top)
     int conf = (int)lround(d->opt.confidence * 100);
     fprintf(f,
             "\n  change: Hodges-Lehmann shift in %% of the base median, with its %d%% interval; p: two-sided "
-            "Mann-Whitney U;\n  test: exact, or normal (tie-corrected) approximation; same: within +-%g%%.\n",
+            "Mann-Whitney U;\n  test: exact, or normal (tie-corrected) approximation; same: within +-%g%%.\n"
+            "  The verdicts compare these two runs, and whatever else differed between them (load, clocks):\n"
+            "  repeat both runs to tell the change from run-to-run drift.\n",
             conf, d->opt.margin_pct);
     size_t tested = 0;
     for (size_t i = 0; i < d->rows.n; i++)
