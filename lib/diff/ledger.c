@@ -168,7 +168,7 @@ static sts_status scope_rows(sts_diff *d, const char *scope, const ledger *lb, c
 static sts_status sync_rows(sts_diff *d, const ledger *lb, const ledger *ln, sts_error *err)
 {
     if (!syncs_known(lb) || !syncs_known(ln)) {
-        const char *which = !syncs_known(lb) && !syncs_known(ln) ? "either ledger" : !syncs_known(lb) ? "BASE" : "NEW";
+        const char *which = !syncs_known(lb) && !syncs_known(ln) ? "both ledgers" : !syncs_known(lb) ? "BASE" : "NEW";
         return sts_dd_note(d, "host syncs are unknown in %s (compile logs do not record them): not compared", which) ==
                        STS_OK
                    ? STS_OK

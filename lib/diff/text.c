@@ -11,28 +11,43 @@
 
 #define NAME_W 30
 
-/* Prints s in exactly `width` columns (UTF-8 aware), cut with "..." or padded;
+/* Byte offset of the character at column `col` of s (UTF-8). */
+static size_t col_offset(const char *s, int col)
+{
+    size_t i = 0;
+    for (int c = 0; s[i] && c < col; c++) {
+        i++;
+        while (((unsigned char)s[i] & 0xc0) == 0x80)
+            i++;
+    }
+    return i;
+}
+
+static void put_printable(FILE *f, const char *s, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        fputc((unsigned char)s[k] < 0x20 ? '?' : s[k], f);
+}
+
+/* Prints s in exactly `width` columns (UTF-8 aware), padded, or cut in the middle with
+ * "..." so both the start and the end (a key's ".specializations") stay readable;
  * control characters become '?'. */
 static void cell(FILE *f, const char *s, int width)
 {
     int cols = 0;
-    size_t i = 0, cut = 0;
     for (size_t k = 0; s[k]; k++)
         if (((unsigned char)s[k] & 0xc0) != 0x80) cols++;
-    int fits = cols <= width;
-    int keep = fits ? cols : width - 3;
-    for (int c = 0; s[i] && c < keep; c++) {
-        size_t j = i + 1;
-        while (((unsigned char)s[j] & 0xc0) == 0x80)
-            j++;
-        cut = j;
-        i = j;
+    if (cols <= width) {
+        put_printable(f, s, strlen(s));
+        for (int c = cols; c < width; c++)
+            fputc(' ', f);
+        return;
     }
-    for (size_t k = 0; k < cut; k++)
-        fputc((unsigned char)s[k] < 0x20 ? '?' : s[k], f);
-    if (!fits) fputs("...", f);
-    for (int c = fits ? cols : width; c < width; c++)
-        fputc(' ', f);
+    int tail = width / 3, head = width - 3 - tail;
+    put_printable(f, s, col_offset(s, head));
+    fputs("...", f);
+    const char *t = s + col_offset(s, cols - tail);
+    put_printable(f, t, strlen(t));
 }
 
 static void ascii_pct(double p, char *buf, size_t cap)
