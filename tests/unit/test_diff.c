@@ -1002,6 +1002,29 @@ TEST(ledgers_compared)
     T_CONTAINS(err.message, "b.json: not a ledger");
 }
 
+/* Functions are their name and definition site: two <lambda>s stay apart, a "site"
+ * field joins the name, and a key holding colons is still a prediction's NAME. */
+TEST(ledger_identity_is_name_and_site)
+{
+    static const char a[] = "{\"functions\":["
+                            "{\"name\":\"<lambda> (t.py:68)\",\"compiles\":3,\"specializations\":3,\"traces\":3},"
+                            "{\"name\":\"<lambda> (t.py:104)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"f\",\"site\":\"u.py:7\",\"compiles\":2,\"specializations\":2,\"traces\":2}]}";
+    static const char b[] = "{\"functions\":["
+                            "{\"name\":\"<lambda> (t.py:68)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"<lambda> (t.py:104)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"f\",\"site\":\"u.py:7\",\"compiles\":2,\"specializations\":2,\"traces\":2}]}";
+    sts_diff *d = NULL;
+    T_EQ_I64(sts_diff_ledger_json(a, strlen(a), "a", b, strlen(b), "b", NULL, &d, NULL), STS_OK);
+    if (!d) return;
+    T_EQ_I64(row_of(d, "<lambda> (t.py:68)")->stats.verdict, STS_DIFF_SHRANK);
+    T_EQ_I64(row_of(d, "<lambda> (t.py:104)")->stats.verdict, STS_DIFF_SAME);
+    T_TRUE(row_of(d, "f (u.py:7)") != NULL);
+    T_EQ_I64(expect(d, "<lambda> (t.py:68):shrink>=50%"), STS_DIFF_HELD);
+    T_EQ_I64(expect(d, "<lambda> (t.py:104).specializations:same"), STS_DIFF_HELD);
+    sts_diff_free(d);
+}
+
 int main(void)
 {
     RUN(exact_counts_match_enumeration);
@@ -1031,5 +1054,6 @@ int main(void)
     RUN(bench_results_compared);
     RUN(bench_bad_inputs);
     RUN(ledgers_compared);
+    RUN(ledger_identity_is_name_and_site);
     return t_done();
 }
