@@ -79,14 +79,17 @@ static const sts_diff_prediction *prediction(const sts_diff *d, size_t i)
     return i < n ? &p[i] : NULL;
 }
 
+/* Written whole or not at all (stepscope/outfile.h). */
 static int write_json(const sts_diff *d, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return cli_fail(CLI_BAD_INPUT, "demo diff: cannot write %s: %s", path, strerror(errno));
+    sts_outfile *f = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_status st = sts_diff_write_json(d, f, &err);
-    if (fclose(f) != 0 && st == STS_OK) st = STS_ERR_IO;
-    if (st != STS_OK) return cli_fail(CLI_BAD_INPUT, "demo diff: cannot write %s", path);
+    if (sts_outfile_open(path, &f, &err) != STS_OK) return cli_report("demo diff", &err);
+    if (sts_diff_write_json(d, sts_outfile_stream(f), &err) != STS_OK) {
+        sts_outfile_abandon(f, &err);
+        return cli_report("demo diff", &err);
+    }
+    if (sts_outfile_commit(f, &err) != STS_OK) return cli_report("demo diff", &err);
     printf("wrote %s\n", path);
     return CLI_OK;
 }
@@ -136,9 +139,9 @@ static void conclude(const sts_diff *d, int steps)
         printf("model_and_wait moved too: cutting the wait changed more than the interval it was aimed at. Read both "
                "traces\n(the device lane, the thread around model_and_wait) before explaining why.\n");
     else
-        printf("model_and_wait is still undecided with %d steps per run: it varies from run to run by more than\n"
-               "the 5%% margin here. Record more steps, or measure on a quieter machine, before claiming it did "
-               "not move.\n",
+        printf("model_and_wait is still undecided with %d steps per run: its interval is wider than the 5%%\n"
+               "margin allows here. Record more steps, or measure on a quieter machine, before claiming it did not "
+               "move.\n",
                steps);
 }
 
