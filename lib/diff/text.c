@@ -151,9 +151,13 @@ void sts_diff_print(const sts_diff *d, FILE *f, size_t top)
     size_t names = 0, shown = 0;
     for (size_t i = 0; i < d->rows.n; i++)
         names += is_name_row(&d->rows.v[i]);
-    int said = 0;
+    int said = 0, said_lanes = 0;
     for (size_t i = 0; i < d->rows.n; i++) {
         const sts_diff_interval *r = &d->rows.v[i];
+        if (!said_lanes && strcmp(r->group, "lane") == 0) {
+            fprintf(f, "  other lanes, busy time inside each step (process / thread):\n");
+            said_lanes = 1;
+        }
         if (is_name_row(r)) {
             if (top && shown >= top) continue;
             if (!said && d->samples_word && strcmp(d->samples_word, "step") == 0) {

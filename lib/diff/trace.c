@@ -2,6 +2,7 @@
  * remainder, and every other interval name by the time its outermost slices cover in
  * each step's window on any lane. Without steps in either trace, each slice is a
  * sample. Names are matched by their text, never by ids that differ between runs. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ static sts_status find_steps(run *r, const sts_diff_options *opt, sts_error *err
 {
     sts_step_options so = STS_STEP_OPTIONS_INIT;
     so.step = opt->step;
+    so.window_names = 1; /* the lanes' busy time is compared, not their names */
     sts_status st = sts_steps_find(r->tl, &so, &r->steps, err);
     if (st != STS_OK) return st;
     r->list = sts_steps_list(r->steps, &r->nsteps);
@@ -339,6 +341,87 @@ static sts_status child_rows(sts_diff *d, names *t, sts_error *err)
     return st;
 }
 
+/* ---- lanes: busy time inside each step's window ------------------------------------------ */
+
+/* A lane's name for matching across runs: "process / thread" from their names, never
+ * from ids that change between runs; the pid and tid as written only when a name is
+ * missing. A second lane with the same name in one run gets " #2", in display order. */
+static void lane_label(const sts_timeline *tl, uint32_t lane, char *buf, size_t cap)
+{
+    const sts_lane *l = &sts_timeline_lanes(tl, NULL)[lane];
+    const sts_process *p = &sts_timeline_processes(tl, NULL)[l->process];
+    const char *pn = sts_timeline_string(tl, p->name), *tn = sts_timeline_string(tl, l->name);
+    snprintf(buf, cap, "%s%s / %s%s", *pn ? "" : "pid ", *pn ? pn : sts_timeline_string(tl, p->label),
+             *tn ? "" : "tid ", *tn ? tn : sts_timeline_string(tl, l->label));
+}
+
+typedef struct lane_series {
+    uint32_t id; /* our id of its label */
+    int64_t *v, *idx;
+} lane_series;
+
+typedef STS_VEC(lane_series) lane_list;
+
+/* Per window lane of one run: its busy time in every step (0 where it is idle). */
+static sts_status lane_samples(names *t, run *r, lane_list *out, sts_error *err)
+{
+    size_t nl, nw;
+    const sts_window_lane_stats *wl = sts_steps_window_lanes(r->steps, &nl);
+    const sts_step_window *win = sts_steps_windows(r->steps, &nw);
+    for (size_t i = 0; i < nl; i++) {
+        char label[600];
+        lane_label(r->tl, wl[i].lane, label, sizeof label);
+        size_t base = strlen(label);
+        for (int dup = 2; dup < 1000 && sts_strtab_find(&t->tab, label, strlen(label)) != UINT32_MAX; dup++) {
+            int seen = 0;
+            for (size_t k = 0; k < out->n; k++)
+                seen |= strcmp(sts_strtab_get(&t->tab, out->v[k].id), label) == 0;
+            if (!seen) break;
+            snprintf(label + base, sizeof label - base, " #%d", dup);
+        }
+        uint32_t id = sts_strtab_intern(&t->tab, label, strlen(label));
+        lane_series *ls = id != UINT32_MAX ? STS_VEC_PUSH(*out) : NULL;
+        if (!ls) return nomem(err);
+        ls->id = id;
+        ls->v = calloc(r->nsteps ? r->nsteps : 1, sizeof *ls->v);
+        ls->idx = malloc((r->nsteps ? r->nsteps : 1) * sizeof *ls->idx);
+        if (!ls->v || !ls->idx) return nomem(err);
+        for (size_t k = 0; k < r->nsteps; k++) {
+            ls->idx[k] = r->list[k].index;
+            for (uint32_t w = r->list[k].first_window; w < r->list[k].first_window + r->list[k].window_count; w++)
+                if (win[w].lane == wl[i].lane) ls->v[k] = win[w].busy_ns;
+        }
+    }
+    return STS_OK;
+}
+
+static sts_status lane_rows(sts_diff *d, names *t, run *r, sts_error *err)
+{
+    lane_list ls[2] = { { 0 }, { 0 } };
+    sts_status st = lane_samples(t, &r[0], &ls[0], err);
+    if (st == STS_OK) st = lane_samples(t, &r[1], &ls[1], err);
+    for (int side = 0; side < 2 && st == STS_OK; side++) {
+        for (size_t i = 0; i < ls[side].n && st == STS_OK; i++) {
+            const lane_series *a = &ls[side].v[i], *b = NULL;
+            for (size_t k = 0; k < ls[1 - side].n; k++)
+                if (ls[1 - side].v[k].id == a->id) b = &ls[1 - side].v[k];
+            if (side == 1 && b) continue; /* compared from BASE already */
+            sts_dd_series sa = { a->v, a->idx, r[side].nsteps },
+                          sb = { b ? b->v : NULL, b ? b->idx : NULL, b ? r[1 - side].nsteps : 0 };
+            st = sts_dd_add_samples(d, sts_strtab_get(&t->tab, a->id), "lane", "ns", "step", side ? sb : sa,
+                                    side ? sa : sb, "busy time of the lane inside each step's window", err);
+        }
+    }
+    for (int side = 0; side < 2; side++) {
+        for (size_t i = 0; i < ls[side].n; i++) {
+            free(ls[side].v[i].v);
+            free(ls[side].v[i].idx);
+        }
+        STS_VEC_RELEASE(ls[side]);
+    }
+    return st;
+}
+
 /* ---- the comparison ------------------------------------------------------------------ */
 
 static sts_status prepare(run *r, const sts_timeline *tl, const sts_diff_options *opt, const char *which,
@@ -397,6 +480,14 @@ static sts_status check_steps(sts_diff *d, const run *r, sts_error *err)
     if (st == STS_OK && strcmp(d->side[0].rule, d->side[1].rule) != 0)
         st = sts_dd_note(d, "the steps were found by different rules: %s in BASE, %s in NEW", d->side[0].rule,
                          d->side[1].rule);
+    for (int i = 0; i < 2 && st == STS_OK; i++) {
+        size_t partial = sts_steps_get_summary(r[i].steps)->partial;
+        if (partial)
+            st = sts_dd_note(d,
+                             "%s: %zu step%s may be partial (at the trace's start or end, or never closed): %s kept "
+                             "as samples",
+                             word[i], partial, partial == 1 ? "" : "s", partial == 1 ? "it is" : "they are");
+    }
     for (int i = 0; i < 2 && st == STS_OK; i++)
         if (sts_steps_other_lanes(r[i].steps))
             st = sts_dd_note(d, "%s: step markers on %zu other lane%s were set aside (the lane with the most was used)",
@@ -418,7 +509,8 @@ static sts_status compare(sts_diff *d, run *r, names *t, sts_error *err)
     if (st == STS_OK && per_step) st = child_rows(d, t, err);
     if (st == STS_OK && per_step)
         st = step_field_row(d, r, "unattributed", field_unattributed,
-                            "step time no direct child covers (the step minus its children)", err);
+                            "step time no child covers (the step minus its children)", err);
+    if (st == STS_OK && per_step) st = lane_rows(d, t, r, err);
     if (st == STS_OK) st = other_rows(d, t, per_step, err);
     return st;
 }

@@ -638,6 +638,8 @@ TEST(trace_pair_with_a_known_shift)
         T_EQ_I64(model->stats.verdict, STS_DIFF_SAME);
         T_EQ_I64(kern->stats.verdict, STS_DIFF_SAME);
         T_EQ_STR(kern->group, "name");
+        const sts_diff_interval *dev = row_of(d, "/device:CPU:0 / tid 7");
+        T_TRUE(dev && dev->base_samples[0] == 40000 && dev->stats.verdict == STS_DIFF_SAME);
         /* The same numbers through sts_diff_samples directly. */
         int64_t x[N], y[N];
         for (int i = 0; i < N; i++) {
@@ -749,6 +751,48 @@ TEST(interval_names_are_clipped_to_step_windows)
         T_EQ_U64(f->stats.n_base, 1);
         T_EQ_I64(f->base_samples[0], 40000); /* the outer f only */
         T_EQ_I64(f->base_index[0], 1);
+    }
+    sts_diff_free(d);
+}
+
+/* Lanes other than the steps' own are compared by their busy time inside each step,
+ * matched by process and thread name even when the ids differ between runs; a lane
+ * idle in a step counts 0 there. */
+TEST(lanes_matched_by_name_not_id)
+{
+    static const char a[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":5,\"args\":{\"name\":\"python\"}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":51,\"args\":{\"name\":\"worker\"}},"
+        "{\"ph\":\"X\",\"name\":\"step\",\"pid\":5,\"tid\":50,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":5,\"tid\":50,\"ts\":10,\"dur\":20},"
+        "{\"ph\":\"X\",\"name\":\"step\",\"pid\":5,\"tid\":50,\"ts\":100,\"dur\":100},"
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":5,\"tid\":50,\"ts\":110,\"dur\":20},"
+        "{\"ph\":\"X\",\"name\":\"load\",\"pid\":5,\"tid\":51,\"ts\":20,\"dur\":30},"
+        "{\"ph\":\"X\",\"name\":\"load\",\"pid\":5,\"tid\":51,\"ts\":40,\"dur\":30}]}";
+    static const char b[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":8,\"args\":{\"name\":\"python\"}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":8,\"tid\":99,\"args\":{\"name\":\"worker\"}},"
+        "{\"ph\":\"X\",\"name\":\"step\",\"pid\":8,\"tid\":80,\"ts\":0,\"dur\":100},"
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":8,\"tid\":80,\"ts\":10,\"dur\":20},"
+        "{\"ph\":\"X\",\"name\":\"step\",\"pid\":8,\"tid\":80,\"ts\":100,\"dur\":100},"
+        "{\"ph\":\"X\",\"name\":\"a\",\"pid\":8,\"tid\":80,\"ts\":110,\"dur\":20},"
+        "{\"ph\":\"X\",\"name\":\"load\",\"pid\":8,\"tid\":99,\"ts\":120,\"dur\":10}]}";
+    sts_diff *d = diff_of(a, b, "step", NULL);
+    T_TRUE(d != NULL);
+    if (!d) return;
+    const sts_diff_interval *w = row_of(d, "python / worker");
+    T_TRUE(w != NULL);
+    if (w) {
+        T_EQ_STR(w->group, "lane");
+        T_EQ_U64(w->stats.n_base, 2);
+        T_EQ_U64(w->stats.n_new, 2);
+        T_EQ_I64(w->base_samples[0], 50000); /* the union of [20, 50) and [40, 70) */
+        T_EQ_I64(w->base_samples[1], 0);     /* idle in the second step */
+        T_EQ_I64(w->new_samples[0], 0);
+        T_EQ_I64(w->new_samples[1], 10000);
+        T_EQ_I64(w->new_index[1], 1);
     }
     sts_diff_free(d);
 }
@@ -1048,6 +1092,7 @@ int main(void)
     RUN(four_steps_decide_a_shrink_but_not_sameness);
     RUN(names_in_one_run_only);
     RUN(interval_names_are_clipped_to_step_windows);
+    RUN(lanes_matched_by_name_not_id);
     RUN(traces_without_steps_compare_slices);
     RUN(trace_bad_inputs);
     RUN(prediction_syntax);
