@@ -154,10 +154,11 @@ t_run "$STEPSCOPE" diff "$d/diff.json" "$d/diff.json"
 t_ok "a diff result is not an input to diff" test "$T_RC" = 2 -a -n "$(printf '%s' "$T_ERR" | grep 'is a diff result')"
 
 # Two real `stepscope bench --json` results (skipped without an OpenCL device): 64 rows
-# against 2048 rows of the same workload must grow, and the note says the shapes differ.
-if "$STEPSCOPE" bench predict --repeats 9 --json --out "$d/b64.json" >/dev/null 2>&1 &&
-  "$STEPSCOPE" bench predict --rows 2048 --features 256 --repeats 9 --json --out "$d/b2048.json" >/dev/null 2>&1; then
-  t_run "$STEPSCOPE" diff "$d/b64.json" "$d/b2048.json" --expect predict:grow
+# against 4096 rows x 1024 features (about 2000x the work, so a loaded machine cannot
+# hide it) must grow, and the note says the shapes differ.
+if "$STEPSCOPE" bench predict --repeats 15 --json --out "$d/b64.json" >/dev/null 2>&1 &&
+  "$STEPSCOPE" bench predict --rows 4096 --features 1024 --repeats 15 --json --out "$d/b4096.json" >/dev/null 2>&1; then
+  t_run "$STEPSCOPE" diff "$d/b64.json" "$d/b4096.json" --expect predict:grow
   t_ok "real bench results: the bigger workload grew, and the changed contract is noted" \
     test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep 'input_shape differs')"
 else
