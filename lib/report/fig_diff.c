@@ -4,6 +4,7 @@
  * center (BASE's median plus the shift's interval); on the right the change in percent
  * with its interval, on an axis shared by every row, with the "same" band shaded. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,11 +150,14 @@ static void shift_band(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     rect(b, "ci shift", x0, y - 7, x1 - x0, 14, t);
 }
 
-static void labels(sts_sbuf *b, const sts_rpt_diff_row *r, double y0)
+static void labels(sts_sbuf *b, const sts_rpt_diff_row *r, const char *key, double y0)
 {
-    char fit[160], line[160], pct[32];
-    sts_svg_fit_text(r->key, LAB_W, 12, fit, sizeof fit);
-    sts_svg_text(b, LAB_X, y0 + 20, "start", "ttl", fit);
+    char line[160], pct[32];
+    sts_sbuf_puts(b, "<g class=\"dkey\"><title>");
+    sts_sbuf_escs(b, r->key);
+    sts_sbuf_puts(b, "</title>");
+    sts_svg_text(b, LAB_X, y0 + 20, "start", "ttl", key);
+    sts_sbuf_puts(b, "</g>\n");
     fmt_pct(r->change_pct, pct, sizeof pct);
     if (isfinite(r->change_pct))
         snprintf(line, sizeof line, "%s, %s", r->verdict, pct);
@@ -235,7 +239,7 @@ static void change_row(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     }
 }
 
-static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i)
+static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i, const char *key)
 {
     const sts_rpt_diff_row *r = &d->rows[i];
     double y0 = TOP + (double)i * RH;
@@ -246,7 +250,7 @@ static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i
     sts_sbuf_printf(b, " data-change-pct=\"%.6g\" data-ci-low-pct=\"%.6g\" data-ci-high-pct=\"%.6g\">\n", r->change_pct,
                     r->lo_pct, r->hi_pct);
     if (i) seg(b, "lane-sep", LAB_X, y0, W - 8, y0);
-    labels(b, r, y0);
+    labels(b, r, key, y0);
     time_row(b, r, y0, d->confidence);
     change_row(b, pa, r, y0);
     sts_sbuf_puts(b, "</g>\n");
@@ -291,7 +295,7 @@ void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rp
              "Left: one time axis per row, BASE above NEW; lines join the same %s. Right: change in %% of "
              "BASE's median.",
              d->sample);
-    sts_svg_text(b, LAB_X, 38, "start", "sub", sub);
+    sts_svg_subtitle(b, NULL, W, sub);
     legend(b, d->confidence);
     double lo, hi;
     pct_range(d, &lo, &hi);
@@ -300,9 +304,20 @@ void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rp
     double ybot = TOP + (double)d->n * RH;
     double bx0 = sts_axis_map(&pa, -d->margin_pct, F0, F1), bx1 = sts_axis_map(&pa, d->margin_pct, F0, F1);
     rect(b, "band", clampd(bx0, F0, F1), TOP, clampd(bx1, F0, F1) - clampd(bx0, F0, F1), ybot - TOP, NULL);
-    sts_svg_xaxis(b, &pa, F0, F1, TOP, ybot, "change (%)");
+    sts_svg_xaxis(b, NULL, &pa, F0, F1, TOP, ybot, "change (%)");
+    /* Keys are cut in the middle (a lane's device is at its end) and never to the same text. */
+    enum { KEY = 160 };
+    const char **keys = d->n ? malloc(d->n * sizeof *keys) : NULL;
+    char *cut = d->n ? calloc(d->n, KEY) : NULL;
+    if (keys && cut) {
+        for (size_t i = 0; i < d->n; i++)
+            keys[i] = d->rows[i].key;
+        sts_fit_unique(keys, d->n, LAB_W, sts_font_of("ttl"), cut, KEY);
+    }
     for (size_t i = 0; i < d->n; i++)
-        row(b, d, &pa, i);
+        row(b, d, &pa, i, cut ? cut + i * KEY : "");
+    free(keys);
+    free(cut);
     if (d->n == 0) sts_svg_text(b, W / 2, TOP + 20, "middle", "sub", "no interval with samples in both runs");
     sts_svg_close(b);
 }

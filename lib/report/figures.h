@@ -34,8 +34,13 @@ typedef struct sts_rpt_lslice {
 } sts_rpt_lslice;
 
 typedef struct sts_rpt_lane {
-    const char *name; /* "pid 701 / tid 12 (python)" */
-    int rows;         /* depth rows shown */
+    const char *name;            /* the thread or stream: "MainThread", "tid 12", "Stream #7" */
+    int rows;                    /* depth rows shown */
+    const char *group;           /* its process or device ("pid 701", "/device:GPU:0"); NULL: none.
+                                  * Consecutive lanes of one group share a heading. */
+    int enclosing;               /* depths 0..enclosing-1 each hold one slice spanning the whole
+                                  * window: drawn as one row on top, slices below it move up */
+    const char *enclosing_names; /* their names, outermost first, joined by " › " */
 } sts_rpt_lane;
 
 typedef struct sts_rpt_lanes {

@@ -143,22 +143,83 @@ static uint16_t color_for(const sts_rpt_steps *s, const char *name)
     return (uint16_t)(h % 7);
 }
 
-static const char *lane_name(sts_report *r, const sts_timeline *tl, const sts_lane *ln)
+/* s without its leading and trailing blanks ("stream 7 " -> "stream 7"), in buf. */
+static const char *trimmed(const char *s, char *buf, size_t n)
 {
-    size_t np;
-    const sts_process *procs = sts_timeline_processes(tl, &np);
-    const sts_process *p = ln->process < np ? &procs[ln->process] : NULL;
-    char buf[512];
-    const char *pn = p && p->name ? sts_timeline_string(tl, p->name) : NULL;
-    const char *tn = ln->name ? sts_timeline_string(tl, ln->name) : NULL;
-    const char *pl = p ? sts_timeline_string(tl, p->label) : "?";
-    const char *tlab = sts_timeline_string(tl, ln->label);
-    /* Thread first: when the label is cut to fit, what tells lanes apart survives. */
-    if (tn && *tn)
-        snprintf(buf, sizeof buf, "%s \xc2\xb7 %s", tn, pn && *pn ? pn : pl);
+    while (*s == ' ' || *s == '\t')
+        s++;
+    snprintf(buf, n, "%s", s);
+    size_t len = strlen(buf);
+    while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+        buf[--len] = 0;
+    return buf;
+}
+
+static int numeric(const char *s)
+{
+    if (*s == '-') s++;
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* A lane's own name: its thread name, else its tid ("tid 12", or the tid as written
+ * when that is a word: "PyTorch Profiler"). With `tid`, the tid is added, to tell apart
+ * threads of one process that share a name. */
+static const char *thread_text(const sts_timeline *tl, const sts_lane *ln, int tid, char *buf, size_t n)
+{
+    char t[256];
+    const char *name = ln->name ? trimmed(sts_timeline_string(tl, ln->name), t, sizeof t) : "";
+    const char *label = sts_timeline_string(tl, ln->label);
+    if (!*name)
+        snprintf(buf, n, "%s%s", numeric(label) ? "tid " : "", label);
+    else if (tid)
+        snprintf(buf, n, "%s (tid %s)", name, label);
     else
-        snprintf(buf, sizeof buf, "tid %s \xc2\xb7 %s%s", tlab, pn && *pn ? "" : "pid ", pn && *pn ? pn : pl);
-    return sts_rpt_strdup(r, buf);
+        snprintf(buf, n, "%s", name);
+    return buf;
+}
+
+/* A process's heading: its name, else its pid; with `pid`, the pid is added, to tell
+ * apart processes that share a name. */
+static const char *process_text(const sts_timeline *tl, const sts_process *p, int pid, char *buf, size_t n)
+{
+    char t[256];
+    const char *name = p->name ? trimmed(sts_timeline_string(tl, p->name), t, sizeof t) : "";
+    const char *label = sts_timeline_string(tl, p->label);
+    if (!*name)
+        snprintf(buf, n, "%s%s", numeric(label) ? "pid " : "", label);
+    else if (pid)
+        snprintf(buf, n, "%s (pid %s)", name, label);
+    else
+        snprintf(buf, n, "%s", name);
+    return buf;
+}
+
+/* Names the drawn lanes (ids[k] is lane k's index in the timeline): a thread name
+ * under its process's heading, with the tid or pid added only where two drawn lanes
+ * or processes would otherwise read the same. */
+static sts_status name_lanes(sts_report *r, const sts_timeline *tl, sts_rpt_lanes *L, const uint32_t *ids)
+{
+    const sts_lane *lanes = sts_timeline_lanes(tl, NULL);
+    const sts_process *procs = sts_timeline_processes(tl, NULL);
+    char a[512], b[512];
+    for (size_t k = 0; k < L->nlanes; k++) {
+        const sts_lane *ln = &lanes[ids[k]];
+        int same_thread = 0, same_proc = 0;
+        for (size_t m = 0; m < L->nlanes; m++) {
+            const sts_lane *o = &lanes[ids[m]];
+            if (m == k) continue;
+            if (o->process == ln->process &&
+                strcmp(thread_text(tl, o, 0, a, sizeof a), thread_text(tl, ln, 0, b, sizeof b)) == 0)
+                same_thread = 1;
+            if (o->process != ln->process && strcmp(process_text(tl, &procs[o->process], 0, a, sizeof a),
+                                                    process_text(tl, &procs[ln->process], 0, b, sizeof b)) == 0)
+                same_proc = 1;
+        }
+        L->lanes[k].name = sts_rpt_strdup(r, thread_text(tl, ln, same_thread, a, sizeof a));
+        L->lanes[k].group = sts_rpt_strdup(r, process_text(tl, &procs[ln->process], same_proc, b, sizeof b));
+        if (!L->lanes[k].name || !L->lanes[k].group) return STS_ERR_NOMEM;
+    }
+    return STS_OK;
 }
 
 /* The window: the step where the most slices start, else the stretch of 1/50 of the
@@ -198,8 +259,14 @@ static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t
             if (count[k] > count[best]) best = k;
         *t0 = (double)steps[best].ts;
         *t1 = (double)(steps[best].ts + (steps[best].dur > 0 ? steps[best].dur : 1));
-        snprintf(why, n, "busiest step: %s %" PRId64 " (%zu slices start in it)",
-                 sts_timeline_string(tl, steps[best].name), steps[best].index, count[best]);
+        /* "ProfilerStep#6" already says which step; "learner_step" needs its number. */
+        const char *sname = sts_timeline_string(tl, steps[best].name);
+        char num[32];
+        snprintf(num, sizeof num, "#%" PRId64, steps[best].index);
+        size_t ln = strlen(sname), lnum = strlen(num);
+        int named = ln >= lnum && strcmp(sname + ln - lnum, num) == 0;
+        snprintf(why, n, "busiest step: %s%s%s (%zu slices start in it)", sname, named ? "" : " ", named ? "" : num + 1,
+                 count[best]);
         free(count);
         return;
     }
@@ -219,6 +286,34 @@ static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t
     snprintf(why, n, "busiest 1/50 of the trace (%zu slices start in it)", bins[best]);
 }
 
+/* How many depths of a lane, from the top, each hold exactly one slice covering the
+ * whole window: the stack the window sits inside (a Python tracer's frames, a
+ * runner's loop). Two or more are drawn as one row; fewer, 0. */
+static int enclosing_depths(const sts_slice *sl, size_t ns, const sts_lane *ln, int64_t w0, int64_t w1)
+{
+    enum { D = 64 };
+    uint32_t count[D] = { 0 };
+    unsigned char covers[D] = { 0 };
+    for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
+        const sts_slice *s = &sl[i];
+        if (s->ts >= w1) break;
+        if (!(s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0) || s->depth >= D) continue;
+        count[s->depth]++;
+        if (s->ts <= w0 && s->ts + s->dur >= w1) covers[s->depth] = 1;
+    }
+    int k = 0;
+    while (k < D && count[k] == 1 && covers[k])
+        k++;
+    return k >= 2 ? k : 0;
+}
+
+/* Appends " › name" (or name first) to the chain of enclosing names, as room allows. */
+static void chain_add(char *chain, size_t n, const char *name)
+{
+    size_t len = strlen(chain);
+    if (len + 1 < n) snprintf(chain + len, n - len, "%s%s", len ? " \xe2\x80\xba " : "", name);
+}
+
 static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_steps *st, const sts_rpt_steps *steps,
                               sts_rpt_lanes **out)
 {
@@ -231,6 +326,7 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
     choose_window(tl, st, &L->t0, &L->t1, why, sizeof why);
     L->window = sts_rpt_strdup(r, why);
     uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
+    uint32_t ids[MAX_LANES];
     L->lanes = sts_rpt_alloc(r, MAX_LANES * sizeof *L->lanes);
     L->slices = sts_rpt_alloc(r, MAX_SLICES * sizeof *L->slices);
     if (!order || !L->lanes || !L->slices) {
@@ -242,18 +338,26 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
     for (size_t k = 0; k < nl; k++) {
         const sts_lane *ln = &lanes[order[k]];
         size_t in_window = 0;
-        int maxdepth = -1;
+        int maxrow = -1;
+        int enc = enclosing_depths(sl, ns, ln, w0, w1);
+        char chain[1024] = "";
         for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
             const sts_slice *s = &sl[i];
             if (s->ts >= w1) break; /* a lane's slices are in ts order */
             int inside = s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0;
             if (!inside) continue;
             in_window++;
-            if (s->depth >= MAX_ROWS || L->nlanes >= MAX_LANES || L->nslices >= MAX_SLICES) {
+            if (s->depth < enc) { /* drawn as the one enclosing row */
+                chain_add(chain, sizeof chain, sts_timeline_string(tl, s->name));
+                maxrow = maxrow < 0 ? 0 : maxrow;
+                continue;
+            }
+            int row = s->depth - enc + (enc ? 1 : 0);
+            if (row >= MAX_ROWS || L->nlanes >= MAX_LANES || L->nslices >= MAX_SLICES) {
                 L->hidden++;
                 continue;
             }
-            if (s->depth > maxdepth) maxdepth = s->depth;
+            if (row > maxrow) maxrow = row;
             sts_rpt_lslice *o = &L->slices[L->nslices++];
             o->ts = (double)s->ts;
             o->dur = (double)s->dur;
@@ -268,14 +372,19 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
         }
         if (in_window == 0) continue;
         L->lanes_total++;
-        if (L->nlanes >= MAX_LANES || maxdepth < 0) continue;
-        L->lanes[L->nlanes].name = lane_name(r, tl, ln);
-        L->lanes[L->nlanes].rows = maxdepth + 1;
+        if (L->nlanes >= MAX_LANES || maxrow < 0) continue;
+        ids[L->nlanes] = order[k];
+        L->lanes[L->nlanes].rows = maxrow + 1;
+        L->lanes[L->nlanes].enclosing = enc;
+        if (enc && !(L->lanes[L->nlanes].enclosing_names = sts_rpt_strdup(r, chain))) {
+            free(order);
+            return STS_ERR_NOMEM;
+        }
         L->nlanes++;
     }
     free(order);
     *out = L;
-    return STS_OK;
+    return name_lanes(r, tl, L, ids);
 }
 
 static int cmp_self(const void *a, const void *b)

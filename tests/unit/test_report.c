@@ -8,11 +8,14 @@
 #include "model/finalize.h"
 #include "model/timeline_impl.h"
 #include "report/figures.h"
+#include "report/measure.h"
+#include "report/report_impl.h"
 #include "base/sbuf.h"
 #include "report/scale.h"
 #include "report/svg.h"
 #include "stepscope/report.h"
 #include "ref_duration.h"
+#include "svg_layout.h"
 #include "test.h"
 
 #define MICRO "\xc2\xb5"
@@ -295,7 +298,7 @@ TEST(figures_escape_hostile_names)
     sts_sbuf_release(&b);
 
     sts_rpt_lslice sl[2] = { { 0, 1000, 0, 0, 0, "outer \"<x>\"" }, { 100, 500, 0, 1, 1, "in&ner" } };
-    sts_rpt_lane lanes[1] = { { "pid <1> \xc0", 2 } };
+    sts_rpt_lane lanes[1] = { { "pid <1> \xc0", 2, NULL, 0, NULL } };
     sts_rpt_lanes L = { 0, 1000, "whole trace", 1, 1, lanes, 2, sl, 0 };
     sts_rpt_draw_lanes(&b, "fig-lanes", 0, &L);
     T_EQ_U64(count_of(b.p, "<rect class=\"slice\""), 2);
@@ -759,6 +762,71 @@ TEST(report_from_diff_json)
     sts_report_free(r);
 }
 
+/* ---- layout: what a reader sees ------------------------------------------------ */
+
+typedef struct lay_walk {
+    const char *what;
+    size_t figs, bad;
+} lay_walk;
+
+static void lay_check_fig(const sts_rpt_fig *f, void *user)
+{
+    lay_walk *w = user;
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_rpt_draw(&b, f, 1);
+    char what[512];
+    snprintf(what, sizeof what, "%s: %s", w->what, f->id);
+    if (b.p) w->bad += svg_layout_problems(b.p, what);
+    w->figs++;
+    sts_sbuf_release(&b);
+}
+
+/* Every figure the report draws from real traces and results: no label leaves its
+ * figure, covers another label, a point or a line, or straddles a bar's edge. */
+TEST(layout_of_every_figure_from_real_inputs)
+{
+    static const char *const local[] = { "tests/data/report/bench.json", "tests/data/report/bench_runs.json",
+                                         "tests/data/report/bench_minimal.json", "tests/data/report/ledger.json" };
+    static const char *const traces[] = { "kineto/h100_bert_small.json.gz",
+                                          "kineto/profiler_steps_rank0.json.gz",
+                                          "kineto/torch_compile_triton.json.gz",
+                                          "kineto/cpu_only.json.gz",
+                                          "kineto/simple_add_flows.json.gz",
+                                          "kineto/ns_resolution_rank0.json.gz",
+                                          "jax/conv_mi300_8gpu.xplane.pb",
+                                          "jax/te_fused_attn.xplane.pb",
+                                          "torch-legacy/torch_lesson.json",
+                                          "torch-legacy/torch_train_small.json",
+                                          "chrome/tall_trace.json",
+                                          "chrome/x_event_trace.json",
+                                          "chrome/main_thread_has_unclosed_slices.json" };
+    size_t figs = 0, inputs = 0;
+    for (size_t i = 0; i < sizeof local / sizeof local[0] + sizeof traces / sizeof traces[0]; i++) {
+        char path[8192];
+        const char *fx = t_fixtures();
+        if (i < sizeof local / sizeof local[0])
+            snprintf(path, sizeof path, "%s", local[i]);
+        else if (fx)
+            snprintf(path, sizeof path, "%.4000s/traces/%s", fx, traces[i - sizeof local / sizeof local[0]]);
+        else
+            continue;
+        if (access(path, R_OK) != 0) continue;
+        sts_report *r;
+        T_EQ_I64(sts_report_create(NULL, &r), STS_OK);
+        sts_error err = STS_ERROR_INIT;
+        sts_status st = sts_report_add_path(r, path, NULL, &err);
+        if (st != STS_OK) T_FAIL_AT("%s: %s", path, err.message);
+        lay_walk w = { path, 0, 0 };
+        sts_rpt_each_fig(r, lay_check_fig, &w);
+        if (w.bad) T_FAIL_AT("%s: %zu layout problems (listed above)", path, w.bad);
+        figs += w.figs;
+        inputs++;
+        sts_report_free(r);
+    }
+    if (inputs == 0) T_SKIP("no inputs found (run from the repository root)");
+    T_TRUE(figs >= inputs);
+}
+
 int main(void)
 {
     RUN(time_axis_units_from_ns_to_s);
@@ -780,5 +848,6 @@ int main(void)
     RUN(report_from_timeline);
     RUN(report_api_edges);
     RUN(report_from_diff_json);
+    RUN(layout_of_every_figure_from_real_inputs);
     return t_done();
 }
