@@ -150,23 +150,27 @@ static void shift_band(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     rect(b, "ci shift", x0, y - 7, x1 - x0, 14, t);
 }
 
-static void labels(sts_sbuf *b, const sts_rpt_diff_row *r, const char *key, double y0)
+/* A lane's key is "PROCESS / THREAD": the thread on the first line, its process under
+ * it, each cut in the middle on its own, so the part that tells lanes apart stays. */
+static void labels(sts_sbuf *b, const sts_rpt_diff_row *r, const char *key, const char *proc, double y0)
 {
     char line[160], pct[32];
+    double y = y0 + 20;
     sts_sbuf_puts(b, "<g class=\"dkey\"><title>");
     sts_sbuf_escs(b, r->key);
     sts_sbuf_puts(b, "</title>");
-    sts_svg_text(b, LAB_X, y0 + 20, "start", "ttl", key);
+    sts_svg_text(b, LAB_X, y, "start", "ttl", key);
+    if (proc && *proc) sts_svg_text(b, LAB_X, y += 15, "start", "tick", proc);
     sts_sbuf_puts(b, "</g>\n");
     fmt_pct(r->change_pct, pct, sizeof pct);
     if (isfinite(r->change_pct))
         snprintf(line, sizeof line, "%s, %s", r->verdict, pct);
     else
         snprintf(line, sizeof line, "%s", r->verdict);
-    sts_svg_text(b, LAB_X, y0 + 38, "start", "sub", line);
+    sts_svg_text(b, LAB_X, y += 18, "start", "sub", line);
     if (r->prediction) {
         snprintf(line, sizeof line, "prediction %s", r->prediction);
-        sts_svg_text(b, LAB_X, y0 + 54, "start", NULL, line);
+        sts_svg_text(b, LAB_X, y + 16, "start", NULL, line);
     }
 }
 
@@ -239,7 +243,7 @@ static void change_row(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     }
 }
 
-static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i, const char *key)
+static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i, const char *key, const char *proc)
 {
     const sts_rpt_diff_row *r = &d->rows[i];
     double y0 = TOP + (double)i * RH;
@@ -250,7 +254,7 @@ static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i
     sts_sbuf_printf(b, " data-change-pct=\"%.6g\" data-ci-low-pct=\"%.6g\" data-ci-high-pct=\"%.6g\">\n", r->change_pct,
                     r->lo_pct, r->hi_pct);
     if (i) seg(b, "lane-sep", LAB_X, y0, W - 8, y0);
-    labels(b, r, key, y0);
+    labels(b, r, key, proc, y0);
     time_row(b, r, y0, d->confidence);
     change_row(b, pa, r, y0);
     sts_sbuf_puts(b, "</g>\n");
@@ -307,17 +311,31 @@ void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rp
     sts_svg_xaxis(b, NULL, &pa, F0, F1, TOP, ybot, "change (%)");
     /* Keys are cut in the middle (a lane's device is at its end) and never to the same text. */
     enum { KEY = 160 };
-    const char **keys = d->n ? malloc(d->n * sizeof *keys) : NULL;
-    char *cut = d->n ? calloc(d->n, KEY) : NULL;
-    if (keys && cut) {
-        for (size_t i = 0; i < d->n; i++)
-            keys[i] = d->rows[i].key;
+    const char **keys = d->n ? calloc(d->n, sizeof *keys) : NULL, **procs = d->n ? calloc(d->n, sizeof *procs) : NULL;
+    char *cut = d->n ? calloc(d->n, KEY) : NULL, *pcut = d->n ? calloc(d->n, KEY) : NULL;
+    char *split = d->n ? calloc(d->n, KEY * 2) : NULL;
+    if (keys && procs && cut && pcut && split) {
+        for (size_t i = 0; i < d->n; i++) {
+            const char *k = d->rows[i].key ? d->rows[i].key : "", *at = NULL;
+            for (const char *p = k; (p = strstr(p, " / ")) != NULL; p++)
+                at = p;
+            keys[i] = at ? at + 3 : k;
+            procs[i] = "";
+            if (at) {
+                snprintf(split + i * KEY * 2, KEY * 2, "%.*s", (int)(at - k), k);
+                procs[i] = split + i * KEY * 2;
+            }
+        }
         sts_fit_unique(keys, d->n, LAB_W, sts_font_of("ttl"), cut, KEY);
+        sts_fit_unique(procs, d->n, LAB_W, sts_font_of("tick"), pcut, KEY);
     }
     for (size_t i = 0; i < d->n; i++)
-        row(b, d, &pa, i, cut ? cut + i * KEY : "");
+        row(b, d, &pa, i, cut ? cut + i * KEY : "", pcut ? pcut + i * KEY : "");
     free(keys);
+    free(procs);
     free(cut);
+    free(pcut);
+    free(split);
     if (d->n == 0) sts_svg_text(b, W / 2, TOP + 20, "middle", "sub", "no interval with samples in both runs");
     sts_svg_close(b);
 }

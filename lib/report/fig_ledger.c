@@ -85,9 +85,7 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
             double v = vals[i];
             const char *what = k == 0 ? "traces" : "compiles";
             char lab[32];
-            if (!isfinite(v)) {
-                sts_spot na = { gx + bw / 2, y_zero - 6, "middle" };
-                sts_place_text(&pl, b, &na, 1, "lbl sub", "n/a");
+            if (!isfinite(v)) { /* written with the values, below */
                 gx += bw;
                 continue;
             }
@@ -127,7 +125,8 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
         sts_sbuf_printf(b, "call %zu: ", i + 1);
         sts_sbuf_escs(b, c->labels[i]);
         sts_sbuf_puts(b, "</title>");
-        if (fit[0]) sts_svg_text_rec(b, &pl, x0 + band * ((double)i + 0.5), bot + 16, "middle", "tick", fit);
+        sts_spot under = { x0 + band * ((double)i + 0.5), bot + 18, "middle" };
+        if (fit[0]) sts_place_text(&pl, b, &under, 1, "tick", fit);
         sts_sbuf_puts(b, "</g></g>\n");
     }
     /* Values above the bars, once every bar is down, so none is written over a
@@ -137,12 +136,15 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
         for (int k = 0; k < 2; k++) {
             if (!(k == 0 ? have_t : have_c)) continue;
             double v = (k == 0 ? c->traces : c->compiles)[i];
+            char lab[32];
             if (isfinite(v)) {
-                char lab[32];
                 sts_fmt_number(v, lab, sizeof lab);
                 double y = sts_axis_map(&a, v, bot, top);
                 sts_spot above = { gx + bw / 2, fmin(y, y_zero) - 6, "middle" };
                 sts_place_text(&pl, b, &above, 1, "lbl", lab);
+            } else {
+                sts_spot na = { gx + bw / 2, y_zero - 6, "middle" };
+                sts_place_text(&pl, b, &na, 1, "lbl sub", "n/a");
             }
             gx += bw;
         }

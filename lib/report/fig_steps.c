@@ -241,7 +241,9 @@ void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_r
     for (size_t i = 0; i < s->nsteps; i++) {
         double x = LEFT + band * (double)i + (band - bw) / 2;
         draw_step(b, &pl, id, s, i, &g, x, bw);
-        if (i % every == 0) sts_svg_text_rec(b, &pl, x + bw / 2, g.y_bot + 16, "middle", "tick", s->labels[i]);
+        /* Under the bar, unless a tick of the value axis is there (an axis below zero). */
+        sts_spot under = { x + bw / 2, g.y_bot + 18, "middle" };
+        if (i % every == 0) sts_place_text(&pl, b, &under, 1, "tick", s->labels[i]);
     }
     /* The longest steps are labelled first: where labels compete for room, the peaks
      * keep theirs. */

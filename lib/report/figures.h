@@ -53,6 +53,20 @@ typedef struct sts_rpt_lanes {
     size_t hidden; /* slices in the window not drawn (too deep, too many lanes or slices) */
 } sts_rpt_lanes;
 
+/* Per step, the busy time of other lanes (device streams, workers) inside the step's
+ * interval: the union of their slices there, never more than the step. */
+typedef struct sts_rpt_windows {
+    const char *step_name;
+    size_t nsteps, found;   /* drawn, found */
+    const char **labels;    /* per step: its number */
+    const double *total_ns; /* per step: its duration */
+    size_t nlanes;
+    const char **names;    /* per lane: thread or stream */
+    const char **groups;   /* per lane: its process or device */
+    double *lane_total_ns; /* per lane: busy time summed over all steps found */
+    double *busy_ns;       /* nsteps x nlanes; 0 = idle in that step */
+} sts_rpt_windows;
+
 /* Names by self time (a table, not a figure). */
 typedef struct sts_rpt_name_row {
     const char *name;
@@ -131,6 +145,7 @@ void sts_rpt_draw_bench(sts_sbuf *b, const char *id, int standalone, const sts_r
 void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, const sts_rpt_ledger_calls *c);
 void sts_rpt_draw_hbars(sts_sbuf *b, const char *id, int standalone, const sts_rpt_hbars *f);
 void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rpt_diff *d);
+void sts_rpt_draw_windows(sts_sbuf *b, const char *id, int standalone, const sts_rpt_windows *w);
 
 /* The names table as HTML (<table id=ID>). */
 void sts_rpt_table_names(sts_sbuf *b, const char *id, const sts_rpt_names *n);

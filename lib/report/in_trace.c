@@ -9,12 +9,13 @@
 #include "report/report_impl.h"
 #include "stepscope/analyze.h"
 
-#define MAX_STEPS_DRAWN 60
-#define MAX_SERIES      7 /* child names drawn; the rest become "other children" */
-#define MAX_LANES       24
-#define MAX_ROWS        8
-#define MAX_SLICES      3000
-#define MAX_NAME_ROWS   25
+#define MAX_STEPS_DRAWN  60
+#define MAX_SERIES       7 /* child names drawn; the rest become "other children" */
+#define MAX_LANES        24
+#define MAX_ROWS         8
+#define MAX_SLICES       3000
+#define MAX_NAME_ROWS    25
+#define MAX_WINDOW_LANES 4
 
 static const char HOW_STEPS[] =
     "Each bar is one step, in trace order. Its stacked segments are the step's children (the outermost slices of its "
@@ -23,6 +24,13 @@ static const char HOW_STEPS[] =
     "children plus remainder meet it exactly (unless children overlap each other; the remainder is then what none "
     "of them covers); never add the step to its children (that counts the same time twice). Hover a segment for "
     "its value.";
+
+static const char HOW_WINDOWS[] =
+    "Each group is one step, in trace order; its grey outline is the step's duration. Inside it, one bar per lane "
+    "(the lanes busiest over all steps: device streams, worker threads) gives the time that lane had any slice open "
+    "during the step. Lanes run alongside the step and each other, so the bars are never added up: a bar as tall as "
+    "the outline is a lane busy for the whole step, a short one a lane that waited. Hover a bar for its value and "
+    "its share of the step.";
 
 static const char HOW_LANES[] =
     "Time runs left to right from the start of the window; each band is one thread or device lane. Within a "
@@ -35,8 +43,9 @@ static const char *series_label(const char *name)
     return name;
 }
 
-/* What to call the steps: their name when they share one, else the part before "#"
- * ("ProfilerStep#551" -> "ProfilerStep"), else "step". */
+/* What to call the steps: their name when they share one (and it is not one step's
+ * "NAME#N"), else the part before "#" ("ProfilerStep#551" -> "ProfilerStep"), else
+ * "step". */
 static const char *step_name(sts_report *r, const sts_timeline *tl, const sts_step *steps, size_t n)
 {
     if (n == 0) return "step";
@@ -44,8 +53,11 @@ static const char *step_name(sts_report *r, const sts_timeline *tl, const sts_st
     for (size_t i = 1; i < n && same; i++)
         same = steps[i].name == steps[0].name;
     const char *first = sts_timeline_string(tl, steps[0].name);
-    if (same) return sts_rpt_strdup(r, first);
-    const char *hash = strchr(first, '#');
+    const char *hash = strrchr(first, '#');
+    /* One step named "ProfilerStep#6": its number is written beside it anyway. */
+    int numbered = hash && hash > first && hash[1] && strspn(hash + 1, "0123456789") == strlen(hash + 1);
+    if (same && !numbered) return sts_rpt_strdup(r, first);
+    hash = strchr(first, '#');
     return hash && hash > first ? sts_rpt_strndup(r, first, (size_t)(hash - first)) : "step";
 }
 
@@ -194,18 +206,19 @@ static const char *process_text(const sts_timeline *tl, const sts_process *p, in
     return buf;
 }
 
-/* Names the drawn lanes (ids[k] is lane k's index in the timeline): a thread name
- * under its process's heading, with the tid or pid added only where two drawn lanes
- * or processes would otherwise read the same. */
-static sts_status name_lanes(sts_report *r, const sts_timeline *tl, sts_rpt_lanes *L, const uint32_t *ids)
+/* Names lanes (ids[k] is the k-th one's index in the timeline): a thread name and its
+ * process's, with the tid or pid added only where two of these lanes or processes
+ * would otherwise read the same. */
+static sts_status name_lanes(sts_report *r, const sts_timeline *tl, const uint32_t *ids, size_t n, const char **names,
+                             const char **groups)
 {
     const sts_lane *lanes = sts_timeline_lanes(tl, NULL);
     const sts_process *procs = sts_timeline_processes(tl, NULL);
     char a[512], b[512];
-    for (size_t k = 0; k < L->nlanes; k++) {
+    for (size_t k = 0; k < n; k++) {
         const sts_lane *ln = &lanes[ids[k]];
         int same_thread = 0, same_proc = 0;
-        for (size_t m = 0; m < L->nlanes; m++) {
+        for (size_t m = 0; m < n; m++) {
             const sts_lane *o = &lanes[ids[m]];
             if (m == k) continue;
             if (o->process == ln->process &&
@@ -215,9 +228,9 @@ static sts_status name_lanes(sts_report *r, const sts_timeline *tl, sts_rpt_lane
                                                     process_text(tl, &procs[ln->process], 0, b, sizeof b)) == 0)
                 same_proc = 1;
         }
-        L->lanes[k].name = sts_rpt_strdup(r, thread_text(tl, ln, same_thread, a, sizeof a));
-        L->lanes[k].group = sts_rpt_strdup(r, process_text(tl, &procs[ln->process], same_proc, b, sizeof b));
-        if (!L->lanes[k].name || !L->lanes[k].group) return STS_ERR_NOMEM;
+        names[k] = sts_rpt_strdup(r, thread_text(tl, ln, same_thread, a, sizeof a));
+        groups[k] = sts_rpt_strdup(r, process_text(tl, &procs[ln->process], same_proc, b, sizeof b));
+        if (!names[k] || !groups[k]) return STS_ERR_NOMEM;
     }
     return STS_OK;
 }
@@ -384,7 +397,64 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
     }
     free(order);
     *out = L;
-    return name_lanes(r, tl, L, ids);
+    const char *names[MAX_LANES], *groups[MAX_LANES];
+    sts_status s = name_lanes(r, tl, ids, L->nlanes, names, groups);
+    for (size_t k = 0; s == STS_OK && k < L->nlanes; k++) {
+        L->lanes[k].name = names[k];
+        L->lanes[k].group = groups[k];
+    }
+    return s;
+}
+
+/* Per step, the busy time of the other lanes busiest over all steps (at most
+ * MAX_WINDOW_LANES): NULL in *out when no other lane was busy during the steps. */
+static sts_status build_windows(sts_report *r, const sts_timeline *tl, const sts_steps *st, const sts_rpt_steps *steps,
+                                sts_rpt_windows **out)
+{
+    *out = NULL;
+    size_t nwl, nsteps, nwin;
+    const sts_window_lane_stats *wl = sts_steps_window_lanes(st, &nwl);
+    const sts_step *list = sts_steps_list(st, &nsteps);
+    const sts_step_window *win = sts_steps_windows(st, &nwin);
+    if (nwl == 0 || nsteps == 0) return STS_OK;
+    /* The busiest lanes, most busy time first (ties: display order, as listed). */
+    size_t pick[MAX_WINDOW_LANES], np = 0;
+    for (size_t i = 0; i < nwl; i++) {
+        size_t at = np < MAX_WINDOW_LANES ? np++ : MAX_WINDOW_LANES;
+        while (at > 0 && wl[pick[at - 1]].total_ns < wl[i].total_ns) {
+            if (at < MAX_WINDOW_LANES) pick[at] = pick[at - 1];
+            at--;
+        }
+        if (at < MAX_WINDOW_LANES) pick[at] = i;
+    }
+    sts_rpt_windows *W = sts_rpt_alloc(r, sizeof *W);
+    if (!W) return STS_ERR_NOMEM;
+    W->step_name = steps->step_name;
+    W->labels = steps->labels;
+    W->total_ns = steps->total_ns;
+    W->nsteps = steps->nsteps;
+    W->found = steps->found;
+    W->nlanes = np;
+    W->names = sts_rpt_alloc(r, np * sizeof *W->names);
+    W->groups = sts_rpt_alloc(r, np * sizeof *W->groups);
+    W->lane_total_ns = sts_rpt_alloc(r, np * sizeof *W->lane_total_ns);
+    W->busy_ns = sts_rpt_alloc(r, (W->nsteps * np + 1) * sizeof *W->busy_ns);
+    if (!W->names || !W->groups || !W->lane_total_ns || !W->busy_ns) return STS_ERR_NOMEM;
+    uint32_t ids[MAX_WINDOW_LANES];
+    for (size_t k = 0; k < np; k++) {
+        ids[k] = wl[pick[k]].lane;
+        W->lane_total_ns[k] = (double)wl[pick[k]].total_ns;
+    }
+    sts_status s = name_lanes(r, tl, ids, np, W->names, W->groups);
+    if (s != STS_OK) return s;
+    for (size_t i = 0; i < W->nsteps && i < nsteps; i++) {
+        /* A lane with no slice in the step's window was idle in it: 0 is what happened. */
+        for (uint32_t w = list[i].first_window; w < list[i].first_window + list[i].window_count && w < nwin; w++)
+            for (size_t k = 0; k < np; k++)
+                if (win[w].lane == ids[k]) W->busy_ns[i * np + k] = (double)win[w].busy_ns;
+    }
+    *out = W;
+    return STS_OK;
 }
 
 static int cmp_self(const void *a, const void *b)
@@ -436,6 +506,20 @@ static void trace_facts(sts_report *r, sts_rpt_section *sec, const sts_timeline 
     sts_timeline_slices(tl, &ns);
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
     char d[48];
+    if (in->run) {
+        /* Which run and which host file of a profile directory this section is. */
+        const char *file = in->path ? strrchr(in->path, '/') : NULL;
+        file = file ? file + 1 : in->path ? in->path : "?";
+        char runs[96] = "", hosts[600] = "";
+        if (in->runs > 1)
+            snprintf(runs, sizeof runs, ", %s of %" PRIu32 " runs", in->run_latest ? "the latest" : "chosen, one",
+                     in->runs);
+        if (in->run_hosts > 1)
+            snprintf(hosts, sizeof hosts, "; read %.500s, one of %" PRIu32 " host files", file, in->run_hosts);
+        else
+            snprintf(hosts, sizeof hosts, "; read %.500s", file);
+        sts_rpt_fact(r, f, "profile run", "%s%s%s", in->run, runs, hosts);
+    }
     sts_rpt_fact(r, f, "format", "%s%s%s", in->format ? in->format : "?", in->compressed ? ", gzip" : "",
                  in->truncated ? ", truncated (complete events imported)" : "");
     sts_rpt_fact(r, f, "events read", "%" PRIu64, in->events);
@@ -531,6 +615,12 @@ sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const ch
             sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Where each step's time goes");
             steps_facts(r, sec, tl, st);
             if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_STEPS, "fig-steps", steps, HOW_STEPS)) s = STS_ERR_NOMEM;
+            sts_rpt_windows *wins = NULL;
+            if (s == STS_OK) s = build_windows(r, tl, st, steps, &wins);
+            if (s == STS_OK && wins) {
+                sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Other lanes during each step");
+                if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_WINDOWS, "fig-windows", wins, HOW_WINDOWS)) s = STS_ERR_NOMEM;
+            }
         }
     } else {
         size_t nt;

@@ -29,6 +29,8 @@ static const char figure_css[] =
     "svg.fig .tex{stroke:var(--tex);stroke-width:1.3;fill:none}\n"
     "svg.fig .dot{fill:var(--tex);stroke:none}\n"
     "svg.fig .remfill{fill:var(--rem)}\n"
+    "svg.fig .win{fill:var(--rem);stroke:var(--muted);stroke-width:1}\n"
+    "svg.fig .busy{stroke:var(--bg);stroke-width:.5}\n"
     "svg.fig .remtex{stroke:var(--muted);stroke-width:1;fill:none}\n"
     "svg.fig .line{fill:none;stroke:var(--c4);stroke-width:1.5}\n"
     "svg.fig .line.line2{stroke:var(--c0);stroke-dasharray:4 2}\n"

@@ -621,9 +621,10 @@ TEST(report_from_timeline)
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_report_add_timeline(r, tl, NULL, &err), STS_OK);
     sts_timeline_free(tl); /* the report keeps its own copy */
-    T_EQ_U64(sts_report_figure_count(r), 2);
+    T_EQ_U64(sts_report_figure_count(r), 3);
     T_EQ_STR(sts_report_figure_id(r, 0), "fig-steps");
-    T_EQ_STR(sts_report_figure_id(r, 1), "fig-lanes");
+    T_EQ_STR(sts_report_figure_id(r, 1), "fig-windows");
+    T_EQ_STR(sts_report_figure_id(r, 2), "fig-lanes");
     char *html = render(r);
     T_TRUE(html != NULL);
     if (!html) return;
@@ -639,6 +640,14 @@ TEST(report_from_timeline)
     T_CONTAINS(html, "data-lanes=\"2\" data-slices=\"4\"");
     T_CONTAINS(html, "data-t0-ns=\"1000000\"");
     T_CONTAINS(html, "<table id=\"tbl-names\" data-rows=\"4\"");
+    /* The other lane (tid 2) is busy 0.3 ms inside each step, from 1.1 to 1.4 ms in:
+     * one bar per step, beside the step's outline, never stacked on it. */
+    T_CONTAINS(html, "<svg id=\"fig-windows\" class=\"fig\"");
+    T_CONTAINS(html, "data-steps=\"4\" data-lanes=\"1\"");
+    T_EQ_U64(count_of(html, "<rect class=\"busy\""), 4);
+    T_EQ_U64(count_of(html, "data-lane=\"0\" data-ns=\"300000\""), 4);
+    T_EQ_U64(count_of(html, "<rect class=\"win\""), 4);
+    T_CONTAINS(html, "busy 300 \xc2\xb5s of 1.50 ms (20%)");
     T_CONTAINS(html, "evil &lt;b&gt;&amp;&quot;&#39;\xef\xbf\xbd");
     T_TRUE(!strstr(html, "<b>&"));
     T_TRUE(no_bad_numbers(html));
@@ -648,7 +657,7 @@ TEST(report_from_timeline)
     T_TRUE(mkdtemp(dir) != NULL);
     size_t written = 0;
     T_EQ_I64(sts_report_write_svgs(r, dir, &written, &err), STS_OK);
-    T_EQ_U64(written, 2);
+    T_EQ_U64(written, 3);
     char path[128];
     size_t n;
     snprintf(path, sizeof path, "%s/fig-steps.svg", dir);
@@ -657,6 +666,8 @@ TEST(report_from_timeline)
     free(svg);
     unlink(path);
     snprintf(path, sizeof path, "%s/fig-lanes.svg", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/fig-windows.svg", dir);
     unlink(path);
     rmdir(dir);
     sts_report_free(r);
@@ -827,6 +838,303 @@ TEST(layout_of_every_figure_from_real_inputs)
     T_TRUE(figs >= inputs);
 }
 
+/* ---- layout over random inputs ------------------------------------------------- */
+
+static uint64_t rnd_state = 0x5eed5eedULL;
+static uint64_t rnd(void)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state;
+}
+static double rnd_unit(void)
+{
+    return (double)(rnd() >> 11) / 9007199254740992.0;
+}
+/* A duration from 1 ns to 100 s, log-uniform. */
+static double rnd_ns(void)
+{
+    return pow(10, rnd_unit() * 11);
+}
+
+/* Names as traces have them: shared prefixes that differ at the end, sites, device
+ * paths, long frames, non-ASCII. */
+static void rnd_name(char *buf, size_t n)
+{
+    static const char *const heads[] = { "tf_pjrt_thread_pool/",
+                                         "Stream #",
+                                         "<lambda> (train.py:",
+                                         "python3",
+                                         "/device:GPU:",
+                                         "queue 0 (pthread-skylake-avx512-AMD EPYC) ",
+                                         "moca/library/model_hub/huggingface/model/adapters/text_base_model.py(",
+                                         "\xe8\xae\xad\xe7\xbb\x83\xe6\xad\xa5",
+                                         "x",
+                                         "ProfilerStep#",
+                                         "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>",
+                                         "\xc2\xb5op" };
+    size_t h = rnd() % (sizeof heads / sizeof heads[0]);
+    snprintf(buf, n, "%s%llu%s", heads[h], (unsigned long long)(rnd() % 100000000000ULL), h == 2 ? ")" : "");
+}
+
+static size_t check_svg(sts_sbuf *b, const char *what, unsigned iter)
+{
+    char w[96];
+    snprintf(w, sizeof w, "%s #%u", what, iter);
+    return b->p ? svg_layout_problems(b->p, w) : 1;
+}
+
+TEST(layout_of_random_bench_figures)
+{
+    size_t bad = 0;
+    for (unsigned it = 0; it < 400; it++) {
+        double warm[64], dev[64];
+        size_t nw = rnd() % 41, nd = rnd() % 3 ? 0 : nw;
+        double base = rnd_ns();
+        for (size_t i = 0; i < nw; i++) {
+            warm[i] = rnd() % 8 ? base * (0.9 + 0.3 * rnd_unit()) : (rnd() % 2 ? NAN : base * 10 * rnd_unit());
+            dev[i] = base * rnd_unit();
+        }
+        double med = sts_rpt_median(warm, nw);
+        /* Dispatch-only next to the median is the case the user met; also far from it. */
+        double disp = rnd() % 3 == 0 ? NAN : rnd() % 2 ? med * (0.97 + 0.06 * rnd_unit()) : base * rnd_unit();
+        char label[160];
+        rnd_name(label, sizeof label);
+        sts_rpt_bench bn = {
+            label, rnd() % 5 ? base * pow(10, rnd_unit() * 4) : NAN, warm, nw, rnd() % 2 ? NAN : med, disp, dev, nd
+        };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_bench(&b, "fig-bench", 1, &bn);
+        bad += check_svg(&b, "bench", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
+TEST(layout_of_random_steps_figures)
+{
+    size_t bad = 0;
+    static char names[8][160];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t n = rnd() % 61, ns = rnd() % 8;
+        const char *labels[60], *series[8];
+        char lab[60][24];
+        double total[60], child[60 * 8], rem[60];
+        uint32_t count[60 * 8];
+        for (size_t j = 0; j < ns; j++) {
+            rnd_name(names[j], sizeof names[j]);
+            series[j] = names[j];
+        }
+        double scale = rnd_ns();
+        int64_t first = (int64_t)(rnd() % 3 ? rnd() % 10 : rnd() % 1000000);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(lab[i], sizeof lab[i], "%lld", (long long)(first + (int64_t)i));
+            labels[i] = lab[i];
+            double sum = 0;
+            for (size_t j = 0; j < ns; j++) {
+                count[i * ns + j] = (uint32_t)(rnd() % 3);
+                child[i * ns + j] = count[i * ns + j] ? scale * rnd_unit() : 0;
+                sum += child[i * ns + j];
+            }
+            rem[i] = rnd() % 10 ? scale * rnd_unit() * (rnd() % 2) : -scale * 1e-3 * rnd_unit();
+            total[i] = sum + rem[i];
+        }
+        char step[160];
+        rnd_name(step, sizeof step);
+        sts_rpt_steps st = { step, n, n + (rnd() % 2) * 7, labels, total, ns, series, child, count, rem };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_steps(&b, "fig-steps", 1, &st);
+        bad += check_svg(&b, "steps", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
+TEST(layout_of_random_lane_figures)
+{
+    size_t bad = 0, same = 0;
+    static char names[24][160], groups[4][160];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t nl = rnd() % 25, ng = 1 + rnd() % 4, n = 0;
+        sts_rpt_lane lanes[24];
+        static sts_rpt_lslice sl[400];
+        for (size_t g = 0; g < ng; g++)
+            rnd_name(groups[g], sizeof groups[g]);
+        for (size_t i = 0; i < nl; i++) {
+            rnd_name(names[i], sizeof names[i]);
+            if (i && rnd() % 4 == 0) /* same name but its end: only the end tells them apart */
+                snprintf(names[i], sizeof names[i], "%.*s%u", (int)strlen(names[i - 1]) - 1, names[i - 1],
+                         (unsigned)(rnd() % 10));
+            int enc = rnd() % 4 == 0 ? 2 + (int)(rnd() % 9) : 0;
+            sts_rpt_lane l = { names[i], 1 + (int)(rnd() % 8), rnd() % 5 ? groups[i * ng / (nl ? nl : 1)] : NULL, enc,
+                               enc ? "a \xe2\x80\xba b \xe2\x80\xba innermost frame" : NULL };
+            lanes[i] = l;
+            /* As in a trace: slices of one depth follow each other; with enclosing
+             * depths folded, the rows below the folded one hold depths enc, enc+1, ... */
+            if (enc && l.rows < 2) lanes[i].rows = l.rows = 2;
+            for (int row = enc ? 1 : 0; row < l.rows; row++) {
+                double ts = rnd_unit() * 1e5;
+                for (int k = 0; k < 6 && n < 400 && ts < 1e6; k++) {
+                    double dur = rnd() % 4 ? rnd_unit() * 3e5 : 0;
+                    sts_rpt_lslice s = { ts,
+                                         dur,
+                                         (uint32_t)i,
+                                         (uint16_t)(row - (enc ? 1 : 0) + enc),
+                                         (uint16_t)(rnd() % 8),
+                                         names[rnd() % (i + 1)] };
+                    sl[n++] = s;
+                    ts += dur + rnd_unit() * 1e5;
+                }
+            }
+        }
+        sts_rpt_lanes L = { 0, 1e6, "busiest step: learner_step 3", nl, nl, lanes, n, sl, 0 };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_lanes(&b, "fig-lanes", 1, &L);
+        bad += check_svg(&b, "lanes", it);
+        /* Different lanes never read the same: their label texts (class-less texts
+         * inside g.lane) are distinct whenever their names are. */
+        for (size_t i = 0; b.p && i < nl; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "<g class=\"lane\" data-lane=\"%zu\"", i);
+            const char *gi = strstr(b.p, key), *ti = gi ? strstr(gi, "</title><text") : NULL;
+            for (size_t j = i + 1; ti && j < nl; j++) {
+                snprintf(key, sizeof key, "<g class=\"lane\" data-lane=\"%zu\"", j);
+                const char *gj = strstr(b.p, key), *tj = gj ? strstr(gj, "</title><text") : NULL;
+                if (!tj || strcmp(names[i], names[j]) == 0) continue;
+                const char *ei = strstr(ti, "</text>"), *ej = strstr(tj, "</text>");
+                const char *ci = strchr(ti + 8, '>'), *cj = strchr(tj + 8, '>');
+                if (ei - ci == ej - cj && strncmp(ci, cj, (size_t)(ei - ci)) == 0) {
+                    fprintf(stderr, "  lanes #%u: \"%s\" and \"%s\" both read %.*s\n", it, names[i], names[j],
+                            (int)(ei - ci - 1), ci + 1);
+                    same++;
+                }
+            }
+        }
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+    T_EQ_U64(same, 0);
+}
+
+TEST(layout_of_random_ledger_figures)
+{
+    size_t bad = 0;
+    static char names[30][160];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t n = rnd() % 61;
+        const char *labels[60];
+        double tr[60], co[60];
+        for (size_t i = 0; i < n; i++) {
+            rnd_name(names[i % 30], sizeof names[0]);
+            labels[i] = names[i % 30];
+            tr[i] = rnd() % 9 == 0 ? NAN : (double)(rnd() % 4);
+            co[i] = rnd() % 9 == 0 ? NAN : (double)(rnd() % 12);
+        }
+        sts_rpt_ledger_calls c = { n, labels, tr, co, (int)(rnd() % 2) };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 1, &c);
+        bad += check_svg(&b, "ledger-calls", it);
+        sts_sbuf_release(&b);
+
+        size_t nh = rnd() % 21;
+        double ns[30];
+        uint32_t counts[30];
+        for (size_t i = 0; i < nh; i++) {
+            rnd_name(names[i], sizeof names[0]);
+            if (i && rnd() % 3 == 0) /* same function, another site */
+                snprintf(names[i], sizeof names[0], "%.*s9)", (int)strlen(names[i - 1]) - 2, names[i - 1]);
+            labels[i] = names[i];
+            ns[i] = rnd() % 6 == 0 ? (rnd() % 2 ? 0 : NAN) : rnd_ns();
+            counts[i] = (uint32_t)(rnd() % 2000);
+        }
+        sts_rpt_hbars h = {
+            "Compile time per function", "compile time", "compile", "compiles", nh, labels, ns, counts
+        };
+        sts_rpt_draw_hbars(&b, "fig-ledger-compile", 1, &h);
+        bad += check_svg(&b, "hbars", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
+TEST(layout_of_random_diff_and_windows_figures)
+{
+    size_t bad = 0;
+    static char keys[8][200];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t n = rnd() % 9;
+        sts_rpt_diff_row rows[8];
+        static double base[8][40], nw[8][40], bi[8][40], ni[8][40];
+        static const char *const verdicts[] = { "shrank", "grew", "same", "inconclusive", "appeared", "disappeared" };
+        static const char *const preds[] = { "held", "failed", "inconclusive" };
+        for (size_t i = 0; i < n; i++) {
+            rnd_name(keys[i], 100);
+            if (rnd() % 3 == 0) {
+                char proc[90];
+                rnd_name(proc, sizeof proc);
+                size_t len = strlen(keys[i]);
+                snprintf(keys[i] + len, sizeof keys[i] - len, " / %.90s", proc);
+            }
+            size_t nb = rnd() % 40, nn = rnd() % 40;
+            double sc = rnd_ns();
+            for (size_t k = 0; k < 40; k++) {
+                base[i][k] = sc * rnd_unit();
+                nw[i][k] = sc * rnd_unit() * 2;
+                bi[i][k] = ni[i][k] = (double)k;
+            }
+            double ch = rnd() % 5 ? (rnd_unit() - 0.4) * 600 : NAN;
+            sts_rpt_diff_row r = { keys[i],
+                                   verdicts[rnd() % 6],
+                                   rnd() % 2 ? preds[rnd() % 3] : NULL,
+                                   "normal-ties",
+                                   base[i],
+                                   nw[i],
+                                   bi[i],
+                                   ni[i],
+                                   nb,
+                                   nn,
+                                   nb ? sts_rpt_median(base[i], nb) : NAN,
+                                   nn ? sts_rpt_median(nw[i], nn) : NAN,
+                                   ch,
+                                   rnd() % 4 ? ch - 20 : -INFINITY,
+                                   rnd() % 4 ? ch + 30 : INFINITY,
+                                   -sc * rnd_unit(),
+                                   sc * rnd_unit(),
+                                   rnd() % 2 ? rnd_unit() : NAN };
+            rows[i] = r;
+        }
+        sts_rpt_diff d = { 0.95, 5, "step", n, n + rnd() % 3, rows };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_diff(&b, "fig-diff", 1, &d);
+        bad += check_svg(&b, "diff", it);
+        sts_sbuf_release(&b);
+
+        size_t ns = 1 + rnd() % 60, nl = 1 + rnd() % 4;
+        static char lab[60][24], lnames[4][160], lgroups[4][160];
+        const char *labels[60], *names[4], *groups[4];
+        double total[60], busy[240], lt[4] = { 0 };
+        for (size_t i = 0; i < ns; i++) {
+            snprintf(lab[i], sizeof lab[i], "%zu", i + (size_t)(rnd() % 1000));
+            labels[i] = lab[i];
+            total[i] = rnd_ns();
+            for (size_t k = 0; k < nl; k++)
+                busy[i * nl + k] = rnd() % 4 ? total[i] * rnd_unit() : 0;
+        }
+        for (size_t k = 0; k < nl; k++) {
+            rnd_name(lnames[k], sizeof lnames[k]);
+            rnd_name(lgroups[k], sizeof lgroups[k]);
+            names[k] = lnames[k];
+            groups[k] = lgroups[k];
+        }
+        sts_rpt_windows w = { "learner_step", ns, ns, labels, total, nl, names, groups, lt, busy };
+        sts_rpt_draw_windows(&b, "fig-windows", 1, &w);
+        bad += check_svg(&b, "windows", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     RUN(time_axis_units_from_ns_to_s);
@@ -849,5 +1157,10 @@ int main(void)
     RUN(report_api_edges);
     RUN(report_from_diff_json);
     RUN(layout_of_every_figure_from_real_inputs);
+    RUN(layout_of_random_bench_figures);
+    RUN(layout_of_random_steps_figures);
+    RUN(layout_of_random_lane_figures);
+    RUN(layout_of_random_ledger_figures);
+    RUN(layout_of_random_diff_and_windows_figures);
     return t_done();
 }
