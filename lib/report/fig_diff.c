@@ -238,8 +238,16 @@ static void change_row(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     fmt_pct(r->change_pct, p1, sizeof p1);
     sts_sbuf_printf(b, "\" r=\"4\"><title>change %s</title></circle>\n", p1);
     if (isfinite(r->p)) {
+        /* On the side of the zero line with room; over it (with a halo) only when
+         * neither side has room. */
         snprintf(t, sizeof t, "p = %.2g, %s", r->p, r->method);
-        sts_svg_text(b, F1, y0 + 54, "end", "tick", t);
+        double x0 = clampd(sts_axis_map(a, 0, F0, F1), F0, F1);
+        sts_placer pl;
+        sts_placer_init(&pl, W, y0 + RH);
+        sts_placer_seg(&pl, x0, y0, x0, y0 + RH);
+        sts_spot spots[] = { { F1, y0 + 54, "end" }, { F0, y0 + 54, "start" } };
+        if (sts_place_text(&pl, b, spots, 2, "tick", t) < 0) sts_svg_text(b, F1, y0 + 54, "end", "tick lbl", t);
+        sts_placer_release(&pl);
     }
 }
 

@@ -33,10 +33,13 @@ static const char HOW_WINDOWS[] =
     "its share of the step.";
 
 static const char HOW_LANES[] =
-    "Time runs left to right from the start of the window; each band is one thread or device lane. Within a "
-    "lane, row 1 holds the outermost slices and each row below holds the slices nested one level deeper, so a "
-    "slice's parent is the slice directly above it. Names are written when they fit; hover a slice for its name, "
-    "duration and depth. Slices with the same name have the same colour and texture as in the step figure.";
+    "Time runs left to right from the start of the window; each band is one thread or device lane, under a "
+    "heading for its process or device. Within a lane, row 1 holds the outermost slices and each row below holds "
+    "the slices nested one level deeper, so a slice's parent is the slice directly above it. A hatched first row "
+    "stands for the slices that enclose the whole window (a Python tracer's frames, a runner's loop): it says how "
+    "many and names the innermost. Names are written when they fit; hover a slice for its name, duration and "
+    "depth, a lane's name for the whole of it. Slices with the same name have the same colour and texture as in "
+    "the step figure.";
 
 static const char *series_label(const char *name)
 {

@@ -9,6 +9,7 @@
 #include "model/timeline_impl.h"
 #include "report/figures.h"
 #include "report/measure.h"
+#include "report/place.h"
 #include "report/report_impl.h"
 #include "base/sbuf.h"
 #include "report/scale.h"
@@ -773,6 +774,221 @@ TEST(report_from_diff_json)
     sts_report_free(r);
 }
 
+/* ---- measuring and cutting names ------------------------------------------------ */
+
+TEST(text_widths_follow_the_glyphs)
+{
+    sts_font f = sts_font_of(NULL), bold = sts_font_of("ttl");
+    T_NEAR(f.px, 12, 0, 0);
+    T_NEAR(bold.px, 14, 0, 0);
+    T_TRUE(bold.bold && !f.bold);
+    T_NEAR(sts_font_of("lbl sub").px, 11, 0, 0);
+    /* A wide letter is wider than a narrow one, a digit is what tabular digits are. */
+    T_TRUE(sts_text_width("WWWW", f) > 2 * sts_text_width("iiii", f));
+    T_NEAR(sts_text_width("0123456789", f), 10 * sts_text_width("8", f), 1e-9, 0);
+    T_TRUE(sts_text_width("abc", bold) > sts_text_width("abc", sts_font_of("x")));
+    /* Characters, not bytes: "µs" is two characters. */
+    T_TRUE(sts_text_width("\xc2\xb5s", f) < sts_text_width("abc", f));
+    T_NEAR(sts_text_width("", f), 0, 0, 0);
+    /* The box: anchored as SVG anchors, ascent above the baseline, descent below. */
+    sts_box b = sts_text_box(100, 50, "end", f, "abc");
+    T_NEAR(b.x1, 100, 1e-9, 0);
+    T_NEAR(b.x1 - b.x0, sts_text_width("abc", f), 1e-9, 0);
+    T_TRUE(b.y0 < 50 && b.y1 > 50 && b.y1 - b.y0 < 1.3 * 12);
+    sts_box m = sts_text_box(100, 50, "middle", f, "abc");
+    T_NEAR((m.x0 + m.x1) / 2, 100, 1e-9, 0);
+}
+
+TEST(middle_cut_keeps_both_ends)
+{
+    sts_font f = sts_font_of(NULL);
+    char buf[200];
+    const char *name = "tf_pjrt_thread_pool/-2878980157596907007";
+    T_TRUE(sts_fit_middle(name, 150, f, buf, sizeof buf));
+    T_TRUE(sts_text_width(buf, f) <= 150);
+    T_TRUE(strncmp(buf, "tf_", 3) == 0);                                     /* the start */
+    T_TRUE(strlen(buf) > 6 && strcmp(buf + strlen(buf) - 6, "907007") == 0); /* the end */
+    T_TRUE(strstr(buf, "\xe2\x80\xa6") != NULL);
+    T_TRUE(sts_fit_middle("short", 150, f, buf, sizeof buf));
+    T_EQ_STR(buf, "short");
+    /* Never a broken character, whatever the room. */
+    for (double px = 10; px < 120; px += 3) {
+        if (!sts_fit_middle("\xc2\xb5\xe8\xae\xad\xc2\xb5\xe8\xae\xad\xc2\xb5\xe8\xae\xad\xc2\xb5", px, f, buf,
+                            sizeof buf))
+            continue;
+        for (const unsigned char *p = (const unsigned char *)buf; *p;) {
+            size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 0;
+            T_TRUE(len > 0);
+            if (!len) break;
+            for (size_t k = 1; k < len; k++)
+                T_TRUE((p[k] & 0xc0) == 0x80);
+            p += len;
+        }
+    }
+    T_TRUE(!sts_fit_middle("anything", 5, f, buf, sizeof buf));
+}
+
+TEST(cut_names_never_read_the_same)
+{
+    sts_font f = sts_font_of(NULL);
+    enum { N = 8, S = 96 };
+    /* Five pool threads that differ only at the end, two that differ only in the middle,
+     * and a repeated name (which stays the same). */
+    const char *names[N] = { "tf_pjrt_thread_pool/-2878980157596907007",
+                             "tf_pjrt_thread_pool/-4628977207257137608",
+                             "tf_pjrt_thread_pool/-7968712372242859810",
+                             "tf_pjrt_thread_pool/2418215489961931999",
+                             "queue 0 (pthread-skylake-avx512-AMD EPYC) on node a",
+                             "queue 0 (pthread-haswell-avx2-AMD EPYC) on node a",
+                             "tf_pjrt_thread_pool/7125790917438677240",
+                             "tf_pjrt_thread_pool/7125790917438677240" };
+    char out[N * S];
+    for (double px = 60; px <= 240; px += 20) {
+        T_TRUE(sts_fit_unique(names, N, px, f, out, S));
+        for (size_t i = 0; i < N; i++) {
+            T_TRUE(sts_text_width(out + i * S, f) <= px + 1e-9);
+            for (size_t j = i + 1; j < N; j++) {
+                int same_name = strcmp(names[i], names[j]) == 0, same_cut = strcmp(out + i * S, out + j * S) == 0;
+                if (same_name != same_cut)
+                    T_FAIL_AT("at %g px: \"%s\" -> \"%s\", \"%s\" -> \"%s\"", px, names[i], out + i * S, names[j],
+                              out + j * S);
+            }
+        }
+    }
+}
+
+TEST(spread_keeps_labels_apart_in_order)
+{
+    double y[4] = { 100, 101, 99.5, 300 };
+    sts_spread(y, 4, 14, 0, 200);
+    /* Order kept (99.5 < 100 < 101), each pair at least 14 apart, all within [0, 200]. */
+    T_TRUE(y[2] < y[0] && y[0] < y[1]);
+    T_TRUE(y[0] - y[2] >= 14 - 1e-9 && y[1] - y[0] >= 14 - 1e-9);
+    T_NEAR(y[3], 200, 1e-9, 0);
+    double z[3] = { 5, 5, 5 };
+    sts_spread(z, 3, 14, 0, 200);
+    T_TRUE(z[0] >= 0 && z[1] - z[0] >= 14 - 1e-9 && z[2] - z[1] >= 14 - 1e-9);
+}
+
+/* The user's case: the dispatch-only median 0.4 µs under the synchronized median. Both
+ * are labelled, neither over a sample or the other. */
+TEST(bench_close_medians_both_labelled_apart)
+{
+    double warm[7] = { 52600, 41700, 37000, 39200, 36800, 36700, 37000 };
+    sts_rpt_bench bn = { "predict", 130e6, warm, 7, 37000, 36600, NULL, 0 };
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_rpt_draw_bench(&b, "fig-bench", 0, &bn);
+    char out[16][512];
+    size_t n = svg_texts(b.p, "lbl", out, 16);
+    int med = 0, disp = 0;
+    char d[48], want_med[64], want_disp[64];
+    snprintf(want_med, sizeof want_med, "median %s", ref_duration(37000, d));
+    snprintf(want_disp, sizeof want_disp, "dispatch only %s", ref_duration(36600, d));
+    for (size_t i = 0; i < n; i++) {
+        med += strcmp(out[i], want_med) == 0;
+        disp += strcmp(out[i], want_disp) == 0;
+    }
+    T_EQ_I64(med, 1);
+    T_EQ_I64(disp, 1);
+    T_EQ_U64(svg_layout_problems(b.p, "close medians"), 0);
+    sts_sbuf_release(&b);
+}
+
+static sts_timeline *json_timeline(const char *json)
+{
+    sts_open_options o = STS_OPEN_OPTIONS_INIT;
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open_mem(json, strlen(json), "t.json", &o, &tl, &err) != STS_OK) {
+        fprintf(stderr, "  %s\n", err.message);
+        return NULL;
+    }
+    return tl;
+}
+
+static char *trace_page(const char *json)
+{
+    sts_timeline *tl = json_timeline(json);
+    if (!tl) return NULL;
+    sts_report *r;
+    char *html = NULL;
+    if (sts_report_create(NULL, &r) == STS_OK) {
+        sts_error err = STS_ERROR_INIT;
+        if (sts_report_add_timeline(r, tl, NULL, &err) == STS_OK) html = render(r);
+        sts_report_free(r);
+    }
+    sts_timeline_free(tl);
+    return html;
+}
+
+/* Lanes are named thread under process; the tid or pid is added only where names
+ * would otherwise read the same. */
+TEST(lane_names_tell_lanes_apart)
+{
+    static const char json[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"python3\"}},"
+        "{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"python3\"}},"
+        "{\"ph\":\"M\",\"pid\":1,\"tid\":10,\"name\":\"thread_name\",\"args\":{\"name\":\"worker \"}},"
+        "{\"ph\":\"M\",\"pid\":1,\"tid\":11,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}},"
+        "{\"ph\":\"M\",\"pid\":2,\"tid\":20,\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}},"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":10,\"ts\":0,\"dur\":10,\"name\":\"a\"},"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":11,\"ts\":0,\"dur\":10,\"name\":\"b\"},"
+        "{\"ph\":\"X\",\"pid\":2,\"tid\":20,\"ts\":0,\"dur\":10,\"name\":\"c\"},"
+        "{\"ph\":\"X\",\"pid\":3,\"tid\":30,\"ts\":0,\"dur\":10,\"name\":\"d\"}]}";
+    char *html = trace_page(json);
+    T_TRUE(html != NULL);
+    if (!html) return;
+    T_CONTAINS(html, "<title>python3 (pid 1)</title>");
+    T_CONTAINS(html, "<title>python3 (pid 2)</title>");
+    T_CONTAINS(html, "<title>pid 3</title>");                                    /* no name: the pid, said to be one */
+    T_CONTAINS(html, "<title>worker (tid 10) \xc2\xb7 python3 (pid 1)</title>"); /* blanks trimmed */
+    T_CONTAINS(html, "<title>worker (tid 11) \xc2\xb7 python3 (pid 1)</title>");
+    T_CONTAINS(html, "<title>main \xc2\xb7 python3 (pid 2)</title>");
+    T_CONTAINS(html, "<title>tid 30 \xc2\xb7 pid 3</title>");
+    free(html);
+}
+
+/* A Python tracer's frames around the whole window are one row; the slices inside
+ * move up under it, keeping their real depth in data-depth. */
+TEST(enclosing_frames_fold_into_one_row)
+{
+    static const char json[] = "{\"traceEvents\":["
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"name\":\"<module>\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"name\":\"main\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":998,\"name\":\"run\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":100,\"name\":\"step_a\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":100,\"name\":\"step_b\"}]}";
+    char *html = trace_page(json);
+    T_TRUE(html != NULL);
+    if (!html) return;
+    /* The window is the whole trace [0, 1000]: <module> and main cover it, run does not. */
+    T_CONTAINS(html, "<rect class=\"encl\" data-depths=\"2\"");
+    T_CONTAINS(
+        html, "2 enclosing slices, each spanning the whole window (outermost first): &lt;module&gt; \xe2\x80\xba main");
+    T_CONTAINS(html, "data-name=\"run\"");
+    T_CONTAINS(html, "data-depth=\"3\" data-name=\"step_a\"");
+    T_CONTAINS(html, "data-rows=\"3\""); /* the folded row, run, the steps */
+    T_TRUE(!strstr(html, "data-name=\"&lt;module&gt;\""));
+    free(html);
+}
+
+/* A step named "ProfilerStep#6" is called ProfilerStep in titles, and the window's
+ * subtitle names it once. */
+TEST(one_numbered_step_is_named_once)
+{
+    static const char json[] = "{\"traceEvents\":["
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"ProfilerStep#6\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50,\"name\":\"forward\"}]}";
+    char *html = trace_page(json);
+    T_TRUE(html != NULL);
+    if (!html) return;
+    T_CONTAINS(html, "Time inside each ProfilerStep: children");
+    T_CONTAINS(html, "busiest step: ProfilerStep#6 (");
+    T_TRUE(!strstr(html, "ProfilerStep#6 6"));
+    free(html);
+}
+
 /* ---- layout: what a reader sees ------------------------------------------------ */
 
 typedef struct lay_walk {
@@ -1156,6 +1372,14 @@ int main(void)
     RUN(report_from_timeline);
     RUN(report_api_edges);
     RUN(report_from_diff_json);
+    RUN(text_widths_follow_the_glyphs);
+    RUN(middle_cut_keeps_both_ends);
+    RUN(cut_names_never_read_the_same);
+    RUN(spread_keeps_labels_apart_in_order);
+    RUN(bench_close_medians_both_labelled_apart);
+    RUN(lane_names_tell_lanes_apart);
+    RUN(enclosing_frames_fold_into_one_row);
+    RUN(one_numbered_step_is_named_once);
     RUN(layout_of_every_figure_from_real_inputs);
     RUN(layout_of_random_bench_figures);
     RUN(layout_of_random_steps_figures);
