@@ -1,32 +1,43 @@
 /* trace: device lanes. The device layer calls our hook after each kernel launch or
  * copy; we keep the command's event and, at stop (or detach), read its OpenCL
  * profiling timestamps, map them onto the host clock and lay them out on a device
- * lane, linked to the enqueue on the host lane by a correlation id and a flow. */
+ * lane, linked to the enqueue on the host lane by a correlation id and a flow.
+ *
+ * The map (devclock.h) is fitted to bounds that hold whatever the scheduling: the two
+ * calibration pairs, and for every command its QUEUED stamp inside the enqueue call
+ * (which began after floor_tick and had returned by hook_tick) and its END stamp
+ * before the host saw it complete (sts_event_done_ns). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "stepscope/device.h"
 #include "trace/build.h"
+#include "trace/devclock.h"
 
 typedef struct dev_op {
     sts_event *ev; /* retained until resolved */
     uint64_t corr;
     int64_t tid;         /* the enqueuing thread */
     uint64_t hook_tick;  /* when the enqueue had returned */
-    uint64_t floor_tick; /* the dispatch slice starts no earlier: innermost open scope's
-                            start or the last closed scope's end, whichever is later */
+    uint64_t floor_tick; /* the enqueue began later: innermost open scope's start, the
+                            last closed scope's end, or the thread's previous enqueue's
+                            return, whichever is latest */
     uint32_t depth;      /* open scopes around the enqueue */
     int ok;              /* times were read */
+    int64_t done_ns;     /* CLOCK_MONOTONIC: the host had seen it complete (-1: unknown) */
     sts_event_times times;
     char name[64];
 } dev_op;
 
-/* Host = device - dev + host at one calibration point. */
+/* Host = device - dev + host at one calibration point, to within unc. */
 typedef struct clock_pair {
     int ok;
     int64_t host, dev, unc;
 } clock_pair;
+
+/* Offsets wider than this from the first calibration are not considered: 1000 s. */
+#define MAX_DRIFT_NS 1000000000000LL
 
 typedef struct tracker {
     sts_device *dev;
@@ -44,6 +55,12 @@ static _Atomic uint32_t trackers_session; /* read by the hook without the lock *
 static pthread_mutex_t trackers_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t next_correlation;
 
+/* The calling thread's last enqueue hook: its next enqueue begins after it. */
+static __thread struct {
+    uint32_t session;
+    uint64_t tick;
+} last_hook;
+
 static void on_enqueue(void *user, const char *name, sts_event *ev)
 {
     tracker *t = user;
@@ -58,6 +75,9 @@ static void on_enqueue(void *user, const char *name, sts_event *ev)
         uint64_t t0 = atomic_load_explicit(&s->stack[depth - 1].t0, memory_order_relaxed);
         if (t0 > floor) floor = t0;
     }
+    if (last_hook.session == s->session && last_hook.tick > floor) floor = last_hook.tick;
+    last_hook.session = s->session;
+    last_hook.tick = now;
     pthread_mutex_lock(&t->lock);
     dev_op *op = STS_VEC_PUSH(t->ops);
     if (op) {
@@ -88,6 +108,7 @@ static void resolve(tracker *t)
         dev_op *op = &t->ops.v[i];
         if (!op->ev) continue;
         op->ok = sts_event_wait(op->ev, NULL) == STS_OK && sts_event_get_times(op->ev, &op->times, NULL) == STS_OK;
+        op->done_ns = sts_event_done_ns(op->ev);
         sts_event_release(op->ev);
         op->ev = NULL;
     }
@@ -99,16 +120,57 @@ static void resolve(tracker *t)
     }
 }
 
-/* Device ns to host ns: the line through both calibration points when they are far
- * enough apart to measure a rate (10 ms), else the first point's offset. */
-static int64_t to_host(const tracker *t, int64_t dev_ns)
+/* Host-clock values known only as CLOCK_MONOTONIC (the calibrations, done_ns) may
+ * differ from the trace's clock by its error; the recorder's own ticks need no slack. */
+static int64_t widen(int64_t v, int64_t slack, int up)
 {
-    const clock_pair *a = &t->a, *b = &t->b;
-    if (b->ok && b->dev - a->dev >= 10000000 && b->host > a->host) {
-        __int128 num = (__int128)(dev_ns - a->dev) * (b->host - a->host);
-        return a->host + (int64_t)(num / (b->dev - a->dev));
+    return up ? v + slack : v - slack;
+}
+
+static void bound_op(sts_devclock *c, const sts_build *b, const dev_op *op)
+{
+    int64_t slack = b->stats->clock_error_ns;
+    int64_t floor = sts_tclock_ns(b->clock, op->floor_tick), hook = sts_tclock_ns(b->clock, op->hook_tick);
+    sts_devclock_bound(c, op->times.queued, floor - op->times.queued, hook - op->times.queued);
+    if (op->done_ns >= 0) sts_devclock_bound(c, op->times.end, INT64_MIN, widen(op->done_ns, slack, 1) - op->times.end);
+}
+
+static void bound_pair(sts_devclock *c, const sts_build *b, const clock_pair *p)
+{
+    if (!p->ok) return;
+    int64_t slack = b->stats->clock_error_ns + p->unc;
+    sts_devclock_bound(c, p->dev, widen(p->host - p->dev, slack, 0), widen(p->host - p->dev, slack, 1));
+}
+
+/* The device-to-host line: fitted to every bound over the commands' span of device
+ * time. With `ops` 0 (the bounds contradicted each other) only the calibrations count. */
+static sts_devmap fit(const sts_build *b, const tracker *t, int ops)
+{
+    int64_t d0 = t->a.dev, d1 = t->b.ok ? t->b.dev : t->a.dev + 1;
+    int any = 0;
+    for (size_t i = 0; i < t->ops.n; i++) {
+        const dev_op *op = &t->ops.v[i];
+        if (!op->ok) continue;
+        if (!any || op->times.queued < d0) d0 = op->times.queued;
+        if (!any || op->times.end > d1) d1 = op->times.end;
+        any = 1;
     }
-    return dev_ns - a->dev + a->host;
+    sts_devclock c;
+    sts_devmap m;
+    memset(&m, 0, sizeof m);
+    if (sts_devclock_init(&c, d0, d1, t->a.host - t->a.dev, MAX_DRIFT_NS) != 0) return m;
+    bound_pair(&c, b, &t->a);
+    bound_pair(&c, b, &t->b);
+    for (size_t i = 0; ops && i < t->ops.n; i++)
+        if (t->ops.v[i].ok) bound_op(&c, b, &t->ops.v[i]);
+    m = sts_devclock_fit(&c);
+    sts_devclock_release(&c);
+    return m;
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
 }
 
 static sts_arg int_arg(sts_build *b, const char *key, int64_t v)
@@ -138,13 +200,20 @@ static void add_flow(sts_build *b, uint32_t lane, int64_t ts, uint32_t id, char 
     f->bind_enclosing = phase == 'f';
 }
 
-static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t dev_lane)
+static void build_op(sts_build *b, const sts_devmap *m, const dev_op *op, uint32_t dev_lane)
 {
     char buf[96];
     snprintf(buf, sizeof buf, "%" PRId64, op->tid);
     uint32_t host_lane = sts_tl_lane(b->tl, b->host_process, sts_build_text(b, buf), op->tid);
-    int64_t start = to_host(t, op->times.start), end = to_host(t, op->times.end);
-    int64_t queued = to_host(t, op->times.queued), submit = to_host(t, op->times.submit);
+    /* The fitted line meets every command's bounds up to its rounding (or, when the
+     * bounds contradicted each other, not at all); the clamp keeps each command after
+     * its enqueue began and before the host saw it complete either way. */
+    int64_t lo = sts_tclock_ns(b->clock, op->floor_tick);
+    int64_t hi = op->done_ns >= 0 ? widen(op->done_ns, b->stats->clock_error_ns, 1) : INT64_MAX;
+    int64_t start = clamp(sts_devmap_host(m, op->times.start), lo, hi);
+    int64_t end = clamp(sts_devmap_host(m, op->times.end), lo, hi);
+    int64_t queued = clamp(sts_devmap_host(m, op->times.queued), lo, hi);
+    int64_t submit = clamp(sts_devmap_host(m, op->times.submit), lo, hi);
     sts_arg a[3] = { int_arg(b, "correlation_id", (int64_t)op->corr), int_arg(b, "queued_ns", queued),
                      int_arg(b, "submit_ns", submit) };
     uint32_t dev_slice_args = sts_tl_add_args(b->tl, a, 3);
@@ -166,7 +235,7 @@ static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t 
     add_flow(b, dev_lane, start, id, 'f');
 }
 
-static void build_tracker(sts_build *b, const tracker *t)
+static void build_tracker(sts_build *b, const tracker *t, int first)
 {
     uint32_t proc = sts_tl_process(b->tl, sts_build_text(b, t->process), INT64_MIN);
     if (proc == STS_NONE) {
@@ -181,15 +250,25 @@ static void build_tracker(sts_build *b, const tracker *t)
     }
     b->tl->lanes.v[lane].name = sts_build_text(b, t->lane);
     b->tl->lanes.v[lane].kind = STS_LANE_DEVICE;
+    sts_devmap m = fit(b, t, 1);
+    int64_t error = m.error_ns;
+    if (!m.ok) {
+        m = fit(b, t, 0);
+        error = -1; /* some bound was false: the error is unknown */
+    }
+    if (!m.ok) {
+        b->nomem = 1;
+        return;
+    }
     for (size_t i = 0; i < t->ops.n; i++) {
         if (!t->ops.v[i].ok) continue;
-        build_op(b, t, &t->ops.v[i], lane);
+        build_op(b, &m, &t->ops.v[i], lane);
         b->stats->device_ops++;
     }
-    if (t->a.ok && b->stats->device_offset_error_ns == 0) {
-        b->stats->device_offset_ns = t->a.dev - t->a.host;
-        b->stats->device_offset_error_ns = t->a.unc > t->b.unc ? t->a.unc : t->b.unc;
-    }
+    sts_trace_stats *st = b->stats;
+    if (first) st->device_offset_ns = t->a.dev - sts_devmap_host(&m, t->a.dev);
+    if (first || (st->device_offset_error_ns >= 0 && (error < 0 || error > st->device_offset_error_ns)))
+        st->device_offset_error_ns = error;
 }
 
 static void finish(sts_build *b)
@@ -198,7 +277,7 @@ static void finish(sts_build *b)
     for (int i = 0; i < ntrackers; i++) {
         tracker *t = &trackers[i];
         resolve(t);
-        if (b->tl) build_tracker(b, t);
+        if (b->tl) build_tracker(b, t, i == 0);
         free(t->ops.v);
         t->ops.v = NULL;
         t->ops.n = t->ops.cap = 0;
