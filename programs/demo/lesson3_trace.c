@@ -385,6 +385,7 @@ int demo_trace(const demo_ctx *ctx)
             st = s2;
             err = stop_err;
         }
+        if (st == STS_OK) st = demo_note_trace_run(ctx->out_dir, stats.run_path, &err);
     }
     if (st == STS_OK) st = sts_array_read(m.y, m.out, sizeof m.out, &err);
     if (st != STS_OK) {
