@@ -138,6 +138,34 @@ sts_devmap sts_devclock_fit(const sts_devclock *c)
     return m;
 }
 
+#define MAX_DRIFT_NS 1000000000000LL /* 1000 s */
+
+static sts_devmap fit_bounds(int64_t d0, int64_t d1, int64_t ref, const sts_devbound *a, size_t na,
+                             const sts_devbound *b, size_t nb)
+{
+    sts_devclock c;
+    sts_devmap m;
+    memset(&m, 0, sizeof m);
+    if (sts_devclock_init(&c, d0, d1, ref, MAX_DRIFT_NS) != 0) return m;
+    for (size_t i = 0; i < na; i++)
+        sts_devclock_bound(&c, a[i].t, a[i].lo, a[i].hi);
+    for (size_t i = 0; i < nb; i++)
+        sts_devclock_bound(&c, b[i].t, b[i].lo, b[i].hi);
+    m = sts_devclock_fit(&c);
+    sts_devclock_release(&c);
+    return m;
+}
+
+sts_devmap sts_devclock_map(int64_t d0, int64_t d1, int64_t ref, const sts_devbound *cal, size_t ncal,
+                            const sts_devbound *ops, size_t nops)
+{
+    sts_devmap m = fit_bounds(d0, d1, ref, cal, ncal, ops, nops);
+    if (m.ok || !nops) return m;
+    m = fit_bounds(d0, d1, ref, cal, ncal, NULL, 0);
+    m.error_ns = -1;
+    return m;
+}
+
 int64_t sts_devmap_host(const sts_devmap *m, int64_t device_ns)
 {
     double w = (double)(device_ns - m->d0) / (double)(m->d1 - m->d0);

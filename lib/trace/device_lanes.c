@@ -9,6 +9,7 @@
  * before the host saw it complete (sts_event_done_ns). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stepscope/device.h"
@@ -35,9 +36,6 @@ typedef struct clock_pair {
     int ok;
     int64_t host, dev, unc;
 } clock_pair;
-
-/* Offsets wider than this from the first calibration are not considered: 1000 s. */
-#define MAX_DRIFT_NS 1000000000000LL
 
 typedef struct tracker {
     sts_device *dev;
@@ -127,24 +125,42 @@ static int64_t widen(int64_t v, int64_t slack, int up)
     return up ? v + slack : v - slack;
 }
 
-static void bound_op(sts_devclock *c, const sts_build *b, const dev_op *op)
+/* Each command's own bounds: QUEUED inside its enqueue call, END before the host saw it
+ * complete. */
+static int bound_ops(const sts_build *b, const tracker *t, sts_devbound **out, size_t *n)
 {
     int64_t slack = b->stats->clock_error_ns;
-    int64_t floor = sts_tclock_ns(b->clock, op->floor_tick), hook = sts_tclock_ns(b->clock, op->hook_tick);
-    sts_devclock_bound(c, op->times.queued, floor - op->times.queued, hook - op->times.queued);
-    if (op->done_ns >= 0) sts_devclock_bound(c, op->times.end, INT64_MIN, widen(op->done_ns, slack, 1) - op->times.end);
+    sts_devbound *v = malloc((2 * t->ops.n + 1) * sizeof *v);
+    *out = v;
+    *n = 0;
+    if (!v) return -1;
+    for (size_t i = 0; i < t->ops.n; i++) {
+        const dev_op *op = &t->ops.v[i];
+        if (!op->ok) continue;
+        int64_t q = op->times.queued, e = op->times.end;
+        int64_t floor = sts_tclock_ns(b->clock, op->floor_tick), hook = sts_tclock_ns(b->clock, op->hook_tick);
+        v[(*n)++] = (sts_devbound){ q, floor - q, hook - q };
+        if (op->done_ns >= 0) v[(*n)++] = (sts_devbound){ e, INT64_MIN, widen(op->done_ns, slack, 1) - e };
+    }
+    return 0;
 }
 
-static void bound_pair(sts_devclock *c, const sts_build *b, const clock_pair *p)
+/* The calibration pairs' bounds, widened by their uncertainty and the trace clock's. */
+static size_t bound_pairs(const sts_build *b, const tracker *t, sts_devbound *v)
 {
-    if (!p->ok) return;
-    int64_t slack = b->stats->clock_error_ns + p->unc;
-    sts_devclock_bound(c, p->dev, widen(p->host - p->dev, slack, 0), widen(p->host - p->dev, slack, 1));
+    size_t n = 0;
+    const clock_pair *p[2] = { &t->a, &t->b };
+    for (int i = 0; i < 2; i++) {
+        if (!p[i]->ok) continue;
+        int64_t off = p[i]->host - p[i]->dev, slack = b->stats->clock_error_ns + p[i]->unc;
+        v[n++] = (sts_devbound){ p[i]->dev, widen(off, slack, 0), widen(off, slack, 1) };
+    }
+    return n;
 }
 
-/* The device-to-host line: fitted to every bound over the commands' span of device
- * time. With `ops` 0 (the bounds contradicted each other) only the calibrations count. */
-static sts_devmap fit(const sts_build *b, const tracker *t, int ops)
+/* The device-to-host line over the commands' span of device time (error_ns -1 when
+ * the bounds contradicted each other). */
+static sts_devmap fit(const sts_build *b, const tracker *t)
 {
     int64_t d0 = t->a.dev, d1 = t->b.ok ? t->b.dev : t->a.dev + 1;
     int any = 0;
@@ -155,16 +171,12 @@ static sts_devmap fit(const sts_build *b, const tracker *t, int ops)
         if (!any || op->times.end > d1) d1 = op->times.end;
         any = 1;
     }
-    sts_devclock c;
     sts_devmap m;
     memset(&m, 0, sizeof m);
-    if (sts_devclock_init(&c, d0, d1, t->a.host - t->a.dev, MAX_DRIFT_NS) != 0) return m;
-    bound_pair(&c, b, &t->a);
-    bound_pair(&c, b, &t->b);
-    for (size_t i = 0; ops && i < t->ops.n; i++)
-        if (t->ops.v[i].ok) bound_op(&c, b, &t->ops.v[i]);
-    m = sts_devclock_fit(&c);
-    sts_devclock_release(&c);
+    sts_devbound cal[2], *ops = NULL;
+    size_t ncal = bound_pairs(b, t, cal), nops = 0;
+    if (bound_ops(b, t, &ops, &nops) == 0) m = sts_devclock_map(d0, d1, t->a.host - t->a.dev, cal, ncal, ops, nops);
+    free(ops);
     return m;
 }
 
@@ -222,8 +234,7 @@ static void build_op(sts_build *b, const sts_devmap *m, const dev_op *op, uint32
     /* The dispatch: from the command's queued time (taken by the driver inside the
      * enqueue call) to the enqueue's return, kept inside the scope that enclosed it. */
     int64_t d_end = sts_tclock_ns(b->clock, op->hook_tick);
-    int64_t d_start = queued, floor = sts_tclock_ns(b->clock, op->floor_tick);
-    if (d_start < floor) d_start = floor;
+    int64_t d_start = queued < lo ? lo : queued;
     if (d_start > d_end) d_start = d_end;
     snprintf(buf, sizeof buf, "enqueue %s", op->name);
     sts_arg h[1] = { int_arg(b, "correlation_id", (int64_t)op->corr) };
@@ -250,12 +261,7 @@ static void build_tracker(sts_build *b, const tracker *t, int first)
     }
     b->tl->lanes.v[lane].name = sts_build_text(b, t->lane);
     b->tl->lanes.v[lane].kind = STS_LANE_DEVICE;
-    sts_devmap m = fit(b, t, 1);
-    int64_t error = m.error_ns;
-    if (!m.ok) {
-        m = fit(b, t, 0);
-        error = -1; /* some bound was false: the error is unknown */
-    }
+    sts_devmap m = fit(b, t);
     if (!m.ok) {
         b->nomem = 1;
         return;
@@ -267,8 +273,9 @@ static void build_tracker(sts_build *b, const tracker *t, int first)
     }
     sts_trace_stats *st = b->stats;
     if (first) st->device_offset_ns = t->a.dev - sts_devmap_host(&m, t->a.dev);
-    if (first || (st->device_offset_error_ns >= 0 && (error < 0 || error > st->device_offset_error_ns)))
-        st->device_offset_error_ns = error;
+    /* The largest over the devices; unknown (-1) stays unknown. */
+    if (first || (st->device_offset_error_ns >= 0 && (m.error_ns < 0 || m.error_ns > st->device_offset_error_ns)))
+        st->device_offset_error_ns = m.error_ns;
 }
 
 static void finish(sts_build *b)

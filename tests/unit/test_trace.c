@@ -565,6 +565,32 @@ TEST(devclock_constant_offset_and_contradiction)
     sts_devclock_release(&c);
 }
 
+/* The recorder's fit: commands' bounds only narrow the calibrations'; when they
+ * contradict them (a driver breaking the rules), the calibrations alone map and the
+ * error is unknown (-1), never a number. */
+TEST(devclock_map_falls_back_when_bounds_contradict)
+{
+    const int64_t d0 = 5000000, d1 = 6000000, ref = -159600000;
+    sts_devbound cal[2] = { { d0 - 1000, ref - 900, ref + 900 }, { d1 + 1000, ref - 900, ref + 900 } };
+    sts_devmap alone = sts_devclock_map(d0, d1, ref, cal, 2, NULL, 0);
+    T_EQ_I64(alone.ok, 1);
+    T_GE_I64(alone.error_ns, 900);
+    sts_devbound ops[2] = { { d0 + 100, ref - 50, ref + 2000 }, { d0 + 200000, INT64_MIN, ref + 40 } };
+    sts_devmap both = sts_devclock_map(d0, d1, ref, cal, 2, ops, 2);
+    T_EQ_I64(both.ok, 1);
+    T_GE_I64(both.error_ns, 1);
+    T_GE_I64(alone.error_ns, both.error_ns);
+    int64_t off = sts_devmap_host(&both, d0 + 100) - (d0 + 100);
+    T_GE_I64(off, ref - 50 - 1);
+    T_GE_I64(ref + 40 + 1, sts_devmap_host(&both, d0 + 200000) - (d0 + 200000));
+    ops[1].hi = ref - 2000; /* below every calibrated offset */
+    sts_devmap bad = sts_devclock_map(d0, d1, ref, cal, 2, ops, 2);
+    T_EQ_I64(bad.ok, 1);
+    T_EQ_I64(bad.error_ns, -1);
+    for (int64_t t = d0; t <= d1; t += 250000)
+        T_EQ_I64(sts_devmap_host(&bad, t), sts_devmap_host(&alone, t));
+}
+
 TEST(errors)
 {
     sts_error err = STS_ERROR_INIT;
@@ -1285,6 +1311,7 @@ int main(void)
     RUN(clock_maps_onto_monotonic);
     RUN(devclock_error_bounds_the_truth);
     RUN(devclock_constant_offset_and_contradiction);
+    RUN(devclock_map_falls_back_when_bounds_contradict);
     RUN(errors);
     RUN(no_allocation_per_event);
     RUN(fatal_signal_dumps_json);
