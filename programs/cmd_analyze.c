@@ -256,6 +256,7 @@ static void json_trace(sts_jsonw *j, const analysis *a)
     sts_jsonw_key(j, "trace");
     sts_jsonw_obj_begin(j);
     sts_jsonw_key(j, "path"), sts_jsonw_str(j, in->path);
+    sts_jsonw_key(j, "run"), sts_jsonw_str(j, in->run);
     sts_jsonw_key(j, "format"), sts_jsonw_str(j, in->format);
     sts_jsonw_key(j, "bytes"), sts_jsonw_u64(j, in->bytes);
     sts_jsonw_key(j, "compressed"), sts_jsonw_bool(j, in->compressed);
@@ -278,6 +279,7 @@ static void json_trace(sts_jsonw *j, const analysis *a)
     sts_timeline_counters(a->tl, &n), sts_jsonw_key(j, "counters"), sts_jsonw_u64(j, n);
     sts_timeline_asyncs(a->tl, &n), sts_jsonw_key(j, "asyncs"), sts_jsonw_u64(j, n);
     sts_timeline_flows(a->tl, &n), sts_jsonw_key(j, "flows"), sts_jsonw_u64(j, n);
+    sts_timeline_args(a->tl, &n), sts_jsonw_key(j, "args_kept"), sts_jsonw_u64(j, n);
     sts_jsonw_key(j, "ts_min_ns"), sts_jsonw_i64(j, in->ts_min);
     sts_jsonw_key(j, "ts_max_ns"), sts_jsonw_i64(j, in->ts_max);
     sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, in->ts_max - in->ts_min);
@@ -407,16 +409,17 @@ static int print_json(const analysis *a, size_t top)
 int cmd_analyze(int argc, char **argv)
 {
     int json = 0, top = INT_MIN;
-    const char *run = NULL;
+    const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
         { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(run),
+        TC_ARGS_OPT(args),
         { 0 },
     };
     const cli_spec spec = {
         "analyze",
-        "TRACE [--json] [--top N] [--run NAME]",
+        "TRACE [--json] [--top N] [--run NAME] [--args MODE]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into their parent or kept apart as overlaps; every slice name\n"
@@ -435,7 +438,7 @@ int cmd_analyze(int argc, char **argv)
         return CLI_USAGE;
     }
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("analyze", pos[0], run, args, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a);

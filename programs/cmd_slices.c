@@ -164,15 +164,16 @@ static int write_csv(const sts_timeline *tl)
 int cmd_slices(int argc, char **argv)
 {
     int csv_flag = 0;
-    const char *run = NULL;
+    const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "csv", CLI_FLAG, &csv_flag, NULL, "write CSV (the only format; accepted for clarity)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(run),
+        TC_ARGS_OPT(args),
         { 0 },
     };
     const cli_spec spec = {
         "slices",
-        "TRACE --csv [--run NAME]",
+        "TRACE --csv [--run NAME] [--args MODE]",
         "Writes every slice as CSV with the header pid,tid,ts_ns,dur_ns,depth,name: lanes in\n"
         "display order (process sort index, pid, thread sort index, tid), then by ts, then by\n"
         "depth. pid and tid are as written in the trace; ts and dur are integer nanoseconds\n"
@@ -187,7 +188,7 @@ int cmd_slices(int argc, char **argv)
     if (rc >= 0) return rc;
     (void)csv_flag;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("slices", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("slices", pos[0], run, args, &tl)) != CLI_OK) return rc;
     rc = write_csv(tl);
     sts_timeline_free(tl);
     return rc;

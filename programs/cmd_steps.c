@@ -214,16 +214,17 @@ static int no_steps(const char *path, const sts_steps *s)
 int cmd_steps(int argc, char **argv)
 {
     int json = 0;
-    const char *step = NULL, *run = NULL;
+    const char *step = NULL, *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names" },
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(run),
+        TC_ARGS_OPT(args),
         { 0 },
     };
     const cli_spec spec = {
         "steps",
-        "TRACE [--step NAME-or-REGEX] [--json] [--run NAME]",
+        "TRACE [--step NAME-or-REGEX] [--json] [--run NAME] [--args MODE]",
         "Finds the steps of a trace and breaks each into its direct children by name, the\n"
         "unattributed remainder (step minus direct children) and the double-counted total that\n"
         "adding step and children would give. Without --step, steps are ProfilerStep#N slices,\n"
@@ -238,7 +239,7 @@ int cmd_steps(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("steps", pos[0], run, args, &tl)) != CLI_OK) return rc;
     sts_step_options o = STS_STEP_OPTIONS_INIT;
     o.step = step;
     sts_steps *s = NULL;

@@ -37,7 +37,10 @@ enum { STS_PB_VARINT = 0, STS_PB_I64 = 1, STS_PB_LEN = 2, STS_PB_I32 = 5 };
 
 typedef struct sts_pb_reader {
     const uint8_t *p, *end; /* unread bytes of this message */
-    const uint8_t *origin;  /* start of the whole buffer: offsets count from here */
+    /* Added to a byte's address, gives its offset in the input: the buffer's offset
+     * (0, or where a message copied out of a stream stood) minus its address, in
+     * wrapping unsigned arithmetic, so an offset costs one addition. */
+    uint64_t bias;
 } sts_pb_reader;
 
 /* One decoded field. For VARINT, I64 and I32 the value is in `u` (I64 and I32 raw,
@@ -76,6 +79,10 @@ typedef struct sts_pb_error {
 /* A reader over the whole buffer `buf` of `n` bytes. */
 void sts_pb_reader_init(sts_pb_reader *r, const void *buf, size_t n);
 
+/* The same for bytes that stood at offset `base` of the input: offsets in fields and
+ * errors count from the input's start. */
+void sts_pb_reader_init_at(sts_pb_reader *r, const void *buf, size_t n, uint64_t base);
+
 /* A reader over the payload of LEN field `f`, read from `parent`. */
 void sts_pb_sub(sts_pb_reader *sub, const sts_pb_reader *parent, const sts_pb_field *f);
 
@@ -86,8 +93,12 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e);
 /* Offset of the reader's position from the buffer's origin. */
 static inline uint64_t sts_pb_offset(const sts_pb_reader *r)
 {
-    return (uint64_t)(r->p - r->origin);
+    return (uint64_t)(uintptr_t)r->p + r->bias;
 }
+
+/* Decodes a varint at *pp, not reading at or past `end`. Returns STS_PB_OK with *out
+ * set and *pp advanced, or STS_PB_TRUNCATED_VARINT / STS_PB_OVERLONG_VARINT. */
+sts_pb_fault sts_pb_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out);
 
 /* "varint", "64-bit", "length-delimited", "32-bit", "group start", ... */
 const char *sts_pb_wire_name(unsigned wire);

@@ -6,6 +6,8 @@
 #include "base/instream.h"
 #include "base/jsontext.h"
 #include "base/mem.h"
+#include "base/pb.h"
+#include "base/pbstream.h"
 #include "base/utf8.h"
 #include "ref_duration.h"
 #include "stepscope.h"
@@ -126,6 +128,244 @@ TEST(instream_plain_and_gzip)
     remove(plain);
     remove(gz);
     remove(cut);
+}
+
+/* gzip of n bytes, in memory (the caller frees *out). */
+static size_t gzip_mem(const void *data, size_t n, uint8_t **out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) abort();
+    size_t cap = deflateBound(&z, (uLong)n) + 64;
+    *out = malloc(cap);
+    z.next_in = (Bytef *)(uintptr_t)data;
+    z.avail_in = (uInt)n;
+    z.next_out = *out;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) abort();
+    size_t len = cap - z.avail_out;
+    deflateEnd(&z);
+    return len;
+}
+
+/* Reads everything left in the stream, in reads of `chunk` bytes. */
+static size_t drain(sts_instream *in, uint8_t *out, size_t cap, size_t chunk, sts_status *st, sts_error *err)
+{
+    size_t n = 0;
+    *st = STS_OK;
+    for (;;) {
+        long got = sts_instream_read(in, out + n, n + chunk <= cap ? chunk : cap - n, err);
+        if (got < 0) {
+            *st = err->code;
+            break;
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    return n;
+}
+
+TEST(instream_peek_then_read)
+{
+    size_t n = 300000;
+    uint8_t *data = malloc(n), *back = malloc(n + 16), *gz;
+    for (size_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(i * 7 + i / 300);
+    size_t gzn = gzip_mem(data, n, &gz);
+    for (int compressed = 0; compressed < 2; compressed++) {
+        sts_error err = STS_ERROR_INIT;
+        sts_instream *in =
+            compressed ? sts_instream_open_mem(gz, gzn, "g", &err) : sts_instream_open_mem(data, n, "p", &err);
+        T_TRUE(in != NULL);
+        T_EQ_I64(sts_instream_is_gzip(in), compressed);
+        const unsigned char *p;
+        T_EQ_I64(sts_instream_peek(in, 10, &p, &err), 10);
+        T_TRUE(memcmp(p, data, 10) == 0);
+        T_EQ_I64(sts_instream_peek(in, 70000, &p, &err), 70000); /* a longer look, from the same start */
+        T_TRUE(memcmp(p, data, 70000) == 0);
+        T_EQ_U64(sts_instream_offset(in), 0); /* peeking consumes nothing */
+        T_EQ_I64(sts_instream_read(in, back, 5, &err), 5);
+        T_EQ_I64(sts_instream_peek(in, 100, &p, &err), 100); /* from where reading stands */
+        T_TRUE(memcmp(p, data + 5, 100) == 0);
+        sts_status st;
+        size_t got = 5 + drain(in, back + 5, n + 11, 4096, &st, &err);
+        T_EQ_I64(st, STS_OK);
+        T_EQ_U64(got, n);
+        T_TRUE(got == n && memcmp(back, data, n) == 0);
+        T_EQ_U64(sts_instream_offset(in), n);
+        T_EQ_I64(sts_instream_peek(in, 10, &p, &err), 0); /* the end, seen again */
+        sts_instream_free(in);
+    }
+    /* A gzip stream cut short: peeking shows what came; the error waits for the read
+     * that reaches it. */
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open_mem(gz, gzn / 2, "cut.gz", &err);
+    const unsigned char *p;
+    long seen = sts_instream_peek(in, STS_INSTREAM_MAX_PEEK, &p, &err);
+    T_TRUE(seen > 0 && seen < (long)n);
+    T_TRUE(seen > 0 && memcmp(p, data, (size_t)seen) == 0);
+    sts_status st;
+    size_t got = drain(in, back, n + 16, 1 << 20, &st, &err);
+    T_EQ_U64(got, seen);
+    T_EQ_I64(st, STS_ERR_TRUNCATED);
+    T_CONTAINS(err.message, "cut.gz: gzip stream is truncated");
+    sts_instream_free(in);
+    free(data);
+    free(back);
+    free(gz);
+}
+
+TEST(instream_from_a_pipe)
+{
+    int fds[2];
+    T_EQ_I64(pipe(fds), 0);
+    static const char text[] = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2}]";
+    T_EQ_I64(write(fds[1], text, sizeof text - 1), sizeof text - 1);
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "rb");
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open_file(f, "pipe", &err);
+    T_TRUE(in != NULL);
+    T_EQ_U64(sts_instream_raw_size(in), 0); /* a pipe's size is unknown */
+    const unsigned char *p;
+    T_EQ_I64(sts_instream_peek(in, 4096, &p, &err), sizeof text - 1);
+    uint8_t back[128];
+    sts_status st;
+    T_EQ_U64(drain(in, back, sizeof back, 7, &st, &err), sizeof text - 1);
+    T_TRUE(memcmp(back, text, sizeof text - 1) == 0);
+    sts_instream_free(in); /* leaves the FILE open */
+    T_EQ_I64(fclose(f), 0);
+}
+
+/* A message of `n` fields of every wire type, LEN payloads up to 600 KB (bigger than
+ * the stream's window). */
+static size_t pb_sample(uint8_t *out, int n)
+{
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned wire = (unsigned[]){ 0, 1, 2, 5 }[i % 4];
+        k += sts_pb_encode_varint(out + k, (uint64_t)(i % 50 + 1) << 3 | wire);
+        if (wire == 0) k += sts_pb_encode_varint(out + k, (uint64_t)i * 0x9e3779b97f4a7c15ull);
+        if (wire == 1 || wire == 5) {
+            for (unsigned b = 0; b < (wire == 1 ? 8u : 4u); b++)
+                out[k++] = (uint8_t)(i + b);
+        }
+        if (wire == 2) {
+            size_t len = i == 6 ? 600000 : (size_t)(i * 37 % 700);
+            k += sts_pb_encode_varint(out + k, len);
+            for (size_t b = 0; b < len; b++)
+                out[k++] = (uint8_t)(b ^ (size_t)i);
+        }
+    }
+    return k;
+}
+
+TEST(pbstream_matches_the_buffer_reader)
+{
+    uint8_t *buf = malloc(2000000);
+    size_t n = pb_sample(buf, 3000);
+    for (int mode = 0; mode < 2; mode++) { /* payloads skipped / copied, size known / not */
+        sts_error err = STS_ERROR_INIT;
+        sts_instream *in = sts_instream_open_mem_plain(buf, n, "s", &err);
+        sts_pbs s;
+        T_EQ_I64(sts_pbs_init(&s, in, mode ? STS_PBS_NO_END : n, &err), 0);
+        sts_pb_reader r;
+        sts_pb_reader_init(&r, buf, n);
+        sts_pb_field a, b;
+        sts_pb_error e;
+        int fields = 0, rc;
+        uint8_t *copy = malloc(600000);
+        while ((rc = sts_pb_next(&r, &a, &e)) > 0) {
+            T_EQ_I64(sts_pbs_next(&s, STS_PBS_NO_END, &b, &e), 1);
+            T_EQ_U64(a.num, b.num);
+            T_EQ_U64(a.wire, b.wire);
+            T_EQ_U64(a.offset, b.offset);
+            T_EQ_U64(a.data_offset, b.data_offset);
+            T_EQ_U64(a.len, b.len);
+            if (a.wire != STS_PB_LEN) T_EQ_U64(a.u, b.u);
+            if (a.wire == STS_PB_LEN && (fields % 3 == 0 || mode)) {
+                T_EQ_I64(sts_pbs_copy(&s, b.len, copy, &e), 0);
+                T_TRUE(memcmp(copy, a.data, a.len) == 0);
+            } else if (a.wire == STS_PB_LEN && fields % 3 == 1) {
+                const uint8_t *p;
+                T_EQ_I64(sts_pbs_load(&s, b.len, &p, &e), 0);
+                T_TRUE(memcmp(p, a.data, a.len) == 0);
+            } else if (a.wire == STS_PB_LEN) {
+                T_EQ_I64(sts_pbs_skip(&s, b.len, &e), 0);
+            }
+            fields++;
+        }
+        T_EQ_I64(rc, 0);
+        T_EQ_I64(fields, 3000);
+        T_EQ_I64(sts_pbs_next(&s, STS_PBS_NO_END, &b, &e), 0);
+        T_EQ_U64(sts_pbs_offset(&s), n);
+        free(copy);
+        sts_pbs_release(&s);
+        sts_instream_free(in);
+    }
+    free(buf);
+}
+
+/* The first failure of a stream over `bytes`; *e describes it. */
+static int pbstream_fault(const char *bytes, size_t n, int size_known, sts_pb_error *e)
+{
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open_mem_plain(bytes, n, "f", &err);
+    sts_pbs s;
+    sts_pbs_init(&s, in, size_known ? n : STS_PBS_NO_END, &err);
+    sts_pb_field f;
+    int rc;
+    while ((rc = sts_pbs_next(&s, STS_PBS_NO_END, &f, e)) > 0)
+        if (f.wire == STS_PB_LEN && (rc = sts_pbs_skip(&s, f.len, e)) != 0) break;
+    sts_pbs_release(&s);
+    sts_instream_free(in);
+    return rc;
+}
+
+TEST(pbstream_faults_and_cuts)
+{
+    sts_pb_error e;
+    /* Malformed whatever the size: the same faults as base/pb, at the same offsets. */
+    for (int known = 0; known < 2; known++) {
+        T_EQ_I64(pbstream_fault("\x00\x01", 2, known, &e), STS_PBS_FAULT);
+        T_EQ_I64(e.fault, STS_PB_BAD_FIELD_NUMBER);
+        T_EQ_I64(pbstream_fault("\x08\x01\x0b", 3, known, &e), STS_PBS_FAULT);
+        T_EQ_I64(e.fault, STS_PB_BAD_WIRE_TYPE);
+        T_EQ_U64(e.offset, 2);
+        T_EQ_I64(pbstream_fault("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 11, known, &e), STS_PBS_FAULT);
+        T_EQ_I64(e.fault, STS_PB_OVERLONG_VARINT);
+    }
+    /* Cut short: with the size known, a fault against the file's end; with it unknown,
+     * the input is found to end there. Either way the end is at the input's size. */
+    T_EQ_I64(pbstream_fault("\x08\x96", 2, 1, &e), STS_PBS_FAULT);
+    T_EQ_I64(e.fault, STS_PB_TRUNCATED_VARINT);
+    T_EQ_U64(e.msg_end, 2);
+    T_EQ_I64(pbstream_fault("\x08\x96", 2, 0, &e), STS_PBS_CUT);
+    T_EQ_I64(e.fault, STS_PB_TRUNCATED_VARINT);
+    T_EQ_U64(e.offset, 1);
+    T_EQ_U64(e.msg_end, 2);
+    T_EQ_I64(pbstream_fault("\x12\x05\x61\x62", 4, 1, &e), STS_PBS_FAULT);
+    T_EQ_I64(e.fault, STS_PB_LENGTH_PAST_END);
+    T_EQ_U64(e.len, 5);
+    T_EQ_U64(e.avail, 2);
+    T_EQ_I64(pbstream_fault("\x12\x05\x61\x62", 4, 0, &e), STS_PBS_CUT);
+    T_EQ_U64(e.msg_end, 4);
+    T_EQ_I64(pbstream_fault("\x09\x01\x02\x03", 4, 0, &e), STS_PBS_CUT);
+    T_EQ_I64(e.fault, STS_PB_FIXED_PAST_END);
+    /* A nested length past its message's end is a fault even with the size unknown. */
+    sts_error err = STS_ERROR_INIT;
+    const char nested[] = "\x0a\x03\x12\x05\x61\x62\x63";
+    sts_instream *in = sts_instream_open_mem_plain(nested, 7, "n", &err);
+    sts_pbs s;
+    sts_pbs_init(&s, in, STS_PBS_NO_END, &err);
+    sts_pb_field f;
+    T_EQ_I64(sts_pbs_next(&s, STS_PBS_NO_END, &f, &e), 1);
+    T_EQ_I64(sts_pbs_next(&s, f.data_offset + f.len, &f, &e), STS_PBS_FAULT);
+    T_EQ_I64(e.fault, STS_PB_LENGTH_PAST_END);
+    T_EQ_U64(e.offset, 2);
+    T_EQ_U64(e.msg_end, 5);
+    sts_pbs_release(&s);
+    sts_instream_free(in);
 }
 
 /* Writes a document with `layout` through a memory stream; returns it (malloc'd) and
@@ -544,6 +784,10 @@ int main(void)
     RUN(strtab);
     RUN(u64map);
     RUN(instream_plain_and_gzip);
+    RUN(instream_peek_then_read);
+    RUN(instream_from_a_pipe);
+    RUN(pbstream_matches_the_buffer_reader);
+    RUN(pbstream_faults_and_cuts);
     RUN(json_writer_values);
     RUN(json_writer_layouts);
     RUN(json_writer_failures);

@@ -230,7 +230,10 @@ static sts_timeline *read_xplane_raw(const char *path, sts_args_mode mode)
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.args = mode;
     sts_error err = STS_ERROR_INIT;
-    if (sts_read_xplane(path, tl, &opt, &err) != STS_OK) {
+    sts_instream *in = sts_instream_open(path, &err);
+    sts_status st = in ? sts_read_xplane(in, tl, &opt, &err) : err.code;
+    sts_instream_free(in);
+    if (st != STS_OK) {
         T_FAIL_AT("read %s: %s", path, err.message);
         sts_tl_free(tl);
         return NULL;
