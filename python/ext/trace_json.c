@@ -32,6 +32,7 @@ PyObject *ext_info_json(PyObject *self, PyObject *cap)
     sts_jsonw *j = d.w;
     sts_jsonw_obj_begin(j);
     K(j, "path"), sts_jsonw_str(j, in->path);
+    K(j, "run"), sts_jsonw_str(j, in->run);
     K(j, "format"), sts_jsonw_str(j, in->format);
     K(j, "bytes"), sts_jsonw_u64(j, in->bytes);
     K(j, "compressed"), sts_jsonw_bool(j, in->compressed);
@@ -52,6 +53,7 @@ PyObject *ext_info_json(PyObject *self, PyObject *cap)
     sts_timeline_counters(tl, &n), K(j, "counters"), sts_jsonw_u64(j, n);
     sts_timeline_asyncs(tl, &n), K(j, "asyncs"), sts_jsonw_u64(j, n);
     sts_timeline_flows(tl, &n), K(j, "flows"), sts_jsonw_u64(j, n);
+    sts_timeline_args(tl, &n), K(j, "args_kept"), sts_jsonw_u64(j, n);
     K(j, "ts_min_ns"), sts_jsonw_i64(j, in->ts_min);
     K(j, "ts_max_ns"), sts_jsonw_i64(j, in->ts_max);
     K(j, "span_ns"), sts_jsonw_i64(j, in->ts_max - in->ts_min);

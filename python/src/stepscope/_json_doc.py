@@ -29,6 +29,9 @@ class Document(dict):
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(self.text)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):
