@@ -168,10 +168,10 @@ static PyObject *leaf_details(const sts_bench_check *c)
     PyObject *list = PyList_New(0);
     for (size_t i = 0; list && i < c->nleaves; i++) {
         const sts_check_leaf *l = &c->leaves[i];
-        PyObject *t = Py_BuildValue("{s:N,s:n,s:n,s:d,s:n,s:d,s:d}", "name", ext_str(l->name), "values",
-                                    (Py_ssize_t)l->count, "mismatches", (Py_ssize_t)l->mismatches, "max_abs_error",
-                                    l->max_abs_error, "worst_index", (Py_ssize_t)l->worst_index, "worst_got",
-                                    l->worst_got, "worst_want", l->worst_want);
+        PyObject *t =
+            Py_BuildValue("{s:N,s:n,s:n,s:d,s:n,s:d,s:d}", "name", ext_str(l->name), "values", (Py_ssize_t)l->count,
+                          "mismatches", (Py_ssize_t)l->mismatches, "max_abs_error", l->max_abs_error, "worst_index",
+                          (Py_ssize_t)l->worst_index, "worst_got", l->worst_got, "worst_want", l->worst_want);
         if (!t || PyList_Append(list, t) < 0) {
             Py_XDECREF(t);
             Py_DECREF(list);
@@ -195,8 +195,7 @@ static PyObject *report(const sts_bench_result *r, const sts_bench_env *env)
         Py_XDECREF(leaves);
         return NULL;
     }
-    return Py_BuildValue("(NNNN)", text, PyBool_FromLong(r->check.checked), PyBool_FromLong(r->check.passed),
-                         leaves);
+    return Py_BuildValue("(NNNN)", text, PyBool_FromLong(r->check.checked), PyBool_FromLong(r->check.passed), leaves);
 }
 
 static PyObject *none_to_null(PyObject *o)
@@ -210,18 +209,17 @@ static PyObject *none_to_null(PyObject *o)
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "fn",      "args",     "kwargs", "ready", "setup", "check",   "name",
-                            "boundary", "dtype",   "reference", "shapes", "repeats", "warmup", "dispatch",
-                            "atol",    "rtol",     "backend", "device", "runtime", NULL };
+    static char *keys[] = { "fn",       "args",  "kwargs",    "ready",  "setup",   "check",  "name",
+                            "boundary", "dtype", "reference", "shapes", "repeats", "warmup", "dispatch",
+                            "atol",     "rtol",  "backend",   "device", "runtime", NULL };
     pyspec p = { 0 };
     PyObject *shapes = Py_None, *runtime = Py_None;
     const char *name = "bench", *boundary = "", *dtype = "", *reference = NULL, *backend = "", *device = "";
     int repeats = 7, warmup = 0, dispatch = 0;
     double atol = 0, rtol = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzO", keys, &p.fn, &PyTuple_Type, &p.args,
-                                     &p.kwargs, &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference,
-                                     &shapes, &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device,
-                                     &runtime))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzO", keys, &p.fn, &PyTuple_Type, &p.args, &p.kwargs,
+                                     &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference, &shapes,
+                                     &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime))
         return NULL;
     p.kwargs = none_to_null(p.kwargs), p.ready = none_to_null(p.ready);
     p.setup = none_to_null(p.setup), p.check = none_to_null(p.check);

@@ -44,8 +44,7 @@ PyObject *ext_raise_as(const char *kind, const char *text, const sts_error *err)
         Py_DECREF(msg);
         return NULL;
     }
-    PyObject *exc = PyObject_CallFunction(error_factory, "sOLL", kind, msg,
-                                          (long long)(err ? err->byte_offset : -1),
+    PyObject *exc = PyObject_CallFunction(error_factory, "sOLL", kind, msg, (long long)(err ? err->byte_offset : -1),
                                           (long long)(err ? err->event_index : -1));
     Py_DECREF(msg);
     if (exc) {
@@ -150,7 +149,10 @@ static PyObject *ext_version(PyObject *self, PyObject *unused)
     return PyUnicode_FromString(sts_version());
 }
 
-#define FN(name, fn, flags, doc) { name, (PyCFunction)(void (*)(void))(fn), flags, doc }
+#define FN(name, fn, flags, doc)                            \
+    {                                                       \
+        name, (PyCFunction)(void (*)(void))(fn), flags, doc \
+    }
 
 static PyMethodDef methods[] = {
     FN("version", ext_version, METH_NOARGS, "the C library's version, sts_version()"),
@@ -170,8 +172,15 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "stepscope._stepscope", "stepscope's C core (libstepscope)", -1, methods,
-    NULL,                  NULL,                    NULL,                                NULL,
+    PyModuleDef_HEAD_INIT,
+    "stepscope._stepscope",
+    "stepscope's C core (libstepscope)",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__stepscope(void);

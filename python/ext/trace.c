@@ -290,7 +290,8 @@ static PyObject *lane_codes(const sts_timeline *tl, dict_enc *pids, dict_enc *ti
     PyObject *pc = ext_column((Py_ssize_t)nl, 4, (void **)&p), *tc = ext_column((Py_ssize_t)nl, 4, (void **)&t);
     if (!pc || !tc) goto fail;
     for (size_t l = 0; l < nl; l++)
-        if ((p[l] = enc_code(pids, tl_pid(tl, (uint32_t)l))) < 0 || (t[l] = enc_code(tids, tl_tid(tl, (uint32_t)l))) < 0)
+        if ((p[l] = enc_code(pids, tl_pid(tl, (uint32_t)l))) < 0 ||
+            (t[l] = enc_code(tids, tl_tid(tl, (uint32_t)l))) < 0)
             goto fail;
     return Py_BuildValue("(NN)", pc, tc);
 fail:
@@ -336,9 +337,9 @@ PyObject *ext_slices(PyObject *self, PyObject *cap)
         sts_lane_display_order(tl, order);
         if (fill_columns(tl, order, &c, map, &names, tcode) == 0 && (lanes = lane_codes(tl, &pids, &tids)))
             out = Py_BuildValue("{s:n,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:N}", "rows", (Py_ssize_t)n, "lane",
-                                c.lane, "ts_ns", c.ts, "dur_ns", c.dur, "depth", c.depth, "name", c.name,
-                                "name_table", names.table, "track", c.track, "track_table", tracks.table,
-                                "pid_table", pids.table, "tid_table", tids.table, "lane_pid_tid", lanes);
+                                c.lane, "ts_ns", c.ts, "dur_ns", c.dur, "depth", c.depth, "name", c.name, "name_table",
+                                names.table, "track", c.track, "track_table", tracks.table, "pid_table", pids.table,
+                                "tid_table", tids.table, "lane_pid_tid", lanes);
         else
             Py_XDECREF(lanes);
     }
