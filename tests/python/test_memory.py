@@ -44,3 +44,52 @@ def test_open_close_1000_cycles_rss_stable(big_fixture, close):
     one = os.path.getsize(big_fixture)
     assert one > 100_000
     assert grown < max(8 << 20, 2 * one), "RSS grew %d bytes over 1000 cycles" % grown
+
+
+def test_every_entry_point_repeated_rss_stable(big_fixture, tmp_path):
+    """A reference or a buffer kept by mistake on any path (documents, errors, ledger,
+    bench and its check) shows as growth over many calls: the trace and the checked
+    arrays are large enough (a timeline of ~1 MB, 1.6 MB of check leaves per call)
+    that keeping any of them grows the process by hundreds of MB."""
+    import numpy as np
+
+    steps_trace = [p for r, p in trace_fixtures() if r.endswith("torch_lesson.json")] or [trace_fixtures()[0][1]]
+    log = tmp_path / "jax.log"
+    log.write_text("WARNING:jax._src.dispatch:Finished tracing + transforming f for pjit in 0.001 sec\n"
+                   "WARNING:jax._src.interpreters.pxla:Compiling f with global shapes and types [ShapedArray(float32[8])]."
+                   " Argument mapping: (UnspecifiedValue,).\n")
+    x = np.arange(100000.0)
+
+    def work():
+        with stepscope.open(big_fixture) as t:
+            t.info, t.names(), t.lanes(), t.processes(), t.slices()
+        with stepscope.open(steps_trace[0]) as t:
+            t.info, t.names(), t.lanes(), t.processes(), t.slices()
+            try:
+                t.steps()
+            except stepscope.NoStepsFound:
+                pass
+            try:
+                t.steps(step="(")
+            except stepscope.InvalidArgument:
+                pass
+        try:
+            stepscope.open(tmp_path / "missing.json")
+        except stepscope.NotFoundError:
+            pass
+        stepscope.ledger(log)
+        stepscope.bench(lambda a: {"y": a * 2}, x, check={"y": x * 2}, ready=lambda r: None, repeats=3)
+        try:
+            stepscope.bench(lambda a: a, x, check=x + 1, repeats=2)
+        except stepscope.CheckError:
+            pass
+
+    for _ in range(30):
+        work()
+    gc.collect()
+    before = rss_bytes()
+    for _ in range(300):
+        work()
+    gc.collect()
+    grown = rss_bytes() - before
+    assert grown < (6 << 20), "RSS grew %d bytes over 300 rounds of every entry point" % grown
