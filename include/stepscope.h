@@ -14,6 +14,7 @@
 #include "stepscope/trace.h"
 #include "stepscope/report.h"
 #include "stepscope/ledger.h"
+#include "stepscope/spec.h"
 #include "stepscope/device.h"
 #include "stepscope/bench.h"
 
