@@ -6,11 +6,13 @@ repository's own sources (../lib) by setuptools' build_clib into a static archiv
 extension links: the linker takes only the objects the binding uses, so the OpenCL
 device layer (lib/device), which only `stepscope bench`'s own workloads need, is neither
 compiled nor linked. Everything else is declarative (pyproject.toml)."""
+import glob
 import os
 import re
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_clib import build_clib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # c/lib and c/include are links to the repository's lib/ and include/: setuptools wants
@@ -37,6 +39,7 @@ def library_version():
     return ".".join(parts)
 
 
+os.chdir(HERE)  # the paths below are relative to this folder, as setuptools wants them
 if not os.path.isdir(os.path.join(HERE, LIB, "base")):
     sys.exit("stepscope: build from a clone of the repository (pip install ./python): "
              "%s, a link to the C library's sources, is missing" % os.path.join(HERE, LIB))
@@ -49,8 +52,28 @@ CFLAGS = ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-unused-pa
 EXT_CFLAGS = CFLAGS + (["-Werror"] if os.environ.get("STEPSCOPE_WERROR") == "1" else [])
 core_sources = [f for m in MODULES if os.path.isdir(os.path.join(HERE, LIB, m)) for f in c_files(LIB + "/" + m)]
 
+names = [os.path.basename(f) for f in core_sources]
+if len(set(names)) != len(names):
+    sys.exit("stepscope: two library sources share a file name (%s): their objects would replace each other "
+             "in the archive" % ", ".join(sorted({n for n in names if names.count(n) > 1})))
+
+
+class FreshArchive(build_clib):
+    """`ar` adds members to an existing archive and never drops one, so an object of a
+    source removed or renamed since the last build would stay in it and be linked:
+    each build starts the archive afresh."""
+
+    def build_libraries(self, libraries):
+        for name, _ in libraries:
+            stale = self.compiler.library_filename(name, output_dir=self.build_clib)
+            if os.path.exists(stale):
+                os.remove(stale)
+        super().build_libraries(libraries)
+
+
 setup(
     version=VERSION,
+    cmdclass={"build_clib": FreshArchive},
     libraries=[("stepscope_core", {
         "sources": core_sources,
         "include_dirs": [INCLUDE, LIB],
@@ -60,6 +83,9 @@ setup(
     ext_modules=[Extension(
         "stepscope._stepscope",
         sources=c_files("ext"),
+        # The archive is linked in: a change to any library source must relink.
+        depends=core_sources + sorted(glob.glob("c/include/stepscope/*.h") + glob.glob("c/lib/*/*.h") +
+                                      glob.glob("ext/*.h")),
         include_dirs=[INCLUDE],
         define_macros=MACROS + [("Py_LIMITED_API", hex(LIMITED_API))],
         extra_compile_args=EXT_CFLAGS,
