@@ -32,10 +32,10 @@ def test_abi3_extension_without_opencl():
         assert [l.split()[-1] for l in exported.splitlines() if " T " in l] == ["PyInit__stepscope"]
 
 
-def test_import_does_not_import_jax():
-    code = "import sys, stepscope; print('jax' in sys.modules)"
+def test_import_does_not_import_jax_or_torch():
+    code = "import sys, stepscope; print('jax' in sys.modules, 'torch' in sys.modules, stepscope.jax.__name__)"
     out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, check=True).stdout
-    assert out.strip() == "False"
+    assert out.split() == ["False", "False", "stepscope.jax"]
 
 
 def test_fmt_seconds_is_the_cli_rule():

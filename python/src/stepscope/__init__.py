@@ -9,7 +9,7 @@ fast, with stepscope's C core (libstepscope) doing the work.
     r.save("bench.json")                         # for `stepscope report`
 
     stepscope.ledger("compile.log")              # as `stepscope ledger --json`
-    stepscope.jax.bench(...), stepscope.jax.compile_log()
+    stepscope.jax.bench(...), stepscope.jax.compile_log(), stepscope.torch.bench(...)
 """
 from . import _errors, _stepscope
 from ._bench import BenchResult, bench, fmt_seconds
@@ -24,13 +24,13 @@ __version__ = _stepscope.version()
 
 __all__ = ["open", "Trace", "Slices", "Dictionary", "bench", "BenchResult", "fmt_seconds", "ledger", "Ledger",
            "Error", "FormatError", "NotFoundError", "InputOutputError", "InvalidArgument", "OutOfMemory",
-           "NoStepsFound", "CheckError", "TraceWarning", "jax", "__version__"]
+           "NoStepsFound", "CheckError", "TraceWarning", "jax", "torch", "__version__"]
 
 
 def __getattr__(name):
-    # stepscope.jax without importing JAX until it is used.
-    if name == "jax":
+    # stepscope.jax and stepscope.torch without importing JAX or PyTorch until used.
+    if name in ("jax", "torch"):
         import importlib
 
-        return importlib.import_module(".jax", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError("module 'stepscope' has no attribute %r" % name)

@@ -49,6 +49,8 @@ def _leaves(tree, path=()):
 
 
 def _as_float64(x, what):
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor, maybe on a GPU
+        x = x.detach().cpu().numpy()
     a = np.asarray(x)
     if a.dtype.kind == "c":
         raise TypeError("check: %s is complex (%s); compare its real and imaginary parts as two leaves" % (what, a.dtype))
