@@ -8,6 +8,7 @@
 #include "stepscope/status.h"
 #include "stepscope/json.h"
 #include "stepscope/format.h"
+#include "stepscope/outfile.h"
 #include "stepscope/timeline.h"
 #include "stepscope/analyze.h"
 #include "stepscope/write.h"

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/completion.h"
 #include "base/instream.h"
 #include "base/pb.h"
 #include "base/pbstream.h"
@@ -1045,10 +1046,11 @@ static sts_status read_space(reader *x)
     size_t planes = 0;
     int rc;
     sts_status st = STS_OK;
+    sts_completion done = { 0, 0 }; /* stepscope's completion record, checked at the end */
     while (st == STS_OK && (rc = snext(x, M_SPACE, STS_PBS_NO_END, &f)) > 0) {
         x->top = f;
         x->in_top = f.wire == STS_PB_LEN;
-        if (f.num < 1 || f.num > 4) {
+        if (sts_completion_note_field(&done, f.num) || f.num < 1 || f.num > 4) {
             st = skip(x, M_SPACE, &f);
         } else if (want(x, M_SPACE, &f, STS_PB_LEN)) {
             return STS_ERR_PARSE;
@@ -1065,6 +1067,8 @@ static sts_status read_space(reader *x)
     }
     if (st != STS_OK) return st;
     if (rc < 0) return failed(x);
+    st = sts_completion_check(&done, x->name, sts_pbs_offset(&x->s), "XSpace field 1002, stepscope_complete", x->err);
+    if (st != STS_OK) return st;
     if (planes == 0) sts_tl_warn(x->tl, "%s: the XSpace holds no planes", x->name);
     return STS_OK;
 }

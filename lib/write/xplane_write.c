@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/completion.h"
 #include "base/mem.h"
 #include "base/vec.h"
 #include "write/wfile.h"
@@ -478,6 +479,10 @@ static void encode_line(plan *p, sts_pb_writer *w, xplane *pl, const xline *xl)
 
 static void encode_space(plan *p, sts_pb_writer *w)
 {
+    /* The completion record's head (base/completion.h): the file says it ends with one. */
+    sts_pb_begin(w, STS_COMPLETION_XSPACE_HEAD);
+    sts_pb_put_str(w, 1, "stepscope " STS_VERSION_STRING);
+    sts_pb_end(w);
     for (size_t pi = 0; pi < p->nplanes; pi++) {
         xplane *pl = &p->planes[pi];
         sts_pb_begin(w, 1);
@@ -507,6 +512,9 @@ static void encode_space(plan *p, sts_pb_writer *w)
         sts_pb_end(w);
     }
     sts_pb_put_str(w, 4, p->host);
+    sts_pb_begin(w, STS_COMPLETION_XSPACE_TAIL); /* the completion record, last */
+    if (p->nev) sts_pb_put_uint(w, 1, p->nev);
+    sts_pb_end(w);
 }
 
 /* ---- driver ---- */

@@ -752,7 +752,7 @@ TEST(report_api_edges)
     T_CONTAINS(html, "<title>stepscope report</title>");
     T_CONTAINS(html, "Skipped: bench.json was not found.");
     free(html);
-    T_EQ_I64(sts_report_write_html(r, "/nonexistent-dir/x.html", &err), STS_ERR_IO);
+    T_EQ_I64(sts_report_write_html(r, "/nonexistent-dir/x.html", &err), STS_ERR_NOT_FOUND);
     T_CONTAINS(err.message, "/nonexistent-dir/x.html: cannot open for writing");
     sts_report_input kind;
     T_EQ_I64(sts_report_detect("/nonexistent-file.json", &kind, &err), STS_ERR_NOT_FOUND);
