@@ -5,6 +5,7 @@
 
 #include "ext.h"
 #include "stepscope/format.h"
+#include "stepscope/outfile.h"
 #include "stepscope/timeline.h"
 #include "stepscope/version.h"
 
@@ -143,6 +144,22 @@ static PyObject *ext_fmt_duration(PyObject *self, PyObject *arg)
     return ext_str(buf);
 }
 
+/* write_file(path bytes, data bytes): the file appears whole or not at all, as every
+ * file stepscope writes (stepscope/outfile.h). */
+static PyObject *ext_write_file(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *path, *data;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "yy#", &path, &data, &n)) return NULL;
+    sts_error err = STS_ERROR_INIT;
+    PyThreadState *ts = PyEval_SaveThread();
+    sts_status st = sts_outfile_write_all(path, data, (size_t)n, &err);
+    PyEval_RestoreThread(ts);
+    if (st != STS_OK) return ext_raise(st, &err);
+    Py_RETURN_NONE;
+}
+
 static PyObject *ext_version(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
@@ -157,6 +174,7 @@ static PyObject *ext_version(PyObject *self, PyObject *unused)
 static PyMethodDef methods[] = {
     FN("version", ext_version, METH_NOARGS, "the C library's version, sts_version()"),
     FN("fmt_duration", ext_fmt_duration, METH_O, "a duration in ns as stepscope writes it"),
+    FN("write_file", ext_write_file, METH_VARARGS, "writes a file whole or not at all"),
     FN("_set_error_factory", ext_set_error_factory, METH_O, "sets the callable that makes exceptions"),
     FN("open", ext_open, METH_VARARGS | METH_KEYWORDS, "open(path, run=None, args=0) -> timeline capsule"),
     FN("close", ext_close, METH_O, "frees the timeline now"),

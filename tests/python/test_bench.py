@@ -1,6 +1,7 @@
 """stepscope.bench on plain Python: the C harness's boundaries, counts, statistics and
 report, checked against independent computations."""
 import json
+import os
 import math
 import statistics
 import threading
@@ -133,3 +134,22 @@ def test_report_roundtrip_and_stepscope_report(cli, tmp_path):
     run_cli(cli, "report", path, "-o", tmp_path / "report.html")
     html = (tmp_path / "report.html").read_text()
     assert "noop" in html and "<svg" in html
+
+
+def test_save_goes_through_the_library_outfile(tmp_path):
+    r = stepscope.bench(lambda: None, repeats=2)
+    missing = tmp_path / "no_such_folder" / "bench.json"
+    with pytest.raises(stepscope.Error) as e:
+        r.save(missing)
+    assert str(missing) in str(e.value) and "cannot open for writing" in str(e.value)
+    assert not missing.parent.exists()
+    path = tmp_path / "bench.json"
+    path.write_text("previous")
+    r.save(path)
+    assert json.loads(path.read_text()) == r
+    assert [p.name for p in tmp_path.iterdir()] == ["bench.json"]  # no temporary file left
+    umask = os.umask(0)
+    os.umask(umask)
+    fresh = tmp_path / "fresh.json"
+    r.save(fresh)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask

@@ -2,7 +2,8 @@
 kept for saving."""
 import json
 import os
-import tempfile
+
+from . import _stepscope
 
 
 class Document(dict):
@@ -21,20 +22,9 @@ class Document(dict):
             raise AttributeError(key) from None
 
     def save(self, path):
-        """Writes the document (atomically: a reader never sees half a file), for
-        `stepscope report` and `stepscope diff`. Returns the path."""
+        """Writes the document for `stepscope report` and `stepscope diff`, whole or not
+        at all (the library's atomic output: a reader never sees half a file, and a
+        failure leaves an older file as it was). Returns the path."""
         path = os.fspath(path)
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".stepscope-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(self.text)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)  # as open() would have made it, not mkstemp's 0600
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        _stepscope.write_file(os.fsencode(path), self.text.encode("utf-8"))
         return path
