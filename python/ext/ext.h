@@ -65,6 +65,7 @@ PyObject *ext_str(const char *s);
 
 /* Module functions, one file each. */
 PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_close(PyObject *self, PyObject *cap);
 PyObject *ext_warnings(PyObject *self, PyObject *cap);
 PyObject *ext_slices(PyObject *self, PyObject *cap);

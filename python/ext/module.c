@@ -177,6 +177,7 @@ static PyMethodDef methods[] = {
     FN("write_file", ext_write_file, METH_VARARGS, "writes a file whole or not at all"),
     FN("_set_error_factory", ext_set_error_factory, METH_O, "sets the callable that makes exceptions"),
     FN("open", ext_open, METH_VARARGS | METH_KEYWORDS, "open(path, run=None, args=0) -> timeline capsule"),
+    FN("open_bytes", ext_open_bytes, METH_VARARGS | METH_KEYWORDS, "open_bytes(data, name, args) -> capsule"),
     FN("close", ext_close, METH_O, "frees the timeline now"),
     FN("warnings", ext_warnings, METH_O, "(list of warnings, total)"),
     FN("slices", ext_slices, METH_O, "the slice table as columns"),

@@ -87,6 +87,38 @@ PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
     return cap;
 }
 
+/* open_bytes(data, name, args): a trace already in memory (gzip inflated by content). */
+PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *keys[] = { "data", "name", "args", NULL };
+    const char *data, *name = "<bytes>";
+    Py_ssize_t n;
+    int mode = STS_ARGS_KNOWN;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y#|si", keys, &data, &n, &name, &mode)) return NULL;
+    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL)
+        return ext_raise_msg(STS_ERR_INVALID_ARG, "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL", mode);
+    holder *h = calloc(1, sizeof *h);
+    if (!h) return PyErr_NoMemory();
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    opt.args = (sts_args_mode)mode;
+    sts_error err = STS_ERROR_INIT;
+    /* The bytes object is held by the caller's frame for the whole call. */
+    PyThreadState *ts = PyEval_SaveThread();
+    sts_status st = sts_timeline_open_mem(data, (size_t)n, name, &opt, &h->tl, &err);
+    PyEval_RestoreThread(ts);
+    if (st != STS_OK) {
+        free(h);
+        return ext_raise(st, &err);
+    }
+    PyObject *cap = PyCapsule_New(h, CAPSULE, holder_free);
+    if (!cap) {
+        sts_timeline_free(h->tl);
+        free(h);
+    }
+    return cap;
+}
+
 PyObject *ext_close(PyObject *self, PyObject *cap)
 {
     (void)self;

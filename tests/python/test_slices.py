@@ -104,3 +104,19 @@ def test_empty_trace_gives_empty_columns(tmp_path):
         s = t.slices()
     assert len(s) == 0 and s.ts_ns.shape == (0,) and s.name.decode().shape == (0,)
     assert list(s.rows()) == []
+
+
+@pytest.mark.parametrize("rel,path", FIXTURES, ids=[r for r, _ in FIXTURES])
+def test_open_bytes_reads_what_open_reads(fixtures_dir, rel, path):
+    with open(path, "rb") as f:
+        data = f.read()
+    with stepscope.open(path) as a, stepscope.open_bytes(data, name="mem:" + rel) as b:
+        assert list(b.slices().rows()) == list(a.slices().rows())
+        assert b.names() == a.names()
+        assert b.path == "mem:" + rel
+
+
+def test_open_bytes_errors_name_the_source():
+    with pytest.raises(stepscope.FormatError) as e:
+        stepscope.open_bytes(b'{"traceEvents": [{"ph": "X", "ts": ]}', name="upload.json")
+    assert "upload.json" in str(e.value) and e.value.byte_offset is not None

@@ -22,14 +22,27 @@ def open(path, run=None, args="known"):  # noqa: A001 (the module's verb, as in 
     if args not in _ARGS:
         raise ValueError("args must be one of %s, not %r" % (", ".join(sorted(_ARGS)), args))
     raw = os.fsencode(os.fspath(path))
-    cap = _stepscope.open(raw, run, _ARGS[args])
-    t = Trace(cap)
+    return _warned(Trace(_stepscope.open(raw, run, _ARGS[args])))
+
+
+def open_bytes(data, name="<bytes>", args="known"):
+    """Reads a trace already in memory (bytes, bytearray or memoryview): Chrome JSON,
+    gzip-compressed or not, or an XSpace protobuf, told apart by content. `name` stands
+    for it in messages and Trace.path."""
+    if args not in _ARGS:
+        raise ValueError("args must be one of %s, not %r" % (", ".join(sorted(_ARGS)), args))
+    return _warned(Trace(_stepscope.open_bytes(bytes(data), name, _ARGS[args])))
+
+
+def _warned(t):
+    """The reader's warnings as TraceWarnings (the first few, then a count), as the CLI
+    prints them."""
     shown = t.warnings[:_SHOWN_WARNINGS]
     for w in shown:
-        _warnings.warn(w, TraceWarning, stacklevel=2)
+        _warnings.warn(w, TraceWarning, stacklevel=3)
     if t.warnings_total > len(shown):
         more = t.warnings_total - len(shown)
-        _warnings.warn("... and %d more warning%s" % (more, "" if more == 1 else "s"), TraceWarning, stacklevel=2)
+        _warnings.warn("... and %d more warning%s" % (more, "" if more == 1 else "s"), TraceWarning, stacklevel=3)
     return t
 
 
