@@ -124,3 +124,21 @@ def test_open_accepts_str_bytes_and_pathlike(tmp_path):
     for arg in (p, str(p), os.fsencode(str(p))):
         with stepscope.open(arg) as t:
             assert len(t.slices()) == 1
+
+
+def test_reader_warnings_are_the_cli_warnings(cli, tmp_path):
+    p = tmp_path / "cut.json"
+    events = ",".join('{"ph": "X", "name": "s%d", "ts": %d, "dur": 5, "pid": 1, "tid": 1}' % (i, i * 10)
+                      for i in range(30))
+    p.write_text('{"traceEvents": [' + events + ',{"ph": "B", "name": "open", "ts": 400, "pid": 1, "tid": 1},'
+                 '{"ph": "X", "name": "late", "ts": 500, "pid": 1, "tid": 1, "dur": ')  # cut mid-event
+    rc, _, err = run_cli(cli, "analyze", p, check=False)
+    assert rc == 0, err
+    cli_warnings = [l.split(": warning: ", 1)[1] for l in err.splitlines() if ": warning: " in l]
+    assert cli_warnings
+    with pytest.warns(stepscope.TraceWarning) as caught:
+        t = stepscope.open(p)
+    assert t.warnings[:len(cli_warnings)] == cli_warnings[:len(t.warnings)]
+    assert [str(w.message) for w in caught][:len(cli_warnings)] == cli_warnings
+    assert t.info["truncated"] and t.warnings_total == len(t.warnings)
+    assert len(t.slices()) >= 30
