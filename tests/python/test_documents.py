@@ -85,3 +85,71 @@ def test_profile_directory_equals_cli(cli, interop_profile):
         assert steps["summary"]["steps"] == 4
         s = t.slices()
     assert {"learner_step", "input_wait", "model_and_wait"} <= set(s.names)
+
+
+SCOPED = [r for r in ("kineto/profiler_steps_rank0.json.gz", "jax/te_fused_attn.xplane.pb",
+                      "torch-legacy/torch_train_small.json") if r in dict(FIXTURES)]
+
+
+@pytest.mark.parametrize("rel", SCOPED)
+def test_scoped_analysis_equals_cli(cli, fixtures_dir, rel):
+    path = dict(FIXTURES)[rel]
+    with open_quiet(path) as t:
+        info = t.info
+        lanes = t.lanes()
+        busiest = max(lanes, key=lambda l: l["union_ns"])
+        top = t.names()[0]["name"]
+        a, b = info["ts_min_ns"], info["ts_min_ns"] + (info["ts_max_ns"] - info["ts_min_ns"]) // 3
+        cases = [
+            (dict(lane="%s:%s" % (busiest["pid"], busiest["tid"])), ["--lane", "%s:%s" % (busiest["pid"], busiest["tid"])]),
+            (dict(name=top), ["--name", top]),
+            (dict(window=(a, b)), ["--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
+            (dict(group="hlo_op"), ["--group", "hlo_op"]),
+            (dict(group="hlo_module", window=(a, b)),
+             ["--group", "hlo_module", "--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
+        ]
+        for kw, flags in cases:
+            _, out, _ = run_cli(cli, "analyze", path, "--json", *flags)
+            want = json.loads(out)
+            assert t.names(**kw) == want["names"], flags
+            kw.pop("group", None)
+            assert t.lanes(**kw) == want["lanes"], flags
+            assert t.processes(**kw) == want["processes"], flags
+
+
+@pytest.mark.parametrize("rel", SCOPED)
+def test_steps_options_equal_cli(cli, fixtures_dir, rel):
+    path = dict(FIXTURES)[rel]
+    rc, base, _ = steps_cli(cli, path)
+    if rc != 0:
+        pytest.skip("no steps in %s" % rel)
+    with open_quiet(path) as t:
+        lane = t.lanes()[-1]
+        for kw, flags in ((dict(names=0), ["--names", "0"]), (dict(names=2), ["--names", "2"]),
+                          (dict(xprof=True), ["--xprof"]),
+                          (dict(lanes=lane["pid"]), ["--lanes", lane["pid"]])):
+            rc, out, err = run_cli(cli, "steps", path, "--json", *flags, check=False)
+            assert rc == 0, err
+            assert t.steps(**kw) == json.loads(out), flags
+
+
+def test_lane_and_step_errors_carry_the_cli_text(cli, fixtures_dir):
+    path = dict(FIXTURES).get("torch-legacy/torch_lesson.json")
+    if not path:
+        pytest.skip("fixture torch-legacy/torch_lesson.json missing")
+    with open_quiet(path) as t:
+        rc, _, err = run_cli(cli, "analyze", path, "--lane", "no-such-lane", check=False)
+        assert rc == 1
+        with pytest.raises(stepscope.NotFoundError) as e:
+            t.names(lane="no-such-lane")
+        assert str(e.value) in err
+        # A mistyped step: the CLI's candidates and its "did you mean".
+        rc, _, err = run_cli(cli, "steps", path, "--step", "lerner_step", check=False)
+        assert rc == 1 and "did you mean" in err
+        with pytest.raises(stepscope.NoStepsFound) as e:
+            t.steps(step="lerner_step")
+        assert "did you mean 'learner_step'?" in str(e.value)
+        with pytest.raises(ValueError):
+            t.names(group="op")
+        with pytest.raises(stepscope.InvalidArgument):
+            t.names(window=(10, 10))

@@ -11,6 +11,7 @@ from ._errors import TraceWarning
 
 _ARGS = {"known": _stepscope.ARGS_KNOWN, "none": _stepscope.ARGS_NONE, "all": _stepscope.ARGS_ALL}
 _SHOWN_WARNINGS = 10
+_GROUPS = ("name", "hlo_op", "hlo_module")
 
 
 def open(path, run=None, args="known"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
@@ -81,23 +82,38 @@ class Trace:
         writes it: lanes in display order, then by ts, then by depth."""
         return Slices(_stepscope.slices(self._cap))
 
-    def names(self):
-        """Every slice name ranked by self time: `stepscope analyze --json`'s "names"."""
-        return json.loads(_stepscope.names_json(self._cap))
+    def _analyze(self, lane, name, window, group):
+        if group not in _GROUPS:
+            raise ValueError("group must be one of %s, not %r" % (", ".join(_GROUPS), group))
+        if window is not None:
+            window = (int(window[0]), int(window[1]))
+        return json.loads(_stepscope.analyze_json(self._cap, lane, name, window, _GROUPS.index(group)))
 
-    def lanes(self):
-        """Every lane with its busy time, in display order: `analyze --json`'s "lanes"."""
-        return json.loads(_stepscope.lanes_json(self._cap))["lanes"]
+    def names(self, lane=None, name=None, window=None, group="name"):
+        """Every slice name ranked by self time: `stepscope analyze --json`'s "names".
+        As its options: `lane` keeps the lanes a pattern names (thread or process name,
+        pid, tid, "PID:TID", else an extended regex over the names), `name` the slices
+        of a name (else a regex), `window` = (start_ns, end_ns) on the trace's clock cuts
+        every slice to it, `group` = "hlo_op" or "hlo_module" counts XLA ops by those
+        args."""
+        return self._analyze(lane, name, window, group)["names"]
 
-    def processes(self):
+    def lanes(self, lane=None, name=None, window=None):
+        """Every lane with its busy time, in display order: `analyze --json`'s "lanes"
+        (options as in names())."""
+        return self._analyze(lane, name, window, "name")["lanes"]
+
+    def processes(self, lane=None, name=None, window=None):
         """Every process with its busy time: `analyze --json`'s "processes"."""
-        return json.loads(_stepscope.lanes_json(self._cap))["processes"]
+        return self._analyze(lane, name, window, "name")["processes"]
 
-    def steps(self, step=None):
-        """The steps and their breakdown: `stepscope steps --json` (with --step `step`:
-        a slice name, or an extended regex over names). Raises NoStepsFound, listing
-        what was tried, when there are none."""
-        return json.loads(_stepscope.steps_json(self._cap, step))
+    def steps(self, step=None, lanes=None, names=5, xprof=False):
+        """The steps, their breakdown, and what the other lanes did during each:
+        `stepscope steps --json`, with its --step (a slice name, else an extended regex
+        over names), --lanes (the other lanes to report), --names (names kept per
+        lane and step; 0 = all) and --xprof (XProf's overview view). Raises
+        NoStepsFound, listing what was tried, when there are none."""
+        return json.loads(_stepscope.steps_json(self._cap, step, lanes, int(names), bool(xprof)))
 
     def __repr__(self):
         i = self.info
