@@ -1,50 +1,60 @@
 #!/usr/bin/env python3
-"""Loading a trace from Python with the stepscope package, timed inside the process.
+"""Loading a trace from Python with the stepscope package, interleaved with the CLI
+doing the same work, so the machine's load falls on both alike.
 
-    py_load.py TRACE RUNS      (run with the interop environment's Python and the package
-                                on PYTHONPATH; see perf/run_python.sh)
+    py_load.py TRACE RUNS CLI     (run with the interop environment's Python and the
+                                   package on PYTHONPATH; see perf/run_python.sh)
 
-Prints one JSON line: seconds for `import stepscope`, then per run the seconds of
-stepscope.open(TRACE) (the C reader: what the CLI does before it prints), of
-Trace.slices() (the NumPy columns) and of Trace.steps(), their medians, the number of
-slices, and the peak RSS."""
+Each run times, in turn: `CLI steps TRACE` (a whole process: read, nest, find the
+steps), stepscope.open(TRACE) + Trace.steps() in this process, `CLI slices TRACE
+--csv` and stepscope.open(TRACE) + Trace.slices() (the NumPy columns). Prints one JSON
+line: the seconds of every run of each, the seconds `import stepscope` took, the number
+of slices, and the peak RSS of this process."""
 import json
 import resource
-import statistics
+import subprocess
 import sys
 import time
 import warnings
 
 
 def main(argv):
-    path, runs = argv[1], int(argv[2])
+    path, runs, cli = argv[1], int(argv[2]), argv[3]
     t0 = time.perf_counter()
     import stepscope
 
     imported = time.perf_counter() - t0
     warnings.simplefilter("ignore")
-    opens, slices, steps, n = [], [], [], 0
+    out = {"cli_steps_s": [], "py_steps_s": [], "cli_slices_s": [], "py_slices_s": [], "py_open_s": []}
+    n = 0
+
+    def cli_run(*args):
+        t0 = time.perf_counter()
+        subprocess.run([cli] + list(args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return time.perf_counter() - t0
+
     for _ in range(runs):
+        out["cli_steps_s"].append(cli_run("steps", path))
         t0 = time.perf_counter()
         t = stepscope.open(path)
         t1 = time.perf_counter()
-        s = t.slices()
-        t2 = time.perf_counter()
         try:
             t.steps()
         except stepscope.NoStepsFound:
             pass
-        t3 = time.perf_counter()
+        out["py_steps_s"].append(time.perf_counter() - t0)
+        out["py_open_s"].append(t1 - t0)
+        t.close()
+        out["cli_slices_s"].append(cli_run("slices", path, "--csv"))
+        t0 = time.perf_counter()
+        t = stepscope.open(path)
+        s = t.slices()
+        out["py_slices_s"].append(time.perf_counter() - t0)
         n = len(s)
         t.close()
         del t, s
-        opens.append(t1 - t0)
-        slices.append(t2 - t1)
-        steps.append(t3 - t2)
-    print(json.dumps({"import_s": imported, "open_s": opens, "slices_s": slices, "steps_s": steps,
-                      "open_median_s": statistics.median(opens), "slices_median_s": statistics.median(slices),
-                      "steps_median_s": statistics.median(steps), "slices": n,
-                      "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+    out.update(import_s=imported, slices=n, peak_rss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    print(json.dumps(out))
     return 0
 
 
