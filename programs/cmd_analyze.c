@@ -97,10 +97,14 @@ static void print_facts(const analysis *a)
         printf("resolution  1 ns: some ts or dur had a fraction of a microsecond\n");
     tc_dur(d1, sizeof d1, in->resolution_ns);
     printf("nesting     %" PRIu64 " clamped (overran the parent by <= %s: nested, end clamped), %" PRIu64
-           " overlaps (overran by more: nested beside it, not inside)\n",
-           in->clamped, d1, in->overlaps);
-    printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64 " rejected\n",
-           in->unmatched_end, in->unclosed_begin, in->skipped, in->rejected);
+           " overlaps (overran by more: on %" PRIu64 " overflow track%s, as in Perfetto)\n",
+           in->clamped, d1, in->overlaps, in->overflow_tracks, in->overflow_tracks == 1 ? "" : "s");
+    printf("            %" PRIu64 " unmatched E (ignored), %" PRIu64 " misplaced E (open slices cut), %" PRIu64
+           " cut to fit their parent\n",
+           in->unmatched_end, in->misplaced_end, in->repaired);
+    printf("            %" PRIu64 " unclosed B (counted as running to the last timestamp of their lane), %" PRIu64
+           " skipped, %" PRIu64 " rejected\n",
+           in->unclosed_begin, in->skipped, in->rejected);
     tc_dur(d1, sizeof d1, a->all.union_ns);
     tc_dur(d2, sizeof d2, a->all.span_ns);
     printf("busy        %s of %s (%.1f%%): union of all lanes' slices\n", d1, d2,
@@ -288,6 +292,9 @@ static void json_trace(jout *j, const analysis *a)
     jo_key(j, "overlaps"), jo_u64(j, in->overlaps);
     jo_key(j, "unmatched_end"), jo_u64(j, in->unmatched_end);
     jo_key(j, "unclosed_begin"), jo_u64(j, in->unclosed_begin);
+    jo_key(j, "misplaced_end"), jo_u64(j, in->misplaced_end);
+    jo_key(j, "repaired"), jo_u64(j, in->repaired);
+    jo_key(j, "overflow_tracks"), jo_u64(j, in->overflow_tracks);
     jo_key(j, "skipped"), jo_u64(j, in->skipped);
     jo_key(j, "rejected"), jo_u64(j, in->rejected);
     uint64_t total;

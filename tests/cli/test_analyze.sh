@@ -131,7 +131,7 @@ t_run "$STEPSCOPE" analyze "$W/warn.json"
 t_ok "warnings go to stderr with the prefix" test "$T_RC" = 0 -a "$(grep -c '^stepscope analyze: warning: ' <<<"$T_ERR")" = 11
 t_ok "warnings beyond 10 are counted" grep -q "and 4 more warnings" <<<"$T_ERR"
 t_run "$STEPSCOPE" slices "$W/warn.json"
-t_ok "an unclosed B runs to its lane's last timestamp" grep -qx "1,1,50000,15000,0,open" <<<"$T_OUT"
+t_ok "an unclosed B has dur -1 in slices, as in Perfetto" grep -qx "1,1,50000,-1,0,open" <<<"$T_OUT"
 
 # A JAX-style profile directory: the latest run, or --run.
 mkdir -p "$W/prof/plugins/profile/2024_01_01" "$W/prof/plugins/profile/2024_02_01"
