@@ -139,8 +139,8 @@ static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s,
     c->len = (size_t)(p - c->buf);
 }
 
-/* The track column: "thread", "overflow N", "async N NAME", "global async N NAME",
- * "instants", "global instants". */
+/* The track column: "thread", "overflow N", "async N SET", "global async N SET" (the
+ * async track set's name: the first slice's of its id), "instants", "global instants". */
 static const char *track_text(const sts_timeline *tl, const sts_track *t, char *buf, size_t n)
 {
     switch (t->kind) {
@@ -150,7 +150,7 @@ static const char *track_text(const sts_timeline *tl, const sts_track *t, char *
     case STS_TRACK_ASYNC_PROCESS:
     case STS_TRACK_ASYNC_GLOBAL:
         snprintf(buf, n, "%sasync %u %s", t->kind == STS_TRACK_ASYNC_GLOBAL ? "global " : "", t->index,
-                 sts_timeline_string(tl, t->name));
+                 sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[t->lane].name));
         return buf;
     case STS_TRACK_PROCESS_INSTANTS:
         return "instants";

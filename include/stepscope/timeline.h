@@ -111,7 +111,7 @@ typedef struct sts_lane {
     uint32_t process;                  /* index into sts_timeline_processes() */
     uint32_t label;                    /* string id of the tid as written ("" for async and instant lanes) */
     int64_t tid;                       /* numeric tid (a missing or zero tid with a non-zero pid = pid) */
-    uint32_t name;                     /* thread_name metadata, XPlane line name, or the async track's name */
+    uint32_t name;                     /* thread_name metadata, XPlane line name, or the async track set's name */
     int32_t sort_index;                /* thread_sort_index metadata */
     uint32_t kind;                     /* sts_lane_kind */
     uint32_t first_slice, slice_count; /* this lane's slices, contiguous */
@@ -135,7 +135,7 @@ typedef struct sts_track {
     uint32_t lane;        /* the lane holding it */
     uint32_t kind;        /* sts_track_kind */
     uint32_t index;       /* overflow: 1, 2, ...; async: Perfetto's track_compressor_idx; else 0 */
-    uint32_t name;        /* async: the track's name (the first slice's name in its set); else 0 */
+    uint32_t name;        /* async: the track's name, Perfetto's: that of the event that made it; else 0 */
     uint32_t slice_count; /* slices on it */
 } sts_track;
 

@@ -64,49 +64,40 @@ STS_DEFINE_SORT(sort_keys, tok_key, sts_timeline, KEY_LESS)
 /* Every end must fit in int64 and so must the span from the earliest start to the
  * latest end: the first event that breaks either is named. Readers reject such events
  * with a warning; this catches what any other producer hands over. */
-static sts_status out_of_range(const sts_timeline *tl, uint32_t seq, int64_t ts, int64_t lo, int64_t hi, sts_error *err)
+typedef struct span_check {
+    int64_t lo, hi;
+    uint64_t negative; /* X slices with a negative dur, set to 0 */
+} span_check;
+
+static sts_status out_of_range(const sts_timeline *tl, uint32_t seq, int64_t ts, const span_check *c, sts_error *err)
 {
     return sts_error_set(err, STS_ERR_RANGE, -1,
                          "%s: event %u: ts %lld ns is more than 2^63 - 1 ns from the trace's other events (%lld to "
                          "%lld ns); out of range",
-                         tl->info.path, seq, (long long)ts, (long long)lo, (long long)hi);
+                         tl->info.path, seq, (long long)ts, (long long)c->lo, (long long)c->hi);
 }
 
-static sts_status check_times(sts_timeline *tl, sts_error *err)
+static inline sts_status check_span(const sts_timeline *tl, span_check *c, int64_t ts, int64_t end, uint32_t seq,
+                                    sts_error *err)
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    uint64_t negative = 0;
-    size_t ns = tl->slices.n, ne = tl->ends.n, ni = tl->instants.n, na = tl->asyncs.n;
-    for (size_t i = 0; i < ns + ne + ni + na; i++) {
-        int64_t ts, end;
-        uint32_t seq;
-        if (i < ns) {
-            sts_slice *s = &tl->slices.v[i];
-            if (s->dur < 0 && !(s->flags & STS_SLICE_FROM_BE)) { /* readers reject these */
-                s->dur = 0;
-                negative++;
-            }
-            ts = s->ts, seq = s->parent;
-            if (s->dur > 0 && __builtin_add_overflow(ts, s->dur, &end))
-                return sts_error_set(err, STS_ERR_RANGE, -1,
-                                     "%s: event %u: ts %lld ns + dur %lld ns does not fit in 64-bit nanoseconds",
-                                     tl->info.path, seq, (long long)ts, (long long)s->dur);
-            if (s->dur <= 0) end = ts;
-        } else if (i < ns + ne) {
-            ts = end = tl->ends.v[i - ns].ts, seq = tl->ends.v[i - ns].seq;
-        } else if (i < ns + ne + ni) {
-            ts = end = tl->instants.v[i - ns - ne].ts, seq = tl->instants.v[i - ns - ne].seq;
-        } else {
-            ts = end = tl->asyncs.v[i - ns - ne - ni].ts, seq = tl->asyncs.v[i - ns - ne - ni].seq;
-        }
-        int64_t nlo = ts < lo ? ts : lo, nhi = end > hi ? end : hi, span;
-        if (__builtin_sub_overflow(nhi, nlo, &span)) return out_of_range(tl, seq, ts, lo, hi, err);
-        lo = nlo, hi = nhi;
-    }
-    if (negative)
-        sts_tl_warn(tl, "%s: %llu slice%s had a negative duration; set to 0", tl->info.path,
-                    (unsigned long long)negative, negative == 1 ? "" : "s");
+    int64_t lo = ts < c->lo ? ts : c->lo, hi = end > c->hi ? end : c->hi, span;
+    if (__builtin_sub_overflow(hi, lo, &span)) return out_of_range(tl, seq, ts, c, err);
+    c->lo = lo, c->hi = hi;
     return STS_OK;
+}
+
+static inline sts_status check_slice(const sts_timeline *tl, sts_slice *s, span_check *c, sts_error *err)
+{
+    if (s->dur < 0 && !(s->flags & STS_SLICE_FROM_BE)) { /* readers reject these */
+        s->dur = 0;
+        c->negative++;
+    }
+    int64_t end = s->ts;
+    if (s->dur > 0 && __builtin_add_overflow(s->ts, s->dur, &end))
+        return sts_error_set(err, STS_ERR_RANGE, -1,
+                             "%s: event %u: ts %lld ns + dur %lld ns does not fit in 64-bit nanoseconds", tl->info.path,
+                             s->parent, (long long)s->ts, (long long)s->dur);
+    return check_span(tl, c, s->ts, end, s->parent, err); /* raw: parent holds the sequence number */
 }
 
 /* ---- tokens per lane ---------------------------------------------------------------- */
@@ -127,7 +118,9 @@ static void work_free(lanes_work *w)
     free(w->tok);
 }
 
-static int bucket(const sts_timeline *tl, lanes_work *w)
+/* Buckets the slices and E events by lane, checking their times on the way (the only
+ * pass over them before the replay). -1: no memory; 1: out of range (err set). */
+static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
 {
     size_t nl = w->nl, ns = tl->slices.n, ne = tl->ends.n;
     w->off = calloc(nl + 1, sizeof *w->off);
@@ -136,10 +129,19 @@ static int bucket(const sts_timeline *tl, lanes_work *w)
     w->tok = malloc((ns + ne ? ns + ne : 1) * sizeof *w->tok);
     size_t *fill = malloc((nl ? nl : 1) * sizeof *fill);
     uint32_t *prev = malloc((nl ? nl : 1) * sizeof *prev);
-    int bad = !w->off || !w->soff || !w->sorted || !w->tok || !fill || !prev;
-    if (!bad) {
-        for (size_t i = 0; i < ns; i++)
+    int rc = !w->off || !w->soff || !w->sorted || !w->tok || !fill || !prev ? -1 : 0;
+    span_check c = { INT64_MAX, INT64_MIN, 0 };
+    for (size_t i = 0; i < ns && rc == 0; i++)
+        if (tl->slices.v[i].lane >= nl)
+            rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: slice %zu names lane %u of %zu", tl->info.path, i,
+                                  tl->slices.v[i].lane, nl);
+        else
             w->soff[tl->slices.v[i].lane + 1]++;
+    for (size_t j = 0; j < ne && rc == 0; j++)
+        if (tl->ends.v[j].lane >= nl)
+            rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu", tl->info.path, j,
+                                  tl->ends.v[j].lane, nl);
+    if (rc == 0) {
         memcpy(w->off, w->soff, (nl + 1) * sizeof *w->off);
         for (size_t j = 0; j < ne; j++)
             w->off[tl->ends.v[j].lane + 1]++;
@@ -152,21 +154,27 @@ static int bucket(const sts_timeline *tl, lanes_work *w)
         memset(w->sorted, 1, nl);
         /* Each slice is compared with the previous one of its lane (still in cache),
          * which tells which lanes need sorting. */
-        for (size_t i = 0; i < ns; i++) {
-            uint32_t l = tl->slices.v[i].lane;
+        for (size_t i = 0; i < ns && rc == 0; i++) {
+            sts_slice *s = &tl->slices.v[i];
+            if (check_slice(tl, s, &c, err) != STS_OK) rc = 1;
+            uint32_t l = s->lane;
             if (prev[l] != STS_NONE && tok_less(tl, (uint32_t)i, prev[l])) w->sorted[l] = 0;
             prev[l] = (uint32_t)i;
             w->tok[fill[l]++] = (uint32_t)i;
         }
-        for (size_t j = 0; j < ne; j++) {
-            uint32_t l = tl->ends.v[j].lane;
-            w->sorted[l] = 0;
-            w->tok[fill[l]++] = (uint32_t)j | FIN_END;
+        for (size_t j = 0; j < ne && rc == 0; j++) {
+            const sts_end_event *e = &tl->ends.v[j];
+            if (check_span(tl, &c, e->ts, e->ts, e->seq, err) != STS_OK) rc = 1;
+            w->sorted[e->lane] = 0;
+            w->tok[fill[e->lane]++] = (uint32_t)j | FIN_END;
         }
     }
     free(fill);
     free(prev);
-    return bad ? -1 : 0;
+    if (c.negative)
+        sts_tl_warn(tl, "%s: %llu slice%s had a negative duration; set to 0", tl->info.path,
+                    (unsigned long long)c.negative, c.negative == 1 ? "" : "s");
+    return rc;
 }
 
 static int sort_lanes(const sts_timeline *tl, lanes_work *w)
@@ -253,55 +261,57 @@ void sts_fin_permute_cycles(sts_slice *s, uint32_t *order, size_t n)
     }
 }
 
-static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t0, uint32_t *order)
+/* Replays every lane; 1 when slices must move to reach their final order, 0 when they
+ * are already there, -1 when memory is exhausted. */
+/* Replays every lane; 1 when slices must move to reach their final order, 0 when they
+ * are already there, -1 when memory is exhausted. */
+static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t0, uint32_t *order, fin_lane_out *out)
 {
     fin_replay *r = sts_fin_replay_new(tl, order);
     if (!r) return -1;
     int bad = 0;
     for (size_t l = 0; l < w->nl && !bad; l++) {
         uint32_t pos = (uint32_t)w->soff[l];
-        bad = sts_fin_replay_lane(r, (uint32_t)l, &t0[l], w->tok + w->off[l], w->off[l + 1] - w->off[l], &pos) != 0;
+        bad = sts_fin_replay_lane(r, (uint32_t)l, &t0[l], w->tok + w->off[l], w->off[l + 1] - w->off[l], &pos,
+                                  &out[l]) != 0;
         tl->lanes.v[l].first_slice = (uint32_t)w->soff[l];
         tl->lanes.v[l].slice_count = (uint32_t)(w->soff[l + 1] - w->soff[l]);
     }
+    int moved = sts_fin_replay_moved(r);
     sts_fin_replay_free(r);
-    return bad ? -1 : 0;
-}
-
-static int identity(const uint32_t *order, size_t n)
-{
-    for (size_t k = 0; k < n; k++)
-        if (order[k] != k) return 0;
-    return 1;
+    return bad ? -1 : moved;
 }
 
 /* ---- children inside parents ------------------------------------------------------ */
 
-/* Whether slice c, by its start, lies outside p: it starts at or after p's end (two
- * zero-length slices at one instant stack, as in Perfetto). */
-static inline int starts_outside(const sts_slice *c, const sts_slice *p)
-{
-    int64_t pend = p->ts + p->dur;
-    return c->ts > pend || (c->ts == pend && !(p->dur == 0 && c->dur == 0));
-}
-
 /* Perfetto's table can hold a child that runs past its parent's end (a B closed while
  * complete slices above it were still running, or a complete slice pushed over an
- * open B that overran what held the B) and, because its stack walk keeps slices that
- * have ended under an open B, or pops its top where a lower entry ended, a child that
- * starts at or after its parent's end. Such a slice is moved up to the nearest
- * ancestor holding its start (its depth, and its subtree's, follow) and cut at that
- * ancestor's end. Rows where Perfetto's table has children inside parents are
- * untouched. Slices are in final order, so a parent is settled before its children. */
-static void contain(sts_timeline *tl)
+ * open B that overran what held the B), a child that starts at or after its parent's
+ * end (its stack walk keeps slices that have ended under an open B, and pops its top
+ * where a lower entry ended), and so siblings that overlap. Each track is walked again
+ * in order, keeping the chain of slices that hold the current point: a slice keeps
+ * Perfetto's parent when that parent is on the chain and holds its start; otherwise it
+ * goes under the innermost slice of the chain holding its start. It is then cut at its
+ * parent's end if it runs past it. Where Perfetto's table has children inside parents
+ * and siblings apart, every slice keeps its parent: the chain then leads to it.
+ * `cur` has a slot per track. */
+static void contain_lane(sts_timeline *tl, const sts_lane *ln, uint32_t *cur, fin_lane_out *out)
 {
     sts_slice *s = tl->slices.v;
-    for (size_t i = 0; i < tl->slices.n; i++) {
-        uint32_t p = s[i].parent;
-        if (p == STS_NONE) continue;
-        uint32_t q = p;
-        while (q != STS_NONE && starts_outside(&s[i], &s[q]))
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t x = ln->first_track; x < ln->first_track + ln->track_count; x++)
+        cur[x] = STS_NONE;
+    for (size_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
+        uint32_t p = s[i].parent, q = cur[s[i].track];
+        int64_t ts = s[i].ts;
+        /* Up the chain to Perfetto's parent, when it holds the start (two zero-length
+         * slices at one instant stack), or to the first slice that holds it. */
+        while (q != STS_NONE) {
+            int64_t qend = s[q].ts + s[q].dur;
+            if (q == p && (ts < qend || (ts == qend && s[q].dur == 0 && s[i].dur == 0))) break;
+            if (ts < qend) break;
             q = s[q].parent;
+        }
         int fixed = q != p;
         s[i].parent = q;
         if (q == STS_NONE) {
@@ -309,8 +319,8 @@ static void contain(sts_timeline *tl)
         } else {
             s[i].depth = s[q].depth < 65535 ? (uint16_t)(s[q].depth + 1) : 65535;
             int64_t pend = s[q].ts + s[q].dur;
-            if (s[i].ts + s[i].dur > pend) {
-                s[i].dur = pend - s[i].ts;
+            if (ts + s[i].dur > pend) {
+                s[i].dur = pend - ts;
                 fixed = 1;
             }
         }
@@ -318,25 +328,37 @@ static void contain(sts_timeline *tl)
             s[i].flags |= STS_SLICE_TRUNCATED;
             tl->info.repaired++;
         }
+        cur[s[i].track] = (uint32_t)i;
+        int64_t end = ts + s[i].dur; /* bucket() proved it fits */
+        if (ts < lo) lo = ts;
+        if (end > hi) hi = end;
     }
+    out->lo = lo;
+    out->hi = hi;
+}
+
+/* Only lanes that had a B can break containment in Perfetto's table: with complete
+ * slices alone, its stack walk checks every new slice against all open ones. The span
+ * comes on the way. */
+static int contain(sts_timeline *tl, fin_lane_out *out)
+{
+    uint32_t *cur = NULL;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t l = 0; l < tl->lanes.n; l++) {
+        if (out[l].opened) {
+            if (!cur && !(cur = malloc((tl->tracks.n ? tl->tracks.n : 1) * sizeof *cur))) return -1;
+            contain_lane(tl, &tl->lanes.v[l], cur, &out[l]);
+        }
+        if (out[l].lo < lo) lo = out[l].lo;
+        if (out[l].hi > hi) hi = out[l].hi;
+    }
+    free(cur);
+    tl->info.ts_min = lo <= hi ? lo : 0;
+    tl->info.ts_max = lo <= hi ? hi : 0;
+    return 0;
 }
 
 /* ---- counts and warnings ----------------------------------------------------------- */
-
-static void finish_info(sts_timeline *tl)
-{
-    sts_timeline_info *in = &tl->info;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (size_t i = 0; i < tl->slices.n; i++) {
-        const sts_slice *s = &tl->slices.v[i];
-        int64_t end = s->ts + s->dur; /* check_times() proved it fits */
-        if (s->ts < lo) lo = s->ts;
-        if (end > hi) hi = end;
-    }
-    in->ts_min = lo == INT64_MAX ? 0 : lo;
-    in->ts_max = hi == INT64_MIN ? 0 : hi;
-    in->overlaps = tl->overlaps.n;
-}
 
 static void warn(sts_timeline *tl)
 {
@@ -381,40 +403,37 @@ static void warn(sts_timeline *tl)
 
 sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
 {
+    sts_error local = STS_ERROR_INIT;
+    if (!err) err = &local;
     if (tl->finalized) return STS_OK;
     if (tl->slices.n + tl->instants.n + tl->asyncs.n >= 0x80000000u || tl->ends.n + tl->asyncs.n >= 0x80000000u)
         return sts_error_set(err, STS_ERR_LIMIT, -1,
                              "%s: %zu slices, %zu instants, %zu async and %zu end events; at most 2^31 - 1 slices "
                              "and ends",
                              tl->info.path, tl->slices.n, tl->instants.n, tl->asyncs.n, tl->ends.n);
-    for (size_t i = 0; i < tl->slices.n; i++)
-        if (tl->slices.v[i].lane >= tl->lanes.n)
-            return sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: slice %zu names lane %u of %zu", tl->info.path, i,
-                                 tl->slices.v[i].lane, tl->lanes.n);
-    for (size_t j = 0; j < tl->ends.n; j++)
-        if (tl->ends.v[j].lane >= tl->lanes.n)
-            return sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu", tl->info.path, j,
-                                 tl->ends.v[j].lane, tl->lanes.n);
-    sts_status st = check_times(tl, err);
-    if (st != STS_OK) return st;
     tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;
     fin_track0 *t0 = NULL;
-    if ((st = sts_fin_derive(tl, &t0, err)) != STS_OK) return st;
+    sts_status st = sts_fin_derive(tl, &t0, err);
+    if (st != STS_OK) return st;
     lanes_work w = { tl->lanes.n, NULL, NULL, NULL, NULL };
     uint32_t *order = NULL;
-    int bad = bucket(tl, &w) != 0 || sort_lanes(tl, &w) != 0;
-    if (!bad) bad = !(order = malloc((tl->slices.n ? tl->slices.n : 1) * sizeof *order));
-    if (!bad) bad = replay_all(tl, &w, t0, order) != 0;
-    if (!bad && !identity(order, tl->slices.n) && sts_fin_permute_swaps(tl->slices.v, order, tl->slices.n) != 0)
+    fin_lane_out *out = malloc((tl->lanes.n ? tl->lanes.n : 1) * sizeof *out);
+    int rc = out ? bucket(tl, &w, err) : -1;
+    if (rc == 0) rc = sort_lanes(tl, &w);
+    if (rc == 0 && !(order = malloc((tl->slices.n ? tl->slices.n : 1) * sizeof *order))) rc = -1;
+    int moved = rc ? 0 : replay_all(tl, &w, t0, order, out);
+    if (moved < 0) rc = -1;
+    if (rc == 0 && moved && sts_fin_permute_swaps(tl->slices.v, order, tl->slices.n) != 0)
         sts_fin_permute_cycles(tl->slices.v, order, tl->slices.n);
     free(order);
     free(t0);
     work_free(&w);
-    if (bad) return sts_fin_nomem(tl, err);
+    if (rc == 0) rc = contain(tl, out);
+    free(out);
+    if (rc) return rc > 0 ? err->code : sts_fin_nomem(tl, err);
     free(tl->ends.v);
     memset(&tl->ends, 0, sizeof tl->ends);
-    contain(tl);
-    finish_info(tl);
+    tl->info.overlaps = tl->overlaps.n;
     warn(tl);
     tl->finalized = 1;
     return STS_OK;

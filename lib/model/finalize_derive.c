@@ -209,8 +209,9 @@ static int place_async(derive *d, const sts_async *a)
     if (a->phase == 'b') t->nest++;
     if (a->phase == 'e' && t->nest > 0) t->nest--;
     if (t->lane == STS_NONE) {
+        /* Perfetto names the track after the event that made it; the lane, after its set. */
         fin_track0 t0 = { set->proc == STS_NONE ? STS_TRACK_ASYNC_GLOBAL : STS_TRACK_ASYNC_PROCESS, (uint32_t)k,
-                          set->name };
+                          a->name };
         uint32_t owner = set->proc == STS_NONE ? global_process(d) : set->proc;
         uint32_t lane = new_lane(d, owner, STS_LANE_ASYNC, set->name, t0);
         if (lane == STS_NONE) return -1;

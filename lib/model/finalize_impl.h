@@ -47,10 +47,21 @@ static inline uint32_t fin_tok_seq(const sts_timeline *tl, uint32_t tok)
  * (a final position) and duration, writes order[position] = raw index, appends the
  * lane's tracks and overlaps, and counts into info. -1 when memory is exhausted. */
 typedef struct fin_replay fin_replay;
+
+/* What the replay learns of a lane: whether it had a B (only then can Perfetto's table
+ * put a child outside its parent: see finalize.c, contain()), and the span of its
+ * complete slices. */
+typedef struct fin_lane_out {
+    int opened;
+    int64_t lo, hi; /* lo > hi: no slice */
+} fin_lane_out;
+
 fin_replay *sts_fin_replay_new(sts_timeline *tl, uint32_t *order);
 int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, const uint32_t *tok, size_t n,
-                        uint32_t *pos);
+                        uint32_t *pos, fin_lane_out *out);
 void sts_fin_replay_free(fin_replay *r);
+/* Whether any slice's final position differs from its raw index (else no permutation). */
+int sts_fin_replay_moved(const fin_replay *r);
 
 /* Moves slice order[k] to position k for every k. The swap version tracks where each
  * slice went (8 bytes per slice; -1 when they cannot be had); the cycle version needs

@@ -51,8 +51,15 @@ struct fin_replay {
     int64_t res;     /* the rounding tolerance on this lane (0: none) */
     int64_t last;    /* the lane's last timestamp so far */
     uint32_t *pos;   /* the next final position */
-    int truncated;   /* a cut happened during the current walk */
+    int moved;       /* a slice's final position differs from its raw index */
+    int opened;      /* the lane had a B */
+    int64_t hi;      /* the latest end of a complete slice placed */
 };
+
+int sts_fin_replay_moved(const fin_replay *r)
+{
+    return r->moved;
+}
 
 fin_replay *sts_fin_replay_new(sts_timeline *tl, uint32_t *order)
 {
@@ -92,7 +99,10 @@ static void cut_above(fin_replay *r, stack *st, size_t i, int64_t end)
 {
     for (size_t j = st->n; j-- > i + 1;) {
         sts_slice *s = slice_of(r, &st->v[j]);
-        s->dur = end - s->ts;
+        /* Perfetto's walk can leave a slice above one that ended before it started (see
+         * walk()); it would get a negative duration here. It gets none, and finalize
+         * moves it out of what does not hold it. */
+        s->dur = end > s->ts ? end - s->ts : 0;
         s->flags |= STS_SLICE_TRUNCATED;
     }
     st->n = i; /* the slice itself too */
@@ -163,24 +173,59 @@ static int grow(stack *st)
 }
 
 /* Places slice `raw` on track `local` (0: the lane's own) at depth = stack size. */
-static int push(fin_replay *r, stack *st, uint32_t local, uint32_t raw, int64_t ts, int64_t end)
+static inline __attribute__((always_inline)) void place(fin_replay *r, stack *st, uint32_t local, uint32_t raw,
+                                                        sts_slice *s, int64_t ts, int64_t end)
 {
-    if (grow(st) != 0) return -1;
     uint32_t pos = (*r->pos)++;
     r->order[pos] = raw;
-    sts_slice *s = &r->tl->slices.v[raw];
+    r->moved |= pos != raw;
+    if (end > r->hi) r->hi = end; /* PENDING is below everything */
+    size_t d = st->n;
     s->track = r->track0 + local;
-    s->depth = st->n > 65535 ? 65535 : (uint16_t)st->n;
-    s->parent = st->n ? st->v[st->n - 1].pos : STS_NONE;
-    entry *e = &st->v[st->n];
+    s->depth = d > 65535 ? 65535 : (uint16_t)d;
+    s->parent = d ? st->v[d - 1].pos : STS_NONE;
+    entry *e = &st->v[d];
     e->ts = ts;
     e->end = end;
     e->pos = pos;
     e->raw = raw;
-    set_flags(st, st->n);
-    st->n++;
+    st->n = d + 1;
     st->count++;
+}
+
+static int push(fin_replay *r, stack *st, uint32_t local, uint32_t raw, int64_t ts, int64_t end)
+{
+    if (grow(st) != 0) return -1;
+    place(r, st, local, raw, &r->tl->slices.v[raw], ts, end);
+    set_flags(st, st->n - 1);
     if (end != PENDING && end > r->last) r->last = end;
+    return 0;
+}
+
+/* The common case, a complete slice on the lane's own track while only complete,
+ * properly nested slices are open: pop what has ended, then it nests in the top or is a
+ * root. 0: placed; 1: take the general walk (what was popped stays popped, as the walk
+ * would have popped it first); -1: no memory. */
+static inline int fast_complete(fin_replay *r, uint32_t raw, sts_slice *s, int64_t end)
+{
+    stack *st = &r->main;
+    int64_t ts = s->ts;
+    while (st->n) {
+        const entry *e = &st->v[st->n - 1];
+        if (!e->regular) return 1;
+        if (e->end < ts || (e->end == ts && !(end == ts && e->end == e->ts))) {
+            st->n--;
+            continue;
+        }
+        if (e->end <= ts || end > e->end) return 1; /* zero-length stacking, or an overrun */
+        break;
+    }
+    if (grow(st) != 0) return -1;
+    place(r, st, 0, raw, s, ts, end);
+    entry *e = &st->v[st->n - 1];
+    e->regular = 1; /* nested in a regular top, or alone */
+    e->open_run = 0;
+    if (end > r->last) r->last = end;
     return 0;
 }
 
@@ -239,6 +284,7 @@ static int complete(fin_replay *r, uint32_t raw, int can_spill)
 static int begin(fin_replay *r, uint32_t raw)
 {
     const sts_slice *s = &r->tl->slices.v[raw];
+    r->opened = 1;
     walk(r, &r->main, s->ts, 1, NULL, NULL, NULL, NULL);
     return push(r, &r->main, 0, raw, s->ts, PENDING);
 }
@@ -309,8 +355,11 @@ static int add_track(sts_timeline *tl, uint32_t lane, uint32_t kind, uint32_t in
 }
 
 int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, const uint32_t *tok, size_t n,
-                        uint32_t *pos)
+                        uint32_t *pos, fin_lane_out *out)
 {
+    uint32_t first = *pos;
+    r->opened = 0;
+    r->hi = INT64_MIN;
     sts_timeline *tl = r->tl;
     r->main.n = 0;
     r->main.count = 0;
@@ -320,13 +369,21 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     r->last = INT64_MIN;
     r->res = t0->kind == STS_TRACK_THREAD ? tl->info.resolution_ns : 0;
     int can_spill = t0->kind == STS_TRACK_THREAD;
+    sts_slice *all = tl->slices.v;
     for (size_t k = 0; k < n; k++) {
         uint32_t t = tok[k];
+        /* Slices of interleaved lanes lie apart in memory: fetch ahead. */
+        if (k + 16 < n) __builtin_prefetch(&all[tok[k + 16] & ~FIN_END], 1); /* an E's index: harmless */
         if (t & FIN_END) {
             end_event(r, &tl->ends.v[t & ~FIN_END]);
             continue;
         }
-        const sts_slice *s = &tl->slices.v[t];
+        sts_slice *s = &all[t];
+        int rc;
+        if (s->dur >= 0 && (rc = fast_complete(r, t, s, s->ts + s->dur)) <= 0) { /* ts + dur: checked by finalize */
+            if (rc < 0) return -1;
+            continue; /* it set r->last */
+        }
         if (s->ts > r->last) r->last = s->ts;
         if ((s->dur < 0 ? begin(r, t) : complete(r, t, can_spill)) != 0) return -1;
     }
@@ -335,6 +392,9 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     for (size_t k = 0; k < r->nover; k++)
         if (add_track(tl, lane, STS_TRACK_OVERFLOW, (uint32_t)k + 1, 0, r->over[k].count) != 0) return -1;
     tl->info.overflow_tracks += r->nover;
+    out->opened = r->opened;
+    out->hi = r->hi;
+    out->lo = *pos > first ? tl->slices.v[r->order[first]].ts : INT64_MAX; /* tokens come by ts */
     tl->lanes.v[lane].first_track = r->track0;
     tl->lanes.v[lane].track_count = (uint32_t)(1 + r->nover);
     return 0;

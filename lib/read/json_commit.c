@@ -96,14 +96,6 @@ static int bad_time(jr *r, const jevent *ev, int field, time_why why)
     return T_REJECTED;
 }
 
-/* ts or dur in ns, with a warning when it cannot be read. */
-static int event_time(jr *r, const jevent *ev, int field, int64_t *ns, int *whole)
-{
-    time_why why = WHY_TYPE;
-    int rc = quiet_time(r, ev, field, ns, whole, &why);
-    return rc == TM_BAD ? bad_time(r, ev, field, why) : rc;
-}
-
 static int64_t numeric_id(const char *t, size_t n)
 {
     int64_t v;
@@ -236,8 +228,11 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
         const sts_strtab *t = &r->tl->strings;
         tid = (int64_t)(sts_hash_bytes(sts_strtab_get(t, label), sts_strtab_len(t, label)) & 0x7fffffff);
     }
+    size_t before = r->tl->lanes.n;
     *lane = sts_tl_lane(r->tl, proc, label, tid);
     if (*lane == STS_NONE) return T_NOMEM;
+    /* Perfetto names a thread after a tid written as a string. */
+    if (have_tid && ev->f[F_TID].kind == JK_STRING && r->tl->lanes.n > before) r->tl->lanes.v[*lane].name = label;
     slot->lane = STS_NONE;
     if (lane_key_set(&slot->pid, ev, F_PID) && lane_key_set(&slot->tid, ev, F_TID)) slot->lane = *lane;
     return T_OK;
@@ -265,10 +260,10 @@ static int string_field(jr *r, const jevent *ev, int field, uint32_t *id)
 
 /* What every stored event has; ts and its status come from sts_jr_commit_event(). */
 typedef struct jhead {
-    int64_t ts;
-    int whole;
-    int ts_rc; /* quiet_time() of "ts" */
-    time_why why;
+    int64_t ts, dur;
+    int whole, dwhole;
+    int ts_rc, dur_rc; /* quiet_time() of "ts" and "dur", read once */
+    time_why why, dur_why;
     uint32_t seq, lane, name, cat;
 } jhead;
 
@@ -435,9 +430,11 @@ static int commit_slice(jr *r, const jevent *ev, char ph, jhead *h)
     int64_t dur = -1, end = h->ts;
     int dwhole = 1;
     if (ph == 'X') {
-        rc = event_time(r, ev, F_DUR, &dur, &dwhole);
+        rc = h->dur_rc == TM_BAD ? bad_time(r, ev, F_DUR, h->dur_why) : h->dur_rc;
         if (rc == T_ABSENT) return reject(r, ev, "'X' event has no \"dur\""), 0;
         if (rc != T_OK) return done(rc);
+        dur = h->dur;
+        dwhole = h->dwhole;
         if (dur < 0)
             return reject(r, ev, "'X' event has a negative \"dur\" (%.*s us)", shown(&ev->f[F_DUR]), ev->f[F_DUR].p), 0;
         if (__builtin_add_overflow(h->ts, dur, &end))
@@ -769,12 +766,7 @@ static void sorter_push(jr *r, const jevent *ev, unsigned char ph, const jhead *
         if (ph != 'M') return;
         ts = 0;
     }
-    if (ev->have & BIT(F_DUR)) {
-        int64_t d;
-        int w;
-        time_why why;
-        if (quiet_time(r, ev, F_DUR, &d, &w, &why) != T_OK) return;
-    }
+    if (h->dur_rc != T_OK && h->dur_rc != T_ABSENT) return;
     if (ts >= 0) sts_tl_sorter_push(r->tl, ts, h->seq, ph == 'X');
 }
 
@@ -796,7 +788,8 @@ int sts_jr_commit_event(jr *r, const jevent *ev)
     }
     if (ph && ph < 128) info->by_phase[ph]++;
     h.ts_rc = quiet_time(r, ev, F_TS, &h.ts, &h.whole, &h.why);
-    if (h.ts_rc == T_NOMEM) return -1;
+    h.dur_rc = quiet_time(r, ev, F_DUR, &h.dur, &h.dwhole, &h.dur_why);
+    if (h.ts_rc == T_NOMEM || h.dur_rc == T_NOMEM) return -1;
     sorter_push(r, ev, ph, &h);
     switch (ph) {
     case 'X':

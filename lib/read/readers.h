@@ -1,5 +1,6 @@
 /* read: the readers. Each fills a raw timeline (see model/timeline_impl.h for the
- * raw conventions); lib/analyze/ finalizes it. Readers never depend on the device layer. */
+ * raw conventions); the model's finalize (model/finalize.h) nests it. Readers never depend
+ * on the device layer. */
 #ifndef STS_READ_READERS_H
 #define STS_READ_READERS_H
 

@@ -70,11 +70,14 @@ def load(path):
         raw = f.read()
     if raw[:2] == b'\x1f\x8b':
         raw = gzip.decompress(raw)
-    text = raw.decode('utf-8', errors='replace')
+    text = raw.decode('utf-8', errors='surrogateescape')
     if text.startswith('\ufeff'):
         text = text[1:]
+    # Both programs take control characters inside strings and args nested thousands
+    # deep.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 30000))
     try:
-        doc = json.loads(text, parse_float=Num, parse_int=Num)
+        doc = json.loads(text, parse_float=Num, parse_int=Num, strict=False)
     except ValueError:
         doc = truncated(text)
     if isinstance(doc, dict):
@@ -84,7 +87,7 @@ def load(path):
 
 def truncated(text):
     """The complete events of a file cut short (both programs import them)."""
-    dec = json.JSONDecoder(parse_float=Num, parse_int=Num)
+    dec = json.JSONDecoder(parse_float=Num, parse_int=Num, strict=False)
     i = text.find('[')
     out = []
     if i < 0:
@@ -109,39 +112,29 @@ def wrap64(v):
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
+NUMBER_PARTS = None
+
+
 def perfetto_double(text):
     """Perfetto's json_parser StringToDouble: int part + fraction / 10^digits, then the
-    exponent through pow. Not correctly rounded, on purpose of copying it."""
-    s = text
-    neg = s.startswith('-')
-    if neg:
-        s = s[1:]
-    i = 0
-    ip = 0
-    while i < len(s) and s[i].isdigit():
-        ip = wrap64(ip * 10 + int(s[i]))
-        i += 1
+    exponent through pow, with its int64 and uint64 arithmetic wrapping. Not correctly
+    rounded, on purpose of copying it."""
+    import re
+    global NUMBER_PARTS
+    if NUMBER_PARTS is None:
+        NUMBER_PARTS = re.compile(r'(-?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]*))?$')
+    m = NUMBER_PARTS.match(text)
+    if not m:
+        return None
+    neg, ip_s, frac_s, esign, exp_s = m.groups()
+    ip = wrap64(int(ip_s)) if ip_s else 0
     frac = 0.0
-    if i < len(s) and s[i] == '.':
-        i += 1
-        fi, div = 0, 1
-        while i < len(s) and s[i].isdigit():
-            fi = wrap64(fi * 10 + int(s[i]))
-            div = (div * 10) & ((1 << 64) - 1)
-            i += 1
-        frac = float(fi) / float(div)
-    exp, eneg = 0, False
-    if i < len(s) and s[i] in 'eE':
-        i += 1
-        if i < len(s) and s[i] in '+-':
-            eneg = s[i] == '-'
-            i += 1
-        while i < len(s) and s[i].isdigit():
-            exp = exp * 10 + int(s[i])
-            i += 1
+    if frac_s is not None and frac_s:
+        frac = float(wrap64(int(frac_s))) / float(pow(10, len(frac_s), 1 << 64))
     out = float(ip) + frac
+    exp = int(exp_s) if exp_s else 0
     try:
-        if eneg:
+        if esign == '-':
             out /= math.pow(10, exp)
         elif exp > 0:
             out *= math.pow(10, exp)
@@ -300,6 +293,7 @@ def lane_key(mode, e):
 
 class Reader:
     def __init__(self, path, mode):
+        """path: a trace file, or its events as load() returns them."""
         self.mode = mode
         self.stats = {}
         self.events = []
@@ -313,7 +307,7 @@ class Reader:
         self.lo, self.hi = None, None
         self.nevents = 0
         self.rejected = 0  # stepscope's count of events refused with a warning
-        self.read(load(path))
+        self.read(load(path) if isinstance(path, str) else path)
 
     def count(self, k):
         self.stats[k] = self.stats.get(k, 0) + 1
@@ -541,6 +535,8 @@ class Table:
                 self.counts['misplaced_end'] += 1
                 for j in range(len(st) - 1, i, -1):
                     st[j].dur = end - st[j].ts
+                    if self.mode.contain and st[j].dur < 0:
+                        st[j].dur = 0  # stepscope: no negative durations (Perfetto's can be)
                     st[j].open = False
                     st.pop()
                 st.pop()
@@ -720,18 +716,23 @@ class Table:
         self.slices_for_contain()
 
     def slices_for_contain(self):
+        """Each track walked again in creation order with the chain of slices holding the
+        current point: a slice keeps Perfetto's parent when it is on the chain and holds
+        its start (two zero-length slices at one instant stack), else goes under the
+        innermost slice of the chain that holds its start; then it is cut at its parent's
+        end if it runs past it."""
         def end(s):
             return s.ts + s.dur
 
-        def outside(c, p):
-            pe = end(p)
-            return c.ts > pe or (c.ts == pe and not (p.dur == 0 and c.dur == 0))
+        cur = {}
         for s in self.slices:
             p = s.parent
-            if p is None:
-                continue
-            q = p
-            while q is not None and outside(s, q):
+            q = cur.get(id(s.track))
+            while q is not None:
+                if q is p and (s.ts < end(q) or (s.ts == end(q) and q.dur == 0 and s.dur == 0)):
+                    break
+                if s.ts < end(q):
+                    break
                 q = q.parent
             fixed = q is not p
             s.parent = q
@@ -744,6 +745,7 @@ class Table:
                     fixed = True
             if fixed:
                 self.counts['repaired'] += 1
+            cur[id(s.track)] = s
 
     @staticmethod
     def lane_of(s):

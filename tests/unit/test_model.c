@@ -13,6 +13,7 @@
 #include "model/finalize_impl.h"
 #include "model/timeline_impl.h"
 #include "stepscope.h"
+#include "stepscope/write.h"
 #include "test.h"
 
 /* ---- building raw timelines ------------------------------------------------------ */
@@ -704,6 +705,231 @@ TEST(random_forests_shuffled)
     sts_timeline_free(g.tl);
 }
 
+/* ---- properties over random traces ---------------------------------------------------- */
+
+/* A random raw timeline: X slices nested, overlapping a little or a lot, of zero length
+ * or at equal timestamps; B/E pairs with names and categories from a small set, E events
+ * that match by name, close out of order or match nothing; instants of every scope; and
+ * (when `async`) async b/e/n events. Every slice-making event carries a unique int arg
+ * "k", so each can be found again. */
+static sts_timeline *random_trace(int async, size_t *nslices)
+{
+    static const char *names[] = { "a", "b", "c" };
+    sts_timeline *tl = sts_tl_new("random.json", "chrome-json", STS_ARGS_ALL);
+    int whole = rnd() % 2;
+    if (!whole) sts_tl_note_resolution(tl, 0);
+    int64_t unit = whole ? 1000 : 1 + (int64_t)(rnd() % 700);
+    uint32_t lanes[3];
+    int nl = 1 + (int)(rnd() % 3);
+    for (int l = 0; l < nl; l++)
+        lanes[l] = lane(tl, 1 + l / 2, 1 + l);
+    size_t n = 5 + rnd() % 60, k = 0;
+    uint32_t key = str(tl, "k");
+    for (size_t i = 0; i < n; i++) {
+        uint32_t ln = lanes[rnd() % (uint64_t)nl];
+        int64_t ts = (int64_t)(rnd() % 40) * unit;
+        static const int64_t durs[] = { 0, 1, 2, 3, 5, 10, 40 };
+        sts_arg a = { 0 };
+        a.key = key;
+        a.type = STS_ARG_INT;
+        a.v.i = (int64_t)k;
+        uint64_t what = rnd() % 100;
+        if (what < 40) {
+            sts_slice *s = add_slice(tl, ln, names[rnd() % 3], ts, durs[rnd() % 7] * unit);
+            s->args = sts_tl_add_args(tl, &a, 1);
+            k++;
+        } else if (what < 58) {
+            sts_slice *s = add_slice(tl, ln, names[rnd() % 3], ts, -1);
+            s->flags = STS_SLICE_FROM_BE;
+            if (rnd() % 2) s->cat = str(tl, "x");
+            s->args = sts_tl_add_args(tl, &a, 1);
+            k++;
+        } else if (what < 80) {
+            En(tl, ln, rnd() % 2 ? names[rnd() % 3] : NULL, rnd() % 3 == 0 ? "x" : NULL, ts);
+        } else if (what < 90 || !async) {
+            static const char scopes[] = "ttpg";
+            I(tl, ln, names[rnd() % 3], ts, scopes[rnd() % 4]);
+            tl->instants.v[tl->instants.n - 1].args = sts_tl_add_args(tl, &a, 1);
+            k++;
+        } else {
+            static const char phases[] = "bbeen";
+            char ph = phases[rnd() % 5];
+            static const uint8_t kinds[] = { STS_ASYNC_ID_STRING, STS_ASYNC_ID_NUMBER, STS_ASYNC_ID_LOCAL_STRING };
+            A(tl, ln, ph, names[rnd() % 2], rnd() % 2 ? "1" : "2", kinds[rnd() % 3], ts);
+            tl->asyncs.v[tl->asyncs.n - 1].args = ph == 'e' ? STS_NONE : sts_tl_add_args(tl, &a, 1);
+            k += ph != 'e';
+        }
+    }
+    *nslices = k;
+    return tl;
+}
+
+/* The table, for a failure's message. */
+static void dump(const sts_timeline *tl)
+{
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "  %zu: lane %u track %u ts %lld dur %lld depth %u parent %d flags %#x '%s'\n", i, s[i].lane,
+                s[i].track, (long long)s[i].ts, (long long)s[i].dur, s[i].depth, (int)s[i].parent, s[i].flags,
+                sts_timeline_string(tl, s[i].name));
+}
+
+static int64_t key_of(const sts_timeline *tl, const sts_slice *s)
+{
+    const sts_arg *a = sts_timeline_find_arg(tl, s->args, "k");
+    return a ? a->v.i : -1;
+}
+
+/* Every input slice once; children inside parents on their own track (closed
+ * intervals, two zero-length slices at one instant stacking); siblings that never
+ * overlap; flags and counts that agree; spilled slices only on overflow tracks. */
+static const char *check_random(const sts_timeline *tl, size_t want)
+{
+    const char *why = broken(tl);
+    if (*why) return why;
+    size_t n, nt;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_track *t = sts_timeline_tracks(tl, &nt);
+    const sts_timeline_info *in = sts_timeline_get_info(tl);
+    unsigned char *seen = calloc(want + 1, 1);
+    uint32_t *last = malloc((n + nt + 1) * sizeof *last); /* per parent (or track, for roots): last child */
+    memset(last, 0xff, (n + nt + 1) * sizeof *last);
+    uint64_t unclosed = 0, overlap = 0, clamped = 0;
+    for (size_t i = 0; i < n && !*why; i++) {
+        int64_t k = key_of(tl, &s[i]);
+        if (k < 0 || (size_t)k >= want || seen[k]++) why = "an input slice missing its key, or seen twice";
+        unclosed += (s[i].flags & STS_SLICE_UNCLOSED) != 0;
+        clamped += (s[i].flags & STS_SLICE_CLAMPED) != 0;
+        if (s[i].flags & STS_SLICE_OVERLAP) {
+            overlap++;
+            if (t[s[i].track].kind != STS_TRACK_OVERFLOW) why = "a spilled slice off the overflow tracks";
+        } else if (t[s[i].track].kind == STS_TRACK_OVERFLOW) {
+            why = "an unspilled slice on an overflow track";
+        }
+        if ((s[i].flags & STS_SLICE_UNCLOSED) && !(s[i].flags & STS_SLICE_FROM_BE))
+            why = "an unclosed slice not from a B";
+        size_t group = s[i].parent == STS_NONE ? n + s[i].track : s[i].parent;
+        if (last[group] != STS_NONE) {
+            const sts_slice *prev = &s[last[group]];
+            if (s[i].ts < prev->ts + prev->dur) why = "siblings that overlap";
+        }
+        last[group] = (uint32_t)i;
+    }
+    for (size_t k = 0; k < want && !*why; k++)
+        if (!seen[k]) why = "an input slice missing from the table";
+    if (!*why && (unclosed != in->unclosed_begin || clamped != in->clamped || overlap != in->overlaps))
+        why = "flags and counts disagree";
+    size_t nov;
+    sts_timeline_overlaps(tl, &nov);
+    if (!*why && nov != in->overlaps) why = "the overlap list and its count disagree";
+    free(seen);
+    free(last);
+    return why;
+}
+
+TEST(random_traces_keep_the_invariants)
+{
+    for (int trial = 0; trial < 3000 && !t_current_failed; trial++) {
+        size_t want;
+        sts_timeline *tl = random_trace(1, &want);
+        if (!fin(tl)) {
+            T_FAIL_AT("trial %d: finalize failed", trial);
+        } else {
+            const char *why = check_random(tl, want);
+            if (*why) {
+                T_FAIL_AT("trial %d: %s", trial, why);
+                dump(tl);
+            }
+        }
+        sts_timeline_free(tl);
+    }
+}
+
+/* The same events written as Chrome JSON and as XSpace read back into the same model:
+ * every slice (found by its key) with the same ts, dur, depth, track within its lane,
+ * name and parent; its ts as written, its dur at most as written. */
+typedef struct kslice {
+    int64_t ts, dur, parent_key;
+    uint32_t depth, local_track;
+    char name[8];
+} kslice;
+
+static kslice *by_key(const sts_timeline *tl, size_t want)
+{
+    kslice *out = calloc(want + 1, sizeof *out);
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_lane *l = sts_timeline_lanes(tl, NULL);
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = key_of(tl, &s[i]);
+        if (k < 0 || (size_t)k >= want) continue;
+        kslice *x = &out[k];
+        x->ts = s[i].ts;
+        x->dur = s[i].dur;
+        x->depth = s[i].depth;
+        x->local_track = s[i].track - l[s[i].lane].first_track;
+        x->parent_key = s[i].parent == STS_NONE ? -1 : key_of(tl, &s[s[i].parent]);
+        snprintf(x->name, sizeof x->name, "%s", sts_timeline_string(tl, s[i].name));
+    }
+    return out;
+}
+
+static sts_timeline *open_all_args(const char *path)
+{
+    sts_open_options o = STS_OPEN_OPTIONS_INIT;
+    o.args = STS_ARGS_ALL;
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open(path, &o, &tl, &err) != STS_OK) T_FAIL_AT("open %s: %s", path, err.message);
+    return tl;
+}
+
+TEST(json_and_xplane_readers_give_the_same_model)
+{
+    char json[256], pb[256];
+    snprintf(json, sizeof json, "/tmp/sts_test_model_%d.json", (int)getpid());
+    snprintf(pb, sizeof pb, "/tmp/sts_test_model_%d.xplane.pb", (int)getpid());
+    for (int trial = 0; trial < 300 && !t_current_failed; trial++) {
+        size_t want;
+        sts_timeline *tl = random_trace(0, &want);
+        /* XSpace has no instants of their own: keep thread slices only. */
+        tl->instants.n = 0;
+        if (!fin(tl)) {
+            T_FAIL_AT("trial %d: finalize failed", trial);
+            sts_timeline_free(tl);
+            break;
+        }
+        sts_error err = STS_ERROR_INIT;
+        T_EQ_I64(sts_write_chrome_json(tl, json, NULL, &err), STS_OK);
+        T_EQ_I64(sts_write_xplane(tl, pb, NULL, &err), STS_OK);
+        sts_timeline *a = open_all_args(json), *b = open_all_args(pb);
+        if (a && b) {
+            kslice *ka = by_key(a, want), *kb = by_key(b, want), *ko = by_key(tl, want);
+            for (size_t k = 0; k < want && !t_current_failed; k++) {
+                if (ko[k].name[0] == 0) continue; /* an instant's key: not written */
+                /* Read back, a written slice can nest anew (a slice that was under an open B
+                 * now fits, or is clamped, against a complete one); both readers alike. */
+                if (memcmp(&ka[k], &kb[k], sizeof ka[k]) != 0 || ka[k].ts != ko[k].ts || ka[k].dur > ko[k].dur)
+                    T_FAIL_AT("trial %d, slice %zu: JSON %lld+%lld depth %u track %u parent %lld '%s'; XSpace "
+                              "%lld+%lld depth %u track %u parent %lld '%s'; written %lld+%lld",
+                              trial, k, (long long)ka[k].ts, (long long)ka[k].dur, ka[k].depth, ka[k].local_track,
+                              (long long)ka[k].parent_key, ka[k].name, (long long)kb[k].ts, (long long)kb[k].dur,
+                              kb[k].depth, kb[k].local_track, (long long)kb[k].parent_key, kb[k].name,
+                              (long long)ko[k].ts, (long long)ko[k].dur);
+            }
+            free(ka);
+            free(kb);
+            free(ko);
+        }
+        sts_timeline_free(a);
+        sts_timeline_free(b);
+        sts_timeline_free(tl);
+    }
+    remove(json);
+    remove(pb);
+}
+
 /* ---- checked time arithmetic ---------------------------------------------------------- */
 
 TEST(finalize_refuses_a_span_beyond_int64)
@@ -865,6 +1091,8 @@ int main(void)
     RUN(async_slices_on_compressed_tracks);
     RUN(permutations_agree);
     RUN(random_forests_shuffled);
+    RUN(random_traces_keep_the_invariants);
+    RUN(json_and_xplane_readers_give_the_same_model);
     RUN(finalize_refuses_a_span_beyond_int64);
     RUN(json_driven_nesting);
     RUN(json_driven_clamp_and_overlap);
