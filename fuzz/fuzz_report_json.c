@@ -1,11 +1,12 @@
 /* libFuzzer target: bench and ledger JSON through the report's JSON DOM and figures.
  * Whatever the bytes, adding them either fails cleanly or yields a page that is valid
- * UTF-8 with no control characters but tab, CR and LF (so it stays well-formed). */
+ * UTF-8 with no control characters but tab, CR and LF and no U+FFFE or U+FFFF (so it
+ * stays well-formed XML). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "base/sbuf.h"
+#include "base/utf8.h"
 #include "stepscope/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -18,8 +19,10 @@ static void check_page(const sts_report *r)
     const unsigned char *u = (const unsigned char *)html;
     for (size_t i = 0; i < n;) {
         if (u[i] < 0x20 && u[i] != '\n' && u[i] != '\t' && u[i] != '\r') __builtin_trap();
-        size_t len = sts_utf8_seq_len(u + i, n - i);
+        size_t len = sts_utf8_len(u + i, n - i);
         if (len == 0) __builtin_trap();
+        unsigned cp = sts_utf8_decode(u + i, len);
+        if (cp == 0xfffe || cp == 0xffff) __builtin_trap(); /* no XML character */
         i += len;
     }
     free(html);

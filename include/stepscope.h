@@ -6,12 +6,16 @@
 
 #include "stepscope/version.h"
 #include "stepscope/status.h"
+#include "stepscope/json.h"
+#include "stepscope/format.h"
+#include "stepscope/outfile.h"
 #include "stepscope/timeline.h"
 #include "stepscope/analyze.h"
 #include "stepscope/write.h"
 #include "stepscope/trace.h"
 #include "stepscope/report.h"
 #include "stepscope/ledger.h"
+#include "stepscope/spec.h"
 #include "stepscope/device.h"
 #include "stepscope/bench.h"
 

@@ -124,3 +124,12 @@ int cli_report(const char *command, const sts_error *err)
     fprintf(stderr, "stepscope %s: error: %s\n", command, err->message[0] ? err->message : sts_strerror(err->code));
     return CLI_BAD_INPUT;
 }
+
+int cli_json_finish(const char *command, sts_jsonw *j)
+{
+    sts_status st = sts_jsonw_finish(j);
+    sts_jsonw_free(j);
+    if (st == STS_OK) return CLI_OK;
+    fprintf(stderr, "stepscope %s: error: writing the JSON output: %s\n", command, sts_strerror(st));
+    return CLI_BAD_INPUT;
+}

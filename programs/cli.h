@@ -48,4 +48,8 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Prints an sts_error to stderr as "stepscope CMD: message"; returns CLI_BAD_INPUT. */
 int cli_report(const char *command, const sts_error *err);
 
+/* Finishes and frees a --json document written to stdout; prints the error and returns
+ * CLI_BAD_INPUT when it could not be written whole, else CLI_OK. */
+int cli_json_finish(const char *command, sts_jsonw *j);
+
 #endif

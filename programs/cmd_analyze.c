@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "jout.h"
 #include "trace_cli.h"
 
 #define DEFAULT_TOP   20
@@ -88,14 +87,14 @@ static void print_facts(const analysis *a)
     printf("events      %" PRIu64, in->events);
     print_phases(in);
     printf("lanes       %zu in %zu process%s\n", a->nlanes, a->nprocs, a->nprocs == 1 ? "" : "es");
-    tc_dur(d1, sizeof d1, in->ts_max - in->ts_min);
+    sts_fmt_duration(in->ts_max - in->ts_min, d1, sizeof d1);
     printf("slices      %zu\nspan        %s (ts %" PRId64 " to %" PRId64 " ns)\n", a->nslices, d1, in->ts_min,
            in->ts_max);
     if (in->resolution_ns == 1000)
-        printf("resolution  1 us: every ts and dur was a whole microsecond\n");
+        printf("resolution  1 \xc2\xb5s: every ts and dur was a whole microsecond\n");
     else
         printf("resolution  1 ns: some ts or dur had a fraction of a microsecond\n");
-    tc_dur(d1, sizeof d1, in->resolution_ns);
+    sts_fmt_duration(in->resolution_ns, d1, sizeof d1);
     printf("nesting     %" PRIu64 " clamped (overran the parent by <= %s: nested, end clamped), %" PRIu64
            " overlaps (overran by more: on %" PRIu64 " overflow track%s, as in Perfetto)\n",
            in->clamped, d1, in->overlaps, in->overflow_tracks, in->overflow_tracks == 1 ? "" : "s");
@@ -105,8 +104,8 @@ static void print_facts(const analysis *a)
     printf("            %" PRIu64 " unclosed B (counted as running to the last timestamp of their lane), %" PRIu64
            " skipped, %" PRIu64 " rejected\n",
            in->unclosed_begin, in->skipped, in->rejected);
-    tc_dur(d1, sizeof d1, a->all.union_ns);
-    tc_dur(d2, sizeof d2, a->all.span_ns);
+    sts_fmt_duration(a->all.union_ns, d1, sizeof d1);
+    sts_fmt_duration(a->all.span_ns, d2, sizeof d2);
     printf("busy        %s of %s (%.1f%%): union of all lanes' slices\n", d1, d2,
            a->all.span_ns ? 100.0 * (double)a->all.union_ns / (double)a->all.span_ns : 0.0);
 }
@@ -131,14 +130,15 @@ static void print_names(const analysis *a, size_t top)
     for (size_t i = 0; i < show; i++) {
         const sts_name_summary *s = &a->names[i];
         char t[32], se[32], mn[32], md[32], mx[32];
-        tc_dur(t, sizeof t, s->total_ns);
-        tc_dur(se, sizeof se, s->self_ns);
-        tc_dur(mn, sizeof mn, s->min_ns);
-        tc_dur(md, sizeof md, s->median_ns);
-        tc_dur(mx, sizeof mx, s->max_ns);
+        sts_fmt_duration(s->total_ns, t, sizeof t);
+        sts_fmt_duration(s->self_ns, se, sizeof se);
+        sts_fmt_duration(s->min_ns, mn, sizeof mn);
+        sts_fmt_duration(s->median_ns, md, sizeof md);
+        sts_fmt_duration(s->max_ns, mx, sizeof mx);
         printf("  ");
         tc_cell(stdout, sts_timeline_string(a->tl, s->name), nw, 1);
-        printf("  %*" PRIu64 " %11s %11s %11s %11s %11s\n", cw, s->count, t, se, mn, md, mx);
+        printf("  %*" PRIu64 " %*s %*s %*s %*s %*s\n", cw, s->count, sts_fmt_field(t, 11), t, sts_fmt_field(se, 11), se,
+               sts_fmt_field(mn, 11), mn, sts_fmt_field(md, 11), md, sts_fmt_field(mx, 11), mx);
     }
 }
 
@@ -155,9 +155,9 @@ static void busy_row(const char *const *cells, const int *widths, size_t ncells,
         return;
     }
     char u[32], sp[32];
-    tc_dur(u, sizeof u, b->union_ns);
-    tc_dur(sp, sizeof sp, b->span_ns);
-    printf("  %9" PRIu64 " %11s %11s %5.1f%%\n", b->slices, u, sp,
+    sts_fmt_duration(b->union_ns, u, sizeof u);
+    sts_fmt_duration(b->span_ns, sp, sizeof sp);
+    printf("  %9" PRIu64 " %*s %*s %5.1f%%\n", b->slices, sts_fmt_field(u, 11), u, sts_fmt_field(sp, 11), sp,
            b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
 }
 
@@ -244,8 +244,8 @@ static void print_overlaps(const analysis *a)
     for (size_t i = 0; i < show; i++) {
         const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
         char o[32], d[32];
-        tc_dur(o, sizeof o, ov[i].overrun_ns);
-        tc_dur(d, sizeof d, c->dur);
+        sts_fmt_duration(ov[i].overrun_ns, o, sizeof o);
+        sts_fmt_duration(c->dur, d, sizeof d);
         printf("  '%s' (ts %" PRId64 " ns, %s) overruns '%s' by %s on pid %s tid %s\n",
                sts_timeline_string(a->tl, c->name), c->ts, d, sts_timeline_string(a->tl, p->name), o,
                tc_pid(a->tl, c->lane), tc_tid(a->tl, c->lane));
@@ -254,176 +254,179 @@ static void print_overlaps(const analysis *a)
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-static void json_trace(jout *j, const analysis *a)
+static void json_trace(sts_jsonw *j, const analysis *a)
 {
     const sts_timeline_info *in = a->info;
-    jo_key(j, "trace");
-    jo_obj(j);
-    jo_key(j, "path"), jo_str(j, in->path);
-    jo_key(j, "format"), jo_str(j, in->format);
-    jo_key(j, "bytes"), jo_u64(j, in->bytes);
-    jo_key(j, "compressed"), jo_bool(j, in->compressed);
-    jo_key(j, "truncated"), jo_bool(j, in->truncated);
-    jo_key(j, "events"), jo_u64(j, in->events);
-    jo_key(j, "by_phase");
-    jo_obj(j);
+    sts_jsonw_key(j, "trace");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_key(j, "path"), sts_jsonw_str(j, in->path);
+    sts_jsonw_key(j, "run"), sts_jsonw_str(j, in->run);
+    sts_jsonw_key(j, "format"), sts_jsonw_str(j, in->format);
+    sts_jsonw_key(j, "bytes"), sts_jsonw_u64(j, in->bytes);
+    sts_jsonw_key(j, "compressed"), sts_jsonw_bool(j, in->compressed);
+    sts_jsonw_key(j, "truncated"), sts_jsonw_bool(j, in->truncated);
+    sts_jsonw_key(j, "events"), sts_jsonw_u64(j, in->events);
+    sts_jsonw_key(j, "by_phase");
+    sts_jsonw_obj_begin(j);
     for (int c = 0; c < 128; c++) {
         if (!in->by_phase[c]) continue;
         char k[2] = { (char)c, 0 };
-        jo_key(j, k);
-        jo_u64(j, in->by_phase[c]);
+        sts_jsonw_key(j, k);
+        sts_jsonw_u64(j, in->by_phase[c]);
     }
-    jo_obj_end(j);
-    jo_key(j, "processes"), jo_u64(j, a->nprocs);
-    jo_key(j, "lanes"), jo_u64(j, a->nlanes);
-    jo_key(j, "slices"), jo_u64(j, a->nslices);
+    sts_jsonw_obj_end(j);
+    sts_jsonw_key(j, "processes"), sts_jsonw_u64(j, a->nprocs);
+    sts_jsonw_key(j, "lanes"), sts_jsonw_u64(j, a->nlanes);
+    sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, a->nslices);
     size_t n;
-    sts_timeline_instants(a->tl, &n), jo_key(j, "instants"), jo_u64(j, n);
-    sts_timeline_counters(a->tl, &n), jo_key(j, "counters"), jo_u64(j, n);
-    sts_timeline_asyncs(a->tl, &n), jo_key(j, "asyncs"), jo_u64(j, n);
-    sts_timeline_flows(a->tl, &n), jo_key(j, "flows"), jo_u64(j, n);
-    jo_key(j, "ts_min_ns"), jo_i64(j, in->ts_min);
-    jo_key(j, "ts_max_ns"), jo_i64(j, in->ts_max);
-    jo_key(j, "span_ns"), jo_i64(j, in->ts_max - in->ts_min);
-    jo_key(j, "busy_ns"), jo_i64(j, a->all.union_ns);
-    jo_key(j, "resolution_ns"), jo_i64(j, in->resolution_ns);
-    jo_key(j, "display_time_unit"), jo_str(j, in->display_time_unit);
-    jo_key(j, "clamped"), jo_u64(j, in->clamped);
-    jo_key(j, "overlaps"), jo_u64(j, in->overlaps);
-    jo_key(j, "unmatched_end"), jo_u64(j, in->unmatched_end);
-    jo_key(j, "unclosed_begin"), jo_u64(j, in->unclosed_begin);
-    jo_key(j, "misplaced_end"), jo_u64(j, in->misplaced_end);
-    jo_key(j, "repaired"), jo_u64(j, in->repaired);
-    jo_key(j, "overflow_tracks"), jo_u64(j, in->overflow_tracks);
-    jo_key(j, "skipped"), jo_u64(j, in->skipped);
-    jo_key(j, "rejected"), jo_u64(j, in->rejected);
+    sts_timeline_instants(a->tl, &n), sts_jsonw_key(j, "instants"), sts_jsonw_u64(j, n);
+    sts_timeline_counters(a->tl, &n), sts_jsonw_key(j, "counters"), sts_jsonw_u64(j, n);
+    sts_timeline_asyncs(a->tl, &n), sts_jsonw_key(j, "asyncs"), sts_jsonw_u64(j, n);
+    sts_timeline_flows(a->tl, &n), sts_jsonw_key(j, "flows"), sts_jsonw_u64(j, n);
+    sts_timeline_args(a->tl, &n), sts_jsonw_key(j, "args_kept"), sts_jsonw_u64(j, n);
+    sts_jsonw_key(j, "ts_min_ns"), sts_jsonw_i64(j, in->ts_min);
+    sts_jsonw_key(j, "ts_max_ns"), sts_jsonw_i64(j, in->ts_max);
+    sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, in->ts_max - in->ts_min);
+    sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, a->all.union_ns);
+    sts_jsonw_key(j, "resolution_ns"), sts_jsonw_i64(j, in->resolution_ns);
+    sts_jsonw_key(j, "display_time_unit"), sts_jsonw_str(j, in->display_time_unit);
+    sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, in->clamped);
+    sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, in->overlaps);
+    sts_jsonw_key(j, "unmatched_end"), sts_jsonw_u64(j, in->unmatched_end);
+    sts_jsonw_key(j, "unclosed_begin"), sts_jsonw_u64(j, in->unclosed_begin);
+    sts_jsonw_key(j, "misplaced_end"), sts_jsonw_u64(j, in->misplaced_end);
+    sts_jsonw_key(j, "repaired"), sts_jsonw_u64(j, in->repaired);
+    sts_jsonw_key(j, "overflow_tracks"), sts_jsonw_u64(j, in->overflow_tracks);
+    sts_jsonw_key(j, "skipped"), sts_jsonw_u64(j, in->skipped);
+    sts_jsonw_key(j, "rejected"), sts_jsonw_u64(j, in->rejected);
     uint64_t total;
     const char *const *w = sts_timeline_warnings(a->tl, &n, &total);
-    jo_key(j, "warnings_total"), jo_u64(j, total);
-    jo_key(j, "warnings");
-    jo_arr(j);
+    sts_jsonw_key(j, "warnings_total"), sts_jsonw_u64(j, total);
+    sts_jsonw_key(j, "warnings");
+    sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < n; i++)
-        jo_str(j, w[i]);
-    jo_arr_end(j);
-    jo_obj_end(j);
+        sts_jsonw_str(j, w[i]);
+    sts_jsonw_arr_end(j);
+    sts_jsonw_obj_end(j);
 }
 
-static void json_names(jout *j, const analysis *a, size_t top)
+static void json_names(sts_jsonw *j, const analysis *a, size_t top)
 {
     size_t show = top && top < a->nnames ? top : a->nnames;
-    jo_key(j, "names");
-    jo_arr(j);
+    sts_jsonw_key(j, "names");
+    sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < show; i++) {
         const sts_name_summary *s = &a->names[i];
-        jo_obj(j);
-        jo_key(j, "name"), jo_str(j, sts_timeline_string(a->tl, s->name));
-        jo_key(j, "count"), jo_u64(j, s->count);
-        jo_key(j, "total_ns"), jo_i64(j, s->total_ns);
-        jo_key(j, "self_ns"), jo_i64(j, s->self_ns);
-        jo_key(j, "min_ns"), jo_i64(j, s->min_ns);
-        jo_key(j, "median_ns"), jo_i64(j, s->median_ns);
-        jo_key(j, "max_ns"), jo_i64(j, s->max_ns);
-        jo_obj_end(j);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, s->name));
+        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, s->count);
+        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, s->total_ns);
+        sts_jsonw_key(j, "self_ns"), sts_jsonw_i64(j, s->self_ns);
+        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, s->min_ns);
+        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, s->median_ns);
+        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, s->max_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_lanes(jout *j, const analysis *a)
+static void json_lanes(sts_jsonw *j, const analysis *a)
 {
-    jo_key(j, "lanes");
-    jo_arr(j);
+    sts_jsonw_key(j, "lanes");
+    sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < a->nlanes; k++) {
         uint32_t l = a->order[k];
         const sts_busy *b = &a->busy[l];
-        jo_obj(j);
-        jo_key(j, "pid"), jo_str(j, tc_pid(a->tl, l));
-        jo_key(j, "tid"), jo_str(j, tc_tid(a->tl, l));
-        jo_key(j, "process"), jo_str(j, tc_process_name(a->tl, l));
-        jo_key(j, "thread"), jo_str(j, tc_thread_name(a->tl, l));
-        jo_key(j, "slices"), jo_u64(j, b->slices);
-        jo_key(j, "union_ns"), jo_i64(j, b->union_ns);
-        jo_key(j, "span_ns"), jo_i64(j, b->span_ns);
-        jo_key(j, "start_ns"), jo_i64(j, b->start_ns);
-        jo_key(j, "end_ns"), jo_i64(j, b->end_ns);
-        jo_obj_end(j);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(a->tl, l));
+        sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(a->tl, l));
+        sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(a->tl, l));
+        sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(a->tl, l));
+        sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
+        sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
+        sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
+        sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);
+        sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, b->end_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_processes(jout *j, const analysis *a)
+static void json_processes(sts_jsonw *j, const analysis *a)
 {
     const sts_process *procs = sts_timeline_processes(a->tl, NULL);
-    jo_key(j, "processes");
-    jo_arr(j);
+    sts_jsonw_key(j, "processes");
+    sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < a->nprocs; k++) {
         uint32_t p = a->porder[k];
         const sts_busy *b = &a->pbusy[p];
-        jo_obj(j);
-        jo_key(j, "pid"), jo_str(j, sts_timeline_string(a->tl, procs[p].label));
-        jo_key(j, "process"), jo_str(j, sts_timeline_string(a->tl, procs[p].name));
-        jo_key(j, "slices"), jo_u64(j, b->slices);
-        jo_key(j, "union_ns"), jo_i64(j, b->union_ns);
-        jo_key(j, "span_ns"), jo_i64(j, b->span_ns);
-        jo_key(j, "start_ns"), jo_i64(j, b->start_ns);
-        jo_key(j, "end_ns"), jo_i64(j, b->end_ns);
-        jo_obj_end(j);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, sts_timeline_string(a->tl, procs[p].label));
+        sts_jsonw_key(j, "process"), sts_jsonw_str(j, sts_timeline_string(a->tl, procs[p].name));
+        sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
+        sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
+        sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
+        sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);
+        sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, b->end_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_overlaps(jout *j, const analysis *a)
+static void json_overlaps(sts_jsonw *j, const analysis *a)
 {
     size_t n;
     const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
     const sts_slice *s = sts_timeline_slices(a->tl, NULL);
-    jo_key(j, "overlap_list");
-    jo_arr(j);
+    sts_jsonw_key(j, "overlap_list");
+    sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < n && i < JSON_OVERLAPS; i++) {
         const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
-        jo_obj(j);
-        jo_key(j, "name"), jo_str(j, sts_timeline_string(a->tl, c->name));
-        jo_key(j, "parent"), jo_str(j, sts_timeline_string(a->tl, p->name));
-        jo_key(j, "pid"), jo_str(j, tc_pid(a->tl, c->lane));
-        jo_key(j, "tid"), jo_str(j, tc_tid(a->tl, c->lane));
-        jo_key(j, "ts_ns"), jo_i64(j, c->ts);
-        jo_key(j, "dur_ns"), jo_i64(j, c->dur);
-        jo_key(j, "parent_ts_ns"), jo_i64(j, p->ts);
-        jo_key(j, "parent_dur_ns"), jo_i64(j, p->dur);
-        jo_key(j, "overrun_ns"), jo_i64(j, ov[i].overrun_ns);
-        jo_obj_end(j);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, c->name));
+        sts_jsonw_key(j, "parent"), sts_jsonw_str(j, sts_timeline_string(a->tl, p->name));
+        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(a->tl, c->lane));
+        sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(a->tl, c->lane));
+        sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, c->ts);
+        sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, c->dur);
+        sts_jsonw_key(j, "parent_ts_ns"), sts_jsonw_i64(j, p->ts);
+        sts_jsonw_key(j, "parent_dur_ns"), sts_jsonw_i64(j, p->dur);
+        sts_jsonw_key(j, "overrun_ns"), sts_jsonw_i64(j, ov[i].overrun_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void print_json(const analysis *a, size_t top)
+static int print_json(const analysis *a, size_t top)
 {
-    jout j;
-    jo_init(&j, stdout);
-    jo_obj(&j);
-    json_trace(&j, a);
-    json_names(&j, a, top);
-    json_lanes(&j, a);
-    json_processes(&j, a);
-    jo_key(&j, "clamped"), jo_u64(&j, a->info->clamped);
-    jo_key(&j, "overlaps"), jo_u64(&j, a->info->overlaps);
-    json_overlaps(&j, a);
-    jo_obj_end(&j);
-    jo_end(&j);
+    sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
+    if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
+    sts_jsonw_obj_begin(j);
+    json_trace(j, a);
+    json_names(j, a, top);
+    json_lanes(j, a);
+    json_processes(j, a);
+    sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, a->info->clamped);
+    sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, a->info->overlaps);
+    json_overlaps(j, a);
+    sts_jsonw_obj_end(j);
+    return cli_json_finish("analyze", j);
 }
 
 int cmd_analyze(int argc, char **argv)
 {
     int json = 0, top = INT_MIN;
-    const char *run = NULL;
+    const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
         { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(run),
+        TC_ARGS_OPT(args),
         { 0 },
     };
     const cli_spec spec = {
         "analyze",
-        "TRACE [--json] [--top N] [--run NAME]",
+        "TRACE [--json] [--top N] [--run NAME] [--args MODE]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into their parent or kept apart as overlaps; every slice name\n"
@@ -442,12 +445,12 @@ int cmd_analyze(int argc, char **argv)
         return CLI_USAGE;
     }
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("analyze", pos[0], run, args, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a);
     if (rc == CLI_OK && json) {
-        print_json(&a, top == INT_MIN ? 0 : (size_t)top);
+        rc = print_json(&a, top == INT_MIN ? 0 : (size_t)top);
     } else if (rc == CLI_OK) {
         print_facts(&a);
         print_names(&a, top == INT_MIN ? DEFAULT_TOP : (size_t)top);

@@ -51,7 +51,7 @@ int cmd_report(int argc, char **argv)
     sts_error err = STS_ERROR_INIT;
     for (int i = 0; i < npos; i++) {
         sts_report_input kind;
-        if (sts_report_detect(pos[i], &kind, &err) != STS_OK || sts_report_add_path(r, pos[i], &err) != STS_OK) {
+        if (sts_report_add_path(r, pos[i], &kind, &err) != STS_OK) {
             sts_report_free(r);
             return cli_report("report", &err);
         }

@@ -215,16 +215,17 @@ static int write_csv(const sts_timeline *tl, int with_track)
 int cmd_slices(int argc, char **argv)
 {
     int csv_flag = 0, track = 0;
-    const char *run = NULL;
+    const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "csv", CLI_FLAG, &csv_flag, NULL, "write CSV (the only format; accepted for clarity)" },
         { "track", CLI_FLAG, &track, NULL, "add a column naming each slice's track (see below)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(run),
+        TC_ARGS_OPT(args),
         { 0 },
     };
     const cli_spec spec = {
         "slices",
-        "TRACE --csv [--track] [--run NAME]",
+        "TRACE --csv [--track] [--run NAME] [--args MODE]",
         "Writes every slice of Perfetto's slice table as CSV with the header\n"
         "pid,tid,ts_ns,dur_ns,depth,name: lanes in display order (process sort index, pid,\n"
         "thread sort index, tid), then by ts, then in the order Perfetto's importer makes\n"
@@ -246,7 +247,7 @@ int cmd_slices(int argc, char **argv)
     if (rc >= 0) return rc;
     (void)csv_flag;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("slices", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("slices", pos[0], run, args, &tl)) != CLI_OK) return rc;
     rc = write_csv(tl, track);
     sts_timeline_free(tl);
     return rc;

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "jout.h"
 #include "trace_cli.h"
 
 typedef struct view {
@@ -77,7 +76,7 @@ static void print_human(const view *v)
         printf("%8s ", "");
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++) {
             char d[32];
-            tc_dur(d, sizeof d, v->ch[c].total_ns);
+            sts_fmt_duration(v->ch[c].total_ns, d, sizeof d);
             printf("%s%s %s", c == s->first_child ? "" : ", ", name_of(v, v->ch[c].name), d);
             if (v->ch[c].count > 1) printf(" (x%u)", v->ch[c].count);
         }
@@ -111,94 +110,94 @@ static void print_human(const view *v)
            ms(y->children_ns));
 }
 
-static void json_steps(jout *j, const view *v)
+static void json_steps(sts_jsonw *j, const view *v)
 {
-    jo_key(j, "steps");
-    jo_arr(j);
+    sts_jsonw_key(j, "steps");
+    sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < v->n; k++) {
         const sts_step *s = &v->st[k];
-        jo_obj(j);
-        jo_key(j, "name"), jo_str(j, name_of(v, s->name));
-        jo_key(j, "index"), jo_i64(j, s->index);
-        jo_key(j, "ts_ns"), jo_i64(j, s->ts);
-        jo_key(j, "dur_ns"), jo_i64(j, s->dur);
-        jo_key(j, "children");
-        jo_obj(j);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, s->name));
+        sts_jsonw_key(j, "index"), sts_jsonw_i64(j, s->index);
+        sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, s->ts);
+        sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, s->dur);
+        sts_jsonw_key(j, "children");
+        sts_jsonw_obj_begin(j);
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
-            jo_key(j, name_of(v, v->ch[c].name)), jo_i64(j, v->ch[c].total_ns);
-        jo_obj_end(j);
-        jo_key(j, "child_counts");
-        jo_obj(j);
+            sts_jsonw_key(j, name_of(v, v->ch[c].name)), sts_jsonw_i64(j, v->ch[c].total_ns);
+        sts_jsonw_obj_end(j);
+        sts_jsonw_key(j, "child_counts");
+        sts_jsonw_obj_begin(j);
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
-            jo_key(j, name_of(v, v->ch[c].name)), jo_u64(j, v->ch[c].count);
-        jo_obj_end(j);
-        jo_key(j, "children_ns"), jo_i64(j, s->children_ns);
-        jo_key(j, "unattributed_ns"), jo_i64(j, s->unattributed_ns);
-        jo_key(j, "naive_ns"), jo_i64(j, s->naive_ns);
-        jo_obj_end(j);
+            sts_jsonw_key(j, name_of(v, v->ch[c].name)), sts_jsonw_u64(j, v->ch[c].count);
+        sts_jsonw_obj_end(j);
+        sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, s->children_ns);
+        sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, s->unattributed_ns);
+        sts_jsonw_key(j, "naive_ns"), sts_jsonw_i64(j, s->naive_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_children(jout *j, const view *v)
+static void json_children(sts_jsonw *j, const view *v)
 {
-    jo_key(j, "children");
-    jo_arr(j);
+    sts_jsonw_key(j, "children");
+    sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < v->ncs; i++) {
         const sts_step_child_stats *c = &v->cs[i];
-        jo_obj(j);
-        jo_key(j, "name"), jo_str(j, name_of(v, c->name));
-        jo_key(j, "steps"), jo_u64(j, c->steps);
-        jo_key(j, "count"), jo_u64(j, c->count);
-        jo_key(j, "total_ns"), jo_i64(j, c->total_ns);
-        jo_key(j, "min_ns"), jo_i64(j, c->min_ns);
-        jo_key(j, "median_ns"), jo_i64(j, c->median_ns);
-        jo_key(j, "max_ns"), jo_i64(j, c->max_ns);
-        jo_obj_end(j);
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, c->name));
+        sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, c->steps);
+        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, c->count);
+        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, c->total_ns);
+        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, c->min_ns);
+        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, c->median_ns);
+        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, c->max_ns);
+        sts_jsonw_obj_end(j);
     }
-    jo_arr_end(j);
+    sts_jsonw_arr_end(j);
 }
 
-static void json_summary(jout *j, const sts_steps_summary *y)
+static void json_summary(sts_jsonw *j, const sts_steps_summary *y)
 {
-    jo_key(j, "summary");
-    jo_obj(j);
-    jo_key(j, "steps"), jo_u64(j, y->steps);
-    jo_key(j, "total_ns"), jo_i64(j, y->total_ns);
-    jo_key(j, "min_ns"), jo_i64(j, y->min_ns);
-    jo_key(j, "median_ns"), jo_i64(j, y->median_ns);
-    jo_key(j, "max_ns"), jo_i64(j, y->max_ns);
-    jo_key(j, "children_ns"), jo_i64(j, y->children_ns);
-    jo_key(j, "unattributed_ns"), jo_i64(j, y->unattributed_ns);
-    jo_key(j, "unattributed_min_ns"), jo_i64(j, y->unattributed_min_ns);
-    jo_key(j, "unattributed_median_ns"), jo_i64(j, y->unattributed_median_ns);
-    jo_key(j, "unattributed_max_ns"), jo_i64(j, y->unattributed_max_ns);
-    jo_key(j, "naive_ns"), jo_i64(j, y->naive_ns);
-    jo_obj_end(j);
+    sts_jsonw_key(j, "summary");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, y->steps);
+    sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, y->total_ns);
+    sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, y->min_ns);
+    sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, y->median_ns);
+    sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, y->max_ns);
+    sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, y->children_ns);
+    sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, y->unattributed_ns);
+    sts_jsonw_key(j, "unattributed_min_ns"), sts_jsonw_i64(j, y->unattributed_min_ns);
+    sts_jsonw_key(j, "unattributed_median_ns"), sts_jsonw_i64(j, y->unattributed_median_ns);
+    sts_jsonw_key(j, "unattributed_max_ns"), sts_jsonw_i64(j, y->unattributed_max_ns);
+    sts_jsonw_key(j, "naive_ns"), sts_jsonw_i64(j, y->naive_ns);
+    sts_jsonw_obj_end(j);
 }
 
-static void print_json(const view *v)
+static int print_json(const view *v)
 {
-    jout j;
-    jo_init(&j, stdout);
-    jo_obj(&j);
-    jo_key(&j, "trace"), jo_str(&j, sts_timeline_get_info(v->tl)->path);
-    jo_key(&j, "rule"), jo_str(&j, sts_step_rule_name(sts_steps_rule(v->s)));
-    jo_key(&j, "rule_description"), jo_str(&j, rule_text(sts_steps_rule(v->s)));
+    sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
+    if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_key(j, "trace"), sts_jsonw_str(j, sts_timeline_get_info(v->tl)->path);
+    sts_jsonw_key(j, "rule"), sts_jsonw_str(j, sts_step_rule_name(sts_steps_rule(v->s)));
+    sts_jsonw_key(j, "rule_description"), sts_jsonw_str(j, rule_text(sts_steps_rule(v->s)));
     uint32_t lane = v->st[0].lane;
-    jo_key(&j, "lane");
-    jo_obj(&j);
-    jo_key(&j, "pid"), jo_str(&j, tc_pid(v->tl, lane));
-    jo_key(&j, "tid"), jo_str(&j, tc_tid(v->tl, lane));
-    jo_key(&j, "process"), jo_str(&j, tc_process_name(v->tl, lane));
-    jo_key(&j, "thread"), jo_str(&j, tc_thread_name(v->tl, lane));
-    jo_obj_end(&j);
-    jo_key(&j, "other_lanes"), jo_u64(&j, sts_steps_other_lanes(v->s));
-    json_steps(&j, v);
-    json_children(&j, v);
-    json_summary(&j, v->sum);
-    jo_obj_end(&j);
-    jo_end(&j);
+    sts_jsonw_key(j, "lane");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(v->tl, lane));
+    sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(v->tl, lane));
+    sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(v->tl, lane));
+    sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(v->tl, lane));
+    sts_jsonw_obj_end(j);
+    sts_jsonw_key(j, "other_lanes"), sts_jsonw_u64(j, sts_steps_other_lanes(v->s));
+    json_steps(j, v);
+    json_children(j, v);
+    json_summary(j, v->sum);
+    sts_jsonw_obj_end(j);
+    return cli_json_finish("steps", j);
 }
 
 static int no_steps(const char *path, const sts_steps *s)
@@ -215,16 +214,17 @@ static int no_steps(const char *path, const sts_steps *s)
 int cmd_steps(int argc, char **argv)
 {
     int json = 0;
-    const char *step = NULL, *run = NULL;
+    const char *step = NULL, *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names" },
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)" },
-        { "run", CLI_STRING, &run, "NAME", "in a profile directory, the run to read (default: the latest)" },
+        TC_RUN_OPT(run),
+        TC_ARGS_OPT(args),
         { 0 },
     };
     const cli_spec spec = {
         "steps",
-        "TRACE [--step NAME-or-REGEX] [--json] [--run NAME]",
+        "TRACE [--step NAME-or-REGEX] [--json] [--run NAME] [--args MODE]",
         "Finds the steps of a trace and breaks each into its direct children by name, the\n"
         "unattributed remainder (step minus direct children) and the double-counted total that\n"
         "adding step and children would give. Without --step, steps are ProfilerStep#N slices,\n"
@@ -239,7 +239,7 @@ int cmd_steps(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", pos[0], run, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("steps", pos[0], run, args, &tl)) != CLI_OK) return rc;
     sts_step_options o = STS_STEP_OPTIONS_INIT;
     o.step = step;
     sts_steps *s = NULL;
@@ -258,7 +258,7 @@ int cmd_steps(int argc, char **argv)
     if (v.n == 0)
         rc = no_steps(sts_timeline_get_info(tl)->path, s);
     else if (json)
-        print_json(&v);
+        rc = print_json(&v);
     else
         print_human(&v);
     sts_steps_free(s);

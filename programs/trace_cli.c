@@ -46,10 +46,43 @@ static void print_warnings(const char *cmd, const sts_timeline *tl)
                 total - show == 1 ? "" : "s");
 }
 
-int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **out)
+int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode)
+{
+    static const struct {
+        const char *name;
+        sts_args_mode mode;
+    } modes[] = { { "known", STS_ARGS_KNOWN }, { "all", STS_ARGS_ALL }, { "none", STS_ARGS_NONE } };
+    if (!text) text = "known";
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (strcmp(text, modes[i].name) == 0) {
+            *mode = modes[i].mode;
+            return CLI_OK;
+        }
+    }
+    fprintf(stderr, "stepscope %s: --args expects known, all or none, got '%s'\n", cmd, text);
+    return CLI_USAGE;
+}
+
+/* Which run of a profile directory was read, so a user never wonders. */
+static void print_run(const char *cmd, const char *path, const sts_timeline_info *in)
+{
+    if (!in->run) return;
+    if (in->runs == 0)
+        fprintf(stderr, "stepscope %s: %s: run %s, reading %s\n", cmd, path, in->run, in->path);
+    else if (in->run_latest)
+        fprintf(stderr, "stepscope %s: %s: run %s (the latest of %u run%s), reading %s\n", cmd, path, in->run,
+                (unsigned)in->runs, in->runs == 1 ? "" : "s", in->path);
+    else
+        fprintf(stderr, "stepscope %s: %s: run %s (chosen with --run; %u run%s), reading %s\n", cmd, path, in->run,
+                (unsigned)in->runs, in->runs == 1 ? "" : "s", in->path);
+}
+
+int tc_open(const char *cmd, const char *path, const char *run, const char *args, sts_timeline **out)
 {
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.run = run;
+    int rc = tc_args_mode(cmd, args, &opt.args);
+    if (rc != CLI_OK) return rc;
     progress p = { cmd, { 0, 0 }, 0 };
     if (isatty(STDERR_FILENO)) {
         clock_gettime(CLOCK_MONOTONIC, &p.last);
@@ -60,21 +93,9 @@ int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **o
     sts_status st = sts_timeline_open(path, &opt, out, &err);
     if (p.shown) fputs("\r\033[K", stderr);
     if (st != STS_OK) return cli_report(cmd, &err);
+    print_run(cmd, path, sts_timeline_get_info(*out));
     print_warnings(cmd, *out);
     return CLI_OK;
-}
-
-void tc_dur(char *buf, size_t n, int64_t ns)
-{
-    int64_t a = ns < 0 ? -ns : ns;
-    if (a < 1000)
-        snprintf(buf, n, "%" PRId64 " ns", ns);
-    else if (a < 1000000)
-        snprintf(buf, n, "%.3f us", (double)ns / 1e3);
-    else if (a < 1000000000)
-        snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
-    else
-        snprintf(buf, n, "%.3f s", (double)ns / 1e9);
 }
 
 static const sts_process *proc_of(const sts_timeline *tl, uint32_t lane)

@@ -9,14 +9,30 @@
 #include "stepscope.h"
 #include "stepscope/analyze.h"
 
-/* Opens `path` (a file or profile directory; `run` picks a run, NULL = latest). Shows
- * progress on stderr when it is a terminal, prints the reader's warnings (the first 10
- * and a count of the rest) as "stepscope CMD: warning: ...". Returns CLI_OK with *out
- * set, or prints the error and returns CLI_BAD_INPUT. */
-int tc_open(const char *cmd, const char *path, const char *run, sts_timeline **out);
+/* The options every trace-reading command takes, for its option table:
+ * --run NAME (a profile directory's run) and --args MODE (which event args to keep). */
+#define TC_RUN_OPT(var)                                                                                    \
+    {                                                                                                      \
+        "run", CLI_STRING, &(var), "NAME", "in a profile directory, the run to read (default: the latest)" \
+    }
+#define TC_ARGS_OPT(var)                                                                                              \
+    {                                                                                                                 \
+        "args", CLI_STRING, &(var), "MODE",                                                                           \
+            "event args to keep: known (default: the keys stepscope uses, such as step_num), all (every arg; XSpace " \
+            "events also keep their full name as long_name), none"                                                    \
+    }
 
-/* A duration for people: "12 ns", "3.250 us", "1.200 ms", "2.000 s". */
-void tc_dur(char *buf, size_t n, int64_t ns);
+/* Parses an --args value (NULL: known). Returns CLI_OK, or prints the usage error and
+ * returns CLI_USAGE. */
+int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode);
+
+/* Opens `path` (a file, "-", or a profile directory at any level; `run` picks a run,
+ * NULL = the latest; `args` an --args value, NULL = known). Shows progress on stderr
+ * when it is a terminal, says on stderr which run of a profile directory was read,
+ * prints the reader's warnings (the first 10 and a count of the rest) as "stepscope
+ * CMD: warning: ...". Returns CLI_OK with *out set, or prints the error and returns
+ * CLI_BAD_INPUT (CLI_USAGE for a bad --args). */
+int tc_open(const char *cmd, const char *path, const char *run, const char *args, sts_timeline **out);
 
 /* The lane's pid and tid as written in the trace, and its process and thread names
  * ("" when absent). */

@@ -41,16 +41,20 @@ sts_status sts_report_create(const char *title, sts_report **out);
 /* Frees the report and everything it holds; NULL is a no-op. */
 void sts_report_free(sts_report *r);
 
-/* Decides what `path` holds from its content, not its name: a directory is a trace
+/* Decides what `path` holds from its content, not its name (sts_report_add_path() does
+ * this itself; this is for callers that only ask): a directory is a trace
  * (a profile directory); JSON whose text holds "traceEvents" is a trace; a JSON object
  * with the bench keys ("warm_samples_seconds") is a bench result; one with the ledger
  * keys is a ledger; other JSON and binary files are traces. Reads at most the first
  * 64 KiB (gzip is inflated). Fails with STS_ERR_NOT_FOUND / STS_ERR_IO. */
 sts_status sts_report_detect(const char *path, sts_report_input *kind, sts_error *err);
 
-/* Adds `path`, detected as above: a trace is opened with sts_timeline_open(); bench and
- * ledger JSON are parsed. Errors name the file and the position. */
-sts_status sts_report_add_path(sts_report *r, const char *path, sts_error *err);
+/* Adds `path`, detected as above; *kind (optional) receives what it was. The path is
+ * opened once (a pipe, FIFO or "-" works): a trace is read as sts_timeline_open()
+ * reads it, its section headed by the path and, for a profile directory, the run read
+ * ("prof, run 2026_05_01_12_00_00"); bench and ledger JSON are parsed. Errors name the
+ * file and the position. */
+sts_status sts_report_add_path(sts_report *r, const char *path, sts_report_input *kind, sts_error *err);
 
 /* Adds a trace section: per-step stacked bars, the lane timeline of the busiest window
  * and the names by self time. `label` heads the section (NULL: the trace's path). */

@@ -47,17 +47,17 @@ const char *sts_strerror(sts_status s);
 
 /* Filled by functions that read files or user input, when the caller passes one.
  * `message` is complete and ready to print: it names the file, the position (byte
- * offset or event index, when known) and what was expected. */
+ * offset or event index, when known; FILE:LINE for a line-oriented input such as a compile
+ * log) and what was expected. */
 typedef struct sts_error {
     sts_status code;
     int64_t byte_offset; /* -1 when not applicable */
     int64_t event_index; /* -1 when not applicable */
-    int64_t line;        /* 1-based line for line-oriented inputs; -1 otherwise */
     char message[512];
 } sts_error;
 
 /* clang-format off */
-#define STS_ERROR_INIT { STS_OK, -1, -1, -1, { 0 } }
+#define STS_ERROR_INIT { STS_OK, -1, -1, { 0 } }
 /* clang-format on */
 
 /* Reset `err` to STS_ERROR_INIT. NULL is accepted and ignored. */

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "stepscope/status.h"
 
@@ -217,15 +218,34 @@ typedef struct sts_timeline_info {
     int64_t resolution_ns;         /* 1000 if every ts/dur was a whole microsecond, else 1 */
     int64_t ts_min, ts_max;        /* span of slices and instants; 0, 0 when empty */
     const char *display_time_unit; /* "ms", "ns" or NULL */
+    /* Read from a profile directory (sts_timeline_open() on a folder): */
+    const char *run;    /* the run read (its folder's name); NULL when a file was named */
+    uint32_t runs;      /* runs in the profile directory; 0 when a run folder was named */
+    int run_latest;     /* the run was taken as the latest, not chosen with `run` */
+    uint32_t run_hosts; /* .xplane.pb files (one per host) in the run; one was read */
 } sts_timeline_info;
 
 /* Reads a trace: Chrome JSON (.json, .json.gz, any name: gzip is detected by content),
- * an XSpace .xplane.pb, or a JAX profile directory. Nests slices per the interval model.
- * On success *out holds a new timeline (free with sts_timeline_free()); warnings (a
- * truncated file imported in part, rejected events) are kept, see
- * sts_timeline_warnings(). On failure *out is NULL and err names the file, position and
- * what was expected. */
+ * an XSpace .xplane.pb, or a JAX profile directory at any level (the folder holding
+ * plugins/, plugins/profile, a run folder: the latest run is read unless opt->run names
+ * one). The path is opened once and the format is told from its first bytes, so "-"
+ * (standard input), /dev/stdin, FIFOs and process substitution work for every format.
+ * Nests slices per the interval model. On success *out holds a new timeline (free with
+ * sts_timeline_free()); warnings (a truncated file imported in part, rejected events)
+ * are kept, see sts_timeline_warnings(). On failure *out is NULL and err names the file,
+ * position and what was expected; input that is no trace is named ("not a trace: looks
+ * like a zip archive"). Memory follows what the trace holds, not the input's size. */
 sts_status sts_timeline_open(const char *path, const sts_open_options *opt, sts_timeline **out, sts_error *err);
+
+/* The same from a FILE already open (read from where it stands, left open; the caller
+ * closes it); `name` stands for it in messages and info.path. opt->run must be NULL. */
+sts_status sts_timeline_open_file(FILE *f, const char *name, const sts_open_options *opt, sts_timeline **out,
+                                  sts_error *err);
+
+/* The same from `len` bytes in memory (gzip inflated when they start with its magic);
+ * the bytes are only read during the call. */
+sts_status sts_timeline_open_mem(const void *data, size_t len, const char *name, const sts_open_options *opt,
+                                 sts_timeline **out, sts_error *err);
 
 /* Frees a timeline and everything it owns; NULL is a no-op. */
 void sts_timeline_free(sts_timeline *tl);

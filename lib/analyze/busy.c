@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/vec.h"
 #include "model/timeline_impl.h"
 #include "stepscope/analyze.h"
 
@@ -191,12 +192,13 @@ sts_status sts_busy_process(const sts_timeline *tl, uint32_t process, sts_busy *
     return st;
 }
 
+typedef int64_t gap_pair[2];
+
 typedef struct gap_acc {
     int64_t min_gap;
     int started;
     int64_t prev_end;
-    int64_t (*v)[2];
-    size_t n, cap;
+    STS_VEC(gap_pair) gaps;
     int failed;
 } gap_acc;
 
@@ -204,12 +206,12 @@ static void add_gap(int64_t start, int64_t end, void *user)
 {
     gap_acc *g = user;
     if (g->started && start - g->prev_end >= g->min_gap && !g->failed) {
-        if (sts_grow((void **)&g->v, &g->cap, g->n + 1, sizeof *g->v) != 0) {
+        gap_pair *gp = STS_VEC_PUSH(g->gaps);
+        if (!gp) {
             g->failed = 1;
         } else {
-            g->v[g->n][0] = g->prev_end;
-            g->v[g->n][1] = start;
-            g->n++;
+            (*gp)[0] = g->prev_end;
+            (*gp)[1] = start;
         }
     }
     g->started = 1;
@@ -221,15 +223,15 @@ sts_status sts_gaps(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes
 {
     *out = NULL;
     *n = 0;
-    gap_acc g = { min_gap_ns > 0 ? min_gap_ns : 1, 0, 0, NULL, 0, 0, 0 };
+    gap_acc g = { min_gap_ns > 0 ? min_gap_ns : 1, 0, 0, { NULL, 0, 0 }, 0 };
     sweep_result r;
     sts_status st = sweep(tl, lanes, nlanes, add_gap, &g, &r, err);
     if (st == STS_OK && g.failed) st = sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory listing gaps");
     if (st != STS_OK) {
-        free(g.v);
+        STS_VEC_RELEASE(g.gaps);
         return st;
     }
-    *out = g.v;
-    *n = g.n;
+    *out = g.gaps.v;
+    *n = g.gaps.n;
     return STS_OK;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analyze/steps_impl.h"
+#include "stepscope/format.h"
 
 typedef struct candidate {
     uint32_t lane, name;
@@ -84,11 +85,12 @@ static const char *why_not(const sts_timeline *tl, const candidate *c)
 static int note(const sts_timeline *tl, sts_steps *s, const candidate *c, const char *why)
 {
     const sts_lane *ln = &tl->lanes.v[c->lane];
-    return sts_steps_note_tried(s, "repeated root name '%s' (pid %s tid %s): %llu at depth 0, %.3f ms in all: %s",
-                                sts_strtab_get(&tl->strings, c->name),
-                                sts_strtab_get(&tl->strings, tl->procs.v[ln->process].label),
-                                sts_strtab_get(&tl->strings, ln->label), (unsigned long long)c->count,
-                                (double)c->total / 1e6, why ? why : "chosen");
+    char total[STS_FMT_DURATION_MAX];
+    sts_fmt_duration((double)c->total, total, sizeof total);
+    return sts_steps_note_tried(
+        s, "repeated root name '%s' (pid %s tid %s): %llu at depth 0, %s in all: %s",
+        sts_strtab_get(&tl->strings, c->name), sts_strtab_get(&tl->strings, tl->procs.v[ln->process].label),
+        sts_strtab_get(&tl->strings, ln->label), (unsigned long long)c->count, total, why ? why : "chosen");
 }
 
 static int take(const sts_timeline *tl, const candidate *c, steps_u32vec *found)

@@ -6,7 +6,5 @@
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t sts_clock_ns(void);
-/* CLOCK_REALTIME in nanoseconds since the Unix epoch. */
-int64_t sts_wall_ns(void);
 
 #endif

@@ -15,16 +15,24 @@ struct sts_instream {
     int own;
     int gzip;
     int zdone; /* the current gzip member ended */
-    int eof;   /* raw file ended */
+    int eof;   /* raw input ended */
+    int ended; /* no more uncompressed bytes will come */
     z_stream z;
     const unsigned char *mem; /* memory source (sts_instream_open_mem), else NULL */
     size_t mem_len, mem_pos;
     unsigned char *raw;
-    uint64_t out_off, raw_off, raw_size;
+    uint64_t out_off;  /* bytes delivered by sts_instream_read() */
+    uint64_t prod_off; /* bytes produced (inflated or read), peeked ones included */
+    uint64_t raw_off, raw_size;
+    /* Lookahead: produced but not yet delivered (sts_instream_peek). */
+    unsigned char *ahead;
+    size_t ahead_cap, ahead_pos, ahead_len;
+    int has_pending; /* an error met after some bytes were made: returned by the next read */
+    sts_error pending;
     char path[];
 };
 
-static int start_stream(sts_instream *in, sts_error *err);
+static int start_stream(sts_instream *in, int detect_gzip, sts_error *err);
 
 static const char *display_path(const char *path)
 {
@@ -47,43 +55,8 @@ static int raw_error(const sts_instream *in)
     return in->mem ? 0 : ferror(in->f);
 }
 
-sts_instream *sts_instream_open(const char *path, sts_error *err)
+static sts_instream *alloc_stream(const char *name, sts_error *err)
 {
-    size_t plen = strlen(path);
-    sts_instream *in = calloc(1, sizeof *in + plen + 1);
-    if (!in) {
-        sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
-        return NULL;
-    }
-    memcpy(in->path, path, plen + 1);
-    if (strcmp(path, "-") == 0) {
-        in->f = stdin;
-    } else {
-        in->f = fopen(path, "rb");
-        in->own = 1;
-        if (!in->f) {
-            sts_error_set(err, errno == ENOENT ? STS_ERR_NOT_FOUND : STS_ERR_IO, -1, "%s: cannot open: %s", path,
-                          strerror(errno));
-            free(in);
-            return NULL;
-        }
-        struct stat st;
-        if (fstat(fileno(in->f), &st) == 0) {
-            if (S_ISDIR(st.st_mode)) {
-                sts_error_set(err, STS_ERR_IO, -1, "%s: is a directory, expected a trace file", path);
-                fclose(in->f);
-                free(in);
-                return NULL;
-            }
-            if (S_ISREG(st.st_mode)) in->raw_size = (uint64_t)st.st_size;
-        }
-    }
-    return start_stream(in, err) == 0 ? in : NULL;
-}
-
-sts_instream *sts_instream_open_mem(const void *data, size_t len, const char *name, sts_error *err)
-{
-    if (!name) name = "<memory>";
     size_t plen = strlen(name);
     sts_instream *in = calloc(1, sizeof *in + plen + 1);
     if (!in) {
@@ -91,15 +64,87 @@ sts_instream *sts_instream_open_mem(const void *data, size_t len, const char *na
         return NULL;
     }
     memcpy(in->path, name, plen + 1);
+    return in;
+}
+
+/* The size still to read of a regular file, from where `f` stands; 0 when unknown. */
+static uint64_t file_size_left(FILE *f)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    long pos = ftell(f);
+    if (pos < 0 || (uint64_t)pos > (uint64_t)st.st_size) return 0;
+    return (uint64_t)st.st_size - (uint64_t)pos;
+}
+
+sts_instream *sts_instream_open(const char *path, sts_error *err)
+{
+    sts_instream *in = alloc_stream(path, err);
+    if (!in) return NULL;
+    if (strcmp(path, "-") == 0) {
+        in->f = stdin;
+        in->raw_size = file_size_left(stdin);
+        return start_stream(in, 1, err) == 0 ? in : NULL;
+    }
+    in->f = fopen(path, "rb");
+    in->own = 1;
+    if (!in->f) {
+        sts_error_set(err, errno == ENOENT ? STS_ERR_NOT_FOUND : STS_ERR_IO, -1, "%s: cannot open: %s", path,
+                      strerror(errno));
+        free(in);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(in->f), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            sts_error_set(err, STS_ERR_IO, -1, "%s: is a directory, expected a trace file", path);
+            fclose(in->f);
+            free(in);
+            return NULL;
+        }
+        if (S_ISREG(st.st_mode)) in->raw_size = (uint64_t)st.st_size;
+    }
+    return start_stream(in, 1, err) == 0 ? in : NULL;
+}
+
+sts_instream *sts_instream_open_file(FILE *f, const char *name, sts_error *err)
+{
+    if (!name) name = "<file>";
+    if (!f) {
+        sts_error_set(err, STS_ERR_INVALID_ARG, -1, "%s: no file given", name);
+        return NULL;
+    }
+    sts_instream *in = alloc_stream(name, err);
+    if (!in) return NULL;
+    in->f = f;
+    in->raw_size = file_size_left(f);
+    return start_stream(in, 1, err) == 0 ? in : NULL;
+}
+
+static sts_instream *open_mem(const void *data, size_t len, const char *name, int detect_gzip, sts_error *err)
+{
+    if (!name) name = "<memory>";
+    sts_instream *in = alloc_stream(name, err);
+    if (!in) return NULL;
     /* A non-NULL pointer marks the memory source even for an empty buffer. */
     in->mem = data ? (const unsigned char *)data : (const unsigned char *)"";
     in->mem_len = data ? len : 0;
     in->raw_size = in->mem_len;
-    return start_stream(in, err) == 0 ? in : NULL;
+    return start_stream(in, detect_gzip, err) == 0 ? in : NULL;
+}
+
+sts_instream *sts_instream_open_mem(const void *data, size_t len, const char *name, sts_error *err)
+{
+    return open_mem(data, len, name, 1, err);
+}
+
+sts_instream *sts_instream_open_mem_plain(const void *data, size_t len, const char *name, sts_error *err)
+{
+    return open_mem(data, len, name, 0, err);
 }
 
 /* Allocates the raw buffer and sniffs gzip; frees `in` and fills err on failure. */
-static int start_stream(sts_instream *in, sts_error *err)
+static int start_stream(sts_instream *in, int detect_gzip, sts_error *err)
 {
     const char *path = in->path;
     in->raw = malloc(RAW_CHUNK);
@@ -109,7 +154,7 @@ static int start_stream(sts_instream *in, sts_error *err)
         return -1;
     }
     /* Peek at the magic bytes: gzip starts with 1f 8b whatever the file is called. */
-    size_t got = raw_read(in, in->raw, 2);
+    size_t got = detect_gzip ? raw_read(in, in->raw, 2) : 0;
     in->raw_off = got;
     if (got == 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
         in->gzip = 1;
@@ -131,7 +176,7 @@ static int refill(sts_instream *in, sts_error *err)
     size_t got = raw_read(in, in->raw, RAW_CHUNK);
     if (got == 0) {
         if (raw_error(in)) {
-            sts_error_set(err, STS_ERR_IO, (int64_t)in->out_off, "%s: read error: %s", display_path(in->path),
+            sts_error_set(err, STS_ERR_IO, (int64_t)in->prod_off, "%s: read error: %s", display_path(in->path),
                           strerror(errno));
             return -1;
         }
@@ -154,7 +199,7 @@ static long read_plain(sts_instream *in, unsigned char *buf, size_t cap, sts_err
     if (n < cap && !in->eof) {
         size_t got = raw_read(in, buf + n, cap - n);
         if (got == 0 && raw_error(in)) {
-            sts_error_set(err, STS_ERR_IO, (int64_t)in->out_off, "%s: read error: %s", display_path(in->path),
+            sts_error_set(err, STS_ERR_IO, (int64_t)in->prod_off, "%s: read error: %s", display_path(in->path),
                           strerror(errno));
             return -1;
         }
@@ -162,26 +207,27 @@ static long read_plain(sts_instream *in, unsigned char *buf, size_t cap, sts_err
         in->raw_off += got;
         n += got;
     }
-    in->out_off += n;
     return (long)n;
 }
 
-static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, sts_error *err)
+/* On an error, *made says how many bytes were inflated into buf before it. */
+static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, size_t *made, sts_error *err)
 {
     in->z.next_out = buf;
     in->z.avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    *made = 0;
     while (in->z.avail_out) {
+        *made = cap - in->z.avail_out;
         if (in->z.avail_in == 0 && !in->eof) {
             if (refill(in, err) != 0) return -1;
         }
         if (in->z.avail_in == 0 && in->eof) {
             if (!in->zdone) {
-                sts_error_set(
-                    err, STS_ERR_TRUNCATED, (int64_t)(in->out_off + (cap - in->z.avail_out)),
-                    "%s: gzip stream is truncated after %llu uncompressed bytes (compressed file ends at byte "
-                    "%llu before the gzip trailer)",
-                    display_path(in->path), (unsigned long long)(in->out_off + (cap - in->z.avail_out)),
-                    (unsigned long long)in->raw_off);
+                uint64_t at = in->prod_off + (cap - in->z.avail_out);
+                sts_error_set(err, STS_ERR_TRUNCATED, (int64_t)at,
+                              "%s: gzip stream is truncated after %llu uncompressed bytes (compressed file ends at "
+                              "byte %llu before the gzip trailer)",
+                              display_path(in->path), (unsigned long long)at, (unsigned long long)in->raw_off);
                 return -1;
             }
             break;
@@ -195,22 +241,91 @@ static long read_gzip(sts_instream *in, unsigned char *buf, size_t cap, sts_erro
         if (rc == Z_STREAM_END) {
             in->zdone = 1;
         } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            sts_error_set(err, STS_ERR_PARSE, (int64_t)(in->out_off + (cap - in->z.avail_out)),
+            sts_error_set(err, STS_ERR_PARSE, (int64_t)(in->prod_off + (cap - in->z.avail_out)),
                           "%s: corrupt gzip data near compressed byte %llu: %s", display_path(in->path),
                           (unsigned long long)(in->raw_off - in->z.avail_in), in->z.msg ? in->z.msg : "inflate failed");
             return -1;
         }
     }
-    size_t n = cap - in->z.avail_out;
-    in->out_off += n;
-    return (long)n;
+    return (long)(cap - in->z.avail_out);
+}
+
+/* New uncompressed bytes from the source, past any lookahead. The bytes inflated
+ * before an error are delivered first, the error by the next call. */
+static long produce(sts_instream *in, unsigned char *buf, size_t cap, sts_error *err)
+{
+    if (in->has_pending) {
+        in->has_pending = 0;
+        if (err) *err = in->pending;
+        return -1;
+    }
+    if (in->ended) return 0;
+    sts_error e = STS_ERROR_INIT;
+    size_t made = 0;
+    long got = in->gzip ? read_gzip(in, buf, cap, &made, &e) : read_plain(in, buf, cap, &e);
+    if (got < 0 && made > 0) {
+        in->pending = e;
+        in->has_pending = 1;
+        got = (long)made;
+    } else if (got < 0) {
+        if (err) *err = e;
+        return -1;
+    }
+    if (got > 0) in->prod_off += (uint64_t)got;
+    if (got == 0) in->ended = 1; /* a terminal would be read again after its end: don't */
+    return got;
 }
 
 long sts_instream_read(sts_instream *in, void *buf, size_t cap, sts_error *err)
 {
     if (cap == 0) return 0;
     if (cap > (size_t)1 << 30) cap = (size_t)1 << 30;
-    return in->gzip ? read_gzip(in, buf, cap, err) : read_plain(in, buf, cap, err);
+    size_t ahead = in->ahead_len - in->ahead_pos;
+    if (ahead) {
+        size_t n = ahead < cap ? ahead : cap;
+        memcpy(buf, in->ahead + in->ahead_pos, n);
+        in->ahead_pos += n;
+        in->out_off += n;
+        return (long)n;
+    }
+    long got = produce(in, buf, cap, err);
+    if (got > 0) in->out_off += (uint64_t)got;
+    return got;
+}
+
+long sts_instream_peek(sts_instream *in, size_t n, const unsigned char **p, sts_error *err)
+{
+    if (n > STS_INSTREAM_MAX_PEEK) n = STS_INSTREAM_MAX_PEEK;
+    size_t have = in->ahead_len - in->ahead_pos;
+    if (have < n && !in->has_pending && !in->ended) {
+        if (in->ahead_pos) { /* keep the lookahead at the start of its buffer */
+            memmove(in->ahead, in->ahead + in->ahead_pos, have);
+            in->ahead_pos = 0;
+            in->ahead_len = have;
+        }
+        if (sts_grow((void **)&in->ahead, &in->ahead_cap, n, 1) != 0) {
+            sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", display_path(in->path));
+            return -1;
+        }
+        while (have < n) {
+            sts_error e = STS_ERROR_INIT;
+            long got = produce(in, in->ahead + in->ahead_len, n - have, &e);
+            if (got < 0) {
+                if (have == 0) {
+                    if (err) *err = e;
+                    return -1;
+                }
+                in->pending = e;
+                in->has_pending = 1;
+                break;
+            }
+            if (got == 0) break;
+            in->ahead_len += (size_t)got;
+            have += (size_t)got;
+        }
+    }
+    *p = in->ahead ? in->ahead + in->ahead_pos : (const unsigned char *)"";
+    return (long)(have < n ? have : n);
 }
 
 int sts_instream_is_gzip(const sts_instream *in)
@@ -233,6 +348,10 @@ const char *sts_instream_path(const sts_instream *in)
 {
     return in->path;
 }
+const char *sts_instream_name(const sts_instream *in)
+{
+    return display_path(in->path);
+}
 
 void sts_instream_free(sts_instream *in)
 {
@@ -240,6 +359,7 @@ void sts_instream_free(sts_instream *in)
     if (in->gzip) inflateEnd(&in->z);
     if (in->own && in->f) fclose(in->f);
     free(in->raw);
+    free(in->ahead);
     free(in);
 }
 

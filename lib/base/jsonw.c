@@ -1,21 +1,42 @@
-#include "base/jsonw.h"
-#include "base/utf8.h"
+#include "stepscope/json.h"
+#include "base/jsontext.h"
 
-#include <math.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
-void sts_jsonw_init(sts_jsonw *w, FILE *f, int pretty)
+struct sts_jsonw {
+    FILE *f;
+    int lines_to; /* containers at depth <= lines_to put each value on its own line */
+    int depth;
+    int after_key;
+    int unbalanced, too_deep;
+    unsigned char has_value[STS_JSONW_MAX_DEPTH]; /* per open container */
+};
+
+sts_jsonw *sts_jsonw_create(FILE *f, sts_json_layout layout)
 {
-    memset(w, 0, sizeof *w);
+    sts_jsonw *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
     w->f = f;
-    w->pretty = pretty;
+    w->lines_to = layout == STS_JSON_INDENTED ? INT_MAX : layout == STS_JSON_TWO_LEVELS ? 2 : 0;
+    return w;
 }
 
-static void indent(sts_jsonw *w)
+void sts_jsonw_free(sts_jsonw *w)
 {
-    if (!w->pretty) return;
+    free(w);
+}
+
+static void put_file(void *f, const char *p, size_t n)
+{
+    fwrite(p, 1, n, f);
+}
+
+static void new_line(sts_jsonw *w, int depth)
+{
     fputc('\n', w->f);
-    for (int i = 0; i < w->depth; i++)
+    for (int i = 0; i < depth; i++)
         fputs("  ", w->f);
 }
 
@@ -25,10 +46,10 @@ static void before_value(sts_jsonw *w)
         w->after_key = 0;
         return;
     }
-    int d = w->depth < 64 ? w->depth : 63;
-    if (w->need_comma[d]) fputc(',', w->f);
-    w->need_comma[d] = 1;
-    if (w->depth > 0) indent(w);
+    int d = w->depth < STS_JSONW_MAX_DEPTH ? w->depth : STS_JSONW_MAX_DEPTH - 1;
+    if (w->has_value[d]) fputc(',', w->f);
+    w->has_value[d] = 1;
+    if (w->depth > 0 && w->depth <= w->lines_to) new_line(w, w->depth);
 }
 
 static void nest_open(sts_jsonw *w, char c)
@@ -36,14 +57,21 @@ static void nest_open(sts_jsonw *w, char c)
     before_value(w);
     fputc(c, w->f);
     w->depth++;
-    if (w->depth < 64) w->need_comma[w->depth] = 0;
+    if (w->depth < STS_JSONW_MAX_DEPTH)
+        w->has_value[w->depth] = 0;
+    else
+        w->too_deep = 1;
 }
 
 static void nest_close(sts_jsonw *w, char c)
 {
-    int had = w->depth < 64 ? w->need_comma[w->depth] : 1;
+    if (w->depth == 0) {
+        w->unbalanced = 1;
+        return;
+    }
+    int had = w->depth < STS_JSONW_MAX_DEPTH ? w->has_value[w->depth] : 1;
+    if (had && w->depth <= w->lines_to) new_line(w, w->depth - 1);
     w->depth--;
-    if (had) indent(w);
     fputc(c, w->f);
 }
 
@@ -51,14 +79,17 @@ void sts_jsonw_obj_begin(sts_jsonw *w)
 {
     nest_open(w, '{');
 }
+
 void sts_jsonw_obj_end(sts_jsonw *w)
 {
     nest_close(w, '}');
 }
+
 void sts_jsonw_arr_begin(sts_jsonw *w)
 {
     nest_open(w, '[');
 }
+
 void sts_jsonw_arr_end(sts_jsonw *w)
 {
     nest_close(w, ']');
@@ -67,123 +98,54 @@ void sts_jsonw_arr_end(sts_jsonw *w)
 void sts_jsonw_key(sts_jsonw *w, const char *key)
 {
     before_value(w);
-    sts_json_write_string(w->f, key, strlen(key));
-    fputs(w->pretty ? ": " : ":", w->f);
+    sts_json_escape(key, strlen(key), put_file, w->f);
+    fputs(w->depth <= w->lines_to ? ": " : ":", w->f);
     w->after_key = 1;
-}
-
-void sts_json_write_string(FILE *f, const char *str, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    fputc('"', f);
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            size_t j = i;
-            while (j < n && s[j] >= 0x20 && s[j] < 0x80 && s[j] != '"' && s[j] != '\\')
-                j++;
-            fwrite(s + i, 1, j - i, f);
-            i = j;
-            continue;
-        }
-        switch (c) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        case '\b':
-            fputs("\\b", f);
-            break;
-        case '\f':
-            fputs("\\f", f);
-            break;
-        default:
-            if (c < 0x20) {
-                fprintf(f, "\\u%04x", c);
-            } else {
-                size_t len = sts_utf8_len(s + i, n - i);
-                if (len == 0) {
-                    fputs("\\ufffd", f);
-                    i++;
-                    continue;
-                }
-                fwrite(s + i, 1, len, f);
-                i += len;
-                continue;
-            }
-        }
-        i++;
-    }
-    fputc('"', f);
 }
 
 void sts_jsonw_str(sts_jsonw *w, const char *s)
 {
-    before_value(w);
-    if (!s) {
-        fputs("null", w->f);
-        return;
-    }
-    sts_json_write_string(w->f, s, strlen(s));
+    if (!s)
+        sts_jsonw_null(w);
+    else
+        sts_jsonw_strn(w, s, strlen(s));
 }
 
 void sts_jsonw_strn(sts_jsonw *w, const char *s, size_t n)
 {
     before_value(w);
-    sts_json_write_string(w->f, s, n);
+    sts_json_escape(s, n, put_file, w->f);
 }
 
 void sts_jsonw_i64(sts_jsonw *w, int64_t v)
 {
+    char buf[STS_JSON_NUM_MAX];
     before_value(w);
-    fprintf(w->f, "%lld", (long long)v);
+    fwrite(buf, 1, sts_json_fmt_i64(buf, v), w->f);
 }
 
 void sts_jsonw_u64(sts_jsonw *w, uint64_t v)
 {
+    char buf[STS_JSON_NUM_MAX];
     before_value(w);
-    fprintf(w->f, "%llu", (unsigned long long)v);
+    fwrite(buf, 1, sts_json_fmt_u64(buf, v), w->f);
 }
 
 void sts_jsonw_f64(sts_jsonw *w, double v)
 {
+    char buf[STS_JSON_NUM_MAX];
     before_value(w);
-    if (!isfinite(v)) {
-        fputs("null", w->f);
-        return;
-    }
-    /* %.17g round-trips a double; try shorter first for readable output. */
-    char buf[40];
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        double back;
-        if (sscanf(buf, "%lf", &back) == 1 && back == v) break;
-    }
-    fputs(buf, w->f);
+    fwrite(buf, 1, sts_json_fmt_f64(buf, v), w->f);
 }
 
 void sts_jsonw_bool(sts_jsonw *w, int v)
 {
-    before_value(w);
-    fputs(v ? "true" : "false", w->f);
+    sts_jsonw_raw(w, v ? "true" : "false");
 }
 
 void sts_jsonw_null(sts_jsonw *w)
 {
-    before_value(w);
-    fputs("null", w->f);
+    sts_jsonw_raw(w, "null");
 }
 
 void sts_jsonw_raw(sts_jsonw *w, const char *json)
@@ -192,7 +154,11 @@ void sts_jsonw_raw(sts_jsonw *w, const char *json)
     fputs(json, w->f);
 }
 
-void sts_jsonw_finish(sts_jsonw *w)
+sts_status sts_jsonw_finish(sts_jsonw *w)
 {
     fputc('\n', w->f);
+    fflush(w->f);
+    if (w->unbalanced || w->depth != 0 || w->after_key) return STS_ERR_STATE;
+    if (w->too_deep) return STS_ERR_LIMIT;
+    return ferror(w->f) ? STS_ERR_IO : STS_OK;
 }

@@ -9,14 +9,19 @@
 
 void sts_pb_reader_init(sts_pb_reader *r, const void *buf, size_t n)
 {
-    r->origin = (const uint8_t *)buf;
-    r->p = r->origin;
-    r->end = r->origin + n;
+    sts_pb_reader_init_at(r, buf, n, 0);
+}
+
+void sts_pb_reader_init_at(sts_pb_reader *r, const void *buf, size_t n, uint64_t base)
+{
+    r->p = (const uint8_t *)buf;
+    r->end = r->p + n;
+    r->bias = base - (uint64_t)(uintptr_t)buf;
 }
 
 void sts_pb_sub(sts_pb_reader *sub, const sts_pb_reader *parent, const sts_pb_field *f)
 {
-    sub->origin = parent->origin;
+    sub->bias = parent->bias;
     sub->p = f->data;
     sub->end = f->data + f->len;
 }
@@ -53,6 +58,11 @@ static inline sts_pb_fault read_varint(const uint8_t **pp, const uint8_t *end, u
     return read_varint_slow(pp, end, out);
 }
 
+sts_pb_fault sts_pb_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    return read_varint(pp, end, out);
+}
+
 static int fail(sts_pb_error *e, const sts_pb_reader *r, sts_pb_fault fault, uint64_t offset, uint64_t num,
                 unsigned wire)
 {
@@ -63,7 +73,7 @@ static int fail(sts_pb_error *e, const sts_pb_reader *r, sts_pb_fault fault, uin
         e->wire = (uint8_t)wire;
         e->len = 0;
         e->avail = (uint64_t)(r->end - r->p);
-        e->msg_end = (uint64_t)(r->end - r->origin);
+        e->msg_end = (uint64_t)(uintptr_t)r->end + r->bias;
     }
     return -1;
 }
@@ -74,7 +84,7 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
 {
     const uint8_t *p = r->p, *end = r->end;
     if (p >= end) return 0;
-    uint64_t tag_off = (uint64_t)(p - r->origin);
+    uint64_t tag_off = (uint64_t)(uintptr_t)p + r->bias;
     uint64_t tag;
     sts_pb_fault fl = read_varint(&p, end, &tag);
     if (fl) return fail(e, r, fl, tag_off, 0, 0);
@@ -84,7 +94,7 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
     f->num = (uint32_t)num;
     f->wire = (uint8_t)wire;
     f->offset = tag_off;
-    uint64_t val_off = (uint64_t)(p - r->origin);
+    uint64_t val_off = (uint64_t)(uintptr_t)p + r->bias;
     switch (wire) {
     case STS_PB_VARINT:
         fl = read_varint(&p, end, &f->u);
@@ -123,7 +133,7 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e)
         f->u = 0;
         f->data = p;
         f->len = (size_t)len;
-        f->data_offset = (uint64_t)(p - r->origin);
+        f->data_offset = (uint64_t)(uintptr_t)p + r->bias;
         p += len;
         break;
     }
@@ -219,9 +229,8 @@ int sts_pb_writer_init(sts_pb_writer *w, sts_pb_sink_fn sink, void *user)
 
 void sts_pb_writer_release(sts_pb_writer *w)
 {
-    free(w->sizes);
+    STS_VEC_RELEASE(w->sizes);
     free(w->buf);
-    w->sizes = NULL;
     w->buf = NULL;
 }
 
@@ -285,7 +294,7 @@ void sts_pb_writer_emit(sts_pb_writer *w)
 
 sts_pb_werr sts_pb_writer_finish(sts_pb_writer *w)
 {
-    if (w->depth != 0 || w->next != w->nsizes) set_failed(w, STS_PB_W_MISUSE);
+    if (w->depth != 0 || w->next != w->sizes.n) set_failed(w, STS_PB_W_MISUSE);
     if (w->pos > STS_PB_MAX_MESSAGE) set_failed(w, STS_PB_W_TOO_BIG);
     flush(w);
     return w->failed;
@@ -334,17 +343,16 @@ void sts_pb_begin(sts_pb_writer *w, uint32_t num)
     emit_tag(w, num, STS_PB_LEN);
     size_t idx;
     if (!w->emitting) {
-        if (sts_grow((void **)&w->sizes, &w->cap, w->nsizes + 1, sizeof *w->sizes) != 0) {
+        if (!STS_VEC_PUSH(w->sizes)) {
             set_failed(w, STS_PB_W_NOMEM);
             idx = SIZE_MAX;
         } else {
-            idx = w->nsizes++;
-            w->sizes[idx] = 0;
+            idx = w->sizes.n - 1;
         }
     } else {
-        idx = w->next < w->nsizes ? w->next++ : SIZE_MAX;
+        idx = w->next < w->sizes.n ? w->next++ : SIZE_MAX;
         if (idx == SIZE_MAX) set_failed(w, STS_PB_W_MISUSE);
-        emit_varint(w, idx == SIZE_MAX ? 0 : w->sizes[idx]);
+        emit_varint(w, idx == SIZE_MAX ? 0 : w->sizes.v[idx]);
     }
     w->open_index[w->depth] = idx;
     w->open_start[w->depth] = w->pos;
@@ -366,10 +374,10 @@ void sts_pb_end(sts_pb_writer *w)
     }
     if (idx == SIZE_MAX) return;
     if (!w->emitting) {
-        w->sizes[idx] = (uint32_t)size;
+        w->sizes.v[idx] = (uint32_t)size;
         /* The length prefix precedes the content, but only the total matters here. */
         w->pos += sts_pb_varint_size(size);
-    } else if (w->sizes[idx] != size) {
+    } else if (w->sizes.v[idx] != size) {
         set_failed(w, STS_PB_W_MISUSE);
     }
 }

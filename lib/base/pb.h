@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/vec.h"
+
 /* Wire types. 3 and 4 (groups) are refused by the reader; proto3 has no groups. */
 enum { STS_PB_VARINT = 0, STS_PB_I64 = 1, STS_PB_LEN = 2, STS_PB_I32 = 5 };
 
@@ -35,7 +37,10 @@ enum { STS_PB_VARINT = 0, STS_PB_I64 = 1, STS_PB_LEN = 2, STS_PB_I32 = 5 };
 
 typedef struct sts_pb_reader {
     const uint8_t *p, *end; /* unread bytes of this message */
-    const uint8_t *origin;  /* start of the whole buffer: offsets count from here */
+    /* Added to a byte's address, gives its offset in the input: the buffer's offset
+     * (0, or where a message copied out of a stream stood) minus its address, in
+     * wrapping unsigned arithmetic, so an offset costs one addition. */
+    uint64_t bias;
 } sts_pb_reader;
 
 /* One decoded field. For VARINT, I64 and I32 the value is in `u` (I64 and I32 raw,
@@ -74,6 +79,10 @@ typedef struct sts_pb_error {
 /* A reader over the whole buffer `buf` of `n` bytes. */
 void sts_pb_reader_init(sts_pb_reader *r, const void *buf, size_t n);
 
+/* The same for bytes that stood at offset `base` of the input: offsets in fields and
+ * errors count from the input's start. */
+void sts_pb_reader_init_at(sts_pb_reader *r, const void *buf, size_t n, uint64_t base);
+
 /* A reader over the payload of LEN field `f`, read from `parent`. */
 void sts_pb_sub(sts_pb_reader *sub, const sts_pb_reader *parent, const sts_pb_field *f);
 
@@ -84,8 +93,12 @@ int sts_pb_next(sts_pb_reader *r, sts_pb_field *f, sts_pb_error *e);
 /* Offset of the reader's position from the buffer's origin. */
 static inline uint64_t sts_pb_offset(const sts_pb_reader *r)
 {
-    return (uint64_t)(r->p - r->origin);
+    return (uint64_t)(uintptr_t)r->p + r->bias;
 }
+
+/* Decodes a varint at *pp, not reading at or past `end`. Returns STS_PB_OK with *out
+ * set and *pp advanced, or STS_PB_TRUNCATED_VARINT / STS_PB_OVERLONG_VARINT. */
+sts_pb_fault sts_pb_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out);
 
 /* "varint", "64-bit", "length-delimited", "32-bit", "group start", ... */
 const char *sts_pb_wire_name(unsigned wire);
@@ -113,10 +126,10 @@ typedef enum sts_pb_werr {
 } sts_pb_werr;
 
 typedef struct sts_pb_writer {
-    int emitting;       /* 0: measuring pass; 1: writing pass */
-    sts_pb_werr failed; /* sticky: the first failure */
-    uint32_t *sizes;    /* submessage sizes in the order they begin */
-    size_t nsizes, cap, next;
+    int emitting;            /* 0: measuring pass; 1: writing pass */
+    sts_pb_werr failed;      /* sticky: the first failure */
+    STS_VEC(uint32_t) sizes; /* submessage sizes in the order they begin */
+    size_t next;
     uint64_t pos; /* bytes counted (measure) or written (emit) */
     uint64_t open_start[STS_PB_MAX_DEPTH];
     size_t open_index[STS_PB_MAX_DEPTH];

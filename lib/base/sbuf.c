@@ -50,7 +50,8 @@ void sts_sbuf_printf(sts_sbuf *b, const char *fmt, ...)
     b->n += (size_t)len;
 }
 
-size_t sts_utf8_seq_len(const unsigned char *s, size_t n)
+/* Length of the well-formed UTF-8 sequence at s that is also an XML character, or 0. */
+static size_t xml_char_len(const unsigned char *s, size_t n)
 {
     size_t len = sts_utf8_len(s, n);
     /* U+FFFE and U+FFFF are well formed but not XML characters. */
@@ -91,9 +92,10 @@ void sts_sbuf_esc(sts_sbuf *b, const char *s, size_t n)
                 ent = repl;
             else if (c == 0x7f)
                 ent = repl;
-            else if (c >= 0x80 && (len = sts_utf8_seq_len(u + i, n - i)) == 0) {
-                ent = repl;
-                len = 1;
+            else if (c >= 0x80 && (len = xml_char_len(u + i, n - i)) == 0) {
+                ent = repl; /* one per byte that is not UTF-8, one per noncharacter */
+                len = sts_utf8_len(u + i, n - i);
+                if (!len) len = 1;
             }
         }
         if (ent) {

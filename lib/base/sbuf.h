@@ -30,8 +30,4 @@ void sts_sbuf_escs(sts_sbuf *b, const char *s);
 /* Frees the text and resets the buffer; safe on an empty buffer. */
 void sts_sbuf_release(sts_sbuf *b);
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 when the bytes
- * there are not one (overlong, surrogate, out of range or cut short). */
-size_t sts_utf8_seq_len(const unsigned char *s, size_t n);
-
 #endif

@@ -1,22 +1,21 @@
 /* bench: the human-readable table of one run. */
+#include <math.h>
 #include <stdio.h>
 
 #include "stepscope/bench.h"
+#include "stepscope/format.h"
 
-/* "12.3 us", "4.56 ms", "1.23 s" or "850 ns". */
+/* A duration (rule in stepscope/format.h), returned for use as a printf argument. */
 static const char *fmt_time(char *buf, size_t cap, double ns)
 {
-    if (ns < 0)
-        snprintf(buf, cap, "-");
-    else if (ns < 1e3)
-        snprintf(buf, cap, "%.0f ns", ns);
-    else if (ns < 1e6)
-        snprintf(buf, cap, "%.1f us", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(buf, cap, "%.2f ms", ns / 1e6);
-    else
-        snprintf(buf, cap, "%.3f s", ns / 1e9);
+    sts_fmt_duration(ns, buf, cap);
     return buf;
+}
+
+/* The harness's device timings are -1 when the device gave none. */
+static double known(int64_t ns)
+{
+    return ns < 0 ? NAN : (double)ns;
 }
 
 static void print_shape(FILE *f, const sts_bench_shape *s)
@@ -35,9 +34,11 @@ static void print_samples(FILE *f, const sts_bench_result *r)
     fprintf(f, "    %4s  %12s  %12s  %14s\n", "#", "host", "device", "host overhead");
     for (size_t i = 0; i < r->nsamples; i++) {
         int64_t d = r->device_ns[i];
-        fprintf(f, "    %4zu  %12s  %12s  %14s%s\n", i + 1, fmt_time(a, sizeof a, (double)r->samples_ns[i]),
-                fmt_time(b, sizeof b, (double)d), fmt_time(c, sizeof c, d < 0 ? -1.0 : (double)(r->samples_ns[i] - d)),
-                r->outlier[i] ? "  outlier" : "");
+        fmt_time(a, sizeof a, (double)r->samples_ns[i]);
+        fmt_time(b, sizeof b, known(d));
+        fmt_time(c, sizeof c, d < 0 ? NAN : (double)(r->samples_ns[i] - d));
+        fprintf(f, "    %4zu  %*s  %*s  %*s%s\n", i + 1, sts_fmt_field(a, 12), a, sts_fmt_field(b, 12), b,
+                sts_fmt_field(c, 14), c, r->outlier[i] ? "  outlier" : "");
     }
 }
 
@@ -87,7 +88,7 @@ void sts_bench_print(FILE *f, const sts_bench_result *r)
         print_shape(f, &r->shapes[i]);
     fprintf(f, " %s\n", r->dtype);
     fprintf(f, "  first call  %s (device %s), timed apart from the warm calls\n",
-            fmt_time(a, sizeof a, (double)r->first_call_ns), fmt_time(b, sizeof b, (double)r->first_device_ns));
+            fmt_time(a, sizeof a, (double)r->first_call_ns), fmt_time(b, sizeof b, known(r->first_device_ns)));
     print_samples(f, r);
     print_stats(f, r);
     print_check(f, &r->check);

@@ -1,8 +1,8 @@
 /* bench: the JSON report (schema "stepscope.bench/1", described in docs/bench.md). */
 #include <stdio.h>
 
-#include "base/jsonw.h"
 #include "stepscope/bench.h"
+#include "stepscope/json.h"
 
 #define SCHEMA "stepscope.bench/1"
 
@@ -232,25 +232,26 @@ static void env_object(sts_jsonw *w, const sts_bench_env *env)
 sts_status sts_bench_write_json(FILE *f, const sts_bench_result *main, const sts_bench_env *env,
                                 const sts_bench_result *const *variants, size_t nvariants, sts_error *err)
 {
-    sts_jsonw w;
-    sts_jsonw_init(&w, f, 1);
-    sts_jsonw_obj_begin(&w);
-    key_str(&w, "schema", SCHEMA);
-    result_fields(&w, main, env);
-    if (env) env_object(&w, env);
+    sts_jsonw *w = sts_jsonw_create(f, STS_JSON_INDENTED);
+    if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "writing the bench report: out of memory");
+    sts_jsonw_obj_begin(w);
+    key_str(w, "schema", SCHEMA);
+    result_fields(w, main, env);
+    if (env) env_object(w, env);
     if (nvariants) {
-        sts_jsonw_key(&w, "variants");
-        sts_jsonw_obj_begin(&w);
+        sts_jsonw_key(w, "variants");
+        sts_jsonw_obj_begin(w);
         for (size_t i = 0; i < nvariants; i++) {
-            sts_jsonw_key(&w, variants[i]->name);
-            sts_jsonw_obj_begin(&w);
-            result_fields(&w, variants[i], env);
-            sts_jsonw_obj_end(&w);
+            sts_jsonw_key(w, variants[i]->name);
+            sts_jsonw_obj_begin(w);
+            result_fields(w, variants[i], env);
+            sts_jsonw_obj_end(w);
         }
-        sts_jsonw_obj_end(&w);
+        sts_jsonw_obj_end(w);
     }
-    sts_jsonw_obj_end(&w);
-    sts_jsonw_finish(&w);
-    if (fflush(f) != 0 || ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "writing the bench report failed");
+    sts_jsonw_obj_end(w);
+    sts_status st = sts_jsonw_finish(w);
+    sts_jsonw_free(w);
+    if (st != STS_OK) return sts_error_set(err, st, -1, "writing the bench report failed: %s", sts_strerror(st));
     return STS_OK;
 }

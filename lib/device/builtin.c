@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/mem.h"
+#include "base/sbuf.h"
 #include "device/device_impl.h"
 #include "device/embedded.h"
 
@@ -31,27 +31,16 @@ static const char *const kernel_names[STS_BI_COUNT] = {
 /* The matmul block height is the host's, so launch sizes and kernel agree. */
 static const char build_options[] = "-cl-std=CL1.2 -DBLOCK_ROWS=" STR(STS_MATMUL_BLOCK_ROWS);
 
-typedef struct text {
-    char *buf;
-    size_t len, cap;
-} text;
-
-static int append(text *t, const char *s, size_t n)
+/* 0, or -1 once memory ran out (the buffer drops every later append). */
+static int append(sts_sbuf *t, const char *s, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        void *p = t->buf;
-        if (sts_grow(&p, &t->cap, t->len + n + 1, 1) != 0) return -1;
-        t->buf = p;
-    }
-    memcpy(t->buf + t->len, s, n);
-    t->len += n;
-    t->buf[t->len] = 0;
-    return 0;
+    sts_sbuf_put(t, s, n);
+    return t->oom ? -1 : 0;
 }
 
 /* Appends DIR/<name>.cl when it exists; returns 1 if it did, 0 if there is no such
  * file, -1 on a read or memory error. */
-static int append_override(text *t, const char *dir, const char *name)
+static int append_override(sts_sbuf *t, const char *dir, const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.cl", dir, name);
@@ -70,7 +59,7 @@ static int append_override(text *t, const char *dir, const char *name)
 }
 
 /* The combined source of every kernel file. */
-static sts_status combined_source(text *t, sts_error *err)
+static sts_status combined_source(sts_sbuf *t, sts_error *err)
 {
     const char *dir = getenv(STS_KERNELS_ENV);
     for (size_t i = 0; i < sts_device_kernel_files_count; i++) {
@@ -101,10 +90,10 @@ static void prepend(char *buf, size_t cap, const char *prefix)
 
 static sts_status build_builtins(sts_device *dev, sts_program **prog, sts_error *err)
 {
-    text t = { NULL, 0, 0 };
+    sts_sbuf t = STS_SBUF_INIT;
     sts_status st = combined_source(&t, err);
-    if (st == STS_OK) st = sts_program_build(dev, t.buf, t.len, build_options, prog, NULL, err);
-    free(t.buf);
+    if (st == STS_OK) st = sts_program_build(dev, t.p, t.n, build_options, prog, NULL, err);
+    sts_sbuf_release(&t);
     if (st == STS_ERR_BUILD && err) {
         const char *dir = getenv(STS_KERNELS_ENV);
         char prefix[512];

@@ -236,15 +236,15 @@ void sts_device_free(sts_device *dev)
     if (dev->q) clFinish(dev->q);
     for (int i = 0; i < STS_BI_COUNT; i++)
         sts_kernel_free(dev->builtin[i]);
-    for (size_t i = 0; i < dev->nprogs; i++) {
-        sts_program *p = dev->progs[i];
+    for (size_t i = 0; i < dev->progs.n; i++) {
+        sts_program *p = dev->progs.v[i];
         if (p->prog) clReleaseProgram(p->prog);
         free(p->source);
         free(p->options);
         free(p->log);
         free(p);
     }
-    free(dev->progs);
+    STS_VEC_RELEASE(dev->progs);
     free(dev->last_build_log);
     if (dev->q) clReleaseCommandQueue(dev->q);
     if (dev->ctx) clReleaseContext(dev->ctx);

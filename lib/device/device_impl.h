@@ -5,6 +5,7 @@
 
 #include <CL/cl.h>
 
+#include "base/vec.h"
 #include "stepscope/device.h"
 
 /* Rows of C per matmul_block work-item, passed to kernels/matmul.cl as -DBLOCK_ROWS. */
@@ -71,8 +72,7 @@ struct sts_device {
     cl_context ctx;
     cl_command_queue q;
     sts_device_info info;
-    sts_program **progs;
-    size_t nprogs, cap_progs;
+    STS_VEC(sts_program *) progs; /* the program cache */
     sts_kernel *builtin[STS_BI_COUNT];
     sts_enqueue_hook hook;
     void *hook_user;

@@ -19,8 +19,8 @@ static uint64_t cache_key(const sts_device *dev, const char *src, size_t len, co
 
 static sts_program *cache_find(const sts_device *dev, uint64_t key, const char *src, size_t len, const char *opts)
 {
-    for (size_t i = 0; i < dev->nprogs; i++) {
-        sts_program *p = dev->progs[i];
+    for (size_t i = 0; i < dev->progs.n; i++) {
+        sts_program *p = dev->progs.v[i];
         if (p->key == key && p->len == len && memcmp(p->source, src, len) == 0 && strcmp(p->options, opts) == 0)
             return p;
     }
@@ -63,13 +63,9 @@ static sts_status build_failed(sts_device *dev, cl_program prog, cl_int rc, sts_
 
 static sts_status remember(sts_device *dev, sts_program *p, sts_error *err)
 {
-    if (dev->nprogs == dev->cap_progs) {
-        void *buf = dev->progs;
-        if (sts_grow(&buf, &dev->cap_progs, dev->nprogs + 1, sizeof *dev->progs) != 0)
-            return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory for the program cache");
-        dev->progs = buf;
-    }
-    dev->progs[dev->nprogs++] = p;
+    sts_program **slot = STS_VEC_PUSH(dev->progs);
+    if (!slot) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory for the program cache");
+    *slot = p;
     return STS_OK;
 }
 

@@ -1,6 +1,6 @@
 /* model: the timeline's storage and the builder API that readers and the recorder
- * use to fill it. Finalize (model/finalize.h) turns the raw contents into the nested,
- * ordered form that include/stepscope/timeline.h promises.
+ * use to fill it. Finalize (lib/model/finalize.c) turns the raw contents into the
+ * nested, ordered form that include/stepscope/timeline.h promises.
  *
  * Before finalize:
  *   - slices are X and B events in file order; a B is a slice with dur = -1 and

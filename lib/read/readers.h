@@ -1,6 +1,7 @@
-/* read: the readers. Each fills a raw timeline (see model/timeline_impl.h for the
- * raw conventions); the model's finalize (model/finalize.h) nests it. Readers never depend
- * on the device layer. */
+/* read: the readers. Each takes a stream (base/instream: a file, a pipe or memory,
+ * gzip inflated) and fills a raw timeline (see model/timeline_impl.h for the raw
+ * conventions); the opener (read/open.c) picks the reader by content and finalizes.
+ * Readers never depend on the device layer. */
 #ifndef STS_READ_READERS_H
 #define STS_READ_READERS_H
 
@@ -14,7 +15,9 @@
 sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_open_options *opt, sts_error *err);
 
 /* An XSpace protobuf (.xplane.pb, optionally gzip-compressed). Planes become
- * processes, lines become lanes, stats become args. */
-sts_status sts_read_xplane(const char *path, sts_timeline *tl, const sts_open_options *opt, sts_error *err);
+ * processes, lines become lanes, stats become args (see read/xplane.h). Streams:
+ * memory holds the timeline and one plane's events, and input that is not an XSpace
+ * fails at its first bad field. Errors name the input, the byte offset and the field. */
+sts_status sts_read_xplane(sts_instream *in, sts_timeline *tl, const sts_open_options *opt, sts_error *err);
 
 #endif

@@ -1,5 +1,17 @@
 /* The XSpace (.xplane.pb) reader. The mapping to the timeline is described in
- * read/xplane.h; the schema is proto/xplane.proto. */
+ * read/xplane.h; the schema is proto/xplane.proto.
+ *
+ * It reads from a stream and never holds the input whole. XSpace, XPlane and XLine are
+ * walked field by field from the stream (base/pbstream); what is small enough is
+ * decoded in memory (base/pb): an XEvent, an XStat. A plane lists its lines before the
+ * metadata that names their events (fields come in number order), so a plane is read in
+ * two steps:
+ *   1. collect: the plane's name, its metadata (decoded at once; the XEventMetadata
+ *      stats kept as bytes), each line's header and the bytes of its events;
+ *   2. resolve, at the plane's end: the process, one lane per line, and each event
+ *      decoded into a slice with its name and args.
+ * So memory is the timeline being built plus one plane's events as bytes, and garbage
+ * is refused at the first field that breaks the schema, without reading further. */
 #include "read/xplane.h"
 
 #include <inttypes.h>
@@ -7,9 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/completion.h"
 #include "base/instream.h"
 #include "base/pb.h"
+#include "base/pbstream.h"
 #include "read/readers.h"
+
+/* The most bytes one XEvent, or one name, may take: profilers write events of tens of
+ * bytes and names of hundreds. A bigger one is refused rather than held in memory. */
+#define MAX_LOAD ((size_t)16 << 20)
 
 /* Messages, for error text: each lists its fields by number. */
 typedef enum msg_kind {
@@ -111,12 +129,24 @@ static void idmap_reset(idmap *im)
     im->zero = UINT32_MAX;
 }
 
+/* Bytes kept in reader.arena until the plane's end: an offset and a length. */
+typedef struct span {
+    size_t off;
+    uint32_t len;
+} span;
+
+/* An XEventMetadata.stats entry kept as bytes, to decode once the plane's stat metadata
+ * is known. */
+typedef struct stat_blob {
+    uint64_t tag_off, data_off; /* input offsets of its tag and payload */
+    span bytes;
+} stat_blob;
+
 typedef struct event_meta {
-    uint32_t name;          /* shown name: display_name, else name */
-    uint32_t long_name;     /* name when display_name differs from it, else STS_NONE */
-    sts_pb_field stats_msg; /* the XEventMetadata payload, kept to read its stats later */
-    int has_stats;
-    uint32_t args_first, args_n; /* into reader.meta_args */
+    uint32_t name;                 /* shown name: display_name, else name */
+    uint32_t long_name;            /* name when display_name differs from it, else STS_NONE */
+    uint32_t blobs_first, blobs_n; /* its stats, into reader.blobs */
+    uint32_t args_first, args_n;   /* into reader.meta_args */
 } event_meta;
 
 typedef struct stat_meta {
@@ -131,17 +161,43 @@ typedef struct pending_arg {
     uint32_t meta; /* stat metadata index */
 } pending_arg;
 
+/* A line read, its events not yet decoded. */
+typedef struct pending_line {
+    int64_t id, base;
+    span name, disp;
+    size_t first_event, n_events; /* into reader.events */
+} pending_line;
+
+/* An XEvent's bytes, in reader.ev_bytes (events follow each other there, in order). */
+typedef struct pending_event {
+    uint64_t data_off; /* input offset of its payload */
+    uint32_t len;
+    uint8_t hdr; /* bytes of its tag and length before the payload */
+} pending_event;
+
 typedef struct reader {
     sts_timeline *tl;
     const char *name;
     sts_error *err;
     sts_args_mode mode;
-    uint64_t size;
+    uint64_t size; /* the input's size: known in advance or once it ended, else STS_PBS_NO_END */
     const sts_open_options *opt;
-    /* the current plane */
+    sts_instream *in;
+    sts_pbs s;
+    /* The XSpace field being read, to word a cut file as its length running past the end. */
+    sts_pb_field top;
+    int in_top;
+    /* the current plane, collected */
     STS_VEC(event_meta) emeta;
     STS_VEC(stat_meta) smeta;
     idmap emap, smap;
+    STS_VEC(stat_blob) blobs;
+    STS_VEC(pending_line) lines;
+    STS_VEC(pending_event) events;
+    STS_VEC(uint8_t) ev_bytes; /* the plane's XEvent payloads, back to back */
+    STS_VEC(uint8_t) arena;    /* names and stat bytes kept until the plane's end */
+    STS_VEC(uint8_t) tmp;      /* strings read for one metadata entry */
+    /* the current plane, resolved */
     STS_VEC(pending_arg) meta_args; /* event metadata stats, decoded once per plane */
     STS_VEC(pending_arg) scratch;
     STS_VEC(int64_t) pids;
@@ -150,10 +206,10 @@ typedef struct reader {
     int device_plane;
     uint32_t process;
     uint64_t plane_warned_event, plane_warned_stat;
-    /* Args copied from event metadata onto events. Bounded by the input's size (plus
-     * 1 Mi), so a small file cannot make billions of args (one metadata with many
-     * stats, referenced by many events). */
-    uint64_t meta_arg_budget;
+    /* Args copied from event metadata onto events. Bounded by the input's size read so
+     * far (plus 1 Mi), so a small file cannot make billions of args (one metadata with
+     * many stats, referenced by many events). */
+    uint64_t meta_arg_used, meta_arg_limit;
     int meta_budget_warned;
 } reader;
 
@@ -211,13 +267,95 @@ static sts_status pb_fail(reader *x, msg_kind m, const sts_pb_error *e)
                          sts_pb_fault_text(e->fault));
 }
 
-/* 1: a field; 0: end of message; -1: failure (err filled). */
-static int next(reader *x, msg_kind m, sts_pb_reader *r, sts_pb_field *f)
+/* The input ended inside a message: inside an XSpace field, that field's length runs
+ * past the end of the file, which is how a file cut short reads when its size is known
+ * in advance. */
+static sts_status cut_short(reader *x, const sts_pb_error *e)
+{
+    x->size = e->msg_end;
+    if (!x->in_top) return pb_fail(x, M_SPACE, e);
+    sts_pb_error t;
+    memset(&t, 0, sizeof t);
+    t.fault = STS_PB_LENGTH_PAST_END;
+    t.offset = x->top.offset;
+    t.num = x->top.num;
+    t.wire = x->top.wire;
+    t.len = x->top.len;
+    t.avail = x->size - x->top.data_offset;
+    t.msg_end = x->size;
+    return pb_fail(x, M_SPACE, &t);
+}
+
+/* A stream result below zero, as a status (err filled). */
+static sts_status stream_fail(reader *x, msg_kind m, int rc, const sts_pb_error *e)
+{
+    if (rc == STS_PBS_FAULT) return pb_fail(x, m, e);
+    if (rc == STS_PBS_CUT) return cut_short(x, e);
+    return x->err && x->err->code != STS_OK ? x->err->code : STS_ERR_IO;
+}
+
+/* In memory: 1: a field; 0: end of message; -1: failure (err filled). */
+static int mnext(reader *x, msg_kind m, sts_pb_reader *r, sts_pb_field *f)
 {
     sts_pb_error e;
     int rc = sts_pb_next(r, f, &e);
     if (rc < 0) pb_fail(x, m, &e);
     return rc;
+}
+
+/* From the stream, in the message ending at `end`: the same results. */
+static int snext(reader *x, msg_kind m, uint64_t end, sts_pb_field *f)
+{
+    sts_pb_error e;
+    int rc = sts_pbs_next(&x->s, end, f, &e);
+    if (rc < 0) {
+        stream_fail(x, m, rc, &e);
+        return -1;
+    }
+    return rc;
+}
+
+static sts_status failed(reader *x)
+{
+    return x->err && x->err->code != STS_OK ? x->err->code : STS_ERR_PARSE;
+}
+
+/* Consumes a field's payload unread (a scalar's value is consumed already). */
+static sts_status skip(reader *x, msg_kind m, const sts_pb_field *f)
+{
+    if (f->wire != STS_PB_LEN || f->len == 0) return STS_OK;
+    sts_pb_error e;
+    int rc = sts_pbs_skip(&x->s, f->len, &e);
+    return rc ? stream_fail(x, m, rc, &e) : STS_OK;
+}
+
+/* Appends a LEN field's payload to the byte vector `v`; at most MAX_LOAD bytes. */
+#define APPEND(x, m, vec, f) append_bytes(x, m, (void **)&(vec).v, &(vec).n, &(vec).cap, f)
+static sts_status append_bytes(reader *x, msg_kind m, void **v, size_t *n, size_t *cap, const sts_pb_field *f)
+{
+    if (f->len > MAX_LOAD)
+        return sts_error_set(x->err, STS_ERR_LIMIT, (int64_t)f->offset,
+                             "%s: byte %llu: field %u (%s.%s) is %zu bytes long; this reader takes at most %zu MiB "
+                             "for one XEvent or name",
+                             x->name, (unsigned long long)f->offset, f->num, msg_name(m), field_name(m, f->num), f->len,
+                             MAX_LOAD >> 20);
+    if (sts_grow(v, cap, *n + f->len + 1, 1) != 0) return nomem(x);
+    sts_pb_error e;
+    int rc = sts_pbs_copy(&x->s, f->len, (uint8_t *)*v + *n, &e);
+    if (rc) return stream_fail(x, m, rc, &e);
+    *n += f->len;
+    return STS_OK;
+}
+
+/* Reads a LEN field's payload into the arena. */
+static sts_status keep_span(reader *x, msg_kind m, const sts_pb_field *f, span *out)
+{
+    size_t off = x->arena.n;
+    sts_status st = APPEND(x, m, x->arena, f);
+    if (st != STS_OK) return st;
+    out->off = off;
+    out->len = (uint32_t)f->len;
+    return STS_OK;
 }
 
 /* Known fields must carry the wire type the schema gives them. */
@@ -236,108 +374,162 @@ static uint32_t intern(reader *x, const void *p, size_t n)
     return sts_tl_intern(x->tl, p ? (const char *)p : "", p ? n : 0); /* an absent string is empty */
 }
 
-/* ---- metadata ---- */
-
-static sts_status read_event_meta(reader *x, sts_pb_reader *pr, const sts_pb_field *ef)
+static uint32_t intern_span(reader *x, span sp)
 {
-    sts_pb_reader er, vr;
-    sts_pb_sub(&er, pr, ef);
-    sts_pb_field f, vf;
-    int64_t key = 0;
-    int have_value = 0;
+    return sts_tl_intern(x->tl, sp.len ? (const char *)x->arena.v + sp.off : "", sp.len);
+}
+
+/* ---- metadata, decoded as it streams by ---- */
+
+/* Where the strings of one XEventMetadata stand in x->tmp. */
+typedef struct meta_names {
+    size_t name_off, name_n, disp_off, disp_n;
+} meta_names;
+
+static sts_status read_event_meta_value(reader *x, const sts_pb_field *vf, meta_names *nm, uint32_t *blobs_n)
+{
+    uint64_t end = vf->data_offset + vf->len;
+    sts_pb_field f;
     int rc;
-    while ((rc = next(x, M_EVENT_META_ENTRY, &er, &f)) > 0) {
+    sts_status st = STS_OK;
+    while (st == STS_OK && (rc = snext(x, M_EVENT_META, end, &f)) > 0) {
+        if (f.num != 2 && f.num != 4 && f.num != 5) {
+            st = skip(x, M_EVENT_META, &f); /* the metadata blob (an HLO proto) is never read */
+            continue;
+        }
+        if (want(x, M_EVENT_META, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+        if (f.num == 5 && x->mode == STS_ARGS_NONE) {
+            st = skip(x, M_EVENT_META, &f); /* stats are never decoded: not kept */
+        } else if (f.num == 5) {
+            stat_blob *b = STS_VEC_PUSH(x->blobs);
+            if (!b) return nomem(x);
+            b->tag_off = f.offset;
+            b->data_off = f.data_offset;
+            st = keep_span(x, M_EVENT_META, &f, &b->bytes);
+            (*blobs_n)++;
+        } else {
+            size_t off = x->tmp.n;
+            st = APPEND(x, M_EVENT_META, x->tmp, &f);
+            if (f.num == 2)
+                nm->name_off = off, nm->name_n = f.len;
+            else
+                nm->disp_off = off, nm->disp_n = f.len;
+        }
+    }
+    if (st != STS_OK) return st;
+    return rc < 0 ? failed(x) : STS_OK;
+}
+
+static sts_status read_event_meta(reader *x, const sts_pb_field *ef)
+{
+    uint64_t end = ef->data_offset + ef->len;
+    sts_pb_field f;
+    int64_t key = 0;
+    meta_names nm = { 0, 0, 0, 0 };
+    uint32_t blobs_first = (uint32_t)x->blobs.n, blobs_n = 0;
+    int rc;
+    sts_status st = STS_OK;
+    x->tmp.n = 0;
+    while (st == STS_OK && (rc = snext(x, M_EVENT_META_ENTRY, end, &f)) > 0) {
         if (f.num == 1) {
             if (want(x, M_EVENT_META_ENTRY, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
             key = (int64_t)f.u;
         } else if (f.num == 2) {
             if (want(x, M_EVENT_META_ENTRY, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-            vf = f;
-            have_value = 1;
+            /* A repeated value: the last one counts. */
+            memset(&nm, 0, sizeof nm);
+            x->tmp.n = 0;
+            x->blobs.n = blobs_first;
+            blobs_n = 0;
+            st = read_event_meta_value(x, &f, &nm, &blobs_n);
+        } else {
+            st = skip(x, M_EVENT_META_ENTRY, &f);
         }
     }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (st != STS_OK) return st;
+    if (rc < 0) return failed(x);
     event_meta *em = STS_VEC_PUSH(x->emeta);
     if (!em) return nomem(x);
     em->long_name = STS_NONE;
-    const uint8_t *name = NULL, *disp = NULL;
-    size_t name_n = 0, disp_n = 0;
-    if (have_value) {
-        sts_pb_sub(&vr, &er, &vf);
-        while ((rc = next(x, M_EVENT_META, &vr, &f)) > 0) {
-            if (f.num == 2 || f.num == 4) {
-                if (want(x, M_EVENT_META, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-                if (f.num == 2)
-                    name = f.data, name_n = f.len;
-                else
-                    disp = f.data, disp_n = f.len;
-            } else if (f.num == 5) {
-                if (want(x, M_EVENT_META, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-                em->has_stats = 1;
-            }
-        }
-        if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
-        em->stats_msg = vf;
-    }
-    if (disp_n) {
-        em->name = intern(x, disp, disp_n);
-        if (disp_n != name_n || memcmp(disp, name, name_n) != 0) em->long_name = intern(x, name, name_n);
+    em->blobs_first = blobs_first;
+    em->blobs_n = blobs_n;
+    const uint8_t *name = nm.name_n ? x->tmp.v + nm.name_off : NULL;
+    const uint8_t *disp = nm.disp_n ? x->tmp.v + nm.disp_off : NULL;
+    if (nm.disp_n) {
+        em->name = intern(x, disp, nm.disp_n);
+        if (nm.disp_n != nm.name_n || memcmp(disp, name, nm.name_n) != 0) em->long_name = intern(x, name, nm.name_n);
     } else {
-        em->name = intern(x, name, name_n);
+        em->name = intern(x, name, nm.name_n);
     }
     if (em->name == STS_NONE) return nomem(x);
     if (idmap_put(&x->emap, key, (uint32_t)(x->emeta.n - 1)) != 0) return nomem(x);
     return STS_OK;
 }
 
-static sts_status read_stat_meta(reader *x, sts_pb_reader *pr, const sts_pb_field *ef)
+/* XStatMetadata: only its name is read. */
+static sts_status read_stat_meta_value(reader *x, const sts_pb_field *vf, int *have_name)
 {
-    sts_pb_reader er, vr;
-    sts_pb_sub(&er, pr, ef);
+    uint64_t end = vf->data_offset + vf->len;
+    sts_pb_field g;
+    int rc;
+    sts_status st = STS_OK;
+    while (st == STS_OK && (rc = snext(x, M_STAT_META, end, &g)) > 0) {
+        if (g.num != 2) {
+            st = skip(x, M_STAT_META, &g);
+            continue;
+        }
+        if (want(x, M_STAT_META, &g, STS_PB_LEN)) return STS_ERR_PARSE;
+        x->tmp.n = 0;
+        *have_name = 1;
+        st = APPEND(x, M_STAT_META, x->tmp, &g);
+    }
+    if (st != STS_OK) return st;
+    return rc < 0 ? failed(x) : STS_OK;
+}
+
+static sts_status read_stat_meta(reader *x, const sts_pb_field *ef)
+{
+    uint64_t end = ef->data_offset + ef->len;
     sts_pb_field f;
     int64_t key = 0;
-    const uint8_t *name = NULL;
-    size_t name_n = 0;
+    int have_name = 0;
     int rc;
-    while ((rc = next(x, M_STAT_META_ENTRY, &er, &f)) > 0) {
+    sts_status st = STS_OK;
+    x->tmp.n = 0;
+    while (st == STS_OK && (rc = snext(x, M_STAT_META_ENTRY, end, &f)) > 0) {
         if (f.num == 1) {
             if (want(x, M_STAT_META_ENTRY, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
             key = (int64_t)f.u;
         } else if (f.num == 2) {
             if (want(x, M_STAT_META_ENTRY, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-            sts_pb_field g;
-            sts_pb_sub(&vr, &er, &f);
-            while ((rc = next(x, M_STAT_META, &vr, &g)) > 0) {
-                if (g.num != 2) continue;
-                if (want(x, M_STAT_META, &g, STS_PB_LEN)) return STS_ERR_PARSE;
-                name = g.data;
-                name_n = g.len;
-            }
-            if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+            st = read_stat_meta_value(x, &f, &have_name);
+        } else {
+            st = skip(x, M_STAT_META_ENTRY, &f);
         }
     }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (st != STS_OK) return st;
+    if (rc < 0) return failed(x);
     stat_meta *sm = STS_VEC_PUSH(x->smeta);
     if (!sm) return nomem(x);
+    const char *name = have_name && x->tmp.n ? (const char *)x->tmp.v : NULL;
+    size_t name_n = have_name ? x->tmp.n : 0;
     sm->name = intern(x, name, name_n);
     if (sm->name == STS_NONE) return nomem(x);
-    sm->keep =
-        x->mode == STS_ARGS_ALL || (x->mode == STS_ARGS_KNOWN && sts_arg_key_is_known((const char *)name, name_n));
+    sm->keep = x->mode == STS_ARGS_ALL || (x->mode == STS_ARGS_KNOWN && sts_arg_key_is_known(name, name_n));
     if (idmap_put(&x->smap, key, (uint32_t)(x->smeta.n - 1)) != 0) return nomem(x);
     return STS_OK;
 }
 
 /* ---- stats ---- */
 
-/* Decodes one XStat into x->scratch (when its key is kept). */
-static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf)
+/* Decodes one XStat (the payload under `sr`; its tag at `tag_off`) into x->scratch when
+ * its key is kept. */
+static sts_status read_stat_msg(reader *x, sts_pb_reader *sr, uint64_t tag_off)
 {
-    sts_pb_reader sr;
-    sts_pb_sub(&sr, pr, sf);
     sts_pb_field f, val = { 0 };
     int64_t mid = 0;
     int rc;
-    while ((rc = next(x, M_STAT, &sr, &f)) > 0) {
+    while ((rc = mnext(x, M_STAT, sr, &f)) > 0) {
         static const unsigned wire_of[8] = { 0,          STS_PB_VARINT, STS_PB_I64,   STS_PB_VARINT, STS_PB_VARINT,
                                              STS_PB_LEN, STS_PB_LEN,    STS_PB_VARINT };
         if (f.num > 7) continue;
@@ -347,7 +539,7 @@ static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf
         else
             val = f; /* a oneof: the last value wins */
     }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (rc < 0) return failed(x);
     if (x->mode == STS_ARGS_NONE || val.num == 0 || val.num == 6) return STS_OK;
     uint32_t mi = idmap_get(&x->smap, mid);
     if (mi == UINT32_MAX) {
@@ -355,7 +547,7 @@ static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf
             sts_tl_warn(x->tl,
                         "%s: byte %llu: stat metadata id %" PRId64 " is not in its plane's stat_metadata; "
                         "such stats are left out",
-                        x->name, (unsigned long long)sf->offset, mid);
+                        x->name, (unsigned long long)tag_off, mid);
         return STS_OK;
     }
     stat_meta *sm = &x->smeta.v[mi];
@@ -411,24 +603,28 @@ static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf
     return STS_OK;
 }
 
+/* An XStat field of the message under `pr`. */
+static sts_status read_stat(reader *x, sts_pb_reader *pr, const sts_pb_field *sf)
+{
+    sts_pb_reader sr;
+    sts_pb_sub(&sr, pr, sf);
+    return read_stat_msg(x, &sr, sf->offset);
+}
+
 /* After the plane's metadata is known: decode each event metadata's stats once. */
-static sts_status resolve_meta_stats(reader *x, sts_pb_reader *pr)
+static sts_status resolve_meta_stats(reader *x)
 {
     if (x->mode == STS_ARGS_NONE) return STS_OK;
     for (size_t i = 0; i < x->emeta.n; i++) {
         event_meta *em = &x->emeta.v[i];
-        if (!em->has_stats) continue;
-        sts_pb_reader r;
-        sts_pb_sub(&r, pr, &em->stats_msg);
-        sts_pb_field f;
-        int rc;
         x->scratch.n = 0;
-        while ((rc = next(x, M_EVENT_META, &r, &f)) > 0) {
-            if (f.num != 5) continue;
-            sts_status st = read_stat(x, &r, &f);
+        for (uint32_t k = 0; k < em->blobs_n; k++) {
+            const stat_blob *b = &x->blobs.v[em->blobs_first + k];
+            sts_pb_reader r;
+            sts_pb_reader_init_at(&r, x->arena.v + b->bytes.off, b->bytes.len, b->data_off);
+            sts_status st = read_stat_msg(x, &r, b->tag_off);
             if (st != STS_OK) return st;
         }
-        if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
         em->args_first = (uint32_t)x->meta_args.n;
         em->args_n = 0;
         for (size_t k = 0; k < x->scratch.n; k++) {
@@ -491,14 +687,14 @@ static sts_status add_event_args(reader *x, const event_meta *em, uint32_t *firs
     }
     x->scratch.n = kept;
     if (em) {
-        if (em->args_n > x->meta_arg_budget) {
+        if (em->args_n > x->meta_arg_limit - x->meta_arg_used) {
             if (!x->meta_budget_warned++)
                 sts_tl_warn(x->tl,
                             "%s: event metadata stats copied onto events exceed the input's size in "
                             "number; further events keep only their own stats",
                             x->name);
         } else {
-            x->meta_arg_budget -= em->args_n;
+            x->meta_arg_used += em->args_n;
         }
         for (uint32_t i = 0; i < em->args_n && !x->meta_budget_warned; i++) {
             const pending_arg *a = &x->meta_args.v[em->args_first + i];
@@ -531,10 +727,9 @@ static sts_status add_event_args(reader *x, const event_meta *em, uint32_t *firs
     return STS_OK;
 }
 
-static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *ef, uint32_t lane, int64_t base_ns)
+/* Decodes one XEvent (the payload under `r`; its tag at `tag_off`) into a slice. */
+static sts_status read_event(reader *x, sts_pb_reader *r, uint64_t tag_off, uint32_t lane, int64_t base_ns)
 {
-    sts_pb_reader r;
-    sts_pb_sub(&r, lr, ef);
     sts_pb_field f;
     int64_t mid = 0, off = 0, dur = 0;
     /* The oneof: offset_ps, or num_occurrences for an aggregate. Unset means
@@ -544,7 +739,7 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
     uint64_t seq = x->seq++;
     x->tl->info.events++;
     x->scratch.n = 0;
-    while ((rc = next(x, M_EVENT, &r, &f)) > 0) {
+    while ((rc = mnext(x, M_EVENT, r, &f)) > 0) {
         switch (f.num) {
         case 1:
         case 2:
@@ -562,7 +757,7 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
             break;
         case 4: {
             if (want(x, M_EVENT, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-            sts_status st = read_stat(x, &r, &f);
+            sts_status st = read_stat(x, r, &f);
             if (st != STS_OK) return st;
             break;
         }
@@ -579,7 +774,7 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
     if (dur < 0) {
         x->tl->info.rejected++;
         sts_tl_warn(x->tl, "%s: byte %llu: event %llu has a negative duration_ps (%" PRId64 "); left out", x->name,
-                    (unsigned long long)ef->offset, (unsigned long long)seq, dur);
+                    (unsigned long long)tag_off, (unsigned long long)seq, dur);
         return STS_OK;
     }
     int64_t ts, end;
@@ -588,7 +783,7 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
         sts_tl_warn(x->tl,
                     "%s: byte %llu: event %llu's time (line start %" PRId64 " ns + %" PRId64 " ps + %" PRId64
                     " ps) does not fit in 64-bit nanoseconds; left out",
-                    x->name, (unsigned long long)ef->offset, (unsigned long long)seq, base_ns, off, dur);
+                    x->name, (unsigned long long)tag_off, (unsigned long long)seq, base_ns, off, dur);
         return STS_OK;
     }
     uint32_t mi = idmap_get(&x->emap, mid);
@@ -605,7 +800,7 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
             sts_tl_warn(x->tl,
                         "%s: byte %llu: event metadata id %" PRId64 " is not in its plane's event_metadata; "
                         "such events are named \"event_metadata ID\"",
-                        x->name, (unsigned long long)ef->offset, mid);
+                        x->name, (unsigned long long)tag_off, mid);
     }
     uint32_t args;
     sts_status st = add_event_args(x, em, &args);
@@ -629,17 +824,17 @@ static sts_status read_event(reader *x, sts_pb_reader *lr, const sts_pb_field *e
 
 /* ---- lines and planes ---- */
 
-static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf)
+/* Collects a line: its own fields, and its events as bytes. */
+static sts_status read_line(reader *x, const sts_pb_field *lf)
 {
-    sts_pb_reader r;
+    uint64_t end = lf->data_offset + lf->len;
+    pending_line l;
+    memset(&l, 0, sizeof l);
+    l.first_event = x->events.n;
     sts_pb_field f;
-    int64_t id = 0, base = 0;
-    const uint8_t *name = NULL, *disp = NULL;
-    size_t name_n = 0, disp_n = 0;
     int rc;
-    /* First the line's own fields: canonical order puts display_name after events. */
-    sts_pb_sub(&r, pr, lf);
-    while ((rc = next(x, M_LINE, &r, &f)) > 0) {
+    sts_status st = STS_OK;
+    while (st == STS_OK && (rc = snext(x, M_LINE, end, &f)) > 0) {
         switch (f.num) {
         case 1:
         case 3:
@@ -647,43 +842,38 @@ static sts_status read_line(reader *x, sts_pb_reader *pr, const sts_pb_field *lf
         case 10:
             if (want(x, M_LINE, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
             if (f.num == 1)
-                id = (int64_t)f.u;
+                l.id = (int64_t)f.u;
             else if (f.num == 3)
-                base = (int64_t)f.u;
+                l.base = (int64_t)f.u;
             break;
         case 2:
-        case 4:
         case 11:
             if (want(x, M_LINE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-            if (f.num == 2)
-                name = f.data, name_n = f.len;
-            else if (f.num == 11)
-                disp = f.data, disp_n = f.len;
+            st = keep_span(x, M_LINE, &f, f.num == 2 ? &l.name : &l.disp);
             break;
+        case 4: {
+            if (want(x, M_LINE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            st = APPEND(x, M_LINE, x->ev_bytes, &f);
+            pending_event *ev = st == STS_OK ? STS_VEC_PUSH(x->events) : NULL;
+            if (st == STS_OK && !ev) return nomem(x);
+            if (ev) {
+                ev->data_off = f.data_offset;
+                ev->len = (uint32_t)f.len;
+                ev->hdr = (uint8_t)(f.data_offset - f.offset);
+            }
+            break;
+        }
         default:
+            st = skip(x, M_LINE, &f);
             break;
         }
     }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
-    char label[24];
-    int ln = snprintf(label, sizeof label, "%" PRId64, id);
-    uint32_t lab = intern(x, label, (size_t)ln);
-    if (lab == STS_NONE) return nomem(x);
-    uint32_t lane = sts_tl_lane(x->tl, x->process, lab, id);
-    if (lane == STS_NONE) return nomem(x);
-    sts_lane *l = &x->tl->lanes.v[lane];
-    if (l->name == 0 && (disp_n || name_n)) {
-        l->name = disp_n ? intern(x, disp, disp_n) : intern(x, name, name_n);
-        if (l->name == STS_NONE) return nomem(x);
-    }
-    l->kind = x->device_plane ? STS_LANE_DEVICE : STS_LANE_THREAD;
-    sts_pb_sub(&r, pr, lf);
-    while ((rc = next(x, M_LINE, &r, &f)) > 0) {
-        if (f.num != 4) continue;
-        sts_status st = read_event(x, &r, &f, lane, base);
-        if (st != STS_OK) return st;
-    }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (st != STS_OK) return st;
+    if (rc < 0) return failed(x);
+    l.n_events = x->events.n - l.first_event;
+    pending_line *slot = STS_VEC_PUSH(x->lines);
+    if (!slot) return nomem(x);
+    *slot = l;
     return STS_OK;
 }
 
@@ -719,50 +909,43 @@ static void plane_reset(reader *x)
     x->emeta.n = 0;
     x->smeta.n = 0;
     x->meta_args.n = 0;
+    x->blobs.n = 0;
+    x->lines.n = 0;
+    x->events.n = 0;
+    x->ev_bytes.n = 0;
+    x->arena.n = 0;
     idmap_reset(&x->emap);
     idmap_reset(&x->smap);
     x->plane_warned_event = x->plane_warned_stat = 0;
 }
 
-static sts_status read_plane(reader *x, sts_pb_reader *sr, const sts_pb_field *pf, size_t plane_index)
+/* A line's lane, named and typed as read/xplane.h says. */
+static sts_status line_lane(reader *x, const pending_line *pl, uint32_t *out)
 {
-    sts_pb_reader r;
-    sts_pb_field f;
-    const uint8_t *name = NULL;
-    size_t name_n = 0, lines = 0;
-    int rc;
-    sts_status st;
-    plane_reset(x);
-    /* Pass 1: name and metadata (serialized after the lines that use them). */
-    sts_pb_sub(&r, sr, pf);
-    while ((rc = next(x, M_PLANE, &r, &f)) > 0) {
-        switch (f.num) {
-        case 1:
-            if (want(x, M_PLANE, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
-            break;
-        case 2:
-        case 3:
-        case 4:
-        case 5:
-        case 6:
-            if (want(x, M_PLANE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-            if (f.num == 2)
-                name = f.data, name_n = f.len;
-            else if (f.num == 3)
-                lines++;
-            else if (f.num == 4 && (st = read_event_meta(x, &r, &f)) != STS_OK)
-                return st;
-            else if (f.num == 5 && (st = read_stat_meta(x, &r, &f)) != STS_OK)
-                return st;
-            break;
-        default:
-            break;
-        }
+    char label[24];
+    int ln = snprintf(label, sizeof label, "%" PRId64, pl->id);
+    uint32_t lab = intern(x, label, (size_t)ln);
+    if (lab == STS_NONE) return nomem(x);
+    uint32_t lane = sts_tl_lane(x->tl, x->process, lab, pl->id);
+    if (lane == STS_NONE) return nomem(x);
+    sts_lane *l = &x->tl->lanes.v[lane];
+    if (l->name == 0 && (pl->disp.len || pl->name.len)) {
+        l->name = intern_span(x, pl->disp.len ? pl->disp : pl->name);
+        if (l->name == STS_NONE) return nomem(x);
     }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
-    if (lines == 0) return STS_OK; /* metadata-only planes hold no timeline */
-    sts_pb_sub(&r, sr, pf);
-    if ((st = resolve_meta_stats(x, &r)) != STS_OK) return st;
+    l->kind = x->device_plane ? STS_LANE_DEVICE : STS_LANE_THREAD;
+    *out = lane;
+    return STS_OK;
+}
+
+/* Step 2, at the plane's end, its metadata known: its process, lanes and slices. */
+static sts_status resolve_plane(reader *x, span name_sp, size_t plane_index)
+{
+    x->meta_arg_limit = sts_pbs_offset(&x->s) + (1u << 20);
+    sts_status st = resolve_meta_stats(x);
+    if (st != STS_OK) return st;
+    const uint8_t *name = name_sp.len ? x->arena.v + name_sp.off : NULL;
+    size_t name_n = name_sp.len;
     int64_t pid = plane_pid(x, name, name_n, plane_index);
     int64_t *slot = STS_VEC_PUSH(x->pids);
     if (!slot) return nomem(x);
@@ -778,98 +961,168 @@ static sts_status read_plane(reader *x, sts_pb_reader *sr, const sts_pb_field *p
     if (p->name == STS_NONE) return nomem(x);
     static const char dev[] = "/device:";
     x->device_plane = name_n >= sizeof dev - 1 && memcmp(name, dev, sizeof dev - 1) == 0;
-    /* Pass 2: the lines. */
-    sts_pb_sub(&r, sr, pf);
-    while ((rc = next(x, M_PLANE, &r, &f)) > 0) {
-        if (f.num != 3) continue;
-        if ((st = read_line(x, &r, &f)) != STS_OK) return st;
+    size_t at = 0; /* the events' bytes follow each other in ev_bytes */
+    for (size_t i = 0; i < x->lines.n; i++) {
+        const pending_line *pl = &x->lines.v[i];
+        uint32_t lane = 0;
+        if ((st = line_lane(x, pl, &lane)) != STS_OK) return st;
+        for (size_t k = pl->first_event; k < pl->first_event + pl->n_events; k++) {
+            const pending_event *ev = &x->events.v[k];
+            sts_pb_reader r;
+            sts_pb_reader_init_at(&r, x->ev_bytes.v + at, ev->len, ev->data_off);
+            at += ev->len;
+            if ((st = read_event(x, &r, ev->data_off - ev->hdr, lane, pl->base)) != STS_OK) return st;
+        }
     }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
     return STS_OK;
 }
 
-static sts_status read_space(reader *x, const void *buf, size_t len)
+/* Step 1: a plane's fields from the stream. A plane without lines ("/host:metadata")
+ * holds no timeline and is dropped at its end. */
+static sts_status read_plane(reader *x, const sts_pb_field *pf, size_t plane_index)
 {
-    sts_pb_reader r;
+    uint64_t end = pf->data_offset + pf->len;
     sts_pb_field f;
-    sts_pb_reader_init(&r, buf, len);
-    size_t planes = 0;
+    span name = { 0, 0 };
+    size_t lines = 0;
     int rc;
-    while ((rc = next(x, M_SPACE, &r, &f)) > 0) {
-        if (f.num < 1 || f.num > 4) continue;
-        if (want(x, M_SPACE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
-        if (f.num == 1) {
-            sts_status st = read_plane(x, &r, &f, planes++);
-            if (st != STS_OK) return st;
-            if (x->opt && x->opt->progress) x->opt->progress(sts_pb_offset(&r), len, x->opt->progress_user);
-        } else if (f.num == 2 || f.num == 3) {
-            sts_tl_warn(x->tl, "%s: the profiler recorded %s: %.*s", x->name, f.num == 2 ? "an error" : "a warning",
-                        (int)(f.len > 400 ? 400 : f.len), (const char *)f.data);
+    sts_status st = STS_OK;
+    plane_reset(x);
+    while (st == STS_OK && (rc = snext(x, M_PLANE, end, &f)) > 0) {
+        switch (f.num) {
+        case 1:
+            if (want(x, M_PLANE, &f, STS_PB_VARINT)) return STS_ERR_PARSE;
+            break;
+        case 2:
+        case 3:
+        case 4:
+        case 5:
+        case 6:
+            if (want(x, M_PLANE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            if (f.num == 2) {
+                st = keep_span(x, M_PLANE, &f, &name);
+            } else if (f.num == 3) {
+                lines++;
+                st = read_line(x, &f);
+            } else if (f.num == 4) {
+                st = read_event_meta(x, &f);
+            } else if (f.num == 5) {
+                st = read_stat_meta(x, &f);
+            } else {
+                st = skip(x, M_PLANE, &f);
+            }
+            break;
+        default:
+            st = skip(x, M_PLANE, &f);
+            break;
         }
     }
-    if (rc < 0) return x->err ? x->err->code : STS_ERR_PARSE;
+    if (st != STS_OK) return st;
+    if (rc < 0) return failed(x);
+    if (lines == 0) return STS_OK;
+    return resolve_plane(x, name, plane_index);
+}
+
+/* An XSpace error or warning becomes a timeline warning (its first 400 bytes). */
+static sts_status read_note(reader *x, const sts_pb_field *f)
+{
+    sts_pb_field head = *f;
+    if (head.len > 400) head.len = 400;
+    x->tmp.n = 0;
+    sts_status st = APPEND(x, M_SPACE, x->tmp, &head);
+    if (st != STS_OK) return st;
+    if (f->len > head.len) {
+        sts_pb_field rest = *f;
+        rest.len = f->len - head.len;
+        if ((st = skip(x, M_SPACE, &rest)) != STS_OK) return st;
+    }
+    sts_tl_warn(x->tl, "%s: the profiler recorded %s: %.*s", x->name, f->num == 2 ? "an error" : "a warning",
+                (int)x->tmp.n, x->tmp.n ? (const char *)x->tmp.v : "");
+    return STS_OK;
+}
+
+static sts_status read_space(reader *x)
+{
+    sts_pb_field f;
+    size_t planes = 0;
+    int rc;
+    sts_status st = STS_OK;
+    sts_completion done = { 0, 0 }; /* stepscope's completion record, checked at the end */
+    while (st == STS_OK && (rc = snext(x, M_SPACE, STS_PBS_NO_END, &f)) > 0) {
+        x->top = f;
+        x->in_top = f.wire == STS_PB_LEN;
+        if (sts_completion_note_field(&done, f.num) || f.num < 1 || f.num > 4) {
+            st = skip(x, M_SPACE, &f);
+        } else if (want(x, M_SPACE, &f, STS_PB_LEN)) {
+            return STS_ERR_PARSE;
+        } else if (f.num == 1) {
+            st = read_plane(x, &f, planes++);
+            if (st == STS_OK && x->opt && x->opt->progress)
+                x->opt->progress(sts_instream_raw_offset(x->in), sts_instream_raw_size(x->in), x->opt->progress_user);
+        } else if (f.num == 2 || f.num == 3) {
+            st = read_note(x, &f);
+        } else {
+            st = skip(x, M_SPACE, &f);
+        }
+        x->in_top = 0;
+    }
+    if (st != STS_OK) return st;
+    if (rc < 0) return failed(x);
+    st = sts_completion_check(&done, x->name, sts_pbs_offset(&x->s), "XSpace field 1002, stepscope_complete", x->err);
+    if (st != STS_OK) return st;
     if (planes == 0) sts_tl_warn(x->tl, "%s: the XSpace holds no planes", x->name);
     return STS_OK;
+}
+
+static void reader_release(reader *x)
+{
+    sts_pbs_release(&x->s);
+    STS_VEC_RELEASE(x->emeta);
+    STS_VEC_RELEASE(x->smeta);
+    STS_VEC_RELEASE(x->blobs);
+    STS_VEC_RELEASE(x->lines);
+    STS_VEC_RELEASE(x->events);
+    STS_VEC_RELEASE(x->ev_bytes);
+    STS_VEC_RELEASE(x->arena);
+    STS_VEC_RELEASE(x->tmp);
+    STS_VEC_RELEASE(x->meta_args);
+    STS_VEC_RELEASE(x->scratch);
+    STS_VEC_RELEASE(x->pids);
+    idmap_reset(&x->emap);
+    idmap_reset(&x->smap);
+}
+
+sts_status sts_read_xplane(sts_instream *in, sts_timeline *tl, const sts_open_options *opt, sts_error *err)
+{
+    reader x;
+    memset(&x, 0, sizeof x);
+    x.tl = tl;
+    x.in = in;
+    x.name = sts_instream_name(in);
+    x.err = err;
+    x.opt = opt;
+    x.mode = opt ? opt->args : tl->args_mode;
+    /* A plain file's size is known: a length past it is refused before reading on. */
+    uint64_t raw = sts_instream_raw_size(in);
+    x.size = !sts_instream_is_gzip(in) && raw ? raw : STS_PBS_NO_END;
+    x.emap.zero = x.smap.zero = UINT32_MAX;
+    uint32_t fmt = sts_tl_intern(tl, "xplane", 6);
+    if (fmt == STS_NONE) return nomem(&x);
+    tl->info.format = sts_timeline_string(tl, fmt);
+    if (sts_pbs_init(&x.s, in, x.size, err) != 0) return STS_ERR_NOMEM;
+    sts_status st = read_space(&x);
+    tl->info.bytes = sts_pbs_offset(&x.s);
+    tl->info.compressed = sts_instream_is_gzip(in);
+    reader_release(&x);
+    return st;
 }
 
 sts_status sts_read_xplane_mem(const void *buf, size_t len, const char *name, sts_timeline *tl,
                                const sts_open_options *opt, sts_error *err)
 {
-    reader x;
-    memset(&x, 0, sizeof x);
-    x.tl = tl;
-    x.name = name ? name : "<memory>";
-    x.err = err;
-    x.opt = opt;
-    x.mode = opt ? opt->args : tl->args_mode;
-    x.size = len;
-    x.meta_arg_budget = (uint64_t)len + (1u << 20);
-    x.emap.zero = x.smap.zero = UINT32_MAX;
-    uint32_t fmt = sts_tl_intern(tl, "xplane", 6);
-    if (fmt == STS_NONE) return nomem(&x);
-    tl->info.format = sts_timeline_string(tl, fmt);
-    tl->info.bytes = len;
-    sts_status st = read_space(&x, buf ? buf : "", buf ? len : 0);
-    free(x.emeta.v);
-    free(x.smeta.v);
-    free(x.meta_args.v);
-    free(x.scratch.v);
-    free(x.pids.v);
-    idmap_reset(&x.emap);
-    idmap_reset(&x.smap);
-    return st;
-}
-
-sts_status sts_read_xplane(const char *path, sts_timeline *tl, const sts_open_options *opt, sts_error *err)
-{
-    sts_instream *in = sts_instream_open(path, err);
-    if (!in) return err ? err->code : STS_ERR_IO;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    sts_status st = STS_OK;
-    /* Start at the file's size (a gzip file grows from there). */
-    uint64_t hint = sts_instream_raw_size(in);
-    if (hint && hint < ((uint64_t)1 << 40) && sts_grow((void **)&buf, &cap, (size_t)hint + 1, 1) != 0) cap = 0;
-    for (;;) {
-        if (sts_grow((void **)&buf, &cap, n + (1u << 20), 1) != 0) {
-            st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
-            break;
-        }
-        long got = sts_instream_read(in, buf + n, cap - n, err);
-        if (got < 0) {
-            st = err ? err->code : STS_ERR_IO;
-            break;
-        }
-        if (got == 0) break;
-        n += (size_t)got;
-    }
-    int gz = sts_instream_is_gzip(in);
+    sts_instream *in = sts_instream_open_mem_plain(buf, len, name ? name : "<memory>", err);
+    if (!in) return err ? err->code : STS_ERR_NOMEM;
+    sts_status st = sts_read_xplane(in, tl, opt, err);
     sts_instream_free(in);
-    if (st == STS_OK) {
-        tl->info.compressed = gz;
-        st = sts_read_xplane_mem(buf, n, path, tl, opt, err);
-        tl->info.compressed = gz;
-    }
-    free(buf);
     return st;
 }

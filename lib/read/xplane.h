@@ -1,6 +1,6 @@
 /* read: the XSpace (.xplane.pb) reader's in-memory entry point, for the fuzz target
- * and tests. sts_read_xplane() (read/readers.h) loads the file, inflating gzip, and
- * calls this.
+ * and tests; sts_read_xplane() (read/readers.h) reads a stream, and this reads the
+ * bytes given through one.
  *
  * Mapping (see docs/xplane.md):
  *   - a plane with at least one line becomes a process named after the plane

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include "base/instream.h"
+#include "base/mem.h"
+#include "read/open.h"
 #include "report/report_impl.h"
 
 #define SNIFF_BYTES (64 * 1024)
@@ -37,76 +39,108 @@ static sts_report_input classify(const char *buf, size_t n)
     return STS_REPORT_INPUT_TRACE;
 }
 
+/* What the stream holds, from its first 64 KiB (peeked: the stream is not consumed). */
+static sts_status classify_stream(sts_instream *in, sts_report_input *kind, sts_error *err)
+{
+    const unsigned char *p;
+    long n = sts_instream_peek(in, SNIFF_BYTES, &p, err);
+    if (n < 0) return err ? err->code : STS_ERR_IO;
+    *kind = classify((const char *)p, (size_t)n);
+    return STS_OK;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 sts_status sts_report_detect(const char *path, sts_report_input *kind, sts_error *err)
 {
     *kind = STS_REPORT_INPUT_UNKNOWN;
-    struct stat st;
-    if (strcmp(path, "-") != 0 && stat(path, &st) != 0)
-        return sts_error_set(err, errno == ENOENT ? STS_ERR_NOT_FOUND : STS_ERR_IO, -1, "%s: cannot open: %s", path,
-                             strerror(errno));
-    if (strcmp(path, "-") != 0 && S_ISDIR(st.st_mode)) {
+    if (is_dir(path)) {
         *kind = STS_REPORT_INPUT_TRACE;
         return STS_OK;
     }
     sts_instream *in = sts_instream_open(path, err);
     if (!in) return err ? err->code : STS_ERR_IO;
-    char *buf = malloc(SNIFF_BYTES);
-    if (!buf) {
-        sts_instream_free(in);
-        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
-    }
-    size_t n = 0;
-    while (n < SNIFF_BYTES) {
-        long got = sts_instream_read(in, buf + n, SNIFF_BYTES - n, err);
+    sts_status st = classify_stream(in, kind, err);
+    sts_instream_free(in);
+    return st;
+}
+
+/* The rest of a bench or ledger result, read whole: these are small, and anything
+ * bigger than MAX_RESULT_BYTES is refused before it is read further. */
+static sts_status add_result(sts_report *r, sts_instream *in, const char *path, sts_report_input kind, sts_error *err)
+{
+    char *text = NULL;
+    size_t cap = 0, n = 0;
+    sts_status st = STS_OK;
+    for (;;) {
+        if (n > MAX_RESULT_BYTES) {
+            st = sts_error_set(err, STS_ERR_LIMIT, (int64_t)n,
+                               "%s: more than %u bytes is too large for a %s result; a result is read whole", path,
+                               MAX_RESULT_BYTES, sts_report_input_name(kind));
+            break;
+        }
+        if (sts_grow((void **)&text, &cap, n + 65536 + 1, 1) != 0) {
+            st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+            break;
+        }
+        long got = sts_instream_read(in, text + n, cap - n - 1, err);
         if (got < 0) {
-            /* A truncated gzip still has a readable start; keep what came. */
-            if (n == 0) {
-                free(buf);
-                sts_instream_free(in);
-                return err ? err->code : STS_ERR_IO;
-            }
+            st = err ? err->code : STS_ERR_IO;
             break;
         }
         if (got == 0) break;
         n += (size_t)got;
     }
-    sts_instream_free(in);
-    *kind = classify(buf, n);
-    free(buf);
-    sts_error_clear(err);
-    return STS_OK;
-}
-
-static sts_status add_result(sts_report *r, const char *path, sts_report_input kind, sts_error *err)
-{
-    char *text;
-    size_t len;
-    sts_status st = sts_read_file(path, &text, &len, err);
-    if (st != STS_OK) return st;
-    if (len > MAX_RESULT_BYTES) {
-        free(text);
-        return sts_error_set(err, STS_ERR_LIMIT, -1, "%s: %zu bytes is too large for a %s result (limit %u)", path, len,
-                             sts_report_input_name(kind), MAX_RESULT_BYTES);
+    if (st == STS_OK) {
+        text[n] = 0;
+        st = kind == STS_REPORT_INPUT_BENCH ? sts_report_add_bench_json(r, text, n, path, err)
+                                            : sts_report_add_ledger_json(r, text, n, path, err);
     }
-    st = kind == STS_REPORT_INPUT_BENCH ? sts_report_add_bench_json(r, text, len, path, err)
-                                        : sts_report_add_ledger_json(r, text, len, path, err);
     free(text);
     return st;
 }
 
-sts_status sts_report_add_path(sts_report *r, const char *path, sts_error *err)
+/* A trace's section, headed by what the user named and, for a profile directory, the
+ * run that was read ("prof, run 2026_05_01_12_00_00"). */
+static sts_status add_trace(sts_report *r, sts_timeline *tl, const char *path, sts_error *err)
 {
+    const sts_timeline_info *info = sts_timeline_get_info(tl);
+    char label[4400];
+    if (info->run)
+        snprintf(label, sizeof label, "%s, run %s", path, info->run);
+    else
+        snprintf(label, sizeof label, "%s", path);
+    sts_status st = sts_report_add_timeline(r, tl, label, err);
+    sts_timeline_free(tl);
+    return st;
+}
+
+sts_status sts_report_add_path(sts_report *r, const char *path, sts_report_input *kind_out, sts_error *err)
+{
+    sts_report_input kind = STS_REPORT_INPUT_TRACE;
+    if (kind_out) *kind_out = STS_REPORT_INPUT_UNKNOWN;
     if (!r || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "report: no report or no path given");
-    sts_report_input kind;
-    sts_status st = sts_report_detect(path, &kind, err);
-    if (st != STS_OK) return st;
-    if (kind == STS_REPORT_INPUT_BENCH || kind == STS_REPORT_INPUT_LEDGER) return add_result(r, path, kind, err);
-    sts_timeline *tl = NULL;
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.args = STS_ARGS_KNOWN;
-    st = sts_timeline_open(path, &opt, &tl, err);
-    if (st != STS_OK) return st;
-    st = sts_report_add_timeline(r, tl, path, err);
-    sts_timeline_free(tl);
+    sts_timeline *tl = NULL;
+    sts_status st;
+    if (is_dir(path)) { /* a profile directory: the opener finds the run and its file */
+        st = sts_timeline_open(path, &opt, &tl, err);
+    } else { /* opened once: peeked to tell what it is, then read by what takes it */
+        sts_instream *in = sts_instream_open(path, err);
+        if (!in) return err ? err->code : STS_ERR_IO;
+        st = classify_stream(in, &kind, err);
+        if (st == STS_OK && (kind == STS_REPORT_INPUT_BENCH || kind == STS_REPORT_INPUT_LEDGER))
+            st = add_result(r, in, path, kind, err);
+        else if (st == STS_OK)
+            st = sts_timeline_read_stream(in, &opt, &tl, err);
+        sts_instream_free(in);
+    }
+    if (st == STS_OK && tl) st = add_trace(r, tl, path, err);
+    if (st == STS_OK && kind_out) *kind_out = kind;
     return st;
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "base/sbuf.h"
+#include "base/utf8.h"
+#include "base/vec.h"
 
 typedef struct parser {
     const char *s;
@@ -145,7 +147,7 @@ static int string_(parser *p, const char **out, size_t *outn)
             sts_sbuf_release(&b);
             return fail(p, p->i, "control character in string: expected it escaped");
         }
-        size_t len = sts_utf8_seq_len((const unsigned char *)p->s + p->i, p->n - p->i);
+        size_t len = sts_utf8_len((const unsigned char *)p->s + p->i, p->n - p->i);
         if (len == 0) {
             sts_sbuf_release(&b);
             return fail(p, p->i, "invalid UTF-8 in string");
@@ -207,13 +209,6 @@ static int number(parser *p, sts_jval *v)
 
 static int value(parser *p, sts_jval **out);
 
-static int push_item(parser *p, sts_jval ***items, size_t *n, size_t *cap, sts_jval *v)
-{
-    if (sts_grow((void **)items, cap, *n + 1, sizeof **items) != 0) return nomem(p);
-    (*items)[(*n)++] = v;
-    return 0;
-}
-
 /* Copies a malloc'd vector into the arena so the doc owns everything. */
 static void *to_arena(parser *p, void *vec, size_t bytes)
 {
@@ -231,8 +226,7 @@ static void *to_arena(parser *p, void *vec, size_t bytes)
 static int array(parser *p, sts_jval *v)
 {
     p->i++;
-    sts_jval **items = NULL;
-    size_t n = 0, cap = 0;
+    STS_VEC(sts_jval *) items = { NULL, 0, 0 };
     skip_ws(p);
     if (p->i < p->n && p->s[p->i] == ']') {
         p->i++;
@@ -240,10 +234,16 @@ static int array(parser *p, sts_jval *v)
     }
     for (;;) {
         sts_jval *item;
-        if (value(p, &item) != 0 || push_item(p, &items, &n, &cap, item) != 0) {
-            free(items);
+        if (value(p, &item) != 0) {
+            STS_VEC_RELEASE(items);
             return -1;
         }
+        sts_jval **slot = STS_VEC_PUSH(items);
+        if (!slot) {
+            STS_VEC_RELEASE(items);
+            return nomem(p);
+        }
+        *slot = item;
         skip_ws(p);
         if (p->i < p->n && p->s[p->i] == ',') {
             p->i++;
@@ -253,19 +253,18 @@ static int array(parser *p, sts_jval *v)
             p->i++;
             break;
         }
-        free(items);
+        STS_VEC_RELEASE(items);
         return fail(p, p->i, "expected ',' or ']' in array");
     }
-    v->u.arr.items = to_arena(p, items, n * sizeof *items);
-    v->u.arr.n = n;
+    v->u.arr.items = to_arena(p, items.v, items.n * sizeof *items.v);
+    v->u.arr.n = items.n;
     return v->u.arr.items ? 0 : -1;
 }
 
 static int object(parser *p, sts_jval *v)
 {
     p->i++;
-    sts_jmember *m = NULL;
-    size_t n = 0, cap = 0;
+    STS_VEC(sts_jmember) m = { NULL, 0, 0 };
     skip_ws(p);
     if (p->i < p->n && p->s[p->i] == '}') {
         p->i++;
@@ -274,26 +273,26 @@ static int object(parser *p, sts_jval *v)
     for (;;) {
         skip_ws(p);
         if (p->i >= p->n || p->s[p->i] != '"') {
-            free(m);
+            STS_VEC_RELEASE(m);
             return fail(p, p->i, "expected a '\"' starting a member name");
         }
-        if (sts_grow((void **)&m, &cap, n + 1, sizeof *m) != 0) {
-            free(m);
+        sts_jmember *mm = STS_VEC_PUSH(m);
+        if (!mm) {
+            STS_VEC_RELEASE(m);
             return nomem(p);
         }
-        sts_jmember *mm = &m[n++];
         if (string_(p, &mm->key, &mm->key_len) != 0) {
-            free(m);
+            STS_VEC_RELEASE(m);
             return -1;
         }
         skip_ws(p);
         if (p->i >= p->n || p->s[p->i] != ':') {
-            free(m);
+            STS_VEC_RELEASE(m);
             return fail(p, p->i, "expected ':' after a member name");
         }
         p->i++;
         if (value(p, &mm->val) != 0) {
-            free(m);
+            STS_VEC_RELEASE(m);
             return -1;
         }
         skip_ws(p);
@@ -305,11 +304,11 @@ static int object(parser *p, sts_jval *v)
             p->i++;
             break;
         }
-        free(m);
+        STS_VEC_RELEASE(m);
         return fail(p, p->i, "expected ',' or '}' in object");
     }
-    v->u.obj.members = to_arena(p, m, n * sizeof *m);
-    v->u.obj.n = n;
+    v->u.obj.members = to_arena(p, m.v, m.n * sizeof *m.v);
+    v->u.obj.n = m.n;
     return v->u.obj.members ? 0 : -1;
 }
 

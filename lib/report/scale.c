@@ -130,30 +130,6 @@ void sts_axis_tick_label(const sts_axis *a, int i, char *buf, size_t n)
     fmt_signed(sts_axis_tick(a, i) / a->unit, a->decimals, buf, n);
 }
 
-void sts_fmt_duration(double ns, char *buf, size_t n)
-{
-    if (!isfinite(ns)) {
-        snprintf(buf, n, "n/a");
-        return;
-    }
-    double m = fabs(ns);
-    size_t u = 0, last = sizeof time_units / sizeof time_units[0] - 1;
-    while (u < last && m < time_units[u].size)
-        u++;
-    double v = m / time_units[u].size;
-    int dec = v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
-    /* 999.7 µs would print as "1000 µs": move up a unit instead. */
-    if (u > 0 && v >= 999.5) {
-        u--;
-        v = m / time_units[u].size;
-        dec = 2;
-    }
-    if (u == last && v == floor(v)) dec = 0;
-    char num[64];
-    fmt_signed(ns < 0 ? -v : v, dec, num, sizeof num);
-    snprintf(buf, n, "%s %s", num, time_units[u].name);
-}
-
 void sts_fmt_number(double v, char *buf, size_t n)
 {
     char num[64];

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "stepscope/format.h" /* sts_fmt_duration, for labels and tooltips */
+
 #define STS_AXIS_MAX_TICKS 24
 
 typedef struct sts_axis {
@@ -41,10 +43,6 @@ double sts_axis_map(const sts_axis *a, double v, double px0, double px1);
 /* The label of tick i, as a number in the axis unit ("0.5", "200", "−1"): the minus
  * sign is U+2212. Writes at most n bytes, NUL included. */
 void sts_axis_tick_label(const sts_axis *a, int i, char *buf, size_t n);
-
-/* A duration for labels and tooltips, in the unit that suits its own size, with three
- * significant digits: "1.05 ms", "812 µs", "−1.20 µs", "0 ns". */
-void sts_fmt_duration(double ns, char *buf, size_t n);
 
 /* A whole or fractional count with up to 3 decimals, trailing zeros dropped: "1", "2.5". */
 void sts_fmt_number(double v, char *buf, size_t n);

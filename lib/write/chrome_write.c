@@ -1,11 +1,13 @@
 /* Chrome trace-event JSON writer: the layout of JAX's perfetto_trace.json.gz (see
  * stepscope/write.h). One event per line, so a diff of two traces reads well. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/completion.h"
+#include "base/jsontext.h"
 #include "base/mem.h"
 #include "stepscope/write.h"
-#include "write/jsonout.h"
 #include "write/wfile.h"
 
 #define BIG_TID       (INT64_C(1) << 40)
@@ -28,6 +30,30 @@ static void lit(jw *w, const char *s)
     sts_wfile_puts(w->f, s);
 }
 
+static void put_wfile(void *f, const char *p, size_t n)
+{
+    sts_wfile_write(f, p, n);
+}
+
+static void put_i64(jw *w, int64_t v)
+{
+    char b[STS_JSON_NUM_MAX];
+    sts_wfile_write(w->f, b, sts_json_fmt_i64(b, v));
+}
+
+static void put_f64(jw *w, double v)
+{
+    char b[STS_JSON_NUM_MAX];
+    sts_wfile_write(w->f, b, sts_json_fmt_f64(b, v));
+}
+
+/* ts and dur: microseconds written exactly from nanoseconds. */
+static void put_us(jw *w, int64_t ns)
+{
+    char b[STS_JSON_NUM_MAX];
+    sts_wfile_write(w->f, b, sts_json_fmt_us(b, ns));
+}
+
 /* Starts an event with `head`. The separator goes before each event, not after, so the
  * array needs no terminating empty object: DevTools' trace engine throws on one. */
 static void ev_begin(jw *w, const char *head)
@@ -38,7 +64,8 @@ static void ev_begin(jw *w, const char *head)
 
 static void str_id(jw *w, uint32_t id)
 {
-    sts_jo_cstring(w->f, sts_timeline_string(w->tl, id));
+    const char *s = sts_timeline_string(w->tl, id);
+    sts_json_escape(s, strlen(s), put_wfile, w->f);
 }
 
 static int64_t lane_tid(const jw *w, uint32_t lane)
@@ -100,19 +127,19 @@ static void pid_tid(jw *w, uint32_t lane)
         lit(w, "0,\"tid\":0");
         return;
     }
-    sts_jo_i64(w->f, proc_pid(w, w->lanes[lane].process));
+    put_i64(w, proc_pid(w, w->lanes[lane].process));
     lit(w, ",\"tid\":");
-    sts_jo_i64(w->f, lane_tid(w, lane));
+    put_i64(w, lane_tid(w, lane));
 }
 
 static void arg_value(jw *w, const sts_arg *a)
 {
     switch (a->type) {
     case STS_ARG_INT:
-        sts_jo_i64(w->f, a->v.i);
+        put_i64(w, a->v.i);
         break;
     case STS_ARG_DOUBLE:
-        sts_jo_double(w->f, a->v.d);
+        put_f64(w, a->v.d);
         break;
     case STS_ARG_STRING:
         str_id(w, a->v.str);
@@ -160,10 +187,10 @@ static void meta_event(jw *w, int64_t pid, const int64_t *tid, const char *what,
                        int64_t num)
 {
     ev_begin(w, "{\"ph\":\"M\",\"pid\":");
-    sts_jo_i64(w->f, pid);
+    put_i64(w, pid);
     if (tid) {
         lit(w, ",\"tid\":");
-        sts_jo_i64(w->f, *tid);
+        put_i64(w, *tid);
     }
     lit(w, ",\"name\":\"");
     lit(w, what);
@@ -173,7 +200,7 @@ static void meta_event(jw *w, int64_t pid, const int64_t *tid, const char *what,
     if (str != STS_NONE)
         str_id(w, str);
     else
-        sts_jo_i64(w->f, num);
+        put_i64(w, num);
     lit(w, "}}");
 }
 
@@ -209,9 +236,9 @@ static void slices(jw *w)
         ev_begin(w, "{\"ph\":\"X\",");
         pid_tid(w, s[i].lane);
         lit(w, ",\"ts\":");
-        sts_jo_us(w->f, s[i].ts);
+        put_us(w, s[i].ts);
         lit(w, ",\"dur\":");
-        sts_jo_us(w->f, s[i].dur);
+        put_us(w, s[i].dur);
         name_cat(w, s[i].name, s[i].cat);
         args_obj(w, s[i].args);
         lit(w, "}");
@@ -228,7 +255,7 @@ static void instants(jw *w)
         ev_begin(w, scope);
         pid_tid(w, e[i].lane);
         lit(w, ",\"ts\":");
-        sts_jo_us(w->f, e[i].ts);
+        put_us(w, e[i].ts);
         name_cat(w, e[i].name, e[i].cat);
         args_obj(w, e[i].args);
         lit(w, "}");
@@ -243,12 +270,12 @@ static void counters(jw *w)
         ev_begin(w, "{\"ph\":\"C\",");
         pid_tid(w, c[i].lane);
         lit(w, ",\"ts\":");
-        sts_jo_us(w->f, c[i].ts);
+        put_us(w, c[i].ts);
         name_cat(w, c[i].name, 0);
         lit(w, ",\"args\":{");
         str_id(w, c[i].series);
         lit(w, ":");
-        sts_jo_double(w->f, c[i].value);
+        put_f64(w, c[i].value);
         lit(w, "}}");
     }
 }
@@ -286,7 +313,7 @@ static void asyncs_and_flows(jw *w)
         phase_head(w, a[i].phase ? a[i].phase : 'n');
         pid_tid(w, a[i].lane);
         lit(w, ",\"ts\":");
-        sts_jo_us(w->f, a[i].ts);
+        put_us(w, a[i].ts);
         name_cat(w, a[i].name, a[i].cat);
         async_id(w, &a[i]);
         args_obj(w, a[i].args);
@@ -297,7 +324,7 @@ static void asyncs_and_flows(jw *w)
         phase_head(w, fl[i].phase ? fl[i].phase : 's');
         pid_tid(w, fl[i].lane);
         lit(w, ",\"ts\":");
-        sts_jo_us(w->f, fl[i].ts);
+        put_us(w, fl[i].ts);
         name_cat(w, fl[i].name, fl[i].cat);
         lit(w, ",\"id\":");
         str_id(w, fl[i].id);
@@ -326,11 +353,21 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
         return err ? err->code : STS_ERR_IO;
     }
     lit(&w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    int64_t first_pid = w.nprocs ? proc_pid(&w, 0) : 0;
+    ev_begin(&w, STS_COMPLETION_JSON_OPEN); /* the file announces its completion record... */
+    put_i64(&w, first_pid);
+    lit(&w, STS_COMPLETION_JSON_HEAD_REST);
     metadata(&w);
     slices(&w);
     instants(&w);
     counters(&w);
     asyncs_and_flows(&w);
+    char tail[32];
+    snprintf(tail, sizeof tail, "%d}}", w.events - 1);
+    ev_begin(&w, STS_COMPLETION_JSON_OPEN); /* ...and ends with it */
+    put_i64(&w, first_pid);
+    lit(&w, STS_COMPLETION_JSON_TAIL_REST);
+    lit(&w, tail);
     lit(&w, "\n]}\n");
     free(w.tid);
     free(w.tid_order);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/completion.h"
 #include "base/mem.h"
 #include "base/vec.h"
 #include "write/wfile.h"
@@ -489,6 +490,10 @@ static void encode_line(plan *p, sts_pb_writer *w, xplane *pl, const xline *xl)
 
 static void encode_space(plan *p, sts_pb_writer *w)
 {
+    /* The completion record's head (base/completion.h): the file says it ends with one. */
+    sts_pb_begin(w, STS_COMPLETION_XSPACE_HEAD);
+    sts_pb_put_str(w, 1, "stepscope " STS_VERSION_STRING);
+    sts_pb_end(w);
     for (size_t pi = 0; pi < p->nplanes; pi++) {
         xplane *pl = &p->planes[pi];
         sts_pb_begin(w, 1);
@@ -518,6 +523,9 @@ static void encode_space(plan *p, sts_pb_writer *w)
         sts_pb_end(w);
     }
     sts_pb_put_str(w, 4, p->host);
+    sts_pb_begin(w, STS_COMPLETION_XSPACE_TAIL); /* the completion record, last */
+    if (p->nev) sts_pb_put_uint(w, 1, p->nev);
+    sts_pb_end(w);
 }
 
 /* ---- driver ---- */
@@ -604,15 +612,12 @@ sts_status sts_xplane_encode(const sts_timeline *tl, const sts_write_options *op
     return st;
 }
 
-typedef struct membuf {
-    uint8_t *v;
-    size_t n, cap;
-} membuf;
+typedef STS_VEC(uint8_t) membuf;
 
 static int mem_sink(void *user, const void *buf, size_t n)
 {
     membuf *m = user;
-    if (sts_grow((void **)&m->v, &m->cap, m->n + n, 1) != 0) return -1;
+    if (STS_VEC_RESERVE(*m, m->n + n) != 0) return -1;
     memcpy(m->v + m->n, buf, n);
     m->n += n;
     return 0;
@@ -626,7 +631,7 @@ sts_status sts_xplane_encode_mem(const sts_timeline *tl, const sts_write_options
     *len = 0;
     sts_status st = sts_xplane_encode(tl, opts, mem_sink, &m, err);
     if (st != STS_OK) {
-        free(m.v);
+        STS_VEC_RELEASE(m);
         return st;
     }
     if (!m.v) m.v = malloc(1); /* an empty XSpace is zero bytes; still hand back a buffer */

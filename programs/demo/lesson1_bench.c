@@ -1,7 +1,6 @@
 /* `stepscope demo bench`: lesson 1 end to end on the default OpenCL device. Writes
  * <out>/bench.json (schema in docs/bench.md): the main predict report at top level and
  * the other experiments under "variants". */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -88,11 +87,14 @@ static sts_status broken_timer(lesson *L, const sts_bench_result *repaired, sts_
     if (h) spec.release(spec.user, h);
     sts_workload_free(wl);
     if (st != STS_OK) return st;
-    printf("broken timer (start; create and place inputs; call; stop): %.3g s\n", (double)(t1 - t0) / 1e9);
+    char broken[STS_FMT_DURATION_MAX], median[STS_FMT_DURATION_MAX];
+    sts_fmt_duration((double)(t1 - t0), broken, sizeof broken);
+    sts_fmt_duration(repaired->stats.median, median, sizeof median);
+    printf("broken timer (start; create and place inputs; call; stop): %s\n", broken);
     printf("  It mixes input creation and placement into the interval and stops before the output is\n"
-           "  complete; the repaired median (%.3g s) answers the warm-call question instead. A speedup\n"
+           "  complete; the repaired median (%s) answers the warm-call question instead. A speedup\n"
            "  cannot be reconstructed from the broken number.\n\n",
-           repaired->stats.median / 1e9);
+           median);
     return STS_OK;
 }
 
@@ -100,11 +102,14 @@ static int write_report(lesson *L, const sts_bench_result *main, const sts_bench
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/bench.json", L->ctx->out_dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return cli_fail(CLI_BAD_INPUT, "demo bench: cannot write %s: %s", path, strerror(errno));
     sts_error err = STS_ERROR_INIT;
-    sts_status st = sts_bench_write_json(f, main, &L->env, variants, NVARIANTS, &err);
-    if (fclose(f) != 0 || st != STS_OK) return cli_fail(CLI_BAD_INPUT, "demo bench: writing %s failed", path);
+    sts_outfile *f = NULL;
+    if (sts_outfile_open(path, &f, &err) != STS_OK) return cli_report("demo bench", &err);
+    if (sts_bench_write_json(sts_outfile_stream(f), main, &L->env, variants, NVARIANTS, &err) != STS_OK) {
+        sts_outfile_abandon(f, &err);
+        return cli_report("demo bench", &err);
+    }
+    if (sts_outfile_commit(f, &err) != STS_OK) return cli_report("demo bench", &err);
     if (L->ctx->json) sts_bench_write_json(stdout, main, &L->env, variants, NVARIANTS, &err);
     printf("wrote %s\n", path);
     return CLI_OK;

@@ -20,7 +20,7 @@ static int add_input(sts_report *r, const char *dir, const char *name, const cha
         return 0;
     }
     sts_error err = STS_ERROR_INIT;
-    if (sts_report_add_path(r, path, &err) != STS_OK) {
+    if (sts_report_add_path(r, path, NULL, &err) != STS_OK) {
         char note[4700];
         snprintf(note, sizeof note, "Skipped: %s could not be read: %s", path, err.message);
         sts_report_add_note(r, heading, note);

@@ -2,6 +2,7 @@
 #   t_run CMD...        runs CMD, capturing $T_OUT, $T_ERR and $T_RC
 #   t_ok NAME COND...   prints "ok NAME" when the test command succeeds, else FAIL + context
 #   t_skip NAME WHY
+#   t_dur NS            prints how a duration of NS whole nanoseconds reads in text output
 set -u
 STEPSCOPE=${STEPSCOPE:-build/stepscope}
 T_TMP=$(mktemp -d)
@@ -33,5 +34,35 @@ t_skip() { echo "SKIP $1: $2"; }
 
 # Fixture directory or empty.
 t_fixtures() { printf '%s' "${STEPSCOPE_FIXTURES:-}"; }
+
+# The rule of include/stepscope/format.h, computed apart from the library with Python's
+# decimal arithmetic: the largest unit not above NS; a whole number of it exactly; else
+# three significant digits (whole seconds from 1000 s), half away from zero; a value that
+# rounds up to 1000 moves to the next unit as 1.00.
+t_dur() {
+  python3 - "$1" <<'PY'
+import sys
+from decimal import Decimal, ROUND_HALF_UP
+ns = int(sys.argv[1])
+units = [(10**9, "s"), (10**6, "ms"), (10**3, "\u00b5s"), (1, "ns")]
+sign, m = ("-" if ns < 0 else ""), abs(ns)
+i = next(k for k, (size, _) in enumerate(units) if m >= size or size == 1)
+size, name = units[i]
+v = Decimal(m) / size
+if m % size == 0:
+    text = str(m // size)
+else:
+    dec = max(0, 3 - len(str(m // size)))
+    q = v.quantize(Decimal(1).scaleb(-dec), rounding=ROUND_HALF_UP)
+    if dec and q >= 10 ** (3 - dec):
+        dec -= 1
+        q = v.quantize(Decimal(1).scaleb(-dec), rounding=ROUND_HALF_UP)
+    if q >= 1000 and i > 0:
+        size, name = units[i - 1]
+        q = (Decimal(m) / size).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    text = str(q)
+print(f"{sign}{text} {name}")
+PY
+}
 
 t_done() { [ "$T_FAILS" = 0 ]; }

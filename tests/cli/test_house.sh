@@ -23,7 +23,7 @@ else
   T_OUT=$(printf '%s\n' "$syms" | grep -v '^sts_\|^STS_' | head -20)
   if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
     # Sanitizer builds add the compiler's own module constructors and instrumentation.
-    T_OUT=$(printf '%s\n' "$T_OUT" | grep -v '^__\(asan\|ubsan\|sanitizer\)\|^___asan\|^asan\.module' | head -20)
+    T_OUT=$(printf '%s\n' "$T_OUT" | grep -v '^__\(asan\|ubsan\|sanitizer\|odr_asan\)\|^___asan\|^asan\.module' | head -20)
   fi
   t_ok "every external symbol of libstepscope.a starts with sts_ or STS_ ($n symbols)" test -z "$T_OUT"
   T_OUT=$(printf '%s\n' "$syms" | grep '^__lsan\|^__asan_default\|^__ubsan_default\|^__tsan_default')

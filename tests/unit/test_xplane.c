@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/instream.h"
 #include "base/pb.h"
 #include "model/timeline_impl.h"
 #include "read/readers.h"
@@ -67,6 +68,16 @@ static sts_timeline *read_mem(const void *p, size_t n, sts_args_mode mode, sts_s
     sts_error_clear(err);
     *st = sts_read_xplane_mem(p, n, "mem.xplane.pb", tl, &opt, err);
     return tl;
+}
+
+/* The stream reader on a file, as the opener calls it. */
+static sts_status read_path(const char *path, sts_timeline *tl, const sts_open_options *opt, sts_error *err)
+{
+    sts_instream *in = sts_instream_open(path, err);
+    if (!in) return err->code;
+    sts_status st = sts_read_xplane(in, tl, opt, err);
+    sts_instream_free(in);
+    return st;
 }
 
 static const char *S(const sts_timeline *tl, uint32_t id)
@@ -483,7 +494,7 @@ TEST(reader_gzip_file)
     gzclose(gz);
     sts_timeline *tl = sts_tl_new(path, "xplane", STS_ARGS_KNOWN);
     sts_error err = STS_ERROR_INIT;
-    T_EQ_I64(sts_read_xplane(path, tl, NULL, &err), STS_OK);
+    T_EQ_I64(read_path(path, tl, NULL, &err), STS_OK);
     T_EQ_I64(tl->info.compressed, 1);
     T_EQ_U64(tl->info.bytes, b.n);
     size_t ns;
@@ -492,7 +503,7 @@ TEST(reader_gzip_file)
     sts_tl_free(tl);
     unlink(path);
     tl = sts_tl_new("x", "xplane", STS_ARGS_KNOWN);
-    T_TRUE(sts_read_xplane("/nonexistent/dir/f.xplane.pb", tl, NULL, &err) == STS_ERR_NOT_FOUND);
+    T_TRUE(read_path("/nonexistent/dir/f.xplane.pb", tl, NULL, &err) == STS_ERR_NOT_FOUND);
     T_CONTAINS(err.message, "/nonexistent/dir/f.xplane.pb");
     sts_tl_free(tl);
     free(b.v);
@@ -625,15 +636,14 @@ TEST(deep_nesting_is_refused_not_recursed)
     free(tmp);
 }
 
-/* One event metadata with 1,100 stats, used by 1,000 events: a 30 KB file that would
- * copy 1.1 million args onto events. */
-static void space_amplify(sts_pb_writer *w)
+/* One event metadata with `nstats` stats, used by `nevents` events. */
+static void space_amplify_n(sts_pb_writer *w, int nevents, int nstats)
 {
     sts_pb_begin(w, 1);
     sts_pb_put_str(w, 2, "/host:CPU");
     sts_pb_begin(w, 3);
     sts_pb_put_int(w, 1, 1);
-    for (int i = 0; i < 1000; i++) {
+    for (int i = 0; i < nevents; i++) {
         sts_pb_begin(w, 4);
         event(w, 1, i, 0);
         sts_pb_end(w);
@@ -644,7 +654,7 @@ static void space_amplify(sts_pb_writer *w)
     sts_pb_begin(w, 2);
     sts_pb_put_int(w, 1, 1);
     sts_pb_put_str(w, 2, "e");
-    for (int i = 1; i <= 1100; i++) {
+    for (int i = 1; i <= nstats; i++) {
         sts_pb_begin(w, 5);
         sts_pb_put_uint(w, 1, (uint64_t)i);
         sts_pb_put_int(w, 4, i);
@@ -652,12 +662,26 @@ static void space_amplify(sts_pb_writer *w)
     }
     sts_pb_end(w);
     sts_pb_end(w);
-    for (int i = 1; i <= 1100; i++) {
+    for (int i = 1; i <= nstats; i++) {
         char name[16];
         snprintf(name, sizeof name, "k%d", i);
         smeta(w, i, name);
     }
     sts_pb_end(w);
+}
+
+/* 1,100 stats used by 1,000 events: a 30 KB file that would copy 1.1 million args onto
+ * events. */
+static void space_amplify(sts_pb_writer *w)
+{
+    space_amplify_n(w, 1000, 1100);
+}
+
+/* The fuzz seed: the same shape, small enough that each run stays fast (the copies of
+ * the big one make one fuzz iteration take seconds under the fuzzer's instrumentation). */
+static void space_amplify_seed(sts_pb_writer *w)
+{
+    space_amplify_n(w, 40, 50);
 }
 
 TEST(metadata_stats_copies_are_bounded)
@@ -748,6 +772,205 @@ TEST(random_byte_flips_never_crash)
     free(b.v);
 }
 
+/* ---- reading from a stream ---- */
+
+/* The reader on a FILE* over the bytes: a stream whose size is not known in advance
+ * (fmemopen has no file size), as a pipe is. */
+static sts_timeline *read_unsized(const void *p, size_t n, sts_status *st, sts_error *err)
+{
+    sts_timeline *tl = sts_tl_new("mem.xplane.pb", "xplane", STS_ARGS_ALL);
+    sts_error_clear(err);
+    FILE *f = fmemopen((void *)(uintptr_t)(n ? p : ""), n ? n : 1, "rb");
+    if (!f) abort();
+    if (n == 0) fgetc(f); /* an empty stream */
+    sts_instream *in = sts_instream_open_file(f, "mem.xplane.pb", err);
+    T_TRUE(in != NULL);
+    T_EQ_U64(sts_instream_raw_size(in), 0);
+    *st = sts_read_xplane(in, tl, NULL, err);
+    sts_instream_free(in);
+    fclose(f);
+    return tl;
+}
+
+TEST(stream_of_unknown_size_fails_like_a_file)
+{
+    /* A file cut anywhere gives the same status, offset and message whether its size
+     * was known before reading (a file) or found at its end (a pipe). */
+    buf b = build(space_small);
+    int errors = 0;
+    for (size_t cut = 0; cut <= b.n; cut++) {
+        sts_status st1, st2;
+        sts_error e1, e2;
+        sts_timeline *t1 = read_mem(b.v, cut, STS_ARGS_ALL, &st1, &e1);
+        sts_timeline *t2 = read_unsized(b.v, cut, &st2, &e2);
+        if (st1 != st2 || strcmp(e1.message, e2.message) != 0 || e1.byte_offset != e2.byte_offset)
+            T_FAIL_AT("cut %zu: %s (%lld) vs %s (%lld)", cut, e1.message, (long long)e1.byte_offset, e2.message,
+                      (long long)e2.byte_offset);
+        size_t n1, n2;
+        sts_timeline_slices(t1, &n1);
+        sts_timeline_slices(t2, &n2);
+        T_EQ_U64(n1, n2);
+        errors += st1 != STS_OK;
+        sts_tl_free(t1);
+        sts_tl_free(t2);
+    }
+    T_TRUE(errors > 100);
+    free(b.v);
+}
+
+/* The same plane twice: fields in number order (as every protobuf library writes
+ * them), and shuffled (metadata first, names last, an event's fields reversed). */
+static void plane_ordered(sts_pb_writer *w, int shuffled)
+{
+    sts_pb_begin(w, 1);
+    if (shuffled) {
+        smeta(w, 2, "correlation_id");
+        emeta(w, 2, "op", NULL, 0);
+    } else {
+        sts_pb_put_str(w, 2, "/host:CPU");
+    }
+    sts_pb_begin(w, 3);
+    if (shuffled) {
+        sts_pb_put_str(w, 11, "T");
+    } else {
+        sts_pb_put_int(w, 1, 5);
+        sts_pb_put_str(w, 2, "t");
+        sts_pb_put_int(w, 3, 1000);
+    }
+    sts_pb_begin(w, 4);
+    if (shuffled) {
+        stat_int(w, 1, 7);
+        sts_pb_put_int(w, 3, 3000);
+        sts_pb_put_int(w, 2, 2000);
+        sts_pb_put_uint(w, 1, 1);
+    } else {
+        event(w, 1, 2000, 3000);
+        stat_int(w, 1, 7);
+    }
+    sts_pb_end(w);
+    sts_pb_begin(w, 4);
+    event(w, 2, 10000, 500);
+    sts_pb_end(w);
+    if (shuffled) {
+        sts_pb_put_int(w, 3, 1000);
+        sts_pb_put_str(w, 2, "t");
+        sts_pb_put_int(w, 1, 5);
+    } else {
+        sts_pb_put_str(w, 11, "T");
+    }
+    sts_pb_end(w);
+    if (shuffled) {
+        smeta(w, 1, "step_num");
+        emeta(w, 1, "step", NULL, 2);
+        sts_pb_put_str(w, 2, "/host:CPU");
+    } else {
+        emeta(w, 1, "step", NULL, 2);
+        emeta(w, 2, "op", NULL, 0);
+        smeta(w, 1, "step_num");
+        smeta(w, 2, "correlation_id");
+    }
+    sts_pb_end(w);
+}
+
+static void space_canonical(sts_pb_writer *w)
+{
+    plane_ordered(w, 0);
+}
+static void space_shuffled(sts_pb_writer *w)
+{
+    plane_ordered(w, 1);
+}
+
+TEST(field_order_does_not_matter)
+{
+    buf a = build(space_canonical), b = build(space_shuffled);
+    T_TRUE(a.n == b.n && memcmp(a.v, b.v, a.n) != 0);
+    sts_status st;
+    sts_error err;
+    sts_timeline *ta = read_mem(a.v, a.n, STS_ARGS_KNOWN, &st, &err);
+    T_EQ_I64(st, STS_OK);
+    sts_timeline *tb = read_mem(b.v, b.n, STS_ARGS_KNOWN, &st, &err);
+    T_EQ_I64(st, STS_OK);
+    size_t na, nb;
+    const sts_slice *sa = sts_timeline_slices(ta, &na), *sb = sts_timeline_slices(tb, &nb);
+    T_EQ_U64(na, 2);
+    T_EQ_U64(nb, 2);
+    for (size_t i = 0; i < na && i < nb; i++) {
+        T_EQ_I64(sa[i].ts, sb[i].ts);
+        T_EQ_I64(sa[i].dur, sb[i].dur);
+        T_EQ_STR(S(ta, sa[i].name), S(tb, sb[i].name));
+        const sts_lane *la = sts_timeline_lanes(ta, NULL) + sa[i].lane, *lb = sts_timeline_lanes(tb, NULL) + sb[i].lane;
+        T_EQ_I64(la->tid, lb->tid);
+        T_EQ_STR(S(ta, la->name), S(tb, lb->name));
+        const char *keys[] = { "step_num", "correlation_id" };
+        for (int k = 0; k < 2; k++) {
+            const sts_arg *x = arg(ta, &sa[i], keys[k]), *y = arg(tb, &sb[i], keys[k]);
+            T_TRUE((x == NULL) == (y == NULL));
+            if (x && y) T_EQ_I64(x->v.i, y->v.i);
+        }
+    }
+    const sts_slice *step = find_slice(tb, "step");
+    T_TRUE(step != NULL);
+    if (step) {
+        T_EQ_I64(step->ts, 1002); /* 1000 ns + 2000 ps */
+        T_EQ_I64(step->dur, 3);
+        T_EQ_I64(arg(tb, step, "step_num")->v.i, 7);
+        T_EQ_I64(arg(tb, step, "correlation_id")->v.i, 99); /* from its metadata */
+        T_EQ_STR(S(tb, sts_timeline_lanes(tb, NULL)[step->lane].name), "T");
+    }
+    T_EQ_STR(S(tb, sts_timeline_processes(tb, NULL)[0].name), "/host:CPU");
+    sts_tl_free(ta);
+    sts_tl_free(tb);
+    free(a.v);
+    free(b.v);
+}
+
+TEST(an_oversized_event_is_refused_unread)
+{
+    /* A plane holding a line holding an XEvent of 20 MiB, of which only the headers
+     * exist: refused at its length, before a byte of it is read or allocated. */
+    uint8_t hdr[64];
+    size_t n = 0, ev = 20u << 20;
+    size_t line = 1 + sts_pb_varint_size(ev) + ev, plane = 1 + sts_pb_varint_size(line) + line;
+    hdr[n++] = 0x0a;
+    n += sts_pb_encode_varint(hdr + n, plane);
+    hdr[n++] = 0x1a;
+    n += sts_pb_encode_varint(hdr + n, line);
+    hdr[n++] = 0x22;
+    size_t ev_at = n - 1;
+    n += sts_pb_encode_varint(hdr + n, ev);
+    sts_status st;
+    sts_error err;
+    sts_timeline *tl = read_unsized(hdr, n, &st, &err);
+    T_EQ_I64(st, STS_ERR_LIMIT);
+    T_EQ_I64(err.byte_offset, ev_at);
+    T_CONTAINS(err.message, "field 4 (XLine.events) is 20971520 bytes long; this reader takes at most 16 MiB");
+    sts_tl_free(tl);
+}
+
+TEST(non_protobuf_is_refused_at_once)
+{
+    /* 64 MiB of zeros, then a plane whose payload is zeros: each fails at its first
+     * byte, having read no more than the stream's first window. */
+    size_t big = 64u << 20;
+    uint8_t *z = calloc(big, 1);
+    z[0] = 0x0a; /* second case: XSpace.planes, length 0x80 0x80 0x80 0x10 (32 MiB) */
+    for (int k = 0; k < 2; k++) {
+        const uint8_t *p = k ? z : z + 8;
+        if (k) memcpy(z, "\x0a\x80\x80\x80\x10", 5);
+        sts_error err = STS_ERROR_INIT;
+        sts_instream *in = sts_instream_open_mem_plain(p, big - 8, "zeros", &err);
+        sts_timeline *tl = sts_tl_new("zeros", "xplane", STS_ARGS_KNOWN);
+        T_EQ_I64(sts_read_xplane(in, tl, NULL, &err), STS_ERR_PARSE);
+        T_EQ_I64(err.byte_offset, k ? 5 : 0);
+        T_CONTAINS(err.message, k ? "field number 0 in XPlane" : "field number 0 in XSpace");
+        T_TRUE(sts_instream_offset(in) <= (1u << 20));
+        sts_instream_free(in);
+        sts_tl_free(tl);
+    }
+    free(z);
+}
+
 /* ---- the real JAX fixtures against protoc ---- */
 
 typedef struct summary_line {
@@ -782,7 +1005,7 @@ static void check_fixture(const char *file, size_t want_planes)
     sts_error err = STS_ERROR_INIT;
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.args = STS_ARGS_ALL;
-    T_EQ_I64(sts_read_xplane(path, tl, &opt, &err), STS_OK);
+    T_EQ_I64(read_path(path, tl, &opt, &err), STS_OK);
     size_t np, nl, ns, na;
     sts_timeline_processes(tl, &np);
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
@@ -886,6 +1109,14 @@ static void write_seeds(void)
     }
     save_seed(dir, "hand_deep.pb", deep, n);
     save_seed(dir, "hand_json.pb", "{\"traceEvents\":[]}", 18);
+    b = build(space_shuffled); /* fields out of number order */
+    save_seed(dir, "hand_shuffled.pb", b.v, b.n);
+    free(b.v);
+    b = build(space_amplify_seed); /* metadata stats copied onto many events */
+    save_seed(dir, "hand_amplify.pb", b.v, b.n);
+    free(b.v);
+    save_seed(dir, "hand_zero_plane.pb", "\x0a\x04\x00\x00\x00\x00", 6);
+    save_seed(dir, "hand_big_event.pb", "\x0a\x8a\x80\x80\x0a\x1a\x85\x80\x80\x0a\x22\x80\x80\x80\x0a", 15);
 }
 
 int main(void)
@@ -906,6 +1137,10 @@ int main(void)
     RUN(deep_nesting_is_refused_not_recursed);
     RUN(truncated_at_every_offset);
     RUN(random_byte_flips_never_crash);
+    RUN(stream_of_unknown_size_fails_like_a_file);
+    RUN(field_order_does_not_matter);
+    RUN(an_oversized_event_is_refused_unread);
+    RUN(non_protobuf_is_refused_at_once);
     RUN(metadata_stats_copies_are_bounded);
     RUN(fixture_conv_mi300_8gpu_matches_protoc);
     RUN(fixture_te_fused_attn_matches_protoc);

@@ -1,0 +1,39 @@
+/* stepscope/format.h: how stepscope writes numbers for people, the same in the CLI,
+ * the ledger text and the HTML report. */
+#ifndef STEPSCOPE_FORMAT_H
+#define STEPSCOPE_FORMAT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Room for any duration sts_fmt_duration() writes for |ns| < 2^63, NUL included. */
+#define STS_FMT_DURATION_MAX 24
+
+/* Writes the duration `ns` (nanoseconds) into buf (n bytes, NUL included; longer text is
+ * cut) with the rule:
+ *   - the unit is the largest of s, ms, µs (U+00B5), ns not larger than |ns|, after
+ *     rounding: 999.7 µs is "1.00 ms", never "1000 µs";
+ *   - a whole number of that unit is written exactly, without decimals: "12 ns",
+ *     "5 µs", "3600 s";
+ *   - anything else with three significant digits: "1.05 ms", "812 µs", "21.3 ms",
+ *     "2.50 ns" (rounded to nearest; at most three decimals, "0.001 ns"; from 1000 s up,
+ *     whole seconds: "1235 s");
+ *   - a negative duration gets an ASCII '-': "-1.20 µs";
+ *   - NaN (what the input cannot tell) is "unknown", as are the infinities.
+ * Whole-unit detection is exact for any integer |ns| < 2^53 (104 days); beyond 2^63 ns
+ * the number is written with three significant digits in seconds ("1.23e+20 s"). */
+void sts_fmt_duration(double ns, char *buf, size_t n);
+
+/* The printf field width ("%*s") that right-aligns the UTF-8 text s in `width`
+ * terminal columns, one per character: `width` plus the bytes s has beyond its
+ * characters, so a table of durations stays aligned although "µs" takes two bytes for
+ * one column. A longer s is printed whole, never cut. */
+int sts_fmt_field(const char *s, int width);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
