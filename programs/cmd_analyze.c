@@ -343,6 +343,7 @@ static void json_lanes(sts_jsonw *j, const analysis *a)
         sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(a->tl, l));
         sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(a->tl, l));
         sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
+        sts_jsonw_key(j, "tracks"), sts_jsonw_u64(j, sts_timeline_lanes(a->tl, NULL)[l].track_count);
         sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
         sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
         sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);

@@ -256,9 +256,20 @@ def numeric_id(label):
     return None
 
 
+LANE_KEYS = {}
+
+
 def lane_key(mode, e):
     """(pid, tid) of the thread an event lands on, labels as shown by each program."""
     pid, tid = e.get('pid'), e.get('tid')
+    memo = (mode.ids_as_written, type(pid), str(pid), type(tid), str(tid))
+    k = LANE_KEYS.get(memo)
+    if k is None:
+        k = LANE_KEYS[memo] = lane_key_of(mode, pid, tid)
+    return k
+
+
+def lane_key_of(mode, pid, tid):
     if not isinstance(pid, (Num, str)):
         pid = None
     if not isinstance(tid, (Num, str)):
