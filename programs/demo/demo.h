@@ -11,6 +11,7 @@ typedef struct demo_ctx {
 int demo_bench(const demo_ctx *ctx);
 int demo_retrace(const demo_ctx *ctx);
 int demo_trace(const demo_ctx *ctx);
+int demo_diff(const demo_ctx *ctx);
 int demo_report(const demo_ctx *ctx);
 
 #endif

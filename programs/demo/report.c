@@ -1,4 +1,4 @@
-/* The last step of `stepscope demo`: one HTML page from what the three lessons wrote
+/* The last step of `stepscope demo`: one HTML page from what the lessons and the diff wrote
  * into the output directory. A missing input becomes a visible note, not a failure,
  * so the page still shows what the other lessons produced. */
 #include <stdio.h>
@@ -39,6 +39,7 @@ int demo_report(const demo_ctx *ctx)
     bad |= add_input(r, ctx->out_dir, "bench.json", "Lesson 1: benchmark", "bench");
     bad |= add_input(r, ctx->out_dir, "ledger.json", "Lesson 2: ledger", "retrace");
     bad |= add_input(r, ctx->out_dir, "trace", "Lesson 3: trace", "trace");
+    bad |= add_input(r, ctx->out_dir, "diff.json", "Lesson 3, made whole: diff", "diff");
     char out[4096];
     snprintf(out, sizeof out, "%s/report.html", ctx->out_dir);
     sts_error err = STS_ERROR_INIT;

@@ -4,7 +4,8 @@
 STEPSCOPE=$(cd "$(dirname "$STEPSCOPE")" && pwd)/$(basename "$STEPSCOPE")
 
 t_run "$STEPSCOPE" demo --help
-t_ok "demo --help lists report" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '^  report ')"
+t_ok "demo --help lists report and diff" \
+  test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '^  report ')" -a -n "$(printf '%s' "$T_OUT" | grep '^  diff ')"
 
 # Run from a scratch folder: a rejected choice must not leave demo-out/ behind.
 mkdir -p "$T_TMP/cwd"
@@ -39,8 +40,10 @@ t_ok "the page notes the skipped bench section" \
   test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/bench.json was not found (run \`stepscope demo bench\`")"
 t_ok "the page notes the skipped ledger section" \
   test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/ledger.json was not found (run \`stepscope demo retrace\`")"
+t_ok "the page notes the skipped diff section" \
+  test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/diff.json was not found (run \`stepscope demo diff\`")"
 t_ok "demo report says what it skipped" \
-  test "$(printf '%s' "$T_OUT" | grep -c 'not found, section skipped')" = 2
+  test "$(printf '%s' "$T_OUT" | grep -c 'not found, section skipped')" = 3
 
 # A lesson output that cannot be read: the page is still written, with a note, exit 1.
 printf '{"warm_samples_seconds": [1e-5,' >"$out/bench.json"

@@ -20,10 +20,10 @@ import csv
 import io
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
 import slice_table  # noqa: E402
@@ -55,25 +55,48 @@ class Refused(Exception):
     pass
 
 
+def rss_bytes(pid):
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('VmRSS:'):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def run_tp(tp, trace, sql, tmp):
     fd, q = tempfile.mkstemp(suffix='.sql', dir=tmp)
     with os.fdopen(fd, 'w') as f:
         f.write(sql)
-    def bounded():
-        # Some inputs make trace_processor take memory without end (a counter of 1e400
-        # in the fuzz corpus took 17 GB): it gets 4 GiB and a minute.
-        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
-
+    # Some inputs make trace_processor take memory without end (a counter of 1e400 in
+    # the fuzz corpus took 17 GB): it gets 4 GiB of memory and a minute. The memory it
+    # uses is watched, not its address space, which it reserves by the tens of GiB.
+    out, err = tempfile.TemporaryFile(dir=tmp), tempfile.TemporaryFile(dir=tmp)
     try:
-        p = subprocess.run([tp, '-q', q, trace], capture_output=True, timeout=60, preexec_fn=bounded)
-    except subprocess.TimeoutExpired:
-        raise Refused('it did not finish in a minute')
+        p = subprocess.Popen([tp, '-q', q, trace], stdout=out, stderr=err)
+        why, start = None, time.monotonic()
+        while p.poll() is None:
+            if rss_bytes(p.pid) > 4 << 30:
+                why = 'it took more than 4 GiB of memory'
+            elif time.monotonic() - start > 60:
+                why = 'it did not finish in a minute'
+            if why:
+                p.kill()
+                p.wait()
+                raise Refused(why)
+            time.sleep(0.02)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read().decode('utf-8', 'replace')
     finally:
+        out.close()
+        err.close()
         os.unlink(q)
     if p.returncode != 0:
-        err = p.stderr.decode('utf-8', 'replace')
-        raise Refused(err[err.find('failed'):].strip()[:300] if 'failed' in err else err.strip()[-300:])
-    return list(csv.DictReader(io.StringIO(p.stdout.decode('utf-8', 'surrogateescape'))))
+        raise Refused(stderr[stderr.find('failed'):].strip()[:300] if 'failed' in stderr else stderr.strip()[-300:])
+    return list(csv.DictReader(io.StringIO(stdout.decode('utf-8', 'surrogateescape'))))
 
 
 def tp_tracks(rows):

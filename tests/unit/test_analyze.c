@@ -174,6 +174,54 @@ TEST(self_time_and_name_summaries)
     sts_timeline_free(tl);
 }
 
+/* Index of the (only) slice with this name, or -1. */
+static long find(const sts_timeline *tl, const char *name)
+{
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    long found = -1;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(sts_timeline_string(tl, s[i].name), name) == 0) found = (long)i;
+    return found;
+}
+
+/* Self time by containment over every track of a thread: a clamped child, and a slice
+ * that crosses its sibling and is spilled onto an overflow track. */
+TEST(self_time_over_a_threads_tracks)
+{
+    sts_timeline *tl = mk(1);
+    uint32_t ln = lane(tl, 1, 1);
+    X(tl, ln, "parent", 0, 10000);
+    X(tl, ln, "child", 5000, 6000); /* 1 us past its parent: clamped to 5 us */
+    X(tl, ln, "grandchild", 6000, 4000);
+    T_TRUE(fin(tl));
+    int64_t self[3];
+    T_EQ_I64(sts_self_times(tl, self, NULL), STS_OK);
+    T_EQ_I64(self[find(tl, "parent")], 5000);
+    T_EQ_I64(self[find(tl, "child")], 1000);
+    T_EQ_I64(self[find(tl, "grandchild")], 4000);
+    sts_timeline_free(tl);
+
+    tl = mk(1);
+    ln = lane(tl, 1, 1);
+    X(tl, ln, "root", 0, 30000);
+    X(tl, ln, "parent", 1000, 10000);
+    X(tl, ln, "over", 6000, 10000); /* crosses parent's end by 5 us: an overflow track */
+    X(tl, ln, "inside", 7000, 1000);
+    T_TRUE(fin(tl));
+    T_EQ_U64(sts_timeline_lanes(tl, NULL)[ln].track_count, 2);
+    int64_t self4[4];
+    T_EQ_I64(sts_self_times(tl, self4, NULL), STS_OK);
+    /* root holds parent [1, 11) us and over [6, 16) us, which cross; what lies inside
+     * root covers [1, 16) us once. */
+    T_EQ_I64(self4[find(tl, "root")], 30000 - 15000);
+    /* inside [7, 8) us lies inside both slices that cross, whatever track each is on. */
+    T_EQ_I64(self4[find(tl, "parent")], 10000 - 1000);
+    T_EQ_I64(self4[find(tl, "over")], 10000 - 1000);
+    T_EQ_I64(self4[find(tl, "inside")], 1000);
+    sts_timeline_free(tl);
+}
+
 TEST(busy_time_and_gaps)
 {
     sts_timeline *tl = mk(1);
@@ -184,7 +232,8 @@ TEST(busy_time_and_gaps)
     X(tl, b, "w", 20000, 5000);
     X(tl, c, "v", 11000, 12000);
     T_TRUE(fin(tl));
-    sts_busy la = sts_busy_lane(tl, a);
+    sts_busy la;
+    T_EQ_I64(sts_busy_lane(tl, a, &la, NULL), STS_OK);
     T_EQ_I64(la.union_ns, 12000);
     T_EQ_I64(la.span_ns, 12000);
     T_EQ_U64(la.slices, 3);
@@ -394,7 +443,8 @@ TEST(steps_given_name_and_regex)
         if (nt) T_CONTAINS(tried[0], "no_such_step");
     }
     sts_steps_free(s);
-    sts_step_options o = { "bad(regex" };
+    sts_step_options o = STS_STEP_OPTIONS_INIT;
+    o.step = "bad(regex";
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_steps_find(tl, &o, &s, &err), STS_ERR_INVALID_ARG);
     T_CONTAINS(err.message, "bad(regex");
@@ -516,6 +566,7 @@ int main(void)
     RUN(union_of_interval_list);
     RUN(medians_odd_and_even);
     RUN(self_time_and_name_summaries);
+    RUN(self_time_over_a_threads_tracks);
     RUN(busy_time_and_gaps);
     RUN(display_order);
     RUN(steps_from_profiler_step_names);
