@@ -270,6 +270,7 @@ int demo_trace(const demo_ctx *ctx)
             st = s2;
             err = stop_err;
         }
+        if (st == STS_OK) st = demo_note_trace_run(ctx->out_dir, stats.run_path, &err);
     }
     if (st == STS_OK) st = sts_array_read(m.y, m.out, sizeof m.out, &err);
     if (st != STS_OK) {
@@ -280,10 +281,12 @@ int demo_trace(const demo_ctx *ctx)
     int close_enough = l3_model_check(&m, &max_err);
     l3_model_close(&m);
 
+    char offset_err[32] = "unknown"; /* -1: the device's clock bounds contradicted each other */
+    if (stats.device_offset_error_ns >= 0)
+        snprintf(offset_err, sizeof offset_err, "%" PRId64 " ns", stats.device_offset_error_ns);
     printf("recorded %" PRIu64 " scopes and %" PRIu64 " device commands; clock %s (error <= %" PRId64
-           " ns), device clock offset %" PRId64 " ns +- %" PRId64 " ns\n",
-           stats.recorded, stats.device_ops, stats.clock, stats.clock_error_ns, stats.device_offset_ns,
-           stats.device_offset_error_ns);
+           " ns), device clock offset %" PRId64 " ns +- %s\n",
+           stats.recorded, stats.device_ops, stats.clock, stats.clock_error_ns, stats.device_offset_ns, offset_err);
     checks_failed = 0;
     char msg[96];
     snprintf(msg, sizeof msg, "result matches tanh(x @ w) on the host (max abs error %.2g; atol = rtol = 2e-5)",
