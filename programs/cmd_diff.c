@@ -81,7 +81,7 @@ static int build(input *in, const sts_diff_options *opt, sts_diff **d)
         break;
     default:
         for (int i = 0; i < 2; i++) {
-            int rc = tc_open("diff", in[i].path, NULL, NULL, &in[i].tl);
+            int rc = tc_open("diff", in[i].path, NULL, NULL, NULL, &in[i].tl);
             if (rc != CLI_OK) return rc;
         }
         st = sts_diff_timelines(in[0].tl, in[1].tl, opt, d, &err);
