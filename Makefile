@@ -64,6 +64,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
 LIB := $(BUILD)/libstepscope.a
 CLI := $(BUILD)/stepscope
+-include programs/programs.mk
 
 .SECONDARY:
 .PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \

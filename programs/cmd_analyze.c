@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hosts_cli.h"
 #include "trace_cli.h"
 
 #define DEFAULT_TOP   20
@@ -408,37 +409,49 @@ static int print_json(const analysis *a, size_t top)
 
 int cmd_analyze(int argc, char **argv)
 {
-    int json = 0, top = INT_MIN;
+    int json = 0, top = INT_MIN, jobs = INT_MIN, mpi = 0;
     const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
         { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
         TC_RUN_OPT(run),
         TC_ARGS_OPT(args),
+        HC_JOBS_OPT(jobs),
+        HC_MPI_OPT(mpi),
         { 0 },
     };
     const cli_spec spec = {
         "analyze",
-        "TRACE [--json] [--top N] [--run NAME] [--args MODE]",
+        "TRACE... [--json] [--top N] [--run NAME] [--args MODE] [-j N] [--mpi]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into their parent or kept apart as overlaps; every slice name\n"
         "ranked by self time (duration minus direct children) with count, total, min, median\n"
-        "and max; and per lane its busy time (the union of its slices) against its span.",
+        "and max; and per lane its busy time (the union of its slices) against its span.\n"
+        "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
+        "host's facts, lanes and processes apart, names ranked over every host.",
         opts,
         1,
-        1,
+        argc,
     };
-    const char *pos[1];
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    if (!pos) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0) return rc;
-    if (top != INT_MIN && top < 0) {
+    if (rc < 0 && top != INT_MIN && top < 0) {
         fprintf(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", top);
-        return CLI_USAGE;
+        rc = CLI_USAGE;
     }
+    if (rc < 0) {
+        hc_opts ho = { "analyze", pos, (size_t)npos, run, args, jobs, mpi };
+        rc = hc_analyze(&ho, json, top == INT_MIN ? SIZE_MAX : (size_t)top);
+    }
+    /* One host: read as one trace. */
+    const char *path = rc == HC_SINGLE ? pos[0] : NULL;
+    free(pos);
+    if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", pos[0], run, args, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("analyze", path, run, args, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a);

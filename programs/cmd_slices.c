@@ -1,9 +1,11 @@
 /* stepscope slices: every slice as CSV, lanes in display order, then ts, then depth. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "hosts_cli.h"
 #include "trace_cli.h"
 
 /* Output goes through one large buffer with hand-made integer formatting: a 10M-slice
@@ -119,7 +121,9 @@ static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s,
     c->len = (size_t)(p - c->buf);
 }
 
-static int write_csv(const sts_timeline *tl)
+/* The slices of one trace; `host` (several hosts: the host's name, else NULL) becomes
+ * a first column, and the header is written when `header` is set. */
+static int write_csv(const sts_timeline *tl, const char *host, int header)
 {
     size_t nl;
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
@@ -132,19 +136,22 @@ static int write_csv(const sts_timeline *tl)
         return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
     }
     sts_lane_display_order(tl, order);
-    static const char header[] = "pid,tid,ts_ns,dur_ns,depth,name\n";
-    csv_put(&c, header, sizeof header - 1);
+    static const char head[] = "pid,tid,ts_ns,dur_ns,depth,name\n";
+    if (header && host) csv_put(&c, "host,", 5);
+    if (header) csv_put(&c, head, sizeof head - 1);
     for (size_t k = 0; k < nl && !c.failed; k++) {
         const sts_lane *ln = &lanes[order[k]];
         if (!ln->slice_count) continue;
         /* The lane prefix is the same on every row: format it once. Quoting at most
          * doubles a field, so the buffer never needs flushing. */
         const char *pid = tc_pid(tl, order[k]), *tid = tc_tid(tl, order[k]);
-        csv pre = { NULL, malloc(2 * (strlen(pid) + strlen(tid)) + 8), 0, 2 * (strlen(pid) + strlen(tid)) + 8, 0 };
+        size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 8;
+        csv pre = { NULL, malloc(room), 0, room, 0 };
         if (!pre.buf) {
             c.failed = 1;
             break;
         }
+        if (host) csv_field(&pre, host), csv_put(&pre, ",", 1);
         csv_field(&pre, pid);
         csv_put(&pre, ",", 1);
         csv_field(&pre, tid);
@@ -161,35 +168,78 @@ static int write_csv(const sts_timeline *tl)
     return CLI_OK;
 }
 
+static sts_status host_csv(size_t i, const sts_host_file *f, const sts_timeline *tl, void *user, sts_error *err)
+{
+    (void)err;
+    int *rc = user;
+    *rc = write_csv(tl, f->name, i == 0);
+    return *rc == CLI_OK ? STS_OK : STS_ERR_IO;
+}
+
+/* Several hosts: every host's slices in host order, read `jobs` files ahead. */
+static int hosts_csv(const char *const *inputs, int n, const char *run, const char *args, int jobs)
+{
+    sts_hostset *set = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (jobs != INT_MIN && jobs < 1) {
+        fprintf(stderr, "stepscope slices: --jobs expects N >= 1, got %d\n", jobs);
+        return CLI_USAGE;
+    }
+    if (sts_hostset_expand(inputs, (size_t)n, run, &set, &err) != STS_OK) {
+        sts_hostset_free(set);
+        return cli_report("slices", &err);
+    }
+    size_t nh, nn;
+    sts_hostset_files(set, &nh);
+    if (nh == 1) {
+        sts_hostset_free(set);
+        return HC_SINGLE;
+    }
+    const char *const *notes = sts_hostset_notes(set, &nn);
+    for (size_t i = 0; i < nn; i++)
+        fprintf(stderr, "stepscope slices: %s\n", notes[i]);
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    int rc = tc_args_mode("slices", args, &opt.args), wrc = CLI_OK;
+    if (rc == CLI_OK &&
+        sts_hostset_each(set, &opt, jobs == INT_MIN ? 0 : (unsigned)jobs, host_csv, &wrc, &err) != STS_OK)
+        rc = wrc != CLI_OK ? wrc : cli_report("slices", &err);
+    sts_hostset_free(set);
+    return rc;
+}
+
 int cmd_slices(int argc, char **argv)
 {
-    int csv_flag = 0;
+    int csv_flag = 0, jobs = INT_MIN;
     const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "csv", CLI_FLAG, &csv_flag, NULL, "write CSV (the only format; accepted for clarity)" },
         TC_RUN_OPT(run),
         TC_ARGS_OPT(args),
+        HC_JOBS_OPT(jobs),
         { 0 },
     };
     const cli_spec spec = {
         "slices",
-        "TRACE --csv [--run NAME] [--args MODE]",
+        "TRACE... --csv [--run NAME] [--args MODE] [-j N]",
         "Writes every slice as CSV with the header pid,tid,ts_ns,dur_ns,depth,name: lanes in\n"
         "display order (process sort index, pid, thread sort index, tid), then by ts, then by\n"
         "depth. pid and tid are as written in the trace; ts and dur are integer nanoseconds\n"
-        "after nesting (a clamped child's dur is clamped); names are quoted per RFC 4180.",
+        "after nesting (a clamped child's dur is clamped); names are quoted per RFC 4180.\n"
+        "Several hosts (files, or a profile run holding several): a first column, host, and\n"
+        "the hosts one after another, in name order.",
         opts,
         1,
-        1,
+        argc,
     };
-    const char *pos[1];
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    if (!pos) return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0) return rc;
+    if (rc < 0) rc = hosts_csv(pos, npos, run, args, jobs);
     (void)csv_flag;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("slices", pos[0], run, args, &tl)) != CLI_OK) return rc;
-    rc = write_csv(tl);
+    if (rc == HC_SINGLE && (rc = tc_open("slices", pos[0], run, args, &tl)) == CLI_OK) rc = write_csv(tl, NULL, 1);
     sts_timeline_free(tl);
+    free(pos);
     return rc;
 }

@@ -1,10 +1,12 @@
 /* stepscope steps: each step, its direct children by name, the unattributed remainder,
  * and what summing step and children would wrongly give. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "hosts_cli.h"
 #include "trace_cli.h"
 
 typedef struct view {
@@ -213,33 +215,51 @@ static int no_steps(const char *path, const sts_steps *s)
 
 int cmd_steps(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, jobs = INT_MIN, mpi = 0;
+    double ratio = 1.1;
     const char *step = NULL, *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names" },
         { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)" },
         TC_RUN_OPT(run),
         TC_ARGS_OPT(args),
+        HC_JOBS_OPT(jobs),
+        HC_MPI_OPT(mpi),
+        { "straggler-ratio", CLI_DOUBLE, &ratio, "R",
+          "with several hosts, a step is a straggler when its slowest host took R x the step's median (default "
+          "1.1)" },
         { 0 },
     };
     const cli_spec spec = {
         "steps",
-        "TRACE [--step NAME-or-REGEX] [--json] [--run NAME] [--args MODE]",
+        "TRACE... [--step NAME-or-REGEX] [--json] [--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its direct children by name, the\n"
         "unattributed remainder (step minus direct children) and the double-counted total that\n"
         "adding step and children would give. Without --step, steps are ProfilerStep#N slices,\n"
         "else slices with a step_num arg, else the root name repeated on one lane with the most\n"
-        "time that holds children. Exit 1 when none are found (the candidates tried are listed).",
+        "time that holds children. Exit 1 when none are found (the candidates tried are listed).\n"
+        "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
+        "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
+        "and what it spent longer on than the median host (device collectives included), and the\n"
+        "stragglers.",
         opts,
         1,
-        1,
+        argc,
     };
-    const char *pos[1];
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    if (!pos) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0) return rc;
+    if (rc < 0) {
+        hc_opts ho = { "steps", pos, (size_t)npos, run, args, jobs, mpi };
+        rc = hc_steps(&ho, step, json, ratio);
+    }
+    /* One host: read as one trace. */
+    const char *path = rc == HC_SINGLE ? pos[0] : NULL;
+    free(pos);
+    if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", pos[0], run, args, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("steps", path, run, args, &tl)) != CLI_OK) return rc;
     sts_step_options o = STS_STEP_OPTIONS_INIT;
     o.step = step;
     sts_steps *s = NULL;

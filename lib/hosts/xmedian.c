@@ -1,0 +1,169 @@
+/* Exact medians of values spread over participants, found by counting: each wanted
+ * order statistic keeps a range [lo, hi] known to hold it and its rank within the
+ * range; every round splits each open range into BUCKETS equal parts, the participants'
+ * counts per part are summed, and the range narrows to the part holding the rank. A
+ * part is at most ceil(span / BUCKETS) wide, so a 64-bit span closes in 16 rounds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hosts/hosts_impl.h"
+
+#define BUCKETS 16
+
+/* One wanted order statistic of one set. Values are mapped to uint64 order-preserving
+ * (the sign bit flipped) so ranges and widths are unsigned. */
+typedef struct target {
+    uint64_t lo, hi; /* inclusive */
+    uint64_t rank;   /* 0-based, among the set's values in [lo, hi] */
+} target;
+
+struct sts_xmedian {
+    size_t n;
+    target *t;       /* 2 per set: the lower and upper middle value */
+    uint64_t *count; /* per set */
+    size_t *open;    /* targets still open this round, in order */
+    size_t nopen;
+};
+
+static uint64_t key(int64_t v)
+{
+    return (uint64_t)v ^ 0x8000000000000000u;
+}
+
+static int64_t unkey(uint64_t k)
+{
+    return (int64_t)(k ^ 0x8000000000000000u);
+}
+
+static void list_open(sts_xmedian *x)
+{
+    x->nopen = 0;
+    for (size_t i = 0; i < 2 * x->n; i++)
+        if (x->count[i / 2] && x->t[i].lo < x->t[i].hi) x->open[x->nopen++] = i;
+}
+
+sts_status sts_xmedian_create(size_t n, const uint64_t *count, const int64_t *min, const int64_t *max,
+                              sts_xmedian **out, sts_error *err)
+{
+    *out = NULL;
+    sts_xmedian *x = calloc(1, sizeof *x);
+    if (!x) return sts_hosts_nomem(err);
+    x->n = n;
+    x->t = calloc(2 * n + 1, sizeof *x->t);
+    x->count = calloc(n + 1, sizeof *x->count);
+    x->open = calloc(2 * n + 1, sizeof *x->open);
+    if (!x->t || !x->count || !x->open) {
+        sts_xmedian_free(x);
+        return sts_hosts_nomem(err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        x->count[i] = count[i];
+        if (!count[i]) continue;
+        if (min[i] > max[i]) {
+            sts_xmedian_free(x);
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "xmedian: set %zu has min %lld > max %lld", i,
+                                 (long long)min[i], (long long)max[i]);
+        }
+        for (int w = 0; w < 2; w++) {
+            target *t = &x->t[2 * i + (size_t)w];
+            t->lo = key(min[i]);
+            t->hi = key(max[i]);
+            t->rank = w == 0 ? (count[i] - 1) / 2 : count[i] / 2;
+        }
+    }
+    list_open(x);
+    *out = x;
+    return STS_OK;
+}
+
+void sts_xmedian_free(sts_xmedian *x)
+{
+    if (!x) return;
+    free(x->t);
+    free(x->count);
+    free(x->open);
+    free(x);
+}
+
+size_t sts_xmedian_round(const sts_xmedian *x)
+{
+    return x->nopen * BUCKETS;
+}
+
+/* The width of each of a target's buckets this round. */
+static uint64_t width(const target *t)
+{
+    return (t->hi - t->lo) / BUCKETS + 1;
+}
+
+/* Index of the first value whose key is >= k, in values sorted ascending. */
+static size_t lower_bound(const int64_t *v, size_t n, uint64_t k)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key(v[mid]) < k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void sts_xmedian_count(const sts_xmedian *x, const int64_t *const *values, const size_t *nvalues, uint64_t *counts)
+{
+    for (size_t o = 0; o < x->nopen; o++) {
+        const target *t = &x->t[x->open[o]];
+        size_t set = x->open[o] / 2;
+        const int64_t *v = values ? values[set] : NULL;
+        size_t n = v && nvalues ? nvalues[set] : 0;
+        uint64_t w = width(t);
+        size_t prev = lower_bound(v, n, t->lo);
+        for (int b = 0; b < BUCKETS; b++) {
+            /* The bucket is [lo + b*w, lo + (b+1)*w - 1], cut at hi; past hi it is empty. */
+            uint64_t start_off = (uint64_t)b * w;
+            size_t end;
+            if (start_off > t->hi - t->lo) {
+                end = prev;
+            } else {
+                uint64_t last = t->hi - t->lo - start_off < w - 1 ? t->hi : t->lo + start_off + (w - 1);
+                end = last == UINT64_MAX ? n : lower_bound(v, n, last + 1);
+            }
+            counts[o * BUCKETS + (size_t)b] = end - prev;
+            prev = end;
+        }
+    }
+}
+
+sts_status sts_xmedian_advance(sts_xmedian *x, const uint64_t *sums, sts_error *err)
+{
+    for (size_t o = 0; o < x->nopen; o++) {
+        target *t = &x->t[x->open[o]];
+        uint64_t w = width(t), seen = 0;
+        int b = 0;
+        for (; b < BUCKETS; b++) {
+            uint64_t c = sums[o * BUCKETS + (size_t)b];
+            if (t->rank < seen + c) break;
+            seen += c;
+        }
+        if (b == BUCKETS)
+            return sts_error_set(err, STS_ERR_STATE, -1,
+                                 "xmedian: set %zu: the summed counts (%llu) do not reach rank %llu: the participants "
+                                 "disagree on the values",
+                                 x->open[o] / 2, (unsigned long long)seen, (unsigned long long)t->rank);
+        uint64_t start = t->lo + (uint64_t)b * w;
+        uint64_t last = t->hi - start < w - 1 ? t->hi : start + (w - 1);
+        t->lo = start;
+        t->hi = last;
+        t->rank -= seen;
+    }
+    list_open(x);
+    return STS_OK;
+}
+
+int64_t sts_xmedian_result(const sts_xmedian *x, size_t i)
+{
+    if (i >= x->n || !x->count[i]) return 0;
+    int64_t lo = unkey(x->t[2 * i].lo), hi = unkey(x->t[2 * i + 1].lo);
+    return lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
+}
