@@ -67,8 +67,11 @@ static void print_rules(const sts_hosts *h, const sts_alignment *a)
         with += k > 0;
     }
     sts_step_rule rule = sts_alignment_rule(a);
-    printf("%zu hosts; steps found by %s on %s%zu of them\n", n, sts_step_rule_name(rule),
-           sts_alignment_rule_mismatches(a) ? "" : "every one of ", with - sts_alignment_rule_mismatches(a));
+    size_t same = with - sts_alignment_rule_mismatches(a);
+    if (same == n)
+        printf("%zu hosts; steps found by %s on all of them\n", n, sts_step_rule_name(rule));
+    else
+        printf("%zu hosts; steps found by %s on %zu of them\n", n, sts_step_rule_name(rule), same);
     for (size_t i = 0; i < n; i++) {
         const sts_host_steps_info *si = sts_hosts_steps_info(h, i);
         size_t k;
