@@ -1,13 +1,14 @@
 /* gen_hosts: writes a synthetic multi-host profile, one trace per host, with stragglers
  * planted where the caller knows them, for the multi-host tests and benchmarks.
  *
- *   gen_hosts [--hosts N] [--steps N] [--kernels K] [--seed S] [--format xplane|kineto|both]
- *             [--no-plant] [--facts FILE] OUT
+ *   gen_hosts [--hosts N] [--steps N] [--kernels K] [--names M] [--seed S]
+ *             [--format xplane|kineto|both] [--no-plant] [--facts FILE] OUT
  *
  * Every host runs the same training step on its own clock: on a host thread a step
  * slice (XProf's "train_step" with a step_num arg, or PyTorch's "ProfilerStep#N") holds
- * input, forward, backward, sync and optimizer; two GPUs run K kernels per step during
- * forward and backward and an all-reduce during sync, which the host waits for. The
+ * input, forward, backward, sync and optimizer; two GPUs run K kernels per step (named
+ * from M kernel names, 50 by default) during forward and backward and an all-reduce
+ * during sync, which the host waits for. The
  * durations vary by up to 1% from host to host and step to step (seeded, so the same
  * arguments give the same bytes). Planted (unless --no-plant):
  *   - host 7 (mod N): in steps 4, 9 and 15 its all-reduce takes 40 ms longer (a slow
@@ -46,7 +47,7 @@
 static const int coll_steps[COLL_STEPS] = { 4, 9, 15 };
 
 typedef struct args {
-    int hosts, steps, kernels, plant, xplane, kineto;
+    int hosts, steps, kernels, names, plant, xplane, kineto;
     uint64_t seed;
     const char *facts, *out;
 } args;
@@ -208,9 +209,9 @@ static void host_json(const args *a, int h, int kineto, FILE *f, step_facts *fac
                 int64_t slot = wlen / (n ? n : 1), kts = w0 + i * slot + g * 1000, kdur = vary(&rng, slot * 8 / 10);
                 char kn[96];
                 if (kineto)
-                    snprintf(kn, sizeof kn, "void gemm_kernel<%d>(float*)", k % 50);
+                    snprintf(kn, sizeof kn, "void gemm_kernel<%d>(float*)", k % a->names);
                 else
-                    snprintf(kn, sizeof kn, "fusion.%d", k % 50);
+                    snprintf(kn, sizeof kn, "fusion.%d", k % a->names);
                 ev(&o, kn, pid, 7, kts, kdur, NULL);
                 scratch[nv++] = (iv){ kts, kts + kdur };
             }
@@ -323,7 +324,7 @@ static void write_facts(FILE *f, const args *a, step_facts *all)
 
 static int parse(int argc, char **argv, args *a)
 {
-    *a = (args){ 16, 20, 8, 1, 1, 1, 1, NULL, NULL };
+    *a = (args){ 16, 20, 8, 50, 1, 1, 1, 1, NULL, NULL };
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -335,6 +336,8 @@ static int parse(int argc, char **argv, args *a)
             a->steps = atoi(v), i++;
         } else if (strcmp(s, "--kernels") == 0 && v) {
             a->kernels = atoi(v), i++;
+        } else if (strcmp(s, "--names") == 0 && v) {
+            a->names = atoi(v), i++;
         } else if (strcmp(s, "--seed") == 0 && v) {
             a->seed = strtoull(v, NULL, 10), i++;
         } else if (strcmp(s, "--facts") == 0 && v) {
@@ -346,12 +349,12 @@ static int parse(int argc, char **argv, args *a)
         } else if (s[0] != '-' && !a->out) {
             a->out = s;
         } else {
-            return fail("usage: gen_hosts [--hosts N] [--steps N] [--kernels K] [--seed S] "
+            return fail("usage: gen_hosts [--hosts N] [--steps N] [--kernels K] [--names M] [--seed S] "
                         "[--format xplane|kineto|both] [--no-plant] [--facts FILE] OUT");
         }
     }
-    if (!a->out || a->hosts < 1 || a->steps < 1 || a->kernels < 2 || a->seed == 0)
-        return fail("need OUT, --hosts >= 1, --steps >= 1, --kernels >= 2, --seed >= 1");
+    if (!a->out || a->hosts < 1 || a->steps < 1 || a->kernels < 2 || a->names < 1 || a->seed == 0)
+        return fail("need OUT, --hosts >= 1, --steps >= 1, --kernels >= 2, --names >= 1, --seed >= 1");
     return 0;
 }
 

@@ -64,6 +64,12 @@ int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options 
 
 static int g_rank, g_size, g_started;
 
+/* What the reduce moved, for STEPSCOPE_MPI_STATS=1 (make bench reports it). */
+static struct {
+    double t0, read_s, names_s, reduce_s;
+    uint64_t names, rounds, counters, names_bytes, records_bytes;
+} g_stats;
+
 int hm_built(void)
 {
     return 1;
@@ -317,6 +323,8 @@ static int global_names(const sts_hosts *local, char **text, size_t *len, char *
     *len = blen;
     *names = v;
     *n = k;
+    g_stats.names = k;
+    g_stats.names_bytes = blen;
     return 0;
 }
 
@@ -360,6 +368,8 @@ static int medians(sts_hosts *local, char **names, size_t n, int64_t **out)
     MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     rc = any;
     for (size_t k; rc == 0 && (k = sts_xmedian_round(x)) > 0;) {
+        g_stats.rounds++;
+        g_stats.counters += k;
         uint64_t *c = malloc(k * sizeof *c), *s = malloc(k * sizeof *s);
         if (!c || !s || k > INT_MAX) MPI_Abort(MPI_COMM_WORLD, 1);
         sts_xmedian_count(x, vals, nvals, c);
@@ -442,11 +452,25 @@ static int merge_at_root(const char *cmd, sts_hosts *local, char **names, size_t
     return CLI_OK;
 }
 
+/* One line on stderr from rank 0 with what the reduce moved and the phases' times. */
+static void print_stats(const char *cmd, size_t hosts)
+{
+    if (g_rank != 0 || !getenv("STEPSCOPE_MPI_STATS")) return;
+    fprintf(stderr,
+            "stepscope %s: mpi: ranks %d, hosts %zu, names %" PRIu64 " (%" PRIu64
+            " bytes broadcast), median rounds %" PRIu64 ", counters %" PRIu64
+            " (8 bytes each, summed over ranks), records gathered %" PRIu64
+            " bytes; read %.3f s, names and medians %.3f s, gather and merge %.3f s\n",
+            cmd, g_size, hosts, g_stats.names, g_stats.names_bytes, g_stats.rounds, g_stats.counters,
+            g_stats.records_bytes, g_stats.read_s, g_stats.names_s, g_stats.reduce_s);
+}
+
 int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options *ho, sts_hosts **out)
 {
     *out = NULL;
     char msg[640] = "";
     sts_hosts *local = NULL;
+    g_stats.t0 = MPI_Wtime();
     int rc = read_share(cmd, set, ho, &local, msg, sizeof msg);
     if ((rc = agree(cmd, rc, msg)) != CLI_OK) {
         sts_hosts_free(local);
@@ -456,8 +480,12 @@ int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options 
     size_t tlen = 0, nnames = 0;
     int64_t *med = NULL;
     int bad = 0;
+    double t = MPI_Wtime();
+    g_stats.read_s = t - g_stats.t0; /* the slowest rank's, as every rank waits in agree() */
     if (ho->what & STS_HOSTS_NAMES)
         bad = global_names(local, &text, &tlen, &names, &nnames) != 0 || medians(local, names, nnames, &med) != 0;
+    g_stats.names_s = MPI_Wtime() - t;
+    t = MPI_Wtime();
     void *buf = NULL;
     size_t len = 0;
     if (!bad && sts_hosts_serialize(local, 0, &buf, &len, NULL) != STS_OK) bad = 1;
@@ -476,8 +504,14 @@ int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options 
     if (gather_bytes(buf, len, &all, &lens, &offs) != 0) bad = 1;
     free(buf);
     if (g_rank == 0 && !bad) {
+        for (int r = 0; r < g_size; r++)
+            g_stats.records_bytes += (uint64_t)lens[r];
         rc = merge_at_root(cmd, local, names, nnames, med, all, lens, offs, out);
         if (rc == CLI_OK) local = NULL;
+        g_stats.reduce_s = MPI_Wtime() - t;
+        size_t nh;
+        sts_hostset_files(set, &nh);
+        print_stats(cmd, nh);
     } else if (g_rank == 0) {
         rc = cli_fail(CLI_BAD_INPUT, "%s: the records are over 2 GiB for one message", cmd);
     }

@@ -173,6 +173,13 @@ static void put_host(wbuf *w, const sts_host_rec *r)
     put_steps(w, r);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Values sorted, so equal records give equal bytes whatever order they were read in. */
 static void put_name(wbuf *w, const sts_name_rec *r, int values)
 {
     const sts_host_name *p = &r->pub;
@@ -188,8 +195,22 @@ static void put_name(wbuf *w, const sts_name_rec *r, int values)
     put_u(w, (uint64_t)with);
     if (!with) return;
     put_u(w, r->values.n);
+    int64_t *v = r->values.n ? malloc(r->values.n * sizeof *v) : NULL;
+    if (r->values.n && !v) {
+        w->bad = 1;
+        return;
+    }
+    if (v) memcpy(v, r->values.v, r->values.n * sizeof *v);
+    if (r->values.n > 1 && !r->sorted) qsort(v, r->values.n, sizeof *v, cmp_i64);
     for (size_t i = 0; i < r->values.n; i++)
-        put_i(w, r->values.v[i]);
+        put_i(w, v[i]);
+    free(v);
+}
+
+static int cmp_name_rec(const void *a, const void *b)
+{
+    const sts_name_rec *const *x = a, *const *y = b;
+    return strcmp((*x)->pub.name, (*y)->pub.name);
 }
 
 sts_status sts_hosts_serialize(const sts_hosts *h, int values, void **buf, size_t *len, sts_error *err)
@@ -202,9 +223,16 @@ sts_status sts_hosts_serialize(const sts_hosts *h, int values, void **buf, size_
     put_u(&w, h->hosts.n);
     for (size_t i = 0; i < h->hosts.n; i++)
         put_host(&w, h->hosts.v[i]);
+    /* Names in byte order: the same records give the same bytes. */
+    const sts_name_rec **order = malloc((h->names.n ? h->names.n : 1) * sizeof *order);
+    if (!order) w.bad = 1;
+    for (size_t i = 0; order && i < h->names.n; i++)
+        order[i] = &h->names.v[i];
+    if (order && h->names.n > 1) qsort(order, h->names.n, sizeof *order, cmp_name_rec);
     put_u(&w, h->names.n);
-    for (size_t i = 0; i < h->names.n; i++)
-        put_name(&w, &h->names.v[i], values);
+    for (size_t i = 0; order && i < h->names.n; i++)
+        put_name(&w, order[i], values);
+    free(order);
     if (w.bad) {
         STS_VEC_RELEASE(w.b);
         return sts_hosts_nomem(err);

@@ -35,11 +35,14 @@ static int64_t unkey(uint64_t k)
     return (int64_t)(k ^ 0x8000000000000000u);
 }
 
+/* An odd count has one middle value: its lower target is the upper one, not sought. */
 static void list_open(sts_xmedian *x)
 {
     x->nopen = 0;
-    for (size_t i = 0; i < 2 * x->n; i++)
-        if (x->count[i / 2] && x->t[i].lo < x->t[i].hi) x->open[x->nopen++] = i;
+    for (size_t i = 0; i < 2 * x->n; i++) {
+        uint64_t c = x->count[i / 2];
+        if (c && !(i % 2 == 0 && c % 2 == 1) && x->t[i].lo < x->t[i].hi) x->open[x->nopen++] = i;
+    }
 }
 
 sts_status sts_xmedian_create(size_t n, const uint64_t *count, const int64_t *min, const int64_t *max,
@@ -164,6 +167,6 @@ sts_status sts_xmedian_advance(sts_xmedian *x, const uint64_t *sums, sts_error *
 int64_t sts_xmedian_result(const sts_xmedian *x, size_t i)
 {
     if (i >= x->n || !x->count[i]) return 0;
-    int64_t lo = unkey(x->t[2 * i].lo), hi = unkey(x->t[2 * i + 1].lo);
+    int64_t hi = unkey(x->t[2 * i + 1].lo), lo = x->count[i] % 2 ? hi : unkey(x->t[2 * i].lo);
     return lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
 }
