@@ -463,6 +463,7 @@ TEST(serialize_round_trip_and_refuse_damage)
         sts_hosts_free(x);
     }
     sts_error err = STS_ERROR_INIT;
+    sts_hosts_free(back);
     T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x02", 9, &back, &err), STS_ERR_FORMAT);
     T_CONTAINS(err.message, "version 2");
     free(copy);
@@ -540,8 +541,9 @@ TEST(steps_align_and_find_the_straggler)
     T_EQ_I64(st[2].collective_ns, 310000);
     T_EQ_I64(st[2].device_busy_ns, 310000);
     T_EQ_I64(sts_alignment_rule_mismatches(a), 0);
-    T_EQ_I64(sts_hosts_align(h, 0.9, &a, NULL), STS_ERR_INVALID_ARG);
     sts_alignment_free(a);
+    T_EQ_I64(sts_hosts_align(h, 0.9, &a, NULL), STS_ERR_INVALID_ARG);
+    T_TRUE(a == NULL);
     sts_hosts_free(h);
     for (int i = 0; i < 3; i++)
         sts_timeline_free(t[i]);
