@@ -122,12 +122,13 @@ test: deps
 check: unit check-tsan
 	BUILD=$(BUILD) tests/run.sh
 
-# The recorder's threads under ThreadSanitizer: the library built again with SAN=thread
-# (from the same source lists) and tests/unit/trace_tsan.c linked against it.
+# The recorder's and the host reader's threads under ThreadSanitizer: the library built again with SAN=thread
+# (from the same source lists), tests/unit/trace_tsan.c and test_hosts.c linked against it.
 TSAN_OK := $(shell printf 'int main(void){return 0;}' | $(CC) -fsanitize=thread -x c - -o /dev/null 2>/dev/null && echo 1)
 check-tsan:
 ifeq ($(TSAN_OK),1)
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread $(BUILD)/tsan/tests/trace_tsan
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread $(BUILD)/tsan/tests/trace_tsan \
+	  $(BUILD)/tsan/tests/test_hosts
 else
 	@echo "check-tsan: $(CC) cannot build -fsanitize=thread programs; the TSan test will be skipped"
 endif

@@ -105,7 +105,7 @@ int hc_steps(const hc_opts *o, const char *step, int json, double ratio)
     so.step = step;
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
-    int rc = hc_collect(o, STS_HOSTS_FACTS | STS_HOSTS_STEPS, &so, &set, &h);
+    int rc = hc_collect(o, STS_HOSTS_STEPS, &so, &set, &h);
     if (rc == CLI_OK && h) rc = hc_print_steps(h, set, json, ratio);
     sts_hosts_free(h);
     sts_hostset_free(set);

@@ -74,7 +74,7 @@ void sts_hostset_assign(const sts_hostset *set, size_t parts, uint32_t *part_of)
 /* ---- what is kept of each host --------------------------------------------------- */
 
 /* What to compute while reading. */
-#define STS_HOSTS_FACTS 0x1u /* facts, lanes, processes, overlaps, warnings of each host */
+#define STS_HOSTS_FACTS 0x1u /* busy times, lanes, processes, overlaps of each host (info and warnings: always) */
 #define STS_HOSTS_NAMES 0x2u /* per slice name over all hosts (needs the durations) */
 #define STS_HOSTS_STEPS 0x4u /* each host's steps, children and device collectives */
 
@@ -103,7 +103,7 @@ typedef struct sts_host_info {
     uint64_t events, by_phase[128], skipped, rejected, clamped, overlaps, unmatched_end, unclosed_begin;
     int64_t resolution_ns, ts_min, ts_max;
     uint64_t processes, lanes, slices, instants, counters, asyncs, flows, args;
-    sts_busy busy;           /* over every lane of the host */
+    sts_busy busy;           /* over every lane of the host (STS_HOSTS_FACTS; else zeros) */
     uint64_t warnings_total; /* all warnings; the first keep_warnings are kept */
 } sts_host_info;
 

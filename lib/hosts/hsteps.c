@@ -14,19 +14,11 @@ typedef struct cut {
 
 typedef STS_VEC(cut) cut_vec;
 
-static int cmp_cut(const void *x, const void *y)
-{
-    const cut *p = x, *q = y;
-    if (p->step != q->step) return p->step < q->step ? -1 : 1;
-    if (p->kind != q->kind) return p->kind < q->kind ? -1 : 1;
-    return (p->a > q->a) - (p->a < q->a);
-}
-
-/* Union length of cuts[lo, hi), sorted by start. */
-static int64_t union_sorted(const cut *c, size_t lo, size_t hi)
+/* Union length of c[0..n), sorted by start. */
+static int64_t union_sorted(const cut *c, size_t n)
 {
     int64_t total = 0, end = INT64_MIN, start = 0;
-    for (size_t i = lo; i < hi; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (c[i].a >= end) {
             if (end != INT64_MIN) total += end - start;
             start = c[i].a;
@@ -39,10 +31,28 @@ static int64_t union_sorted(const cut *c, size_t lo, size_t hi)
     return total;
 }
 
-static int cmp_by_start(const void *x, const void *y)
+/* Sorts c[0..n) by start, stably, merging the runs already in order (each device
+ * lane's cuts arrive in time order, so a step's cuts are a few runs): O(n log runs). */
+static void sort_runs(cut *c, size_t n, cut *tmp)
 {
-    const cut *p = x, *q = y;
-    return (p->a > q->a) - (p->a < q->a);
+    while (n > 1) {
+        size_t runs = 0;
+        for (size_t lo = 0; lo < n; runs++) {
+            size_t mid = lo + 1;
+            while (mid < n && c[mid - 1].a <= c[mid].a)
+                mid++;
+            size_t hi = mid < n ? mid + 1 : n;
+            while (hi < n && c[hi - 1].a <= c[hi].a)
+                hi++;
+            /* [lo, mid) and [mid, hi) merged into tmp[lo, hi). */
+            size_t i = lo, j = mid, out = lo;
+            while (i < mid || j < hi)
+                tmp[out++] = j >= hi || (i < mid && c[i].a <= c[j].a) ? c[i++] : c[j++];
+            lo = hi;
+        }
+        memcpy(c, tmp, n * sizeof *c);
+        if (runs <= 1) return;
+    }
 }
 
 typedef struct windows {
@@ -137,46 +147,57 @@ static int gather_cuts(const sts_timeline *tl, const windows *w, const int32_t *
 }
 
 /* Per step: device busy (kind -1 cuts), and each kind's union; collective_ns is the
- * union of every kind's cuts together. */
-static sts_status fill_device(sts_host_rec *r, cut_vec *cuts, const kinds *k, sts_error *err)
+ * union of every kind's cuts together. The cuts are grouped by (step, kind) with a
+ * stable counting sort, which keeps each lane's cuts in time order. */
+static sts_status fill_device(sts_host_rec *r, const cut_vec *cuts, const kinds *k, sts_error *err)
 {
-    if (cuts->n > 1) qsort(cuts->v, cuts->n, sizeof *cuts->v, cmp_cut);
-    cut *all = malloc((cuts->n ? cuts->n : 1) * sizeof *all);
-    if (!all) return sts_hosts_nomem(err);
-    int bad = 0;
-    for (size_t lo = 0, k0 = 0; k0 < r->steps.n; k0++) {
-        sts_host_step *st = &r->steps.v[k0];
-        st->device_busy_ns = st->collective_ns = 0;
-        st->first_collective = (uint32_t)r->colls.n;
-        size_t hi = lo, nall = 0;
-        while (hi < cuts->n && cuts->v[hi].step == k0)
-            hi++;
-        for (size_t a = lo; a < hi;) {
-            size_t b = a;
-            while (b < hi && cuts->v[b].kind == cuts->v[a].kind)
-                b++;
-            int64_t u = union_sorted(cuts->v, a, b);
-            if (cuts->v[a].kind < 0) {
-                st->device_busy_ns = u;
-            } else if (u > 0) {
-                sts_host_collective *c = STS_VEC_PUSH(r->colls);
-                if (!c) {
-                    bad = 1;
-                    break;
-                }
-                c->kind = sts_host_rec_str(r, k->name[cuts->v[a].kind], &bad);
-                c->ns = u;
-                memcpy(all + nall, cuts->v + a, (b - a) * sizeof *all);
-                nall += b - a;
-            }
-            a = b;
-        }
-        if (nall > 1) qsort(all, nall, sizeof *all, cmp_by_start);
-        st->collective_ns = union_sorted(all, 0, nall);
-        st->collective_count = (uint32_t)(r->colls.n - st->first_collective);
-        lo = hi;
+    size_t groups = r->steps.n * (size_t)(k->n + 1);
+    size_t *off = calloc(groups + 1, sizeof *off);
+    cut *g = malloc((cuts->n ? cuts->n : 1) * sizeof *g), *tmp = malloc((cuts->n ? cuts->n : 1) * sizeof *tmp);
+    if (!off || !g || !tmp) {
+        free(off);
+        free(g);
+        free(tmp);
+        return sts_hosts_nomem(err);
     }
-    free(all);
+#define GROUP(c) ((size_t)(c).step * (size_t)(k->n + 1) + (size_t)((c).kind + 1))
+    for (size_t i = 0; i < cuts->n; i++)
+        off[GROUP(cuts->v[i]) + 1]++;
+    for (size_t i = 0; i < groups; i++)
+        off[i + 1] += off[i];
+    for (size_t i = 0; i < cuts->n; i++)
+        g[off[GROUP(cuts->v[i])]++] = cuts->v[i];
+    for (size_t i = groups; i > 0; i--) /* off[i] is now group i's start */
+        off[i] = off[i - 1];
+    off[0] = 0;
+#undef GROUP
+    int bad = 0;
+    for (size_t s = 0; s < r->steps.n && !bad; s++) {
+        sts_host_step *st = &r->steps.v[s];
+        size_t base = s * (size_t)(k->n + 1), lo = off[base], hi = off[base + (size_t)k->n + 1];
+        st->first_collective = (uint32_t)r->colls.n;
+        sort_runs(g + lo, off[base + 1] - lo, tmp);
+        st->device_busy_ns = union_sorted(g + lo, off[base + 1] - lo);
+        for (int kind = 0; kind < k->n && !bad; kind++) {
+            size_t a = off[base + (size_t)kind + 1], b = off[base + (size_t)kind + 2];
+            if (a == b) continue;
+            sort_runs(g + a, b - a, tmp);
+            sts_host_collective *c = STS_VEC_PUSH(r->colls);
+            if (!c) {
+                bad = 1;
+                break;
+            }
+            c->kind = sts_host_rec_str(r, k->name[kind], &bad);
+            c->ns = union_sorted(g + a, b - a);
+        }
+        /* Every kind together: the kinds' sorted runs merged. */
+        sort_runs(g + off[base + 1], hi - off[base + 1], tmp);
+        st->collective_ns = union_sorted(g + off[base + 1], hi - off[base + 1]);
+        st->collective_count = (uint32_t)(r->colls.n - st->first_collective);
+    }
+    free(off);
+    free(g);
+    free(tmp);
     return bad ? sts_hosts_nomem(err) : STS_OK;
 }
 

@@ -208,15 +208,13 @@ sts_status sts_hosts_finish(sts_hosts *h, sts_error *err)
                                  "hosts: the median of '%s' is unknown: its durations are not all here and it was "
                                  "not set",
                                  r->pub.name);
-        sort_values(r);
-        size_t n = r->values.n;
-        if (n == 0) {
-            r->pub.median_ns = 0;
-        } else {
-            int64_t lo = r->values.v[(n - 1) / 2], hi = r->values.v[n / 2];
-            /* analyze.h's median: floor((lo + hi) / 2), without overflow. */
-            r->pub.median_ns = lo + (int64_t)(((uint64_t)hi - (uint64_t)lo) / 2);
-        }
+        /* A selection, not a sort: the values' order is not kept. */
+        r->pub.median_ns = r->sorted && r->values.n ? r->values.v[(r->values.n - 1) / 2] +
+                                                          (int64_t)(((uint64_t)r->values.v[r->values.n / 2] -
+                                                                     (uint64_t)r->values.v[(r->values.n - 1) / 2]) /
+                                                                    2)
+                                                    : sts_median_i64(r->values.v, r->values.n);
+        if (r->values.n > 2) r->sorted = 0;
     }
     h->finished = 1;
     return sts_hosts_refresh_view(h) == 0 ? STS_OK : sts_hosts_nomem(err);

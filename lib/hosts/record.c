@@ -225,20 +225,25 @@ static sts_status add_overlaps(sts_host_rec *r, const sts_timeline *tl, size_t k
     return bad ? sts_hosts_nomem(err) : STS_OK;
 }
 
+/* The busy times, lanes, processes and overlaps (STS_HOSTS_FACTS). */
 static sts_status add_facts(sts_host_rec *r, const sts_timeline *tl, const sts_hosts_options *opt, sts_error *err)
 {
-    const sts_timeline_info *ti = sts_timeline_get_info(tl);
-    int bad = 0;
-    r->info.path = sts_host_rec_str(r, ti->path, &bad);
-    r->info.format = sts_host_rec_str(r, ti->format, &bad);
-    r->info.meta_host = sts_host_rec_str(r, ti->host, &bad);
-    if (bad) return sts_hosts_nomem(err);
-    copy_info(&r->info, tl);
     sts_status st = sts_busy_lanes(tl, NULL, 0, &r->info.busy, err);
     if (st == STS_OK) st = add_lanes(r, tl, err);
     if (st == STS_OK) st = add_procs(r, tl, err);
     if (st == STS_OK) st = add_overlaps(r, tl, opt->keep_overlaps, err);
-    if (st != STS_OK) return st;
+    return st;
+}
+
+/* What the timeline's info says, and its first warnings: kept for every host. */
+static sts_status add_info(sts_host_rec *r, const sts_timeline *tl, const sts_hosts_options *opt, sts_error *err)
+{
+    const sts_timeline_info *ti = sts_timeline_get_info(tl);
+    int bad = 0;
+    r->info.format = sts_host_rec_str(r, ti->format, &bad);
+    r->info.meta_host = sts_host_rec_str(r, ti->host, &bad);
+    if (bad) return sts_hosts_nomem(err);
+    copy_info(&r->info, tl);
     size_t nw;
     uint64_t total;
     const char *const *w = sts_timeline_warnings(tl, &nw, &total);
@@ -266,7 +271,7 @@ sts_status sts_hosts_add(sts_hosts *h, size_t index, const char *name, const sts
     r->info.index = index;
     r->info.name = sts_host_rec_str(r, name ? name : "", &bad);
     r->info.path = sts_host_rec_str(r, sts_timeline_get_info(tl)->path, &bad);
-    sts_status st = bad ? sts_hosts_nomem(err) : STS_OK;
+    sts_status st = bad ? sts_hosts_nomem(err) : add_info(r, tl, opt, err);
     if (st == STS_OK && (opt->what & STS_HOSTS_FACTS)) st = add_facts(r, tl, opt, err);
     if (st == STS_OK && (opt->what & STS_HOSTS_STEPS)) st = sts_host_rec_steps(r, tl, opt, err);
     if (st == STS_OK && (opt->what & STS_HOSTS_NAMES)) st = sts_hosts_add_names(h, tl, err);
