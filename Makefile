@@ -54,7 +54,7 @@ FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 # Every C file and header clang-format keeps in shape (`make format`, `make format-check`).
 FORMAT_SRC := $(LIB_SRC) $(PROG_SRC) $(TEST_SRC) $(PERF_SRC) $(FUZZ_SRC) fuzz/replay.c \
               $(wildcard include/*.h include/*/*.h lib/*/*.h programs/*.h programs/*/*.h \
-                         tests/unit/*.h tests/unit/trace_*.c perf/*.h)
+                         tests/unit/*.h tests/unit/trace_*.c tests/cli/*.c perf/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:%.c=%.o)
 PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/obj/%.o)
@@ -68,7 +68,7 @@ CLI := $(BUILD)/stepscope
 
 .SECONDARY:
 .PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \
-        install uninstall clean deps fuzz fuzz-long
+        install uninstall clean deps fuzz fuzz-short fuzz-long
 all: $(CLI) $(LIB)
 lib: $(LIB)
 
@@ -112,12 +112,14 @@ $(BUILD)/fuzz/%_replay: $(BUILD)/obj/fuzz/%.o $(BUILD)/obj/fuzz/replay.o $(LIB)
 unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts
 
 # `make test`: install what is missing, check the house rules, then the suite in a normal
-# build and again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# build and again under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz
+# target for a short fixed time.
 test: deps
 	$(MAKE) check-layers
 	$(MAKE) format-check
 	$(MAKE) check
 	$(MAKE) check-asan
+	$(MAKE) fuzz-short
 
 check: unit check-tsan
 	BUILD=$(BUILD) tests/run.sh
@@ -161,15 +163,48 @@ bench: all $(PERF_BIN)
 	@scripts/deps.sh bench
 	BUILD=$(BUILD) perf/run.sh
 
-# libFuzzer builds need clang; `make fuzz` builds each target, `make fuzz-long` runs each
-# for FUZZ_SECONDS (an hour by default).
+# libFuzzer builds (clang): the library is compiled once more with the fuzzer's
+# coverage and ASan + UBSan into $(BUILD)/fuzzer, and each fuzz/fuzz_*.c is linked
+# against it. `make fuzz` builds them; `make fuzz-short` (run by `make test`) runs each
+# for FUZZ_SHORT_SECONDS where clang can link a fuzzer, and says why it skips where it
+# cannot; `make fuzz-long` runs each for FUZZ_SECONDS (an hour). scripts/fuzz_run.sh
+# prints the executions and fails on any crash, leak or out-of-memory.
+FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 3600
+FUZZ_SHORT_SECONDS ?= 15
+FUZZ_DIR := $(BUILD)/fuzzer
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
+FUZZ_LIB := $(FUZZ_DIR)/libstepscope-fuzz.a
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(GEN_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(FUZZ_DIR)/%)
+FUZZ_OK = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){return 0;}' | \
+            $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo 1)
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/fuzz/fuzz_%.o $(FUZZ_LIB)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
 fuzz:
 	@scripts/deps.sh fuzz
-	@mkdir -p $(BUILD)/fuzzer
-	for f in $(FUZZ_SRC); do \
-	  clang $(CPPFLAGS) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $$f $(LIB_SRC) $(GEN_SRC) \
-	    $(LDLIBS) -o $(BUILD)/fuzzer/$$(basename $$f .c) || exit 1; done
+	$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+fuzz-short:
+	@scripts/deps.sh fuzz || echo "fuzz-short: could not install the fuzz packages (scripts/deps.sh fuzz)"
+	@if [ "$(FUZZ_OK)" = 1 ]; then \
+	  $(MAKE) -s --no-print-directory $(FUZZ_BIN) && \
+	  BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) scripts/fuzz_run.sh; \
+	else echo "SKIP fuzz-short: $(FUZZ_CC) cannot link -fsanitize=fuzzer programs (scripts/deps.sh fuzz)"; fi
 
 fuzz-long: fuzz
 	BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz_run.sh
@@ -194,3 +229,4 @@ clean:
 	rm -rf $(BUILD) demo-out
 
 -include $(wildcard $(BUILD)/obj/*/*.d $(BUILD)/obj/*/*/*.d $(BUILD)/obj/*/*/*/*.d)
+-include $(wildcard $(FUZZ_DIR)/obj/*/*.d $(FUZZ_DIR)/obj/*/*/*.d $(FUZZ_DIR)/obj/*/*/*/*.d)

@@ -76,6 +76,25 @@ static int set_value(const cli_spec *spec, const cli_opt *o, const char *val)
     return 0;
 }
 
+/* "unknown option", with the options that look like a typo of it. */
+static int unknown_option(const cli_spec *spec, const char *name, size_t nlen)
+{
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)nlen, name);
+    const char *names[64];
+    size_t n = 0;
+    for (const cli_opt *o = spec->opts; o && o->name && n < 64; o++)
+        names[n++] = o->name;
+    size_t pick[3];
+    size_t k = sts_suggest(word, names, n, pick, 3);
+    if (!k) return usage_error(spec, "unknown option '--%.*s'", (int)nlen, name);
+    char hint[256];
+    size_t at = 0;
+    for (size_t i = 0; i < k && at < sizeof hint; i++)
+        at += (size_t)snprintf(hint + at, sizeof hint - at, "%s--%s", i ? ", " : "", names[pick[i]]);
+    return usage_error(spec, "unknown option '--%.*s'; did you mean %s?", (int)nlen, name, hint);
+}
+
 int cli_parse(const cli_spec *spec, int argc, char **argv, const char **pos, int *npos)
 {
     *npos = 0;
@@ -113,7 +132,7 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, const char **pos, int
         const cli_opt *o = spec->opts;
         while (o && o->name && !(strlen(o->name) == nlen && memcmp(o->name, name, nlen) == 0))
             o++;
-        if (!o || !o->name) return usage_error(spec, "unknown option '--%.*s'", (int)nlen, name);
+        if (!o || !o->name) return unknown_option(spec, name, nlen);
         if (o->kind == CLI_FLAG) {
             if (eq) return usage_error(spec, "--%s takes no value", o->name);
             *(int *)o->target = 1;

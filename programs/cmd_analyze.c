@@ -1,4 +1,5 @@
-/* stepscope analyze: what a trace holds, names ranked by self time, busy time per lane. */
+/* stepscope analyze: what a trace holds, names ranked by self time, busy time per lane,
+ * optionally narrowed to some lanes, names or a time window. */
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -7,14 +8,34 @@
 #include "cli.h"
 #include "hosts_cli.h"
 #include "trace_cli.h"
+#include "trace_scope.h"
 
 #define DEFAULT_TOP   20
-#define SHOW_OVERLAPS 10
+#define SHOW_OVERLAPS 5
 #define JSON_OVERLAPS 100
+#define NAME_CUT      72
+
+typedef struct args {
+    int json, top, all_overlaps;
+    const char *run, *argmode, *lane, *name, *window, *step, *group;
+} args;
+
+/* One (overlapping name, overrun name) pair and how often it happened. */
+typedef struct overlap_group {
+    uint32_t name, parent, lane;
+    uint64_t count;
+    int64_t min_ns, max_ns;
+    uint32_t first; /* the first overlap of the group */
+} overlap_group;
 
 typedef struct analysis {
     const sts_timeline *tl;
     const sts_timeline_info *info;
+    sts_scope scope;
+    int scoped;
+    int64_t window_step; /* the step number --window named, or INT64_MIN */
+    uint32_t *lanes;     /* --lane's lanes (scope.lanes) */
+    size_t nlanes_kept;
     sts_name_summary *names;
     size_t nnames;
     uint32_t *order;  /* lanes in display order */
@@ -23,9 +44,183 @@ typedef struct analysis {
     uint32_t *porder; /* processes in display order */
     sts_busy all;
     size_t nlanes, nslices, nprocs;
+    overlap_group *groups;
+    size_t ngroups;
 } analysis;
 
-static int compute(analysis *a)
+static void analysis_free(analysis *a)
+{
+    free(a->names);
+    free(a->order);
+    free(a->busy);
+    free(a->pbusy);
+    free(a->porder);
+    free(a->lanes);
+    free(a->groups);
+}
+
+/* ---- the scope from the options ----------------------------------------------------- */
+
+static int parse_group(const char *g, sts_group *out)
+{
+    if (!g || !strcmp(g, "name")) {
+        *out = STS_GROUP_NAME;
+    } else if (!strcmp(g, "hlo_op")) {
+        *out = STS_GROUP_HLO_OP;
+    } else if (!strcmp(g, "hlo_module")) {
+        *out = STS_GROUP_HLO_MODULE;
+    } else {
+        fprintf(stderr, "stepscope analyze: --group expects name, hlo_op or hlo_module, got '%s'\n", g);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* --window N: the window of step N (as `steps` numbers them). */
+static int window_of_step(analysis *a, const args *o, int64_t *start, int64_t *end)
+{
+    char *e;
+    long long want = strtoll(o->window, &e, 10);
+    if (e == o->window || *e) {
+        fprintf(stderr, "stepscope analyze: --window expects START:END or a step number, got '%s'\n", o->window);
+        return CLI_USAGE;
+    }
+    sts_step_options so = STS_STEP_OPTIONS_INIT;
+    so.step = o->step;
+    static const uint32_t no_lanes[1] = { 0 };
+    so.window_lanes = no_lanes; /* no windows needed: an empty lane list */
+    so.nwindow_lanes = 0;
+    sts_steps *s = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_steps_find(a->tl, &so, &s, &err) != STS_OK) {
+        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
+        return err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
+    }
+    size_t n;
+    const sts_step *st = sts_steps_list(s, &n);
+    int rc = CLI_BAD_INPUT;
+    for (size_t k = 0; k < n; k++) {
+        if (st[k].index != want) continue;
+        *start = st[k].ts;
+        *end = st[k].ts + st[k].dur;
+        a->window_step = want;
+        rc = CLI_OK;
+        break;
+    }
+    if (rc != CLI_OK && n)
+        fprintf(stderr,
+                "stepscope analyze: --window %lld: no such step; the steps are numbered %" PRId64 " to %" PRId64
+                " (see 'stepscope steps')\n",
+                want, st[0].index, st[n - 1].index);
+    else if (rc != CLI_OK)
+        fprintf(stderr, "stepscope analyze: --window %lld: no steps found in %s (see 'stepscope steps')\n", want,
+                a->info->path);
+    sts_steps_free(s);
+    return rc;
+}
+
+static int make_scope(analysis *a, const args *o)
+{
+    sts_scope sc = STS_SCOPE_INIT;
+    int rc = parse_group(o->group, &sc.group);
+    if (rc != CLI_OK) return rc;
+    a->window_step = INT64_MIN;
+    if (o->lane) {
+        if ((rc = ts_lanes("analyze", a->tl, o->lane, &a->lanes, &a->nlanes_kept)) != CLI_OK) return rc;
+        sc.lanes = a->lanes;
+        sc.nlanes = a->nlanes_kept;
+    }
+    if (o->window) {
+        int w = ts_parse_window("analyze", o->window, a->tl, &sc.start_ns, &sc.end_ns);
+        if (w < 0) return CLI_USAGE;
+        if (w == 1 && (rc = window_of_step(a, o, &sc.start_ns, &sc.end_ns)) != CLI_OK) return rc;
+        sc.windowed = 1;
+    }
+    sc.name = o->name;
+    a->scope = sc;
+    a->scoped = o->lane || o->window || o->name;
+    return CLI_OK;
+}
+
+/* ---- computing ---------------------------------------------------------------------- */
+
+static int cmp_group(const void *x, const void *y)
+{
+    const overlap_group *a = x, *b = y;
+    if (a->count != b->count) return a->count > b->count ? -1 : 1;
+    return (a->first > b->first) - (a->first < b->first);
+}
+
+/* An overlap's sort record: (name, overrun name), then position. */
+typedef struct pair {
+    uint32_t name, parent, at;
+} pair;
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const pair *a = x, *b = y;
+    if (a->name != b->name) return a->name < b->name ? -1 : 1;
+    if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
+    return (a->at > b->at) - (a->at < b->at);
+}
+
+/* Overlaps grouped by (name, overrun name): JAX's Python tracer repeats one pattern
+ * per step, which a flat list would print once per step. */
+static int group_overlaps(analysis *a)
+{
+    size_t n;
+    const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
+    const sts_slice *s = sts_timeline_slices(a->tl, NULL);
+    a->groups = malloc((n ? n : 1) * sizeof *a->groups);
+    pair *by = malloc((n ? n : 1) * sizeof *by);
+    if (!a->groups || !by) {
+        free(by);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        by[i].name = s[ov[i].slice].name;
+        by[i].parent = s[ov[i].parent].name;
+        by[i].at = (uint32_t)i;
+    }
+    qsort(by, n, sizeof *by, cmp_pair);
+    for (size_t k = 0; k < n; k++) {
+        const sts_overlap *o = &ov[by[k].at];
+        overlap_group *g = a->ngroups ? &a->groups[a->ngroups - 1] : NULL;
+        if (!g || g->name != by[k].name || g->parent != by[k].parent) {
+            g = &a->groups[a->ngroups++];
+            g->name = by[k].name;
+            g->parent = by[k].parent;
+            g->lane = s[o->slice].lane;
+            g->count = 0;
+            g->first = by[k].at;
+            g->min_ns = g->max_ns = o->overrun_ns;
+        }
+        g->count++;
+        if (o->overrun_ns < g->min_ns) g->min_ns = o->overrun_ns;
+        if (o->overrun_ns > g->max_ns) g->max_ns = o->overrun_ns;
+    }
+    free(by);
+    if (a->ngroups > 1) qsort(a->groups, a->ngroups, sizeof *a->groups, cmp_group);
+    return 0;
+}
+
+static void order_processes(analysis *a)
+{
+    const sts_lane *lanes = sts_timeline_lanes(a->tl, NULL);
+    unsigned char *seen = calloc(a->nprocs ? a->nprocs : 1, 1);
+    size_t np = 0;
+    if (seen) {
+        for (size_t k = 0; k < a->nlanes; k++) {
+            uint32_t p = lanes[a->order[k]].process;
+            if (!seen[p]) seen[p] = 1, a->porder[np++] = p;
+        }
+    }
+    for (size_t p = 0; p < a->nprocs && seen; p++)
+        if (!seen[p]) a->porder[np++] = (uint32_t)p;
+    free(seen);
+}
+
+static int compute(analysis *a, const args *o)
 {
     sts_error err = STS_ERROR_INIT;
     const sts_timeline *tl = a->tl;
@@ -33,32 +228,26 @@ static int compute(analysis *a)
     sts_timeline_lanes(tl, &a->nlanes);
     sts_timeline_slices(tl, &a->nslices);
     sts_timeline_processes(tl, &a->nprocs);
-    if (sts_name_summaries(tl, &a->names, &a->nnames, &err) != STS_OK ||
-        sts_busy_lanes(tl, NULL, 0, &a->all, &err) != STS_OK)
-        return cli_report("analyze", &err);
+    int rc = make_scope(a, o);
+    if (rc != CLI_OK) return rc;
     a->order = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->order);
     a->busy = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->busy);
-    if (!a->order || !a->busy) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
-    sts_lane_display_order(tl, a->order);
-    for (size_t l = 0; l < a->nlanes; l++)
-        a->busy[l] = sts_busy_lane(tl, (uint32_t)l);
     a->pbusy = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->pbusy);
     a->porder = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->porder);
-    if (!a->pbusy || !a->porder) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
-    for (size_t p = 0; p < a->nprocs; p++)
-        if (sts_busy_process(tl, (uint32_t)p, &a->pbusy[p], &err) != STS_OK) return cli_report("analyze", &err);
-    /* Processes in the order their first lane is displayed. */
-    const sts_lane *lanes = sts_timeline_lanes(tl, NULL);
-    unsigned char *seen = calloc(a->nprocs ? a->nprocs : 1, 1);
-    if (!seen) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
-    size_t np = 0;
-    for (size_t k = 0; k < a->nlanes; k++) {
-        uint32_t p = lanes[a->order[k]].process;
-        if (!seen[p]) seen[p] = 1, a->porder[np++] = p;
+    if (!a->order || !a->busy || !a->pbusy || !a->porder || group_overlaps(a) != 0)
+        return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
+    sts_status st = sts_name_summaries_in(tl, &a->scope, &a->names, &a->nnames, &err);
+    if (st == STS_OK) st = sts_busy_each(tl, &a->scope, a->busy, a->pbusy, &a->all, &err);
+    if (st != STS_OK) {
+        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
+        return st == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
-    for (size_t p = 0; p < a->nprocs; p++)
-        if (!seen[p]) a->porder[np++] = (uint32_t)p;
-    free(seen);
+    sts_lane_display_order(tl, a->order);
+    order_processes(a);
+    if (o->name && a->nnames == 0) {
+        fprintf(stderr, "stepscope analyze: no slice name matches '%s'\n", o->name);
+        ts_suggest_names(tl, o->name);
+    }
     return CLI_OK;
 }
 
@@ -78,6 +267,36 @@ static void print_phases(const sts_timeline_info *info)
     printf("%s\n", first ? "" : ")");
 }
 
+/* A name cut to NAME_CUT characters for one line of text. */
+static void put_name(const char *s)
+{
+    int w = tc_width(s, NAME_CUT + 1);
+    tc_cell(stdout, s, w < NAME_CUT ? w : NAME_CUT, 1);
+}
+
+static const char *group_title(sts_group g)
+{
+    return g == STS_GROUP_HLO_OP ? "hlo_op" : g == STS_GROUP_HLO_MODULE ? "hlo_module" : "name";
+}
+
+static void print_scope(const analysis *a, const args *o)
+{
+    if (!a->scoped && a->scope.group == STS_GROUP_NAME) return;
+    char d1[32], d2[32];
+    if (o->lane) printf("lanes       %zu matching '%s'\n", a->nlanes_kept, o->lane);
+    if (o->name) printf("names       matching '%s'\n", o->name);
+    if (a->scope.windowed) {
+        sts_fmt_duration((double)(a->scope.start_ns - a->info->ts_min), d1, sizeof d1);
+        sts_fmt_duration((double)(a->scope.end_ns - a->info->ts_min), d2, sizeof d2);
+        printf("window      %s to %s after the trace's first timestamp", d1, d2);
+        if (a->window_step != INT64_MIN) printf(" (step %" PRId64 ")", a->window_step);
+        printf(": every slice cut to it\n");
+    }
+    if (a->scope.group != STS_GROUP_NAME)
+        printf("grouped     by %s: slices carrying it are counted under its value, others under their name\n",
+               group_title(a->scope.group));
+}
+
 static void print_facts(const analysis *a)
 {
     const sts_timeline_info *in = a->info;
@@ -88,34 +307,46 @@ static void print_facts(const analysis *a)
     printf("events      %" PRIu64, in->events);
     print_phases(in);
     printf("lanes       %zu in %zu process%s\n", a->nlanes, a->nprocs, a->nprocs == 1 ? "" : "es");
-    sts_fmt_duration(in->ts_max - in->ts_min, d1, sizeof d1);
+    sts_fmt_duration((double)(in->ts_max - in->ts_min), d1, sizeof d1);
     printf("slices      %zu\nspan        %s (ts %" PRId64 " to %" PRId64 " ns)\n", a->nslices, d1, in->ts_min,
            in->ts_max);
     if (in->resolution_ns == 1000)
         printf("resolution  1 \xc2\xb5s: every ts and dur was a whole microsecond\n");
     else
         printf("resolution  1 ns: some ts or dur had a fraction of a microsecond\n");
-    sts_fmt_duration(in->resolution_ns, d1, sizeof d1);
-    printf("nesting     %" PRIu64 " clamped (overran the parent by <= %s: nested, end clamped), %" PRIu64
-           " overlaps (overran by more: nested beside it, not inside)\n",
-           in->clamped, d1, in->overlaps);
+    sts_fmt_duration((double)(in->resolution_ns), d1, sizeof d1);
+    printf("nesting     %" PRIu64 " clamped (overran the slice they started in by <= %s: end clamped), %" PRIu64
+           " overlap%s (overran it by more: listed below)\n",
+           in->clamped, d1, in->overlaps, in->overlaps == 1 ? "" : "s");
     printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64 " rejected\n",
            in->unmatched_end, in->unclosed_begin, in->skipped, in->rejected);
-    sts_fmt_duration(a->all.union_ns, d1, sizeof d1);
-    sts_fmt_duration(a->all.span_ns, d2, sizeof d2);
-    printf("busy        %s of %s (%.1f%%): union of all lanes' slices\n", d1, d2,
-           a->all.span_ns ? 100.0 * (double)a->all.union_ns / (double)a->all.span_ns : 0.0);
+    sts_fmt_duration((double)(a->all.union_ns), d1, sizeof d1);
+    sts_fmt_duration((double)(a->all.span_ns), d2, sizeof d2);
+    printf("busy        %s of %s (%.1f%%): union of %s slices\n", d1, d2,
+           a->all.span_ns ? 100.0 * (double)a->all.union_ns / (double)a->all.span_ns : 0.0,
+           a->scoped ? "the chosen" : "all lanes'");
+}
+
+/* The row's label: the slice name, or "module/op" for an hlo_op group. */
+static const char *row_label(const analysis *a, const sts_name_summary *s, char *buf, size_t n)
+{
+    const char *nm = sts_timeline_string(a->tl, s->name);
+    if (!s->grouped || s->module == STS_NONE) return nm;
+    snprintf(buf, n, "%s/%s", sts_timeline_string(a->tl, s->module), nm);
+    return buf;
 }
 
 static void print_names(const analysis *a, size_t top)
 {
     size_t show = top && top < a->nnames ? top : a->nnames;
-    printf("\nnames by self time (%s%zu of %zu; self = duration minus direct children)\n",
-           show < a->nnames ? "top " : "", show, a->nnames);
+    printf("\n%s by self time (%s%zu of %zu; self = duration minus the union of what lies inside it)\n",
+           a->scope.group == STS_GROUP_NAME ? "names" : "names and hlo groups", show < a->nnames ? "top " : "", show,
+           a->nnames);
     if (!show) return;
     int nw = 4, cw = 5;
+    char buf[512];
     for (size_t i = 0; i < show; i++) {
-        int w = tc_width(sts_timeline_string(a->tl, a->names[i].name), 60);
+        int w = tc_width(row_label(a, &a->names[i], buf, sizeof buf), 60);
         if (w > nw) nw = w;
         char c[32];
         int l = snprintf(c, sizeof c, "%" PRIu64, a->names[i].count);
@@ -127,13 +358,13 @@ static void print_names(const analysis *a, size_t top)
     for (size_t i = 0; i < show; i++) {
         const sts_name_summary *s = &a->names[i];
         char t[32], se[32], mn[32], md[32], mx[32];
-        sts_fmt_duration(s->total_ns, t, sizeof t);
-        sts_fmt_duration(s->self_ns, se, sizeof se);
-        sts_fmt_duration(s->min_ns, mn, sizeof mn);
-        sts_fmt_duration(s->median_ns, md, sizeof md);
-        sts_fmt_duration(s->max_ns, mx, sizeof mx);
+        sts_fmt_duration((double)(s->total_ns), t, sizeof t);
+        sts_fmt_duration((double)(s->self_ns), se, sizeof se);
+        sts_fmt_duration((double)(s->min_ns), mn, sizeof mn);
+        sts_fmt_duration((double)(s->median_ns), md, sizeof md);
+        sts_fmt_duration((double)(s->max_ns), mx, sizeof mx);
         printf("  ");
-        tc_cell(stdout, sts_timeline_string(a->tl, s->name), nw, 1);
+        tc_cell(stdout, row_label(a, s, buf, sizeof buf), nw, 1);
         printf("  %*" PRIu64 " %*s %*s %*s %*s %*s\n", cw, s->count, sts_fmt_field(t, 11), t, sts_fmt_field(se, 11), se,
                sts_fmt_field(mn, 11), mn, sts_fmt_field(md, 11), md, sts_fmt_field(mx, 11), mx);
     }
@@ -152,8 +383,8 @@ static void busy_row(const char *const *cells, const int *widths, size_t ncells,
         return;
     }
     char u[32], sp[32];
-    sts_fmt_duration(b->union_ns, u, sizeof u);
-    sts_fmt_duration(b->span_ns, sp, sizeof sp);
+    sts_fmt_duration((double)(b->union_ns), u, sizeof u);
+    sts_fmt_duration((double)(b->span_ns), sp, sizeof sp);
     printf("  %9" PRIu64 " %*s %*s %5.1f%%\n", b->slices, sts_fmt_field(u, 11), u, sts_fmt_field(sp, 11), sp,
            b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
 }
@@ -179,10 +410,11 @@ static void print_lanes(const analysis *a)
 {
     printf("\nlanes (busy = union of the lane's slices, span = first start to last end)\n");
     static const char *const titles[4] = { "pid", "tid", "process", "thread" };
-    static const int caps[4] = { 24, 24, 32, 32 };
+    static const int caps[4] = { 24, 24, 32, 40 };
     int widths[4] = { 3, 3, 7, 6 };
     const char *cells[4];
     for (size_t k = 0; k < a->nlanes; k++) {
+        if (!a->busy[a->order[k]].slices) continue;
         lane_cells(a, a->order[k], cells);
         fit_widths(cells, caps, widths, 4);
     }
@@ -197,7 +429,9 @@ static void print_lanes(const analysis *a)
         lane_cells(a, l, cells);
         busy_row(cells, widths, 4, &a->busy[l]);
     }
-    if (hidden) printf("  (%zu lane%s without slices not shown)\n", hidden, hidden == 1 ? "" : "s");
+    if (hidden)
+        printf("  (%zu lane%s without %sslices not shown)\n", hidden, hidden == 1 ? "" : "s",
+               a->scoped ? "chosen " : "");
 }
 
 static void print_processes(const analysis *a)
@@ -210,6 +444,7 @@ static void print_processes(const analysis *a)
     int widths[2] = { 3, 7 };
     const char *cells[2];
     for (size_t p = 0; p < a->nprocs; p++) {
+        if (!a->pbusy[p].slices) continue;
         cells[0] = sts_timeline_string(a->tl, procs[p].label);
         cells[1] = sts_timeline_string(a->tl, procs[p].name);
         fit_widths(cells, caps, widths, 2);
@@ -229,24 +464,54 @@ static void print_processes(const analysis *a)
     if (hidden) printf("  (%zu process%s without slices not shown)\n", hidden, hidden == 1 ? "" : "es");
 }
 
-static void print_overlaps(const analysis *a)
+static void print_overlap(const analysis *a, const sts_overlap *ov)
+{
+    const sts_slice *s = sts_timeline_slices(a->tl, NULL);
+    const sts_slice *c = &s[ov->slice], *p = &s[ov->parent];
+    char o[32], d[32];
+    sts_fmt_duration((double)(ov->overrun_ns), o, sizeof o);
+    sts_fmt_duration((double)(c->dur), d, sizeof d);
+    printf("  '");
+    put_name(sts_timeline_string(a->tl, c->name));
+    printf("' (ts %" PRId64 " ns, %s) overran '", c->ts, d);
+    put_name(sts_timeline_string(a->tl, p->name));
+    printf("' by %s on pid %s tid %s\n", o, tc_pid(a->tl, c->lane), tc_tid(a->tl, c->lane));
+}
+
+static void print_overlaps(const analysis *a, int all)
 {
     size_t n;
     const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
     if (!n) return;
-    const sts_slice *s = sts_timeline_slices(a->tl, NULL);
-    size_t show = n < SHOW_OVERLAPS ? n : SHOW_OVERLAPS;
-    printf("\noverlaps (%s%zu of %zu): slices that overran their parent by more than the resolution\n",
-           show < n ? "first " : "", show, n);
-    for (size_t i = 0; i < show; i++) {
-        const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
-        char o[32], d[32];
-        sts_fmt_duration(ov[i].overrun_ns, o, sizeof o);
-        sts_fmt_duration(c->dur, d, sizeof d);
-        printf("  '%s' (ts %" PRId64 " ns, %s) overruns '%s' by %s on pid %s tid %s\n",
-               sts_timeline_string(a->tl, c->name), c->ts, d, sts_timeline_string(a->tl, p->name), o,
-               tc_pid(a->tl, c->lane), tc_tid(a->tl, c->lane));
+    printf("\noverlaps: %zu slice%s started inside another slice and ended after it (self time counts only what "
+           "lies inside a slice)\n",
+           n, n == 1 ? "" : "s");
+    if (all) {
+        for (size_t i = 0; i < n; i++)
+            print_overlap(a, &ov[i]);
+        return;
     }
+    size_t show = a->ngroups < SHOW_OVERLAPS ? a->ngroups : SHOW_OVERLAPS;
+    for (size_t k = 0; k < show; k++) {
+        const overlap_group *g = &a->groups[k];
+        char lo[32], hi[32];
+        sts_fmt_duration((double)(g->min_ns), lo, sizeof lo);
+        sts_fmt_duration((double)(g->max_ns), hi, sizeof hi);
+        printf("  %" PRIu64 "x '", g->count);
+        put_name(sts_timeline_string(a->tl, g->name));
+        printf("' overran '");
+        put_name(sts_timeline_string(a->tl, g->parent));
+        if (g->count == 1)
+            printf("' by %s", lo);
+        else
+            printf("' by %s to %s", lo, hi);
+        printf(" (pid %s tid %s)\n", tc_pid(a->tl, g->lane), tc_tid(a->tl, g->lane));
+    }
+    if (show < a->ngroups)
+        printf("  ... %zu more pair%s of names; --overlaps lists every overlap\n", a->ngroups - show,
+               a->ngroups - show == 1 ? "" : "s");
+    else if (n > show)
+        printf("  (--overlaps lists every overlap)\n");
 }
 
 /* ---- JSON ------------------------------------------------------------------------- */
@@ -304,6 +569,27 @@ static void json_trace(sts_jsonw *j, const analysis *a)
     sts_jsonw_obj_end(j);
 }
 
+static void json_scope(sts_jsonw *j, const analysis *a, const args *o)
+{
+    sts_jsonw_key(j, "scope");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_key(j, "lane"), o->lane ? sts_jsonw_str(j, o->lane) : sts_jsonw_null(j);
+    sts_jsonw_key(j, "lanes_matched"), o->lane ? sts_jsonw_u64(j, a->nlanes_kept) : sts_jsonw_null(j);
+    sts_jsonw_key(j, "name"), o->name ? sts_jsonw_str(j, o->name) : sts_jsonw_null(j);
+    sts_jsonw_key(j, "window");
+    if (a->scope.windowed) {
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, a->scope.start_ns);
+        sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, a->scope.end_ns);
+        sts_jsonw_key(j, "step"), a->window_step != INT64_MIN ? sts_jsonw_i64(j, a->window_step) : sts_jsonw_null(j);
+        sts_jsonw_obj_end(j);
+    } else {
+        sts_jsonw_null(j);
+    }
+    sts_jsonw_key(j, "group"), sts_jsonw_str(j, group_title(a->scope.group));
+    sts_jsonw_obj_end(j);
+}
+
 static void json_names(sts_jsonw *j, const analysis *a, size_t top)
 {
     size_t show = top && top < a->nnames ? top : a->nnames;
@@ -319,9 +605,25 @@ static void json_names(sts_jsonw *j, const analysis *a, size_t top)
         sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, s->min_ns);
         sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, s->median_ns);
         sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, s->max_ns);
+        if (s->grouped) {
+            sts_jsonw_key(j, "by"), sts_jsonw_str(j, group_title(a->scope.group));
+            if (a->scope.group == STS_GROUP_HLO_OP) {
+                sts_jsonw_key(j, "hlo_module");
+                s->module != STS_NONE ? sts_jsonw_str(j, sts_timeline_string(a->tl, s->module)) : sts_jsonw_null(j);
+            }
+        }
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
+}
+
+static void json_busy_fields(sts_jsonw *j, const sts_busy *b)
+{
+    sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
+    sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
+    sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
+    sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);
+    sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, b->end_ns);
 }
 
 static void json_lanes(sts_jsonw *j, const analysis *a)
@@ -330,17 +632,19 @@ static void json_lanes(sts_jsonw *j, const analysis *a)
     sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < a->nlanes; k++) {
         uint32_t l = a->order[k];
-        const sts_busy *b = &a->busy[l];
+        if (a->scope.lanes && !a->busy[l].slices) {
+            /* Lanes the scope left out are not listed; kept ones are, busy or not. */
+            int kept = 0;
+            for (size_t i = 0; i < a->scope.nlanes && !kept; i++)
+                kept = a->scope.lanes[i] == l;
+            if (!kept) continue;
+        }
         sts_jsonw_obj_begin(j);
         sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(a->tl, l));
         sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(a->tl, l));
         sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(a->tl, l));
         sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(a->tl, l));
-        sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
-        sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
-        sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
-        sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);
-        sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, b->end_ns);
+        json_busy_fields(j, &a->busy[l]);
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -353,28 +657,24 @@ static void json_processes(sts_jsonw *j, const analysis *a)
     sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < a->nprocs; k++) {
         uint32_t p = a->porder[k];
-        const sts_busy *b = &a->pbusy[p];
+        if (a->scope.lanes && !a->pbusy[p].slices) continue;
         sts_jsonw_obj_begin(j);
         sts_jsonw_key(j, "pid"), sts_jsonw_str(j, sts_timeline_string(a->tl, procs[p].label));
         sts_jsonw_key(j, "process"), sts_jsonw_str(j, sts_timeline_string(a->tl, procs[p].name));
-        sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
-        sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
-        sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
-        sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);
-        sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, b->end_ns);
+        json_busy_fields(j, &a->pbusy[p]);
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
 }
 
-static void json_overlaps(sts_jsonw *j, const analysis *a)
+static void json_overlaps(sts_jsonw *j, const analysis *a, int all)
 {
     size_t n;
     const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
     const sts_slice *s = sts_timeline_slices(a->tl, NULL);
     sts_jsonw_key(j, "overlap_list");
     sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < n && i < JSON_OVERLAPS; i++) {
+    for (size_t i = 0; i < n && (all || i < JSON_OVERLAPS); i++) {
         const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
         sts_jsonw_obj_begin(j);
         sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, c->name));
@@ -389,47 +689,76 @@ static void json_overlaps(sts_jsonw *j, const analysis *a)
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
+    sts_jsonw_key(j, "overlap_groups");
+    sts_jsonw_arr_begin(j);
+    for (size_t k = 0; k < a->ngroups; k++) {
+        const overlap_group *g = &a->groups[k];
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, g->name));
+        sts_jsonw_key(j, "parent"), sts_jsonw_str(j, sts_timeline_string(a->tl, g->parent));
+        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, g->count);
+        sts_jsonw_key(j, "min_overrun_ns"), sts_jsonw_i64(j, g->min_ns);
+        sts_jsonw_key(j, "max_overrun_ns"), sts_jsonw_i64(j, g->max_ns);
+        sts_jsonw_obj_end(j);
+    }
+    sts_jsonw_arr_end(j);
 }
 
-static int print_json(const analysis *a, size_t top)
+static int print_json(const analysis *a, const args *o)
 {
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     sts_jsonw_obj_begin(j);
     json_trace(j, a);
-    json_names(j, a, top);
+    json_scope(j, a, o);
+    json_names(j, a, o->top == INT_MIN ? 0 : (size_t)o->top);
     json_lanes(j, a);
     json_processes(j, a);
     sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, a->info->clamped);
     sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, a->info->overlaps);
-    json_overlaps(j, a);
+    json_overlaps(j, a, o->all_overlaps);
     sts_jsonw_obj_end(j);
     return cli_json_finish("analyze", j);
 }
 
 int cmd_analyze(int argc, char **argv)
 {
-    int json = 0, top = INT_MIN, jobs = INT_MIN, mpi = 0;
-    const char *run = NULL, *args = NULL;
+    args o = { 0, INT_MIN, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    int jobs = INT_MIN, mpi = 0;
     const cli_opt opts[] = {
-        { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
-        { "top", CLI_INT, &top, "N", "show the N names with the most self time (default 20; 0 = all)" },
-        TC_RUN_OPT(run),
-        TC_ARGS_OPT(args),
+        { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
+        { "top", CLI_INT, &o.top, "N", "show the N names with the most self time (default 20; 0 = all)" },
+        { "lane", CLI_STRING, &o.lane, "PATTERN",
+          "only lanes whose thread or process name, pid, tid or PID:TID is PATTERN (else an extended regex over "
+          "the names)" },
+        { "name", CLI_STRING, &o.name, "PATTERN", "only slices named PATTERN (else an extended regex over names)" },
+        { "window", CLI_STRING, &o.window, "START:END|STEP",
+          "only [START, END) after the trace's first timestamp (e.g. 10ms:20ms; no unit = ms), or step number "
+          "STEP's time; slices are cut to it" },
+        { "step", CLI_STRING, &o.step, "NAME", "with --window STEP: the step slice's name or regex (as in steps)" },
+        { "group", CLI_STRING, &o.group, "BY",
+          "name (default), hlo_op or hlo_module: XLA ops counted under their hlo_op (with its hlo_module) or "
+          "hlo_module args" },
+        { "overlaps", CLI_FLAG, &o.all_overlaps, NULL, "list every overlap (default: a count and the most common)" },
+        TC_RUN_OPT(o.run),
+        TC_ARGS_OPT(o.argmode),
         HC_JOBS_OPT(jobs),
         HC_MPI_OPT(mpi),
         { 0 },
     };
     const cli_spec spec = {
         "analyze",
-        "TRACE... [--json] [--top N] [--run NAME] [--args MODE] [-j N] [--mpi]",
+        "TRACE... [--json] [--top N] [--lane PATTERN] [--name PATTERN] [--window START:END|STEP] [--group BY] "
+        "[--overlaps] [--run NAME] [--args MODE] [-j N] [--mpi]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
-        "slices were clamped into their parent or kept apart as overlaps; every slice name\n"
-        "ranked by self time (duration minus direct children) with count, total, min, median\n"
-        "and max; and per lane its busy time (the union of its slices) against its span.\n"
-        "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
-        "host's facts, lanes and processes apart, names ranked over every host.",
+        "slices were clamped into the slice they started in or overran it (overlaps); every\n"
+        "slice name ranked by self time (duration minus the union of the slices of its lane\n"
+        "that lie inside it) with count, total, min, median and max; and per lane and process\n"
+        "its busy time (the union of its slices) against its span. --lane, --name and\n"
+        "--window narrow all of it (one host). Several hosts (files, or a profile run holding\n"
+        "several; see docs/hosts.md): each host's facts, lanes and processes apart, names\n"
+        "ranked over every host.",
         opts,
         1,
         argc,
@@ -438,37 +767,46 @@ int cmd_analyze(int argc, char **argv)
     if (!pos) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc < 0 && top != INT_MIN && top < 0) {
-        fprintf(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", top);
+    sts_group g = STS_GROUP_NAME;
+    if (rc < 0 && o.top != INT_MIN && o.top < 0) {
+        fprintf(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", o.top);
+        rc = CLI_USAGE;
+    }
+    if (rc < 0 && parse_group(o.group, &g) != CLI_OK) rc = CLI_USAGE;
+    if (rc < 0 && o.step && !o.window) {
+        fprintf(stderr, "stepscope analyze: --step only chooses the steps --window STEP counts; give --window\n");
         rc = CLI_USAGE;
     }
     if (rc < 0) {
-        hc_opts ho = { "analyze", pos, (size_t)npos, run, args, jobs, mpi };
-        rc = hc_analyze(&ho, json, top == INT_MIN ? SIZE_MAX : (size_t)top);
+        const char *one_host = o.lane           ? "--lane"
+                               : o.name         ? "--name"
+                               : o.window       ? "--window"
+                               : o.group        ? "--group"
+                               : o.all_overlaps ? "--overlaps"
+                                                : NULL;
+        hc_opts ho = { "analyze", pos, (size_t)npos, o.run, o.argmode, jobs, mpi, one_host };
+        rc = hc_analyze(&ho, o.json, o.top == INT_MIN ? SIZE_MAX : (size_t)o.top);
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;
     free(pos);
     if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", path, run, args, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("analyze", path, o.run, o.argmode, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
-    rc = compute(&a);
-    if (rc == CLI_OK && json) {
-        rc = print_json(&a, top == INT_MIN ? 0 : (size_t)top);
+    rc = compute(&a, &o);
+    if (rc == CLI_OK && o.json) {
+        rc = print_json(&a, &o);
     } else if (rc == CLI_OK) {
         print_facts(&a);
-        print_names(&a, top == INT_MIN ? DEFAULT_TOP : (size_t)top);
+        print_scope(&a, &o);
+        print_names(&a, o.top == INT_MIN ? DEFAULT_TOP : (size_t)o.top);
         print_lanes(&a);
         print_processes(&a);
-        print_overlaps(&a);
+        print_overlaps(&a, o.all_overlaps);
     }
-    free(a.names);
-    free(a.order);
-    free(a.busy);
-    free(a.pbusy);
-    free(a.porder);
+    analysis_free(&a);
     sts_timeline_free(tl);
     return rc;
 }

@@ -97,13 +97,17 @@ static int list_devices(void)
     return CLI_OK;
 }
 
+/* The JSON report as a whole file: a failed write leaves an earlier one intact. */
 static int write_out(const char *path, const sts_bench_result *r, const sts_bench_env *env)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return cli_fail(CLI_BAD_INPUT, "bench: cannot write %s: %s", path, strerror(errno));
     sts_error err = STS_ERROR_INIT;
-    sts_status st = sts_bench_write_json(f, r, env, NULL, 0, &err);
-    if (fclose(f) != 0 || st != STS_OK) return cli_fail(CLI_BAD_INPUT, "bench: writing %s failed", path);
+    sts_outfile *f = NULL;
+    if (sts_outfile_open(path, &f, &err) != STS_OK) return cli_report("bench", &err);
+    if (sts_bench_write_json(sts_outfile_stream(f), r, env, NULL, 0, &err) != STS_OK) {
+        sts_outfile_abandon(f, &err);
+        return cli_report("bench", &err);
+    }
+    if (sts_outfile_commit(f, &err) != STS_OK) return cli_report("bench", &err);
     return CLI_OK;
 }
 

@@ -7,12 +7,13 @@
 
 #define MAX_LOGS 256
 
-static int print_warnings(const sts_ledger *l)
+static void print_warnings(const sts_ledger *l)
 {
     size_t n = sts_ledger_warning_count(l);
     for (size_t i = 0; i < n; i++)
         fprintf(stderr, "stepscope ledger: warning: %s\n", sts_ledger_warning(l, i));
-    return (int)n;
+    long long all = (long long)sts_ledger_log_stats(l).warnings;
+    if (all > (long long)n) fprintf(stderr, "stepscope ledger: warning: ... and %lld more\n", all - (long long)n);
 }
 
 int cmd_ledger(int argc, char **argv)
@@ -33,10 +34,15 @@ int cmd_ledger(int argc, char **argv)
         "Understood: JAX_LOG_COMPILES=1 / jax_log_compiles (JAX 0.4.1 to 0.11),\n"
         "jax_explain_cache_misses, TORCH_LOGS=recompiles / recompiles_verbose and the\n"
         "dynamo recompile-limit warning, with Python, absl, JAX or torch line prefixes.\n"
-        "Files may be gzip-compressed; '-' reads standard input. Lines starting with '#'\n"
-        "are comments. Unknown lines are counted and skipped; a line that begins like a\n"
-        "known message but does not parse is a warning naming FILE:LINE.\n"
-        "Exit status 1 when a file cannot be read or no file holds a known record.",
+        "JAX and PyTorch write these logs to standard error: capture them with\n"
+        "'2> compile.log'. Files may be gzip-compressed; '-' reads standard input; input\n"
+        "is streamed, and a line longer than 1 MiB is skipped with a warning. Lines\n"
+        "starting with '#' are comments. Unknown lines are counted and skipped; a line\n"
+        "that begins like a known message but does not parse is a warning naming FILE:LINE.\n"
+        "A log cannot tell how many calls reused a specialization or how long the host\n"
+        "waited: those are printed as unknown (null in --json), never as 0.\n"
+        "Exit status 1 when a file cannot be read, holds binary data, or no file holds a\n"
+        "known record.",
         opts,
         1,
         MAX_LOGS,
@@ -63,9 +69,10 @@ int cmd_ledger(int argc, char **argv)
         fprintf(stderr,
                 "stepscope ledger: error: no JAX or PyTorch compile records in %s%s (%lld lines, %lld skipped, "
                 "%lld malformed); expected JAX_LOG_COMPILES=1, jax_explain_cache_misses or TORCH_LOGS=recompiles "
-                "output\n",
-                pos[0], npos > 1 ? " and the other files" : "", (long long)st.lines, (long long)st.skipped,
-                (long long)st.warnings);
+                "output, which JAX and PyTorch write to standard error: capture it with '2> compile.log' (standard "
+                "output holds only the program's own prints)\n",
+                strcmp(pos[0], "-") == 0 ? "standard input" : pos[0], npos > 1 ? " and the other files" : "",
+                (long long)st.lines, (long long)st.skipped, (long long)st.warnings);
         sts_ledger_free(l);
         return CLI_BAD_INPUT;
     }

@@ -1,13 +1,20 @@
-/* stepscope steps: each step, its direct children by name, the unattributed remainder,
- * and what summing step and children would wrongly give. */
+/* stepscope steps: each step, its children by name, the unattributed remainder, what
+ * summing step and children would wrongly give, and what every other lane did during
+ * the step. */
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "hosts_cli.h"
 #include "trace_cli.h"
+#include "trace_scope.h"
+
+#define TEXT_WINDOWS   4  /* lanes per step in text */
+#define TEXT_NAMES     3  /* names per window in text */
+#define TEXT_LANE_ROWS 12 /* rows of the lanes-across-steps table */
 
 typedef struct view {
     const sts_timeline *tl;
@@ -15,8 +22,12 @@ typedef struct view {
     const sts_step *st;
     const sts_step_child *ch;
     const sts_step_child_stats *cs;
+    const sts_step_window *w;
+    const sts_window_name *wn;
+    const sts_window_lane_stats *wl;
     const sts_steps_summary *sum;
-    size_t n, nch, ncs;
+    size_t n, nch, ncs, nw, nwn, nwl;
+    int xprof;
 } view;
 
 static const char *rule_text(sts_step_rule r)
@@ -31,7 +42,7 @@ static const char *rule_text(sts_step_rule r)
     case STS_STEP_RULE_STEP_NUM:
         return "slices carrying a step_num arg (XProf step markers)";
     case STS_STEP_RULE_REPEATED:
-        return "the root name repeated on one lane with the most time, holding children";
+        return "the outermost name repeated on one lane with the most time, holding other slices";
     case STS_STEP_RULE_NONE:
         break;
     }
@@ -56,6 +67,183 @@ static double ms(int64_t ns)
     return (double)ns / 1e6;
 }
 
+/* "stream 7 (pid 0)", or "pid 0 tid 7" for a lane without a thread name. */
+static void lane_label(const view *v, uint32_t lane, char *buf, size_t n)
+{
+    const char *t = tc_thread_name(v->tl, lane);
+    if (*t)
+        snprintf(buf, n, "%s (pid %s)", t, tc_pid(v->tl, lane));
+    else
+        snprintf(buf, n, "pid %s tid %s", tc_pid(v->tl, lane), tc_tid(v->tl, lane));
+}
+
+/* A name for one line of text, cut to `cap` characters. */
+static void put_cut(const char *s, int cap)
+{
+    int w = tc_width(s, cap + 1);
+    tc_cell(stdout, s, w < cap ? w : cap, 1);
+}
+
+static void partial_text(uint32_t f, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s%s", f & STS_STEP_UNCLOSED ? " never closed (B without E)" : "",
+             f & STS_STEP_AT_TRACE_START ? " at the trace's start" : "",
+             f & STS_STEP_AT_TRACE_END ? " at the trace's end" : "");
+}
+
+/* The step's busiest windows (at most TEXT_WINDOWS), shown in lane display order. */
+static void print_windows(const view *v, const sts_step *s)
+{
+    uint32_t pick[TEXT_WINDOWS];
+    size_t np = 0;
+    for (uint32_t i = s->first_window; i < s->first_window + s->window_count; i++) {
+        size_t at = np < TEXT_WINDOWS ? np++ : TEXT_WINDOWS;
+        while (at > 0 && v->w[pick[at - 1]].busy_ns < v->w[i].busy_ns) {
+            if (at < TEXT_WINDOWS) pick[at] = pick[at - 1];
+            at--;
+        }
+        if (at < TEXT_WINDOWS) pick[at] = i;
+    }
+    for (size_t a = 1; a < np; a++) /* back to display order */
+        for (size_t b = a; b > 0 && pick[b] < pick[b - 1]; b--) {
+            uint32_t t = pick[b];
+            pick[b] = pick[b - 1];
+            pick[b - 1] = t;
+        }
+    for (size_t k = 0; k < np; k++) {
+        const sts_step_window *w = &v->w[pick[k]];
+        char label[160], d[32];
+        lane_label(v, w->lane, label, sizeof label);
+        sts_fmt_duration((double)(w->busy_ns), d, sizeof d);
+        printf("%9s%s: busy %s (%.1f%%):", "", label, d, s->dur ? 100.0 * (double)w->busy_ns / (double)s->dur : 0.0);
+        for (uint32_t m = w->first_name; m < w->first_name + w->name_count && m < w->first_name + TEXT_NAMES; m++) {
+            sts_fmt_duration((double)(v->wn[m].ns), d, sizeof d);
+            printf("%s ", m == w->first_name ? "" : ",");
+            put_cut(name_of(v, v->wn[m].name), 48);
+            printf(" %s", d);
+        }
+        printf("%s\n", w->name_count > TEXT_NAMES ? ", ..." : "");
+    }
+    if (s->window_count > np)
+        printf("%9s(%u more lane%s busy in this step; --json lists them)\n", "", s->window_count - (uint32_t)np,
+               s->window_count - np == 1 ? "" : "s");
+}
+
+static void print_step_rows(const view *v)
+{
+    int64_t t0 = sts_timeline_get_info(v->tl)->ts_min;
+    printf("\n%8s %12s %11s %11s %13s %15s\n", "step", "start (ms)", "dur (ms)", "children", "unattributed",
+           "step+children");
+    for (size_t k = 0; k < v->n; k++) {
+        const sts_step *s = &v->st[k];
+        char why[96];
+        partial_text(s->flags, why, sizeof why);
+        printf("%8" PRId64 " %12.3f %11.3f %11.3f %13.3f %15.3f%s%s\n", s->index, ms(s->ts - t0), ms(s->dur),
+               ms(s->children_ns), ms(s->unattributed_ns), ms(s->naive_ns), *why ? "  partial?" : "", why);
+        printf("%9s", "");
+        for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++) {
+            char d[32];
+            sts_fmt_duration((double)(v->ch[c].total_ns), d, sizeof d);
+            printf("%s", c == s->first_child ? "" : ", ");
+            put_cut(name_of(v, v->ch[c].name), 72);
+            printf(" %s", d);
+            if (v->ch[c].count > 1) printf(" (x%u)", v->ch[c].count);
+        }
+        printf("%s\n", s->child_count ? "" : "(no children)");
+        print_windows(v, s);
+    }
+    printf("(step: the step number (step_num arg, else N of NAME#N, else the ordinal); start is relative to the "
+           "trace's first timestamp; all columns in ms; indented: the children, then other lanes during the step)\n");
+}
+
+static void print_children(const view *v)
+{
+    if (!v->ncs) return;
+    int nw = 4;
+    for (size_t i = 0; i < v->ncs; i++) {
+        int w = tc_width(name_of(v, v->cs[i].name), 48);
+        if (w > nw) nw = w;
+    }
+    printf("\nchildren across steps (per-step totals, ms)\n  ");
+    tc_cell(stdout, "name", nw, 1);
+    printf("  %5s %10s %10s %10s %11s\n", "steps", "min", "median", "max", "total");
+    for (size_t i = 0; i < v->ncs; i++) {
+        const sts_step_child_stats *c = &v->cs[i];
+        printf("  ");
+        tc_cell(stdout, name_of(v, c->name), nw, 1);
+        printf("  %5u %10.3f %10.3f %10.3f %11.3f\n", c->steps, ms(c->min_ns), ms(c->median_ns), ms(c->max_ns),
+               ms(c->total_ns));
+    }
+}
+
+static void print_lanes(const view *v)
+{
+    if (!v->nwl) return;
+    /* The busiest lanes, in display order. */
+    size_t show = v->nwl < TEXT_LANE_ROWS ? v->nwl : TEXT_LANE_ROWS;
+    int64_t cut = INT64_MIN;
+    if (show < v->nwl) {
+        int64_t *t = malloc(v->nwl * sizeof *t);
+        if (!t) return;
+        for (size_t i = 0; i < v->nwl; i++)
+            t[i] = v->wl[i].total_ns;
+        for (size_t i = 0; i < show; i++) /* a partial selection of the largest */
+            for (size_t j = i + 1; j < v->nwl; j++)
+                if (t[j] > t[i]) {
+                    int64_t x = t[i];
+                    t[i] = t[j];
+                    t[j] = x;
+                }
+        cut = t[show - 1];
+        free(t);
+    }
+    printf("\nother lanes during the steps (busy time per step window, ms; a step where the lane is idle counts 0)\n");
+    printf("  %-44s %5s %10s %10s %10s %11s\n", "lane", "steps", "min", "median", "max", "total");
+    size_t shown = 0;
+    for (size_t i = 0; i < v->nwl && shown < show; i++) {
+        const sts_window_lane_stats *x = &v->wl[i];
+        if (x->total_ns < cut) continue;
+        char label[160];
+        lane_label(v, x->lane, label, sizeof label);
+        printf("  ");
+        tc_cell(stdout, label, 44, 1);
+        printf(" %5u %10.3f %10.3f %10.3f %11.3f\n", x->steps, ms(x->min_ns), ms(x->median_ns), ms(x->max_ns),
+               ms(x->total_ns));
+        shown++;
+    }
+    if (v->nwl > shown) printf("  (%zu more lanes; --lanes chooses, --json lists all)\n", v->nwl - shown);
+}
+
+static void print_summary(const view *v)
+{
+    const sts_steps_summary *y = v->sum;
+    printf("\nsteps:         %zu, %.3f ms in all; mean %.3f ms", y->steps, ms(y->total_ns), y->mean_ns / 1e6);
+    if (isnan(y->stddev_ns))
+        printf(", std dev unknown (one step)");
+    else
+        printf(", std dev %.3f ms", y->stddev_ns / 1e6);
+    printf("; min %.3f, median %.3f, max %.3f ms\n", ms(y->min_ns), ms(y->median_ns), ms(y->max_ns));
+    printf("children:      %.3f ms (the time the steps' outermost inner slices cover; deeper slices are inside them)\n",
+           ms(y->children_ns));
+    printf("unattributed:  %.3f ms (step time no child covers; median %.3f ms per step)\n", ms(y->unattributed_ns),
+           ms(y->unattributed_median_ns));
+    printf("step+children: %.3f ms: WRONG as a total, it counts the children's time twice\n", ms(y->naive_ns));
+    size_t dropped = sts_steps_dropped(v->s);
+    if (dropped)
+        printf("XProf's view:  the first and last of %zu steps are left out, as XProf's overview page does (they may "
+               "be partial)\n",
+               y->steps + dropped);
+    else if (!v->xprof && y->steps > 5)
+        printf("note: XProf's overview page leaves out the first and last step (of more than 5); --xprof shows that "
+               "view\n");
+    if (y->partial)
+        printf("note: %zu step%s may be partial (marked partial?): cut by the start or end of the capture, or never "
+               "closed\n",
+               y->partial, y->partial == 1 ? "" : "s");
+    if (v->xprof && !dropped)
+        printf("XProf's view:  with %zu steps (5 or fewer) XProf's overview keeps them all\n", y->steps);
+}
+
 static void print_human(const view *v)
 {
     const char *nm = common_name(v);
@@ -68,48 +256,54 @@ static void print_human(const view *v)
         printf("note: %zu other lane%s also hold matching slices (e.g. the same marker on a device lane); "
                "this lane has the most\n",
                sts_steps_other_lanes(v->s), sts_steps_other_lanes(v->s) == 1 ? "" : "s");
-    int64_t t0 = sts_timeline_get_info(v->tl)->ts_min;
-    printf("\n%8s %12s %11s %11s %13s %15s\n", "index", "start (ms)", "dur (ms)", "children", "unattributed",
-           "step+children");
-    for (size_t k = 0; k < v->n; k++) {
-        const sts_step *s = &v->st[k];
-        printf("%8" PRId64 " %12.3f %11.3f %11.3f %13.3f %15.3f\n", s->index, ms(s->ts - t0), ms(s->dur),
-               ms(s->children_ns), ms(s->unattributed_ns), ms(s->naive_ns));
-        printf("%8s ", "");
-        for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++) {
-            char d[32];
-            sts_fmt_duration(v->ch[c].total_ns, d, sizeof d);
-            printf("%s%s %s", c == s->first_child ? "" : ", ", name_of(v, v->ch[c].name), d);
-            if (v->ch[c].count > 1) printf(" (x%u)", v->ch[c].count);
+    print_step_rows(v);
+    print_children(v);
+    print_lanes(v);
+    print_summary(v);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+static void json_lane_fields(sts_jsonw *j, const view *v, uint32_t lane)
+{
+    sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(v->tl, lane));
+    sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(v->tl, lane));
+    sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(v->tl, lane));
+    sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(v->tl, lane));
+}
+
+static void json_windows(sts_jsonw *j, const view *v, const sts_step *s)
+{
+    sts_jsonw_key(j, "windows");
+    sts_jsonw_arr_begin(j);
+    for (uint32_t i = s->first_window; i < s->first_window + s->window_count; i++) {
+        const sts_step_window *w = &v->w[i];
+        sts_jsonw_obj_begin(j);
+        json_lane_fields(j, v, w->lane);
+        sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, w->busy_ns);
+        sts_jsonw_key(j, "names");
+        sts_jsonw_arr_begin(j);
+        for (uint32_t m = w->first_name; m < w->first_name + w->name_count; m++) {
+            sts_jsonw_obj_begin(j);
+            sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, v->wn[m].name));
+            sts_jsonw_key(j, "ns"), sts_jsonw_i64(j, v->wn[m].ns);
+            sts_jsonw_obj_end(j);
         }
-        printf("%s\n", s->child_count ? "" : "(no children)");
+        sts_jsonw_arr_end(j);
+        sts_jsonw_obj_end(j);
     }
-    printf("(start is relative to the trace's first timestamp; all columns in ms)\n");
-    if (v->ncs) {
-        int nw = 4;
-        for (size_t i = 0; i < v->ncs; i++) {
-            int w = tc_width(name_of(v, v->cs[i].name), 48);
-            if (w > nw) nw = w;
-        }
-        printf("\ndirect children across steps (per-step totals, ms)\n  ");
-        tc_cell(stdout, "name", nw, 1);
-        printf("  %5s %10s %10s %10s %11s\n", "steps", "min", "median", "max", "total");
-        for (size_t i = 0; i < v->ncs; i++) {
-            const sts_step_child_stats *c = &v->cs[i];
-            printf("  ");
-            tc_cell(stdout, name_of(v, c->name), nw, 1);
-            printf("  %5u %10.3f %10.3f %10.3f %11.3f\n", c->steps, ms(c->min_ns), ms(c->median_ns), ms(c->max_ns),
-                   ms(c->total_ns));
-        }
-    }
-    const sts_steps_summary *y = v->sum;
-    printf("\nsteps:         %zu, %.3f ms in all (min %.3f, median %.3f, max %.3f ms)\n", y->steps, ms(y->total_ns),
-           ms(y->min_ns), ms(y->median_ns), ms(y->max_ns));
-    printf("children:      %.3f ms (direct children only; deeper slices are inside them)\n", ms(y->children_ns));
-    printf("unattributed:  %.3f ms (step time no direct child covers; median %.3f ms per step)\n",
-           ms(y->unattributed_ns), ms(y->unattributed_median_ns));
-    printf("step+children: %.3f ms: WRONG as a total, it counts the children's %.3f ms twice\n", ms(y->naive_ns),
-           ms(y->children_ns));
+    sts_jsonw_arr_end(j);
+}
+
+static void json_partial(sts_jsonw *j, uint32_t f)
+{
+    sts_jsonw_key(j, "partial"), sts_jsonw_bool(j, (f & STS_STEP_PARTIAL) != 0);
+    sts_jsonw_key(j, "partial_reasons");
+    sts_jsonw_arr_begin(j);
+    if (f & STS_STEP_UNCLOSED) sts_jsonw_str(j, "unclosed");
+    if (f & STS_STEP_AT_TRACE_START) sts_jsonw_str(j, "at_trace_start");
+    if (f & STS_STEP_AT_TRACE_END) sts_jsonw_str(j, "at_trace_end");
+    sts_jsonw_arr_end(j);
 }
 
 static void json_steps(sts_jsonw *j, const view *v)
@@ -123,6 +317,7 @@ static void json_steps(sts_jsonw *j, const view *v)
         sts_jsonw_key(j, "index"), sts_jsonw_i64(j, s->index);
         sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, s->ts);
         sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, s->dur);
+        json_partial(j, s->flags);
         sts_jsonw_key(j, "children");
         sts_jsonw_obj_begin(j);
         for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
@@ -136,6 +331,7 @@ static void json_steps(sts_jsonw *j, const view *v)
         sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, s->children_ns);
         sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, s->unattributed_ns);
         sts_jsonw_key(j, "naive_ns"), sts_jsonw_i64(j, s->naive_ns);
+        json_windows(j, v, s);
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -160,8 +356,27 @@ static void json_children(sts_jsonw *j, const view *v)
     sts_jsonw_arr_end(j);
 }
 
-static void json_summary(sts_jsonw *j, const sts_steps_summary *y)
+static void json_window_lanes(sts_jsonw *j, const view *v)
 {
+    sts_jsonw_key(j, "window_lanes");
+    sts_jsonw_arr_begin(j);
+    for (size_t i = 0; i < v->nwl; i++) {
+        const sts_window_lane_stats *x = &v->wl[i];
+        sts_jsonw_obj_begin(j);
+        json_lane_fields(j, v, x->lane);
+        sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, x->steps);
+        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, x->total_ns);
+        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, x->min_ns);
+        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, x->median_ns);
+        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, x->max_ns);
+        sts_jsonw_obj_end(j);
+    }
+    sts_jsonw_arr_end(j);
+}
+
+static void json_summary(sts_jsonw *j, const view *v)
+{
+    const sts_steps_summary *y = v->sum;
     sts_jsonw_key(j, "summary");
     sts_jsonw_obj_begin(j);
     sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, y->steps);
@@ -169,6 +384,10 @@ static void json_summary(sts_jsonw *j, const sts_steps_summary *y)
     sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, y->min_ns);
     sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, y->median_ns);
     sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, y->max_ns);
+    sts_jsonw_key(j, "mean_ns"), sts_jsonw_f64(j, y->mean_ns);
+    sts_jsonw_key(j, "stddev_ns"), sts_jsonw_f64(j, y->stddev_ns);
+    sts_jsonw_key(j, "partial"), sts_jsonw_u64(j, y->partial);
+    sts_jsonw_key(j, "dropped"), sts_jsonw_u64(j, sts_steps_dropped(v->s));
     sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, y->children_ns);
     sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, y->unattributed_ns);
     sts_jsonw_key(j, "unattributed_min_ns"), sts_jsonw_i64(j, y->unattributed_min_ns);
@@ -186,43 +405,101 @@ static int print_json(const view *v)
     sts_jsonw_key(j, "trace"), sts_jsonw_str(j, sts_timeline_get_info(v->tl)->path);
     sts_jsonw_key(j, "rule"), sts_jsonw_str(j, sts_step_rule_name(sts_steps_rule(v->s)));
     sts_jsonw_key(j, "rule_description"), sts_jsonw_str(j, rule_text(sts_steps_rule(v->s)));
-    uint32_t lane = v->st[0].lane;
     sts_jsonw_key(j, "lane");
     sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(v->tl, lane));
-    sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(v->tl, lane));
-    sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(v->tl, lane));
-    sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(v->tl, lane));
+    json_lane_fields(j, v, v->st[0].lane);
     sts_jsonw_obj_end(j);
     sts_jsonw_key(j, "other_lanes"), sts_jsonw_u64(j, sts_steps_other_lanes(v->s));
+    sts_jsonw_key(j, "xprof_view"), sts_jsonw_bool(j, v->xprof);
     json_steps(j, v);
     json_children(j, v);
-    json_summary(j, v->sum);
+    json_window_lanes(j, v);
+    json_summary(j, v);
     sts_jsonw_obj_end(j);
     return cli_json_finish("steps", j);
 }
 
-static int no_steps(const char *path, const sts_steps *s)
+static int no_steps(const sts_timeline *tl, const sts_steps *s)
 {
     size_t n;
     const char *const *tried = sts_steps_tried(s, &n);
-    fprintf(stderr, "stepscope steps: no steps found in %s; tried:\n", path);
+    fprintf(stderr, "stepscope steps: no steps found in %s; tried:\n", sts_timeline_get_info(tl)->path);
     for (size_t i = 0; i < n; i++)
         fprintf(stderr, "  - %s\n", tried[i]);
+    const uint32_t *sug = sts_steps_suggestions(s, &n);
+    if (n) {
+        fprintf(stderr, "did you mean ");
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, "%s'%s'", i ? ", " : "", sts_timeline_string(tl, sug[i]));
+        fprintf(stderr, "?\n");
+    }
     fprintf(stderr, "name the step slice with --step NAME (or an extended regex)\n");
     return CLI_BAD_INPUT;
 }
 
+typedef struct args {
+    int json, xprof, names;
+    const char *step, *run, *argmode, *lanes;
+} args;
+
+static int run(sts_timeline *tl, const args *o)
+{
+    sts_step_options so = STS_STEP_OPTIONS_INIT;
+    so.step = o->step;
+    so.xprof_view = o->xprof;
+    so.window_names = (size_t)o->names;
+    uint32_t *lanes = NULL;
+    if (o->lanes) {
+        int rc = ts_lanes("steps", tl, o->lanes, &lanes, &so.nwindow_lanes);
+        if (rc != CLI_OK) return rc;
+        so.window_lanes = lanes;
+    }
+    sts_steps *s = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_steps_find(tl, &so, &s, &err) != STS_OK) {
+        free(lanes);
+        fprintf(stderr, "stepscope steps: error: %s\n", err.message);
+        return err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
+    }
+    view v = { 0 };
+    v.tl = tl;
+    v.s = s;
+    v.xprof = o->xprof;
+    v.st = sts_steps_list(s, &v.n);
+    v.ch = sts_steps_children(s, &v.nch);
+    v.cs = sts_steps_child_stats(s, &v.ncs);
+    v.w = sts_steps_windows(s, &v.nw);
+    v.wn = sts_steps_window_names(s, &v.nwn);
+    v.wl = sts_steps_window_lanes(s, &v.nwl);
+    v.sum = sts_steps_get_summary(s);
+    int rc = CLI_OK;
+    if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
+        rc = no_steps(tl, s);
+    else if (o->json)
+        rc = print_json(&v);
+    else
+        print_human(&v);
+    sts_steps_free(s);
+    free(lanes);
+    return rc;
+}
+
 int cmd_steps(int argc, char **argv)
 {
-    int json = 0, jobs = INT_MIN, mpi = 0;
+    args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL };
+    int jobs = INT_MIN, mpi = 0;
     double ratio = 1.1;
-    const char *step = NULL, *run = NULL, *args = NULL;
     const cli_opt opts[] = {
-        { "step", CLI_STRING, &step, "NAME", "the step slice's name, or an extended regex over names" },
-        { "json", CLI_FLAG, &json, NULL, "print JSON (see docs/json-schemas.md)" },
-        TC_RUN_OPT(run),
-        TC_ARGS_OPT(args),
+        { "step", CLI_STRING, &o.step, "NAME", "the step slice's name, or an extended regex over names" },
+        { "lanes", CLI_STRING, &o.lanes, "PATTERN",
+          "the other lanes to report during each step (thread or process name, pid, tid, PID:TID, else an "
+          "extended regex over the names; default: every lane)" },
+        { "names", CLI_INT, &o.names, "N", "names kept per lane and step, longest first (default 5; 0 = all)" },
+        { "xprof", CLI_FLAG, &o.xprof, NULL,
+          "XProf's overview view: with more than 5 steps, leave out the first and the last" },
+        { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md)" },
+        TC_RUN_OPT(o.run),
+        TC_ARGS_OPT(o.argmode),
         HC_JOBS_OPT(jobs),
         HC_MPI_OPT(mpi),
         { "straggler-ratio", CLI_DOUBLE, &ratio, "R",
@@ -232,12 +509,16 @@ int cmd_steps(int argc, char **argv)
     };
     const cli_spec spec = {
         "steps",
-        "TRACE... [--step NAME-or-REGEX] [--json] [--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
-        "Finds the steps of a trace and breaks each into its direct children by name, the\n"
-        "unattributed remainder (step minus direct children) and the double-counted total that\n"
-        "adding step and children would give. Without --step, steps are ProfilerStep#N slices,\n"
-        "else slices with a step_num arg, else the root name repeated on one lane with the most\n"
-        "time that holds children. Exit 1 when none are found (the candidates tried are listed).\n"
+        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] "
+        "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
+        "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
+        "of its lane inside it) by name, the unattributed remainder and the double-counted\n"
+        "total that adding step and children would give; then what every other lane (device\n"
+        "streams, worker threads) was busy with during each step. Prints mean and standard\n"
+        "deviation beside min, median and max, and marks steps the capture may have cut.\n"
+        "Without --step, steps are ProfilerStep#N slices, else slices with a step_num arg,\n"
+        "else the outermost name repeated on one lane with the most time that holds other\n"
+        "slices. Exit 1 when none are found (the candidates tried are listed).\n"
         "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
         "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
         "and what it spent longer on than the median host (device collectives included), and the\n"
@@ -250,38 +531,24 @@ int cmd_steps(int argc, char **argv)
     if (!pos) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
+    int names_given = o.names != INT_MIN;
+    if (o.names == INT_MIN) o.names = 5;
+    if (rc < 0 && o.names < 0) {
+        fprintf(stderr, "stepscope steps: --names expects N >= 0, got %d\n", o.names);
+        rc = CLI_USAGE;
+    }
     if (rc < 0) {
-        hc_opts ho = { "steps", pos, (size_t)npos, run, args, jobs, mpi };
-        rc = hc_steps(&ho, step, json, ratio);
+        const char *one_host = o.lanes ? "--lanes" : names_given ? "--names" : NULL;
+        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, jobs, mpi, one_host };
+        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;
     free(pos);
     if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", path, run, args, &tl)) != CLI_OK) return rc;
-    sts_step_options o = STS_STEP_OPTIONS_INIT;
-    o.step = step;
-    sts_steps *s = NULL;
-    sts_error err = STS_ERROR_INIT;
-    if (sts_steps_find(tl, &o, &s, &err) != STS_OK) {
-        rc = err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
-        fprintf(stderr, "stepscope steps: error: %s\n", err.message);
-        sts_timeline_free(tl);
-        return rc;
-    }
-    view v = { tl, s, NULL, NULL, NULL, NULL, 0, 0, 0 };
-    v.st = sts_steps_list(s, &v.n);
-    v.ch = sts_steps_children(s, &v.nch);
-    v.cs = sts_steps_child_stats(s, &v.ncs);
-    v.sum = sts_steps_get_summary(s);
-    if (v.n == 0)
-        rc = no_steps(sts_timeline_get_info(tl)->path, s);
-    else if (json)
-        rc = print_json(&v);
-    else
-        print_human(&v);
-    sts_steps_free(s);
+    if ((rc = tc_open("steps", path, o.run, o.argmode, &tl)) != CLI_OK) return rc;
+    rc = run(tl, &o);
     sts_timeline_free(tl);
     return rc;
 }

@@ -67,6 +67,12 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
         if (o->mpi && hm_rank() != 0) return CLI_OK;
         return HC_SINGLE;
     }
+    if (o->one_host) {
+        if (!o->mpi || hm_rank() == 0)
+            fprintf(stderr, "stepscope %s: %s applies to one trace; with %zu hosts it is not supported (yet)\n", o->cmd,
+                    o->one_host, n);
+        return CLI_USAGE;
+    }
     if (!o->mpi || hm_rank() == 0) print_notes(o->cmd, *set);
     sts_hosts_options ho = STS_HOSTS_OPTIONS_INIT;
     if ((rc = tc_args_mode(o->cmd, o->args, &ho.open.args)) != CLI_OK) return rc;
@@ -95,14 +101,19 @@ int hc_analyze(const hc_opts *o, int json, size_t top)
     return rc;
 }
 
-int hc_steps(const hc_opts *o, const char *step, int json, double ratio)
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio)
 {
     if (!(ratio >= 1.0) || ratio > 1e9) {
         fprintf(stderr, "stepscope %s: --straggler-ratio expects a number >= 1, got %g\n", o->cmd, ratio);
         return CLI_USAGE;
     }
+    /* Each host's steps as for one trace; its windows on other lanes are not kept. */
+    static const uint32_t no_lanes[1] = { 0 };
     sts_step_options so = STS_STEP_OPTIONS_INIT;
     so.step = step;
+    so.xprof_view = xprof;
+    so.window_lanes = no_lanes;
+    so.nwindow_lanes = 0;
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
     int rc = hc_collect(o, STS_HOSTS_STEPS, &so, &set, &h);

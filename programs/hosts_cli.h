@@ -31,6 +31,7 @@ typedef struct hc_opts {
     const char *run, *args;
     int jobs; /* INT_MIN: the default */
     int mpi;
+    const char *one_host; /* an option given that applies to one host only ("--lane"), else NULL */
 } hc_opts;
 
 /* Expands the inputs and, when they are several hosts (or --mpi), reads them with
@@ -46,7 +47,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
 
 /* The commands' multi-host entry points: HC_SINGLE or an exit code. */
 int hc_analyze(const hc_opts *o, int json, size_t top);
-int hc_steps(const hc_opts *o, const char *step, int json, double ratio);
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio);
 
 /* ---- MPI (programs/hosts_mpi.c) ---- */
 

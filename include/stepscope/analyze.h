@@ -5,9 +5,9 @@
  * int64_t nanoseconds.
  *
  * Definitions used throughout:
- *   self time   a slice's duration minus the durations of its direct children. Children
- *               always lie inside their parent (an overrun within the resolution is
- *               clamped, a bigger one is an overlap and not a child), so self >= 0.
+ *   self time   a slice's duration minus the union of the other slices of its lane
+ *               that lie inside it (see sts_self_times()): duration minus direct
+ *               children where slices nest properly, never negative where they overlap.
  *   union       the length of the union of half-open intervals [ts, ts + dur): time
  *               covered by at least one of them, counted once.
  *   span        from the earliest start to the latest end of the same intervals.
@@ -39,15 +39,57 @@ int64_t sts_median_i64(int64_t *values, size_t n);
  * more than 64 intervals cannot be allocated. */
 int64_t sts_union_ns(const int64_t (*iv)[2], size_t n);
 
+/* ---- did you mean ----------------------------------------------------------------- */
+
+/* The candidates that look like a typo of `word`: edit distance (insertions,
+ * deletions, substitutions and swaps of neighbours; letters compared without case) at
+ * most max(1, strlen(word) / 3), nearest first, ties in candidate order. Fills
+ * out[0..return value) with indices into cands, at most `max` of them. Candidates
+ * longer than 256 bytes are never suggested. No allocation. */
+size_t sts_suggest(const char *word, const char *const *cands, size_t ncands, size_t *out, size_t max);
+
 /* ---- self time and per-name summaries ---------------------------------------- */
 
 /* Fills self[i] with slice i's self time, for every slice (`self` holds
- * sts_timeline_slices() count entries). */
-void sts_self_times(const sts_timeline *tl, int64_t *self);
+ * sts_timeline_slices() count entries): its duration minus the union of the other
+ * slices of its lane (any track) that lie inside it. "Inside" is containment, not the
+ * parent links: o lies inside s when s.ts <= o.ts < s.ts + s.dur and o ends by s's
+ * end (of two identical intervals the first in nesting order holds the second). On a
+ * properly nested lane this is the duration minus the direct children's durations;
+ * where slices overlap it stays >= 0. Linear on properly nested lanes, O(m log m) over
+ * the m slices of each stretch where slices cross. */
+sts_status sts_self_times(const sts_timeline *tl, int64_t *self, sts_error *err);
+
+/* How the rows of a names table are keyed. */
+typedef enum sts_group {
+    STS_GROUP_NAME = 0,  /* by slice name */
+    STS_GROUP_HLO_OP,    /* slices carrying an hlo_op arg (XLA ops) by (hlo_module, hlo_op); others by name */
+    STS_GROUP_HLO_MODULE /* slices carrying an hlo_module arg by hlo_module; others by name */
+} sts_group;
+
+/* Which slices an analysis looks at. The window cuts every slice to [start_ns, end_ns)
+ * first (a slice outside it is left out; self times are then those of the cut
+ * slices). `name` then keeps only the slices with that name, or (when no slice has
+ * exactly that name) whose name matches it as a POSIX extended regex: the kept slices'
+ * self times still subtract everything inside them, and busy times are the unions of
+ * the kept slices only. */
+typedef struct sts_scope {
+    const uint32_t *lanes; /* lane indices; NULL: every lane */
+    size_t nlanes;
+    const char *name; /* NULL: every name */
+    int windowed;     /* non-zero: cut to [start_ns, end_ns) */
+    int64_t start_ns, end_ns;
+    sts_group group;
+} sts_scope;
+/* clang-format off */
+#define STS_SCOPE_INIT { NULL, 0, NULL, 0, 0, 0, STS_GROUP_NAME }
+/* clang-format on */
 
 typedef struct sts_name_summary {
-    uint32_t name;                     /* string id */
-    uint64_t count;                    /* slices with this name */
+    uint32_t name;                     /* string id: the slice name, or the grouping arg's value */
+    uint32_t module;                   /* STS_GROUP_HLO_OP rows: the hlo_module string id; else STS_NONE */
+    uint32_t grouped;                  /* 1 when the row groups slices by an hlo arg, 0 for a slice name */
+    uint64_t count;                    /* slices with this key */
     int64_t total_ns;                  /* sum of their durations (nested instances each count) */
     int64_t self_ns;                   /* sum of their self times */
     int64_t min_ns, median_ns, max_ns; /* over their durations */
@@ -56,8 +98,14 @@ typedef struct sts_name_summary {
 /* One summary per distinct slice name, ranked by self time (descending), then total
  * time (descending), then name (bytewise ascending). On success *out is a new array
  * of *n entries the caller frees with free() (NULL when there are no slices). Uses
- * 8 bytes of temporary memory per slice. */
+ * about 24 bytes of temporary memory per slice of the largest lane plus 8 per slice. */
 sts_status sts_name_summaries(const sts_timeline *tl, sts_name_summary **out, size_t *n, sts_error *err);
+
+/* The same over the slices `scope` keeps (NULL: all), keyed as scope->group says.
+ * A scope naming a lane out of range, or a name pattern that is not a valid regex,
+ * is STS_ERR_INVALID_ARG. */
+sts_status sts_name_summaries_in(const sts_timeline *tl, const sts_scope *scope, sts_name_summary **out, size_t *n,
+                                 sts_error *err);
 
 /* ---- busy time: unions over lanes, processes, the whole trace ----------------- */
 
@@ -71,15 +119,23 @@ typedef struct sts_busy {
 
 /* Busy time of the slices on the given lanes (lanes == NULL: every lane), merged
  * across lanes: two lanes busy at the same moment count it once. Lane indices out of
- * range are an STS_ERR_INVALID_ARG. Needs O(nlanes) memory. */
+ * range are an STS_ERR_INVALID_ARG. O(slices log lanes). */
 sts_status sts_busy_lanes(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes, sts_busy *out, sts_error *err);
 
-/* Busy time of one lane (no allocation; lane must be in range). */
-sts_busy sts_busy_lane(const sts_timeline *tl, uint32_t lane);
+/* Busy time of one lane (lane must be in range). */
+sts_status sts_busy_lane(const sts_timeline *tl, uint32_t lane, sts_busy *out, sts_error *err);
 
 /* Busy time of every lane of process `process` (an index into
- * sts_timeline_processes()), merged. */
+ * sts_timeline_processes()), merged. Looks at every lane to find the process's:
+ * for all processes use sts_busy_each(). */
 sts_status sts_busy_process(const sts_timeline *tl, uint32_t process, sts_busy *out, sts_error *err);
+
+/* Busy time of everything `scope` keeps (NULL: every slice), in one pass:
+ * per_lane[l] for every lane (lanes the scope leaves out get zeros), per_process[p]
+ * for every process (its kept lanes merged), and *all over every kept lane. Any of the
+ * three may be NULL. O(slices log slices) at worst, linear in lanes and processes. */
+sts_status sts_busy_each(const sts_timeline *tl, const sts_scope *scope, sts_busy *per_lane, sts_busy *per_process,
+                         sts_busy *all, sts_error *err);
 
 /* Idle gaps: the stretches between busy intervals of the given lanes (NULL: all),
  * inside their span, at least min_gap_ns long, in time order. On success *out is a
@@ -87,12 +143,19 @@ sts_status sts_busy_process(const sts_timeline *tl, uint32_t process, sts_busy *
 sts_status sts_gaps(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes, int64_t min_gap_ns,
                     int64_t (**out)[2], size_t *n, sts_error *err);
 
-/* ---- lane display order -------------------------------------------------------- */
+/* ---- lanes -------------------------------------------------------------------- */
 
 /* Fills order[0..nlanes) with lane indices in display order: process sort index,
  * numeric pid, thread sort index, numeric tid, then lane index. `order` holds
  * sts_timeline_lanes() count entries. Lane indices themselves never change. */
 void sts_lane_display_order(const sts_timeline *tl, uint32_t *order);
+
+/* The lanes `pattern` names: those whose thread name, process name, pid, tid or
+ * "PID:TID" equals it; when none does, those whose thread or process name matches it
+ * as a POSIX extended regex (an invalid one is STS_ERR_INVALID_ARG). In lane order.
+ * On success *out is a new array of *n lanes the caller frees with free() (NULL and 0
+ * when none match: not an error). */
+sts_status sts_lanes_matching(const sts_timeline *tl, const char *pattern, uint32_t **out, size_t *n, sts_error *err);
 
 /* ---- steps ------------------------------------------------------------------ */
 
@@ -114,32 +177,80 @@ typedef struct sts_step_options {
     /* A slice name, or (when no slice has exactly this name) a POSIX extended regular
      * expression matched against names. NULL: detect (see sts_steps_find()). */
     const char *step;
+    /* The lanes whose window is reported for each step (see sts_step_window); NULL:
+     * every lane. The steps' own lane is never among them (its breakdown is the
+     * children). */
+    const uint32_t *window_lanes;
+    size_t nwindow_lanes;
+    /* Names kept per window, the longest first; 0: all. */
+    size_t window_names;
+    /* XProf's overview page view: with more than 5 steps, leave out the first and
+     * the last (they may be partial); see sts_steps_dropped(). */
+    int xprof_view;
 } sts_step_options;
 /* clang-format off */
-#define STS_STEP_OPTIONS_INIT { NULL }
+#define STS_STEP_OPTIONS_INIT { NULL, NULL, 0, 5, 0 }
 /* clang-format on */
 
-/* One child name inside one step: the direct children of the step slice with this
- * name, summed. */
+/* One child name inside one step: the step's children (see sts_step) with this name,
+ * summed. */
 typedef struct sts_step_child {
     uint32_t name;    /* string id */
-    uint32_t count;   /* direct children with this name in this step */
+    uint32_t count;   /* children with this name in this step */
     int64_t total_ns; /* their summed durations */
     int64_t first_ts; /* start of the first of them */
 } sts_step_child;
 
+/* Step flags: why a step may not be whole. */
+#define STS_STEP_UNCLOSED       0x01u /* a B never closed: its end is where its lane's data ends */
+#define STS_STEP_AT_TRACE_START 0x02u /* starts at the trace's first timestamp: may have begun before capture */
+#define STS_STEP_AT_TRACE_END   0x04u /* ends at the trace's last timestamp: may have gone on after capture */
+#define STS_STEP_PARTIAL        (STS_STEP_UNCLOSED | STS_STEP_AT_TRACE_START | STS_STEP_AT_TRACE_END)
+
+/* A step. Its children are the outermost slices of its lane (any track) that lie
+ * inside it: inside it and inside no other slice that lies inside it. */
 typedef struct sts_step {
     uint32_t slice; /* the step's slice index */
     uint32_t name;  /* string id */
     uint32_t lane;
-    int64_t index; /* step_num arg, else N of a "NAME#N" name, else ordinal (0-based) */
+    uint32_t flags; /* STS_STEP_* */
+    int64_t index;  /* the step number: step_num arg, else N of a "NAME#N" name, else ordinal (0-based) */
     int64_t ts, dur;
     uint32_t first_child;    /* this step's entries in sts_steps_children(), in order of */
     uint32_t child_count;    /* first appearance within the step */
-    int64_t children_ns;     /* sum of the direct children's durations */
-    int64_t unattributed_ns; /* dur - children_ns: step time no direct child covers */
-    int64_t naive_ns;        /* dur + children_ns: what summing step and children gives */
+    int64_t children_ns;     /* time the children cover (their union: the sum of their durations
+                              * unless children overlap each other) */
+    int64_t unattributed_ns; /* dur - children_ns: step time no child covers (>= 0) */
+    int64_t naive_ns;        /* dur + the children's summed durations: what adding them gives */
+    uint32_t first_window;   /* this step's entries in sts_steps_windows() */
+    uint32_t window_count;
 } sts_step;
+
+/* A step's window on another lane: what that lane did during [ts, ts + dur) of the
+ * step. Only lanes busy inside the window are listed. */
+typedef struct sts_step_window {
+    uint32_t lane;
+    int64_t busy_ns;     /* the union of the lane's slices inside the window (<= the step's dur) */
+    uint32_t first_name; /* entries in sts_steps_window_names(), the longest first */
+    uint32_t name_count;
+} sts_step_window;
+
+/* Time inside a window by slice name: each instant the lane was busy goes to the slice
+ * that covers it and started last (the innermost one where slices nest), so a window's
+ * names add up to its busy_ns (when all are kept). */
+typedef struct sts_window_name {
+    uint32_t name; /* string id */
+    int64_t ns;
+} sts_window_name;
+
+/* Per lane across the steps: its busy time per step window, statistics over every
+ * step (a step whose window the lane is idle in counts 0). */
+typedef struct sts_window_lane_stats {
+    uint32_t lane;
+    uint32_t steps;   /* steps in whose window the lane is busy */
+    int64_t total_ns; /* busy time summed over the windows */
+    int64_t min_ns, median_ns, max_ns;
+} sts_window_lane_stats;
 
 /* Per child name across steps: statistics of its per-step totals, over the steps
  * where it appears. */
@@ -154,15 +265,19 @@ typedef struct sts_steps_summary {
     size_t steps;
     int64_t total_ns;                  /* sum of step durations */
     int64_t min_ns, median_ns, max_ns; /* of step durations */
-    int64_t children_ns;               /* sum of direct children over all steps */
+    double mean_ns;                    /* total_ns / steps */
+    double stddev_ns;                  /* sample standard deviation (n - 1, as XProf); NAN for one step */
+    size_t partial;                    /* steps with an STS_STEP_PARTIAL flag */
+    int64_t children_ns;               /* sum of the steps' children_ns */
     int64_t unattributed_ns;           /* total_ns - children_ns */
     int64_t unattributed_min_ns, unattributed_median_ns, unattributed_max_ns;
-    int64_t naive_ns; /* total_ns + children_ns: the double-counted sum */
+    int64_t naive_ns; /* sum of the steps' naive_ns: the double-counted sum */
 } sts_steps_summary;
 
 typedef struct sts_steps sts_steps;
 
-/* Finds the steps of a timeline and breaks each into its direct children.
+/* Finds the steps of a timeline, breaks each into its children and measures its
+ * window on the other lanes.
  *
  * With options->step: slices with exactly that name, or else whose name matches it as
  * a POSIX extended regex (an invalid regex is STS_ERR_INVALID_ARG). Without, the first
@@ -170,15 +285,19 @@ typedef struct sts_steps sts_steps;
  *   1. names "ProfilerStep#N";
  *   2. slices carrying a step_num arg (outermost ones: a step_num slice inside another
  *      is not a separate step);
- *   3. among names that occur at depth 0 at least twice on one lane, never nest inside
- *      themselves on that lane and have children: the (lane, name) with the most total
- *      time; its depth-0 instances are the steps.
+ *   3. among names whose outermost instances (inside no other slice of their lane)
+ *      occur at least twice on one lane, never lie inside another instance of the
+ *      name there and hold slices inside them: the (lane, name) with the most total
+ *      time; its outermost instances are the steps.
  * When matches fall on several lanes, the lane with the most matches is used (ties:
  * the lane whose first match starts earliest), since one profile can mark the same
  * step on a host thread and a device lane; sts_steps_other_lanes() counts the rest.
- * Steps are in time order. Finding no steps is not an error: the result has rule
- * STS_STEP_RULE_NONE and sts_steps_tried() says what was looked for.
- * On success *out is a new handle; free it with sts_steps_free(). */
+ * A match inside another match is not a separate step. Steps are in time order.
+ * Finding no steps is not an error: the result has rule STS_STEP_RULE_NONE,
+ * sts_steps_tried() says what was looked for and sts_steps_suggestions() offers names
+ * close to a --step that matched nothing.
+ * O(slices log slices) at worst. On success *out is a new handle; free it with
+ * sts_steps_free(). */
 sts_status sts_steps_find(const sts_timeline *tl, const sts_step_options *options, sts_steps **out, sts_error *err);
 
 /* Frees the handle; NULL is a no-op. */
@@ -191,12 +310,24 @@ const sts_step *sts_steps_list(const sts_steps *s, size_t *n);
 const sts_step_child *sts_steps_children(const sts_steps *s, size_t *n);
 /* Per child name across steps, in order of first appearance. */
 const sts_step_child_stats *sts_steps_child_stats(const sts_steps *s, size_t *n);
+/* All steps' windows; a step's are [first_window, first_window + window_count), in
+ * lane display order. */
+const sts_step_window *sts_steps_windows(const sts_steps *s, size_t *n);
+/* All windows' names; a window's are [first_name, first_name + name_count). */
+const sts_window_name *sts_steps_window_names(const sts_steps *s, size_t *n);
+/* Per window lane busy in at least one step's window, in lane display order. */
+const sts_window_lane_stats *sts_steps_window_lanes(const sts_steps *s, size_t *n);
 const sts_steps_summary *sts_steps_get_summary(const sts_steps *s);
 /* Lanes holding matches that were set aside (see sts_steps_find()). */
 size_t sts_steps_other_lanes(const sts_steps *s);
+/* Steps left out by options->xprof_view (0 or 2); the list and summary exclude them. */
+size_t sts_steps_dropped(const sts_steps *s);
 /* One line per rule or candidate tried, for explaining an empty result; owned by the
  * handle. */
 const char *const *sts_steps_tried(const sts_steps *s, size_t *n);
+/* When options->step matched nothing: slice names close to it (see sts_suggest()),
+ * nearest first, as string ids; owned by the handle. */
+const uint32_t *sts_steps_suggestions(const sts_steps *s, size_t *n);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,7 @@
-/* stepscope/ledger.h: the specialization ledger and the host-sync ledger.
+/* stepscope/ledger.h: the specialization ledger, the host-sync ledger, and the JAX /
+ * PyTorch compile-log parsers that fill it. Nothing here needs a device: a program that
+ * only reads logs links without OpenCL. Specialized functions that run on a device and
+ * record into a ledger are in stepscope/spec.h.
  *
  * A ledger answers "was this call slow because a new specialization was traced and
  * compiled, or because the host waited for work already queued?". It holds:
@@ -23,7 +26,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stepscope/device.h"
 #include "stepscope/status.h"
 
 #ifdef __cplusplus
@@ -43,13 +45,13 @@ typedef enum sts_param_kind {
 
 /* One argument's part of a call signature. */
 typedef struct sts_argsig {
-    const char *name; /* "x"; NULL or "" for a positional argument known only by index */
+    const char *name; /* "x"; NULL or "" for a positional array known only by index */
     sts_param_kind kind;
     const char *dtype;                  /* "float32", "int32", ...; NULL when unknown or static */
     int ndim;                           /* arrays: rank (0 for a scalar array); -1 when unknown */
     int64_t shape[STS_LEDGER_MAX_DIMS]; /* -1 for a symbolic dimension */
     int weak_type;                      /* JAX weak type (a Python scalar) */
-    const char *value;                  /* static values: the value as text ("True", "relu", "3") */
+    const char *value;                  /* static values: the value as text ("True", "relu", "3"); NULL when unknown */
 } sts_argsig;
 
 /* One row: a call of a specialized function, or a specialization seen in a log. */
@@ -129,24 +131,34 @@ sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *sco
 /* Counters for the logs parsed into a ledger (cumulative over calls). */
 typedef struct sts_log_stats {
     int64_t files;
-    int64_t lines;    /* lines read */
-    int64_t records;  /* recognized records (a multi-line record counts once) */
-    int64_t skipped;  /* lines that are not part of any known record */
-    int64_t comments; /* header comment lines ("# ...") skipped */
-    int64_t warnings; /* records that began like a known message but did not parse */
+    int64_t lines;      /* lines read */
+    int64_t records;    /* recognized records (a multi-line record counts once) */
+    int64_t skipped;    /* lines that are not part of any known record */
+    int64_t comments;   /* header comment lines ("# ...") skipped */
+    int64_t warnings;   /* records that began like a known message but did not parse, and long lines */
+    int64_t long_lines; /* lines longer than STS_LEDGER_MAX_LINE, skipped (each also a warning) */
 } sts_log_stats;
 
-/* Parses a JAX or PyTorch log (plain or gzip; "-" is standard input) into the ledger:
- * JAX_LOG_COMPILES / jax_log_compiles lines (0.4.1 to 0.11), jax_explain_cache_misses
- * records (all three eras), TORCH_LOGS=recompiles / recompiles_verbose records and
- * the recompile-limit warning, with any of the known line prefixes. Unknown lines are
- * counted and skipped; a record that begins like a known message but does not parse
- * becomes a warning naming path:line (see sts_ledger_warning()). Lines starting with
- * '#' are comments. Returns STS_ERR_IO / STS_ERR_NOT_FOUND when the file cannot be
- * read; malformed content never fails the call. */
+/* The longest line the log parser reads; a longer line is skipped, counted in
+ * sts_log_stats.long_lines and warned about, so memory stays bounded on any input. */
+#define STS_LEDGER_MAX_LINE (1024 * 1024)
+
+/* Parses a JAX or PyTorch log (plain or gzip; "-" is standard input) into the ledger,
+ * streaming it line by line: JAX_LOG_COMPILES / jax_log_compiles lines (0.4.1 to 0.11),
+ * jax_explain_cache_misses records (all three eras), TORCH_LOGS=recompiles /
+ * recompiles_verbose records and the recompile-limit warning, with any of the known
+ * line prefixes. Unknown lines are counted and skipped; a record that begins like a
+ * known message but does not parse becomes a warning naming path:line (see
+ * sts_ledger_warning()); so does a line longer than STS_LEDGER_MAX_LINE, which is
+ * skipped. Lines starting with '#' are comments. Memory grows with the records the log
+ * holds, never with its size. Errors: STS_ERR_IO / STS_ERR_NOT_FOUND when the file
+ * cannot be read (or a gzip stream is corrupt); STS_ERR_FORMAT when an over-long line
+ * holds NUL bytes (binary data such as /dev/zero, not a text log), naming the byte
+ * offset. What was parsed before an error stays in the ledger. */
 sts_status sts_ledger_parse_log(sts_ledger *l, const char *path, sts_error *err);
 
-/* As sts_ledger_parse_log() for text already in memory; `name` is used in warnings. */
+/* As sts_ledger_parse_log() for text already in memory (not inflated); `name` is used
+ * in warnings. */
 sts_status sts_ledger_parse_text(sts_ledger *l, const char *name, const char *text, size_t len, sts_error *err);
 
 /* Resolves positional argument names, merges churn statistics and computes the
@@ -156,14 +168,29 @@ sts_status sts_ledger_finalize(sts_ledger *l, sts_error *err);
 
 /* ---- querying --------------------------------------------------------------------- */
 
-/* Per-function totals. Pointers are owned by the ledger. */
+/* Where a function's rows came from. */
+typedef enum sts_ledger_source {
+    STS_LEDGER_SRC_CALLS = 0, /* sts_ledger_add_call(): every call is a row, hits included */
+    STS_LEDGER_SRC_JAX_LOG,   /* a JAX log: only traces and compiles are logged */
+    STS_LEDGER_SRC_TORCH_LOG  /* a PyTorch log: only recompiles are logged */
+} sts_ledger_source;
+
+/* "calls", "jax_log", "torch_log". */
+const char *sts_ledger_source_name(sts_ledger_source s);
+
+/* Per-function totals. Pointers are owned by the ledger. A function from a log is
+ * named with its definition site when the log gives one ("<lambda> (train.py:104)",
+ * "forward (model.py:42)"), so same-named functions stay apart. */
 typedef struct sts_ledger_fn_info {
     const char *name;
-    int64_t calls; /* rows */
+    sts_ledger_source source;
+    int64_t rows;  /* rows recorded for it */
+    int64_t calls; /* calls made; -1 when unknown (logs record no call that reused a specialization) */
     int64_t traces;
     int64_t compiles;
-    int64_t hits;
-    int64_t trace_ns; /* totals over rows with known times; 0 when none known */
+    int64_t hits;        /* calls that reused a specialization; -1 when unknown (logs) */
+    const char *unknown; /* why calls and hits are unknown ("not in JAX logs"); NULL when known */
+    int64_t trace_ns;    /* totals over rows with known times; 0 when none known */
     int64_t lower_ns;
     int64_t compile_ns;
     int64_t max_compile_ns; /* largest single compile; -1 when none known */
@@ -174,6 +201,7 @@ typedef struct sts_ledger_fn_info {
     int64_t persistent_writes;
     int64_t limit_hits;      /* torch recompile-limit warnings */
     int64_t specializations; /* torch: highest compile id + 1 seen; else = compiles */
+    int64_t redefined;       /* JAX: misses because the function was re-defined at the same line */
 } sts_ledger_fn_info;
 
 /* The churn diagnosis for one varying component of a function's signature. */
@@ -233,140 +261,18 @@ sts_status sts_ledger_sync_get(const sts_ledger *l, size_t i, sts_ledger_sync *o
 size_t sts_ledger_sync_scope_count(const sts_ledger *l);
 sts_status sts_ledger_sync_scope_get(const sts_ledger *l, size_t i, sts_ledger_sync_scope *out);
 
-/* Warnings from log parsing, each "path:line: message". */
+/* Warnings from log parsing, each "path:line: message" (the first 1,000 are kept;
+ * sts_log_stats.warnings counts them all). */
 size_t sts_ledger_warning_count(const sts_ledger *l);
 const char *sts_ledger_warning(const sts_ledger *l, size_t i);
 
 /* Log-parsing counters so far. */
 sts_log_stats sts_ledger_log_stats(const sts_ledger *l);
 
-/* ---- host synchronization, recorded ---------------------------------------------- */
-
-/* A blocking read of array `a` into `host` (sts_array_read), recorded as a host sync
- * with the time the host spent blocked. `scope` groups it in summaries (NULL =
- * "default"). */
-sts_status sts_ledger_read(sts_ledger *l, const char *label, const char *scope, const sts_array *a, void *host,
-                           size_t bytes, sts_error *err);
-
-/* An explicit wait for the arrays' latest writers (sts_arrays_ready), recorded. */
-sts_status sts_ledger_wait(sts_ledger *l, const char *label, const char *scope, sts_array *const *arrays, size_t n,
-                           sts_error *err);
-
-/* The first element of `a` (float32 or int32) converted to a host double: a blocking
- * read of one value, recorded as a scalar conversion (Python's float(x)). */
-sts_status sts_ledger_scalar(sts_ledger *l, const char *label, const char *scope, const sts_array *a, double *out,
-                             sts_error *err);
-
-/* ---- specialized functions on a device ------------------------------------------- *
- *
- * A specialized function is OpenCL C source plus an argument spec. Each argument is
- *   - an array: its dtype and shape join the specialization key and reach the source
- *     as defines (for parameter "x": X_T the element type, X_NDIM, X_DIM0.., X_SIZE);
- *   - a dynamic scalar: a kernel argument (type macro G_T for parameter "g"); new
- *     values never re-specialize;
- *   - a static value (int, bool, enum or string): its value joins the key and reaches
- *     the source as a define (for "mode": MODE = the int, 0/1 or the enum's index, and
- *     MODE_IS_<value> = 1 for enums and strings).
- * A call builds the key from those (with the device and build options). A miss
- * generates the specialized source (a trace event) and builds it (a compile event),
- * each timed; a hit reuses the kernel. Every call becomes a ledger row. With
- * STEPSCOPE_LOG_COMPILES=1 each trace and compile also prints one line to stderr.
- *
- * The kernel is named like the function; its arguments are the array and dynamic
- * parameters in declaration order (arrays as __global pointers). */
-
-/* The kinds of static value. */
-typedef enum sts_static_type {
-    STS_STATIC_INT = 0,
-    STS_STATIC_BOOL,
-    STS_STATIC_ENUM,
-    STS_STATIC_STRING
-} sts_static_type;
-
-typedef struct sts_fn_param {
-    const char *name; /* a C identifier; its upper case prefixes the defines */
-    sts_param_kind kind;
-    sts_dtype dtype;             /* STS_PARAM_DYNAMIC: float32 or int32; otherwise ignored */
-    sts_static_type static_type; /* STS_PARAM_STATIC only */
-    const char *const *choices;  /* STS_STATIC_ENUM: the allowed values, NULL-terminated */
-} sts_fn_param;
-
-typedef struct sts_fn_trace sts_fn_trace;
-
-/* Writes the source of one specialization through sts_fn_trace_emit(). It runs on the
- * host at specialization time, where only static values and shapes are known. */
-typedef sts_status (*sts_fn_trace_fn)(sts_fn_trace *t, void *user, sts_error *err);
-
-typedef struct sts_fn_spec {
-    const char *name;      /* the function and kernel name (a C identifier) */
-    const char *source;    /* the kernel source; NULL when `trace` writes it */
-    sts_fn_trace_fn trace; /* optional source generator */
-    void *user;            /* passed to `trace` */
-    const sts_fn_param *params;
-    int nparams;         /* 1..32 */
-    int grid;            /* array parameter whose element count is the 1-D global size; -1 = 1 */
-    int result;          /* array parameter read as the call's scalar result; -1 = none */
-    const char *options; /* extra build options (part of the key); may be NULL */
-} sts_fn_spec;
-
-typedef struct sts_fn sts_fn;
-
-/* Creates a specialized function on `dev` that records its calls in `ledger` (which
- * must outlive it). Fails with STS_ERR_INVALID_ARG naming the bad field. The caller
- * owns *out (sts_fn_free). */
-sts_status sts_fn_create(sts_device *dev, const sts_fn_spec *spec, sts_ledger *ledger, sts_fn **out, sts_error *err);
-
-/* Frees the function and its specializations' kernels. NULL is a no-op. */
-void sts_fn_free(sts_fn *f);
-
-/* One argument value: `array` for arrays, `number` for dynamic scalars and static
- * ints/bools, `text` for static enums and strings. */
-typedef struct sts_fn_arg {
-    sts_array *array;
-    double number;
-    const char *text;
-} sts_fn_arg;
-
-typedef struct sts_fn_call_info {
-    int hit;      /* reused a specialization */
-    int traces;   /* 1 when specialized source was generated */
-    int compiles; /* 1 when a program was built (0 when the device's program cache had it) */
-    int64_t trace_ns, compile_ns;
-    int64_t total_ns; /* call to completion; -1 for an asynchronous call */
-    int has_result;
-    double result;
-} sts_fn_call_info;
-
-/* Call flags. */
-#define STS_FN_WAIT   1u /* wait for completion and record the time to it */
-#define STS_FN_RESULT 2u /* read the `result` parameter's first element (a recorded scalar conversion) */
-
-/* Calls f with `nargs` == nparams arguments: looks up or makes the specialization,
- * launches it and records a ledger row labelled `label`. When `ev` is not NULL the
- * caller receives the launch's event (sts_event_release). Errors: STS_ERR_INVALID_ARG
- * (missing or mistyped argument, static value not among the choices),
- * STS_ERR_DYNAMIC_BRANCH (the trace asked for a dynamic value on the host),
- * STS_ERR_BUILD, STS_ERR_DEVICE. */
-sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char *label, unsigned flags, sts_event **ev,
-                       sts_fn_call_info *info, sts_error *err);
-
-/* Number of specializations made so far. */
-size_t sts_fn_specializations(const sts_fn *f);
-
-/* Appends text to the specialization's source (inside a trace callback). */
-sts_status sts_fn_trace_emit(sts_fn_trace *t, const char *text, sts_error *err);
-
-/* The value of static parameter `param` while specializing: *number for ints, bools
- * and enums (the index), *text for every kind (either may be NULL). Asking for a
- * parameter that is not static fails like sts_fn_trace_host_value(). */
-sts_status sts_fn_trace_static(sts_fn_trace *t, const char *param, int64_t *number, const char **text, sts_error *err);
-
-/* The host value of `param`, to choose a branch while specializing. Static parameters
- * have one. Dynamic scalars and arrays do not: their values exist on the device only
- * when the call runs, so this fails with STS_ERR_DYNAMIC_BRANCH (JAX's
- * TracerBoolConversionError); the fix is a select on the device, or a static
- * parameter if the choice really is structural. */
-sts_status sts_fn_trace_host_value(sts_fn_trace *t, const char *param, double *value, sts_error *err);
+/* Why the host syncs are unknown ("not in JAX logs"), or NULL when they are known: a
+ * ledger whose rows all came from logs and that recorded no sync cannot tell whether
+ * the host waited. Static string. */
+const char *sts_ledger_syncs_unknown(const sts_ledger *l);
 
 /* ---- exporting -------------------------------------------------------------------- */
 

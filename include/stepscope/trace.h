@@ -16,8 +16,15 @@
  * fixed-size chunks from a pool preallocated (and by default pre-faulted) at start. A scope costs two timestamp
  * reads plus one 32-byte record (see docs/trace.md for measured figures).
  *
- * When the pool is full: new scopes are dropped and counted per thread, never lost
- * silently. The counts are returned by stop (sts_trace_stats), printed with `verbose`,
+ * Sharing the pool. A thread's first chunk is granted while any chunk is free; its
+ * later chunks only within its share, (pool - kept back) / threads that have
+ * joined, and only while they leave free the chunks kept back (an eighth of the pool,
+ * at most 32) for the first chunks of threads yet to come. So every thread records
+ * something, threads recording together divide the pool evenly, and one thread alone
+ * still gets seven eighths of it. thread_bytes caps every thread instead.
+ *
+ * When a thread may take no more: its new scopes are dropped and counted per thread,
+ * never lost silently. The counts are returned by stop (sts_trace_stats), printed with `verbose`,
  * and recorded in the trace itself: an instant "stepscope.dropped" on each thread lane
  * that lost events (arg `dropped`) and the totals on the "stepscope.trace" instant.
  * A scope is recorded whole or not at all (one record written at its end), so a drop
@@ -64,17 +71,21 @@ typedef struct sts_trace_options {
                            at least 256, at most pool_bytes */
     sts_trace_clock clock;
     int flush_at_exit;   /* at exit(), stop and write the trace if still running */
-    int flush_on_signal; /* on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: write
-                            DIR/stepscope-crash-<pid>.trace.json (async-signal-safe,
-                            see docs/trace.md), then let the signal proceed */
+    int flush_on_signal; /* on SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, and on SIGTERM
+                            and SIGINT where they would end the process: write
+                            DIR/stepscope-crash-<pid>.trace.json whole (async-signal-
+                            safe, with drop counts; see docs/trace.md), then let the
+                            signal proceed; one arriving during stop waits for it */
     const char *host;    /* file stem of the profile files; NULL = the host name */
     int verbose;         /* stop prints the run path to stderr (drops are always printed) */
     int lazy_pages;      /* 0: touch the whole pool at start, so recording never takes a
                             page fault (start costs about 1 ms per 4 MiB); 1: let pages
                             fault in on first use (cheaper start, slower first scopes) */
+    size_t thread_bytes; /* the most of the pool one thread may take (whole chunks, at
+                            least one); 0 = automatic shares, see "Sharing the pool" */
 } sts_trace_options;
 /* clang-format off */
-#define STS_TRACE_OPTIONS_INIT { 0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0 }
+#define STS_TRACE_OPTIONS_INIT { 0, 0, STS_TRACE_CLOCK_AUTO, 0, 0, NULL, 0, 0, 0 }
 /* clang-format on */
 
 /* Per-thread counts, reported by stop. */
@@ -119,11 +130,12 @@ typedef struct sts_trace_stats {
 sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_error *err);
 
 /* Ends the session and writes DIR/plugins/profile/<YYYY_MM_DD_HH_MM_SS>/ with
- * <host>.xplane.pb, <host>.trace.json.gz and perfetto_trace.json.gz. `stats` (may be
- * NULL) receives the counts and the run directory. Drops, if any, are printed to
- * stderr (with `verbose`, the run path too). STS_ERR_STATE without a session. When
- * writing fails the session has still ended (its events are lost) and err names the
- * path and the system error. */
+ * <host>.xplane.pb, <host>.trace.json.gz and perfetto_trace.json.gz, each whole or
+ * not at all and ending with a completion record. `stats` (may be NULL) receives the
+ * counts and the run directory. Drops, if any, are printed to stderr (with `verbose`,
+ * the run path too). STS_ERR_STATE without a session. When writing fails the session
+ * has still ended (its events are lost), no run directory is left, and err names the
+ * file and the system error. */
 sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err);
 
 /* Ends the session without writing files: *out receives the timeline (free with

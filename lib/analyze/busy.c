@@ -1,196 +1,260 @@
 /* Busy time (unions) and gaps over lanes, processes and the whole trace.
  *
- * Each lane's slices are already sorted by start, and children lie inside their
- * parents, so only parentless slices (roots and overlaps) can extend the union. Lanes
- * are merged by start time with a small heap: O(n log lanes), no copy of the slices. */
+ * Each lane is reduced to its busy segments (the maximal stretches covered by its
+ * slices, in time order: one sweep over the lane in containment order). Unions over
+ * several lanes merge those segments: the segments of one process, then of everything,
+ * sorted by start and swept again. Every process's lanes are found by one counting
+ * pass, so the cost is linear in lanes and processes and n log n in segments. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/an_impl.h"
+#include "base/mem.h"
 #include "base/vec.h"
-#include "model/timeline_impl.h"
-#include "stepscope/analyze.h"
 
-static int64_t end_of(const sts_slice *s)
+typedef struct seg {
+    int64_t start, end;
+} seg;
+
+typedef STS_VEC(seg) seg_vec;
+
+/* What one lane (or a merge) contributes: counts, extent and segments. */
+typedef struct extent {
+    uint64_t slices;
+    int any;
+    int64_t start, end;
+} extent;
+
+static void extent_add(extent *e, int64_t start, int64_t end)
 {
-    int64_t e;
-    return __builtin_add_overflow(s->ts, s->dur, &e) ? INT64_MAX : e;
+    if (!e->any || start < e->start) e->start = start;
+    if (!e->any || end > e->end) e->end = end;
+    e->any = 1;
 }
 
-typedef struct cursor {
-    uint32_t at, stop; /* next parentless slice, and the lane's end */
-} cursor;
-
-typedef struct merger {
-    const sts_slice *s;
-    cursor *heap; /* min-heap on the start of each cursor's next slice */
-    size_t n;
-} merger;
-
-static void skip_children(const sts_slice *s, cursor *c)
+/* Appends the busy segments of view entries (those whose slice `keep` accepts). */
+static int lane_segments(const sts_an_view *v, sts_an_scope *x, extent *e, seg_vec *out)
 {
-    while (c->at < c->stop && s[c->at].parent != STS_NONE)
-        c->at++;
-}
-
-static int cur_less(const merger *m, size_t a, size_t b)
-{
-    return m->s[m->heap[a].at].ts < m->s[m->heap[b].at].ts;
-}
-
-static void sift_down(merger *m, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, best = i;
-        if (l < m->n && cur_less(m, l, best)) best = l;
-        if (r < m->n && cur_less(m, r, best)) best = r;
-        if (best == i) return;
-        cursor t = m->heap[i];
-        m->heap[i] = m->heap[best];
-        m->heap[best] = t;
-        i = best;
+    const sts_slice *s = v->slices;
+    int open = 0;
+    seg cur = { 0, 0 };
+    for (size_t k = 0; k < v->n; k++) {
+        const sts_an_iv *iv = &v->iv[k];
+        if (x && !sts_an_scope_name(x, s[iv->idx].name)) continue;
+        e->slices++;
+        extent_add(e, iv->ts, iv->end);
+        if (iv->end <= iv->ts) continue; /* covers nothing; must not split a segment */
+        if (open && iv->ts <= cur.end) {
+            if (iv->end > cur.end) cur.end = iv->end;
+            continue;
+        }
+        if (open) {
+            seg *p = STS_VEC_PUSH(*out);
+            if (!p) return -1;
+            *p = cur;
+        }
+        open = 1;
+        cur.start = iv->ts;
+        cur.end = iv->end;
     }
+    if (open) {
+        seg *p = STS_VEC_PUSH(*out);
+        if (!p) return -1;
+        *p = cur;
+    }
+    return 0;
 }
 
-/* Pops the earliest-starting parentless slice; returns its index or STS_NONE. */
-static uint32_t merger_next(merger *m)
+static int seg_cmp(const void *a, const void *b)
 {
-    if (m->n == 0) return STS_NONE;
-    uint32_t idx = m->heap[0].at++;
-    skip_children(m->s, &m->heap[0]);
-    if (m->heap[0].at >= m->heap[0].stop) m->heap[0] = m->heap[--m->n];
-    sift_down(m, 0);
-    return idx;
+    const seg *x = a, *y = b;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return (x->end > y->end) - (x->end < y->end);
 }
 
 typedef void (*segment_fn)(int64_t start, int64_t end, void *user);
 
-typedef struct sweep_result {
-    uint64_t slices;
-    int64_t start, end;
-} sweep_result;
-
-/* Calls fn for each maximal busy segment of the lanes, in time order. */
-static sts_status sweep(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes, segment_fn fn, void *user,
-                        sweep_result *res, sts_error *err)
+/* Sorts segments by start and calls fn for each maximal merged one; returns the union. */
+static int64_t merge(seg *v, size_t n, segment_fn fn, void *user)
 {
-    size_t total = tl->lanes.n;
-    if (!lanes) nlanes = total;
-    memset(res, 0, sizeof *res);
-    merger m = { tl->slices.v, malloc((nlanes ? nlanes : 1) * sizeof(cursor)), 0 };
-    if (!m.heap) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory merging %zu lanes", nlanes);
-    for (size_t k = 0; k < nlanes; k++) {
-        uint32_t l = lanes ? lanes[k] : (uint32_t)k;
-        if (l >= total) {
-            free(m.heap);
-            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "lane %u out of range (%zu lanes)", l, total);
-        }
-        const sts_lane *ln = &tl->lanes.v[l];
-        res->slices += ln->slice_count;
-        cursor c = { ln->first_slice, ln->first_slice + ln->slice_count };
-        skip_children(tl->slices.v, &c);
-        if (c.at < c.stop) m.heap[m.n++] = c;
+    if (n > 1) qsort(v, n, sizeof *v, seg_cmp);
+    int64_t total = 0;
+    size_t k = 0;
+    while (k < n) {
+        int64_t cs = v[k].start, ce = v[k].end;
+        for (k++; k < n && v[k].start <= ce; k++)
+            if (v[k].end > ce) ce = v[k].end;
+        total += ce - cs;
+        if (fn) fn(cs, ce, user);
     }
-    for (size_t i = m.n; i-- > 0;)
-        sift_down(&m, i);
-    int any = 0, started = 0;
-    int64_t cs = 0, ce = 0;
-    for (uint32_t i; (i = merger_next(&m)) != STS_NONE;) {
-        const sts_slice *s = &tl->slices.v[i];
-        int64_t e = end_of(s);
-        if (!any) {
-            any = 1;
-            res->start = s->ts;
-            res->end = e;
-        } else if (e > res->end) {
-            res->end = e;
-        }
-        if (e <= s->ts) continue; /* covers nothing; must not split a gap */
-        if (!started) {
-            started = 1;
-            cs = s->ts;
-            ce = e;
-        } else if (s->ts > ce) {
-            fn(cs, ce, user);
-            cs = s->ts;
-            ce = e;
-        } else if (e > ce) {
-            ce = e;
-        }
-    }
-    if (started) fn(cs, ce, user);
-    free(m.heap);
-    return STS_OK;
+    return total;
 }
 
-static void add_segment(int64_t start, int64_t end, void *user)
+static sts_busy to_busy(const extent *e, int64_t union_ns)
 {
-    *(int64_t *)user += end - start;
+    sts_busy b = { 0 };
+    b.slices = e->slices;
+    b.union_ns = union_ns;
+    if (e->any) {
+        b.start_ns = e->start;
+        b.end_ns = e->end;
+        b.span_ns = e->end - e->start;
+    }
+    return b;
+}
+
+static void extent_join(extent *into, const extent *e)
+{
+    into->slices += e->slices;
+    if (e->any) {
+        extent_add(into, e->start, e->end);
+    }
+}
+
+/* ---- every lane, every process, everything ---------------------------------------- */
+
+typedef struct each {
+    const sts_timeline *tl;
+    sts_an_scope *x;
+    sts_an_view v;
+    seg_vec segs; /* all lanes' segments, grouped by process */
+    extent all;
+} each;
+
+/* Lanes grouped by process: lanes_of[first[p] .. first[p + 1]). */
+static uint32_t *group_lanes(const sts_timeline *tl, size_t **first_out)
+{
+    size_t nl, np;
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    sts_timeline_processes(tl, &np);
+    size_t *first = calloc(np + 2, sizeof *first);
+    uint32_t *lanes = malloc((nl ? nl : 1) * sizeof *lanes);
+    if (!first || !lanes) {
+        free(first);
+        free(lanes);
+        return NULL;
+    }
+    for (size_t l = 0; l < nl; l++)
+        first[ln[l].process + 2]++;
+    for (size_t p = 0; p < np; p++)
+        first[p + 2] += first[p + 1];
+    for (size_t l = 0; l < nl; l++)
+        lanes[first[ln[l].process + 1]++] = (uint32_t)l;
+    *first_out = first; /* first[p] .. first[p + 1] after the fill shifted it down */
+    return lanes;
+}
+
+static int one_process(each *e, const uint32_t *lanes, size_t n, sts_busy *per_lane, sts_busy *proc_out)
+{
+    size_t from = e->segs.n;
+    extent pe = { 0 };
+    for (size_t k = 0; k < n; k++) {
+        uint32_t l = lanes[k];
+        if (!sts_an_scope_lane(e->x, l)) continue;
+        if (sts_an_view_load(&e->v, e->tl, l, sts_an_scope_window(e->x)) != 0) return -1;
+        extent le = { 0 };
+        size_t at = e->segs.n;
+        if (lane_segments(&e->v, e->x, &le, &e->segs) != 0) return -1;
+        int64_t u = 0;
+        for (size_t i = at; i < e->segs.n; i++)
+            u += e->segs.v[i].end - e->segs.v[i].start;
+        if (per_lane) per_lane[l] = to_busy(&le, u);
+        extent_join(&pe, &le);
+    }
+    int64_t u = merge(e->segs.v + from, e->segs.n - from, NULL, NULL);
+    if (proc_out) *proc_out = to_busy(&pe, u);
+    extent_join(&e->all, &pe);
+    return 0;
+}
+
+sts_status sts_busy_each(const sts_timeline *tl, const sts_scope *scope, sts_busy *per_lane, sts_busy *per_process,
+                         sts_busy *all, sts_error *err)
+{
+    size_t nl, np;
+    sts_timeline_lanes(tl, &nl);
+    sts_timeline_processes(tl, &np);
+    sts_an_scope x;
+    sts_status st = sts_an_scope_open(&x, tl, scope, err);
+    if (st != STS_OK) return st;
+    if (per_lane) memset(per_lane, 0, nl * sizeof *per_lane);
+    size_t *first = NULL;
+    uint32_t *lanes = group_lanes(tl, &first);
+    each e = { tl, &x, { 0 }, { 0 }, { 0 } };
+    int bad = !lanes;
+    for (size_t p = 0; p < np && !bad; p++)
+        bad = one_process(&e, lanes + first[p], first[p + 1] - first[p], per_lane,
+                          per_process ? &per_process[p] : NULL) != 0;
+    if (!bad && all) *all = to_busy(&e.all, merge(e.segs.v, e.segs.n, NULL, NULL));
+    free(first);
+    free(lanes);
+    sts_an_view_free(&e.v);
+    STS_VEC_RELEASE(e.segs);
+    sts_an_scope_close(&x);
+    return bad ? sts_an_nomem(err, "computing busy time") : STS_OK;
+}
+
+/* ---- a set of lanes ----------------------------------------------------------------- */
+
+/* Collects the segments of the given lanes (NULL: all). */
+static sts_status collect(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes, seg_vec *segs, extent *ext,
+                          sts_error *err)
+{
+    size_t total;
+    sts_timeline_lanes(tl, &total);
+    if (!lanes) nlanes = total;
+    for (size_t k = 0; k < nlanes; k++)
+        if (lanes && lanes[k] >= total)
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "lane %u out of range (%zu lanes)", lanes[k], total);
+    unsigned char *seen = calloc(total ? total : 1, 1);
+    if (!seen) return sts_an_nomem(err, "computing busy time");
+    sts_an_view v = { 0 };
+    int bad = 0;
+    for (size_t k = 0; k < nlanes && !bad; k++) {
+        uint32_t l = lanes ? lanes[k] : (uint32_t)k;
+        if (seen[l]) continue; /* a lane named twice counts once */
+        seen[l] = 1;
+        bad = sts_an_view_load(&v, tl, l, NULL) != 0 || lane_segments(&v, NULL, ext, segs) != 0;
+    }
+    free(seen);
+    sts_an_view_free(&v);
+    return bad ? sts_an_nomem(err, "computing busy time") : STS_OK;
 }
 
 sts_status sts_busy_lanes(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes, sts_busy *out, sts_error *err)
 {
     memset(out, 0, sizeof *out);
-    sweep_result r;
-    int64_t busy = 0;
-    sts_status st = sweep(tl, lanes, nlanes, add_segment, &busy, &r, err);
-    if (st != STS_OK) return st;
-    out->slices = r.slices;
-    out->union_ns = busy;
-    out->start_ns = r.start;
-    out->end_ns = r.end;
-    out->span_ns = r.end - r.start;
-    return STS_OK;
+    seg_vec segs = { 0 };
+    extent ext = { 0 };
+    sts_status st = collect(tl, lanes, nlanes, &segs, &ext, err);
+    if (st == STS_OK) *out = to_busy(&ext, merge(segs.v, segs.n, NULL, NULL));
+    STS_VEC_RELEASE(segs);
+    return st;
 }
 
-sts_busy sts_busy_lane(const sts_timeline *tl, uint32_t lane)
+sts_status sts_busy_lane(const sts_timeline *tl, uint32_t lane, sts_busy *out, sts_error *err)
 {
-    sts_busy b = { 0 };
-    const sts_lane *ln = &tl->lanes.v[lane];
-    b.slices = ln->slice_count;
-    const sts_slice *s = tl->slices.v + ln->first_slice;
-    int64_t cs = 0, ce = 0;
-    int started = 0;
-    for (uint32_t k = 0; k < ln->slice_count; k++) {
-        int64_t e = end_of(&s[k]);
-        if (k == 0) {
-            b.start_ns = s[k].ts;
-            b.end_ns = e;
-        } else if (e > b.end_ns) {
-            b.end_ns = e;
-        }
-        if (e <= s[k].ts) continue;
-        if (!started) {
-            started = 1;
-            cs = s[k].ts;
-            ce = e;
-        } else if (s[k].ts > ce) {
-            b.union_ns += ce - cs;
-            cs = s[k].ts;
-            ce = e;
-        } else if (e > ce) {
-            ce = e;
-        }
-    }
-    if (started) b.union_ns += ce - cs;
-    b.span_ns = b.end_ns - b.start_ns;
-    return b;
+    return sts_busy_lanes(tl, &lane, 1, out, err);
 }
 
 sts_status sts_busy_process(const sts_timeline *tl, uint32_t process, sts_busy *out, sts_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (process >= tl->procs.n)
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "process %u out of range (%zu processes)", process,
-                             tl->procs.n);
-    uint32_t *lanes = malloc((tl->lanes.n ? tl->lanes.n : 1) * sizeof *lanes);
-    if (!lanes) return sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory");
+    size_t nl, np;
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    sts_timeline_processes(tl, &np);
+    if (process >= np)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "process %u out of range (%zu processes)", process, np);
+    uint32_t *lanes = malloc((nl ? nl : 1) * sizeof *lanes);
+    if (!lanes) return sts_an_nomem(err, "computing busy time");
     size_t n = 0;
-    for (size_t l = 0; l < tl->lanes.n; l++)
-        if (tl->lanes.v[l].process == process) lanes[n++] = (uint32_t)l;
+    for (size_t l = 0; l < nl; l++)
+        if (ln[l].process == process) lanes[n++] = (uint32_t)l;
     sts_status st = sts_busy_lanes(tl, lanes, n, out, err);
     free(lanes);
     return st;
 }
+
+/* ---- gaps ----------------------------------------------------------------------------- */
 
 typedef int64_t gap_pair[2];
 
@@ -223,10 +287,13 @@ sts_status sts_gaps(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes
 {
     *out = NULL;
     *n = 0;
+    seg_vec segs = { 0 };
+    extent ext = { 0 };
+    sts_status st = collect(tl, lanes, nlanes, &segs, &ext, err);
     gap_acc g = { min_gap_ns > 0 ? min_gap_ns : 1, 0, 0, { NULL, 0, 0 }, 0 };
-    sweep_result r;
-    sts_status st = sweep(tl, lanes, nlanes, add_gap, &g, &r, err);
-    if (st == STS_OK && g.failed) st = sts_error_set(err, STS_ERR_NOMEM, -1, "out of memory listing gaps");
+    if (st == STS_OK) merge(segs.v, segs.n, add_gap, &g);
+    STS_VEC_RELEASE(segs);
+    if (st == STS_OK && g.failed) st = sts_an_nomem(err, "listing gaps");
     if (st != STS_OK) {
         STS_VEC_RELEASE(g.gaps);
         return st;

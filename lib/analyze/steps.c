@@ -1,6 +1,4 @@
-/* Step detection and the per-step breakdown: direct children by name, the unattributed
- * remainder, and the double-counted sum that adding step and children would give. */
-#include <regex.h>
+/* Step detection: which slices are the steps (see sts_steps_find()). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +29,14 @@ void sts_steps_free(sts_steps *s)
     if (!s) return;
     for (size_t i = 0; i < s->tried.n; i++)
         free(s->tried.v[i]);
-    free(s->tried.v);
-    free(s->steps.v);
-    free(s->children.v);
-    free(s->stats.v);
+    STS_VEC_RELEASE(s->tried);
+    STS_VEC_RELEASE(s->steps);
+    STS_VEC_RELEASE(s->children);
+    STS_VEC_RELEASE(s->stats);
+    STS_VEC_RELEASE(s->windows);
+    STS_VEC_RELEASE(s->window_names);
+    STS_VEC_RELEASE(s->window_lanes);
+    STS_VEC_RELEASE(s->suggestions);
     free(s);
 }
 
@@ -43,23 +45,20 @@ sts_step_rule sts_steps_rule(const sts_steps *s)
     return s->rule;
 }
 
-const sts_step *sts_steps_list(const sts_steps *s, size_t *n)
-{
-    if (n) *n = s->steps.n;
-    return s->steps.v;
-}
+#define ACCESSOR(fn, type, field)                 \
+    const type *fn(const sts_steps *s, size_t *n) \
+    {                                             \
+        if (n) *n = s->field.n;                   \
+        return s->field.v;                        \
+    }
 
-const sts_step_child *sts_steps_children(const sts_steps *s, size_t *n)
-{
-    if (n) *n = s->children.n;
-    return s->children.v;
-}
-
-const sts_step_child_stats *sts_steps_child_stats(const sts_steps *s, size_t *n)
-{
-    if (n) *n = s->stats.n;
-    return s->stats.v;
-}
+ACCESSOR(sts_steps_list, sts_step, steps)
+ACCESSOR(sts_steps_children, sts_step_child, children)
+ACCESSOR(sts_steps_child_stats, sts_step_child_stats, stats)
+ACCESSOR(sts_steps_windows, sts_step_window, windows)
+ACCESSOR(sts_steps_window_names, sts_window_name, window_names)
+ACCESSOR(sts_steps_window_lanes, sts_window_lane_stats, window_lanes)
+ACCESSOR(sts_steps_suggestions, uint32_t, suggestions)
 
 const sts_steps_summary *sts_steps_get_summary(const sts_steps *s)
 {
@@ -69,6 +68,11 @@ const sts_steps_summary *sts_steps_get_summary(const sts_steps *s)
 size_t sts_steps_other_lanes(const sts_steps *s)
 {
     return s->other_lanes;
+}
+
+size_t sts_steps_dropped(const sts_steps *s)
+{
+    return s->dropped;
 }
 
 const char *const *sts_steps_tried(const sts_steps *s, size_t *n)
@@ -97,16 +101,18 @@ int sts_steps_note_tried(sts_steps *s, const char *fmt, ...)
 /* ---- matching by name --------------------------------------------------------- */
 
 /* Collects slices whose name satisfies `match` (evaluated once per distinct name). */
-static int collect_by_name(const sts_timeline *tl, int (*match)(const char *name, void *ctx), void *ctx,
+static int collect_by_name(const sts_timeline *tl, int (*match)(const char *name, const void *ctx), const void *ctx,
                            steps_u32vec *out)
 {
-    size_t nstr = tl->strings.count;
-    signed char *memo = malloc(nstr ? nstr : 1);
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    uint32_t bound = sts_an_name_bound(tl);
+    signed char *memo = malloc(bound ? bound : 1);
     if (!memo) return -1;
-    memset(memo, -1, nstr);
-    for (size_t i = 0; i < tl->slices.n; i++) {
-        uint32_t nm = tl->slices.v[i].name;
-        if (memo[nm] < 0) memo[nm] = (signed char)(match(sts_strtab_get(&tl->strings, nm), ctx) != 0);
+    memset(memo, -1, bound);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t nm = s[i].name;
+        if (memo[nm] < 0) memo[nm] = (signed char)(match(sts_timeline_string(tl, nm), ctx) != 0);
         if (memo[nm] && steps_push(out, (uint32_t)i) != 0) {
             free(memo);
             return -1;
@@ -116,7 +122,7 @@ static int collect_by_name(const sts_timeline *tl, int (*match)(const char *name
     return 0;
 }
 
-static int match_profiler_step(const char *name, void *ctx)
+static int match_profiler_step(const char *name, const void *ctx)
 {
     (void)ctx;
     static const char prefix[] = "ProfilerStep#";
@@ -128,29 +134,26 @@ static int match_profiler_step(const char *name, void *ctx)
     return 1;
 }
 
-static int match_regex(const char *name, void *ctx)
+static int match_pattern(const char *name, const void *ctx)
 {
-    return regexec((const regex_t *)ctx, name, 0, NULL, 0) == 0;
-}
-
-static int match_exact(const char *name, void *ctx)
-{
-    return strcmp(name, (const char *)ctx) == 0;
+    return sts_an_matcher_match(ctx, name);
 }
 
 static int collect_step_num(const sts_timeline *tl, steps_u32vec *out)
 {
     uint32_t key = sts_timeline_find_string(tl, "step_num");
     if (key == STS_NONE) return 0;
-    for (size_t i = 0; i < tl->slices.n; i++) {
-        uint32_t a = tl->slices.v[i].args;
-        if (a == STS_NONE) continue;
-        for (size_t k = a; k < tl->args.n; k++) {
-            if (tl->args.v[k].key == key) {
+    size_t n, na;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_arg *a = sts_timeline_args(tl, &na);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].args == STS_NONE) continue;
+        for (size_t k = s[i].args; k < na; k++) {
+            if (a[k].key == key) {
                 if (steps_push(out, (uint32_t)i) != 0) return -1;
                 break;
             }
-            if (tl->args.v[k].last) break;
+            if (a[k].last) break;
         }
     }
     return 0;
@@ -158,27 +161,24 @@ static int collect_step_num(const sts_timeline *tl, steps_u32vec *out)
 
 static sts_status given(const sts_timeline *tl, sts_steps *s, const char *step, steps_u32vec *found, sts_error *err)
 {
-    if (collect_by_name(tl, match_exact, (void *)step, found) != 0) return steps_nomem(err);
+    sts_an_matcher m = { step, NULL };
+    if (collect_by_name(tl, match_pattern, &m, found) != 0) return steps_nomem(err);
     if (found->n) {
         s->rule = STS_STEP_RULE_GIVEN_NAME;
         return STS_OK;
     }
     if (sts_steps_note_tried(s, "slices named '%s': none", step) != 0) return steps_nomem(err);
-    regex_t re;
-    int rc = regcomp(&re, step, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char msg[256];
-        regerror(rc, &re, msg, sizeof msg);
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
-                             "step '%s' is neither a slice name in %s nor a valid extended regular expression (%s)",
-                             step, tl->info.path, msg);
-    }
-    int bad = collect_by_name(tl, match_regex, &re, found);
-    regfree(&re);
+    sts_status st = sts_an_matcher_init(&m, step, 0, "step", err);
+    if (st != STS_OK) return st;
+    int bad = collect_by_name(tl, match_pattern, &m, found);
+    sts_an_matcher_release(&m);
     if (bad) return steps_nomem(err);
-    if (found->n)
+    if (found->n) {
         s->rule = STS_STEP_RULE_GIVEN_REGEX;
-    else if (sts_steps_note_tried(s, "names matching the extended regex /%s/: none", step) != 0)
+        return STS_OK;
+    }
+    if (sts_steps_note_tried(s, "names matching the extended regex /%s/: none", step) != 0 ||
+        sts_steps_suggest(tl, s, step) != 0)
         return steps_nomem(err);
     return STS_OK;
 }
@@ -204,39 +204,53 @@ static sts_status detect(const sts_timeline *tl, sts_steps *s, steps_u32vec *fou
 
 /* ---- keeping one lane's outermost matches -------------------------------------- */
 
-/* Drops matches nested inside another match, so no step time is counted twice. */
+/* Drops matches that lie inside another match, so no step time is counted twice.
+ * found is in slice order, so each lane's matches are contiguous. */
 static int keep_outermost(const sts_timeline *tl, steps_u32vec *found)
 {
-    size_t n = tl->slices.n;
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
     unsigned char *mark = calloc(n / 8 + 1, 1);
     if (!mark) return -1;
     for (size_t k = 0; k < found->n; k++)
         mark[found->v[k] / 8] |= (unsigned char)(1u << (found->v[k] % 8));
+    sts_an_view v = { 0 };
     size_t out = 0;
-    for (size_t k = 0; k < found->n; k++) {
-        uint32_t p = tl->slices.v[found->v[k]].parent;
-        while (p != STS_NONE && !(mark[p / 8] & (1u << (p % 8))))
-            p = tl->slices.v[p].parent;
-        if (p == STS_NONE) found->v[out++] = found->v[k];
+    int bad = 0;
+    for (size_t lo = 0; lo < found->n && !bad;) {
+        uint32_t lane = s[found->v[lo]].lane;
+        size_t hi = lo;
+        while (hi < found->n && s[found->v[hi]].lane == lane)
+            hi++;
+        lo = hi;
+        if ((bad = sts_an_view_load(&v, tl, lane, NULL) != 0)) break;
+        int64_t reach = INT64_MIN; /* the furthest end of the matches so far */
+        for (size_t k = 0; k < v.n; k++) {
+            const sts_an_iv *iv = &v.iv[k];
+            if (!(mark[iv->idx / 8] & (1u << (iv->idx % 8)))) continue;
+            if (!(iv->ts < reach && iv->end <= reach)) found->v[out++] = iv->idx;
+            if (iv->end > reach) reach = iv->end;
+        }
     }
     found->n = out;
     free(mark);
-    return 0;
+    sts_an_view_free(&v);
+    return bad ? -1 : 0;
 }
 
-/* Keeps the lane with the most matches (ties: the earliest first match); found is in
- * slice order, so each lane's matches are contiguous and in time order. */
+/* Keeps the lane with the most matches (ties: the earliest first match). Each lane's
+ * matches are contiguous and in time order. */
 static void keep_one_lane(const sts_timeline *tl, steps_u32vec *found, size_t *other_lanes)
 {
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
     size_t best_lo = 0, best_n = 0, lanes = 0;
     for (size_t lo = 0; lo < found->n;) {
-        uint32_t lane = tl->slices.v[found->v[lo]].lane;
+        uint32_t lane = s[found->v[lo]].lane;
         size_t hi = lo;
-        while (hi < found->n && tl->slices.v[found->v[hi]].lane == lane)
+        while (hi < found->n && s[found->v[hi]].lane == lane)
             hi++;
         lanes++;
-        int better = hi - lo > best_n ||
-                     (hi - lo == best_n && tl->slices.v[found->v[lo]].ts < tl->slices.v[found->v[best_lo]].ts);
+        int better = hi - lo > best_n || (hi - lo == best_n && s[found->v[lo]].ts < s[found->v[best_lo]].ts);
         if (better) {
             best_lo = lo;
             best_n = hi - lo;
@@ -251,23 +265,61 @@ static void keep_one_lane(const sts_timeline *tl, steps_u32vec *found, size_t *o
 sts_status sts_steps_find(const sts_timeline *tl, const sts_step_options *options, sts_steps **out, sts_error *err)
 {
     *out = NULL;
+    sts_step_options o = STS_STEP_OPTIONS_INIT;
+    if (options) o = *options;
     sts_steps *s = calloc(1, sizeof *s);
     if (!s) return steps_nomem(err);
     steps_u32vec found = { 0 };
-    const char *step = options ? options->step : NULL;
-    sts_status st = step && *step ? given(tl, s, step, &found, err) : detect(tl, s, &found, err);
+    sts_status st = o.step && *o.step ? given(tl, s, o.step, &found, err) : detect(tl, s, &found, err);
     if (st == STS_OK && found.n) {
         if (keep_outermost(tl, &found) != 0)
             st = steps_nomem(err);
         else
             keep_one_lane(tl, &found, &s->other_lanes);
     }
-    if (st == STS_OK && found.n) st = sts_steps_breakdown_fill(tl, s, found.v, found.n, err);
-    free(found.v);
+    if (st == STS_OK && found.n) st = sts_steps_breakdown_fill(tl, s, found.v, found.n, &o, err);
+    if (st == STS_OK && s->steps.n) st = sts_steps_windows_fill(tl, s, &o, err);
+    STS_VEC_RELEASE(found);
     if (st != STS_OK) {
         sts_steps_free(s);
         return st;
     }
     *out = s;
     return STS_OK;
+}
+
+int sts_steps_suggest(const sts_timeline *tl, sts_steps *s, const char *word)
+{
+    size_t n;
+    const sts_slice *sl = sts_timeline_slices(tl, &n);
+    uint32_t bound = sts_an_name_bound(tl);
+    unsigned char *seen = calloc(bound ? bound : 1, 1);
+    STS_VEC(const char *) names = { 0 };
+    STS_VEC(uint32_t) ids = { 0 };
+    int bad = !seen;
+    for (size_t i = 0; i < n && !bad; i++) {
+        if (seen[sl[i].name]) continue;
+        seen[sl[i].name] = 1;
+        const char **p = STS_VEC_PUSH(names);
+        uint32_t *q = p ? STS_VEC_PUSH(ids) : NULL;
+        if (!q) {
+            bad = 1;
+            break;
+        }
+        *p = sts_timeline_string(tl, sl[i].name);
+        *q = sl[i].name;
+    }
+    size_t pick[5];
+    size_t k = bad ? 0 : sts_suggest(word, names.v, names.n, pick, 5);
+    for (size_t i = 0; i < k && !bad; i++) {
+        uint32_t *p = STS_VEC_PUSH(s->suggestions);
+        if (p)
+            *p = ids.v[pick[i]];
+        else
+            bad = 1;
+    }
+    free(seen);
+    STS_VEC_RELEASE(names);
+    STS_VEC_RELEASE(ids);
+    return bad ? -1 : 0;
 }

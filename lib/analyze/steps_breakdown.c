@@ -1,6 +1,9 @@
-/* The per-step breakdown: each step's direct children summed by name, the remainder
- * no child covers, and statistics per child name across steps. */
+/* The per-step breakdown: each step's children (the outermost slices of its lane that
+ * lie inside it, on any track) summed by name, the remainder no child covers, the
+ * double-counted sum, whether the step may be cut by the capture, and statistics
+ * across steps. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,13 +36,13 @@ static int explicit_index(const sts_timeline *tl, const sts_slice *sl, int64_t *
             }
             break;
         case STS_ARG_STRING:
-            if (parse_i64(sts_strtab_get(&tl->strings, a->v.str), index)) return 1;
+            if (parse_i64(sts_timeline_string(tl, a->v.str), index)) return 1;
             break;
         default:
             break;
         }
     }
-    const char *hash = strrchr(sts_strtab_get(&tl->strings, sl->name), '#');
+    const char *hash = strrchr(sts_timeline_string(tl, sl->name), '#');
     if (!hash || hash[1] < '0' || hash[1] > '9') return 0;
     for (const char *p = hash + 1; *p; p++)
         if (*p < '0' || *p > '9') return 0;
@@ -51,40 +54,50 @@ typedef struct name_slots {
     uint32_t *entry;   /* name -> its child entry in that step */
 } name_slots;
 
-static int add_children(const sts_timeline *tl, sts_steps *s, sts_step *st, uint32_t k, name_slots *ns)
+static int add_child(sts_steps *s, sts_step *st, uint32_t k, name_slots *ns, const sts_slice *c, int64_t dur)
 {
-    const sts_slice *S = tl->slices.v;
-    const sts_lane *ln = &tl->lanes.v[st->lane];
-    uint32_t stop = ln->first_slice + ln->slice_count;
-    int64_t end = st->ts + st->dur;
+    if (ns->seen_in[c->name] != k + 1) {
+        sts_step_child *x = STS_VEC_PUSH(s->children);
+        if (!x) return -1;
+        x->name = c->name;
+        x->first_ts = c->ts;
+        ns->seen_in[c->name] = k + 1;
+        ns->entry[c->name] = (uint32_t)(s->children.n - 1);
+    }
+    sts_step_child *x = &s->children.v[ns->entry[c->name]];
+    x->count++;
+    x->total_ns += dur;
+    st->naive_ns += dur;
+    return 0;
+}
+
+/* The children of the step at view position `at`: the view entries after it that lie
+ * inside it and inside no earlier such entry. Their union is what they cover. */
+static int add_children(const sts_an_view *v, size_t at, sts_steps *s, sts_step *st, uint32_t k, name_slots *ns)
+{
+    const sts_an_iv *iv = v->iv;
+    int64_t end = iv[at].end, reach = INT64_MIN, covered = 0;
     st->first_child = (uint32_t)s->children.n;
-    for (uint32_t j = st->slice + 1; j < stop && S[j].ts < end; j++) {
-        if (S[j].parent != st->slice) continue;
-        uint32_t nm = S[j].name;
-        if (ns->seen_in[nm] != k + 1) {
-            sts_step_child *c = STS_VEC_PUSH(s->children);
-            if (!c) return -1;
-            c->name = nm;
-            c->first_ts = S[j].ts;
-            ns->seen_in[nm] = k + 1;
-            ns->entry[nm] = (uint32_t)(s->children.n - 1);
-        }
-        sts_step_child *c = &s->children.v[ns->entry[nm]];
-        c->count++;
-        c->total_ns += S[j].dur;
-        st->children_ns += S[j].dur;
+    st->naive_ns = st->dur;
+    for (size_t j = at + 1; j < v->n && iv[j].ts < end; j++) {
+        if (iv[j].end > end) continue;                        /* crosses the step's end: not inside it */
+        if (iv[j].ts < reach && iv[j].end <= reach) continue; /* inside an earlier child */
+        int64_t from = iv[j].ts > reach ? iv[j].ts : reach;
+        if (iv[j].end > from) covered += iv[j].end - from;
+        if (iv[j].end > reach) reach = iv[j].end;
+        if (add_child(s, st, k, ns, &v->slices[iv[j].idx], iv[j].end - iv[j].ts) != 0) return -1;
     }
     st->child_count = (uint32_t)(s->children.n - st->first_child);
-    st->unattributed_ns = st->dur - st->children_ns;
-    st->naive_ns = st->dur + st->children_ns;
+    st->children_ns = covered;
+    st->unattributed_ns = st->dur - covered;
     return 0;
 }
 
 /* Statistics per child name of its per-step totals; `stat_of` maps a name to its
  * stats entry and is reused as scratch. */
-static int child_stats(const sts_timeline *tl, sts_steps *s, uint32_t *stat_of)
+static int child_stats(sts_steps *s, uint32_t *stat_of, uint32_t bound)
 {
-    memset(stat_of, 0xff, tl->strings.count * sizeof *stat_of);
+    memset(stat_of, 0xff, bound * sizeof *stat_of);
     for (size_t c = 0; c < s->children.n; c++) {
         const sts_step_child *ch = &s->children.v[c];
         if (stat_of[ch->name] == STS_NONE) {
@@ -123,6 +136,26 @@ static int child_stats(const sts_timeline *tl, sts_steps *s, uint32_t *stat_of)
     return 0;
 }
 
+/* Mean and sample standard deviation, in a second pass over the deviations so large
+ * timestamps-scale values lose no precision. */
+static void mean_stddev(const sts_step *st, size_t n, double *mean, double *sd)
+{
+    double sum = 0;
+    for (size_t k = 0; k < n; k++)
+        sum += (double)st[k].dur;
+    *mean = n ? sum / (double)n : NAN;
+    if (n < 2) {
+        *sd = NAN;
+        return;
+    }
+    double sq = 0;
+    for (size_t k = 0; k < n; k++) {
+        double d = (double)st[k].dur - *mean;
+        sq += d * d;
+    }
+    *sd = sqrt(sq / (double)(n - 1));
+}
+
 static int summarize(sts_steps *s)
 {
     size_t n = s->steps.n;
@@ -140,6 +173,8 @@ static int summarize(sts_steps *s)
         u[k] = st->unattributed_ns;
         y->total_ns += st->dur;
         y->children_ns += st->children_ns;
+        y->naive_ns += st->naive_ns;
+        if (st->flags & STS_STEP_PARTIAL) y->partial++;
         if (k == 0 || st->dur < y->min_ns) y->min_ns = st->dur;
         if (k == 0 || st->dur > y->max_ns) y->max_ns = st->dur;
         if (k == 0 || u[k] < y->unattributed_min_ns) y->unattributed_min_ns = u[k];
@@ -148,39 +183,75 @@ static int summarize(sts_steps *s)
     y->median_ns = sts_median_i64(d, n);
     y->unattributed_median_ns = sts_median_i64(u, n);
     y->unattributed_ns = y->total_ns - y->children_ns;
-    y->naive_ns = y->total_ns + y->children_ns;
+    mean_stddev(s->steps.v, n, &y->mean_ns, &y->stddev_ns);
     free(d);
     free(u);
     return 0;
 }
 
-sts_status sts_steps_breakdown_fill(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n,
-                                    sts_error *err)
+static uint32_t partial_flags(const sts_timeline *tl, const sts_slice *sl, int64_t end)
 {
-    size_t nstr = tl->strings.count;
-    name_slots ns = { calloc(nstr ? nstr : 1, sizeof(uint32_t)), malloc((nstr ? nstr : 1) * sizeof(uint32_t)) };
-    int bad = !ns.seen_in || !ns.entry;
-    int all_explicit = 1;
-    for (size_t k = 0; k < n && !bad; k++) {
-        const sts_slice *sl = &tl->slices.v[slices[k]];
+    const sts_timeline_info *in = sts_timeline_get_info(tl);
+    uint32_t f = 0;
+    if (sl->flags & STS_SLICE_UNCLOSED) f |= STS_STEP_UNCLOSED;
+    if (sl->ts <= in->ts_min) f |= STS_STEP_AT_TRACE_START;
+    if (end >= in->ts_max) f |= STS_STEP_AT_TRACE_END;
+    return f;
+}
+
+/* Steps in time order, with children; indices from the slices or ordinals. The first
+ * `skip` and last `skip` steps are left out (but keep their ordinals). */
+static int fill_steps(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n, size_t skip,
+                      name_slots *ns)
+{
+    const sts_slice *sl = sts_timeline_slices(tl, NULL);
+    sts_an_view v = { 0 };
+    if (sts_an_view_load(&v, tl, sl[slices[0]].lane, NULL) != 0) return -1;
+    /* slices are in view (time) order: walk the view, meeting them one by one. */
+    size_t next = 0;
+    int all_explicit = 1, bad = 0;
+    for (size_t at = 0; at < v.n && next < n && !bad; at++) {
+        uint32_t idx = v.iv[at].idx;
+        if (idx != slices[next]) continue;
+        size_t ordinal = next++;
+        int64_t index = (int64_t)ordinal;
+        if (!explicit_index(tl, &sl[idx], &index)) all_explicit = 0;
+        if (ordinal < skip || ordinal >= n - skip) continue;
         sts_step *st = STS_VEC_PUSH(s->steps);
         if (!st) {
             bad = 1;
             break;
         }
-        st->slice = slices[k];
-        st->name = sl->name;
-        st->lane = sl->lane;
-        st->ts = sl->ts;
-        st->dur = sl->dur;
-        if (!explicit_index(tl, sl, &st->index)) all_explicit = 0;
-        bad = add_children(tl, s, st, (uint32_t)k, &ns) != 0;
+        st->slice = idx;
+        st->name = sl[idx].name;
+        st->lane = sl[idx].lane;
+        st->ts = v.iv[at].ts;
+        st->dur = v.iv[at].end - v.iv[at].ts;
+        st->flags = partial_flags(tl, &sl[idx], v.iv[at].end);
+        st->index = index;
+        st->first_window = (uint32_t)ordinal; /* the ordinal, until the windows are filled */
+        bad = add_children(&v, at, s, st, (uint32_t)(s->steps.n - 1), ns) != 0;
     }
+    sts_an_view_free(&v);
     /* Mixed sources would make indices collide; fall back to ordinals for all. */
-    if (!bad && !all_explicit)
-        for (size_t k = 0; k < s->steps.n; k++)
-            s->steps.v[k].index = (int64_t)k;
-    if (!bad) bad = child_stats(tl, s, ns.seen_in) != 0 || summarize(s) != 0;
+    for (size_t k = 0; k < s->steps.n; k++) {
+        if (!all_explicit) s->steps.v[k].index = (int64_t)s->steps.v[k].first_window;
+        s->steps.v[k].first_window = 0; /* no windows until they are measured */
+    }
+    return bad ? -1 : 0;
+}
+
+sts_status sts_steps_breakdown_fill(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n,
+                                    const sts_step_options *o, sts_error *err)
+{
+    uint32_t bound = sts_an_name_bound(tl);
+    name_slots ns = { calloc(bound ? bound : 1, sizeof(uint32_t)), malloc((bound ? bound : 1) * sizeof(uint32_t)) };
+    int bad = !ns.seen_in || !ns.entry;
+    /* XProf's overview leaves out the first and last of more than five steps. */
+    size_t skip = o->xprof_view && n > 5 ? 1 : 0;
+    s->dropped = 2 * skip;
+    if (!bad) bad = fill_steps(tl, s, slices, n, skip, &ns) != 0;
+    if (!bad) bad = child_stats(s, ns.seen_in, bound) != 0 || summarize(s) != 0;
     free(ns.seen_in);
     free(ns.entry);
     return bad ? steps_nomem(err) : STS_OK;

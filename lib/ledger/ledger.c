@@ -2,10 +2,16 @@
 #include "ledger/ledger_impl.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stepscope/format.h"
+
+/* Warnings kept as text; the count in the log statistics goes on. */
+#define MAX_WARNINGS 1000
 
 static const char *const miss_names[STS_MISS_COUNT] = { "first",     "shape",  "dtype",   "static",
                                                         "weak_type", "pytree", "context", "other" };
@@ -28,6 +34,19 @@ const char *sts_sync_kind_name(sts_sync_kind k)
     return "wait";
 }
 
+const char *sts_ledger_source_name(sts_ledger_source s)
+{
+    switch (s) {
+    case STS_LEDGER_SRC_CALLS:
+        return "calls";
+    case STS_LEDGER_SRC_JAX_LOG:
+        return "jax_log";
+    case STS_LEDGER_SRC_TORCH_LOG:
+        return "torch_log";
+    }
+    return "calls";
+}
+
 sts_ledger *sts_ledger_create(void)
 {
     sts_ledger *l = calloc(1, sizeof *l);
@@ -42,20 +61,20 @@ sts_ledger *sts_ledger_create(void)
 void sts_ledger_free(sts_ledger *l)
 {
     if (!l) return;
-    for (size_t i = 0; i < l->nfns; i++) {
-        free(l->fns[i].sigs);
-        free(l->fns[i].argnames);
+    for (size_t i = 0; i < l->fns.n; i++) {
+        STS_VEC_RELEASE(l->fns.v[i].sigs);
+        STS_VEC_RELEASE(l->fns.v[i].argnames);
     }
-    for (size_t i = 0; i < l->ncomps; i++)
-        free(l->comps[i].vals);
-    free(l->fns);
-    free(l->rows);
-    free(l->args);
-    free(l->comps);
-    free(l->reasons);
-    free(l->syncs);
-    free(l->warnings);
-    free(l->churn);
+    for (size_t i = 0; i < l->comps.n; i++)
+        STS_VEC_RELEASE(l->comps.v[i].vals);
+    STS_VEC_RELEASE(l->fns);
+    STS_VEC_RELEASE(l->rows);
+    STS_VEC_RELEASE(l->args);
+    STS_VEC_RELEASE(l->comps);
+    STS_VEC_RELEASE(l->reasons);
+    STS_VEC_RELEASE(l->syncs);
+    STS_VEC_RELEASE(l->warnings);
+    STS_VEC_RELEASE(l->churn);
     sts_u64map_release(&l->fn_by_name);
     sts_u64map_release(&l->sig_seen);
     sts_u64map_release(&l->comp_by_key);
@@ -83,16 +102,74 @@ long sts_lg_fn_get(sts_ledger *l, const char *name)
     if (id == UINT32_MAX) return -1;
     uint32_t found = sts_u64map_get(&l->fn_by_name, (uint64_t)id + 1);
     if (found != UINT32_MAX) return (long)found;
-    if (sts_grow((void **)&l->fns, &l->fncap, l->nfns + 1, sizeof *l->fns) != 0) return -1;
-    lg_fn *f = &l->fns[l->nfns];
-    memset(f, 0, sizeof *f);
+    lg_fn *f = STS_VEC_PUSH(l->fns);
+    if (!f) return -1;
     f->name = id;
     f->max_compile_ns = -1;
-    f->max_compile_id = -1;
-    f->last_row = -1;
-    if (sts_u64map_put(&l->fn_by_name, (uint64_t)id + 1, (uint32_t)l->nfns) != 0) return -1;
+    if (sts_u64map_put(&l->fn_by_name, (uint64_t)id + 1, (uint32_t)(l->fns.n - 1)) != 0) {
+        l->fns.n--;
+        return -1;
+    }
     l->finalized = 0;
-    return (long)l->nfns++;
+    return (long)(l->fns.n - 1);
+}
+
+void sts_lg_fn_set_source(sts_ledger *l, size_t fn, sts_ledger_source src)
+{
+    /* A log's rows make the function's hits unknown, whatever else recorded it. */
+    if (fn < l->fns.n && src != STS_LEDGER_SRC_CALLS) l->fns.v[fn].source = src;
+}
+
+void sts_lg_fn_count(sts_ledger *l, size_t fn, sts_lg_counter c, int64_t n)
+{
+    if (fn < l->fns.n && (unsigned)c <= STS_LG_REDEFINED) l->fns.v[fn].counters[c] += n;
+    l->finalized = 0;
+}
+
+void sts_lg_fn_specializations_at_least(sts_ledger *l, size_t fn, int64_t n)
+{
+    if (fn < l->fns.n && n > l->fns.v[fn].specializations) l->fns.v[fn].specializations = n;
+    l->finalized = 0;
+}
+
+void sts_lg_fn_identity_unknown(sts_ledger *l, size_t fn)
+{
+    if (fn < l->fns.n) l->fns.v[fn].identity_unknown = 1;
+    l->finalized = 0;
+}
+
+int sts_lg_fn_set_argnames(sts_ledger *l, size_t fn, const char *const *names, size_t n)
+{
+    if (fn >= l->fns.n) return -1;
+    lg_fn *f = &l->fns.v[fn];
+    if (STS_VEC_RESERVE(f->argnames, n) != 0) return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = sts_lg_intern(l, names[i]);
+        if (id == UINT32_MAX) return -1;
+        f = &l->fns.v[fn];
+        f->argnames.v[i] = id;
+    }
+    f->argnames.n = n;
+    l->finalized = 0;
+    return 0;
+}
+
+void sts_lg_note_explain(sts_ledger *l)
+{
+    l->explain_seen = 1;
+    l->finalized = 0;
+}
+
+void sts_lg_log_add(sts_ledger *l, const sts_log_stats *d)
+{
+    l->log.files += d->files;
+    l->log.lines += d->lines;
+    l->log.records += d->records;
+    l->log.skipped += d->skipped;
+    l->log.comments += d->comments;
+    l->log.warnings += d->warnings;
+    l->log.long_lines += d->long_lines;
+    l->finalized = 0;
 }
 
 static uint64_t pair_key(uint64_t a, uint64_t b)
@@ -100,8 +177,15 @@ static uint64_t pair_key(uint64_t a, uint64_t b)
     return ((a + 1) << 32) | (b & 0xffffffffu);
 }
 
-int sts_lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int dim, const char *value)
+int sts_lg_observe(sts_ledger *l, size_t fn, const char *arg, sts_lg_what what, int dim, const char *value)
 {
+    return sts_lg_observe_from(l, fn, arg, what, dim, value, 1);
+}
+
+int sts_lg_observe_from(sts_ledger *l, size_t fn, const char *arg, sts_lg_what what, int dim, const char *value,
+                        int named_by_log)
+{
+    if (!value) return 0; /* an unknown value is no value */
     char key[512];
     snprintf(key, sizeof key, "%zu\x1f%s\x1f%d\x1f%d", fn, arg, (int)what, dim);
     uint32_t kid = sts_lg_intern(l, key), vid = sts_lg_intern(l, value);
@@ -109,21 +193,20 @@ int sts_lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int 
     if (kid == UINT32_MAX || vid == UINT32_MAX || aid == UINT32_MAX) return -1;
     uint32_t ci = sts_u64map_get(&l->comp_by_key, (uint64_t)kid + 1);
     if (ci == UINT32_MAX) {
-        if (sts_grow((void **)&l->comps, &l->compcap, l->ncomps + 1, sizeof *l->comps) != 0) return -1;
-        lg_comp *c = &l->comps[l->ncomps];
-        memset(c, 0, sizeof *c);
+        lg_comp *c = STS_VEC_PUSH(l->comps);
+        if (!c) return -1;
         c->fn = (uint32_t)fn;
         c->arg = aid;
         c->what = what;
-        c->dim = what == LG_DIM ? dim : -1;
-        ci = (uint32_t)l->ncomps;
+        c->dim = what == STS_LG_DIM ? dim : -1;
+        ci = (uint32_t)(l->comps.n - 1);
         if (sts_u64map_put(&l->comp_by_key, (uint64_t)kid + 1, ci) != 0) return -1;
-        l->ncomps++;
     }
+    l->comps.v[ci].named_by_log |= named_by_log;
     if (sts_u64map_get(&l->comp_val, pair_key(ci, vid)) != UINT32_MAX) return 0;
-    lg_comp *c = &l->comps[ci];
-    if (sts_grow((void **)&c->vals, &c->cap, c->nvals + 1, sizeof *c->vals) != 0) return -1;
-    c->vals[c->nvals++] = vid;
+    uint32_t *slot = STS_VEC_PUSH(l->comps.v[ci].vals);
+    if (!slot) return -1;
+    *slot = vid;
     l->finalized = 0;
     return sts_u64map_put(&l->comp_val, pair_key(ci, vid), 1);
 }
@@ -138,21 +221,21 @@ static int observe_args(sts_ledger *l, size_t fn, const sts_argsig *args, int na
         else
             snprintf(label, sizeof label, "#%d", i);
         if (a->kind == STS_PARAM_STATIC) {
-            if (sts_lg_observe(l, fn, label, LG_VALUE, -1, a->value ? a->value : "") != 0) return -1;
+            if (sts_lg_observe_from(l, fn, label, STS_LG_VALUE, -1, a->value, 0) != 0) return -1;
             continue;
         }
-        if (a->dtype && sts_lg_observe(l, fn, label, LG_DTYPE, -1, a->dtype) != 0) return -1;
+        if (a->dtype && sts_lg_observe_from(l, fn, label, STS_LG_DTYPE, -1, a->dtype, 0) != 0) return -1;
         if (a->kind == STS_PARAM_DYNAMIC) continue;
-        if (sts_lg_observe(l, fn, label, LG_WEAK, -1, a->weak_type ? "weak" : "strong") != 0) return -1;
+        if (sts_lg_observe_from(l, fn, label, STS_LG_WEAK, -1, a->weak_type ? "weak" : "strong", 0) != 0) return -1;
         if (a->ndim < 0) continue;
         snprintf(val, sizeof val, "%d", a->ndim);
-        if (sts_lg_observe(l, fn, label, LG_RANK, -1, val) != 0) return -1;
+        if (sts_lg_observe_from(l, fn, label, STS_LG_RANK, -1, val, 0) != 0) return -1;
         for (int d = 0; d < a->ndim; d++) {
             if (a->shape[d] < 0)
                 snprintf(val, sizeof val, "?");
             else
                 snprintf(val, sizeof val, "%" PRId64, a->shape[d]);
-            if (sts_lg_observe(l, fn, label, LG_DIM, d, val) != 0) return -1;
+            if (sts_lg_observe_from(l, fn, label, STS_LG_DIM, d, val, 0) != 0) return -1;
         }
     }
     return 0;
@@ -162,9 +245,9 @@ static int add_signature(sts_ledger *l, size_t fn, uint32_t sig)
 {
     uint64_t key = pair_key(fn, sig);
     if (sts_u64map_get(&l->sig_seen, key) != UINT32_MAX) return 0;
-    lg_fn *f = &l->fns[fn];
-    if (sts_grow((void **)&f->sigs, &f->sigcap, f->nsigs + 1, sizeof *f->sigs) != 0) return -1;
-    f->sigs[f->nsigs++] = sig;
+    uint32_t *slot = STS_VEC_PUSH(l->fns.v[fn].sigs);
+    if (!slot) return -1;
+    *slot = sig;
     return sts_u64map_put(&l->sig_seen, key, 1);
 }
 
@@ -200,25 +283,25 @@ static const char *stable(sts_ledger *l, const char *s, int *bad)
 
 static int store_args(sts_ledger *l, const sts_ledger_call *c, lg_row *r)
 {
-    r->arg0 = (uint32_t)l->nargs;
+    r->arg0 = (uint32_t)l->args.n;
     r->nargs = (uint32_t)c->nargs;
-    if (sts_grow((void **)&l->args, &l->argcap, l->nargs + (size_t)c->nargs, sizeof *l->args) != 0) return -1;
+    if (STS_VEC_RESERVE(l->args, l->args.n + (size_t)c->nargs) != 0) return -1;
     int bad = 0;
     for (int i = 0; i < c->nargs; i++) {
-        sts_argsig *s = &l->args[l->nargs + (size_t)i];
+        sts_argsig *s = &l->args.v[l->args.n + (size_t)i];
         *s = c->args[i];
         s->name = stable(l, s->name, &bad);
         s->dtype = stable(l, s->dtype, &bad);
         s->value = stable(l, s->value, &bad);
         if (s->ndim < -1) s->ndim = -1;
     }
-    l->nargs += (size_t)c->nargs;
+    l->args.n += (size_t)c->nargs;
     return bad ? -1 : 0;
 }
 
 static void add_totals(lg_fn *f, const sts_ledger_call *c)
 {
-    f->calls++;
+    f->rows++;
     f->traces += c->traces;
     f->compiles += c->compiles;
     f->hits += c->hit ? 1 : 0;
@@ -239,27 +322,30 @@ static void add_totals(lg_fn *f, const sts_ledger_call *c)
 
 sts_status sts_ledger_add_call(sts_ledger *l, const sts_ledger_call *c, sts_error *err)
 {
-    return sts_lg_add_call_sig(l, c, NULL, err);
+    return sts_lg_add_row(l, c, NULL, STS_LEDGER_SRC_CALLS, err);
 }
 
-sts_status sts_lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_error *err)
+sts_status sts_lg_add_row(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_ledger_source src,
+                          sts_error *err)
 {
+    if (!l) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: NULL ledger");
     sts_status st = check_call(c, err);
     if (st != STS_OK) return st;
     long fn = sts_lg_fn_get(l, c->function);
-    if (fn < 0 || sts_grow((void **)&l->rows, &l->rowcap, l->nrows + 1, sizeof *l->rows) != 0) return nomem(err);
-    lg_row *r = &l->rows[l->nrows];
+    if (fn < 0 || STS_VEC_RESERVE(l->rows, l->rows.n + 1) != 0) return nomem(err);
+    lg_row *r = &l->rows.v[l->rows.n];
     memset(r, 0, sizeof *r);
     r->fn = (uint32_t)fn;
-    char sig[2048];
+    sts_sbuf sig = STS_SBUF_INIT;
     if (sig_text)
-        snprintf(sig, sizeof sig, "%s", sig_text);
+        sts_sbuf_puts(&sig, sig_text);
     else
-        sts_lg_format_sig(c->args, c->nargs, sig, sizeof sig);
+        sts_lg_format_sig(c->args, c->nargs, &sig);
     r->label = sts_lg_intern(l, c->label);
     r->reason = sts_lg_intern(l, c->reason);
     r->source = sts_lg_intern(l, c->source);
-    r->sig = sts_lg_intern(l, sig);
+    r->sig = sig.oom ? UINT32_MAX : sts_lg_intern_n(l, sig.p ? sig.p : "", sig.n);
+    sts_sbuf_release(&sig);
     if (r->label == UINT32_MAX || r->reason == UINT32_MAX || r->source == UINT32_MAX || r->sig == UINT32_MAX)
         return nomem(err);
     if (store_args(l, c, r) != 0) return nomem(err);
@@ -272,10 +358,12 @@ sts_status sts_lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const ch
     r->lower_ns = c->lower_ns;
     r->compile_ns = c->compile_ns;
     r->total_ns = c->total_ns;
-    add_totals(&l->fns[fn], c);
-    if ((c->nargs > 0 || sig[0]) && add_signature(l, (size_t)fn, r->sig) != 0) return nomem(err);
+    lg_fn *f = &l->fns.v[fn];
+    add_totals(f, c);
+    sts_lg_fn_set_source(l, (size_t)fn, src);
+    if ((c->nargs > 0 || lg_str(l, r->sig)[0]) && add_signature(l, (size_t)fn, r->sig) != 0) return nomem(err);
     if (!c->hit && c->nargs > 0 && observe_args(l, (size_t)fn, c->args, c->nargs) != 0) return nomem(err);
-    l->nrows++;
+    l->rows.n++;
     l->finalized = 0;
     return STS_OK;
 }
@@ -289,73 +377,71 @@ sts_status sts_ledger_add_reason(sts_ledger *l, const char *function, sts_miss_c
 sts_status sts_lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
                              int count_category, sts_error *err)
 {
-    if (!function || !*function || (unsigned)cat >= STS_MISS_COUNT)
+    if (!l || !function || !*function || (unsigned)cat >= STS_MISS_COUNT)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: a reason needs a function and a category");
     long fn = sts_lg_fn_get(l, function);
     uint32_t did = sts_lg_intern(l, detail);
     if (fn < 0 || did == UINT32_MAX) return nomem(err);
-    if (count_category) l->fns[fn].reasons[cat]++;
+    l->finalized = 0;
+    if (count_category) l->fns.v[fn].reasons[cat]++;
     uint64_t key = pair_key((uint64_t)fn, did);
     uint32_t ri = sts_u64map_get(&l->reason_by_key, key);
     if (ri != UINT32_MAX) {
-        l->reasons[ri].count++;
+        l->reasons.v[ri].count++;
         return STS_OK;
     }
-    if (sts_grow((void **)&l->reasons, &l->reasoncap, l->nreasons + 1, sizeof *l->reasons) != 0) return nomem(err);
-    lg_reason *r = &l->reasons[l->nreasons];
+    lg_reason *r = STS_VEC_PUSH(l->reasons);
+    if (!r) return nomem(err);
     r->fn = (uint32_t)fn;
     r->detail = did;
     r->cat = cat;
     r->count = 1;
-    if (sts_u64map_put(&l->reason_by_key, key, (uint32_t)l->nreasons) != 0) return nomem(err);
-    l->nreasons++;
-    l->finalized = 0;
+    uint32_t id = (uint32_t)l->reasons.n; /* index + 1 */
+    lg_fn *f = &l->fns.v[fn];
+    if (f->last_reason)
+        l->reasons.v[f->last_reason - 1].next = id;
+    else
+        f->first_reason = id;
+    f->last_reason = id;
+    if (sts_u64map_put(&l->reason_by_key, key, id - 1) != 0) return nomem(err);
     return STS_OK;
 }
 
 sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind, int64_t wait_ns,
                                sts_error *err)
 {
+    if (!l) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: NULL ledger");
     if ((unsigned)kind > STS_SYNC_SCALAR)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: unknown host-sync kind %d", (int)kind);
-    if (sts_grow((void **)&l->syncs, &l->synccap, l->nsyncs + 1, sizeof *l->syncs) != 0) return nomem(err);
-    lg_sync *s = &l->syncs[l->nsyncs];
-    s->label = sts_lg_intern(l, label ? label : "");
-    s->scope = sts_lg_intern(l, scope && *scope ? scope : "default");
-    if (s->label == UINT32_MAX || s->scope == UINT32_MAX) return nomem(err);
+    uint32_t lid = sts_lg_intern(l, label ? label : "");
+    uint32_t sid = sts_lg_intern(l, scope && *scope ? scope : "default");
+    if (lid == UINT32_MAX || sid == UINT32_MAX) return nomem(err);
+    lg_sync *s = STS_VEC_PUSH(l->syncs);
+    if (!s) return nomem(err);
+    s->label = lid;
+    s->scope = sid;
     s->kind = kind;
     s->wait_ns = wait_ns < 0 ? 0 : wait_ns;
-    l->nsyncs++;
     return STS_OK;
 }
 
 void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
 {
+    if (l->warnings.n >= MAX_WARNINGS) return;
     char msg[600], full[900];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     snprintf(full, sizeof full, "%s:%" PRId64 ": %s", name, line, msg);
-    l->log.warnings++;
     uint32_t id = sts_lg_intern(l, full);
     if (id == UINT32_MAX) return;
-    if (sts_grow((void **)&l->warnings, &l->warncap, l->nwarnings + 1, sizeof *l->warnings) != 0) return;
-    l->warnings[l->nwarnings++] = id;
+    uint32_t *slot = STS_VEC_PUSH(l->warnings);
+    if (slot) *slot = id;
 }
 
 void sts_lg_fmt_ns(int64_t ns, char *buf, size_t cap)
 {
-    if (ns < 0)
-        snprintf(buf, cap, "unknown");
-    else if (ns >= 10000000000LL)
-        snprintf(buf, cap, "%.1f s", (double)ns / 1e9);
-    else if (ns >= 1000000000LL)
-        snprintf(buf, cap, "%.2f s", (double)ns / 1e9);
-    else if (ns >= 1000000)
-        snprintf(buf, cap, "%.1f ms", (double)ns / 1e6);
-    else if (ns >= 1000)
-        snprintf(buf, cap, "%.1f us", (double)ns / 1e3);
-    else
-        snprintf(buf, cap, "%" PRId64 " ns", ns);
+    /* The ledger's -1 is "not known". */
+    sts_fmt_duration(ns < 0 ? NAN : (double)ns, buf, cap);
 }

@@ -30,32 +30,59 @@ static int is_positional(const sts_ledger *l, const lg_comp *c, long *index)
 
 static int contains(const lg_comp *c, uint32_t v)
 {
-    for (size_t i = 0; i < c->nvals; i++)
-        if (c->vals[i] == v) return 1;
+    for (size_t i = 0; i < c->vals.n; i++)
+        if (c->vals.v[i] == v) return 1;
     return 0;
 }
 
 static int subset(const lg_comp *small, const lg_comp *big)
 {
-    for (size_t i = 0; i < small->nvals; i++)
-        if (!contains(big, small->vals[i])) return 0;
+    for (size_t i = 0; i < small->vals.n; i++)
+        if (!contains(big, small->vals.v[i])) return 0;
     return 1;
 }
 
-/* The name positional argument `index` of function fn maps to, or 0. */
-static uint32_t resolve_name(const sts_ledger *l, uint32_t fn, long index)
+/* Component indices grouped by function: those of function f are
+ * idx[start[f] .. start[f + 1]), in creation order. */
+typedef struct comp_groups {
+    uint32_t *idx;
+    size_t *start;
+} comp_groups;
+
+static int group_comps(const sts_ledger *l, comp_groups *g)
 {
-    const lg_fn *f = &l->fns[fn];
-    if ((size_t)index < f->nargnames && f->argnames[index]) return f->argnames[index];
+    g->idx = malloc((l->comps.n ? l->comps.n : 1) * sizeof *g->idx);
+    g->start = calloc(l->fns.n + 2, sizeof *g->start);
+    if (!g->idx || !g->start) return -1;
+    for (size_t i = 0; i < l->comps.n; i++)
+        g->start[l->comps.v[i].fn + 2]++;
+    for (size_t f = 2; f < l->fns.n + 2; f++)
+        g->start[f] += g->start[f - 1];
+    for (size_t i = 0; i < l->comps.n; i++)
+        g->idx[g->start[l->comps.v[i].fn + 1]++] = (uint32_t)i;
+    return 0;
+}
+
+static void groups_release(comp_groups *g)
+{
+    free(g->idx);
+    free(g->start);
+}
+
+/* The name positional argument `index` of function fn maps to, or 0. */
+static uint32_t resolve_name(const sts_ledger *l, const comp_groups *g, uint32_t fn, long index)
+{
+    const lg_fn *f = &l->fns.v[fn];
+    if ((size_t)index < f->argnames.n && f->argnames.v[index]) return f->argnames.v[index];
     uint32_t found = 0;
-    for (size_t i = 0; i < l->ncomps; i++) {
-        const lg_comp *p = &l->comps[i];
+    for (size_t i = g->start[fn]; i < g->start[fn + 1]; i++) {
+        const lg_comp *p = &l->comps.v[g->idx[i]];
         long pi;
-        if (p->fn != fn || p->nvals < 2 || !is_positional(l, p, &pi) || pi != index) continue;
-        for (size_t j = 0; j < l->ncomps; j++) {
-            const lg_comp *n = &l->comps[j];
+        if (p->vals.n < 2 || !is_positional(l, p, &pi) || pi != index) continue;
+        for (size_t j = g->start[fn]; j < g->start[fn + 1]; j++) {
+            const lg_comp *n = &l->comps.v[g->idx[j]];
             long ni;
-            if (n->fn != fn || n->what != p->what || n->dim != p->dim || n->nvals < 2) continue;
+            if (n->what != p->what || n->dim != p->dim || n->vals.n < 2) continue;
             if (is_positional(l, n, &ni) || !subset(n, p)) continue;
             if (found && found != n->arg) return 0; /* ambiguous: leave it positional */
             found = n->arg;
@@ -64,43 +91,58 @@ static uint32_t resolve_name(const sts_ledger *l, uint32_t fn, long index)
     return found;
 }
 
+/* The component (fn, arg, what, dim), or SIZE_MAX. */
+static size_t comp_find(const sts_ledger *l, uint32_t fn, const char *arg, int what, int dim)
+{
+    char key[512];
+    snprintf(key, sizeof key, "%u\x1f%s\x1f%d\x1f%d", (unsigned)fn, arg, what, dim);
+    uint32_t kid = sts_strtab_find(&l->strs, key, strlen(key));
+    if (kid == UINT32_MAX) return SIZE_MAX;
+    uint32_t ci = sts_u64map_get(&l->comp_by_key, (uint64_t)kid + 1);
+    return ci == UINT32_MAX ? SIZE_MAX : ci;
+}
+
 /* Moves component p's values into the named component, keeping p's order first. */
 static int merge_into_named(sts_ledger *l, size_t pi, uint32_t name)
 {
-    lg_comp p = l->comps[pi];
+    lg_comp p = l->comps.v[pi];
     const char *nm = lg_str(l, name);
     /* Observing the first value creates the named component when it is new. */
-    for (size_t k = 0; k < p.nvals; k++)
-        if (sts_lg_observe(l, p.fn, nm, (lg_what)p.what, p.dim, lg_str(l, p.vals[k])) != 0) return -1;
-    size_t ti = SIZE_MAX;
-    for (size_t i = 0; i < l->ncomps; i++)
-        if (l->comps[i].fn == p.fn && l->comps[i].arg == name && l->comps[i].what == p.what && l->comps[i].dim == p.dim)
-            ti = i;
+    for (size_t k = 0; k < p.vals.n; k++)
+        if (sts_lg_observe_from(l, p.fn, nm, (sts_lg_what)p.what, p.dim, lg_str(l, p.vals.v[k]), p.named_by_log) != 0)
+            return -1;
+    size_t ti = comp_find(l, p.fn, nm, p.what, p.dim);
     if (ti == SIZE_MAX) return 0;
-    lg_comp *t = &l->comps[ti];
-    uint32_t *order = malloc((t->nvals ? t->nvals : 1) * sizeof *order);
+    lg_comp *t = &l->comps.v[ti];
+    uint32_t *order = malloc((t->vals.n ? t->vals.n : 1) * sizeof *order);
     if (!order) return -1;
     size_t n = 0;
-    for (size_t k = 0; k < p.nvals; k++)
-        order[n++] = p.vals[k];
-    for (size_t k = 0; k < t->nvals; k++)
-        if (!contains(&p, t->vals[k])) order[n++] = t->vals[k];
-    memcpy(t->vals, order, n * sizeof *order);
+    for (size_t k = 0; k < p.vals.n; k++)
+        order[n++] = p.vals.v[k];
+    for (size_t k = 0; k < t->vals.n; k++)
+        if (!contains(&p, t->vals.v[k])) order[n++] = t->vals.v[k];
+    memcpy(t->vals.v, order, n * sizeof *order);
     free(order);
-    l->comps[pi].dead = 1;
+    l->comps.v[pi].dead = 1;
     return 0;
 }
 
 static int resolve_positional(sts_ledger *l)
 {
-    size_t n = l->ncomps; /* merging may append components */
-    for (size_t i = 0; i < n; i++) {
+    comp_groups g = { NULL, NULL };
+    size_t n = l->comps.n; /* merging may append components */
+    size_t *names = calloc(n ? n : 1, sizeof *names);
+    int rc = names && group_comps(l, &g) == 0 ? 0 : -1;
+    /* Names first, merges after: a merge appends components the groups do not list. */
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         long index;
-        if (!is_positional(l, &l->comps[i], &index)) continue;
-        uint32_t name = resolve_name(l, l->comps[i].fn, index);
-        if (name && merge_into_named(l, i, name) != 0) return -1;
+        if (is_positional(l, &l->comps.v[i], &index)) names[i] = resolve_name(l, &g, l->comps.v[i].fn, index);
     }
-    return 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (names[i] && merge_into_named(l, i, (uint32_t)names[i]) != 0) rc = -1;
+    free(names);
+    groups_release(&g);
+    return rc;
 }
 
 static void arg_text(const sts_ledger *l, const lg_comp *c, char *buf, size_t cap)
@@ -116,35 +158,30 @@ static void component_text(const sts_ledger *l, const lg_comp *c, char *buf, siz
 {
     char arg[160];
     arg_text(l, c, arg, sizeof arg);
-    switch ((lg_what)c->what) {
-    case LG_RANK:
+    switch ((sts_lg_what)c->what) {
+    case STS_LG_RANK:
         snprintf(buf, cap, "rank of %s", arg);
         break;
-    case LG_DIM:
+    case STS_LG_DIM:
         snprintf(buf, cap, "dimension %d of %s", c->dim, arg);
         break;
-    case LG_DTYPE:
+    case STS_LG_DTYPE:
         snprintf(buf, cap, "dtype of %s", arg);
         break;
-    case LG_WEAK:
+    case STS_LG_WEAK:
         snprintf(buf, cap, "weak type of %s", arg);
         break;
-    case LG_VALUE:
+    case STS_LG_VALUE:
         snprintf(buf, cap, "value of %s", arg);
         break;
     }
 }
 
-static void join_values(const sts_ledger *l, const lg_comp *c, size_t max, char *buf, size_t cap)
+static void join_values(const sts_ledger *l, const lg_comp *c, size_t max, sts_sbuf *out)
 {
-    size_t pos = 0;
-    buf[0] = 0;
-    for (size_t i = 0; i < c->nvals && i < max && pos + 1 < cap; i++) {
-        int w = snprintf(buf + pos, cap - pos, "%s%s", i ? ", " : "", lg_str(l, c->vals[i]));
-        if (w < 0 || (size_t)w >= cap - pos) break;
-        pos += (size_t)w;
-    }
-    if (c->nvals > max && pos + 6 < cap) snprintf(buf + pos, cap - pos, ", ...");
+    for (size_t i = 0; i < c->vals.n && i < max; i++)
+        sts_sbuf_printf(out, "%s%s", i ? ", " : "", lg_str(l, c->vals.v[i]));
+    if (c->vals.n > max) sts_sbuf_puts(out, ", ...");
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -158,8 +195,8 @@ static size_t buckets(const sts_ledger *l, const lg_comp *c, int64_t *out, size_
 {
     size_t n = 0;
     *maxv = 0;
-    for (size_t i = 0; i < c->nvals; i++) {
-        const char *s = lg_str(l, c->vals[i]);
+    for (size_t i = 0; i < c->vals.n; i++) {
+        const char *s = lg_str(l, c->vals.v[i]);
         char *end;
         long long v = strtoll(s, &end, 10);
         if (end == s || *end || v < 1 || v > (1LL << 40)) return 0;
@@ -185,9 +222,9 @@ static int64_t b_one(const char *bk)
 static void advice(const lg_comp *c, const char *comp, const char *arg, int64_t nb, const char *bk, int64_t maxv,
                    char *buf, size_t cap)
 {
-    switch ((lg_what)c->what) {
-    case LG_DIM:
-        if (nb > 1 && (size_t)nb < c->nvals)
+    switch ((sts_lg_what)c->what) {
+    case STS_LG_DIM:
+        if (nb > 1 && (size_t)nb < c->vals.n)
             snprintf(buf, cap,
                      "pad %s to %" PRId64 " power-of-two buckets (%s) with a validity mask so only %" PRId64
                      " specializations are built",
@@ -200,16 +237,16 @@ static void advice(const lg_comp *c, const char *comp, const char *arg, int64_t 
         else
             snprintf(buf, cap, "fix %s to one size, padding with a validity mask", comp);
         break;
-    case LG_RANK:
+    case STS_LG_RANK:
         snprintf(buf, cap, "reshape %s to one rank before the call", arg);
         break;
-    case LG_DTYPE:
+    case STS_LG_DTYPE:
         snprintf(buf, cap, "cast %s to one dtype before the call", arg);
         break;
-    case LG_WEAK:
+    case STS_LG_WEAK:
         snprintf(buf, cap, "pass %s as a typed array every time (not sometimes a Python scalar)", arg);
         break;
-    case LG_VALUE:
+    case STS_LG_VALUE:
         snprintf(buf, cap,
                  "keep %s static only if it selects program structure; if it only feeds arithmetic, "
                  "pass it as a dynamic value",
@@ -220,29 +257,30 @@ static void advice(const lg_comp *c, const char *comp, const char *arg, int64_t 
 
 static int add_churn(sts_ledger *l, const lg_churn *c)
 {
-    if (sts_grow((void **)&l->churn, &l->churncap, l->nchurn + 1, sizeof *l->churn) != 0) return -1;
-    l->churn[l->nchurn++] = *c;
+    lg_churn *slot = STS_VEC_PUSH(l->churn);
+    if (!slot) return -1;
+    *slot = *c;
     return 0;
 }
 
-static int64_t specializations(const lg_fn *f)
+int64_t sts_lg_specializations(const lg_fn *f)
 {
     int64_t s = f->compiles;
     if (f->traces > s) s = f->traces;
-    if (f->max_compile_id + 1 > s) s = f->max_compile_id + 1;
+    if (f->specializations > s) s = f->specializations;
     return s;
 }
 
 static int diagnose_comp(sts_ledger *l, size_t ci)
 {
-    const lg_comp *c = &l->comps[ci];
-    const lg_fn *f = &l->fns[c->fn];
-    char comp[256], vals[4096], listed[1024], bk[512], adv[1024], cost[32], msg[4096];
+    const lg_comp *c = &l->comps.v[ci];
+    const lg_fn *f = &l->fns.v[c->fn];
+    char comp[256], bk[512], adv[1024], cost[32];
     int64_t b[64], maxv = 0;
+    sts_sbuf vals = STS_SBUF_INIT, msg = STS_SBUF_INIT;
     component_text(l, c, comp, sizeof comp);
-    join_values(l, c, SIZE_MAX, vals, sizeof vals);
-    join_values(l, c, CHURN_MAX_LISTED, listed, sizeof listed);
-    size_t nb = c->what == LG_DIM ? buckets(l, c, b, 64, &maxv) : 0;
+    join_values(l, c, SIZE_MAX, &vals);
+    size_t nb = c->what == STS_LG_DIM ? buckets(l, c, b, 64, &maxv) : 0;
     size_t pos = 0;
     bk[0] = 0;
     for (size_t i = 0; i < nb && pos + 24 < sizeof bk; i++)
@@ -250,49 +288,111 @@ static int diagnose_comp(sts_ledger *l, size_t ci)
     lg_churn ch;
     memset(&ch, 0, sizeof ch);
     ch.fn = c->fn;
-    ch.nvalues = (int64_t)c->nvals;
-    ch.specializations = specializations(f);
+    ch.ci = (uint32_t)ci + 1;
+    ch.nvalues = (int64_t)c->vals.n;
+    ch.specializations = sts_lg_specializations(f);
     ch.cost_ns = f->miss_cost_known ? f->miss_cost_ns : -1;
     ch.nbuckets = (int64_t)nb;
     char arg[160];
     arg_text(l, c, arg, sizeof arg);
     advice(c, comp, arg, (int64_t)nb, bk, maxv, adv, sizeof adv);
     sts_lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
-    snprintf(msg, sizeof msg, "%s: %s took %zu values (%s) across %" PRId64 " specializations costing %s; %s",
-             lg_str(l, f->name), comp, c->nvals, listed, ch.specializations, ch.cost_ns >= 0 ? cost : "an unknown time",
-             adv);
+    sts_sbuf_printf(&msg, "%s: %s took %zu values (", lg_str(l, f->name), comp, c->vals.n);
+    join_values(l, c, CHURN_MAX_LISTED, &msg);
+    sts_sbuf_printf(&msg, ") across %" PRId64 " specializations costing %s; %s", ch.specializations,
+                    ch.cost_ns >= 0 ? cost : "an unknown time", adv);
+    int bad = vals.oom || msg.oom;
     ch.comp = sts_lg_intern(l, comp);
-    ch.values = sts_lg_intern(l, vals);
+    ch.values = bad ? UINT32_MAX : sts_lg_intern_n(l, vals.p ? vals.p : "", vals.n);
     ch.buckets = sts_lg_intern(l, bk);
-    ch.message = sts_lg_intern(l, msg);
+    ch.message = bad ? UINT32_MAX : sts_lg_intern_n(l, msg.p ? msg.p : "", msg.n);
+    sts_sbuf_release(&vals);
+    sts_sbuf_release(&msg);
     if (ch.comp == UINT32_MAX || ch.values == UINT32_MAX || ch.buckets == UINT32_MAX || ch.message == UINT32_MAX)
         return -1;
     return add_churn(l, &ch);
+}
+
+/* An entry with no values: the function, its specializations and cost, a component
+ * text and a message built by the caller. */
+static int add_plain(sts_ledger *l, size_t fi, const char *comp, const char *msg, int64_t order)
+{
+    lg_churn ch;
+    memset(&ch, 0, sizeof ch);
+    ch.fn = (uint32_t)fi;
+    ch.nvalues = order;
+    ch.specializations = sts_lg_specializations(&l->fns.v[fi]);
+    ch.cost_ns = l->fns.v[fi].miss_cost_known ? l->fns.v[fi].miss_cost_ns : -1;
+    ch.comp = sts_lg_intern(l, comp);
+    ch.message = sts_lg_intern(l, msg);
+    if (ch.comp == UINT32_MAX || ch.message == UINT32_MAX) return -1;
+    return add_churn(l, &ch);
+}
+
+static void cost_text(const lg_fn *f, char *buf, size_t cap)
+{
+    if (f->miss_cost_known)
+        sts_lg_fmt_ns(f->miss_cost_ns, buf, cap);
+    else
+        snprintf(buf, cap, "an unknown time");
+}
+
+/* The log option that would have named what varies, when it was not on. */
+static const char *explain_hint(const sts_ledger *l, const lg_fn *f)
+{
+    if (f->source == STS_LEDGER_SRC_JAX_LOG)
+        return l->explain_seen ? "; JAX's cache-miss explanations (on in this log) did not name it either"
+                               : "; enable jax_explain_cache_misses to name it";
+    if (f->source == STS_LEDGER_SRC_TORCH_LOG) return "; TORCH_LOGS=recompiles_verbose lists every failing guard";
+    return "";
 }
 
 /* A function compiled many times whose logged signatures never differ: the varying
  * part (static parameters, closed-over values, the function object) is not logged. */
 static int diagnose_invisible(sts_ledger *l, size_t fi)
 {
-    const lg_fn *f = &l->fns[fi];
+    const lg_fn *f = &l->fns.v[fi];
     char msg[1024], cost[32];
-    lg_churn ch;
-    memset(&ch, 0, sizeof ch);
-    ch.fn = (uint32_t)fi;
-    ch.specializations = specializations(f);
-    ch.cost_ns = f->miss_cost_known ? f->miss_cost_ns : -1;
-    sts_lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
+    cost_text(f, cost, sizeof cost);
     snprintf(msg, sizeof msg,
-             "%s: %" PRId64 " specializations costing %s, but the logged argument signatures do not differ: what "
-             "varies (a static parameter, a closed-over value, the function object itself) is not in the log; "
-             "enable jax_explain_cache_misses or TORCH_LOGS=recompiles to name it",
-             lg_str(l, f->name), ch.specializations, ch.cost_ns >= 0 ? cost : "an unknown time");
-    ch.comp = sts_lg_intern(l, "not visible in the log");
-    ch.values = 0;
-    ch.buckets = 0;
-    ch.message = sts_lg_intern(l, msg);
-    if (ch.comp == UINT32_MAX || ch.message == UINT32_MAX) return -1;
-    return add_churn(l, &ch);
+             "%s: %" PRId64 " specializations costing %s, but the %s argument signatures do not differ: what "
+             "varies (a static parameter, a closed-over value, the function object itself) is not in the %s%s",
+             lg_str(l, f->name), sts_lg_specializations(f), cost, f->source ? "logged" : "recorded",
+             f->source ? "log" : "recorded signatures", explain_hint(l, f));
+    return add_plain(l, fi, "not visible in the log", msg, 0);
+}
+
+/* JAX said a miss was a new function object defined where an earlier one was. */
+static int diagnose_redefined(sts_ledger *l, size_t fi)
+{
+    const lg_fn *f = &l->fns.v[fi];
+    char msg[1024], cost[32];
+    cost_text(f, cost, sizeof cost);
+    int64_t r = f->counters[STS_LG_REDEFINED];
+    snprintf(msg, sizeof msg,
+             "%s: %" PRId64 " specializations costing %s; %" PRId64 " of its cache misses %s a new function object "
+             "defined at the same line as one seen before (JAX: \"seen another function defined on the same "
+             "line\"): a function (or jax.jit wrapper) created anew each time never reuses a compile; create and "
+             "jit it once, outside the loop, and call that",
+             lg_str(l, f->name), sts_lg_specializations(f), cost, r, r == 1 ? "was" : "were");
+    return add_plain(l, fi, "function object", msg, r + 1);
+}
+
+/* An anonymous name with no definition site may stand for several functions: their
+ * signatures cannot be compared as one function's. */
+static int diagnose_unknown_identity(sts_ledger *l, size_t fi)
+{
+    const lg_fn *f = &l->fns.v[fi];
+    char msg[1024], cost[32];
+    cost_text(f, cost, sizeof cost);
+    snprintf(msg, sizeof msg,
+             "%s: %" PRId64 " specializations costing %s of functions the log names only \"%s\": it does not say "
+             "whether they are one function or several, so no changing signature is diagnosed%s",
+             lg_str(l, f->name), sts_lg_specializations(f), cost, lg_str(l, f->name),
+             f->source == STS_LEDGER_SRC_JAX_LOG && !l->explain_seen
+                 ? "; enable jax_explain_cache_misses: its records name each function's definition site"
+                 : "");
+    return add_plain(l, fi, "identity not in the log", msg, 0);
 }
 
 static int cmp_churn(const void *a, const void *b)
@@ -303,26 +403,55 @@ static int cmp_churn(const void *a, const void *b)
     return x->comp < y->comp ? -1 : x->comp > y->comp;
 }
 
+static int worth(const lg_fn *f)
+{
+    return sts_lg_specializations(f) >= CHURN_MIN_SPECIALIZATIONS;
+}
+
+/* Whether the log explained f's misses (beyond first calls). Then those explanations
+ * say what changed, and a component only the rows' signatures show varying changed
+ * along with something else (a config, the function object): not a cause to fix. */
+static int explained(const lg_fn *f)
+{
+    for (int k = STS_MISS_SHAPE; k < STS_MISS_COUNT; k++)
+        if (f->reasons[k] > 0) return 1;
+    return 0;
+}
+
 int sts_lg_churn_compute(sts_ledger *l)
 {
-    l->nchurn = 0;
+    l->churn.n = 0;
     if (resolve_positional(l) != 0) return -1;
-    for (size_t fi = 0; fi < l->nfns; fi++) {
-        if (specializations(&l->fns[fi]) < CHURN_MIN_SPECIALIZATIONS) continue;
-        int varying = 0, reasons = 0;
-        for (size_t ci = 0; ci < l->ncomps; ci++) {
-            if (l->comps[ci].fn != fi || l->comps[ci].dead || l->comps[ci].nvals < 2) continue;
-            varying = 1;
-            if (diagnose_comp(l, ci) != 0) return -1;
-        }
+    char *varying = calloc(l->fns.n ? l->fns.n : 1, 1);
+    if (!varying) return -1;
+    int rc = 0;
+    for (size_t ci = 0; rc == 0 && ci < l->comps.n; ci++) {
+        const lg_comp *c = &l->comps.v[ci];
+        const lg_fn *f = &l->fns.v[c->fn];
+        if (c->dead || c->vals.n < 2 || !worth(f) || f->identity_unknown) continue;
+        if (explained(f) && !c->named_by_log) continue;
+        varying[c->fn] = 1;
+        rc = diagnose_comp(l, ci);
+    }
+    for (size_t fi = 0; rc == 0 && fi < l->fns.n; fi++) {
+        const lg_fn *f = &l->fns.v[fi];
+        int reasons = 0;
         for (int k = STS_MISS_SHAPE; k < STS_MISS_COUNT; k++)
-            reasons += l->fns[fi].reasons[k] > 0;
+            reasons += f->reasons[k] > 0;
+        if (f->counters[STS_LG_REDEFINED] > 0 && f->compiles >= 2)
+            rc = diagnose_redefined(l, fi);
+        else if (!worth(f))
+            continue;
+        else if (f->identity_unknown)
+            rc = diagnose_unknown_identity(l, fi);
         /* Only compiles make an invisible variation worth reporting: inner jitted helpers
          * are re-traced inside every outer trace without compiling. */
-        if (!varying && !reasons && l->fns[fi].compiles >= CHURN_MIN_SPECIALIZATIONS && diagnose_invisible(l, fi) != 0)
-            return -1;
+        else if (!varying[fi] && !reasons && f->compiles >= CHURN_MIN_SPECIALIZATIONS)
+            rc = diagnose_invisible(l, fi);
     }
-    if (l->nchurn > 1) qsort(l->churn, l->nchurn, sizeof *l->churn, cmp_churn);
+    free(varying);
+    if (rc != 0) return -1;
+    if (l->churn.n > 1) qsort(l->churn.v, l->churn.n, sizeof *l->churn.v, cmp_churn);
     return 0;
 }
 

@@ -17,9 +17,14 @@ static void ns_or_null(sts_jsonw *w, const char *key, int64_t ns)
         sts_jsonw_i64(w, ns);
 }
 
+static void i64_or_null(sts_jsonw *w, const char *key, int64_t v)
+{
+    ns_or_null(w, key, v);
+}
+
 static void write_reasons(sts_jsonw *w, const sts_ledger *l, size_t fi)
 {
-    const lg_fn *f = &l->fns[fi];
+    const lg_fn *f = &l->fns.v[fi];
     sts_jsonw_key(w, "miss_reasons");
     sts_jsonw_obj_begin(w);
     for (int k = 0; k < STS_MISS_COUNT; k++) {
@@ -29,9 +34,8 @@ static void write_reasons(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_jsonw_obj_end(w);
     sts_jsonw_key(w, "reason_details");
     sts_jsonw_arr_begin(w);
-    for (size_t i = 0; i < l->nreasons; i++) {
-        const lg_reason *r = &l->reasons[i];
-        if (r->fn != fi) continue;
+    for (uint32_t i = f->first_reason; i; i = l->reasons.v[i - 1].next) {
+        const lg_reason *r = &l->reasons.v[i - 1];
         sts_jsonw_obj_begin(w);
         sts_jsonw_key(w, "category");
         sts_jsonw_str(w, sts_miss_category_name((sts_miss_category)r->cat));
@@ -51,17 +55,21 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_jsonw_obj_begin(w);
     sts_jsonw_key(w, "name");
     sts_jsonw_str(w, in.name);
+    sts_jsonw_key(w, "source");
+    sts_jsonw_str(w, sts_ledger_source_name(in.source));
+    sts_jsonw_key(w, "rows");
+    sts_jsonw_i64(w, in.rows);
+    i64_or_null(w, "calls", in.calls);
     const struct {
         const char *k;
         int64_t v;
-    } counts[] = { { "calls", in.calls },
-                   { "traces", in.traces },
-                   { "compiles", in.compiles },
-                   { "hits", in.hits },
-                   { "specializations", in.specializations },
-                   { "trace_ns", in.trace_ns },
-                   { "lower_ns", in.lower_ns },
-                   { "compile_ns", in.compile_ns } };
+    } counts[] = { { "traces", in.traces },     { "compiles", in.compiles }, { "specializations", in.specializations },
+                   { "trace_ns", in.trace_ns }, { "lower_ns", in.lower_ns }, { "compile_ns", in.compile_ns } };
+    i64_or_null(w, "hits", in.hits);
+    if (in.unknown) {
+        sts_jsonw_key(w, "unknown");
+        sts_jsonw_str(w, in.unknown);
+    }
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         sts_jsonw_key(w, counts[i].k);
         sts_jsonw_i64(w, counts[i].v);
@@ -84,21 +92,20 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_jsonw_obj_end(w);
     sts_jsonw_key(w, "limit_hits");
     sts_jsonw_i64(w, in.limit_hits);
+    sts_jsonw_key(w, "redefined");
+    sts_jsonw_i64(w, in.redefined);
     sts_jsonw_obj_end(w);
 }
 
-/* Writes a ", "-separated list as a JSON array of strings (or integers). */
-static void write_list(sts_jsonw *w, const char *s, int numeric)
+/* Writes a ", "-separated list of integers as a JSON array. */
+static void write_numbers(sts_jsonw *w, const char *s)
 {
     sts_jsonw_arr_begin(w);
     while (s && *s) {
-        const char *e = strstr(s, ", ");
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (numeric)
-            sts_jsonw_i64(w, strtoll(s, NULL, 10));
-        else
-            sts_jsonw_strn(w, s, n);
-        s = e ? e + 2 : s + n;
+        char *end;
+        sts_jsonw_i64(w, strtoll(s, &end, 10));
+        const char *e = strstr(end, ", ");
+        s = e ? e + 2 : NULL;
     }
     sts_jsonw_arr_end(w);
 }
@@ -107,7 +114,7 @@ static void write_churn(sts_jsonw *w, const sts_ledger *l)
 {
     sts_jsonw_key(w, "churn");
     sts_jsonw_arr_begin(w);
-    for (size_t i = 0; i < l->nchurn; i++) {
+    for (size_t i = 0; i < l->churn.n; i++) {
         sts_ledger_churn c;
         sts_ledger_churn_get(l, i, &c);
         sts_jsonw_obj_begin(w);
@@ -116,12 +123,18 @@ static void write_churn(sts_jsonw *w, const sts_ledger *l)
         sts_jsonw_key(w, "component");
         sts_jsonw_str(w, c.component);
         sts_jsonw_key(w, "values");
-        write_list(w, c.values, 0);
+        /* From the component itself: a value may hold ", " ("(1, 2)"). */
+        sts_jsonw_arr_begin(w);
+        const lg_churn *lc = &l->churn.v[i];
+        const lg_comp *comp = lc->ci ? &l->comps.v[lc->ci - 1] : NULL;
+        for (size_t k = 0; comp && k < comp->vals.n; k++)
+            sts_jsonw_str(w, lg_str(l, comp->vals.v[k]));
+        sts_jsonw_arr_end(w);
         sts_jsonw_key(w, "specializations");
         sts_jsonw_i64(w, c.specializations);
         ns_or_null(w, "cost_ns", c.cost_ns);
         sts_jsonw_key(w, "buckets");
-        write_list(w, c.buckets, 1);
+        write_numbers(w, c.buckets);
         sts_jsonw_key(w, "message");
         sts_jsonw_str(w, c.message);
         sts_jsonw_obj_end(w);
@@ -167,7 +180,10 @@ static void write_arg(sts_jsonw *w, const sts_argsig *a)
     }
     if (a->kind == STS_PARAM_STATIC) {
         sts_jsonw_key(w, "value");
-        sts_jsonw_str(w, a->value ? a->value : "");
+        if (a->value)
+            sts_jsonw_str(w, a->value);
+        else
+            sts_jsonw_null(w);
     }
     sts_jsonw_obj_end(w);
 }
@@ -222,10 +238,17 @@ static void write_row(sts_jsonw *w, const sts_ledger *l, size_t i)
 static void write_syncs(sts_jsonw *w, const sts_ledger *l)
 {
     sts_jsonw_key(w, "host_syncs");
+    const char *unknown = sts_ledger_syncs_unknown(l);
+    if (unknown) {
+        sts_jsonw_null(w);
+        sts_jsonw_key(w, "host_syncs_unknown");
+        sts_jsonw_str(w, unknown);
+        return;
+    }
     sts_jsonw_obj_begin(w);
     sts_jsonw_key(w, "events");
     sts_jsonw_arr_begin(w);
-    for (size_t i = 0; i < l->nsyncs; i++) {
+    for (size_t i = 0; i < l->syncs.n; i++) {
         sts_ledger_sync s;
         sts_ledger_sync_get(l, i, &s);
         sts_jsonw_obj_begin(w);
@@ -271,8 +294,9 @@ static void write_log_stats(sts_jsonw *w, const sts_ledger *l)
     const struct {
         const char *k;
         int64_t v;
-    } f[] = { { "files", l->log.files },     { "lines", l->log.lines },       { "records", l->log.records },
-              { "skipped", l->log.skipped }, { "comments", l->log.comments }, { "warnings", l->log.warnings } };
+    } f[] = { { "files", l->log.files },          { "lines", l->log.lines },       { "records", l->log.records },
+              { "skipped", l->log.skipped },      { "comments", l->log.comments }, { "warnings", l->log.warnings },
+              { "long_lines", l->log.long_lines } };
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
         sts_jsonw_key(w, f[k].k);
         sts_jsonw_i64(w, f[k].v);
@@ -291,20 +315,20 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
     sts_jsonw_str(w, "stepscope.ledger/1");
     sts_jsonw_key(w, "functions");
     sts_jsonw_arr_begin(w);
-    for (size_t i = 0; i < l->nfns; i++)
+    for (size_t i = 0; i < l->fns.n; i++)
         write_function(w, l, i);
     sts_jsonw_arr_end(w);
     write_churn(w, l);
     sts_jsonw_key(w, "rows");
     sts_jsonw_arr_begin(w);
-    for (size_t i = 0; i < l->nrows; i++)
+    for (size_t i = 0; i < l->rows.n; i++)
         write_row(w, l, i);
     sts_jsonw_arr_end(w);
     write_syncs(w, l);
     sts_jsonw_key(w, "warnings");
     sts_jsonw_arr_begin(w);
-    for (size_t i = 0; i < l->nwarnings; i++)
-        sts_jsonw_str(w, lg_str(l, l->warnings[i]));
+    for (size_t i = 0; i < l->warnings.n; i++)
+        sts_jsonw_str(w, lg_str(l, l->warnings.v[i]));
     sts_jsonw_arr_end(w);
     write_log_stats(w, l);
     if (extra_key && extra_json) {
@@ -342,7 +366,7 @@ sts_status sts_ledger_write_csv(sts_ledger *l, FILE *f, sts_error *err)
     fputs("index,function,label,signature,traces,compiles,hit,trace_ns,lower_ns,compile_ns,total_ns,result,reason,"
           "source\n",
           f);
-    for (size_t i = 0; i < l->nrows; i++) {
+    for (size_t i = 0; i < l->rows.n; i++) {
         sts_ledger_row r;
         sts_ledger_row_get(l, i, &r);
         const sts_ledger_call *c = &r.call;

@@ -1,5 +1,6 @@
-/* ledger: internal storage shared by the ledger's files (core, churn, export, log
- * parsers). Not part of the public API. */
+/* ledger: the store's own storage, shared by its files (core, queries, churn,
+ * exporters). Not part of the public API, and not for the modules above (they use
+ * ledger/store.h). */
 #ifndef STS_LEDGER_IMPL_H
 #define STS_LEDGER_IMPL_H
 
@@ -7,10 +8,9 @@
 #include <stdint.h>
 
 #include "base/mem.h"
+#include "base/vec.h"
+#include "ledger/store.h"
 #include "stepscope/ledger.h"
-
-/* Which part of an argument a churn component follows. */
-typedef enum lg_what { LG_RANK = 0, LG_DIM, LG_DTYPE, LG_WEAK, LG_VALUE } lg_what;
 
 typedef struct lg_row {
     uint32_t fn, label, reason, source, sig; /* string ids (fn: function index) */
@@ -23,36 +23,34 @@ typedef struct lg_row {
 /* A component of one function's signatures and the distinct values it took. */
 typedef struct lg_comp {
     uint32_t fn;
-    uint32_t arg;   /* string id of the argument label: a name, or "#i" when positional */
-    int32_t what;   /* lg_what */
-    int32_t dim;    /* LG_DIM: the dimension; else -1 */
-    uint32_t *vals; /* string ids, first-seen order */
-    size_t nvals, cap;
-    int dead; /* merged into another component */
+    uint32_t arg;           /* string id of the argument label: a name, or "#i" when positional */
+    int32_t what;           /* sts_lg_what */
+    int32_t dim;            /* STS_LG_DIM: the dimension; else -1 */
+    STS_VEC(uint32_t) vals; /* string ids, first-seen order */
+    int dead;               /* merged into another component */
+    int named_by_log;       /* an explanation (JAX's, torch's guards) named this component */
 } lg_comp;
 
 typedef struct lg_reason {
     uint32_t fn, detail;
     int32_t cat;
     int64_t count;
+    uint32_t next; /* the function's next reason, index + 1; 0 = last */
 } lg_reason;
 
 typedef struct lg_fn {
     uint32_t name;
-    int64_t calls, traces, compiles, hits;
+    int32_t source;           /* sts_ledger_source */
+    int32_t identity_unknown; /* an anonymous name without a definition site */
+    int64_t rows, traces, compiles, hits;
     int64_t trace_ns, lower_ns, compile_ns, max_compile_ns;
     int64_t miss_rows, miss_cost_ns, miss_cost_known;
     int64_t reasons[STS_MISS_COUNT];
-    int64_t pers_hits, pers_misses, pers_writes, limit_hits, max_compile_id;
-    uint32_t *sigs; /* distinct signature string ids */
-    size_t nsigs, sigcap;
-    uint32_t *argnames; /* positional argument names learned from logs (0 = unknown) */
-    size_t nargnames;
-    /* Log parsing. */
-    int64_t last_row;        /* torch: the latest recompile row, -1 when none */
-    uint32_t last_trace;     /* torch: its compile id string ("0/3"); 0 = none */
-    int64_t last_entries;    /* torch: cache entries that record listed */
-    uint32_t pending_reason; /* explanation waiting for the next row; 0 = none */
+    int64_t counters[STS_LG_REDEFINED + 1]; /* sts_lg_counter */
+    int64_t specializations;                /* torch compile ids seen (0 = none) */
+    uint32_t first_reason, last_reason;     /* its reasons in first-seen order, index + 1; 0 = none */
+    STS_VEC(uint32_t) sigs;                 /* distinct signature string ids */
+    STS_VEC(uint32_t) argnames;             /* positional argument names learned from logs (0 = unknown) */
 } lg_fn;
 
 typedef struct lg_sync {
@@ -63,33 +61,27 @@ typedef struct lg_sync {
 
 typedef struct lg_churn {
     uint32_t fn, comp, values, buckets, message; /* comp: component text id */
+    uint32_t ci;                                 /* the component, index + 1; 0 = an entry without values */
     int64_t nvalues, specializations, cost_ns, nbuckets;
 } lg_churn;
 
 struct sts_ledger {
     sts_strtab strs;
-    lg_fn *fns;
-    size_t nfns, fncap;
+    STS_VEC(lg_fn) fns;
     sts_u64map fn_by_name; /* name id + 1 -> function index */
-    lg_row *rows;
-    size_t nrows, rowcap;
-    sts_argsig *args; /* strings point into `strs` (stable) */
-    size_t nargs, argcap;
-    sts_u64map sig_seen; /* (fn, sig) -> 1 */
-    lg_comp *comps;
-    size_t ncomps, compcap;
+    STS_VEC(lg_row) rows;
+    STS_VEC(sts_argsig) args; /* strings point into `strs` (stable) */
+    sts_u64map sig_seen;      /* (fn, sig) -> 1 */
+    STS_VEC(lg_comp) comps;
     sts_u64map comp_by_key; /* key string id + 1 -> component index */
     sts_u64map comp_val;    /* (component, value id) -> 1 */
-    lg_reason *reasons;
-    size_t nreasons, reasoncap;
+    STS_VEC(lg_reason) reasons;
     sts_u64map reason_by_key; /* (fn, detail) -> reason index */
-    lg_sync *syncs;
-    size_t nsyncs, synccap;
-    uint32_t *warnings;
-    size_t nwarnings, warncap;
-    lg_churn *churn;
-    size_t nchurn, churncap;
+    STS_VEC(lg_sync) syncs;
+    STS_VEC(uint32_t) warnings;
+    STS_VEC(lg_churn) churn;
     sts_log_stats log;
+    int explain_seen; /* a log held jax_explain_cache_misses records */
     int finalized;
 };
 
@@ -101,33 +93,15 @@ static inline const char *lg_str(const sts_ledger *l, uint32_t id)
     return sts_strtab_get(&l->strs, id);
 }
 
-/* Index of the function named `name`, created on first use; -1 when out of memory. */
-long sts_lg_fn_get(sts_ledger *l, const char *name);
-
-/* Records that component (arg, what, dim) of function fn took `value`. `arg` is a
- * name or "#i". Returns 0, or -1 when out of memory. */
-int sts_lg_observe(sts_ledger *l, size_t fn, const char *arg, lg_what what, int dim, const char *value);
-
-/* sts_ledger_add_call() with the signature text given instead of derived from args
- * (torch rows, whose guards name only the parts that changed). NULL derives it. */
-sts_status sts_lg_add_call_sig(sts_ledger *l, const sts_ledger_call *c, const char *sig_text, sts_error *err);
-
-/* sts_ledger_add_reason(); the category's count grows only when count_category is set
- * (a record with several differences of one kind counts once). */
-sts_status sts_lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
-                             int count_category, sts_error *err);
-
-/* Records a warning "name:line: message". */
-void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Canonical text of an argument signature: "x: float32[8], gain: float32[] (dynamic)". */
-int sts_lg_format_sig(const sts_argsig *args, int nargs, char *buf, size_t cap);
+/* sts_lg_observe() that says whether a log's explanation named the component (1) or
+ * only a row's signature shows it (0). */
+int sts_lg_observe_from(sts_ledger *l, size_t fn, const char *arg, sts_lg_what what, int dim, const char *value,
+                        int named_by_log);
 
 /* Churn: resolve positional names, merge and diagnose (ledger_churn.c). */
 int sts_lg_churn_compute(sts_ledger *l);
 
-/* Duration text for messages: "12.3 ms", "1.20 s", "850 us". */
-void sts_lg_fmt_ns(int64_t ns, char *buf, size_t cap);
+/* Specializations of function f: the most of its compiles, traces and compile ids. */
+int64_t sts_lg_specializations(const lg_fn *f);
 
 #endif

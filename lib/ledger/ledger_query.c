@@ -5,91 +5,86 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Appends printf output to buf at *pos, never overrunning; returns 0 or -1 when cut. */
-static int app(char *buf, size_t cap, size_t *pos, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-#include <stdarg.h>
-static int app(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
-{
-    if (*pos >= cap) return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf + *pos, cap - *pos, fmt, ap);
-    va_end(ap);
-    if (n < 0) return -1;
-    if ((size_t)n >= cap - *pos) {
-        *pos = cap - 1;
-        return -1;
-    }
-    *pos += (size_t)n;
-    return 0;
-}
-
-static void format_one(const sts_argsig *a, char *buf, size_t cap, size_t *pos)
+static void format_one(const sts_argsig *a, sts_sbuf *b)
 {
     int named = a->name && *a->name;
     if (a->kind == STS_PARAM_STATIC) {
-        app(buf, cap, pos, "%s%s%s (static)", named ? a->name : "", named ? "=" : "", a->value ? a->value : "");
+        sts_sbuf_printf(b, "%s%s%s (static)", named ? a->name : "", named ? "=" : "", a->value ? a->value : "?");
         return;
     }
-    if (named) app(buf, cap, pos, "%s: ", a->name);
-    app(buf, cap, pos, "%s", a->dtype ? a->dtype : "?");
+    if (named) sts_sbuf_printf(b, "%s: ", a->name);
+    sts_sbuf_puts(b, a->dtype ? a->dtype : "?");
     if (a->kind == STS_PARAM_DYNAMIC) {
-        app(buf, cap, pos, " (dynamic)");
+        sts_sbuf_puts(b, " (dynamic)");
         return;
     }
     if (a->ndim < 0)
-        app(buf, cap, pos, "[?]");
+        sts_sbuf_puts(b, "[?]");
     else {
-        app(buf, cap, pos, "[");
+        sts_sbuf_puts(b, "[");
         for (int d = 0; d < a->ndim && d < STS_LEDGER_MAX_DIMS; d++) {
             if (a->shape[d] < 0)
-                app(buf, cap, pos, "%s?", d ? "," : "");
+                sts_sbuf_printf(b, "%s?", d ? "," : "");
             else
-                app(buf, cap, pos, "%s%" PRId64, d ? "," : "", a->shape[d]);
+                sts_sbuf_printf(b, "%s%" PRId64, d ? "," : "", a->shape[d]);
         }
-        app(buf, cap, pos, "]");
+        sts_sbuf_puts(b, "]");
     }
-    if (a->weak_type) app(buf, cap, pos, " weak");
+    if (a->weak_type) sts_sbuf_puts(b, " weak");
 }
 
-int sts_lg_format_sig(const sts_argsig *args, int nargs, char *buf, size_t cap)
+void sts_lg_format_sig(const sts_argsig *args, int nargs, sts_sbuf *out)
 {
-    size_t pos = 0;
-    buf[0] = 0;
     for (int i = 0; i < nargs; i++) {
-        if (i) app(buf, cap, &pos, ", ");
-        format_one(&args[i], buf, cap, &pos);
+        if (i) sts_sbuf_puts(out, ", ");
+        format_one(&args[i], out);
     }
-    return (int)pos;
 }
 
 size_t sts_ledger_function_count(const sts_ledger *l)
 {
-    return l ? l->nfns : 0;
+    return l ? l->fns.n : 0;
+}
+
+/* Why a log-built function's calls and hits are unknown. */
+static const char *unknown_why(sts_ledger_source s)
+{
+    switch (s) {
+    case STS_LEDGER_SRC_JAX_LOG:
+        return "not in JAX logs";
+    case STS_LEDGER_SRC_TORCH_LOG:
+        return "not in PyTorch logs";
+    case STS_LEDGER_SRC_CALLS:
+        break;
+    }
+    return NULL;
 }
 
 sts_status sts_ledger_function(const sts_ledger *l, size_t i, sts_ledger_fn_info *out)
 {
-    if (!l || i >= l->nfns || !out) return STS_ERR_RANGE;
-    const lg_fn *f = &l->fns[i];
+    if (!l || i >= l->fns.n || !out) return STS_ERR_RANGE;
+    const lg_fn *f = &l->fns.v[i];
     memset(out, 0, sizeof *out);
     out->name = lg_str(l, f->name);
-    out->calls = f->calls;
+    out->source = (sts_ledger_source)f->source;
+    out->unknown = unknown_why(out->source);
+    out->rows = f->rows;
+    out->calls = out->unknown ? -1 : f->rows;
+    out->hits = out->unknown ? -1 : f->hits;
     out->traces = f->traces;
     out->compiles = f->compiles;
-    out->hits = f->hits;
     out->trace_ns = f->trace_ns;
     out->lower_ns = f->lower_ns;
     out->compile_ns = f->compile_ns;
     out->max_compile_ns = f->max_compile_ns;
-    out->signatures = (int64_t)f->nsigs;
+    out->signatures = (int64_t)f->sigs.n;
     memcpy(out->reasons, f->reasons, sizeof out->reasons);
-    out->persistent_hits = f->pers_hits;
-    out->persistent_misses = f->pers_misses;
-    out->persistent_writes = f->pers_writes;
-    out->limit_hits = f->limit_hits;
-    out->specializations = f->max_compile_id + 1 > f->compiles ? f->max_compile_id + 1 : f->compiles;
+    out->persistent_hits = f->counters[STS_LG_PERS_HIT];
+    out->persistent_misses = f->counters[STS_LG_PERS_MISS];
+    out->persistent_writes = f->counters[STS_LG_PERS_WRITE];
+    out->limit_hits = f->counters[STS_LG_LIMIT_HIT];
+    out->redefined = f->counters[STS_LG_REDEFINED];
+    out->specializations = f->specializations > f->compiles ? f->specializations : f->compiles;
     return STS_OK;
 }
 
@@ -104,27 +99,27 @@ long sts_ledger_function_find(const sts_ledger *l, const char *name)
 
 const char *sts_ledger_function_signature(const sts_ledger *l, size_t i, size_t j)
 {
-    if (!l || i >= l->nfns || j >= l->fns[i].nsigs) return NULL;
-    return lg_str(l, l->fns[i].sigs[j]);
+    if (!l || i >= l->fns.n || j >= l->fns.v[i].sigs.n) return NULL;
+    return lg_str(l, l->fns.v[i].sigs.v[j]);
 }
 
 size_t sts_ledger_row_count(const sts_ledger *l)
 {
-    return l ? l->nrows : 0;
+    return l ? l->rows.n : 0;
 }
 
 sts_status sts_ledger_row_get(const sts_ledger *l, size_t i, sts_ledger_row *out)
 {
-    if (!l || i >= l->nrows || !out) return STS_ERR_RANGE;
-    const lg_row *r = &l->rows[i];
+    if (!l || i >= l->rows.n || !out) return STS_ERR_RANGE;
+    const lg_row *r = &l->rows.v[i];
     sts_ledger_call *c = &out->call;
     memset(out, 0, sizeof *out);
     out->index = (int64_t)i;
-    c->function = lg_str(l, l->fns[r->fn].name);
+    c->function = lg_str(l, l->fns.v[r->fn].name);
     c->label = r->label ? lg_str(l, r->label) : NULL;
     c->reason = r->reason ? lg_str(l, r->reason) : NULL;
     c->source = r->source ? lg_str(l, r->source) : NULL;
-    c->args = r->nargs ? &l->args[r->arg0] : NULL;
+    c->args = r->nargs ? &l->args.v[r->arg0] : NULL;
     c->nargs = (int)r->nargs;
     c->traces = r->traces;
     c->compiles = r->compiles;
@@ -141,14 +136,14 @@ sts_status sts_ledger_row_get(const sts_ledger *l, size_t i, sts_ledger_row *out
 
 size_t sts_ledger_churn_count(const sts_ledger *l)
 {
-    return l ? l->nchurn : 0;
+    return l ? l->churn.n : 0;
 }
 
 sts_status sts_ledger_churn_get(const sts_ledger *l, size_t i, sts_ledger_churn *out)
 {
-    if (!l || i >= l->nchurn || !out) return STS_ERR_RANGE;
-    const lg_churn *c = &l->churn[i];
-    out->function = lg_str(l, l->fns[c->fn].name);
+    if (!l || i >= l->churn.n || !out) return STS_ERR_RANGE;
+    const lg_churn *c = &l->churn.v[i];
+    out->function = lg_str(l, l->fns.v[c->fn].name);
     out->component = lg_str(l, c->comp);
     out->nvalues = c->nvalues;
     out->values = lg_str(l, c->values);
@@ -162,13 +157,13 @@ sts_status sts_ledger_churn_get(const sts_ledger *l, size_t i, sts_ledger_churn 
 
 size_t sts_ledger_sync_count(const sts_ledger *l)
 {
-    return l ? l->nsyncs : 0;
+    return l ? l->syncs.n : 0;
 }
 
 sts_status sts_ledger_sync_get(const sts_ledger *l, size_t i, sts_ledger_sync *out)
 {
-    if (!l || i >= l->nsyncs || !out) return STS_ERR_RANGE;
-    const lg_sync *s = &l->syncs[i];
+    if (!l || i >= l->syncs.n || !out) return STS_ERR_RANGE;
+    const lg_sync *s = &l->syncs.v[i];
     out->label = lg_str(l, s->label);
     out->scope = lg_str(l, s->scope);
     out->kind = (sts_sync_kind)s->kind;
@@ -180,11 +175,11 @@ sts_status sts_ledger_sync_get(const sts_ledger *l, size_t i, sts_ledger_sync *o
 static size_t scope_ids(const sts_ledger *l, uint32_t *ids, size_t cap)
 {
     size_t n = 0;
-    for (size_t i = 0; i < l->nsyncs; i++) {
+    for (size_t i = 0; i < l->syncs.n; i++) {
         size_t j = 0;
-        while (j < n && ids[j] != l->syncs[i].scope)
+        while (j < n && ids[j] != l->syncs.v[i].scope)
             j++;
-        if (j == n && n < cap) ids[n++] = l->syncs[i].scope;
+        if (j == n && n < cap) ids[n++] = l->syncs.v[i].scope;
     }
     return n;
 }
@@ -205,8 +200,8 @@ sts_status sts_ledger_sync_scope_get(const sts_ledger *l, size_t i, sts_ledger_s
     if (i >= n) return STS_ERR_RANGE;
     memset(out, 0, sizeof *out);
     out->scope = lg_str(l, ids[i]);
-    for (size_t k = 0; k < l->nsyncs; k++) {
-        const lg_sync *s = &l->syncs[k];
+    for (size_t k = 0; k < l->syncs.n; k++) {
+        const lg_sync *s = &l->syncs.v[k];
         if (s->scope != ids[i]) continue;
         out->count++;
         out->total_ns += s->wait_ns;
@@ -223,16 +218,31 @@ sts_status sts_ledger_sync_scope_get(const sts_ledger *l, size_t i, sts_ledger_s
 
 size_t sts_ledger_warning_count(const sts_ledger *l)
 {
-    return l ? l->nwarnings : 0;
+    return l ? l->warnings.n : 0;
 }
 
 const char *sts_ledger_warning(const sts_ledger *l, size_t i)
 {
-    return l && i < l->nwarnings ? lg_str(l, l->warnings[i]) : NULL;
+    return l && i < l->warnings.n ? lg_str(l, l->warnings.v[i]) : NULL;
 }
 
 sts_log_stats sts_ledger_log_stats(const sts_ledger *l)
 {
-    sts_log_stats z = { 0, 0, 0, 0, 0, 0 };
+    sts_log_stats z = { 0, 0, 0, 0, 0, 0, 0 };
     return l ? l->log : z;
+}
+
+const char *sts_ledger_syncs_unknown(const sts_ledger *l)
+{
+    if (!l || l->syncs.n) return NULL;
+    int jax = 0, torch = 0;
+    for (size_t i = 0; i < l->fns.n; i++) {
+        if (l->fns.v[i].source == STS_LEDGER_SRC_CALLS && l->fns.v[i].rows) return NULL;
+        jax |= l->fns.v[i].source == STS_LEDGER_SRC_JAX_LOG;
+        torch |= l->fns.v[i].source == STS_LEDGER_SRC_TORCH_LOG;
+    }
+    if (jax && torch) return "not in JAX or PyTorch logs";
+    if (jax) return "not in JAX logs";
+    if (torch) return "not in PyTorch logs";
+    return l->log.files ? "not in compile logs" : NULL;
 }

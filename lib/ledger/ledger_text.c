@@ -5,20 +5,35 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stepscope/format.h"
+
 static void print_functions(const sts_ledger *l, FILE *f)
 {
-    char tr[32], co[32], mx[32];
-    fprintf(f, "functions (%zu)\n", l->nfns);
-    fprintf(f, "  %-28s %6s %6s %8s %5s %11s %11s %11s %5s\n", "function", "rows", "traces", "compiles", "hits",
+    char tr[32], co[32], mx[32], hits[32];
+    const char *unknown = NULL;
+    /* The name column fits the longest name (within reason), so the columns line up. */
+    int w = 28;
+    for (size_t i = 0; i < l->fns.n; i++) {
+        size_t n = strlen(lg_str(l, l->fns.v[i].name));
+        if ((int)n > w) w = n > 72 ? 72 : (int)n;
+    }
+    fprintf(f, "functions (%zu)\n", l->fns.n);
+    fprintf(f, "  %-*s %6s %6s %8s %7s %11s %11s %11s %5s\n", w, "function", "rows", "traces", "compiles", "hits",
             "trace", "compile", "max compile", "sigs");
-    for (size_t i = 0; i < l->nfns; i++) {
+    for (size_t i = 0; i < l->fns.n; i++) {
         sts_ledger_fn_info in;
         sts_ledger_function(l, i, &in);
         sts_lg_fmt_ns(in.trace_ns, tr, sizeof tr);
         sts_lg_fmt_ns(in.compile_ns, co, sizeof co);
         sts_lg_fmt_ns(in.max_compile_ns, mx, sizeof mx);
-        fprintf(f, "  %-28s %6" PRId64 " %6" PRId64 " %8" PRId64 " %5" PRId64 " %11s %11s %11s %5" PRId64 "\n", in.name,
-                in.calls, in.traces, in.compiles, in.hits, tr, co, mx, in.signatures);
+        if (in.hits < 0)
+            snprintf(hits, sizeof hits, "unknown");
+        else
+            snprintf(hits, sizeof hits, "%" PRId64, in.hits);
+        if (in.unknown && !unknown) unknown = in.unknown;
+        fprintf(f, "  %-*s %6" PRId64 " %6" PRId64 " %8" PRId64 " %7s %*s %*s %*s %5" PRId64 "\n", w, in.name, in.rows,
+                in.traces, in.compiles, hits, sts_fmt_field(tr, 11), tr, sts_fmt_field(co, 11), co,
+                sts_fmt_field(mx, 11), mx, in.signatures);
         if (in.persistent_hits || in.persistent_misses || in.persistent_writes)
             fprintf(f, "      persistent cache: %" PRId64 " hits, %" PRId64 " misses, %" PRId64 " writes\n",
                     in.persistent_hits, in.persistent_misses, in.persistent_writes);
@@ -29,6 +44,11 @@ static void print_functions(const sts_ledger *l, FILE *f)
             fprintf(f, "      sig %" PRId64 ": %s\n", j + 1, sts_ledger_function_signature(l, i, (size_t)j));
         if (in.signatures > 12) fprintf(f, "      ... %" PRId64 " more signatures\n", in.signatures - 12);
     }
+    if (unknown)
+        fprintf(f,
+                "  hits: unknown (%s): a compile log records traces and compiles, never a call that reused "
+                "a specialization; rows are the specializations it logged\n",
+                unknown);
 }
 
 /* Reason details listed per function in the text summary. */
@@ -36,10 +56,10 @@ static void print_functions(const sts_ledger *l, FILE *f)
 
 static void print_reasons(const sts_ledger *l, FILE *f)
 {
-    if (!l->nreasons) return;
+    if (!l->reasons.n) return;
     fprintf(f, "\ncache-miss reasons\n");
-    for (size_t i = 0; i < l->nfns; i++) {
-        const lg_fn *fn = &l->fns[i];
+    for (size_t i = 0; i < l->fns.n; i++) {
+        const lg_fn *fn = &l->fns.v[i];
         int any = 0;
         for (int k = 0; k < STS_MISS_COUNT; k++)
             any |= fn->reasons[k] > 0;
@@ -50,14 +70,14 @@ static void print_reasons(const sts_ledger *l, FILE *f)
                 fprintf(f, " %s %" PRId64, sts_miss_category_name((sts_miss_category)k), fn->reasons[k]);
         fputc('\n', f);
         size_t shown = 0, more = 0;
-        for (size_t r = 0; r < l->nreasons; r++) {
-            if (l->reasons[r].fn != i) continue;
+        for (uint32_t id = fn->first_reason; id; id = l->reasons.v[id - 1].next) {
+            size_t r = id - 1;
             if (shown++ >= MAX_DETAILS) {
                 more++;
                 continue;
             }
-            fprintf(f, "      [%s] %s (x%" PRId64 ")\n", sts_miss_category_name((sts_miss_category)l->reasons[r].cat),
-                    lg_str(l, l->reasons[r].detail), l->reasons[r].count);
+            fprintf(f, "      [%s] %s (x%" PRId64 ")\n", sts_miss_category_name((sts_miss_category)l->reasons.v[r].cat),
+                    lg_str(l, l->reasons.v[r].detail), l->reasons.v[r].count);
         }
         if (more) fprintf(f, "      ... %zu more (all of them are in --json)\n", more);
     }
@@ -65,10 +85,18 @@ static void print_reasons(const sts_ledger *l, FILE *f)
 
 static void print_syncs(const sts_ledger *l, FILE *f)
 {
+    const char *unknown = sts_ledger_syncs_unknown(l);
+    if (unknown) {
+        fprintf(f,
+                "\nhost syncs: unknown (%s): a compile log does not record when the host waited for the device; "
+                "record syncs with sts_ledger_read/wait/scalar (stepscope/spec.h) or read a profile's trace\n",
+                unknown);
+        return;
+    }
     size_t n = sts_ledger_sync_scope_count(l);
     if (!n) return;
     char tot[32], mx[32];
-    fprintf(f, "\nhost syncs (%zu)\n", l->nsyncs);
+    fprintf(f, "\nhost syncs (%zu)\n", l->syncs.n);
     for (size_t i = 0; i < n; i++) {
         sts_ledger_sync_scope s;
         sts_ledger_sync_scope_get(l, i, &s);
@@ -87,10 +115,10 @@ sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err)
     if (st != STS_OK) return st;
     print_functions(l, f);
     print_reasons(l, f);
-    if (l->nchurn) {
+    if (l->churn.n) {
         fprintf(f, "\nchurn\n");
-        for (size_t i = 0; i < l->nchurn; i++)
-            fprintf(f, "  %s\n", lg_str(l, l->churn[i].message));
+        for (size_t i = 0; i < l->churn.n; i++)
+            fprintf(f, "  %s\n", lg_str(l, l->churn.v[i].message));
     }
     print_syncs(l, f);
     if (l->log.files)
@@ -98,8 +126,10 @@ sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err)
                 "\nlogs: %" PRId64 " file(s), %" PRId64 " lines, %" PRId64 " records, %" PRId64
                 " unknown lines skipped, %" PRId64 " warnings\n",
                 l->log.files, l->log.lines, l->log.records, l->log.skipped, l->log.warnings);
-    for (size_t i = 0; i < l->nwarnings; i++)
-        fprintf(f, "  warning: %s\n", lg_str(l, l->warnings[i]));
+    for (size_t i = 0; i < l->warnings.n; i++)
+        fprintf(f, "  warning: %s\n", lg_str(l, l->warnings.v[i]));
+    if (l->log.warnings > (int64_t)l->warnings.n)
+        fprintf(f, "  ... %" PRId64 " more warnings\n", l->log.warnings - (int64_t)l->warnings.n);
     if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
     return STS_OK;
 }

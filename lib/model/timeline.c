@@ -183,7 +183,7 @@ int sts_arg_key_is_known(const char *key, size_t n)
     static const char *const known[] = {
         "step_num",  "step",   "group_id", "correlation", "correlation_id",   "External id", "_r",
         "stream",    "device", "context",  "Python id",   "Python parent id", "run_id",      "iteration",
-        "step_name", "flow",   "id",
+        "step_name", "flow",   "id",       "hlo_op",      "hlo_module",
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (strlen(known[i]) == n && memcmp(known[i], key, n) == 0) return 1;

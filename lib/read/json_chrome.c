@@ -431,6 +431,8 @@ sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_op
     tl->info.bytes = sts_instream_offset(in);
     tl->info.compressed = sts_instream_is_gzip(in);
     tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;
+    if (rc == STS_OK)
+        rc = sts_completion_check(&r.done, r.path, tl->info.bytes, "a \"" STS_COMPLETION_TAIL "\" metadata event", err);
     if (rc == STS_OK && r.progress) r.progress(sts_instream_raw_offset(in), sts_instream_raw_size(in), r.progress_user);
     sts_jr_release(&r);
     return rc;

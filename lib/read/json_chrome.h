@@ -8,6 +8,7 @@
 #ifndef STS_READ_JSON_CHROME_H
 #define STS_READ_JSON_CHROME_H
 
+#include "base/completion.h"
 #include "read/json_intern.h"
 #include "read/json_scan.h"
 #include "read/json_skip.h"
@@ -133,6 +134,8 @@ typedef struct jr {
     jlane_slot *lanes;  /* JR_LANES entries */
     jchain event_chain; /* layouts of event keys */
     jchain args_chain;  /* layouts of args keys */
+
+    sts_completion done; /* stepscope's completion record, checked at the end */
 } jr;
 
 /* Empties a chain (before the first event). */

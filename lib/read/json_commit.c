@@ -471,6 +471,15 @@ static int name_is(jr *r, const jevent *ev, const char *want)
     return t && n == strlen(want) && memcmp(t, want, n) == 0;
 }
 
+/* stepscope's completion record (base/completion.h): checked at the end of the file. */
+static int note_completion(jr *r, const jevent *ev)
+{
+    size_t n;
+    const char *t = ev->have & BIT(F_NAME) && ev->f[F_NAME].kind == JK_STRING ? span_text(r, &ev->f[F_NAME], &n) : NULL;
+    if (t) sts_completion_note_name(&r->done, t, n);
+    return 0;
+}
+
 static int commit_meta(jr *r, const jevent *ev)
 {
     int process_level;
@@ -484,7 +493,7 @@ static int commit_meta(jr *r, const jevent *ev)
     else if (name_is(r, ev, "thread_sort_index"))
         process_level = 0, key = "sort_index";
     else
-        return 0; /* other metadata is counted in by_phase only */
+        return note_completion(r, ev); /* other metadata is counted in by_phase only */
     const jarg *a = find_arg(r, ev, key);
     int is_name = key[0] == 'n';
     if (!a || a->val.kind != (is_name ? JK_STRING : JK_NUMBER)) return 0;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/completion.h"
 #include "base/instream.h"
 #include "base/pb.h"
 #include "base/pbstream.h"
@@ -162,7 +163,7 @@ typedef struct pending_arg {
 
 /* A line read, its events not yet decoded. */
 typedef struct pending_line {
-    int64_t id, base;
+    int64_t id, display_id, base;
     span name, disp;
     size_t first_event, n_events; /* into reader.events */
 } pending_line;
@@ -204,6 +205,7 @@ typedef struct reader {
     uint64_t seq; /* events read: the raw slices' sequence numbers */
     int device_plane;
     uint32_t process;
+    int64_t process_pid;
     uint64_t plane_warned_event, plane_warned_stat;
     /* Args copied from event metadata onto events. Bounded by the input's size read so
      * far (plus 1 Mi), so a small file cannot make billions of args (one metadata with
@@ -843,6 +845,8 @@ static sts_status read_line(reader *x, const sts_pb_field *lf)
                 l.id = (int64_t)f.u;
             else if (f.num == 3)
                 l.base = (int64_t)f.u;
+            else if (f.num == 10)
+                l.display_id = (int64_t)f.u;
             break;
         case 2:
         case 11:
@@ -918,13 +922,16 @@ static void plane_reset(reader *x)
 }
 
 /* A line's lane, named and typed as read/xplane.h says. */
-static sts_status line_lane(reader *x, const pending_line *pl, uint32_t *out)
+static sts_status line_lane(reader *x, const pending_line *pl, int32_t ordinal, uint32_t *out)
 {
+    /* The tid XProf's converters give the line (and JAX's perfetto_trace.json.gz holds):
+     * its display id, else its id, as a uint32, so both files name a thread alike. */
+    uint32_t tid = (uint32_t)(pl->display_id ? pl->display_id : pl->id);
     char label[24];
-    int ln = snprintf(label, sizeof label, "%" PRId64, pl->id);
+    int ln = snprintf(label, sizeof label, "%" PRIu32, tid);
     uint32_t lab = intern(x, label, (size_t)ln);
     if (lab == STS_NONE) return nomem(x);
-    uint32_t lane = sts_tl_lane(x->tl, x->process, lab, pl->id);
+    uint32_t lane = sts_tl_lane(x->tl, x->process, lab, tid);
     if (lane == STS_NONE) return nomem(x);
     sts_lane *l = &x->tl->lanes.v[lane];
     if (l->name == 0 && (pl->disp.len || pl->name.len)) {
@@ -932,6 +939,8 @@ static sts_status line_lane(reader *x, const pending_line *pl, uint32_t *out)
         if (l->name == STS_NONE) return nomem(x);
     }
     l->kind = x->device_plane ? STS_LANE_DEVICE : STS_LANE_THREAD;
+    /* XProf orders the host plane's lines as they come (its thread_sort_index). */
+    if (x->process_pid == 701) l->sort_index = ordinal;
     *out = lane;
     return STS_OK;
 }
@@ -954,6 +963,7 @@ static sts_status resolve_plane(reader *x, span name_sp, size_t plane_index)
     if (lab == STS_NONE) return nomem(x);
     x->process = sts_tl_process(x->tl, lab, pid);
     if (x->process == STS_NONE) return nomem(x);
+    x->process_pid = pid;
     sts_process *p = &x->tl->procs.v[x->process];
     p->name = intern(x, name, name_n);
     if (p->name == STS_NONE) return nomem(x);
@@ -963,7 +973,7 @@ static sts_status resolve_plane(reader *x, span name_sp, size_t plane_index)
     for (size_t i = 0; i < x->lines.n; i++) {
         const pending_line *pl = &x->lines.v[i];
         uint32_t lane = 0;
-        if ((st = line_lane(x, pl, &lane)) != STS_OK) return st;
+        if ((st = line_lane(x, pl, (int32_t)i + 1, &lane)) != STS_OK) return st;
         for (size_t k = pl->first_event; k < pl->first_event + pl->n_events; k++) {
             const pending_event *ev = &x->events.v[k];
             sts_pb_reader r;
@@ -1058,10 +1068,11 @@ static sts_status read_space(reader *x)
     size_t planes = 0;
     int rc;
     sts_status st = STS_OK;
+    sts_completion done = { 0, 0 }; /* stepscope's completion record, checked at the end */
     while (st == STS_OK && (rc = snext(x, M_SPACE, STS_PBS_NO_END, &f)) > 0) {
         x->top = f;
         x->in_top = f.wire == STS_PB_LEN;
-        if (f.num < 1 || f.num > 4) {
+        if (sts_completion_note_field(&done, f.num) || f.num < 1 || f.num > 4) {
             st = skip(x, M_SPACE, &f);
         } else if (want(x, M_SPACE, &f, STS_PB_LEN)) {
             return STS_ERR_PARSE;
@@ -1080,6 +1091,8 @@ static sts_status read_space(reader *x)
     }
     if (st != STS_OK) return st;
     if (rc < 0) return failed(x);
+    st = sts_completion_check(&done, x->name, sts_pbs_offset(&x->s), "XSpace field 1002, stepscope_complete", x->err);
+    if (st != STS_OK) return st;
     if (planes == 0) sts_tl_warn(x->tl, "%s: the XSpace holds no planes", x->name);
     return STS_OK;
 }

@@ -1,6 +1,7 @@
 /* The ledger figures: traces and compiles caused by each call, and compile time per
  * function. A zero is an observation (the call reused a specialization), so zero
- * bars get a visible mark and a written "0" (lesson 2). */
+ * bars get a visible mark and a written "0" (lesson 2). Rows from a compile log are
+ * only misses, and the figure says so instead of explaining zeros. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,10 +40,15 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
     const double x0 = 64, x1 = W - 16, top = 100, bot = 300;
     char attrs[160];
     snprintf(attrs, sizeof attrs, "data-calls=\"%zu\" data-traces=\"%d\" data-compiles=\"%d\"", c->n, have_t, have_c);
-    sts_svg_open(b, id, W, bot + 52, standalone, attrs, "New traces and compiles caused by each call");
+    sts_svg_open(b, id, W, bot + 52, standalone, attrs,
+                 c->from_log ? "New traces and compiles per logged specialization"
+                             : "New traces and compiles caused by each call");
     sts_svg_patterns(b, id);
+    /* A log holds only misses: no bar of it says anything about reuse. */
     sts_svg_text(b, 8, 38, "start", "sub",
-                 "A count per call, not a time. Zero means the call reused an existing specialization.");
+                 c->from_log ? "A count per log record, not a time. Calls that reused a specialization are not in "
+                               "compile logs."
+                             : "A count per call, not a time. Zero means the call reused an existing specialization.");
     char sw[96];
     double lx = x0;
     const size_t S_TRACE = 4, S_COMPILE = 0;
@@ -116,7 +122,10 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
         sts_sbuf_puts(b, "</g></g>\n");
     }
     sts_svg_text(b, (x0 + x1) / 2, bot + 36, "middle", "ax-t",
-                 numbered ? "call number, in the order made (hover for its label)" : "call, in the order made");
+                 c->from_log
+                     ? (numbered ? "log record number, in log order (hover for its label)" : "log record, in log order")
+                 : numbered ? "call number, in the order made (hover for its label)"
+                            : "call, in the order made");
     sts_svg_close(b);
 }
 

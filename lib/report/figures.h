@@ -79,6 +79,7 @@ typedef struct sts_rpt_ledger_calls {
     const char **labels; /* call category or signature */
     double *traces;      /* NAN = not recorded */
     double *compiles;    /* NAN = not recorded */
+    int from_log;        /* rows of a compile log: only new traces and compiles, never a reuse */
 } sts_rpt_ledger_calls;
 
 /* Horizontal bars of time per name: compile time per function, host-sync wait per

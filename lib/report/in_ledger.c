@@ -18,6 +18,12 @@ static const char HOW_CALLS[] =
     "a specialization it already had. A new value of an array or a dynamic scalar should give 0; a new shape, "
     "dtype or static choice gives 1.";
 
+static const char HOW_LOG_ROWS[] =
+    "One group of bars per record of a compile log, in log order: the new traces and compiles it shows. A compile "
+    "log records only misses, never a call that reused a specialization, so the number of calls and of cache hits "
+    "is unknown here and no bar stands for a reuse. A 0 on a row is a trace without a compile of its own (a helper "
+    "traced inside another function) or a recompile the limit refused.";
+
 static const char HOW_FNS[] =
     "Time spent compiling each function, summed over all its compiles (the count is written after the time), "
     "longest first. Compiling is paid again for every new specialization, so a function with many compiles and "
@@ -56,7 +62,19 @@ static sts_status nanos(const sts_jval *o, const char *key, const char *name, do
     return sts_rpt_json_number(sts_json_get(o, key), 1, name, key, out, err);
 }
 
-static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *rows, const char *name, sts_error *err)
+/* Whether any function's calls and hits are unknown (rows from a compile log), and
+ * why ("not in JAX logs"), or NULL. */
+static const char *unknown_hits(const sts_jval *fns)
+{
+    for (size_t i = 0; i < sts_json_len(fns); i++) {
+        const sts_jval *f = sts_json_at(fns, i), *h = sts_json_get(f, "hits");
+        if (h && h->type == STS_J_NULL) return sts_json_str(sts_json_get(f, "unknown"), "not in the input");
+    }
+    return NULL;
+}
+
+static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *rows, int from_log, const char *name,
+                            sts_error *err)
 {
     size_t n = sts_json_len(rows), shown = n < MAX_CALLS ? n : MAX_CALLS;
     sts_rpt_ledger_calls *c = sts_rpt_alloc(r, sizeof *c);
@@ -87,7 +105,8 @@ static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval 
         c->compiles[i] = k;
     }
     c->n = shown;
-    if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_LEDGER_CALLS, "fig-ledger-calls", c, HOW_CALLS))
+    c->from_log = from_log;
+    if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_LEDGER_CALLS, "fig-ledger-calls", c, from_log ? HOW_LOG_ROWS : HOW_CALLS))
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     if (n > shown) {
         char note[160];
@@ -208,6 +227,12 @@ static void ledger_facts(sts_report *r, sts_rpt_section *sec, const sts_jval *ro
     sts_rpt_fact(r, f, "functions", "%zu", sts_json_len(fns));
     sts_rpt_fact(r, f, "calls / records", "%zu", sts_json_len(rows));
     sts_rpt_fact(r, f, "new traces / compiles", "%.0f / %.0f", traces, compiles);
+    const char *unknown = unknown_hits(fns);
+    if (unknown) sts_rpt_fact(r, f, "calls / cache hits", "unknown (%s)", unknown);
+    const sts_jval *syncs = sts_json_get(root, "host_syncs");
+    if (syncs && syncs->type == STS_J_NULL)
+        sts_rpt_fact(r, f, "host syncs", "unknown (%s)",
+                     sts_json_str(sts_json_get(root, "host_syncs_unknown"), "not in the input"));
     size_t nw = sts_json_len(sts_json_get(root, "warnings"));
     if (nw) sts_rpt_fact(r, f, "warnings", "%zu log records did not parse (see the ledger's warnings)", nw);
 }
@@ -243,7 +268,7 @@ sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t le
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     }
     ledger_facts(r, sec, root);
-    st = calls_fig(r, sec, rows, name, err);
+    st = calls_fig(r, sec, rows, unknown_hits(fns) != NULL, name, err);
     if (st == STS_OK) st = fns_fig(r, sec, fns, name, err);
     const sts_jval *churn = sts_json_get(root, "churn");
     if (st == STS_OK && sts_json_len(churn))

@@ -17,12 +17,12 @@
 #define MAX_NAME_ROWS   25
 
 static const char HOW_STEPS[] =
-    "Each bar is one step, in trace order. Its stacked segments are the step's direct children, summed by "
-    "name, and the hatched, dashed-outline segment is the unattributed remainder: step time that no direct child "
-    "covers. The heavy line across each bar marks the step's own duration, so children plus remainder meet it exactly; "
-    "never add "
-    "the step to its children (that counts the same time twice). A remainder below zero means the children "
-    "overran the step by rounding; its value is written under the axis line. Hover a segment for its value.";
+    "Each bar is one step, in trace order. Its stacked segments are the step's children (the outermost slices of its "
+    "thread that lie inside it), summed by name, and the hatched, dashed-outline segment is the unattributed "
+    "remainder: step time that no child covers. The heavy line across each bar marks the step's own duration, so "
+    "children plus remainder meet it exactly (unless children overlap each other; the remainder is then what none "
+    "of them covers); never add the step to its children (that counts the same time twice). Hover a segment for "
+    "its value.";
 
 static const char HOW_LANES[] =
     "Time runs left to right from the start of the window; each band is one thread or device lane. Within a "
@@ -344,7 +344,36 @@ static void trace_facts(sts_report *r, sts_rpt_section *sec, const sts_timeline 
         sts_rpt_fact(r, f, "rejected / skipped events", "%" PRIu64 " / %" PRIu64, in->rejected, in->skipped);
 }
 
-static void steps_facts(sts_report *r, sts_rpt_section *sec, const sts_steps *st)
+/* The other lanes busiest during the steps (device streams, worker threads). */
+static void busiest_window_lanes(sts_report *r, sts_rpt_facts *f, const sts_timeline *tl, const sts_steps *st)
+{
+    size_t n;
+    const sts_window_lane_stats *wl = sts_steps_window_lanes(st, &n);
+    if (!n) return;
+    size_t pick[3], np = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t at = np < 3 ? np++ : 3;
+        while (at > 0 && wl[pick[at - 1]].total_ns < wl[i].total_ns) {
+            if (at < 3) pick[at] = pick[at - 1];
+            at--;
+        }
+        if (at < 3) pick[at] = i;
+    }
+    char text[512];
+    size_t len = 0;
+    const sts_lane *lanes = sts_timeline_lanes(tl, NULL);
+    for (size_t k = 0; k < np && len < sizeof text; k++) {
+        const sts_window_lane_stats *x = &wl[pick[k]];
+        const char *name = sts_timeline_string(tl, lanes[x->lane].name);
+        char med[48];
+        sts_fmt_duration((double)x->median_ns, med, sizeof med);
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s%s: median %s per step", k ? "; " : "",
+                                *name ? name : sts_timeline_string(tl, lanes[x->lane].label), med);
+    }
+    sts_rpt_fact(r, f, "other lanes during the steps", "%s", text);
+}
+
+static void steps_facts(sts_report *r, sts_rpt_section *sec, const sts_timeline *tl, const sts_steps *st)
 {
     const sts_steps_summary *sm = sts_steps_get_summary(st);
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
@@ -354,6 +383,19 @@ static void steps_facts(sts_report *r, sts_rpt_section *sec, const sts_steps *st
     sts_fmt_duration((double)sm->median_ns, b, sizeof b);
     sts_fmt_duration((double)sm->max_ns, c, sizeof c);
     sts_rpt_fact(r, f, "step duration", "min %s, median %s, max %s", a, b, c);
+    sts_fmt_duration(sm->mean_ns, a, sizeof a);
+    if (isnan(sm->stddev_ns)) {
+        sts_rpt_fact(r, f, "mean, standard deviation", "%s, unknown (one step)", a);
+    } else {
+        sts_fmt_duration(sm->stddev_ns, b, sizeof b);
+        sts_rpt_fact(r, f, "mean, standard deviation", "%s, %s (sample, as XProf's overview page)", a, b);
+    }
+    if (sm->partial)
+        sts_rpt_fact(r, f, "partial steps",
+                     "%zu may be cut by the capture (at its start or end, or never closed); XProf's overview "
+                     "leaves the first and last step out",
+                     sm->partial);
+    busiest_window_lanes(r, f, tl, st);
     sts_fmt_duration((double)sm->total_ns, a, sizeof a);
     sts_fmt_duration((double)sm->children_ns, b, sizeof b);
     sts_fmt_duration((double)sm->unattributed_ns, c, sizeof c);
@@ -378,7 +420,7 @@ sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const ch
         s = build_steps(r, tl, st, &steps);
         if (s == STS_OK) {
             sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Where each step's time goes");
-            steps_facts(r, sec, st);
+            steps_facts(r, sec, tl, st);
             if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_STEPS, "fig-steps", steps, HOW_STEPS)) s = STS_ERR_NOMEM;
         }
     } else {

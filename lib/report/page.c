@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/outfile.h"
 #include "report/report_impl.h"
 #include "report/style.h"
 #include "stepscope/version.h"
@@ -136,15 +137,12 @@ sts_status sts_report_render(const sts_report *r, char **html, size_t *len)
     return STS_OK;
 }
 
+/* "-" is standard output; a file is replaced whole or not at all (base/outfile). */
 static sts_status write_file(const char *path, const char *text, size_t n, sts_error *err)
 {
-    int to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "wb");
-    if (!f) return sts_error_set(err, STS_ERR_IO, -1, "%s: cannot open for writing: %s", path, strerror(errno));
-    size_t w = fwrite(text, 1, n, f);
-    int bad = w != n || fflush(f) != 0;
-    if (!to_stdout && fclose(f) != 0) bad = 1;
-    if (bad) return sts_error_set(err, STS_ERR_IO, -1, "%s: write failed: %s", path, strerror(errno));
+    if (strcmp(path, "-") != 0) return sts_outfile_write_all(path, text, n, err);
+    if (fwrite(text, 1, n, stdout) != n || fflush(stdout) != 0)
+        return sts_error_set(err, STS_ERR_IO, -1, "standard output: write failed: %s", strerror(errno));
     return STS_OK;
 }
 

@@ -3,6 +3,7 @@
  * are complete slices, args follow their scope. */
 #include "trace/build.h"
 #include "model/finalize.h"
+#include "model/msort.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -210,16 +211,37 @@ static void build_thread(sts_build *b, sts_tstate *s)
     st->unmatched_end += atomic_load_explicit(&s->unmatched, memory_order_relaxed);
 }
 
+/* Recording order: lane, start, longer first, then outer before inner (depth), then
+ * the order of recording (held in `parent` while sorting). */
+#define REC_LESS(ctx, a, b)                           \
+    ((a).lane != (b).lane     ? (a).lane < (b).lane   \
+     : (a).ts != (b).ts       ? (a).ts < (b).ts       \
+     : (a).dur != (b).dur     ? (a).dur > (b).dur     \
+     : (a).depth != (b).depth ? (a).depth < (b).depth \
+                              : (a).parent < (b).parent)
+
+STS_DEFINE_SORT(sort_recorded, sts_slice, void, REC_LESS)
+
 /* Hands the slices to the interval model's finalize, which orders and nests them
  * exactly as it nests a file. Host scopes nest by construction; the stack walk still
  * decides parents, so a scope whose parent was dropped becomes a root instead of joining
  * a wrong parent, and two overlapping device commands (a queue that is not in order)
- * are listed as an overlap. Finalize breaks ties of equal ts and dur by the raw
- * sequence number, so the recorded depth stands in for it: outer scopes first. */
+ * are listed as an overlap. Finalize breaks ties of equal ts and dur by the slices'
+ * order, but a scope is recorded when it ends, after the scopes inside it: a parent
+ * and a child that start and end on the same clock tick (a coarse TSC does that)
+ * would come child first. So the slices are put in nesting order first, the recorded
+ * depth deciding those ties. */
 static sts_status nest(sts_timeline *tl)
 {
-    for (size_t i = 0; i < tl->slices.n; i++)
-        tl->slices.v[i].parent = tl->slices.v[i].depth;
+    size_t n = tl->slices.n;
+    for (size_t i = 0; i < n; i++)
+        tl->slices.v[i].parent = (uint32_t)i;
+    sts_slice *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp || sort_recorded(tl->slices.v, n, tmp, NULL) != 0) {
+        free(tmp);
+        return STS_ERR_NOMEM;
+    }
+    free(tmp);
     sts_error err = STS_ERROR_INIT;
     return sts_tl_finalize(tl, &err);
 }
@@ -315,9 +337,10 @@ static sts_status build_timeline(sts_build *b, uint32_t session)
 static void end_session(void)
 {
     sts_tclock_end(&sts_rec.clock);
+    /* A SIGTERM from here on waits for the profile (sts_crash_finish raises it). */
+    if (sts_rec.opt.flush_on_signal) sts_crash_hold();
     atomic_store_explicit(&sts_rec.session, 0, memory_order_seq_cst);
     __atomic_store_n(&sts__trace_on, 0u, __ATOMIC_RELEASE);
-    if (sts_rec.opt.flush_on_signal) sts_crash_uninstall();
 }
 
 static void release_pool(void)
@@ -327,7 +350,7 @@ static void release_pool(void)
     if (sts_rec.pool) madvise(sts_rec.pool, sts_rec.pool_bytes, MADV_DONTNEED);
 }
 
-sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, sts_error *err)
+sts_status sts_rec_stop(sts_timeline **out, sts_trace_stats *stats, sts_error *err)
 {
     if (out) *out = NULL;
     sts_trace_stats local;
@@ -379,4 +402,11 @@ sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, s
     else
         sts_tl_free(b.tl);
     return STS_OK;
+}
+
+sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, sts_error *err)
+{
+    sts_status st = sts_rec_stop(out, stats, err);
+    sts_crash_finish();
+    return st;
 }

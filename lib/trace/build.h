@@ -39,4 +39,8 @@ typedef struct sts_build_devices {
 
 extern sts_build_devices sts_build_dev;
 
+/* sts_trace_stop_timeline() without its last step (sts_crash_finish), for stop, which
+ * writes the files first. */
+sts_status sts_rec_stop(sts_timeline **out, sts_trace_stats *stats, sts_error *err);
+
 #endif

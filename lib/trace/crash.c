@@ -1,43 +1,64 @@
-/* trace: the fatal-signal dump. On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT the
- * handler writes what the threads have recorded so far as Chrome trace JSON to
+/* trace: the signal dump. On SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT, and on
+ * SIGTERM or SIGINT when their disposition was the default (terminate), the handler
+ * writes what the threads have recorded so far as Chrome trace JSON to
  * DIR/stepscope-crash-<pid>.trace.json, then restores the previous disposition and
  * re-raises the signal so the process dies (or the earlier handler runs) as before.
+ * A SIGTERM or SIGINT that arrives while stop is writing the profile is held until
+ * the profile is written, then raised: stop finishes first.
  *
- * Async-signal-safety: only open, write, close, sigaction, raise and getpid are
- * called; no allocation, no stdio, no locks. The registry and the chunks are read with
- * atomic loads, numbers are formatted by hand into a static buffer. Converting ticks
- * uses the provisional rate measured at start (integer arithmetic). Scopes still open
- * in any thread are written as "B" events without an "E" (viewers show them as not
- * ended), which is where each thread was when the signal arrived. A stack overflow
- * cannot be dumped (no alternate signal stack is installed). */
+ * The dump is written like every other output: to a temporary file beside it, then
+ * fsynced and renamed (base/outfile's async-signal-safe finish), so it appears whole
+ * or not at all. It carries the drop counts (a "stepscope.dropped" instant per thread
+ * that lost events, the totals on "stepscope.trace") and the completion record
+ * (base/completion.h) at both ends.
+ *
+ * Async-signal-safety: only open, write, fsync, close, rename, unlink, sigaction,
+ * raise, getpid and clock_gettime are called; no allocation, no stdio, no locks. The
+ * registry and the chunks are read with atomic loads, numbers are formatted by hand
+ * into a static buffer. Converting ticks uses the provisional rate measured at start
+ * (integer arithmetic). Scopes still open in any thread are written as "B" events
+ * without an "E" (viewers show them as not ended), which is where each thread was when
+ * the signal arrived. Every signal is blocked while the handler runs, so a second
+ * signal cannot cut the dump short. A stack overflow cannot be dumped (no alternate
+ * signal stack is installed). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/completion.h"
+#include "base/outfile.h"
 #include "trace/recorder_impl.h"
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
-static struct sigaction previous[NFATAL];
+/* The fatal signals, then the two that ask a process to end. */
+static const int handled[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT };
+#define NHANDLED (sizeof handled / sizeof handled[0])
+#define NFATAL   5
+static struct sigaction previous[NHANDLED];
+static int ours[NHANDLED]; /* our handler is installed for handled[i] */
 static int installed;
 static volatile sig_atomic_t dumping;
+static volatile sig_atomic_t holding; /* stop is writing: hold SIGTERM / SIGINT */
+static volatile sig_atomic_t held;    /* the signal held, 0 when none */
 
 /* ---- a write(2)-only output buffer ---------------------------------------------- */
 
 static char out_buf[1 << 16];
 static size_t out_len;
 static int out_fd = -1;
+static int out_failed; /* a write failed (a full disk): the dump is abandoned */
 
 static void out_flush(void)
 {
     size_t off = 0;
-    while (off < out_len) {
+    while (off < out_len && !out_failed) {
         ssize_t w = write(out_fd, out_buf + off, out_len - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        off += (size_t)w;
+        if (w <= 0)
+            out_failed = 1;
+        else
+            off += (size_t)w;
     }
     out_len = 0;
 }
@@ -141,12 +162,19 @@ static void out_cstr(const char *s)
 static const sts_rec_arg *pending[PENDING_MAX];
 static size_t npending;
 static int first_event;
+static uint64_t events; /* written, not counting the completion record's two */
 static int64_t dump_pid;
 
-static void event_head(char ph, int64_t tid, const char *name, int64_t ts)
+static void event_sep(void)
 {
     out_str(first_event ? "\n" : ",\n");
     first_event = 0;
+}
+
+static void event_head(char ph, int64_t tid, const char *name, int64_t ts)
+{
+    event_sep();
+    events++;
     out_str("{\"ph\":\"");
     out_bytes(&ph, 1);
     out_str("\",\"pid\":");
@@ -188,6 +216,9 @@ static void out_args(uint32_t depth)
     npending = keep;
 }
 
+/* Totals over the threads, for the "stepscope.trace" instant. */
+static uint64_t total_recorded, total_dropped, total_too_deep, total_open, total_threads;
+
 static void dump_records(const sts_tstate *s, const char *p, const char *end)
 {
     while (p < end) {
@@ -203,6 +234,7 @@ static void dump_records(const sts_tstate *s, const char *p, const char *end)
             out_us(te > ts ? te - ts : 0);
             out_args(kd >> 8);
             out_bytes("}", 1);
+            total_recorded++;
         } else if (npending < PENDING_MAX) {
             pending[npending++] = (const sts_rec_arg *)(const void *)p;
         }
@@ -210,7 +242,30 @@ static void dump_records(const sts_tstate *s, const char *p, const char *end)
     }
 }
 
-static void dump_thread(const sts_tstate *s)
+static void int_arg(const char *key, uint64_t v, int first)
+{
+    out_str(first ? ",\"args\":{\"" : ",\"");
+    out_str(key);
+    out_str("\":");
+    out_u64(v);
+}
+
+/* The drop counts of a thread that lost events, as the builder writes them. */
+static void dump_drops(const sts_tstate *s, int64_t now)
+{
+    uint64_t dropped = atomic_load_explicit(&s->dropped, memory_order_relaxed);
+    uint64_t too_deep = atomic_load_explicit(&s->too_deep, memory_order_relaxed);
+    total_dropped += dropped;
+    total_too_deep += too_deep;
+    if (!dropped && !too_deep) return;
+    event_head('i', s->tid, "stepscope.dropped", now);
+    out_str(",\"s\":\"t\",\"cat\":\"stepscope\"");
+    int_arg("dropped", dropped, 1);
+    int_arg("too_deep", too_deep, 0);
+    out_str("}}");
+}
+
+static void dump_thread(const sts_tstate *s, int64_t now)
 {
     event_head('M', s->tid, "thread_name", 0);
     out_str(",\"args\":{\"name\":");
@@ -230,41 +285,128 @@ static void dump_thread(const sts_tstate *s)
                    sts_tclock_ns_fast(&sts_rec.clock, t0));
         out_bytes("}", 1);
     }
+    total_open += depth;
+    total_threads++;
+    dump_drops(s, now);
+}
+
+/* The session's totals, on the first lane as stop writes them. */
+static void dump_totals(int64_t tid)
+{
+    event_head('i', tid, "stepscope.trace", sts_rec.start_ns);
+    out_str(",\"s\":\"t\",\"cat\":\"stepscope\"");
+    int_arg("recorded", total_recorded, 1);
+    int_arg("dropped", total_dropped, 0);
+    int_arg("too_deep", total_too_deep, 0);
+    int_arg("open_at_stop", total_open, 0);
+    int_arg("threads", total_threads, 0);
+    out_str(",\"clock\":\"");
+    out_str(sts_rec.clock.tsc ? "tsc" : "monotonic");
+    out_str("\"}}");
+}
+
+/* DIR/stepscope-crash-<pid>.trace.json and the temporary name beside it, built by
+ * hand (snprintf is not async-signal-safe). */
+static char dump_path[sizeof sts_rec.dir + 64], dump_tmp[sizeof sts_rec.dir + 80];
+
+static void build_paths(int64_t pid)
+{
+    char digits[24];
+    int n = 0;
+    uint64_t v = (uint64_t)pid;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v && n < (int)sizeof digits);
+    size_t dl = strnlen(sts_rec.dir, sizeof sts_rec.dir - 1);
+    char *p = dump_path, *t = dump_tmp;
+    memcpy(p, sts_rec.dir, dl);
+    memcpy(t, sts_rec.dir, dl);
+    p += dl;
+    t += dl;
+    memcpy(p, "/stepscope-crash-", 17);
+    memcpy(t, "/.stepscope-crash-", 18);
+    p += 17;
+    t += 18;
+    while (n) {
+        *p++ = digits[--n];
+        *t++ = p[-1];
+    }
+    memcpy(p, ".trace.json", 12);
+    memcpy(t, ".trace.json.tmp", 16);
 }
 
 static void dump(int sig)
 {
     uint32_t session = atomic_load_explicit(&sts_rec.session, memory_order_acquire);
     if (session == 0) return;
-    out_fd = open(sts_rec.crash_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    dump_pid = (int64_t)getpid();
+    build_paths(dump_pid);
+    out_fd = open(dump_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out_fd < 0) return;
     out_len = 0;
+    out_failed = 0;
     first_event = 1;
-    dump_pid = (int64_t)getpid();
+    events = 0;
+    total_recorded = total_dropped = total_too_deep = total_open = total_threads = 0;
+    int64_t now = sts_clock_ns();
     out_str("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+    event_sep();
+    out_str(STS_COMPLETION_JSON_OPEN);
+    out_i64(dump_pid);
+    out_str(STS_COMPLETION_JSON_HEAD_REST);
     event_head('M', dump_pid, "process_name", 0);
     out_str(",\"args\":{\"name\":\"" STS_HOST_PROCESS_NAME "\"}}");
+    int64_t first_tid = dump_pid; /* the totals go on the first lane, as stop puts them */
+    uint32_t first_order = UINT32_MAX;
     for (sts_tstate *s = atomic_load_explicit(&sts_rec.threads, memory_order_acquire); s;
-         s = atomic_load_explicit(&s->next, memory_order_acquire))
-        if (s->session == session) dump_thread(s);
-    event_head('i', dump_pid, "stepscope.crash", sts_clock_ns());
+         s = atomic_load_explicit(&s->next, memory_order_acquire)) {
+        if (s->session != session) continue;
+        if (s->order < first_order) first_order = s->order, first_tid = s->tid;
+        dump_thread(s, now);
+    }
+    dump_totals(first_tid);
+    event_head('i', dump_pid, "stepscope.crash", now);
     out_str(",\"s\":\"g\",\"args\":{\"signal\":");
     out_i64(sig);
+    out_str("}}");
+    event_sep();
+    out_str(STS_COMPLETION_JSON_OPEN);
+    out_i64(dump_pid);
+    out_str(STS_COMPLETION_JSON_TAIL_REST);
+    out_u64(events);
     out_str("}}\n]}\n");
     out_flush();
-    close(out_fd);
+    if (out_failed) {
+        close(out_fd);
+        unlink(dump_tmp);
+    } else {
+        sts_outfile_finish_fd(out_fd, dump_tmp, dump_path, NULL);
+    }
     out_fd = -1;
 }
 
-static void on_fatal(int sig)
+static int handled_index(int sig)
+{
+    for (size_t i = 0; i < NHANDLED; i++)
+        if (handled[i] == sig) return (int)i;
+    return -1;
+}
+
+static void on_signal(int sig)
 {
     int saved = errno;
+    int i = handled_index(sig);
+    if (i >= NFATAL && holding) {
+        held = sig; /* raised by sts_crash_finish once the profile is written */
+        errno = saved;
+        return;
+    }
     if (!dumping) {
         dumping = 1;
         dump(sig);
     }
-    for (size_t i = 0; i < NFATAL; i++)
-        if (fatal_signals[i] == sig) sigaction(sig, &previous[i], NULL);
+    if (i >= 0) sigaction(sig, &previous[i], NULL);
     errno = saved;
     /* Blocked while this handler runs: delivered on return to the restored handler
      * (a fault also recurs when the instruction is retried). */
@@ -276,21 +418,40 @@ void sts_crash_install(void)
     if (installed) return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fatal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < NFATAL; i++)
-        sigaction(fatal_signals[i], &sa, &previous[i]);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < NHANDLED; i++) {
+        ours[i] = 0;
+        if (sigaction(handled[i], NULL, &previous[i]) != 0) continue;
+        /* SIGTERM and SIGINT only where they would end the process: a program with its
+         * own handler (or one that ignores them) decides what they do. */
+        if (i >= NFATAL && (previous[i].sa_handler != SIG_DFL || (previous[i].sa_flags & SA_SIGINFO))) continue;
+        ours[i] = sigaction(handled[i], &sa, NULL) == 0;
+    }
     dumping = 0;
+    holding = 0;
+    held = 0;
     installed = 1;
 }
 
-void sts_crash_uninstall(void)
+void sts_crash_hold(void)
+{
+    holding = 1;
+}
+
+void sts_crash_finish(void)
 {
     if (!installed) return;
-    for (size_t i = 0; i < NFATAL; i++) {
+    for (size_t i = 0; i < NHANDLED; i++) {
         struct sigaction cur;
-        if (sigaction(fatal_signals[i], NULL, &cur) == 0 && cur.sa_handler == on_fatal)
-            sigaction(fatal_signals[i], &previous[i], NULL);
+        if (ours[i] && sigaction(handled[i], NULL, &cur) == 0 && cur.sa_handler == on_signal)
+            sigaction(handled[i], &previous[i], NULL);
+        ours[i] = 0;
     }
     installed = 0;
+    holding = 0;
+    int sig = held;
+    held = 0;
+    if (sig) raise(sig); /* the SIGTERM or SIGINT that came while stop wrote the profile */
 }

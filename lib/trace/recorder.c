@@ -87,10 +87,12 @@ static void join_session(sts_tstate *s, uint32_t session)
     atomic_store_explicit(&s->too_deep, 0, memory_order_relaxed);
     atomic_store_explicit(&s->unmatched, 0, memory_order_relaxed);
     s->full = 0;
+    s->held = 0;
     s->last_t1 = 0;
     s->cur = NULL;
     s->wp = s->wend = NULL;
     atomic_store_explicit(&s->first, NULL, memory_order_release);
+    atomic_fetch_add_explicit(&sts_rec.joined, 1, memory_order_relaxed);
     (void)sts_rec_reserve_slow(s, sizeof(sts_rec_scope));
 }
 
@@ -121,17 +123,45 @@ sts_tstate *sts_rec_current(void)
     return current();
 }
 
+/* Whether the thread may take another chunk, and which. With thread_bytes set, up to
+ * that cap. Otherwise a thread's first chunk is granted while any is free, and a
+ * later one only (1) within the thread's share of the pool not kept back, (pool -
+ * kept back) / threads joined, and (2) when it leaves free the chunks kept back for
+ * the first chunks of threads yet to join. So with 8 threads every one records, and
+ * one thread alone still gets nearly the whole pool. Both limits only tighten as
+ * threads join, so a refusal stays right until stop. */
+static int take_chunk(const sts_tstate *s, size_t *index)
+{
+    size_t n = sts_rec.nchunks, keep = 0;
+    if (sts_rec.thread_cap) {
+        if (s->held >= sts_rec.thread_cap) return 0;
+    } else if (s->held > 0) {
+        size_t joined = atomic_load_explicit(&sts_rec.joined, memory_order_relaxed);
+        if (joined == 0) joined = 1;
+        keep = sts_rec.first_reserve > joined ? sts_rec.first_reserve - joined : 0;
+        if (s->held - 1 >= (n - sts_rec.first_reserve) / joined) return 0;
+    }
+    size_t t = atomic_load_explicit(&sts_rec.next_chunk, memory_order_relaxed);
+    do {
+        if (t + 1 + keep > n) return 0;
+    } while (!atomic_compare_exchange_weak_explicit(&sts_rec.next_chunk, &t, t + 1, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    *index = t;
+    return 1;
+}
+
 char *sts_rec_reserve_slow(sts_tstate *s, size_t need)
 {
     if (s->full) return NULL;
-    size_t i = atomic_fetch_add_explicit(&sts_rec.next_chunk, 1, memory_order_relaxed);
-    if (i >= sts_rec.nchunks || need > sts_rec.chunk_bytes - sizeof(sts_chunk)) {
+    size_t i = 0;
+    if (need > sts_rec.chunk_bytes - sizeof(sts_chunk) || !take_chunk(s, &i)) {
         /* From here on this thread drops everything until stop, so the count of
          * dropped scopes is exact and no later, smaller record sneaks in. */
         s->full = 1;
         s->wend = s->wp;
         return NULL;
     }
+    s->held++;
     sts_chunk *c = (sts_chunk *)(sts_rec.pool + i * sts_rec.chunk_bytes);
     atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
     atomic_store_explicit(&c->used, 0, memory_order_relaxed);
@@ -302,6 +332,12 @@ void sts_trace_thread_name(const char *name)
 #define DEFAULT_POOL  ((size_t)16 << 20)
 #define DEFAULT_CHUNK ((size_t)64 << 10)
 #define MIN_CHUNK     ((size_t)512)
+/* The default chunk is a 256th of the pool (within 512 B..64 KiB), so even a small
+ * pool splits into enough chunks to share between threads. */
+#define CHUNKS_PER_POOL 256
+/* Chunks kept back for late threads' first chunks: an eighth of the pool, at most
+ * this many. */
+#define MAX_FIRST_RESERVE 32
 
 static int mkdirs(const char *path)
 {
@@ -392,7 +428,11 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     sts_trace_options o = STS_TRACE_OPTIONS_INIT;
     if (opt) o = *opt;
     if (!o.pool_bytes) o.pool_bytes = DEFAULT_POOL;
-    if (!o.chunk_bytes) o.chunk_bytes = o.pool_bytes < DEFAULT_CHUNK ? o.pool_bytes : DEFAULT_CHUNK;
+    if (!o.chunk_bytes) {
+        size_t c = o.pool_bytes / CHUNKS_PER_POOL;
+        o.chunk_bytes = c < MIN_CHUNK ? MIN_CHUNK : c > DEFAULT_CHUNK ? DEFAULT_CHUNK : c;
+        if (o.chunk_bytes > o.pool_bytes) o.chunk_bytes = o.pool_bytes;
+    }
     o.chunk_bytes &= ~(size_t)7;
     sts_status st = check_options(&o, err);
     if (st != STS_OK) return st;
@@ -414,10 +454,12 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     if (!o.lazy_pages) prefault_pool();
     sts_rec.chunk_bytes = o.chunk_bytes;
     sts_rec.nchunks = nchunks;
+    sts_rec.first_reserve = nchunks / 8 < MAX_FIRST_RESERVE ? nchunks / 8 : MAX_FIRST_RESERVE;
+    sts_rec.thread_cap = o.thread_bytes ? (o.thread_bytes / o.chunk_bytes ? o.thread_bytes / o.chunk_bytes : 1) : 0;
     atomic_store_explicit(&sts_rec.next_chunk, 0, memory_order_relaxed);
+    atomic_store_explicit(&sts_rec.joined, 0, memory_order_relaxed);
 
     snprintf(sts_rec.dir, sizeof sts_rec.dir, "%s", dir);
-    snprintf(sts_rec.crash_path, sizeof sts_rec.crash_path, "%s/stepscope-crash-%ld.trace.json", dir, (long)getpid());
     if (o.host) {
         snprintf(host_copy, sizeof host_copy, "%s", o.host);
         o.host = host_copy;

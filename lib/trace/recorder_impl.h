@@ -66,6 +66,7 @@ typedef struct sts_tstate {
     sts_chunk *cur;
     _Atomic uint64_t dropped, too_deep, unmatched; /* written by the owner only */
     int full;                                      /* the pool ran out for this thread: drop until stop */
+    uint32_t held;                                 /* chunks taken in this session */
     uint64_t last_t1;                              /* end tick of the last scope closed (device dispatch slices
                                                       start no earlier) */
     sts_frame stack[STS_TRACE_MAX_DEPTH];
@@ -88,12 +89,17 @@ typedef struct sts_recorder {
     sts_tclock clock;
     sts_trace_options opt;
     char dir[4096];
-    char crash_path[4200];
     int64_t start_ns;
     /* the pool: a mapping of nchunks chunks of chunk_bytes */
     char *pool;
     size_t pool_bytes, chunk_bytes, nchunks;
     _Atomic size_t next_chunk;
+    /* Fair shares (see sts_rec_reserve_slow): chunks kept back so that this many
+     * threads get a first chunk however early the first threads fill their share,
+     * and the threads that have joined the session. */
+    size_t first_reserve;
+    size_t thread_cap; /* chunks one thread may hold; 0: the automatic share */
+    _Atomic uint32_t joined;
     /* every thread state ever registered */
     sts_tstate *_Atomic threads;
     uint32_t nthreads;
@@ -123,8 +129,8 @@ static inline size_t sts_rec_size(const void *rec)
 sts_tstate *sts_rec_current(void);
 
 /* Room for `need` bytes in the thread's buffer: a pointer to write at, or NULL when
- * the pool is exhausted (then the caller drops and counts). Publish with
- * sts_rec_commit(). */
+ * the thread may take no more of the pool (then the caller drops and counts).
+ * Publish with sts_rec_commit(). */
 static inline char *sts_rec_reserve(sts_tstate *s, size_t need);
 char *sts_rec_reserve_slow(sts_tstate *s, size_t need);
 
@@ -149,8 +155,10 @@ static inline void sts_rec_count(_Atomic uint64_t *c)
 /* Host process label and lane naming shared by the builder and the crash dump. */
 #define STS_HOST_PROCESS_NAME "/host:CPU"
 
-/* Installs (or removes) the fatal-signal handlers; crash.c. */
+/* The signal dump (crash.c): install the handlers at start; hold SIGTERM and SIGINT
+ * while stop writes; finish removes the handlers and raises a held signal. */
 void sts_crash_install(void);
-void sts_crash_uninstall(void);
+void sts_crash_hold(void);
+void sts_crash_finish(void);
 
 #endif

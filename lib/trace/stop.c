@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "stepscope/write.h"
-#include "trace/recorder_impl.h"
+#include "trace/build.h"
 
 static void print_summary(const sts_trace_stats *st)
 {
@@ -21,12 +21,12 @@ static void print_summary(const sts_trace_stats *st)
     }
 }
 
-sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err)
+/* Writes the session's profile directory. A SIGTERM or SIGINT that arrives meanwhile
+ * is held until the files are in place, then raised (sts_crash_finish). */
+static sts_status stop_and_write(sts_trace_stats *stats, sts_error *err)
 {
-    sts_trace_stats local;
-    if (!stats) stats = &local;
     sts_timeline *tl = NULL;
-    sts_status st = sts_trace_stop_timeline(&tl, stats, err);
+    sts_status st = sts_rec_stop(&tl, stats, err);
     if (st != STS_OK) return st;
     sts_write_options wo = STS_WRITE_OPTIONS_INIT;
     wo.host = sts_rec.opt.host;
@@ -38,4 +38,12 @@ sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err)
     free(run);
     if (sts_rec.opt.verbose || stats->dropped) print_summary(stats);
     return STS_OK;
+}
+
+sts_status sts_trace_stop(sts_trace_stats *stats, sts_error *err)
+{
+    sts_trace_stats local;
+    sts_status st = stop_and_write(stats ? stats : &local, err);
+    sts_crash_finish();
+    return st;
 }

@@ -1,8 +1,10 @@
 /* Chrome trace-event JSON writer: the layout of JAX's perfetto_trace.json.gz (see
  * stepscope/write.h). One event per line, so a diff of two traces reads well. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/completion.h"
 #include "base/jsontext.h"
 #include "base/mem.h"
 #include "stepscope/write.h"
@@ -332,11 +334,21 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
         return err ? err->code : STS_ERR_IO;
     }
     lit(&w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    int64_t first_pid = w.nprocs ? proc_pid(&w, 0) : 0;
+    ev_begin(&w, STS_COMPLETION_JSON_OPEN); /* the file announces its completion record... */
+    put_i64(&w, first_pid);
+    lit(&w, STS_COMPLETION_JSON_HEAD_REST);
     metadata(&w);
     slices(&w);
     instants(&w);
     counters(&w);
     asyncs_and_flows(&w);
+    char tail[32];
+    snprintf(tail, sizeof tail, "%d}}", w.events - 1);
+    ev_begin(&w, STS_COMPLETION_JSON_OPEN); /* ...and ends with it */
+    put_i64(&w, first_pid);
+    lit(&w, STS_COMPLETION_JSON_TAIL_REST);
+    lit(&w, tail);
     lit(&w, "\n]}\n");
     free(w.tid);
     free(w.tid_order);

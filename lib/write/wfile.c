@@ -1,26 +1,25 @@
+/* write: the buffered, gzip-capable front of base/outfile (see wfile.h). */
 #include "write/wfile.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
+
+#include "base/outfile.h"
 
 #define BUF_SIZE (256 * 1024)
 
+/* A buffer (and optionally deflate) in front of a base outfile, which owns the
+ * temporary file, the rename and the error reporting. */
 struct sts_wfile {
-    int fd;
+    sts_outfile *out;
     int gzip;
-    int failed_errno; /* first write error, 0 when none */
-    const char *failed_what;
+    int failed;  /* a write or compression error: sticky */
+    int zfailed; /* deflate itself failed (not the file) */
     z_stream z;
     unsigned char *buf, *zbuf;
     size_t used;
-    char *path, *tmp;
+    char *path;
 };
 
 int sts_path_is_gz(const char *path)
@@ -29,25 +28,9 @@ int sts_path_is_gz(const char *path)
     return n >= 3 && strcmp(path + n - 3, ".gz") == 0;
 }
 
-static void note_failure(sts_wfile *f, const char *what, int e)
-{
-    if (f->failed_what) return;
-    f->failed_what = what;
-    f->failed_errno = e ? e : EIO;
-}
-
 static void raw_write(sts_wfile *f, const unsigned char *p, size_t n)
 {
-    while (n && !f->failed_what) {
-        ssize_t w = write(f->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            note_failure(f, "write", errno);
-            return;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
+    if (!f->failed && sts_outfile_write(f->out, p, n) != 0) f->failed = 1;
 }
 
 /* Sends the buffer on: straight to the file, or through deflate. */
@@ -60,12 +43,12 @@ static void drain(sts_wfile *f, int finish)
     }
     f->z.next_in = f->buf;
     f->z.avail_in = (uInt)f->used;
-    for (;;) {
+    while (!f->failed) {
         f->z.next_out = f->zbuf;
         f->z.avail_out = BUF_SIZE;
         int rc = deflate(&f->z, finish ? Z_FINISH : Z_NO_FLUSH);
         if (rc == Z_STREAM_ERROR) {
-            note_failure(f, "compress", EIO);
+            f->failed = f->zfailed = 1;
             break;
         }
         raw_write(f, f->zbuf, BUF_SIZE - f->z.avail_out);
@@ -77,43 +60,20 @@ static void drain(sts_wfile *f, int finish)
 sts_wfile *sts_wfile_open(const char *path, int gzip, int level, sts_error *err)
 {
     sts_wfile *f = calloc(1, sizeof *f);
-    char *dircopy = strdup(path), *basecopy = strdup(path);
     if (f) {
-        f->fd = -1;
         f->path = strdup(path);
         f->buf = malloc(BUF_SIZE);
         if (gzip) f->zbuf = malloc(BUF_SIZE);
     }
-    if (!f || !dircopy || !basecopy || !f->path || !f->buf || (gzip && !f->zbuf)) {
-        free(dircopy);
-        free(basecopy);
+    if (!f || !f->path || !f->buf || (gzip && !f->zbuf)) {
         sts_wfile_abort(f);
         sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
         return NULL;
     }
-    const char *dir = dirname(dircopy), *base = basename(basecopy);
-    size_t tn = strlen(dir) + strlen(base) + 32;
-    f->tmp = malloc(tn);
-    if (f->tmp) snprintf(f->tmp, tn, "%s/.%s.tmp.XXXXXX", dir, base);
-    free(dircopy);
-    free(basecopy);
-    if (!f->tmp) {
-        sts_wfile_abort(f);
-        sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
-        return NULL;
-    }
-    f->fd = mkstemp(f->tmp);
-    if (f->fd < 0) {
-        int e = errno;
-        free(f->tmp);
-        f->tmp = NULL;
-        sts_error_set(err, e == ENOENT ? STS_ERR_NOT_FOUND : STS_ERR_IO, -1,
-                      "%s: cannot create a temporary file beside it: %s", path, strerror(e));
+    if (sts_outfile_open(path, &f->out, err) != STS_OK) {
         sts_wfile_abort(f);
         return NULL;
     }
-    /* mkstemp makes the file private; a trace is an ordinary file. */
-    (void)fchmod(f->fd, 0644);
     if (gzip) {
         f->gzip = 1;
         if (deflateInit2(&f->z, level >= 1 && level <= 9 ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
@@ -130,7 +90,7 @@ sts_wfile *sts_wfile_open(const char *path, int gzip, int level, sts_error *err)
 int sts_wfile_write(sts_wfile *f, const void *p, size_t n)
 {
     const unsigned char *s = p;
-    while (n && !f->failed_what) {
+    while (n && !f->failed) {
         if (f->used == BUF_SIZE) drain(f, 0);
         size_t take = BUF_SIZE - f->used;
         if (take > n) take = n;
@@ -139,7 +99,7 @@ int sts_wfile_write(sts_wfile *f, const void *p, size_t n)
         s += take;
         n -= take;
     }
-    return f->failed_what ? -1 : 0;
+    return f->failed ? -1 : 0;
 }
 
 int sts_wfile_puts(sts_wfile *f, const char *s)
@@ -147,45 +107,25 @@ int sts_wfile_puts(sts_wfile *f, const char *s)
     return sts_wfile_write(f, s, strlen(s));
 }
 
-static void fsync_dir(const char *path)
-{
-    char *copy = strdup(path);
-    if (!copy) return;
-    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
-    free(copy);
-    if (fd < 0) return;
-    (void)fsync(fd); /* best effort: some file systems refuse fsync on directories */
-    close(fd);
-}
-
 sts_status sts_wfile_commit(sts_wfile *f, sts_error *err)
 {
     drain(f, 1);
-    if (!f->failed_what && fsync(f->fd) != 0 && errno != EINVAL) note_failure(f, "fsync", errno);
-    if (close(f->fd) != 0 && !f->failed_what) note_failure(f, "close", errno);
-    f->fd = -1;
-    if (!f->failed_what && rename(f->tmp, f->path) != 0) note_failure(f, "rename", errno);
-    if (f->failed_what) {
-        sts_status code = STS_ERR_IO;
-        sts_error_set(err, code, -1, "%s: %s failed: %s (nothing was written there)", f->path, f->failed_what,
-                      strerror(f->failed_errno));
-        sts_wfile_abort(f);
-        return code;
+    sts_status st;
+    if (f->zfailed) {
+        st = sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: compression failed; the file was not written", f->path);
+    } else {
+        st = sts_outfile_commit(f->out, err);
+        f->out = NULL;
     }
-    fsync_dir(f->path);
-    free(f->tmp);
-    f->tmp = NULL;
     sts_wfile_abort(f);
-    return STS_OK;
+    return st;
 }
 
 void sts_wfile_abort(sts_wfile *f)
 {
     if (!f) return;
     if (f->gzip) deflateEnd(&f->z);
-    if (f->fd >= 0) close(f->fd);
-    if (f->tmp) unlink(f->tmp);
-    free(f->tmp);
+    sts_outfile_free(f->out);
     free(f->path);
     free(f->buf);
     free(f->zbuf);

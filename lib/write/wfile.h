@@ -1,9 +1,9 @@
-/* write: an output file that appears whole or not at all.
+/* write: an output file that appears whole or not at all, with buffering and gzip.
  *
- * Bytes go to a temporary file in the destination's directory (so the final rename
- * stays on one file system), optionally through gzip. Commit flushes, fsyncs, renames
- * over the destination and fsyncs the directory; abort (or any failure) removes the
- * temporary file and leaves an existing destination untouched. */
+ * A buffered (optionally gzip-compressing) front of base's outfile
+ * (stepscope/outfile.h), which writes to a temporary file beside the destination and
+ * renames it into place at commit; abort (or any failure) removes the temporary file
+ * and leaves an existing destination untouched. */
 #ifndef STS_WRITE_WFILE_H
 #define STS_WRITE_WFILE_H
 

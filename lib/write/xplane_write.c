@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/completion.h"
 #include "base/mem.h"
 #include "base/vec.h"
 #include "write/wfile.h"
@@ -133,18 +134,22 @@ typedef struct idset {
     int zero;
 } idset;
 
+/* XProf (and stepscope's reader) know a line by its id cut to a uint32, so that is
+ * what must be unique. */
 static int id_taken(const idset *ids, int64_t id)
 {
-    return id == 0 ? ids->zero : sts_u64map_get(&ids->m, (uint64_t)id) != UINT32_MAX;
+    uint32_t k = (uint32_t)id;
+    return k == 0 ? ids->zero : sts_u64map_get(&ids->m, k) != UINT32_MAX;
 }
 
 static int id_add(idset *ids, int64_t id)
 {
-    if (id == 0) {
+    uint32_t k = (uint32_t)id;
+    if (k == 0) {
         ids->zero = 1;
         return 0;
     }
-    return sts_u64map_put(&ids->m, (uint64_t)id, 1);
+    return sts_u64map_put(&ids->m, k, 1);
 }
 
 /* A device lane: the recorder's and XSpace's device lanes, and the lanes of a process
@@ -170,9 +175,9 @@ static sts_status add_lines(plan *p, xplane *pl, uint32_t proc_or_host, int host
         xl->id = ln->tid;
         /* Lines sharing an id are one timeline to XProf: keep lanes apart. */
         if (id_taken(&ids, xl->id)) {
-            xl->id = (INT64_C(1) << 40) + (int64_t)l;
+            xl->id = (int64_t)(uint32_t)(0x80000000u + (uint32_t)l);
             while (id_taken(&ids, xl->id))
-                xl->id++;
+                xl->id = (int64_t)(uint32_t)(xl->id + 1);
         }
         if (id_add(&ids, xl->id) != 0) {
             sts_u64map_release(&ids.m);
@@ -487,6 +492,10 @@ static void encode_line(plan *p, sts_pb_writer *w, xplane *pl, const xline *xl)
 
 static void encode_space(plan *p, sts_pb_writer *w)
 {
+    /* The completion record's head (base/completion.h): the file says it ends with one. */
+    sts_pb_begin(w, STS_COMPLETION_XSPACE_HEAD);
+    sts_pb_put_str(w, 1, "stepscope " STS_VERSION_STRING);
+    sts_pb_end(w);
     for (size_t pi = 0; pi < p->nplanes; pi++) {
         xplane *pl = &p->planes[pi];
         sts_pb_begin(w, 1);
@@ -516,6 +525,9 @@ static void encode_space(plan *p, sts_pb_writer *w)
         sts_pb_end(w);
     }
     sts_pb_put_str(w, 4, p->host);
+    sts_pb_begin(w, STS_COMPLETION_XSPACE_TAIL); /* the completion record, last */
+    if (p->nev) sts_pb_put_uint(w, 1, p->nev);
+    sts_pb_end(w);
 }
 
 /* ---- driver ---- */

@@ -1,7 +1,6 @@
 /* `stepscope demo bench`: lesson 1 end to end on the default OpenCL device. Writes
  * <out>/bench.json (schema in docs/bench.md): the main predict report at top level and
  * the other experiments under "variants". */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -103,11 +102,14 @@ static int write_report(lesson *L, const sts_bench_result *main, const sts_bench
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/bench.json", L->ctx->out_dir);
-    FILE *f = fopen(path, "w");
-    if (!f) return cli_fail(CLI_BAD_INPUT, "demo bench: cannot write %s: %s", path, strerror(errno));
     sts_error err = STS_ERROR_INIT;
-    sts_status st = sts_bench_write_json(f, main, &L->env, variants, NVARIANTS, &err);
-    if (fclose(f) != 0 || st != STS_OK) return cli_fail(CLI_BAD_INPUT, "demo bench: writing %s failed", path);
+    sts_outfile *f = NULL;
+    if (sts_outfile_open(path, &f, &err) != STS_OK) return cli_report("demo bench", &err);
+    if (sts_bench_write_json(sts_outfile_stream(f), main, &L->env, variants, NVARIANTS, &err) != STS_OK) {
+        sts_outfile_abandon(f, &err);
+        return cli_report("demo bench", &err);
+    }
+    if (sts_outfile_commit(f, &err) != STS_OK) return cli_report("demo bench", &err);
     if (L->ctx->json) sts_bench_write_json(stdout, main, &L->env, variants, NVARIANTS, &err);
     printf("wrote %s\n", path);
     return CLI_OK;

@@ -447,10 +447,17 @@ static int write_outputs(retrace *r, const demo_ctx *ctx, const loop_result loop
     char *extra = extra_json(r, loops, mu);
     char path[4096];
     snprintf(path, sizeof path, "%s/ledger.json", ctx->out_dir);
-    FILE *f = fopen(path, "w");
+    /* Whole or not at all: a failed write leaves an earlier ledger.json intact. */
+    sts_outfile *f = NULL;
     int rc = CLI_OK;
-    if (!f || sts_ledger_write_json(r->l, f, "demo", extra, &r->err) != STS_OK) rc = fail(r, path);
-    if (f) fclose(f);
+    if (sts_outfile_open(path, &f, &r->err) != STS_OK) {
+        rc = fail(r, "writing the ledger");
+    } else if (sts_ledger_write_json(r->l, sts_outfile_stream(f), "demo", extra, &r->err) != STS_OK) {
+        sts_outfile_abandon(f, &r->err);
+        rc = fail(r, "writing the ledger");
+    } else if (sts_outfile_commit(f, &r->err) != STS_OK) {
+        rc = fail(r, "writing the ledger");
+    }
     if (rc == CLI_OK && ctx->json)
         sts_ledger_write_json(r->l, stdout, "demo", extra, &r->err);
     else if (rc == CLI_OK) {

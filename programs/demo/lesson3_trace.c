@@ -239,14 +239,16 @@ static int steps_of_file(const char *path, int64_t *dur, size_t cap, sts_error *
     return n;
 }
 
-static int analyze(const char *dir, const char *run_path, int json)
+/* Reads back the run this session wrote (its own directory, not the profile
+ * directory, whose latest run by name may be another host's or a copied one). */
+static int analyze(const char *run_path, int json)
 {
     sts_error err = STS_ERROR_INIT;
     sts_timeline *tl = NULL;
     sts_steps *steps = NULL;
     sts_step_options so = STS_STEP_OPTIONS_INIT;
     so.step = "learner_step";
-    if (sts_timeline_open(dir, NULL, &tl, &err) != STS_OK || sts_steps_find(tl, &so, &steps, &err) != STS_OK) {
+    if (sts_timeline_open(run_path, NULL, &tl, &err) != STS_OK || sts_steps_find(tl, &so, &steps, &err) != STS_OK) {
         sts_timeline_free(tl);
         return cli_report("demo trace", &err);
     }
@@ -402,14 +404,16 @@ int demo_trace(const demo_ctx *ctx)
     snprintf(msg, sizeof msg, "result matches tanh(x @ w) on the host (max abs error %.2g; atol = rtol = 2e-5)",
              max_err);
     check(close_enough, msg);
-    int rc = analyze(dir, stats.run_path, ctx->json);
+    int rc = analyze(stats.run_path, ctx->json);
     if (rc != 0) return rc;
     char abs[PATH_MAX];
     const char *shown = realpath(dir, abs) ? abs : dir;
     printf("Host annotations are not isolated device kernels: the device lane shows those.\n");
     printf("Open it:\n");
     printf("  Perfetto UI: https://ui.perfetto.dev -> Open trace file -> %s/perfetto_trace.json.gz\n", stats.run_path);
-    printf("  XProf: xprof --port 8791 %s   (pick the run, then trace_viewer; find learner_step)\n", shown);
+    const char *run_name = strrchr(stats.run_path, '/');
+    printf("  XProf: xprof --port 8791 %s   (pick run %s, then trace_viewer; find learner_step)\n", shown,
+           run_name ? run_name + 1 : stats.run_path);
     if (checks_failed) {
         fprintf(stderr, "stepscope demo trace: %d check%s failed (see FAIL lines above)\n", checks_failed,
                 checks_failed > 1 ? "s" : "");

@@ -109,7 +109,7 @@ t_ok "a kernel that fails to build: exit 1 with the compiler's log" test "$T_RC"
   -n "$(printf '%s' "$T_ERR" | grep 'no_such_symbol_here')"
 
 t_run "$STEPSCOPE" bench --out /nonexistent-dir/report.json --repeats 1
-t_ok "an unwritable --out is a runtime error" test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'cannot write')"
+t_ok "an unwritable --out is a runtime error naming the file" test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep '/nonexistent-dir/report.json: cannot open for writing')"
 
 # The lesson end to end.
 t_run "$STEPSCOPE" demo bench --out "$T_TMP/demo"

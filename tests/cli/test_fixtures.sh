@@ -32,11 +32,86 @@ for dir in chrome kineto torch-legacy; do
       T_RC=$src; T_ERR=$(cat "$T_TMP/s.err")
       t_ok "$label: steps says what it tried" grep -q "no steps found in .*; tried:" "$T_TMP/s.err"
     fi
+    t_ok "$label: no name has a negative self time" python3 -c '
+import json, sys
+bad = [n for n in json.load(open(sys.argv[1]))["names"] if n["self_ns"] < 0]
+assert not bad, bad[:3]
+' "$T_TMP/a.json"
     python3 "$FACTS" check "$f" --label "$label" --analyze "$T_TMP/a.json" \
       --steps "$T_TMP/s.json" --steps-rc "$src" --csv "$T_TMP/c.csv" || T_FAILS=$((T_FAILS + 1))
   done
 done
 [ "$n" -gt 0 ] || t_skip "fixture traces" "none found under $FX/traces"
+
+# JAX's XPlane files: no negative self time either; steps see the device lanes.
+for f in "$FX/traces/jax"/*.xplane.pb; do
+  [ -f "$f" ] || continue
+  label="jax/$(basename "$f")"
+  t_run "$STEPSCOPE" analyze --json "$f"
+  t_ok "$label: no name has a negative self time" python3 -c '
+import json, sys
+bad = [n for n in json.loads(sys.argv[1])["names"] if n["self_ns"] < 0]
+assert not bad, bad[:3]
+' "$T_OUT"
+  t_run "$STEPSCOPE" steps --json "$f"
+  t_ok "$label: the steps see the device ops (windows on /device: lanes, each inside its step)" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["steps"], "no steps"
+dev = [(s, w) for s in d["steps"] for w in s["windows"] if w["process"].startswith("/device:")]
+assert dev and all(0 < w["busy_ns"] <= s["dur_ns"] and w["names"] for s, w in dev), dev[:1]
+# Every step longer than 1 ms (these runs keep the GPUs fed) sees a device lane busy.
+for s in d["steps"]:
+    if s["dur_ns"] > 1000000:
+        assert any(w["process"].startswith("/device:") for w in s["windows"]), s["index"]
+' "$T_OUT"
+done
+
+# kineto/h100_bert_small.json.gz: ProfilerStep#6 starts inside a Python frame and ends
+# inside the next one, all within run_torch_profiler.
+h100="$FX/traces/kineto/h100_bert_small.json.gz"
+if [ -f "$h100" ]; then
+  "$STEPSCOPE" analyze --json "$h100" >"$T_TMP/h.json"
+  "$STEPSCOPE" slices --csv "$h100" >"$T_TMP/h.csv"
+  t_ok "h100_bert_small: run_torch_profiler's self time is its duration minus the union of what lies inside it" \
+    python3 - "$T_TMP/h.json" "$T_TMP/h.csv" <<'PY'
+import csv, json, sys
+name = "moca/library/profiling/profile.py(34): run_torch_profiler"
+rows = list(csv.DictReader(open(sys.argv[2], newline="", encoding="utf-8")))
+mine = [r for r in rows if r["name"] == name]
+assert len(mine) == 1, len(mine)
+r = mine[0]
+ts, end = int(r["ts_ns"]), int(r["ts_ns"]) + int(r["dur_ns"])
+# Everything else on its thread that starts inside it and ends by its end, merged.
+inner = sorted((int(o["ts_ns"]), int(o["ts_ns"]) + int(o["dur_ns"])) for o in rows
+               if (o["pid"], o["tid"]) == (r["pid"], r["tid"]) and o is not r
+               and ts <= int(o["ts_ns"]) < end and int(o["ts_ns"]) + int(o["dur_ns"]) <= end)
+covered, lo, hi = 0, None, None
+for a, b in inner:
+    if hi is None or a > hi:
+        covered += (hi - lo) if hi is not None else 0
+        lo, hi = a, b
+    else:
+        hi = max(hi, b)
+covered += (hi - lo) if hi is not None else 0
+want = (end - ts) - covered
+got = [n["self_ns"] for n in json.load(open(sys.argv[1]))["names"] if n["name"] == name]
+assert got == [want] and want >= 0, (got, want)
+PY
+  t_run "$STEPSCOPE" steps --json "$h100"
+  t_ok "h100_bert_small: the step keeps run_action as a child, and sees the GPU stream" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+s = d["steps"]
+assert len(s) == 1 and s[0]["name"] == "ProfilerStep#6", [x["name"] for x in s]
+assert "moca/library/model_hub/entry_point.py(106): run_action" in s[0]["children"], list(s[0]["children"])
+assert s[0]["unattributed_ns"] >= 0
+gpu = [w for w in s[0]["windows"] if w["thread"].startswith("stream")]
+assert gpu and gpu[0]["busy_ns"] > 0, s[0]["windows"]
+' "$T_OUT"
+else
+  t_skip "h100_bert_small" "kineto/h100_bert_small.json.gz missing"
+fi
 
 # Lesson 3: four learner_step steps, each holding input_wait then model_and_wait; the
 # unattributed remainder is >= 0 and summing step and children exceeds the step.

@@ -73,6 +73,15 @@ done
 t_run "$STEPSCOPE" steps "$P" -j 0
 t_ok "-j 0: usage error" test "$T_RC" = 2
 
+# Options that narrow one trace say so with several hosts.
+t_run "$STEPSCOPE" analyze "$P" --lane python
+t_ok "analyze --lane with 16 hosts: usage error, explained" test "$T_RC" = 2 -a -n "$(grep -F -- '--lane applies to one trace' <<<"$T_ERR")"
+t_run "$STEPSCOPE" steps "$P" --lanes stream
+t_ok "steps --lanes with 16 hosts: usage error, explained" test "$T_RC" = 2 -a -n "$(grep -F -- '--lanes applies to one trace' <<<"$T_ERR")"
+t_run "$STEPSCOPE" steps "$P" --xprof --json
+t_ok "steps --xprof with 16 hosts: each host's first and last step left out" test "$T_RC" = 0 -a \
+  "$(python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"]; print(s[0]["step"], s[-1]["step"], len(s))' <<<"$T_OUT")" = "1 18 18"
+
 # One host reads as it always has.
 t_run "$STEPSCOPE" steps "$RUN/host03.xplane.pb"
 t_ok "one file: the single-host steps output" test "$T_RC" = 0 -a -n "$(grep "^20 steps 'train_step'" <<<"$T_OUT")"

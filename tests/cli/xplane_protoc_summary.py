@@ -7,13 +7,14 @@ stepscope's reader. Tests compare the two.
 
 Output, tab-separated, one record per line:
   planes      <planes with lines>   <all planes>
-  line        <plane name> <line id> <shown name> <timed events> <sum of durations, ns> <first start, ns>
+  line        <plane name> <line tid> <shown name> <timed events> <sum of durations, ns> <first start, ns>
   events      <timed events>  <aggregated events (num_occurrences)>
   top         <event name> <count>         (the 10 most frequent, ties by name)
   stat        <key> <count>                (how often each stat key occurs on events)
-  step        <plane name> <line id> <start ns> <dur ns> <step_num>
+  step        <plane name> <line tid> <start ns> <dur ns> <step_num>
   hostname    <name>
-Times in ns follow stepscope's documented rule: start and end are rounded to the
+A line's tid is what XProf's converters make of it: its display_id, else its id, as
+a uint32. Times in ns follow stepscope's documented rule: start and end are rounded to the
 nearest ns separately, halves up; duration = end - start.
 """
 import codecs
@@ -92,7 +93,8 @@ def main():
             val = (entry.get("value") or [{}])[-1]
             smeta[key] = text_value(one(val, "name", '""'))
         for line in p.get("lines", []):
-            lid = int(one(line, "id", "0"))
+            # The tid XProf's converters give a line: display_id, else id, as a uint32.
+            lid = (int(one(line, "display_id", "0")) or int(one(line, "id", "0"))) & 0xFFFFFFFF
             shown = text_value(one(line, "display_name", '""')) or text_value(one(line, "name", '""'))
             base = int(one(line, "timestamp_ns", "0"))
             n = 0

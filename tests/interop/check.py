@@ -212,6 +212,22 @@ def check_slices_csv(tag, cli, path, doc, step_name, first, second):
           f"(one level down)", steps and not bad, '\n'.join(bad) or f"no {step_name} rows")
 
 
+def check_worker_windows(tag, steps):
+    """Each step's window on XLA's worker threads (tf_XLA...: tf_XLAEigen, tf_XLAPjRtCpuClient
+    as JAX versions name them) holds the step's XLA ops, inside the step."""
+    bad = []
+    for s in steps:
+        xla = [w for w in s.get('windows', []) if w['thread'].startswith('tf_XLA')]
+        if not xla or not all(0 < w['busy_ns'] <= s['dur_ns'] and w['names'] for w in xla):
+            bad.append(f"step {s.get('index')}: windows {[(w['thread'], w['busy_ns']) for w in s.get('windows', [])]}")
+    check(f"{tag}: every step has a non-empty window on the XLA worker lanes (tf_XLA...)", steps and not bad,
+          '\n'.join(bad) or 'no steps')
+
+
+def lane_names(doc):
+    return [(l['pid'], l['tid'], l['process'], l['thread']) for l in doc['lanes']]
+
+
 # ---- JAX ----------------------------------------------------------------------
 
 
@@ -249,6 +265,7 @@ def check_jax(cli, d):
         check(f"{tag}: the trace carries step_num 0..3 and stepscope indexes by it",
               args == ['0', '1', '2', '3'] and [s['index'] for s in steps] == [0, 1, 2, 3],
               f"step_num args {args}")
+        check_worker_windows(tag, steps)
     check_slices_csv(tag, cli, perfetto, doc, 'learner_step', 'input_wait', 'model_and_wait')
 
     # The same run's TensorBoard-format trace prints doubles with 17 digits
@@ -264,6 +281,11 @@ def check_jax(cli, d):
                   '\n'.join(diff))
 
     check_xplane(cli, d, info, steps if sdoc else None)
+    xdoc, err = cli.json('analyze', '--json', os.path.join(d, info['xplane']))
+    if check("jax xplane.pb: analyze --json", xdoc is not None, err):
+        check("jax xplane.pb and perfetto_trace.json.gz name the same threads the same way (pid, tid, process, "
+              "thread, in order)", lane_names(xdoc) == lane_names(doc),
+              f"xplane {lane_names(xdoc)}\njson   {lane_names(doc)}")
 
 
 def check_xplane(cli, d, info, json_steps):
@@ -284,6 +306,7 @@ def check_xplane(cli, d, info, json_steps):
             continue
         steps = [s for s in steps if s['name'] == 'learner_step']
         check_steps(tag, steps, 4, ('input_wait', 'model_and_wait'))
+        check_worker_windows(tag, steps)
         if json_steps and len(steps) == len(json_steps):
             # XPlane holds picoseconds; the perfetto JSON rounds to nanoseconds.
             bad = [f"step {a['index']}: xplane {a['dur_ns']}, json {b['dur_ns']}"

@@ -25,11 +25,17 @@ The rules reproduced:
     ts/dur is a whole microsecond, else 1 ns) is clamped, a bigger one is an overlap
     (a sibling of the slice it overran: it nests in the innermost open slice holding it
     whole, or is a root, and may be a parent itself);
-  * self = dur minus direct children; median = middle value, or floor of the mean of
-    the two middle values;
-  * steps: ProfilerStep#N names, else slices with a step_num arg, else the root name
-    repeated (>= 2) on one lane with children that never nests inside itself, most
-    total time; outermost matches only; the lane with most matches (ties: earliest).
+  * containment: per lane, order slices by ts ascending, end descending, then nesting
+    order; o lies inside s when s comes first, s.ts <= o.ts < s.end and o.end <= s.end
+    (parent links play no part);
+  * self = dur minus the length of the union of the slices inside it; median = middle
+    value, or floor of the mean of the two middle values;
+  * steps: ProfilerStep#N names, else slices with a step_num arg, else the outermost
+    name (inside no other slice) repeated (>= 2) on one lane, holding slices inside,
+    never inside another instance of itself, with the most total time; matches inside
+    another match dropped; the lane with most matches (ties: earliest). A step's
+    children are the slices inside it and inside no other slice inside it;
+    unattributed = dur - the union of the children; naive = dur + their durations.
 """
 import argparse
 import csv
@@ -278,12 +284,48 @@ class Trace:
             stack.append((end, k, depth))
 
     # ---- derived ----
+    def by_lane(self):
+        """Per lane, slice indices in containment order."""
+        lanes = {}
+        for k, s in enumerate(self.slices):
+            lanes.setdefault(s['lane'], []).append(k)
+        for ks in lanes.values():
+            ks.sort(key=lambda k: (self.slices[k]['ts'], -(self.slices[k]['ts'] + self.slices[k]['dur']), k))
+        return lanes
+
+    def inside(self, order, i):
+        """Positions in `order` after i that lie inside order[i], in order."""
+        sl = self.slices
+        s = sl[order[i]]
+        end = s['ts'] + s['dur']
+        j = i + 1
+        while j < len(order) and sl[order[j]]['ts'] < end:
+            o = sl[order[j]]
+            if o['ts'] + o['dur'] <= end:
+                yield j
+            j += 1
+
     def self_times(self):
-        self_ns = [s['dur'] for s in self.slices]
-        for s in self.slices:
-            if s['parent'] != NONE:
-                self_ns[s['parent']] -= s['dur']
+        sl = self.slices
+        self_ns = [s['dur'] for s in sl]
+        for order in self.by_lane().values():
+            for i, k in enumerate(order):
+                self_ns[k] -= union([(sl[order[j]]['ts'], sl[order[j]]['ts'] + sl[order[j]]['dur'])
+                                     for j in self.inside(order, i)])
         return self_ns
+
+    def children_of(self, order, i):
+        """The slices inside order[i] that lie inside no other slice inside it."""
+        sl = self.slices
+        kids, reach = [], None
+        for j in self.inside(order, i):
+            o = sl[order[j]]
+            ts, end = o['ts'], o['ts'] + o['dur']
+            if reach is not None and ts < reach and end <= reach:
+                continue
+            kids.append(order[j])
+            reach = end if reach is None else max(reach, end)
+        return kids
 
     def names(self):
         self_ns = self.self_times()
@@ -334,37 +376,39 @@ class Trace:
                 rule = 'repeated-name'
         if not found:
             return 'none', []
-        marked = set(found)
+        lanes = self.by_lane()
+        pos = {k: (lane, i) for lane, order in lanes.items() for i, k in enumerate(order)}
 
-        def outermost(k):
-            p = sl[k]['parent']
-            while p != NONE:
-                if p in marked:
-                    return False
-                p = sl[p]['parent']
-            return True
+        def end(k):
+            return sl[k]['ts'] + sl[k]['dur']
 
-        found = [k for k in found if outermost(k)]
+        # A match inside another match (which comes first in containment order, holds
+        # its start and ends no earlier) is not a separate step.
+        by_pos = sorted(found, key=lambda k: pos[k])
+
+        def outer(k):
+            return not any(pos[m][0] == pos[k][0] and pos[m][1] < pos[k][1] and end(m) > sl[k]['ts']
+                           and end(m) >= end(k) for m in by_pos)
+
+        found = sorted((k for k in found if outer(k)), key=lambda k: pos[k])
         by_lane = {}
         for k in found:
             by_lane.setdefault(sl[k]['lane'], []).append(k)
         best = max(by_lane.values(), key=lambda ks: (len(ks), -sl[ks[0]]['ts']))
-        children = {}
-        for k, s in enumerate(sl):
-            if s['parent'] != NONE:
-                children.setdefault(s['parent'], []).append(k)
         out = []
         explicit = True
         for ordinal, k in enumerate(best):
             s = sl[k]
+            lane, i = pos[k]
             kids = {}
-            for c in children.get(k, []):
+            kid_list = self.children_of(lanes[lane], i)
+            for c in kid_list:
                 kids[sl[c]['name']] = kids.get(sl[c]['name'], 0) + sl[c]['dur']
             idx = step_index(s)
             explicit = explicit and idx is not None
-            ch = sum(kids.values())
+            covered = union([(sl[c]['ts'], sl[c]['ts'] + sl[c]['dur']) for c in kid_list])
             out.append({'name': s['name'], 'index': idx, 'ts_ns': s['ts'], 'dur_ns': s['dur'], 'children': kids,
-                        'unattributed_ns': s['dur'] - ch, 'naive_ns': s['dur'] + ch})
+                        'unattributed_ns': s['dur'] - covered, 'naive_ns': s['dur'] + sum(kids.values())})
         for ordinal, st in enumerate(out):
             if not explicit:
                 st['index'] = ordinal
@@ -373,30 +417,27 @@ class Trace:
     def repeated(self):
         sl = self.slices
         groups = {}
-        for k, s in enumerate(sl):
-            if s['depth'] == 0 and s['parent'] == NONE:
-                g = groups.setdefault((s['lane'], s['name']), {'count': 0, 'total': 0, 'kids': False, 'first': k})
+        nests = set()
+        for lane, order in self.by_lane().items():
+            covered = []  # the slices seen so far (all start at or before the current one)
+            for i, k in enumerate(order):
+                s = sl[k]
+                holders = [sl[h] for h in covered if sl[h]['ts'] + sl[h]['dur'] > s['ts']
+                           and sl[h]['ts'] + sl[h]['dur'] >= s['ts'] + s['dur']]
+                if any(h['name'] == s['name'] for h in holders):
+                    nests.add((lane, s['name']))
+                covered = [h for h in covered if sl[h]['ts'] + sl[h]['dur'] > s['ts']] + [k]
+                if holders:
+                    continue
+                g = groups.setdefault((lane, s['name']), {'count': 0, 'total': 0, 'kids': False, 'ks': []})
                 g['count'] += 1
                 g['total'] += s['dur']
-        for s in sl:
-            p = s['parent']
-            if p != NONE and sl[p]['depth'] == 0 and sl[p]['parent'] == NONE:
-                groups[(sl[p]['lane'], sl[p]['name'])]['kids'] = True
-
-        def nests(lane, name):
-            for s in sl:
-                if s['lane'] == lane and s['name'] == name:
-                    p = s['parent']
-                    while p != NONE:
-                        if sl[p]['name'] == name:
-                            return True
-                        p = sl[p]['parent']
-            return False
-
+                g['ks'].append(k)
+                if next(self.inside(order, i), None) is not None:
+                    g['kids'] = True
         for (lane, name), g in sorted(groups.items(), key=lambda kv: (-kv[1]['total'], kv[0][0])):
-            if g['count'] >= 2 and g['kids'] and not nests(lane, name):
-                return [k for k, s in enumerate(sl)
-                        if s['lane'] == lane and s['name'] == name and s['depth'] == 0 and s['parent'] == NONE]
+            if g['count'] >= 2 and g['kids'] and (lane, name) not in nests:
+                return g['ks']
         return []
 
 

@@ -287,6 +287,71 @@ TEST(bad_calls_are_refused)
     sts_ledger_free(NULL);
 }
 
+TEST(calls_know_their_hits_and_unknown_values_stay_unknown)
+{
+    sts_ledger *l = sts_ledger_create();
+    score_row(l, 8, 0, 40);
+    score_row(l, 8, 1, 0);
+    sts_ledger_fn_info in;
+    T_EQ_I64(sts_ledger_function(l, 0, &in), STS_OK);
+    T_EQ_I64(in.source, STS_LEDGER_SRC_CALLS);
+    T_EQ_I64(in.rows, 2);
+    T_EQ_I64(in.calls, 2);
+    T_EQ_I64(in.hits, 1);
+    T_TRUE(in.unknown == NULL);
+    /* Recorded calls and no sync: none were recorded, which is known. */
+    T_TRUE(sts_ledger_syncs_unknown(l) == NULL);
+    /* A static argument whose value is not known prints as "?" and exports as null. */
+    sts_argsig a = stat("square", NULL);
+    sts_ledger_call c = STS_LEDGER_CALL_INIT;
+    c.function = "branch";
+    c.args = &a;
+    c.nargs = 1;
+    c.traces = c.compiles = 1;
+    T_EQ_I64(sts_ledger_add_call(l, &c, NULL), STS_OK);
+    T_EQ_STR(sts_ledger_function_signature(l, 1, 0), "square=? (static)");
+    char *json = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&json, &n);
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_write_json(l, f, NULL, NULL, &err), STS_OK);
+    fclose(f);
+    T_CONTAINS(json, "\"kind\": \"static\",\n          \"value\": null");
+    T_CONTAINS(json, "\"calls\": 2,\n      \"hits\": 1,");
+    T_TRUE(strstr(json, "\"host_syncs\": {") != NULL);
+    free(json);
+    sts_ledger_free(l);
+}
+
+TEST(churn_values_may_hold_the_separator)
+{
+    sts_ledger *l = sts_ledger_create();
+    static const char *const values[] = { "(1, 2)", "(3, 4)", "5" };
+    for (int i = 0; i < 3; i++) {
+        sts_argsig a = stat("shape", values[i]);
+        sts_ledger_call c = STS_LEDGER_CALL_INIT;
+        c.function = "f";
+        c.args = &a;
+        c.nargs = 1;
+        c.traces = c.compiles = 1;
+        T_EQ_I64(sts_ledger_add_call(l, &c, NULL), STS_OK);
+    }
+    char *json = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&json, &n);
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_write_json(l, f, NULL, NULL, &err), STS_OK);
+    fclose(f);
+    sts_ledger_churn c;
+    T_TRUE(find_churn(l, "value of shape", &c));
+    T_EQ_I64(c.nvalues, 3);
+    /* Each value whole in the JSON list, never split at its ", ". */
+    T_CONTAINS(json, "\"values\": [\n        \"(1, 2)\",\n        \"(3, 4)\",\n        \"5\"\n      ]");
+    T_TRUE(!strstr(json, "\"(1\""));
+    free(json);
+    sts_ledger_free(l);
+}
+
 int main(void)
 {
     RUN(rows_and_totals);
@@ -297,5 +362,7 @@ int main(void)
     RUN(host_syncs_grouped_by_scope);
     RUN(exports);
     RUN(bad_calls_are_refused);
+    RUN(calls_know_their_hits_and_unknown_values_stay_unknown);
+    RUN(churn_values_may_hold_the_separator);
     return t_done();
 }

@@ -440,7 +440,7 @@ TEST(ledger_figures)
 {
     const char *labels[4] = { "first call", "new values", "new dynamic gain", "new shape" };
     double traces[4] = { 1, 0, 0, 1 }, compiles[4] = { 1, 0, 0, 1 };
-    sts_rpt_ledger_calls c = { 4, labels, traces, compiles };
+    sts_rpt_ledger_calls c = { 4, labels, traces, compiles, 0 };
     sts_sbuf b = STS_SBUF_INIT;
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &c);
     T_EQ_U64(count_of(b.p, "data-series=\"traces\" data-value=\"1\""), 2);
@@ -453,7 +453,7 @@ TEST(ledger_figures)
     sts_sbuf_release(&b);
 
     double only_t[1] = { 2 }, no_c[1] = { NAN };
-    sts_rpt_ledger_calls c2 = { 1, labels, only_t, no_c };
+    sts_rpt_ledger_calls c2 = { 1, labels, only_t, no_c, 0 };
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &c2);
     T_CONTAINS(b.p, "data-traces=\"1\" data-compiles=\"0\"");
     T_EQ_U64(count_of(b.p, "data-series=\"compiles\""), 0);
@@ -484,12 +484,21 @@ TEST(ledger_figures)
     double many_t[40], many_c[40];
     for (int i = 0; i < 40; i++)
         many_labels[i] = "a long call label", many_t[i] = many_c[i] = i % 2;
-    sts_rpt_ledger_calls many = { 40, many_labels, many_t, many_c };
+    sts_rpt_ledger_calls many = { 40, many_labels, many_t, many_c, 0 };
     sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &many);
     T_EQ_U64(count_of(b.p, "<title>call 40: a long call label</title>"), 1);
     T_CONTAINS(b.p, "call number, in the order made");
     T_EQ_U64(count_of(b.p, ">a long call label</text>"), 0);
     T_TRUE(no_bad_numbers(b.p));
+    sts_sbuf_release(&b);
+
+    /* Rows of a compile log are all misses: nothing on the figure says a zero is a reuse. */
+    double ones[2] = { 1, 1 };
+    sts_rpt_ledger_calls logged = { 2, labels, ones, ones, 1 };
+    sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 0, &logged);
+    T_TRUE(!strstr(b.p, "Zero means") && !strstr(b.p, "reused an existing"));
+    T_CONTAINS(b.p, "Calls that reused a specialization are not in compile logs.");
+    T_CONTAINS(b.p, "log record, in log order");
     sts_sbuf_release(&b);
 }
 
@@ -743,7 +752,7 @@ TEST(report_api_edges)
     T_CONTAINS(html, "<title>stepscope report</title>");
     T_CONTAINS(html, "Skipped: bench.json was not found.");
     free(html);
-    T_EQ_I64(sts_report_write_html(r, "/nonexistent-dir/x.html", &err), STS_ERR_IO);
+    T_EQ_I64(sts_report_write_html(r, "/nonexistent-dir/x.html", &err), STS_ERR_NOT_FOUND);
     T_CONTAINS(err.message, "/nonexistent-dir/x.html: cannot open for writing");
     sts_report_input kind;
     T_EQ_I64(sts_report_detect("/nonexistent-file.json", &kind, &err), STS_ERR_NOT_FOUND);

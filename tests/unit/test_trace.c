@@ -3,6 +3,7 @@
  * round trip through both file formats. */
 #include "test.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <signal.h>
@@ -185,6 +186,27 @@ TEST(threads_lose_nothing)
 TEST(stop_while_threads_record)
 {
     const char *fail = tt_stop_while_recording();
+    if (fail) T_FAIL_AT("%s", fail);
+}
+
+TEST(fair_pool_threads_together)
+{
+    const char *fail = tt_fair_shares(1, 0);
+    if (fail) T_FAIL_AT("%s", fail);
+}
+
+TEST(fair_pool_threads_one_after_another)
+{
+    const char *fail = tt_fair_shares(0, 0);
+    if (fail) T_FAIL_AT("%s", fail);
+}
+
+/* A cap of an eighth of the pool: 16 chunks each, whoever comes first. */
+TEST(fair_pool_thread_cap)
+{
+    const char *fail = tt_fair_shares(0, TT_FAIR_POOL / TT_FAIR_THREADS);
+    if (fail) T_FAIL_AT("%s", fail);
+    fail = tt_fair_shares(1, TT_FAIR_POOL / TT_FAIR_THREADS);
     if (fail) T_FAIL_AT("%s", fail);
 }
 
@@ -546,25 +568,34 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* The dump the child wrote (its pid names it) into path; 0 when there is none, or
+ * when anything else is left in dir (a temporary file). */
+static int find_dump(const char *dir, char *path, size_t cap)
+{
+    DIR *d = opendir(dir);
+    int found = 0, other = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (strncmp(e->d_name, "stepscope-crash-", 16) == 0 && !found) {
+            snprintf(path, cap, "%s/%s", dir, e->d_name);
+            found = 1;
+        } else {
+            T_FAIL_AT("%s: unexpected file %s beside the dump", dir, e->d_name);
+            other = 1;
+        }
+    }
+    if (d) closedir(d);
+    return found && !other;
+}
+
 TEST(fatal_signal_dumps_json)
 {
     char dir[64];
     T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
     int status = in_child(child_crashes, dir);
     T_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
-    char path[160];
-    /* The child's pid names the file; find it. */
-    FILE *ls;
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "ls %s/stepscope-crash-*.trace.json 2>/dev/null", dir);
-    ls = popen(cmd, "r");
-    path[0] = 0;
-    if (ls) {
-        if (!fgets(path, sizeof path, ls)) path[0] = 0;
-        pclose(ls);
-    }
-    path[strcspn(path, "\n")] = 0;
-    T_TRUE(path[0] != 0);
+    char path[400];
+    T_TRUE(find_dump(dir, path, sizeof path));
     const char *text = path[0] ? slurp(path) : NULL;
     T_TRUE(text != NULL);
     if (text) {
@@ -590,6 +621,205 @@ TEST(fatal_signal_dumps_json)
 #endif
     tt_rmtree(dir);
 }
+
+static int ready_pipe[2];
+
+/* Records, says so through the pipe, and waits for the parent's signal. */
+static void child_waits_for_signal(const char *dir)
+{
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.flush_on_signal = 1;
+    if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(3);
+    record_steps(2);
+    STS_SCOPE("waiting for the signal");
+    if (write(ready_pipe[1], "r", 1) != 1) _exit(4);
+    for (;;)
+        pause();
+}
+
+/* SIGTERM and SIGINT, whose default is to end the process, are flushed as a fatal
+ * signal is: the killed process leaves a whole, readable dump with its drop counts and
+ * completion record, and no temporary file; then it dies of the signal. */
+TEST(sigterm_and_sigint_leave_a_readable_dump)
+{
+    const int sigs[2] = { SIGTERM, SIGINT };
+    for (int k = 0; k < 2; k++) {
+        char dir[64];
+        T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+        T_EQ_I64(pipe(ready_pipe), 0);
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(ready_pipe[0]);
+            child_waits_for_signal(dir);
+        }
+        close(ready_pipe[1]);
+        char c = 0;
+        T_EQ_I64(read(ready_pipe[0], &c, 1), 1);
+        close(ready_pipe[0]);
+        kill(pid, sigs[k]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        T_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sigs[k]);
+        char path[400];
+        T_TRUE(find_dump(dir, path, sizeof path));
+        const char *text = slurp(path);
+        T_TRUE(text != NULL);
+        if (text) {
+            char want[32];
+            snprintf(want, sizeof want, "\"signal\":%d", sigs[k]);
+            T_CONTAINS(text, want);
+            T_CONTAINS(text, "\"name\":\"stepscope.trace\"");
+            T_CONTAINS(text, "\"recorded\":6,\"dropped\":0,\"too_deep\":0,\"open_at_stop\":1,\"threads\":1");
+            T_CONTAINS(text, "\"name\":\"stepscope.file\"");
+            T_CONTAINS(text, "\"name\":\"stepscope.complete\"");
+        }
+#ifndef TRACE_CORE_ONLY
+        sts_timeline *tl = NULL;
+        sts_error err = STS_ERROR_INIT;
+        sts_open_options oo = STS_OPEN_OPTIONS_INIT;
+        oo.args = STS_ARGS_ALL;
+        T_EQ_I64(sts_timeline_open(path, &oo, &tl, &err), STS_OK);
+        if (tl) check_steps(tl, first_thread_lane(tl), 2);
+        sts_timeline_free(tl);
+#endif
+        tt_rmtree(dir);
+    }
+}
+
+static void on_term_exit(int sig)
+{
+    (void)sig;
+    _exit(7);
+}
+
+/* A program with its own SIGTERM handler keeps it: the recorder neither dumps nor
+ * takes the signal away. */
+TEST(own_sigterm_handler_is_left_alone)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    T_EQ_I64(pipe(ready_pipe), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready_pipe[0]);
+        signal(SIGTERM, on_term_exit);
+        child_waits_for_signal(dir);
+    }
+    close(ready_pipe[1]);
+    char c = 0;
+    T_EQ_I64(read(ready_pipe[0], &c, 1), 1);
+    close(ready_pipe[0]);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    T_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+    DIR *d = opendir(dir);
+    int files = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        files += e->d_name[0] != '.';
+    if (d) closedir(d);
+    T_EQ_I64(files, 0);
+    tt_rmtree(dir);
+}
+
+/* A full pool: 4 chunks of 1024 bytes hold 4 * 31 scopes; the other 76 are dropped. */
+static void child_overflows_then_crashes(const char *dir)
+{
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.flush_on_signal = 1;
+    o.pool_bytes = 4096;
+    o.chunk_bytes = 1024;
+    struct rlimit none = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &none);
+    if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(3);
+    for (int i = 0; i < 200; i++) {
+        STS_SCOPE("s");
+    }
+    abort();
+}
+
+static char dump_copy[1 << 16];
+static size_t dump_len;
+
+/* The dump of a full pool says what was dropped, per thread and in total. */
+TEST(crash_dump_counts_drops)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    int status = in_child(child_overflows_then_crashes, dir);
+    T_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    char path[400];
+    T_TRUE(find_dump(dir, path, sizeof path));
+    const char *text = slurp(path);
+    T_TRUE(text != NULL);
+    if (text) {
+        T_CONTAINS(text, "\"name\":\"stepscope.dropped\",\"s\":\"t\",\"cat\":\"stepscope\",\"args\":{\"dropped\":76,"
+                         "\"too_deep\":0}");
+        T_CONTAINS(text, "\"args\":{\"recorded\":124,\"dropped\":76,\"too_deep\":0");
+        dump_len = strlen(text);
+        memcpy(dump_copy, text, dump_len + 1);
+    }
+#ifndef TRACE_CORE_ONLY
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    sts_open_options oo = STS_OPEN_OPTIONS_INIT;
+    oo.args = STS_ARGS_ALL;
+    T_EQ_I64(sts_timeline_open(path, &oo, &tl, &err), STS_OK);
+    if (tl) {
+        size_t ni, ns, found = 0;
+        const sts_instant *in = sts_timeline_instants(tl, &ni);
+        sts_timeline_slices(tl, &ns);
+        T_EQ_U64(ns, 124);
+        for (size_t i = 0; i < ni; i++)
+            if (strcmp(sts_timeline_string(tl, in[i].name), "stepscope.dropped") == 0) {
+                const sts_arg *a = sts_timeline_find_arg(tl, in[i].args, "dropped");
+                T_TRUE(a && a->type == STS_ARG_INT && a->v.i == 76);
+                found++;
+            }
+        T_EQ_U64(found, 1);
+    }
+    sts_timeline_free(tl);
+#endif
+    tt_rmtree(dir);
+}
+
+#ifndef TRACE_CORE_ONLY
+/* A dump cut anywhere after its first event and before the end of its completion
+ * record is an error naming the missing record, never a trace with events missing;
+ * cut after the record (only the closing brackets lost) it reads whole. */
+TEST(crash_dump_cut_short_is_an_error)
+{
+    if (!dump_len) T_SKIP("crash_dump_counts_drops left no dump");
+    const char *head = strstr(dump_copy, "\"name\":\"stepscope.file\"");
+    const char *tail = strstr(dump_copy, "\"name\":\"stepscope.complete\"");
+    T_TRUE(head && tail);
+    if (!head || !tail) return;
+    size_t head_end = (size_t)(strchr(strstr(head, "}}"), '}') - dump_copy) + 2;
+    size_t tail_end = (size_t)(strstr(tail, "}}") - dump_copy) + 2;
+    char dir[64], path[128];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    snprintf(path, sizeof path, "%s/cut.json", dir);
+    size_t bad = 0, tried = 0;
+    for (size_t cut = head_end; cut < dump_len; cut += cut < head_end + 600 || cut + 600 > dump_len ? 1 : 7) {
+        FILE *f = fopen(path, "wb");
+        fwrite(dump_copy, 1, cut, f);
+        fclose(f);
+        sts_timeline *tl = NULL;
+        sts_error err = STS_ERROR_INIT;
+        sts_status st = sts_timeline_open(path, NULL, &tl, &err);
+        int ok =
+            cut < tail_end ? st == STS_ERR_TRUNCATED && strstr(err.message, "completion record") != NULL : st == STS_OK;
+        if (!ok && bad++ < 3)
+            T_FAIL_AT("cut at %zu of %zu: status %s: %s", cut, dump_len, sts_status_name(st), err.message);
+        sts_timeline_free(tl);
+        tried++;
+    }
+    T_TRUE(tried > 1000);
+    tt_rmtree(dir);
+}
+#endif
 
 #ifndef TRACE_CORE_ONLY
 static void child_exits(const char *dir)
@@ -817,6 +1047,9 @@ int main(void)
     RUN(explicit_begin_end);
     RUN(threads_lose_nothing);
     RUN(stop_while_threads_record);
+    RUN(fair_pool_threads_together);
+    RUN(fair_pool_threads_one_after_another);
+    RUN(fair_pool_thread_cap);
     RUN(full_pool_drops_and_counts);
     RUN(full_pool_keeps_args_with_their_scope);
     RUN(exited_threads_keep_events);
@@ -827,7 +1060,11 @@ int main(void)
     RUN(errors);
     RUN(no_allocation_per_event);
     RUN(fatal_signal_dumps_json);
+    RUN(sigterm_and_sigint_leave_a_readable_dump);
+    RUN(own_sigterm_handler_is_left_alone);
+    RUN(crash_dump_counts_drops);
 #ifndef TRACE_CORE_ONLY
+    RUN(crash_dump_cut_short_is_an_error);
     RUN(exit_flush_writes_profile);
     RUN(round_trip_both_formats);
     RUN(device_lanes);

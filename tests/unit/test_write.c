@@ -12,10 +12,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/instream.h"
 #include "model/timeline_impl.h"
 #include "read/readers.h"
 #include "read/xplane.h"
 #include "stepscope/timeline.h"
+#include "stepscope/version.h"
 #include "stepscope/write.h"
 #include "test.h"
 #include "write/xplane_write.h"
@@ -430,7 +432,8 @@ TEST(xplane_range_error_keeps_destination)
         if (strstr(e->d_name, ".tmp.")) T_FAIL_AT("temporary file left behind: %s", e->d_name);
     if (d) closedir(d);
     T_EQ_I64(sts_write_xplane(tl, "/nonexistent-dir/x.xplane.pb", NULL, &err), STS_ERR_NOT_FOUND);
-    T_CONTAINS(err.message, "/nonexistent-dir/x.xplane.pb: cannot create a temporary file beside it");
+    T_CONTAINS(err.message, "/nonexistent-dir/x.xplane.pb: cannot open for writing: cannot create a temporary file "
+                            "beside it: No such file or directory");
     sts_tl_free(tl);
 }
 
@@ -484,24 +487,39 @@ TEST(xplane_several_processes_and_empty)
             T_EQ_STR(S(back, l[0].name), "procA/main");
             T_EQ_I64(l[0].tid, 1);
             T_EQ_STR(S(back, l[1].name), "procB/main");
-            T_EQ_I64(l[1].tid, (INT64_C(1) << 40) + 1);
+            T_EQ_I64(l[1].tid, INT64_C(0x80000000) + 1); /* distinct as a uint32, as XProf sees it */
         }
         sts_tl_free(back);
     }
     sts_tl_free(tl);
-    /* An empty timeline: an XSpace with only the hostname; JSON with only the end mark. */
+    /* An empty timeline: an XSpace with only the completion record's head (field 1001:
+     * tag 8010 = varint ca 3e), the hostname and its tail (field 1002: d2 3e, empty as
+     * no event was written); JSON with only the two completion events. */
     tl = sts_tl_new("x", "x", STS_ARGS_KNOWN);
     sts_write_options o = STS_WRITE_OPTIONS_INIT;
     o.host = "h";
     uint8_t *bytes;
     size_t n;
     T_EQ_I64(sts_xplane_encode_mem(tl, &o, &bytes, &n, &err), STS_OK);
-    T_EQ_U64(n, 3);
-    if (n == 3) T_TRUE(bytes[0] == 0x22 && bytes[1] == 1 && bytes[2] == 'h');
+    char writer[64];
+    int wn = snprintf(writer, sizeof writer, "stepscope %s", sts_version());
+    uint8_t want[96] = { 0xca, 0x3e, (uint8_t)(wn + 2), 0x0a, (uint8_t)wn };
+    memcpy(want + 5, writer, (size_t)wn);
+    const uint8_t rest[] = { 0x22, 1, 'h', 0xd2, 0x3e, 0 };
+    memcpy(want + 5 + wn, rest, sizeof rest);
+    T_EQ_U64(n, 5 + (size_t)wn + sizeof rest);
+    if (n == 5 + (size_t)wn + sizeof rest) T_TRUE(memcmp(bytes, want, n) == 0);
     free(bytes);
     T_EQ_I64(sts_write_chrome_json(tl, tmp("empty.json"), NULL, &err), STS_OK);
     char *txt = slurp(tmp("empty.json"), NULL);
-    T_EQ_STR(txt, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n\n]}\n");
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+             "{\"ph\":\"M\",\"pid\":0,\"name\":\"stepscope.file\",\"args\":{\"writer\":\"%s\","
+             "\"ends_with\":\"stepscope.complete\"}},\n"
+             "{\"ph\":\"M\",\"pid\":0,\"name\":\"stepscope.complete\",\"args\":{\"events\":0}}\n]}\n",
+             writer);
+    T_EQ_STR(txt, json);
     free(txt);
     sts_tl_free(tl);
 }
@@ -723,6 +741,82 @@ static void write_seeds(void)
     sts_tl_free(tl);
 }
 
+/* ---- the completion record ---- */
+
+static sts_status read_json_mem(const char *buf, size_t n, sts_error *err)
+{
+    sts_timeline *tl = sts_tl_new("cut.json", "chrome-json", STS_ARGS_ALL);
+    sts_instream *in = sts_instream_open_mem(buf, n, "cut.json", err);
+    sts_status st = in ? sts_read_chrome_json(in, tl, NULL, err) : STS_ERR_NOMEM;
+    sts_instream_free(in);
+    sts_tl_free(tl);
+    return st;
+}
+
+/* Every file the writers produce announces a completion record first and ends with
+ * it, so a copy cut anywhere is an error, not a shorter trace: XSpace cut at any byte
+ * after the announcement (20 bytes); Chrome JSON cut anywhere from the end of its
+ * first event to the end of its last. The whole files read without error. */
+TEST(completion_record_catches_every_cut)
+{
+    sts_timeline *tl = lesson3();
+    sts_write_options o = STS_WRITE_OPTIONS_INIT;
+    o.host = "h";
+    uint8_t *pb;
+    size_t npb;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_xplane_encode_mem(tl, &o, &pb, &npb, &err), STS_OK);
+    size_t head = 5 + strlen("stepscope ") + strlen(sts_version());
+    /* ... hostname "h" (22 01 68), then the tail: d2 3e, its length, 08 and the
+     * event count as a one-byte varint (the lesson has fewer than 128 events). */
+    T_TRUE(npb > head + 8 && pb[0] == 0xca && pb[1] == 0x3e);
+    size_t tail_at = npb - 5;
+    T_TRUE(pb[tail_at - 3] == 0x22 && pb[tail_at] == 0xd2 && pb[tail_at + 1] == 0x3e && pb[tail_at + 2] == 2);
+    sts_timeline *whole = sts_tl_new("m", "xplane", STS_ARGS_ALL);
+    T_EQ_I64(sts_read_xplane_mem(pb, npb, "m", whole, NULL, &err), STS_OK);
+    T_EQ_U64(pb[npb - 1], whole->slices.n + whole->instants.n);
+    sts_tl_free(whole);
+    size_t bad = 0;
+    for (size_t cut = head; cut < npb; cut++) {
+        sts_timeline *part = sts_tl_new("m", "xplane", STS_ARGS_ALL);
+        sts_error e = STS_ERROR_INIT;
+        sts_status st = sts_read_xplane_mem(pb, cut, "m", part, NULL, &e);
+        if (st == STS_OK && bad++ < 3) T_FAIL_AT("XSpace cut at %zu of %zu read without error", cut, npb);
+        /* Between two fields the format cannot tell: the completion record does. */
+        if (cut == tail_at || cut == tail_at - 3) {
+            T_EQ_I64(st, STS_ERR_TRUNCATED);
+            T_CONTAINS(e.message, "m: cut short: the file ends at byte");
+            T_CONTAINS(e.message, "without its completion record (XSpace field 1002");
+        }
+        sts_tl_free(part);
+    }
+    free(pb);
+
+    T_EQ_I64(sts_write_chrome_json(tl, tmp("cut.json"), NULL, &err), STS_OK);
+    size_t n;
+    char *txt = slurp(tmp("cut.json"), &n);
+    T_TRUE(txt != NULL);
+    const char *first_end = txt ? strstr(txt, "}},\n") : NULL;
+    const char *tail = txt ? strstr(txt, "\"name\":\"stepscope.complete\"") : NULL;
+    T_TRUE(first_end && tail);
+    if (first_end && tail) {
+        T_EQ_I64(read_json_mem(txt, n, &err), STS_OK);
+        size_t from = (size_t)(first_end - txt) + 2, to = (size_t)(strstr(tail, "}}") - txt) + 2;
+        for (size_t cut = from; cut < to; cut++) {
+            sts_error e = STS_ERROR_INIT;
+            sts_status st = read_json_mem(txt, cut, &e);
+            if ((st != STS_ERR_TRUNCATED || !strstr(e.message, "completion record (a \"stepscope.complete\"")) &&
+                bad++ < 3)
+                T_FAIL_AT("JSON cut at %zu of %zu: %s: %s", cut, n, sts_status_name(st), e.message);
+        }
+        for (size_t cut = to; cut < n; cut++) /* only the closing brackets lost */
+            if (read_json_mem(txt, cut, &err) != STS_OK && bad++ < 3)
+                T_FAIL_AT("JSON cut at %zu after the record", cut);
+    }
+    free(txt);
+    sts_tl_free(tl);
+}
+
 int main(void)
 {
     write_seeds();
@@ -744,6 +838,7 @@ int main(void)
     RUN(chrome_json_round_trip);
     RUN(profile_dir_layout_and_no_overwrite);
     RUN(profile_dir_bad_parent);
+    RUN(completion_record_catches_every_cut);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);

@@ -194,4 +194,81 @@ static const char *tt_stop_while_recording(void)
     return fail;
 }
 
+/* ---- fair shares of a small pool ------------------------------------------------ */
+
+#define TT_FAIR_THREADS 8
+#define TT_FAIR_SCOPES  2000 /* far more than the pool holds */
+#define TT_FAIR_POOL    (64u << 10)
+
+/* The policy (sts_trace_options, docs/trace.md): a 64 KiB pool splits into 512-byte
+ * chunks (a 256th of the pool, at least 512), each holding (512 - 16) / 32 = 15
+ * scopes; an eighth of the chunks (16) is kept back for the first chunks of threads
+ * still to come; a thread's later chunks are capped at (chunks - kept back) / threads
+ * joined. */
+#define TT_PER_CHUNK ((512 - 16) / 32)
+#define TT_CHUNKS    (TT_FAIR_POOL / 512)
+#define TT_KEPT      (TT_CHUNKS / 8)
+
+static pthread_barrier_t tt_barrier;
+static int tt_use_barrier;
+
+static void *tt_fair_worker(void *arg)
+{
+    char name[32];
+    snprintf(name, sizeof name, "fair %d", (int)(intptr_t)arg);
+    sts_trace_thread_name(name);
+    {
+        STS_SCOPE("joined"); /* the thread's first chunk */
+    }
+    if (tt_use_barrier) pthread_barrier_wait(&tt_barrier);
+    for (int i = 1; i < TT_FAIR_SCOPES; i++) {
+        STS_SCOPE("work");
+    }
+    return NULL;
+}
+
+/* 8 threads on a pool far too small for them. Together (all joined before they fill
+ * it): each records exactly its share. One after another (the first fills what it
+ * may before the next starts): the first gets the pool less what is kept back, and
+ * every later thread still records its first chunk. With thread_bytes, each records
+ * exactly its cap, in either order. Drops are counted exactly. */
+static const char *tt_fair_shares(int together, size_t thread_bytes)
+{
+    char dir[64];
+    if (!tt_tmpdir(dir, sizeof dir)) return "mkdtemp failed";
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.pool_bytes = TT_FAIR_POOL;
+    o.thread_bytes = thread_bytes;
+    if (sts_trace_start(dir, &o, NULL) != STS_OK) return "start failed";
+    pthread_t th[TT_FAIR_THREADS];
+    tt_use_barrier = together;
+    if (together) pthread_barrier_init(&tt_barrier, NULL, TT_FAIR_THREADS);
+    for (int i = 0; i < TT_FAIR_THREADS; i++) {
+        pthread_create(&th[i], NULL, tt_fair_worker, (void *)(intptr_t)i);
+        if (!together) pthread_join(th[i], NULL);
+    }
+    for (int i = 0; together && i < TT_FAIR_THREADS; i++)
+        pthread_join(th[i], NULL);
+    if (together) pthread_barrier_destroy(&tt_barrier);
+    sts_trace_stats st;
+    if (sts_trace_stop_timeline(NULL, &st, NULL) != STS_OK) return "stop failed";
+    tt_rmtree(dir);
+    if (st.threads != TT_FAIR_THREADS) return "not every thread joined";
+    for (uint32_t i = 0; i < st.threads; i++) {
+        const sts_trace_thread_stats *t = &st.thread[i];
+        int first = strcmp(t->name, "fair 0") == 0;
+        uint64_t want = thread_bytes ? (uint64_t)(thread_bytes / 512) * TT_PER_CHUNK
+                        : together   ? (uint64_t)(1 + (TT_CHUNKS - TT_KEPT) / TT_FAIR_THREADS) * TT_PER_CHUNK
+                        : first      ? (uint64_t)(1 + TT_CHUNKS - TT_KEPT) * TT_PER_CHUNK
+                                     : (uint64_t)TT_PER_CHUNK;
+        if (t->recorded != want || t->recorded + t->dropped != TT_FAIR_SCOPES) {
+            snprintf(tt_msg, sizeof tt_msg, "%s: recorded %llu (expected %llu), dropped %llu, of %d", t->name,
+                     (unsigned long long)t->recorded, (unsigned long long)want, (unsigned long long)t->dropped,
+                     TT_FAIR_SCOPES);
+            return tt_msg;
+        }
+    }
+    return NULL;
+}
+
 #endif

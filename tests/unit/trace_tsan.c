@@ -12,5 +12,8 @@ int main(void)
     fail = tt_stop_while_recording();
     printf("%s tsan: stop while threads record%s%s\n", fail ? "FAIL" : "ok  ", fail ? ": " : "", fail ? fail : "");
     bad |= fail != NULL;
+    fail = tt_fair_shares(1, 0);
+    printf("%s tsan: fair shares of a small pool%s%s\n", fail ? "FAIL" : "ok  ", fail ? ": " : "", fail ? fail : "");
+    bad |= fail != NULL;
     return bad;
 }

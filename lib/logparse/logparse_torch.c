@@ -1,4 +1,4 @@
-/* ledger: PyTorch TORCH_LOGS=recompiles / recompiles_verbose records and the
+/* logparse: PyTorch TORCH_LOGS=recompiles / recompiles_verbose records and the
  * recompile-limit warning (torch/_dynamo/guards.py get_and_maybe_log_recompilation_
  * reason(s), torch/_dynamo/convert_frame.py), torch 2.1 on:
  *
@@ -16,7 +16,7 @@
  *   To diagnose recompilation issues, see URL
  *
  * Entries are listed newest cache entry first. */
-#include "ledger/logparse.h"
+#include "logparse/logparse.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -112,12 +112,12 @@ static int tensor_guard(const char *t, guard *g)
         snprintf(g->detail, sizeof g->detail, "%s %d of %s: %s -> %s", which ? "stride" : "dimension", g->dim, g->arg,
                  g->expected, g->actual);
         if (!which) {
-            g->what = LG_DIM;
+            g->what = STS_LG_DIM;
             snprintf(g->sig, sizeof g->sig, "%.100s.size(%d)=%.30s", g->arg, g->dim, g->actual);
         }
     } else if (which == 2) {
         g->cat = STS_MISS_SHAPE;
-        g->what = LG_RANK;
+        g->what = STS_LG_RANK;
         snprintf(g->detail, sizeof g->detail, "rank of %s: %s -> %s", g->arg, g->expected, g->actual);
         snprintf(g->sig, sizeof g->sig, "%.100s.dim()=%.30s", g->arg, g->actual);
     } else if (which == 3) {
@@ -127,7 +127,7 @@ static int tensor_guard(const char *t, guard *g)
         snprintf(g->expected, sizeof g->expected, "%s", e);
         snprintf(g->actual, sizeof g->actual, "%s", a);
         g->cat = STS_MISS_DTYPE;
-        g->what = LG_DTYPE;
+        g->what = STS_LG_DTYPE;
         snprintf(g->detail, sizeof g->detail, "dtype of %s: %s -> %s", g->arg, e, a);
         snprintf(g->sig, sizeof g->sig, "%.100s.dtype=%.30s", g->arg, a);
     } else {
@@ -164,7 +164,7 @@ static void code_guard(const char *t, guard *g)
         if (eq) {
             snprintf(g->arg, sizeof g->arg, "%.*s", (int)(eq - code), code);
             snprintf(g->expected, sizeof g->expected, "%s", eq + 4);
-            g->what = LG_VALUE;
+            g->what = STS_LG_VALUE;
             snprintf(g->detail, sizeof g->detail, "value of %s: was %s", g->arg, g->expected);
         }
     } else
@@ -215,40 +215,53 @@ static long torch_function(lp_ctx *x, const char *name, size_t n, const char *lo
     char full[400];
     snprintf(full, sizeof full, "%.*s (%.*s)", (int)(n < 120 ? n : 120), name,
              (int)((size_t)(loc + ln - base) < 200 ? (size_t)(loc + ln - base) : 200), base);
-    return sts_lg_fn_get(x->l, full);
+    return sts_lp_ident(x, full, 0, 1);
 }
 
 #define MAX_ENTRIES 64
 
 /* Old values first (entries are listed newest first), then the new input's values,
  * which every part of the newest entry names. */
-static void observe_guards(lp_ctx *x, long fn, guard *g, int n, int first_parts)
+static void observe_guards(lp_ctx *x, long ident, guard *g, int n, int first_parts)
 {
+    long fn = sts_lp_fn(x, ident, STS_LEDGER_SRC_TORCH_LOG);
+    if (fn < 0) return;
     for (int i = n - 1; i >= 0; i--)
         if (g[i].what >= 0 && g[i].expected[0])
-            sts_lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].expected);
+            sts_lg_observe(x->l, (size_t)fn, g[i].arg, (sts_lg_what)g[i].what, g[i].dim, g[i].expected);
     for (int i = 0; i < first_parts && i < n; i++)
         if (g[i].what >= 0 && g[i].actual[0])
-            sts_lg_observe(x->l, (size_t)fn, g[i].arg, (lg_what)g[i].what, g[i].dim, g[i].actual);
+            sts_lg_observe(x->l, (size_t)fn, g[i].arg, (sts_lg_what)g[i].what, g[i].dim, g[i].actual);
+}
+
+static void torch_reason(lp_ctx *x, long ident, const guard *g, unsigned *seen)
+{
+    if (ident < 0) return;
+    int count = !(*seen & (1u << g->cat));
+    *seen |= 1u << g->cat;
+    sts_lp_fn(x, ident, STS_LEDGER_SRC_TORCH_LOG);
+    sts_lg_add_reason(x->l, lp_str(x, x->idents.v[ident].display), g->cat, g->detail, count, NULL);
 }
 
 static void recompile(lp_ctx *x, const lp_rec *r)
 {
-    const char *h = r->lines[0] + 21, *in = strstr(h, " in ");
+    const char *h = r->lines.v[0] + 21, *in = strstr(h, " in ");
     if (!in || in == h || !in[4]) {
-        x->l->log.records--;
-        sts_lg_warn(x->l, x->name, r->line, "expected 'Recompiling function NAME in FILE:LINE', got \"%.120s\"",
-                    r->lines[0]);
+        x->st.records--;
+        sts_lp_warn(x, r->line, "expected 'Recompiling function NAME in FILE:LINE', got \"%.120s\"", r->lines.v[0]);
         return;
     }
-    long fn = torch_function(x, h, (size_t)(in - h), in + 4, strlen(in + 4));
-    if (fn < 0) return;
+    long ident = torch_function(x, h, (size_t)(in - h), in + 4, strlen(in + 4));
+    if (ident < 0) return;
     guard *g = calloc(MAX_ENTRIES, sizeof *g);
-    if (!g) return;
+    if (!g) {
+        x->oom = 1;
+        return;
+    }
     int n = 0, first_entry_parts = 0, entry = -1;
     long max_id = trace_compile_index(r->traceid);
-    for (size_t i = 1; i < r->n; i++) {
-        const char *t = trim(r->lines[i]);
+    for (size_t i = 1; i < r->lines.n; i++) {
+        const char *t = trim(r->lines.v[i]);
         if (!starts(t, "- ")) continue;
         t += 2;
         if (*t == ' ' || starts(t, "User stack trace")) continue;
@@ -267,104 +280,99 @@ static void recompile(lp_ctx *x, const lp_rec *r)
     }
     /* N listed entries mean compile ids 0..N-1 exist and this one is N. */
     if (entry + 1 > max_id) max_id = entry + 1;
-    lg_fn *f = &x->l->fns[fn];
+    lp_ident *f = &x->idents.v[ident];
     if (max_id > f->max_compile_id) f->max_compile_id = max_id;
     if (!n)
-        sts_lg_warn(x->l, x->name, r->line,
+        sts_lp_warn(x, r->line,
                     "recompile record for %s lists no guard failures: expected lines '- ID: REASON' "
                     "after 'triggered by the following guard failure(s):' (truncated?)",
-                    lg_str(x->l, f->name));
+                    lp_str(x, f->display));
     char sig[1024] = "", reason[512] = "";
     size_t pos = 0;
     unsigned seen = 0;
     for (int i = 0; i < first_entry_parts; i++) {
-        sts_lp_reason(x, fn, g[i].cat, g[i].detail, &seen);
+        torch_reason(x, ident, &g[i], &seen);
         if (g[i].sig[0] && pos + 2 < sizeof sig)
             pos += (size_t)snprintf(sig + pos, sizeof sig - pos, "%s%s", pos ? ", " : "", g[i].sig);
     }
     if (first_entry_parts) snprintf(reason, sizeof reason, "%s: %s", sts_miss_category_name(g[0].cat), g[0].detail);
-    observe_guards(x, fn, g, n, first_entry_parts);
-    char src[600];
-    snprintf(src, sizeof src, "%s:%lld", x->name, (long long)r->line);
-    sts_ledger_call c = STS_LEDGER_CALL_INIT;
-    c.function = lg_str(x->l, f->name);
-    c.traces = c.compiles = 1;
-    c.reason = reason[0] ? reason : NULL;
-    c.source = src;
-    if (sts_lg_add_call_sig(x->l, &c, pos < sizeof sig ? sig : "", NULL) == STS_OK) {
-        f = &x->l->fns[fn];
-        f->last_row = (int64_t)x->l->nrows - 1;
-        f->last_trace = r->traceid[0] ? sts_lg_intern(x->l, r->traceid) : 0;
-        if (f->last_trace == UINT32_MAX) f->last_trace = 0;
-        f->last_entries = entry + 1;
-    }
+    observe_guards(x, ident, g, n, first_entry_parts);
     free(g);
+    lp_row *row = sts_lp_row_new(x, ident, STS_LEDGER_SRC_TORCH_LOG, r->line);
+    if (!row) return;
+    row->traces = row->compiles = 1;
+    row->reason = reason[0] ? sts_lp_str(x, reason, strlen(reason)) : 0;
+    row->sig_text = sts_lp_str(x, sig, pos < sizeof sig ? pos : sizeof sig - 1);
+    f = &x->idents.v[ident];
+    f->last_row = (long)(x->rows.n - 1);
+    f->last_trace = r->traceid[0] ? sts_lp_str(x, r->traceid, strlen(r->traceid)) : 0;
+    f->last_entries = entry + 1;
 }
 
 static void limit(lp_ctx *x, const lp_rec *r)
 {
-    const char *p = r->lines[0] + 25, *w = p;
+    const char *p = r->lines.v[0] + 25, *w = p;
     while (isalnum((unsigned char)*w) || *w == '_')
         w++;
     if (w == p || !starts(w, " (") || !isdigit((unsigned char)w[2])) {
-        x->l->log.records--;
-        sts_lg_warn(x->l, x->name, r->line, "expected 'torch._dynamo hit config.LIMIT (N)', got \"%.120s\"",
-                    r->lines[0]);
+        x->st.records--;
+        sts_lp_warn(x, r->line, "expected 'torch._dynamo hit config.LIMIT (N)', got \"%.120s\"", r->lines.v[0]);
         return;
     }
-    long fn = -1;
+    long ident = -1;
     const char *last = NULL;
-    for (size_t i = 1; i < r->n; i++) {
-        const char *t = trim(r->lines[i]);
+    for (size_t i = 1; i < r->lines.n; i++) {
+        const char *t = trim(r->lines.v[i]);
         if (starts(t, "function: '")) {
             const char *q = strchr(t + 11, '\''), *lp = q ? strstr(q, " (") : NULL;
             const char *rp = lp ? strrchr(lp, ')') : NULL;
-            if (q && lp && rp) fn = torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
+            if (q && lp && rp) ident = torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
         } else if (starts(t, "last reason: "))
             last = t + 13;
         else if (starts(t, "reasons: "))
             last = t + 9;
     }
+    long fn = sts_lp_fn(x, ident, STS_LEDGER_SRC_TORCH_LOG);
     if (fn < 0) {
-        x->l->log.records--;
-        sts_lg_warn(x->l, x->name, r->line,
+        x->st.records--;
+        sts_lp_warn(x, r->line,
                     "recompile-limit warning names no function: expected \"function: 'NAME' "
                     "(FILE:LINE)\" on a following line (truncated?)");
         return;
     }
-    lg_fn *f = &x->l->fns[fn];
-    f->limit_hits++;
+    sts_lg_fn_count(x->l, (size_t)fn, STS_LG_LIMIT_HIT, 1);
+    lp_ident *f = &x->idents.v[ident];
     /* At the limit, compile id N is the attempt refused after N entries. */
     long id = trace_compile_index(r->traceid);
     if (id > 0 && id - 1 > f->max_compile_id) f->max_compile_id = id - 1;
-    uint32_t tid = r->traceid[0] ? sts_strtab_find(&x->l->strs, r->traceid, strlen(r->traceid)) : UINT32_MAX;
+    uint32_t tid = r->traceid[0] ? sts_strtab_find(&x->strs, r->traceid, strlen(r->traceid)) : UINT32_MAX;
     /* Without compile ids (torch 2.1) the refused attempt is the record just before. */
-    int same = tid != UINT32_MAX ? tid == f->last_trace : !r->traceid[0] && f->last_row == (int64_t)x->l->nrows - 1;
+    int same = tid != UINT32_MAX ? tid == f->last_trace : !r->traceid[0] && f->last_row == (long)x->rows.n - 1;
     if (same && f->last_row >= 0) {
         /* The recompile record logged just before this warning never compiled. */
-        lg_row *row = &x->l->rows[f->last_row];
+        lp_row *row = &x->rows.v[f->last_row];
         if (row->compiles) {
             row->compiles = row->traces = 0;
-            f->compiles--;
-            f->traces--;
-            row->reason = sts_lg_intern(x->l, "recompile limit reached: dynamo runs this call uncompiled");
-            if (row->reason == UINT32_MAX) row->reason = 0;
+            const char *why = "recompile limit reached: dynamo runs this call uncompiled";
+            row->reason = sts_lp_str(x, why, strlen(why));
         }
         if (id > 0)
             f->max_compile_id = id - 1;
         else if (f->last_entries > 0)
             f->max_compile_id = f->last_entries - 1;
     }
+    sts_ledger_fn_info info;
     int known = 0;
-    for (int k = 0; k < STS_MISS_COUNT; k++)
-        known |= f->reasons[k] > 0;
+    if (sts_ledger_function(x->l, (size_t)fn, &info) == STS_OK)
+        for (int k = 0; k < STS_MISS_COUNT; k++)
+            known |= info.reasons[k] > 0;
     if (last && !known) {
         guard g;
         const char *t = last;
         entry_id(&t);
         classify(t, &g);
         unsigned seen = 0;
-        sts_lp_reason(x, fn, g.cat, g.detail, &seen);
+        torch_reason(x, ident, &g, &seen);
     }
 }
 

@@ -1,4 +1,4 @@
-/* ledger: strips the prefixes that logging frameworks put before JAX and PyTorch
+/* logparse: strips the prefixes that logging frameworks put before JAX and PyTorch
  * messages, and names the stream a line belongs to.
  *
  *   (none)                                    Python's last-resort handler
@@ -11,7 +11,7 @@
  *
  * Python logging prefixes only the first line of a multi-line message; torch prefixes
  * every line, so its continuation lines carry the prefix (per_line). */
-#include "ledger/logparse.h"
+#include "logparse/logparse.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-/* ledger: specialized functions on a device. A call looks its key up; a miss traces
+/* spec: specialized functions on a device. A call looks its key up; a miss traces
  * (writes the specialized source) and compiles (builds the program), each timed, and
  * every call becomes a ledger row. */
-#include "ledger/spec_impl.h"
+#include "spec/spec_impl.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -30,15 +30,15 @@ static int is_ident(const char *s)
 void sts_fn_free(sts_fn *f)
 {
     if (!f) return;
-    for (size_t i = 0; i < f->nspecs; i++)
-        sts_kernel_free(f->specs[i].kernel);
+    for (size_t i = 0; i < f->specs.n; i++)
+        sts_kernel_free(f->specs.v[i].kernel);
     for (int i = 0; i < f->nparams; i++) {
         free(f->param_names[i]);
         for (char **c = f->choices[i]; c && *c; c++)
             free(*c);
         free(f->choices[i]);
     }
-    free(f->specs);
+    STS_VEC_RELEASE(f->specs);
     free(f->name);
     free(f->source);
     free(f->options);
@@ -132,7 +132,7 @@ sts_status sts_fn_create(sts_device *dev, const sts_fn_spec *spec, sts_ledger *l
 
 size_t sts_fn_specializations(const sts_fn *f)
 {
-    return f ? f->nspecs : 0;
+    return f ? f->specs.n : 0;
 }
 
 static int log_compiles(void)
@@ -146,7 +146,7 @@ static sts_status specialize(sts_fn *f, const sts_fn_arg *args, const char *key,
                              sts_fn_call_info *info, sts_error *err)
 {
     int64_t t0 = sts_clock_ns();
-    spec_buf src = { NULL, 0, 0, 0 };
+    sts_sbuf src = STS_SBUF_INIT;
     sts_status st = sts_spec_source(f, args, &src, err);
     info->trace_ns = sts_clock_ns() - t0;
     info->traces = 1;
@@ -157,15 +157,15 @@ static sts_status specialize(sts_fn *f, const sts_fn_arg *args, const char *key,
         fprintf(stderr, "stepscope: Tracing %s for %s failed after %.9f sec: %s\n", f->name, sig,
                 (double)info->trace_ns / 1e9, sts_status_name(st));
     if (st != STS_OK) {
-        free(src.s);
+        sts_sbuf_release(&src);
         return st;
     }
     int64_t t1 = sts_clock_ns();
     sts_program *prog = NULL;
     sts_build_info bi;
     memset(&bi, 0, sizeof bi);
-    st = sts_program_build(f->dev, src.s, src.len, f->options, &prog, &bi, err);
-    free(src.s);
+    st = sts_program_build(f->dev, src.p, src.n, f->options, &prog, &bi, err);
+    sts_sbuf_release(&src);
     sts_kernel *k = NULL;
     if (st == STS_OK) st = sts_kernel_create(prog, f->name, &k, err);
     info->compile_ns = sts_clock_ns() - t1;
@@ -175,12 +175,13 @@ static sts_status specialize(sts_fn *f, const sts_fn_arg *args, const char *key,
         fprintf(stderr, "stepscope: Finished compiling %s in %.9f sec%s\n", f->name, (double)info->compile_ns / 1e9,
                 bi.cache_hit ? " (the device's program cache already held it)" : "");
     if (st != STS_OK) return st;
-    if (sts_grow((void **)&f->specs, &f->cap, f->nspecs + 1, sizeof *f->specs) != 0 ||
-        sts_strtab_intern(&f->keys, key, strlen(key)) != (uint32_t)f->nspecs + 1) {
+    spec_entry *e = STS_VEC_PUSH(f->specs);
+    if (!e || sts_strtab_intern(&f->keys, key, strlen(key)) != (uint32_t)f->specs.n) {
+        if (e) f->specs.n--;
         sts_kernel_free(k);
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", f->name);
     }
-    f->specs[f->nspecs++].kernel = k;
+    e->kernel = k;
     return STS_OK;
 }
 
@@ -254,26 +255,28 @@ sts_status sts_fn_call(sts_fn *f, const sts_fn_arg *args, int nargs, const char 
     int64_t t0 = sts_clock_ns();
     sts_status st = sts_spec_check_args(f, args, nargs, err);
     if (st != STS_OK) return st;
-    spec_buf key = { NULL, 0, 0, 0 };
+    sts_sbuf key = STS_SBUF_INIT;
     sts_spec_key(f, args, &key);
     if (key.oom) {
-        free(key.s);
+        sts_sbuf_release(&key);
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", f->name);
     }
-    uint32_t id = sts_strtab_find(&f->keys, key.s, key.len);
+    uint32_t id = sts_strtab_find(&f->keys, key.p ? key.p : "", key.n);
     info->hit = id != UINT32_MAX;
     if (!info->hit) {
         sts_argsig sigs[SPEC_MAX_PARAMS];
-        char text[SPEC_MAX_PARAMS][64], sig[1024];
+        char text[SPEC_MAX_PARAMS][64];
+        sts_sbuf sig = STS_SBUF_INIT;
         sts_spec_argsigs(f, args, sigs, text);
-        sts_lg_format_sig(sigs, f->nparams, sig, sizeof sig);
-        st = specialize(f, args, key.s, sig, info, err);
-        id = (uint32_t)f->nspecs;
+        sts_lg_format_sig(sigs, f->nparams, &sig);
+        st = specialize(f, args, key.p ? key.p : "", sig.p ? sig.p : "", info, err);
+        sts_sbuf_release(&sig);
+        id = (uint32_t)f->specs.n;
     }
-    free(key.s);
+    sts_sbuf_release(&key);
     if (st != STS_OK) return st;
     sts_event *e = NULL;
-    st = launch(f, f->specs[id - 1].kernel, args, &e, err);
+    st = launch(f, f->specs.v[id - 1].kernel, args, &e, err);
     if (st == STS_OK) st = finish_call(f, args, label, flags, e, info, err);
     if (st == STS_OK && flags & (STS_FN_WAIT | STS_FN_RESULT)) info->total_ns = sts_clock_ns() - t0;
     if (st == STS_OK) record_row(f, args, label, info);

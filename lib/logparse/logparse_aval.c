@@ -1,6 +1,6 @@
-/* ledger: pieces of log text shared by the JAX and torch parsers: dtype spellings,
+/* logparse: pieces of log text shared by the JAX and torch parsers: dtype spellings,
  * JAX avals, bracketed lists, durations. */
-#include "ledger/logparse.h"
+#include "logparse/logparse.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -1,7 +1,7 @@
-/* ledger: host synchronizations that record themselves. Each wraps one blocking device
+/* spec: host synchronizations that record themselves. Each wraps one blocking device
  * call and notes how long the host waited in it, so a loop that reads a metric every
  * step can be set beside one that waits once at the end. */
-#include "ledger/ledger_impl.h"
+#include "stepscope/spec.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -1,13 +1,16 @@
-/* ledger: internals of specialized functions (spec.c: create, call, cache;
+/* spec: internals of specialized functions (spec.c: create, call, cache;
  * spec_source.c: keys, defines, the trace context). */
-#ifndef STS_LEDGER_SPEC_IMPL_H
-#define STS_LEDGER_SPEC_IMPL_H
+#ifndef STS_SPEC_SPEC_IMPL_H
+#define STS_SPEC_SPEC_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ledger/ledger_impl.h"
-#include "stepscope/device.h"
+#include "base/mem.h"
+#include "base/sbuf.h"
+#include "base/vec.h"
+#include "ledger/store.h"
+#include "stepscope/spec.h"
 
 #define SPEC_MAX_PARAMS 32
 
@@ -26,24 +29,13 @@ struct sts_fn {
     char **choices[SPEC_MAX_PARAMS]; /* copied enum choices, NULL-terminated */
     int nparams, grid, result;
     sts_strtab keys; /* specialization key text -> id; entry id - 1 */
-    spec_entry *specs;
-    size_t nspecs, cap;
+    STS_VEC(spec_entry) specs;
 };
-
-/* A growing text buffer. */
-typedef struct spec_buf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} spec_buf;
-
-void sts_spec_buf_add(spec_buf *b, const char *text);
-void sts_spec_buf_addf(spec_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct sts_fn_trace {
     sts_fn *f;
     const sts_fn_arg *args;
-    spec_buf *src;
+    sts_sbuf *src;
 };
 
 /* The text of static argument i ("3", "True", "relu"), validated; writes to buf. */
@@ -54,10 +46,10 @@ sts_status sts_spec_check_args(const sts_fn *f, const sts_fn_arg *args, int narg
 
 /* The specialization key of a call: device, options, array dtypes and shapes, static
  * values. */
-void sts_spec_key(const sts_fn *f, const sts_fn_arg *args, spec_buf *key);
+void sts_spec_key(const sts_fn *f, const sts_fn_arg *args, sts_sbuf *key);
 
 /* The full source of a specialization: defines, then the source or the trace's text. */
-sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts_error *err);
+sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, sts_sbuf *src, sts_error *err);
 
 /* The ledger's view of the call's arguments; strings go to `text` (kept by the caller). */
 void sts_spec_argsigs(const sts_fn *f, const sts_fn_arg *args, sts_argsig *out, char text[][64]);

@@ -1,36 +1,14 @@
-/* ledger: what a specialization is made of. The key names everything that selects a
+/* spec: what a specialization is made of. The key names everything that selects a
  * distinct program (device, options, array dtypes and shapes, static values) and
  * nothing else: dynamic scalars never enter it. The source starts with defines for
  * the same facts, so the kernel can size its loops at compile time. */
-#include "ledger/spec_impl.h"
+#include "spec/spec_impl.h"
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void sts_spec_buf_add(spec_buf *b, const char *text)
-{
-    size_t n = strlen(text);
-    if (b->oom || sts_grow((void **)&b->s, &b->cap, b->len + n + 1, 1) != 0) {
-        b->oom = 1;
-        return;
-    }
-    memcpy(b->s + b->len, text, n + 1);
-    b->len += n;
-}
-
-void sts_spec_buf_addf(spec_buf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    sts_spec_buf_add(b, tmp);
-}
 
 static int is_ident(const char *s)
 {
@@ -112,28 +90,28 @@ sts_status sts_spec_check_args(const sts_fn *f, const sts_fn_arg *args, int narg
     return STS_OK;
 }
 
-static void array_text(const sts_array *a, spec_buf *b)
+static void array_text(const sts_array *a, sts_sbuf *b)
 {
-    sts_spec_buf_addf(b, "%s[", sts_dtype_name(sts_array_dtype(a)));
+    sts_sbuf_printf(b, "%s[", sts_dtype_name(sts_array_dtype(a)));
     const int64_t *shape = sts_array_shape(a);
     for (int d = 0; d < sts_array_ndim(a); d++)
-        sts_spec_buf_addf(b, "%s%lld", d ? "," : "", (long long)shape[d]);
-    sts_spec_buf_add(b, "]");
+        sts_sbuf_printf(b, "%s%lld", d ? "," : "", (long long)shape[d]);
+    sts_sbuf_puts(b, "]");
 }
 
-void sts_spec_key(const sts_fn *f, const sts_fn_arg *args, spec_buf *key)
+void sts_spec_key(const sts_fn *f, const sts_fn_arg *args, sts_sbuf *key)
 {
     char tmp[64];
-    sts_spec_buf_addf(key, "device=%s;options=%s", sts_device_get_info(f->dev)->name, f->options ? f->options : "");
+    sts_sbuf_printf(key, "device=%s;options=%s", sts_device_get_info(f->dev)->name, f->options ? f->options : "");
     for (int i = 0; i < f->nparams; i++) {
         const sts_fn_param *p = &f->params[i];
-        sts_spec_buf_addf(key, ";%s=", p->name);
+        sts_sbuf_printf(key, ";%s=", p->name);
         if (p->kind == STS_PARAM_ARRAY)
             array_text(args[i].array, key);
         else if (p->kind == STS_PARAM_DYNAMIC)
-            sts_spec_buf_addf(key, "%s dynamic", sts_dtype_name(p->dtype));
+            sts_sbuf_printf(key, "%s dynamic", sts_dtype_name(p->dtype));
         else if (sts_spec_static_text(f, i, &args[i], tmp, sizeof tmp, NULL) == STS_OK)
-            sts_spec_buf_add(key, tmp);
+            sts_sbuf_puts(key, tmp);
     }
 }
 
@@ -142,39 +120,39 @@ static const char *cl_type(sts_dtype dt)
     return dt == STS_DTYPE_I32 ? "int" : "float";
 }
 
-static void defines(const sts_fn *f, const sts_fn_arg *args, spec_buf *src)
+static void defines(const sts_fn *f, const sts_fn_arg *args, sts_sbuf *src)
 {
     char up[96], tmp[64];
-    sts_spec_buf_addf(src, "/* stepscope specialization of %s */\n", f->name);
+    sts_sbuf_printf(src, "/* stepscope specialization of %s */\n", f->name);
     for (int i = 0; i < f->nparams; i++) {
         const sts_fn_param *p = &f->params[i];
         upper(p->name, up, sizeof up);
         if (p->kind == STS_PARAM_ARRAY) {
             const sts_array *a = args[i].array;
             const int64_t *shape = sts_array_shape(a);
-            sts_spec_buf_addf(src, "#define %s_T %s\n#define %s_NDIM %d\n#define %s_SIZE %zu\n", up,
-                              cl_type(sts_array_dtype(a)), up, sts_array_ndim(a), up, sts_array_count(a));
+            sts_sbuf_printf(src, "#define %s_T %s\n#define %s_NDIM %d\n#define %s_SIZE %zu\n", up,
+                            cl_type(sts_array_dtype(a)), up, sts_array_ndim(a), up, sts_array_count(a));
             for (int d = 0; d < sts_array_ndim(a); d++)
-                sts_spec_buf_addf(src, "#define %s_DIM%d %lld\n", up, d, (long long)shape[d]);
+                sts_sbuf_printf(src, "#define %s_DIM%d %lld\n", up, d, (long long)shape[d]);
         } else if (p->kind == STS_PARAM_DYNAMIC) {
-            sts_spec_buf_addf(src, "#define %s_T %s\n", up, cl_type(p->dtype));
+            sts_sbuf_printf(src, "#define %s_T %s\n", up, cl_type(p->dtype));
         } else if (sts_spec_static_text(f, i, &args[i], tmp, sizeof tmp, NULL) == STS_OK) {
             if (p->static_type == STS_STATIC_INT)
-                sts_spec_buf_addf(src, "#define %s %s\n", up, tmp);
+                sts_sbuf_printf(src, "#define %s %s\n", up, tmp);
             else if (p->static_type == STS_STATIC_BOOL)
-                sts_spec_buf_addf(src, "#define %s %d\n", up, args[i].number != 0);
+                sts_sbuf_printf(src, "#define %s %d\n", up, args[i].number != 0);
             else {
                 int index = 0;
                 for (char **c = f->choices[i]; c && *c && strcmp(*c, tmp) != 0; c++)
                     index++;
-                if (p->static_type == STS_STATIC_ENUM) sts_spec_buf_addf(src, "#define %s %d\n", up, index);
-                sts_spec_buf_addf(src, "#define %s_IS_%s 1\n", up, tmp);
+                if (p->static_type == STS_STATIC_ENUM) sts_sbuf_printf(src, "#define %s %d\n", up, index);
+                sts_sbuf_printf(src, "#define %s_IS_%s 1\n", up, tmp);
             }
         }
     }
 }
 
-sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts_error *err)
+sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, sts_sbuf *src, sts_error *err)
 {
     defines(f, args, src);
     if (f->trace) {
@@ -182,7 +160,7 @@ sts_status sts_spec_source(sts_fn *f, const sts_fn_arg *args, spec_buf *src, sts
         sts_status st = f->trace(&t, f->user, err);
         if (st != STS_OK) return st;
     } else
-        sts_spec_buf_add(src, f->source);
+        sts_sbuf_puts(src, f->source);
     if (src->oom) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory writing its source", f->name);
     return STS_OK;
 }
@@ -221,7 +199,7 @@ static int find_param(const sts_fn *f, const char *name)
 sts_status sts_fn_trace_emit(sts_fn_trace *t, const char *text, sts_error *err)
 {
     if (!t || !text) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "trace: no context or text");
-    sts_spec_buf_add(t->src, text);
+    sts_sbuf_puts(t->src, text);
     return t->src->oom ? sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", t->f->name) : STS_OK;
 }
 

@@ -1,4 +1,4 @@
-/* ledger: JAX_LOG_COMPILES / jax_log_compiles lines, JAX 0.4.1 to 0.11.
+/* logparse: JAX_LOG_COMPILES / jax_log_compiles lines, JAX 0.4.1 to 0.11.
  *
  * Messages (jax/_src/dispatch.py, pjit.py, interpreters/pxla.py, compiler.py,
  * compilation_cache.py):
@@ -18,7 +18,7 @@
  *   Writing MODULE to persistent compilation cache with key K
  *   Not writing persistent cache entry for 'MODULE' because it took < X seconds ...
  * MODULE is "jit_f" / "pmap_f" up to 0.6 and "jit(f)" from 0.7. */
-#include "ledger/logparse.h"
+#include "logparse/logparse.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -79,20 +79,38 @@ static int64_t trailing_time(const char *msg, const char **in)
     return ns;
 }
 
-static void start_row(lp_ctx *x, long fn, lp_pending *p, int64_t line)
+/* Starts the row of base-name key `key`, ending the one in progress. */
+static lp_row *start_row(lp_ctx *x, uint32_t key, long ident, int64_t line)
 {
-    memset(&p->c, 0, sizeof p->c);
-    p->c.trace_ns = p->c.lower_ns = p->c.compile_ns = p->c.total_ns = -1;
-    p->active = 1;
-    p->line = line;
-    char src[600];
-    snprintf(src, sizeof src, "%s:%lld", x->name, (long long)line);
-    p->c.source = lg_str(x->l, sts_lg_intern(x->l, src));
-    lg_fn *f = &x->l->fns[fn];
-    if (f->pending_reason) {
-        p->c.reason = lg_str(x->l, f->pending_reason);
-        f->pending_reason = 0;
+    lp_row *old = sts_lp_row_active(x, key);
+    if (old) old->active = 0;
+    lp_row *r = sts_lp_row_new(x, ident, STS_LEDGER_SRC_JAX_LOG, line);
+    if (!r) return NULL;
+    r->active = 1;
+    uint32_t *live = STS_VEC_PUSH(x->live);
+    if (!live || sts_u64map_put(&x->active, (uint64_t)key + 1, (uint32_t)(x->rows.n - 1)) != 0)
+        x->oom = 1;
+    else
+        *live = (uint32_t)(x->rows.n - 1);
+    return r;
+}
+
+/* A trace line ends the trace-only rows of other functions: they were traced inside
+ * this one (jnp helpers, nested jits) and are not compiled on their own. */
+static void end_inner_traces(lp_ctx *x)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < x->live.n; i++) {
+        lp_row *r = &x->rows.v[x->live.v[i]];
+        if (r->active && r->has_trace && !r->has_sig && !r->has_lower && !r->has_compile) r->active = 0;
+        if (r->active) x->live.v[keep++] = x->live.v[i];
     }
+    x->live.n = keep;
+}
+
+static void end_row(lp_row *r)
+{
+    if (r) r->active = 0;
 }
 
 static int on_trace(lp_ctx *x, const char *msg, int64_t line)
@@ -116,50 +134,26 @@ static int on_trace(lp_ctx *x, const char *msg, int64_t line)
             api++;
         if (api == end) end = f;
     }
-    long fn = sts_lp_function(x, name, (size_t)(end - name), 0);
-    lp_pending *p = sts_lp_pending_get(x, fn);
-    if (!p) return 0;
-    if (p->active) sts_lp_pending_commit(x, fn);
-    start_row(x, fn, p, line);
-    p->has_trace = 1;
-    p->c.traces = 1;
-    p->c.trace_ns = ns;
+    char base[256];
+    uint32_t key = sts_lp_key(x, name, (size_t)(end - name), 0, base, sizeof base);
+    end_inner_traces(x);
+    /* JAX 0.9 on explains a miss before tracing: the explanation names the function. */
+    lp_open o;
+    int explained = sts_lp_take_open(x, key, &o);
+    long ident = explained ? (long)o.ident : sts_lp_ident_for(x, name, (size_t)(end - name), 0);
+    if (explained && !o.nested_same) sts_lp_bind(x, key, ident);
+    lp_row *r = start_row(x, key, ident, line);
+    if (!r) return 0;
+    r->has_trace = 1;
+    r->traces = 1;
+    r->trace_ns = ns;
+    if (explained) {
+        r->explained = 1;
+        r->reason = o.reason;
+        for (int i = 0; i < o.nstatics; i++)
+            sts_lp_row_static(x, r, o.snames[i], lp_str(x, o.svals[i]));
+    }
     return 0;
-}
-
-typedef struct aval_acc {
-    lp_pending *p;
-    sts_ledger *l;
-    int bad;
-} aval_acc;
-
-static void on_aval(const char *s, size_t n, void *user)
-{
-    aval_acc *a = user;
-    lp_pending *p = a->p;
-    if (p->c.nargs >= 4096) return;
-    if ((size_t)p->c.nargs + 1 > p->argcap) {
-        size_t cap = p->argcap ? p->argcap * 2 : 8;
-        sts_argsig *na = realloc(p->args, cap * sizeof *na);
-        if (!na) {
-            a->bad = 1;
-            return;
-        }
-        p->args = na;
-        p->argcap = cap;
-    }
-    char dt[64];
-    sts_argsig *arg = &p->args[p->c.nargs];
-    if (sts_lp_parse_aval(s, n, arg, dt, sizeof dt) != 0) {
-        /* Tokens, opaque types and the like: keep the text as the dtype. */
-        memset(arg, 0, sizeof *arg);
-        arg->kind = STS_PARAM_ARRAY;
-        arg->ndim = -1;
-        snprintf(dt, sizeof dt, "%.*s", (int)(n < 60 ? n : 60), s);
-    }
-    arg->dtype = lg_str(a->l, sts_lg_intern(a->l, dt));
-    arg->name = NULL;
-    p->c.nargs++;
 }
 
 static void skip_aval(const char *s, size_t n, void *user)
@@ -189,20 +183,21 @@ static int on_compiling(lp_ctx *x, const char *msg, int64_t line)
     const char *av = avals_start(msg);
     int count_only = !av && strstr(end, " args.") != NULL;
     if (!av && !count_only) return -1;
-    if (av && sts_lp_split_list(av, NULL, skip_aval, NULL) < 0) return -1; /* unbalanced: cut short */
-    long fn = sts_lp_function(x, name, (size_t)(end - name), 0);
-    lp_pending *p = sts_lp_pending_get(x, fn);
-    if (!p) return 0;
-    if (p->active && (p->has_sig || p->has_lower || p->has_compile)) sts_lp_pending_commit(x, fn);
-    if (!p->active) start_row(x, fn, p, line);
-    p->has_sig = 1;
-    p->c.nargs = 0;
-    if (count_only) return 0;
-    aval_acc acc = { p, x->l, 0 };
-    if (sts_lp_split_list(av, NULL, on_aval, &acc) < 0) {
-        p->c.nargs = 0;
-        return -1;
+    const char *av_end = NULL;
+    if (av && sts_lp_split_list(av, &av_end, skip_aval, NULL) < 0) return -1; /* unbalanced: cut short */
+    char base[256];
+    uint32_t key = sts_lp_key(x, name, (size_t)(end - name), 0, base, sizeof base);
+    lp_row *r = sts_lp_row_active(x, key);
+    if (r && (r->has_sig || r->has_lower || r->has_compile)) {
+        end_row(r);
+        r = NULL;
     }
+    if (!r) r = start_row(x, key, sts_lp_ident_for(x, name, (size_t)(end - name), 0), line);
+    if (!r) return 0;
+    r->has_sig = 1;
+    /* Kept as text, shared by every row with the same list, and parsed only when the row
+     * is written: a long log of large signatures costs its distinct signatures. */
+    r->avals = count_only ? 0 : sts_lp_str(x, av, (size_t)(av_end - av));
     return 0;
 }
 
@@ -212,20 +207,24 @@ static int on_stage(lp_ctx *x, const char *msg, int64_t line, int lower)
     const char *name = msg + strlen(head), *in = NULL;
     int64_t ns = trailing_time(msg, &in);
     if (ns < 0 || in <= name) return -1;
-    long fn = sts_lp_function(x, name, (size_t)(in - name), 1);
-    lp_pending *p = sts_lp_pending_get(x, fn);
-    if (!p) return 0;
-    if (p->active && (lower ? (p->has_lower || p->has_compile) : p->has_compile)) sts_lp_pending_commit(x, fn);
-    if (!p->active) start_row(x, fn, p, line);
+    char base[256];
+    uint32_t key = sts_lp_key(x, name, (size_t)(in - name), 1, base, sizeof base);
+    lp_row *r = sts_lp_row_active(x, key);
+    if (r && (lower ? (r->has_lower || r->has_compile) : r->has_compile)) {
+        end_row(r);
+        r = NULL;
+    }
+    if (!r) r = start_row(x, key, sts_lp_ident_for(x, name, (size_t)(in - name), 1), line);
+    if (!r) return 0;
     if (lower) {
-        p->has_lower = 1;
-        p->c.lower_ns = ns;
+        r->has_lower = 1;
+        r->lower_ns = ns;
         return 0;
     }
-    p->has_compile = 1;
-    p->c.compiles = 1;
-    p->c.compile_ns = ns;
-    sts_lp_pending_commit(x, fn); /* the last stage of a specialization */
+    r->has_compile = 1;
+    r->compiles = 1;
+    r->compile_ns = ns;
+    end_row(r); /* the last stage of a specialization */
     return 0;
 }
 
@@ -246,33 +245,24 @@ static int on_pcache(lp_ctx *x, const char *msg)
 {
     size_t n = 0;
     const char *name;
-    int which; /* 0 hit, 1 miss, 2 write, 3 not written */
+    sts_lg_counter which;
     if ((name = quoted(msg, "cache hit for ", &n)))
-        which = 0;
+        which = STS_LG_PERS_HIT;
     else if ((name = quoted(msg, "CACHE MISS for ", &n)))
-        which = 1;
+        which = STS_LG_PERS_MISS;
     else if (starts(msg, "Writing ")) {
         name = msg + 8;
         const char *e = strstr(name, " to persistent compilation cache");
         if (!e) return -1;
         n = (size_t)(e - name);
-        which = 2;
+        which = STS_LG_PERS_WRITE;
     } else if (starts(msg, "Not writing persistent cache entry")) {
-        name = quoted(msg, "entry for ", &n);
-        if (!name) return 0; /* size threshold or process id: no module named */
-        which = 3;
+        return quoted(msg, "entry for ", &n) && n == 0 ? -1 : 0; /* nothing counted */
     } else
         return -1;
     if (n == 0) return -1;
-    long fn = sts_lp_function(x, name, n, 1);
-    if (fn < 0) return 0;
-    lg_fn *f = &x->l->fns[fn];
-    if (which == 0)
-        f->pers_hits++;
-    else if (which == 1)
-        f->pers_misses++;
-    else if (which == 2)
-        f->pers_writes++;
+    long fn = sts_lp_fn(x, sts_lp_ident_for(x, name, n, 1), STS_LEDGER_SRC_JAX_LOG);
+    if (fn >= 0) sts_lg_fn_count(x->l, (size_t)fn, which, 1);
     return 0;
 }
 
@@ -305,9 +295,9 @@ int sts_lp_jax_line(lp_ctx *x, lp_kind kind, const char *msg, int64_t line)
         return 0;
     }
     if (rc != 0) {
-        x->l->log.records--;
-        sts_lg_warn(x->l, x->name, line,
-                    "looks like a JAX compile-log line but does not parse; expected %s: \"%.120s\"", what, msg);
+        x->st.records--;
+        sts_lp_warn(x, line, "looks like a JAX compile-log line but does not parse; expected %s: \"%.120s\"", what,
+                    msg);
     }
     return rc;
 }

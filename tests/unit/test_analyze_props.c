@@ -1,0 +1,714 @@
+/* Property tests of the analyzer over thousands of random traces: random nesting,
+ * crossing slices, equal timestamps, zero durations, B/E mixed with X and unmatched
+ * ends, read through the real JSON reader. Every number is checked against a brute
+ * force computed here from the definitions, and every invariant of the outputs:
+ *   self >= 0 for every slice, and equal to duration minus the union of what lies
+ *   inside it; on each lane where no slices cross, the self times add up to the union;
+ *   step children lie inside the step; children + unattributed = step; window unions
+ *   never exceed the window and a window's names add up to its busy time; busy time
+ *   per lane, process and trace equals the union computed directly. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze/an_impl.h"
+#include "stepscope.h"
+#include "stepscope/analyze.h"
+#include "test.h"
+
+/* ---- random traces ------------------------------------------------------------------ */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t next(rng *r)
+{
+    r->s ^= r->s << 13;
+    r->s ^= r->s >> 7;
+    r->s ^= r->s << 17;
+    return r->s;
+}
+
+static int64_t below(rng *r, int64_t n)
+{
+    return n > 0 ? (int64_t)(next(r) % (uint64_t)n) : 0;
+}
+
+typedef struct buf {
+    char *p;
+    size_t n, cap;
+} buf;
+
+static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (k >= 0 && (size_t)k < b->cap - b->n) {
+            b->n += (size_t)k;
+            return;
+        }
+        b->cap = b->cap ? b->cap * 2 : 4096;
+        b->p = realloc(b->p, b->cap);
+    }
+}
+
+static const char *const NAMES[] = { "S", "a", "b", "c", "d" };
+
+/* A time value in us: on a coarse grid so timestamps tie often, sometimes fractional. */
+static void put_us(buf *b, int64_t ns)
+{
+    if (ns % 1000 == 0)
+        put(b, "%lld", (long long)(ns / 1000));
+    else
+        put(b, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+}
+
+/* One random trace as Chrome JSON: `lanes` lanes over up to 3 pids, nested trees with
+ * crossing slices mixed in. */
+static void random_trace(rng *r, buf *b, int whole_us)
+{
+    int64_t unit = whole_us ? 1000 : 250;
+    int nlanes = 1 + (int)below(r, 4), n = 1 + (int)below(r, 40);
+    put(b, "[");
+    for (int i = 0; i < n; i++) {
+        int lane = (int)below(r, nlanes);
+        int64_t ts = below(r, 30) * unit, dur;
+        int kind = (int)below(r, 10);
+        if (kind < 2)
+            dur = 0;
+        else if (kind < 6)
+            dur = (1 + below(r, 6)) * unit;
+        else
+            dur = (1 + below(r, 25)) * unit;
+        const char *name = NAMES[below(r, 5)];
+        int pid = 1 + lane % 3, tid = 1 + lane;
+        if (i) put(b, ",");
+        if (below(r, 6) == 0) {
+            put(b, "{\"ph\":\"B\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid, tid);
+            put_us(b, ts);
+            put(b, "},{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+            put_us(b, ts + dur);
+            put(b, "}");
+        } else if (below(r, 25) == 0) {
+            put(b, "{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+            put_us(b, ts);
+            put(b, "}");
+        } else {
+            put(b, "{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid, tid);
+            put_us(b, ts);
+            put(b, ",\"dur\":");
+            put_us(b, dur);
+            put(b, "}");
+        }
+    }
+    put(b, "]");
+}
+
+static sts_timeline *open_text(const char *text, size_t n)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/sts_test_props_%d.json", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f) return NULL;
+    fwrite(text, 1, n, f);
+    fclose(f);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open(path, NULL, &tl, &err) != STS_OK)
+        fprintf(stderr, "open: %s\n%.*s\n", err.message, (int)n, text);
+    remove(path);
+    return tl;
+}
+
+/* ---- brute force from the definitions ------------------------------------------------ */
+
+static int64_t end_of(const sts_slice *s)
+{
+    return s->ts + s->dur;
+}
+
+/* Containment order of two slices of a lane: start, end descending, index. */
+static int before(const sts_slice *s, uint32_t x, uint32_t y)
+{
+    if (s[x].ts != s[y].ts) return s[x].ts < s[y].ts;
+    if (end_of(&s[x]) != end_of(&s[y])) return end_of(&s[x]) > end_of(&s[y]);
+    return x < y;
+}
+
+static int inside(const sts_slice *s, uint32_t o, uint32_t in)
+{
+    return o != in && before(s, in, o) && s[in].ts <= s[o].ts && s[o].ts < end_of(&s[in]) &&
+           end_of(&s[o]) <= end_of(&s[in]);
+}
+
+/* Union length of iv[0..n), any order, with a plain insertion sort. */
+static int64_t brute_union(int64_t (*iv)[2], size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && iv[j][0] < iv[j - 1][0]; j--) {
+            int64_t t0 = iv[j][0], t1 = iv[j][1];
+            iv[j][0] = iv[j - 1][0];
+            iv[j][1] = iv[j - 1][1];
+            iv[j - 1][0] = t0;
+            iv[j - 1][1] = t1;
+        }
+    int64_t total = 0, cs = 0, ce = 0;
+    int open = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (iv[i][1] <= iv[i][0]) continue;
+        if (!open || iv[i][0] > ce) {
+            if (open) total += ce - cs;
+            open = 1;
+            cs = iv[i][0];
+            ce = iv[i][1];
+        } else if (iv[i][1] > ce) {
+            ce = iv[i][1];
+        }
+    }
+    return open ? total + ce - cs : 0;
+}
+
+#define MAXS 512
+
+/* Self time of slice i by the definition. */
+static int64_t brute_self(const sts_timeline *tl, uint32_t i)
+{
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_lane *ln = sts_timeline_lanes(tl, NULL) + s[i].lane;
+    int64_t iv[MAXS][2];
+    size_t k = 0;
+    for (uint32_t j = ln->first_slice; j < ln->first_slice + ln->slice_count && k < MAXS; j++)
+        if (inside(s, j, i)) {
+            iv[k][0] = s[j].ts;
+            iv[k][1] = end_of(&s[j]);
+            k++;
+        }
+    return s[i].dur - brute_union(iv, k);
+}
+
+/* 1 when two slices of the lane cross (each holds the other's start, neither holds the
+ * other whole). */
+static int lane_crosses(const sts_timeline *tl, uint32_t lane)
+{
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    const sts_lane *ln = sts_timeline_lanes(tl, NULL) + lane;
+    for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++)
+        for (uint32_t j = ln->first_slice; j < ln->first_slice + ln->slice_count; j++)
+            if (s[i].ts < s[j].ts && s[j].ts < end_of(&s[i]) && end_of(&s[j]) > end_of(&s[i])) return 1;
+    return 0;
+}
+
+static int64_t lane_union(const sts_timeline *tl, uint32_t lane, int64_t w0, int64_t w1)
+{
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    const sts_lane *ln = sts_timeline_lanes(tl, NULL) + lane;
+    int64_t iv[MAXS][2];
+    size_t k = 0;
+    for (uint32_t j = ln->first_slice; j < ln->first_slice + ln->slice_count && k < MAXS; j++) {
+        iv[k][0] = s[j].ts > w0 ? s[j].ts : w0;
+        iv[k][1] = end_of(&s[j]) < w1 ? end_of(&s[j]) : w1;
+        k++;
+    }
+    return brute_union(iv, k);
+}
+
+/* ---- the properties ------------------------------------------------------------------ */
+
+typedef struct tally {
+    int traces, crossing_lanes, steps, windows;
+} tally;
+
+static int check_self(const sts_timeline *tl, tally *ty)
+{
+    size_t n, nl;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    sts_timeline_lanes(tl, &nl);
+    int64_t *self = malloc((n ? n : 1) * sizeof *self);
+    int ok = sts_self_times(tl, self, NULL) == STS_OK;
+    for (size_t i = 0; i < n && ok; i++) {
+        if (self[i] < 0 || self[i] != brute_self(tl, (uint32_t)i)) {
+            T_FAIL_AT("slice %zu (%s, ts %lld dur %lld): self %lld, by definition %lld", i,
+                      sts_timeline_string(tl, s[i].name), (long long)s[i].ts, (long long)s[i].dur, (long long)self[i],
+                      (long long)brute_self(tl, (uint32_t)i));
+            ok = 0;
+        }
+    }
+    for (uint32_t l = 0; l < nl && ok; l++) {
+        if (lane_crosses(tl, l)) {
+            ty->crossing_lanes++;
+            continue;
+        }
+        const sts_lane *ln = sts_timeline_lanes(tl, NULL) + l;
+        int64_t sum = 0;
+        for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++)
+            sum += self[i];
+        int64_t u = lane_union(tl, l, INT64_MIN, INT64_MAX);
+        if (sum != u) {
+            T_FAIL_AT("lane %u without crossings: self times add to %lld, union %lld", l, (long long)sum, (long long)u);
+            ok = 0;
+        }
+    }
+    /* The names table adds up to the same self times. */
+    sts_name_summary *sum = NULL;
+    size_t ns = 0;
+    if (ok && sts_name_summaries(tl, &sum, &ns, NULL) == STS_OK) {
+        int64_t a = 0, b = 0;
+        uint64_t c = 0;
+        for (size_t i = 0; i < ns; i++)
+            a += sum[i].self_ns, c += sum[i].count;
+        for (size_t i = 0; i < n; i++)
+            b += self[i];
+        if (a != b || c != n) {
+            T_FAIL_AT("names table: self %lld vs %lld, count %llu vs %zu", (long long)a, (long long)b,
+                      (unsigned long long)c, n);
+            ok = 0;
+        }
+    }
+    free(sum);
+    free(self);
+    return ok;
+}
+
+static int check_busy(const sts_timeline *tl)
+{
+    size_t nl, np;
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    sts_timeline_processes(tl, &np);
+    sts_busy lanes[8], procs[8], all;
+    if (nl > 8 || np > 8 || sts_busy_each(tl, NULL, lanes, procs, &all, NULL) != STS_OK) return 0;
+    int64_t iv[MAXS][2];
+    size_t k = 0;
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    for (uint32_t l = 0; l < nl; l++) {
+        if (lanes[l].union_ns != lane_union(tl, l, INT64_MIN, INT64_MAX)) {
+            T_FAIL_AT("lane %u busy %lld", l, (long long)lanes[l].union_ns);
+            return 0;
+        }
+    }
+    for (uint32_t p = 0; p < np; p++) {
+        k = 0;
+        for (uint32_t l = 0; l < nl; l++)
+            for (uint32_t j = ln[l].first_slice; ln[l].process == p && j < ln[l].first_slice + ln[l].slice_count; j++) {
+                iv[k][0] = s[j].ts;
+                iv[k][1] = end_of(&s[j]);
+                k++;
+            }
+        if (procs[p].union_ns != brute_union(iv, k) || procs[p].union_ns > procs[p].span_ns) {
+            T_FAIL_AT("process %u busy %lld, union %lld", p, (long long)procs[p].union_ns,
+                      (long long)brute_union(iv, k));
+            return 0;
+        }
+    }
+    size_t n;
+    sts_timeline_slices(tl, &n);
+    k = 0;
+    for (size_t j = 0; j < n; j++) {
+        iv[k][0] = s[j].ts;
+        iv[k][1] = end_of(&s[j]);
+        k++;
+    }
+    if (all.union_ns != brute_union(iv, k) || all.slices != n) {
+        T_FAIL_AT("all busy %lld", (long long)all.union_ns);
+        return 0;
+    }
+    return 1;
+}
+
+/* The children by definition: inside the step, inside no other slice inside it. Adds
+ * each child's duration to by_name[its name] (by_name may be NULL). */
+static int64_t brute_children_union(const sts_timeline *tl, uint32_t step, size_t *count, int64_t *by_name)
+{
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    const sts_lane *ln = sts_timeline_lanes(tl, NULL) + s[step].lane;
+    int64_t iv[MAXS][2];
+    size_t k = 0;
+    for (uint32_t j = ln->first_slice; j < ln->first_slice + ln->slice_count; j++) {
+        if (!inside(s, j, step)) continue;
+        int outer = 1;
+        for (uint32_t m = ln->first_slice; m < ln->first_slice + ln->slice_count && outer; m++)
+            if (m != j && inside(s, m, step) && inside(s, j, m)) outer = 0;
+        if (!outer) continue;
+        if (by_name && s[j].name < 256) by_name[s[j].name] += s[j].dur;
+        iv[k][0] = s[j].ts;
+        iv[k][1] = end_of(&s[j]);
+        k++;
+    }
+    *count = k;
+    return brute_union(iv, k);
+}
+
+static int check_steps(const sts_timeline *tl, tally *ty)
+{
+    sts_step_options o = STS_STEP_OPTIONS_INIT;
+    o.step = "S";
+    o.window_names = 0;
+    sts_steps *st = NULL;
+    if (sts_steps_find(tl, &o, &st, NULL) != STS_OK) return 0;
+    size_t n, nw, nn;
+    const sts_step *x = sts_steps_list(st, &n);
+    const sts_step_window *w = sts_steps_windows(st, &nw);
+    const sts_window_name *wn = sts_steps_window_names(st, &nn);
+    const sts_step_child *ch = sts_steps_children(st, NULL);
+    int ok = 1;
+    for (size_t k = 0; k < n && ok; k++) {
+        ty->steps++;
+        size_t want_count;
+        int64_t by_name[256] = { 0 };
+        int64_t want = brute_children_union(tl, x[k].slice, &want_count, by_name);
+        uint64_t count = 0;
+        for (uint32_t c = x[k].first_child; c < x[k].first_child + x[k].child_count; c++) {
+            count += ch[c].count;
+            /* each name's children, exactly the slices that lie inside the step */
+            if (ch[c].name >= 256 || ch[c].total_ns != by_name[ch[c].name]) {
+                T_FAIL_AT("step %zu: children named %s total %lld, by definition %lld", k,
+                          sts_timeline_string(tl, ch[c].name), (long long)ch[c].total_ns,
+                          ch[c].name < 256 ? (long long)by_name[ch[c].name] : -1LL);
+                ok = 0;
+            }
+        }
+        ok = ok && x[k].children_ns == want && count == want_count && x[k].unattributed_ns >= 0 &&
+             x[k].children_ns + x[k].unattributed_ns == x[k].dur && x[k].children_ns <= x[k].dur;
+        if (!ok)
+            T_FAIL_AT("step %zu: children %lld (%llu) vs %lld (%zu), unattributed %lld, dur %lld", k,
+                      (long long)x[k].children_ns, (unsigned long long)count, (long long)want, want_count,
+                      (long long)x[k].unattributed_ns, (long long)x[k].dur);
+        int64_t w0 = x[k].ts, w1 = x[k].ts + x[k].dur;
+        for (uint32_t i = x[k].first_window; ok && i < x[k].first_window + x[k].window_count; i++) {
+            ty->windows++;
+            int64_t names = 0;
+            for (uint32_t m = w[i].first_name; m < w[i].first_name + w[i].name_count; m++)
+                names += wn[m].ns;
+            int64_t u = lane_union(tl, w[i].lane, w0, w1);
+            ok = w[i].lane != x[k].lane && w[i].busy_ns > 0 && w[i].busy_ns <= x[k].dur && w[i].busy_ns == u &&
+                 names == w[i].busy_ns;
+            if (!ok)
+                T_FAIL_AT("step %zu window on lane %u: busy %lld, union %lld, names %lld, dur %lld", k, w[i].lane,
+                          (long long)w[i].busy_ns, (long long)u, (long long)names, (long long)x[k].dur);
+        }
+        /* A lane busy in the window but not listed would be a lost window. */
+        size_t nl;
+        sts_timeline_lanes(tl, &nl);
+        for (uint32_t l = 0; ok && l < nl; l++) {
+            if (l == x[k].lane || lane_union(tl, l, w0, w1) == 0) continue;
+            int listed = 0;
+            for (uint32_t i = x[k].first_window; i < x[k].first_window + x[k].window_count; i++)
+                listed |= w[i].lane == l;
+            ok = listed;
+            if (!ok) T_FAIL_AT("step %zu: lane %u is busy in the window but has no window", k, l);
+        }
+    }
+    sts_steps_free(st);
+    return ok;
+}
+
+/* Cut to a window, every self time is that of the cut slices, and never negative. */
+static int check_window_scope(const sts_timeline *tl, rng *r)
+{
+    const sts_timeline_info *in = sts_timeline_get_info(tl);
+    if (in->ts_max <= in->ts_min) return 1;
+    int64_t span = in->ts_max - in->ts_min;
+    sts_scope sc = STS_SCOPE_INIT;
+    sc.windowed = 1;
+    sc.start_ns = in->ts_min + below(r, span);
+    sc.end_ns = sc.start_ns + 1 + below(r, span);
+    sts_name_summary *sum = NULL;
+    size_t ns = 0;
+    sts_busy all;
+    if (sts_name_summaries_in(tl, &sc, &sum, &ns, NULL) != STS_OK || sts_busy_each(tl, &sc, NULL, NULL, &all, NULL))
+        return 0;
+    int64_t total = 0;
+    int ok = 1;
+    for (size_t i = 0; i < ns; i++) {
+        total += sum[i].total_ns;
+        ok = ok && sum[i].self_ns >= 0 && sum[i].self_ns <= sum[i].total_ns && sum[i].max_ns <= sc.end_ns - sc.start_ns;
+    }
+    /* The cut durations add up to the slices' overlap with the window. */
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    int64_t want = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = s[i].ts > sc.start_ns ? s[i].ts : sc.start_ns;
+        int64_t b = end_of(&s[i]) < sc.end_ns ? end_of(&s[i]) : sc.end_ns;
+        if (b > a) want += b - a;
+    }
+    if (!ok || total != want || all.union_ns > sc.end_ns - sc.start_ns) {
+        T_FAIL_AT("window [%lld, %lld): totals %lld vs %lld, busy %lld", (long long)sc.start_ns, (long long)sc.end_ns,
+                  (long long)total, (long long)want, (long long)all.union_ns);
+        ok = 0;
+    }
+    free(sum);
+    return ok;
+}
+
+TEST(random_traces_match_the_definitions)
+{
+    rng r = { 0x243f6a8885a308d3u };
+    tally ty = { 0 };
+    buf b = { 0 };
+    for (int t = 0; t < 3000; t++) {
+        b.n = 0;
+        random_trace(&r, &b, t % 2);
+        sts_timeline *tl = open_text(b.p, b.n);
+        if (!tl) {
+            T_FAIL_AT("trace %d did not open", t);
+            break;
+        }
+        ty.traces++;
+        int ok = check_self(tl, &ty) && check_busy(tl) && check_steps(tl, &ty) && check_window_scope(tl, &r);
+        if (!ok) fprintf(stderr, "trace %d: %.*s\n", t, (int)b.n, b.p);
+        sts_timeline_free(tl);
+        if (!ok) break;
+    }
+    free(b.p);
+    printf("  %d traces, %d lanes with crossing slices, %d steps, %d windows\n", ty.traces, ty.crossing_lanes, ty.steps,
+           ty.windows);
+    T_TRUE(ty.crossing_lanes > 100 && ty.steps > 1000 && ty.windows > 500);
+}
+
+/* Each algorithm for crossing intervals (the segment tree, the scan, and the staged
+ * one that picks) against the definition, on intervals that cross heavily, tie, and
+ * have zero length. */
+TEST(inside_union_algorithms_match_brute_force)
+{
+    rng r = { 0x13198a2e03707344u };
+    sts_an_scratch sc = { 0 };
+    for (int t = 0; t < 2000; t++) {
+        size_t n = 1 + (size_t)below(&r, 60);
+        sts_an_iv iv[64];
+        for (size_t k = 0; k < n; k++) {
+            iv[k].ts = below(&r, 20);
+            iv[k].end = iv[k].ts + below(&r, 12);
+            iv[k].idx = (uint32_t)k;
+            iv[k].unused = 0;
+        }
+        /* containment order */
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0; j--) {
+                sts_an_iv *a = &iv[j - 1], *c = &iv[j];
+                int swap = a->ts > c->ts || (a->ts == c->ts && a->end < c->end) ||
+                           (a->ts == c->ts && a->end == c->end && a->idx > c->idx);
+                if (!swap) break;
+                sts_an_iv tmp = *a;
+                *a = *c;
+                *c = tmp;
+            }
+        int64_t u[64], v[64], w2[64];
+        T_EQ_I64(sts_an_inside_union_general(iv, n, u, &sc), 0);
+        T_EQ_I64(sts_an_inside_union(iv, n, v, &sc), 0);
+        T_EQ_I64(sts_an_inside_union_scan(iv, n, w2, &sc, UINT64_MAX), 0);
+        for (size_t i = 0; i < n; i++) {
+            int64_t w[64][2];
+            size_t m = 0;
+            for (size_t j = i + 1; j < n; j++)
+                if (iv[j].ts < iv[i].end && iv[j].end <= iv[i].end) {
+                    w[m][0] = iv[j].ts;
+                    w[m][1] = iv[j].end;
+                    m++;
+                }
+            int64_t want = brute_union(w, m);
+            if (u[i] != want || v[i] != want || w2[i] != want) {
+                T_FAIL_AT("trace %d interval %zu [%lld, %lld): general %lld, staged %lld, scan %lld, definition %lld",
+                          t, i, (long long)iv[i].ts, (long long)iv[i].end, (long long)u[i], (long long)v[i],
+                          (long long)w2[i], (long long)want);
+                t = 2000;
+                break;
+            }
+        }
+    }
+    sts_an_scratch_free(&sc);
+}
+
+/* 100,000 processes of 10 lanes each: every per-process quantity at once, with no
+ * step that looks at every lane once per process. Each lane t of process p holds one
+ * slice [p ms + 10t us, + 15 us), so a process is busy 9 * 10 + 15 = 105 us. */
+TEST(a_million_lanes_in_100k_processes)
+{
+    enum { PROCS = 100000, LANES = 10 };
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/sts_test_props_scale_%d.json", (int)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f) T_SKIP("cannot write %s", path);
+    fputs("[", f);
+    for (int p = 0; p < PROCS; p++)
+        for (int t = 0; t < LANES; t++)
+            fprintf(f, "%s{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":15}\n",
+                    p || t ? "," : "", t, p + 1, t + 1, p * 1000 + 10 * t);
+    fputs("]", f);
+    fclose(f);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    sts_status st = sts_timeline_open(path, NULL, &tl, &err);
+    remove(path);
+    T_EQ_I64(st, STS_OK);
+    if (st != STS_OK) return;
+    size_t np, nl;
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    const sts_process *pr = sts_timeline_processes(tl, &np);
+    T_EQ_U64(np, PROCS);
+    T_EQ_U64(nl, (uint64_t)PROCS * LANES);
+    sts_busy *lanes = malloc(nl * sizeof *lanes), *procs = malloc(np * sizeof *procs), all;
+    T_EQ_I64(sts_busy_each(tl, NULL, lanes, procs, &all, NULL), STS_OK);
+    int bad = 0;
+    for (size_t p = 0; p < np && !bad; p++) {
+        int64_t start = (pr[p].pid - 1) * 1000000;
+        bad = procs[p].union_ns != 105000 || procs[p].start_ns != start || procs[p].end_ns != start + 105000 ||
+              procs[p].slices != LANES;
+        if (bad)
+            T_FAIL_AT("process %zu (pid %lld): busy %lld from %lld", p, (long long)pr[p].pid,
+                      (long long)procs[p].union_ns, (long long)procs[p].start_ns);
+    }
+    for (size_t l = 0; l < nl && !bad; l++) {
+        bad = lanes[l].union_ns != 15000 || lanes[l].slices != 1;
+        if (bad) T_FAIL_AT("lane %zu (tid %lld): busy %lld", l, (long long)ln[l].tid, (long long)lanes[l].union_ns);
+    }
+    T_EQ_I64(all.union_ns, (int64_t)PROCS * 105000);
+    T_EQ_U64(all.slices, (uint64_t)PROCS * LANES);
+    sts_name_summary *sum = NULL;
+    size_t ns = 0;
+    T_EQ_I64(sts_name_summaries(tl, &sum, &ns, NULL), STS_OK);
+    T_EQ_U64(ns, LANES);
+    for (size_t i = 0; i < ns; i++) {
+        T_EQ_U64(sum[i].count, PROCS);
+        T_EQ_I64(sum[i].self_ns, (int64_t)PROCS * 15000);
+    }
+    uint32_t *order = malloc(nl * sizeof *order);
+    sts_lane_display_order(tl, order);
+    T_EQ_I64(ln[order[nl - 1]].tid, LANES);
+    T_EQ_I64(pr[ln[order[nl - 1]].process].pid, PROCS);
+    free(order);
+    free(sum);
+    free(lanes);
+    free(procs);
+    sts_timeline_free(tl);
+}
+
+/* A staircase of intervals that all cross each other, inside one that holds them all:
+ * the scan would take quadratic time, so it gives up within its budget and the staged
+ * algorithm answers with the segment tree, still exactly. */
+TEST(crossing_staircase_falls_back_and_stays_exact)
+{
+    enum { N = 4000 };
+    sts_an_iv *iv = malloc((N + 1) * sizeof *iv);
+    int64_t *u = malloc((N + 1) * sizeof *u);
+    sts_an_scratch sc = { 0 };
+    iv[0].ts = 0;
+    iv[0].end = 3 * N;
+    iv[0].idx = 0;
+    for (uint32_t i = 1; i <= N; i++) {
+        iv[i].ts = i;
+        iv[i].end = i + N;
+        iv[i].idx = i;
+    }
+    T_EQ_I64(sts_an_inside_union_scan(iv, N + 1, u, &sc, 24 * (uint64_t)N), 1);
+    T_EQ_I64(sts_an_inside_union(iv, N + 1, u, &sc), 0);
+    /* Inside the outer one: every step of the staircase, covering [1, 2N). Inside a
+     * step: nothing (each later one ends after it). */
+    T_EQ_I64(u[0], 2 * N - 1);
+    int64_t others = 0;
+    for (uint32_t i = 1; i <= N; i++)
+        others += u[i];
+    T_EQ_I64(others, 0);
+    sts_an_scratch_free(&sc);
+    free(iv);
+    free(u);
+}
+
+/* Slices of one lane in containment order, for the check below. */
+static int by_containment(const void *a, const void *b, void *ctx)
+{
+    const sts_slice *s = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return before(s, x, y) ? -1 : before(s, y, x) ? 1 : 0;
+}
+
+/* Every slice of a real trace: self >= 0 and equal to the definition, computed by
+ * walking forward from each slice over what starts inside it. */
+static void check_trace_self(const char *path, int *files, size_t *slices)
+{
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open(path, NULL, &tl, &err) != STS_OK) {
+        T_FAIL_AT("%s: %s", path, err.message);
+        return;
+    }
+    size_t n, nl;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    int64_t *self = malloc((n ? n : 1) * sizeof *self);
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    int64_t(*iv)[2] = malloc((n ? n : 1) * sizeof *iv);
+    T_EQ_I64(sts_self_times(tl, self, NULL), STS_OK);
+    int bad = 0;
+    for (size_t l = 0; l < nl && !bad; l++) {
+        uint32_t m = ln[l].slice_count;
+        for (uint32_t k = 0; k < m; k++)
+            order[k] = ln[l].first_slice + k;
+        qsort_r(order, m, sizeof *order, by_containment, (void *)s);
+        for (uint32_t k = 0; k < m && !bad; k++) {
+            uint32_t i = order[k];
+            size_t c = 0;
+            for (uint32_t j = k + 1; j < m && s[order[j]].ts < end_of(&s[i]); j++)
+                if (end_of(&s[order[j]]) <= end_of(&s[i])) {
+                    iv[c][0] = s[order[j]].ts;
+                    iv[c][1] = end_of(&s[order[j]]);
+                    c++;
+                }
+            int64_t want = s[i].dur - (c ? sts_union_ns((const int64_t(*)[2])iv, c) : 0);
+            if (self[i] < 0 || self[i] != want) {
+                T_FAIL_AT("%s: slice %u (%s): self %lld, by definition %lld", path, i,
+                          sts_timeline_string(tl, s[i].name), (long long)self[i], (long long)want);
+                bad = 1;
+            }
+        }
+    }
+    (*files)++;
+    *slices += n;
+    free(self);
+    free(order);
+    free(iv);
+    sts_timeline_free(tl);
+}
+
+TEST(fixture_traces_self_never_negative)
+{
+    const char *fx = t_fixtures();
+    if (!fx) T_SKIP("no fixtures ($STEPSCOPE_FIXTURES, or ../shared/fixtures)");
+    static const char *const dirs[] = { "chrome", "kineto", "torch-legacy", "jax" };
+    int files = 0;
+    size_t slices = 0;
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        char dir[4200];
+        if (snprintf(dir, sizeof dir, "%s/traces/%s", fx, dirs[d]) >= (int)sizeof dir) continue;
+        DIR *dh = opendir(dir);
+        if (!dh) continue;
+        for (struct dirent *e; (e = readdir(dh));) {
+            const char *x = strrchr(e->d_name, '.');
+            if (!x || !(strstr(e->d_name, ".json") || strcmp(x, ".pb") == 0)) continue;
+            char path[4500];
+            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
+            check_trace_self(path, &files, &slices);
+        }
+        closedir(dh);
+    }
+    printf("  %d fixture traces, %zu slices\n", files, slices);
+    T_TRUE(files > 10);
+}
+
+int main(void)
+{
+    RUN(inside_union_algorithms_match_brute_force);
+    RUN(crossing_staircase_falls_back_and_stays_exact);
+    RUN(random_traces_match_the_definitions);
+    RUN(fixture_traces_self_never_negative);
+    RUN(a_million_lanes_in_100k_processes);
+    return t_done();
+}
