@@ -32,21 +32,22 @@ if [ "$(cat "$prof.stamp" 2>/dev/null)" != "$stamp" ]; then
   echo "$stamp" >"$prof.stamp"
 fi
 bytes=$(du -cb "$prof"/plugins/profile/*/*.xplane.pb | tail -1 | cut -f1)
-printf 'profile: 16 hosts, %.0f MB of XPlane (%.0f MB per host)\n' "$(echo "$bytes / 1e6" | bc -l)" \
-  "$(echo "$bytes / 16e6" | bc -l)"
+printf 'profile: 16 hosts, %.0f MB of XPlane (%.0f MB per host)\n' "$(echo "$bytes / 1000000" | bc -l)" \
+  "$(echo "$bytes / 16000000" | bc -l)"
 
-# The median wall time of `runs` runs of the command, in seconds.
+# "WALL CPU": the run with the median wall time of `runs` runs of the command, its wall
+# seconds and its CPU seconds (user + system, children included: the ranks under mpirun).
 timed() {
   local t=()
   for _ in $(seq "$runs"); do
-    local s e
-    s=$(date +%s.%N)
-    "$@" >/dev/null 2>"$out/hosts_last.err" || { echo "run_hosts: failed: $*" >&2; cat "$out/hosts_last.err" >&2; return 1; }
-    e=$(date +%s.%N)
-    t+=("$(echo "$e - $s" | bc -l)")
+    /usr/bin/time -f '%e %U %S' -o "$out/hosts_time" "$@" >/dev/null 2>"$out/hosts_last.err" ||
+      { echo "run_hosts: failed: $*" >&2; cat "$out/hosts_last.err" >&2; return 1; }
+    t+=("$(awk '{ printf "%s %.2f", $1, $2 + $3 }' "$out/hosts_time")")
   done
   printf '%s\n' "${t[@]}" | sort -g | sed -n "$(((runs + 1) / 2))p"
 }
+wall() { echo "${1% *}"; }
+cpu() { echo "${1#* }"; }
 
 mpi=""
 if command -v mpirun >/dev/null && ! "$cli" steps --mpi "$prof" 2>&1 | grep -q 'built without MPI'; then
@@ -57,28 +58,30 @@ else
 fi
 
 results="{"
+mb=$(echo "$bytes / 1000000" | bc -l)
 for cmd in analyze steps; do
   one=$(timed "$cli" $cmd --json "$prof" -j 1) || exit 1
-  two_threads=$(timed "$cli" $cmd --json "$prof" -j 2) || exit 1
-  line=$(printf '%-8s 1 process, 1 core: %7.2f s (%5.0f MB/s per core)   1 process, 2 threads: %7.2f s (x%.2f)' \
-    "$cmd" "$one" "$(echo "$bytes / 1e6 / $one" | bc -l)" "$two_threads" "$(echo "$one / $two_threads" | bc -l)")
-  results+="\"$cmd\":{\"bytes\":$bytes,\"one_core_s\":$one,\"two_threads_s\":$two_threads"
+  thr=$(timed "$cli" $cmd --json "$prof" -j 2) || exit 1
+  printf '%-8s 1 process, 1 thread:  %6.2f s wall, %6.2f s CPU: %4.0f MB/s per core\n' "$cmd" "$(wall "$one")" \
+    "$(cpu "$one")" "$(echo "$mb / $(cpu "$one")" | bc -l)"
+  printf '         1 process, 2 threads: %6.2f s wall, %6.2f s CPU: x%.2f the 1-thread wall time\n' "$(wall "$thr")" \
+    "$(cpu "$thr")" "$(echo "$(wall "$one") / $(wall "$thr")" | bc -l)"
+  results+="\"$cmd\":{\"bytes\":$bytes,\"one_thread\":\"$one\",\"two_threads\":\"$thr\""
   if [ -n "$mpi" ]; then
     r1=$(timed $mpi -n 1 "$cli" $cmd --json --mpi -j 1 "$prof") || exit 1
     r2=$(timed $mpi -n 2 "$cli" $cmd --json --mpi -j 1 "$prof") || exit 1
     same=no
-    cmp -s <("$cli" $cmd --json "$prof" -j 1 2>/dev/null) <($mpi -n 2 "$cli" $cmd --json --mpi -j 1 "$prof" 2>/dev/null) && same=yes
+    cmp -s <("$cli" $cmd --json "$prof" -j 1 2>/dev/null) <($mpi -n 2 "$cli" $cmd --json --mpi -j 1 "$prof" 2>/dev/null) &&
+      same=yes
     STEPSCOPE_MPI_STATS=1 $mpi -n 2 "$cli" $cmd --json --mpi -j 1 "$prof" 2>"$out/hosts_stats.err" >/dev/null
     stats=$(grep -o 'mpi: .*' "$out/hosts_stats.err")
-    line+=$(printf '   1 rank: %7.2f s   2 ranks: %7.2f s (scaling x%.2f of 2; output identical: %s)' \
-      "$r1" "$r2" "$(echo "$r1 / $r2" | bc -l)" "$same")
-    results+=",\"one_rank_s\":$r1,\"two_ranks_s\":$r2,\"identical\":\"$same\",\"reduce\":\"$stats\""
-    echo "$line"
-    echo "         reduce: $stats"
-  else
-    echo "$line"
+    printf '         mpirun -n 1:          %6.2f s wall, %6.2f s CPU\n' "$(wall "$r1")" "$(cpu "$r1")"
+    printf '         mpirun -n 2:          %6.2f s wall, %6.2f s CPU: scaling x%.2f of 2 (1 rank wall / 2 ranks wall); output identical to one process: %s\n' \
+      "$(wall "$r2")" "$(cpu "$r2")" "$(echo "$(wall "$r1") / $(wall "$r2")" | bc -l)" "$same"
+    echo "         reduce (2 ranks): $stats"
+    results+=",\"one_rank\":\"$r1\",\"two_ranks\":\"$r2\",\"identical\":\"$same\",\"reduce\":\"$stats\""
   fi
   results+="},"
 done
 echo "${results%,}}" >"$out/hosts_results.json"
-echo "(1 core and 2 ranks measured side by side in this run; the machine's other load shows as noise: docs/scale.md)"
+echo "(measured side by side in this run; wall times carry the machine's other load, CPU times do not: docs/scale.md)"

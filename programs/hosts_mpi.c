@@ -61,14 +61,24 @@ int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options 
 #else
 
 #include <mpi.h>
+#include <sys/resource.h>
 
 static int g_rank, g_size, g_started;
 
 /* What the reduce moved, for STEPSCOPE_MPI_STATS=1 (make bench reports it). */
 static struct {
     double t0, read_s, names_s, reduce_s;
+    double cpu_max, cpu_min, cpu_sum; /* the ranks' CPU seconds (user + system) at the end of reading */
     uint64_t names, rounds, counters, names_bytes, records_bytes;
 } g_stats;
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec / 1e6;
+}
 
 int hm_built(void)
 {
@@ -460,9 +470,11 @@ static void print_stats(const char *cmd, size_t hosts)
             "stepscope %s: mpi: ranks %d, hosts %zu, names %" PRIu64 " (%" PRIu64
             " bytes broadcast), median rounds %" PRIu64 ", counters %" PRIu64
             " (8 bytes each, summed over ranks), records gathered %" PRIu64
-            " bytes; read %.3f s, names and medians %.3f s, gather and merge %.3f s\n",
+            " bytes; read %.3f s, names and medians %.3f s, gather and merge %.3f s; CPU per rank when read: max "
+            "%.2f s, min %.2f s, all %.2f s\n",
             cmd, g_size, hosts, g_stats.names, g_stats.names_bytes, g_stats.rounds, g_stats.counters,
-            g_stats.records_bytes, g_stats.read_s, g_stats.names_s, g_stats.reduce_s);
+            g_stats.records_bytes, g_stats.read_s, g_stats.names_s, g_stats.reduce_s, g_stats.cpu_max, g_stats.cpu_min,
+            g_stats.cpu_sum);
 }
 
 int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options *ho, sts_hosts **out)
@@ -480,8 +492,11 @@ int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options 
     size_t tlen = 0, nnames = 0;
     int64_t *med = NULL;
     int bad = 0;
-    double t = MPI_Wtime();
+    double t = MPI_Wtime(), cpu = cpu_seconds();
     g_stats.read_s = t - g_stats.t0; /* the slowest rank's, as every rank waits in agree() */
+    MPI_Reduce(&cpu, &g_stats.cpu_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&cpu, &g_stats.cpu_min, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&cpu, &g_stats.cpu_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (ho->what & STS_HOSTS_NAMES)
         bad = global_names(local, &text, &tlen, &names, &nnames) != 0 || medians(local, names, nnames, &med) != 0;
     g_stats.names_s = MPI_Wtime() - t;

@@ -225,8 +225,8 @@ const char *const *sts_hosts_warnings(const sts_hosts *h, size_t i, size_t *n);
 
 /* The names: ranked after sts_hosts_finish(), else in order of first appearance. */
 const sts_host_name *sts_hosts_names(const sts_hosts *h, size_t *n);
-/* The durations held for name i (of sts_hosts_names()), sorted ascending; *n = 0 and
- * NULL when they are not held. */
+/* The durations held for name i (of sts_hosts_names()), in no particular order; *n = 0
+ * and NULL when they are not held. */
 const int64_t *sts_hosts_name_values(sts_hosts *h, size_t i, size_t *n);
 /* Sets the median of the name `name` (found elsewhere, e.g. by sts_xmedian).
  * STS_ERR_NOT_FOUND when no host has that name. */
@@ -347,8 +347,10 @@ void sts_xmedian_free(sts_xmedian *x);
  * when every median is found. */
 size_t sts_xmedian_round(const sts_xmedian *x);
 /* This participant's counters for the round, into counts[0..sts_xmedian_round()):
- * values[i] holds its nvalues[i] values of set i sorted ascending (NULL, 0: none). */
-void sts_xmedian_count(const sts_xmedian *x, const int64_t *const *values, const size_t *nvalues, uint64_t *counts);
+ * values[i] holds its nvalues[i] values of set i, in any order (NULL, 0: none); the
+ * same values every round. Each participant keeps its own sts_xmedian: it remembers,
+ * per wanted value, which of the participant's values are still in range. */
+void sts_xmedian_count(sts_xmedian *x, const int64_t *const *values, const size_t *nvalues, uint64_t *counts);
 /* Moves to the next round, given every participant's counters summed. STS_ERR_STATE
  * when the sums cannot come from the counts the sets were created with. */
 sts_status sts_xmedian_advance(sts_xmedian *x, const uint64_t *sums, sts_error *err);

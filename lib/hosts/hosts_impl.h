@@ -27,8 +27,7 @@ typedef struct sts_host_rec {
 typedef struct sts_name_rec {
     sts_host_name pub; /* pub.name points into the set's name strings */
     int median_set;    /* pub.median_ns was set from outside */
-    int has_values;    /* `values` holds every duration (pub.count of them) */
-    int sorted;
+    int has_values;    /* `values` holds every duration (pub.count of them), in no order */
     STS_VEC(int64_t) values;
 } sts_name_rec;
 

@@ -69,7 +69,6 @@ sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *
         }
         sts_host_name one = { NULL, sum[i].count, sum[i].total_ns, sum[i].self_ns, sum[i].min_ns, 0, sum[i].max_ns };
         add_stats(&r->pub, &one);
-        r->sorted = 0;
         if (!r->has_values) continue;
         uint32_t id = sum[i].name;
         size_t k = id < nids ? off[id + 1] - off[id] : 0;
@@ -96,7 +95,6 @@ static sts_status merge_names(sts_hosts *into, sts_hosts *from, sts_error *err)
         if (!dst) return sts_hosts_nomem(err);
         int was_empty = dst->pub.count == 0;
         add_stats(&dst->pub, &src->pub);
-        dst->sorted = 0;
         /* A median set from outside holds for the set it was set on, not for a union. */
         dst->median_set = was_empty && src->median_set;
         if (dst->median_set) dst->pub.median_ns = src->pub.median_ns;
@@ -136,26 +134,12 @@ sts_status sts_hosts_merge(sts_hosts *into, sts_hosts *from, sts_error *err)
 
 /* ---- medians and ranking -------------------------------------------------------------- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void sort_values(sts_name_rec *r)
-{
-    if (r->sorted) return;
-    if (r->values.n > 1) qsort(r->values.v, r->values.n, sizeof *r->values.v, cmp_i64);
-    r->sorted = 1;
-}
-
 const int64_t *sts_hosts_name_values(sts_hosts *h, size_t i, size_t *n)
 {
     *n = 0;
     if (i >= h->view_rec.n) return NULL;
     sts_name_rec *r = &h->names.v[h->view_rec.v[i]];
     if (!r->has_values) return NULL;
-    sort_values(r);
     *n = r->values.n;
     return r->values.v;
 }
@@ -209,12 +193,7 @@ sts_status sts_hosts_finish(sts_hosts *h, sts_error *err)
                                  "not set",
                                  r->pub.name);
         /* A selection, not a sort: the values' order is not kept. */
-        r->pub.median_ns = r->sorted && r->values.n ? r->values.v[(r->values.n - 1) / 2] +
-                                                          (int64_t)(((uint64_t)r->values.v[r->values.n / 2] -
-                                                                     (uint64_t)r->values.v[(r->values.n - 1) / 2]) /
-                                                                    2)
-                                                    : sts_median_i64(r->values.v, r->values.n);
-        if (r->values.n > 2) r->sorted = 0;
+        r->pub.median_ns = sts_median_i64(r->values.v, r->values.n);
     }
     h->finished = 1;
     return sts_hosts_refresh_view(h) == 0 ? STS_OK : sts_hosts_nomem(err);

@@ -133,7 +133,7 @@ static void copy_info(sts_host_info *in, const sts_timeline *tl)
     sts_timeline_args(tl, &n), in->args = n;
 }
 
-static sts_status add_lanes(sts_host_rec *r, const sts_timeline *tl, sts_error *err)
+static sts_status add_lanes(sts_host_rec *r, const sts_timeline *tl, const sts_busy *busy, sts_error *err)
 {
     size_t nl;
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
@@ -155,14 +155,14 @@ static sts_status add_lanes(sts_host_rec *r, const sts_timeline *tl, sts_error *
         hl->process = sts_host_rec_str(r, sts_timeline_string(tl, p->name), &bad);
         hl->thread = sts_host_rec_str(r, sts_timeline_string(tl, lanes[l].name), &bad);
         hl->device = sts_lane_is_device(tl, l);
-        st = sts_busy_lanes(tl, &l, 1, &hl->busy, err);
+        hl->busy = busy[l];
     }
     free(order);
     if (bad) return sts_hosts_nomem(err);
     return st;
 }
 
-static sts_status add_procs(sts_host_rec *r, const sts_timeline *tl, sts_error *err)
+static sts_status add_procs(sts_host_rec *r, const sts_timeline *tl, const sts_busy *busy, sts_error *err)
 {
     size_t np, nl;
     const sts_process *procs = sts_timeline_processes(tl, &np);
@@ -192,7 +192,7 @@ static sts_status add_procs(sts_host_rec *r, const sts_timeline *tl, sts_error *
         sts_host_process *hp = STS_VEC_PUSH(r->procs);
         hp->pid = sts_host_rec_str(r, sts_timeline_string(tl, procs[p].label), &bad);
         hp->name = sts_host_rec_str(r, sts_timeline_string(tl, procs[p].name), &bad);
-        st = sts_busy_process(tl, p, &hp->busy, err);
+        hp->busy = busy[p];
     }
     free(order);
     free(seen);
@@ -228,10 +228,16 @@ static sts_status add_overlaps(sts_host_rec *r, const sts_timeline *tl, size_t k
 /* The busy times, lanes, processes and overlaps (STS_HOSTS_FACTS). */
 static sts_status add_facts(sts_host_rec *r, const sts_timeline *tl, const sts_hosts_options *opt, sts_error *err)
 {
-    sts_status st = sts_busy_lanes(tl, NULL, 0, &r->info.busy, err);
-    if (st == STS_OK) st = add_lanes(r, tl, err);
-    if (st == STS_OK) st = add_procs(r, tl, err);
+    size_t nl, np;
+    sts_timeline_lanes(tl, &nl);
+    sts_timeline_processes(tl, &np);
+    sts_busy *lanes = malloc((nl ? nl : 1) * sizeof *lanes), *procs = malloc((np ? np : 1) * sizeof *procs);
+    sts_status st = lanes && procs ? sts_busy_each(tl, NULL, lanes, procs, &r->info.busy, err) : sts_hosts_nomem(err);
+    if (st == STS_OK) st = add_lanes(r, tl, lanes, err);
+    if (st == STS_OK) st = add_procs(r, tl, procs, err);
     if (st == STS_OK) st = add_overlaps(r, tl, opt->keep_overlaps, err);
+    free(lanes);
+    free(procs);
     return st;
 }
 

@@ -201,7 +201,7 @@ static void put_name(wbuf *w, const sts_name_rec *r, int values)
         return;
     }
     if (v) memcpy(v, r->values.v, r->values.n * sizeof *v);
-    if (r->values.n > 1 && !r->sorted) qsort(v, r->values.n, sizeof *v, cmp_i64);
+    if (r->values.n > 1) qsort(v, r->values.n, sizeof *v, cmp_i64);
     for (size_t i = 0; i < r->values.n; i++)
         put_i(w, v[i]);
     free(v);
@@ -299,6 +299,10 @@ static const char *get_s(rbuf *r, sts_host_rec *rec, sts_strtab *tab, const char
     if (!get_u(r, what) || r->bad) return NULL;
     size_t n = get_n(r, 1, what);
     if (r->bad) return NULL;
+    if (memchr(r->p + r->at, 0, n)) { /* written from C strings: a NUL would not survive */
+        malformed(r, what);
+        return NULL;
+    }
     uint32_t id = sts_strtab_intern(rec ? &rec->str : tab, (const char *)r->p + r->at, n);
     if (id == UINT32_MAX) {
         r->nomem = 1;

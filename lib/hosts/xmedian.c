@@ -2,7 +2,9 @@
  * order statistic keeps a range [lo, hi] known to hold it and its rank within the
  * range; every round splits each open range into BUCKETS equal parts, the participants'
  * counts per part are summed, and the range narrows to the part holding the rank. A
- * part is at most ceil(span / BUCKETS) wide, so a 64-bit span closes in 16 rounds. */
+ * part is at most ceil(span / BUCKETS) wide, so a 64-bit span closes in 16 rounds.
+ * Each participant scans its values whole in the first round, then keeps, per wanted
+ * value, only its values still in range: about two passes over the values, no sort. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,8 @@
 typedef struct target {
     uint64_t lo, hi; /* inclusive */
     uint64_t rank;   /* 0-based, among the set's values in [lo, hi] */
+    int64_t *cand;   /* this participant's values that were in range when last counted; NULL: all */
+    size_t ncand;
 } target;
 
 struct sts_xmedian {
@@ -23,6 +27,8 @@ struct sts_xmedian {
     uint64_t *count; /* per set */
     size_t *open;    /* targets still open this round, in order */
     size_t nopen;
+    size_t round; /* rounds advanced */
+    int nomem;    /* a list of candidates could not be kept: the whole sets are counted since */
 };
 
 static uint64_t key(int64_t v)
@@ -82,6 +88,8 @@ sts_status sts_xmedian_create(size_t n, const uint64_t *count, const int64_t *mi
 void sts_xmedian_free(sts_xmedian *x)
 {
     if (!x) return;
+    for (size_t i = 0; x->t && i < 2 * x->n; i++)
+        free(x->t[i].cand);
     free(x->t);
     free(x->count);
     free(x->open);
@@ -99,41 +107,33 @@ static uint64_t width(const target *t)
     return (t->hi - t->lo) / BUCKETS + 1;
 }
 
-/* Index of the first value whose key is >= k, in values sorted ascending. */
-static size_t lower_bound(const int64_t *v, size_t n, uint64_t k)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (key(v[mid]) < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-void sts_xmedian_count(const sts_xmedian *x, const int64_t *const *values, const size_t *nvalues, uint64_t *counts)
+void sts_xmedian_count(sts_xmedian *x, const int64_t *const *values, const size_t *nvalues, uint64_t *counts)
 {
     for (size_t o = 0; o < x->nopen; o++) {
-        const target *t = &x->t[x->open[o]];
+        target *t = &x->t[x->open[o]];
         size_t set = x->open[o] / 2;
-        const int64_t *v = values ? values[set] : NULL;
-        size_t n = v && nvalues ? nvalues[set] : 0;
-        uint64_t w = width(t);
-        size_t prev = lower_bound(v, n, t->lo);
-        for (int b = 0; b < BUCKETS; b++) {
-            /* The bucket is [lo + b*w, lo + (b+1)*w - 1], cut at hi; past hi it is empty. */
-            uint64_t start_off = (uint64_t)b * w;
-            size_t end;
-            if (start_off > t->hi - t->lo) {
-                end = prev;
-            } else {
-                uint64_t last = t->hi - t->lo - start_off < w - 1 ? t->hi : t->lo + start_off + (w - 1);
-                end = last == UINT64_MAX ? n : lower_bound(v, n, last + 1);
-            }
-            counts[o * BUCKETS + (size_t)b] = end - prev;
-            prev = end;
+        const int64_t *v = t->cand;
+        size_t n = t->ncand;
+        if (!v) {
+            v = values ? values[set] : NULL;
+            n = v && nvalues ? nvalues[set] : 0;
+        }
+        uint64_t w = width(t), *c = counts + o * BUCKETS;
+        memset(c, 0, BUCKETS * sizeof *c);
+        /* From the second round, what is still in range is kept for the next. */
+        int64_t *keep = x->round > 0 && !x->nomem && n ? malloc(n * sizeof *keep) : NULL;
+        if (x->round > 0 && n && !keep) x->nomem = 1;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t kv = key(v[i]);
+            if (kv < t->lo || kv > t->hi) continue;
+            c[(kv - t->lo) / w]++;
+            if (keep) keep[k++] = v[i];
+        }
+        if (keep || x->nomem) {
+            free(t->cand);
+            t->cand = keep;
+            t->ncand = k;
         }
     }
 }
@@ -160,6 +160,7 @@ sts_status sts_xmedian_advance(sts_xmedian *x, const uint64_t *sums, sts_error *
         t->hi = last;
         t->rank -= seen;
     }
+    x->round++;
     list_open(x);
     return STS_OK;
 }
