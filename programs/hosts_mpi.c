@@ -278,57 +278,86 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every rank's names, sorted and unique, known to every rank as NUL-separated text. */
+/* Sorted, unique NUL-separated names a[0..na) and b[0..nb) merged into a new block. */
+static char *merge_names(const char *a, size_t na, const char *b, size_t nb, size_t *nout)
+{
+    char *out = malloc(na + nb + 1), *q = out;
+    if (!out) return NULL;
+    size_t i = 0, j = 0;
+    while (i < na || j < nb) {
+        int c = i >= na ? 1 : j >= nb ? -1 : strcmp(a + i, b + j);
+        const char *take = c <= 0 ? a + i : b + j;
+        size_t len = strlen(take) + 1;
+        memcpy(q, take, len);
+        q += len;
+        if (c <= 0) i += len;
+        if (c >= 0) j += strlen(b + j) + 1;
+    }
+    *nout = (size_t)(q - out);
+    return out;
+}
+
+/* Every rank's names, sorted and unique, known to every rank as NUL-separated text.
+ * The lists merge up a binomial tree (log2(ranks) steps, each list at most the names
+ * in all), so rank 0 never holds every rank's copy of names the hosts share. */
 static int global_names(const sts_hosts *local, char **text, size_t *len, char ***names, size_t *n)
 {
     size_t nl, cap = 1;
     const sts_host_name *hn = sts_hosts_names(local, &nl);
-    for (size_t i = 0; i < nl; i++)
+    const char **sorted = malloc((nl ? nl : 1) * sizeof *sorted);
+    if (!sorted) MPI_Abort(MPI_COMM_WORLD, 1);
+    for (size_t i = 0; i < nl; i++) {
+        sorted[i] = hn[i].name;
         cap += strlen(hn[i].name) + 1;
-    char *mine = malloc(cap), *p = mine;
-    if (!mine) return -1;
-    for (size_t i = 0; i < nl; i++)
-        p = stpcpy(p, hn[i].name) + 1;
-    unsigned char *all = NULL;
-    int *lens = NULL, *offs = NULL;
-    int rc = gather_bytes(mine, (size_t)(p - mine), &all, &lens, &offs);
-    free(mine);
-    void *buf = NULL;
-    size_t blen = 0;
-    if (rc == 0 && g_rank == 0) {
-        int64_t total = lens ? (int64_t)offs[g_size - 1] + lens[g_size - 1] : 0;
-        size_t count = 0;
-        for (int64_t i = 0; i < total; i++)
-            count += all[i] == 0;
-        char **v = malloc((count ? count : 1) * sizeof *v);
-        if (!v) MPI_Abort(MPI_COMM_WORLD, 1);
-        size_t k = 0;
-        for (int64_t i = 0; i < total; i += (int64_t)strlen((char *)all + i) + 1)
-            v[k++] = (char *)all + i;
-        if (k > 1) qsort(v, k, sizeof *v, cmp_str);
-        char *out = malloc((size_t)total + 1), *q = out;
-        if (!out) MPI_Abort(MPI_COMM_WORLD, 1);
-        for (size_t i = 0; i < k; i++)
-            if (i == 0 || strcmp(v[i], v[i - 1]) != 0) q = stpcpy(q, v[i]) + 1;
-        free(v);
-        buf = out;
-        blen = (size_t)(q - out);
     }
-    free(all);
-    free(lens);
-    free(offs);
-    if (rc != 0 || bcast_bytes(&buf, &blen) != 0) {
+    if (nl > 1) qsort(sorted, nl, sizeof *sorted, cmp_str);
+    char *buf = malloc(cap), *p = buf;
+    if (!buf) MPI_Abort(MPI_COMM_WORLD, 1);
+    for (size_t i = 0; i < nl; i++) /* names are unique within a set of records */
+        p = stpcpy(p, sorted[i]) + 1;
+    free(sorted);
+    size_t blen = (size_t)(p - buf);
+    for (int step = 1; step < g_size; step <<= 1) {
+        if (g_rank & step) { /* hand the list down the tree and leave it */
+            uint64_t m = blen;
+            MPI_Send(&m, 1, MPI_UINT64_T, g_rank - step, 1, MPI_COMM_WORLD);
+            if (m > INT_MAX) MPI_Abort(MPI_COMM_WORLD, 1); /* the 2 GiB limit of one message */
+            MPI_Send(buf, (int)m, MPI_BYTE, g_rank - step, 2, MPI_COMM_WORLD);
+            break;
+        }
+        if (g_rank + step >= g_size) continue;
+        uint64_t m = 0;
+        MPI_Recv(&m, 1, MPI_UINT64_T, g_rank + step, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        char *other = m <= INT_MAX ? malloc(m ? m : 1) : NULL;
+        if (!other) MPI_Abort(MPI_COMM_WORLD, 1);
+        MPI_Recv(other, (int)m, MPI_BYTE, g_rank + step, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        size_t mlen = 0;
+        char *merged = merge_names(buf, blen, other, (size_t)m, &mlen);
+        if (!merged) MPI_Abort(MPI_COMM_WORLD, 1);
         free(buf);
+        free(other);
+        buf = merged;
+        blen = mlen;
+    }
+    void *vb = buf;
+    if (g_rank != 0) {
+        free(buf);
+        vb = NULL;
+        blen = 0;
+    }
+    if (bcast_bytes(&vb, &blen) != 0) {
+        free(vb);
         return -1;
     }
+    buf = vb;
     size_t count = 0;
     for (size_t i = 0; i < blen; i++)
-        count += ((char *)buf)[i] == 0;
+        count += buf[i] == 0;
     char **v = malloc((count ? count : 1) * sizeof *v);
     if (!v) MPI_Abort(MPI_COMM_WORLD, 1);
     size_t k = 0;
-    for (size_t i = 0; i < blen; i += strlen((char *)buf + i) + 1)
-        v[k++] = (char *)buf + i;
+    for (size_t i = 0; i < blen; i += strlen(buf + i) + 1)
+        v[k++] = buf + i;
     *text = buf;
     *len = blen;
     *names = v;

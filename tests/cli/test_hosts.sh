@@ -147,6 +147,19 @@ else
         test "$T_RC" = 0 -a "$T_OUT" = "$plain"
     done
   done
+  FX=$(t_fixtures)
+  if [ -n "$FX" ] && [ -d "$FX/traces/kineto" ]; then
+    # Real traces of different programs: names differ from host to host.
+    set -- "$FX"/traces/jax/*.xplane.pb "$FX"/traces/kineto/*.json.gz
+    plain=$("$STEPSCOPE" analyze --json "$@" 2>/dev/null)
+    for n in 3 4; do
+      t_run $MPIRUN -n $n "$STEPSCOPE" analyze --json --mpi "$@"
+      t_ok "mpirun -n $n analyze --json on $# fixture traces (different names per host): the same bytes" \
+        test "$T_RC" = 0 -a "$T_OUT" = "$plain"
+    done
+  else
+    t_skip "mpirun on the fixture traces" "no fixtures (../shared/fixtures or STEPSCOPE_FIXTURES)"
+  fi
   t_run $MPIRUN -n 2 "$STEPSCOPE" steps --mpi "$RUN/host03.xplane.pb"
   t_ok "mpirun -n 2 on one host: rank 0 prints the single-host output" test "$T_RC" = 0 -a \
     "$T_OUT" = "$("$STEPSCOPE" steps "$RUN/host03.xplane.pb" 2>/dev/null)"
