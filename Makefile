@@ -54,7 +54,7 @@ FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 # Every C file and header clang-format keeps in shape (`make format`, `make format-check`).
 FORMAT_SRC := $(LIB_SRC) $(PROG_SRC) $(TEST_SRC) $(PERF_SRC) $(FUZZ_SRC) fuzz/replay.c \
               $(wildcard include/*.h include/*/*.h lib/*/*.h programs/*.h programs/*/*.h \
-                         tests/unit/*.h tests/unit/trace_*.c tests/cli/*.c perf/*.h)
+                         tests/unit/*.h tests/unit/trace_*.c tests/cli/*.c perf/*.h python/ext/*.[ch])
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(GEN_SRC:%.c=%.o)
 PROG_OBJ := $(PROG_SRC:%.c=$(BUILD)/obj/%.o)
@@ -68,7 +68,7 @@ CLI := $(BUILD)/stepscope
 
 .SECONDARY:
 .PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \
-        install uninstall clean deps fuzz fuzz-short fuzz-long
+        install uninstall clean deps fuzz fuzz-short fuzz-long python
 all: $(CLI) $(LIB)
 lib: $(LIB)
 
@@ -157,6 +157,11 @@ deps:
 
 demo: deps all
 	$(CLI) demo
+
+# The Python package (python/): `pip install ./python` into build/python/site with the
+# interop environment's Python (scripts/python_site.sh); its tests are tests/python.
+python: all
+	@scripts/python_site.sh && echo "make python: ready; PYTHONPATH=build/python/site .venv/bin/python -c 'import stepscope'"
 
 # The project's own performance measurements (perf/), with ratios against their peers.
 bench: all $(PERF_BIN)

@@ -19,5 +19,6 @@
 #include "stepscope/spec.h"
 #include "stepscope/device.h"
 #include "stepscope/bench.h"
+#include "stepscope/diff.h"
 
 #endif

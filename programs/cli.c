@@ -69,8 +69,13 @@ static int set_value(const cli_spec *spec, const cli_opt *o, const char *val)
         *(double *)o->target = v;
         return 0;
     }
+    case CLI_MULTI: {
+        cli_list *l = o->target;
+        if (l->n == CLI_LIST_MAX) return usage_error(spec, "--%s given more than %d times", o->name, CLI_LIST_MAX);
+        l->v[l->n++] = val;
+        return 0;
+    }
     case CLI_FLAG:
-    case CLI_MULTI:
         break;
     }
     return 0;

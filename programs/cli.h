@@ -16,8 +16,16 @@ enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
 
 typedef enum cli_opt_kind { CLI_FLAG, CLI_STRING, CLI_INT, CLI_DOUBLE, CLI_MULTI } cli_opt_kind;
 
+/* A repeatable option's values, in order (CLI_MULTI). */
+#define CLI_LIST_MAX 64
+typedef struct cli_list {
+    const char *v[CLI_LIST_MAX];
+    int n;
+} cli_list;
+
 /* One option: --name, or --name VALUE / --name=VALUE. `target` is int* for flags and
- * integers, const char ** for strings, double * for doubles. */
+ * integers, const char ** for strings, double * for doubles, cli_list * for CLI_MULTI
+ * (each occurrence appends). */
 typedef struct cli_opt {
     const char *name;
     cli_opt_kind kind;

@@ -1,5 +1,6 @@
-/* `stepscope demo [bench|retrace|trace|report|all]`: the three lessons end to end, then
- * the report; `report` alone rebuilds the page from what earlier runs left in --out. */
+/* `stepscope demo [bench|retrace|trace|diff|report|all]`: the three lessons end to end,
+ * lesson 3 made whole by a diff, then the report; `report` alone rebuilds the page from
+ * what earlier runs left in --out. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,14 +19,15 @@ int cmd_demo(int argc, char **argv)
     };
     static const cli_spec spec = {
         "demo",
-        "[bench|retrace|trace|report|all] [--out DIR]",
+        "[bench|retrace|trace|diff|report|all] [--out DIR]",
         "Run the lessons end to end on the default OpenCL device (PoCL on the CPU):\n"
         "  bench    lesson 1: measure asynchronous work correctly\n"
         "  retrace  lesson 2: specializations, compiles and host syncs in a ledger\n"
         "  trace    lesson 3: capture a trace with steps and read it back\n"
+        "  diff     lesson 3 made whole: cut input_wait, record again, judge the predictions\n"
         "  report   only rebuild DIR/report.html from what the others left in DIR\n"
         "           (a lesson whose output is missing becomes a note on the page)\n"
-        "  all      all three, then the report (the default)",
+        "  all      all of them, then the report (the default)",
         opts,
         0,
         1,
@@ -38,7 +40,9 @@ int cmd_demo(int argc, char **argv)
     static const struct {
         const char *name;
         int (*fn)(const demo_ctx *);
-    } demos[] = { { "bench", demo_bench }, { "retrace", demo_retrace }, { "trace", demo_trace } };
+    } demos[] = {
+        { "bench", demo_bench }, { "retrace", demo_retrace }, { "trace", demo_trace }, { "diff", demo_diff }
+    };
     size_t ndemos = sizeof demos / sizeof demos[0], only = ndemos;
     for (size_t i = 0; i < ndemos; i++)
         if (strcmp(which, demos[i].name) == 0) only = i;

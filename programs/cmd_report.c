@@ -24,7 +24,8 @@ int cmd_report(int argc, char **argv)
         "    bars, the lane timeline of the busiest window, names by self time;\n"
         "  `stepscope bench --json` output: first call and warm samples, two panels;\n"
         "  `stepscope ledger --json` output: traces and compiles per call, compile time per\n"
-        "    function, host waits per scope.\n"
+        "    function, host waits per scope;\n"
+        "  `stepscope diff --json` output: the predictions and a before/after figure.\n"
         "See docs/report.md for how to read each figure.",
         opts,
         1,

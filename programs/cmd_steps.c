@@ -249,13 +249,13 @@ static void print_human(const view *v)
     const char *nm = common_name(v);
     uint32_t lane = v->st[0].lane;
     const char *thread = tc_thread_name(v->tl, lane);
-    printf("%zu steps%s%s%s on pid %s tid %s%s%s%s\n", v->n, nm ? " '" : "", nm ? nm : "", nm ? "'" : "",
-           tc_pid(v->tl, lane), tc_tid(v->tl, lane), *thread ? " (" : "", thread, *thread ? ")" : "");
+    printf("%zu step%s%s%s%s on pid %s tid %s%s%s%s\n", v->n, v->n == 1 ? "" : "s", nm ? " '" : "", nm ? nm : "",
+           nm ? "'" : "", tc_pid(v->tl, lane), tc_tid(v->tl, lane), *thread ? " (" : "", thread, *thread ? ")" : "");
     printf("found by: %s (%s)\n", sts_step_rule_name(sts_steps_rule(v->s)), rule_text(sts_steps_rule(v->s)));
     if (sts_steps_other_lanes(v->s))
-        printf("note: %zu other lane%s also hold matching slices (e.g. the same marker on a device lane); "
+        printf("note: %zu other lane%s matching slices (e.g. the same marker on a device lane); "
                "this lane has the most\n",
-               sts_steps_other_lanes(v->s), sts_steps_other_lanes(v->s) == 1 ? "" : "s");
+               sts_steps_other_lanes(v->s), sts_steps_other_lanes(v->s) == 1 ? " holds" : "s hold");
     print_step_rows(v);
     print_children(v);
     print_lanes(v);

@@ -2,7 +2,8 @@
 # Installs what stepscope needs to build, test and run its demo on Debian.
 #   scripts/deps.sh            build + test + demo packages
 #   scripts/deps.sh bench      also what `make bench` compares against (OpenBLAS, LTTng)
-#   scripts/deps.sh interop    also Debian's PyTorch for the interop traces
+#   scripts/deps.sh interop    also Debian's PyTorch for the interop traces, and the Python
+#                              headers the Python package (python/) builds against
 # As root it runs apt-get; otherwise it prints the exact command and exits 1.
 set -eu
 
@@ -12,7 +13,7 @@ need=(make gcc clang-format zlib1g-dev ocl-icd-opencl-dev opencl-headers pocl-op
 for extra in "$@"; do
   case "$extra" in
     bench) need+=(libopenblas-dev liblttng-ust-dev lttng-tools) ;;
-    interop) need+=(python3-torch) ;;
+    interop) need+=(python3-torch python3-dev) ;;
     fuzz) need+=(clang libclang-rt-14-dev) ;;
     browser) need+=(chromium) ;;
     *) echo "deps.sh: unknown group '$extra' (bench, interop, fuzz, browser)" >&2; exit 2 ;;

@@ -71,6 +71,7 @@ typedef struct sts_check_leaf {
 typedef struct sts_bench_check {
     int checked; /* 0 when the spec has no check */
     int passed;
+    char reference[96]; /* what the result was compared with, in words; "" = the host reference */
     double atol, rtol;
     double max_abs_error; /* over every leaf */
     size_t nleaves;
@@ -78,9 +79,14 @@ typedef struct sts_bench_check {
 } sts_bench_check;
 
 /* Compares float32 results with a double reference and appends the leaf to `check`
- * (up to STS_CHECK_MAX_LEAVES), updating passed and max_abs_error. A NaN anywhere is a
- * mismatch. */
+ * (up to STS_CHECK_MAX_LEAVES; later leaves still count in passed and max_abs_error),
+ * updating passed and max_abs_error. A NaN anywhere is a mismatch. */
 void sts_check_add_f32(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const float *got,
+                       const double *want, size_t count);
+
+/* As sts_check_add_f32() for results already widened to double (float64 results, or
+ * any dtype converted exactly, as the Python binding does). */
+void sts_check_add_f64(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const double *got,
                        const double *want, size_t count);
 
 /* ---------------------------------------------------------------- the spec */
@@ -118,10 +124,11 @@ typedef struct sts_bench_spec {
     /* Releases a handle. Optional. */
     void (*release)(void *user, void *handle);
 
-    int warmup;           /* untimed waited calls after the first; >= 0 */
-    int repeats;          /* synchronized samples; >= 1 */
-    int dispatch_repeats; /* dispatch-only samples; 0 = as many as repeats, < 0 = none */
-    double atol, rtol;    /* tolerances handed to check */
+    int warmup;            /* untimed waited calls after the first; >= 0 */
+    int repeats;           /* synchronized samples; >= 1 */
+    int dispatch_repeats;  /* dispatch-only samples; 0 = as many as repeats, < 0 = none */
+    double atol, rtol;     /* tolerances handed to check */
+    const char *reference; /* what check compares with, in words; NULL = "host, double-precision accumulation" */
 } sts_bench_spec;
 
 /* ---------------------------------------------------------------- results */
@@ -174,6 +181,14 @@ int64_t sts_bench_harness_overhead_ns(int rounds, int iterations);
 
 /* ---------------------------------------------------------------- environment */
 
+#define STS_BENCH_MAX_RUNTIME 8
+
+/* One "name": "version" pair of a runtime's description ("python": "3.11.7"). */
+typedef struct sts_bench_kv {
+    char key[32];
+    char value[128];
+} sts_bench_kv;
+
 typedef struct sts_bench_env {
     char cpu_model[128]; /* /proc/cpuinfo "model name" */
     unsigned cpu_count;  /* online CPUs */
@@ -184,10 +199,26 @@ typedef struct sts_bench_env {
     char timestamp[32]; /* UTC, ISO 8601 */
     int has_device;
     sts_device_info device; /* when has_device */
+    /* A runtime other than stepscope's OpenCL device (JAX, PyTorch, plain Python), as its
+     * caller describes it: written as "backend", "device", in "versions" and in
+     * environment.runtime. "" and 0 when unused. */
+    char backend[160];        /* "JAX 0.9.2 on cpu" */
+    char runtime_device[128]; /* "TFRT_CPU_0" */
+    size_t nruntime;
+    sts_bench_kv runtime[STS_BENCH_MAX_RUNTIME]; /* versions: python, jax, jaxlib, numpy, ... */
 } sts_bench_env;
 
-/* Fills `env` with the machine's description; `dev` may be NULL. */
+/* Fills `env` with the machine's description and the OpenCL device's, when `dev` is not
+ * NULL. Links the OpenCL device layer. */
 void sts_bench_env_collect(sts_bench_env *env, const sts_device *dev);
+
+/* Fills `env` with the machine's description only (no device). Needs nothing of the
+ * device layer, so a program benchmarking its own calls links without OpenCL. */
+void sts_bench_env_collect_host(sts_bench_env *env);
+
+/* Appends "key": "value" to env->runtime (both cut to fit); STS_ERR_LIMIT when
+ * STS_BENCH_MAX_RUNTIME pairs are there already. */
+sts_status sts_bench_env_add_runtime(sts_bench_env *env, const char *key, const char *value);
 
 /* ---------------------------------------------------------------- reports */
 

@@ -34,6 +34,10 @@ typedef struct sts_event sts_event;
 
 /* The environment variable read by sts_device_open() when `spec` is NULL or empty. */
 #define STS_DEVICE_ENV "STEPSCOPE_DEVICE"
+/* When set to "markers", sts_device_clock_pair() relates the clocks by markers alone,
+ * as on a device that does not stamp with the host's clock (for checking that path;
+ * its uncertainty is then microseconds). */
+#define STS_DEVICE_CLOCK_ENV "STEPSCOPE_DEVICE_CLOCK"
 /* When set to a directory, built-in kernels are read from DIR/<file>.cl instead of the
  * copies embedded at build time (for kernel development). */
 #define STS_KERNELS_ENV "STEPSCOPE_KERNELS"
@@ -95,10 +99,17 @@ sts_status sts_device_finish(sts_device *dev, sts_error *err);
 typedef void (*sts_enqueue_hook)(void *user, const char *name, sts_event *ev);
 void sts_device_set_enqueue_hook(sts_device *dev, sts_enqueue_hook hook, void *user);
 
-/* Relates the device's profiling clock to the host's CLOCK_MONOTONIC: enqueues a few
- * markers, waits for each, and keeps the pair with the tightest host bracket. Then
- * device time t corresponds to host time t - *device_ns + *host_ns, to within
- * *uncertainty_ns (half the bracket; may be NULL). */
+/* Relates the device's profiling clock to the host's CLOCK_MONOTONIC: device time t
+ * corresponds to host time t - *device_ns + *host_ns, to within *uncertainty_ns (may be
+ * NULL) at t = *device_ns (farther away, plus any difference in the clocks' rates).
+ * The bound is causal, true however threads are scheduled: it finishes the queue,
+ * enqueues a few markers and keeps the narrowest bracket, each marker's QUEUED stamp
+ * lying between host clock reads taken around its enqueue call and its END stamp
+ * before the host saw it complete (a few microseconds wide on PoCL here). On PoCL's
+ * CPU devices, whose profiling clock is the host's CLOCK_MONOTONIC_RAW, the pair comes
+ * from CLOCK_MONOTONIC / CLOCK_MONOTONIC_RAW readings instead (tens of ns) when every
+ * marker's stamps agree with that clock (unless STS_DEVICE_CLOCK_ENV says "markers").
+ * docs/trace.md ("Device lanes") has details. */
 sts_status sts_device_clock_pair(sts_device *dev, int64_t *host_ns, int64_t *device_ns, int64_t *uncertainty_ns,
                                  sts_error *err);
 
@@ -143,6 +154,11 @@ int64_t sts_events_span_ns(sts_event *const *events, size_t n);
 
 /* Host CLOCK_MONOTONIC ns at which the enqueue call returned. */
 int64_t sts_event_host_ns(const sts_event *ev);
+
+/* Host CLOCK_MONOTONIC ns read right after sts_ready() (or sts_event_wait(), which
+ * uses it) first found the event complete, so after its commands' END stamps; -1
+ * until then. The trace recorder bounds device times with it. */
+int64_t sts_event_done_ns(const sts_event *ev);
 
 /* The operation's name ("matmul", "write", ...); owned by the event. */
 const char *sts_event_name(const sts_event *ev);

@@ -26,12 +26,13 @@ typedef struct sts_report sts_report;
 /* What an input file holds. */
 typedef enum sts_report_input {
     STS_REPORT_INPUT_UNKNOWN = 0,
-    STS_REPORT_INPUT_TRACE, /* anything sts_timeline_open() reads */
-    STS_REPORT_INPUT_BENCH, /* `stepscope bench --json` output */
-    STS_REPORT_INPUT_LEDGER /* `stepscope ledger --json` output */
+    STS_REPORT_INPUT_TRACE,  /* anything sts_timeline_open() reads */
+    STS_REPORT_INPUT_BENCH,  /* `stepscope bench --json` output */
+    STS_REPORT_INPUT_LEDGER, /* `stepscope ledger --json` output */
+    STS_REPORT_INPUT_DIFF    /* `stepscope diff --json` output */
 } sts_report_input;
 
-/* "trace", "bench", "ledger" or "unknown". Static string. */
+/* "trace", "bench", "ledger", "diff" or "unknown". Static string. */
 const char *sts_report_input_name(sts_report_input kind);
 
 /* A new, empty report titled `title` (NULL: "stepscope report"; copied). On success
@@ -45,7 +46,8 @@ void sts_report_free(sts_report *r);
  * this itself; this is for callers that only ask): a directory is a trace
  * (a profile directory); JSON whose text holds "traceEvents" is a trace; a JSON object
  * with the bench keys ("warm_samples_seconds") is a bench result; one with the ledger
- * keys is a ledger; other JSON and binary files are traces. Reads at most the first
+ * keys is a ledger; one with schema "stepscope.diff/..." is a diff result; other JSON
+ * and binary files are traces. Reads at most the first
  * 64 KiB (gzip is inflated). Fails with STS_ERR_NOT_FOUND / STS_ERR_IO. */
 sts_status sts_report_detect(const char *path, sts_report_input *kind, sts_error *err);
 
@@ -69,6 +71,12 @@ sts_status sts_report_add_bench_json(sts_report *r, const char *text, size_t len
  * compile time per function, host-sync waits per scope. STS_ERR_FORMAT when it has
  * neither rows nor functions. */
 sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err);
+
+/* Adds a diff section from `stepscope diff --json` text: the two runs, the predictions
+ * with their verdicts and reasons, and the before/after figure (each row's samples of
+ * both runs on one axis, paired by step, with the interval of the change).
+ * STS_ERR_FORMAT when it is not a stepscope.diff document. */
+sts_status sts_report_add_diff_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err);
 
 /* Adds a visible note (a skipped section, say) under `heading` (copied). */
 sts_status sts_report_add_note(sts_report *r, const char *heading, const char *text);

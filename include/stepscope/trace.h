@@ -115,8 +115,9 @@ typedef struct sts_trace_stats {
     double tsc_ghz;                                            /* measured TSC rate; 0 for "monotonic" */
     int64_t clock_error_ns;         /* bound on a host timestamp's error vs CLOCK_MONOTONIC */
     uint64_t device_ops;            /* device commands recorded (see sts_trace_device_*) */
-    int64_t device_offset_ns;       /* device clock minus host clock */
-    int64_t device_offset_error_ns; /* half-width of the calibration bracket */
+    int64_t device_offset_ns;       /* device clock minus host clock, at attach (first device) */
+    int64_t device_offset_error_ns; /* bound on a device slice's error on the trace's clock; -1:
+                                       unknown (docs/trace.md, "Device lanes") */
     size_t pool_bytes, pool_used_bytes;
     int64_t start_ns, stop_ns; /* session bounds, CLOCK_MONOTONIC */
     char run_path[4096];       /* the run directory written by sts_trace_stop() */
@@ -151,8 +152,9 @@ sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, s
  * enqueue becomes a slice "enqueue NAME" on the calling thread's lane, from the
  * command's queued time (mapped) to the enqueue's return, with the same
  * correlation_id, plus a flow pair from it to the device slice. The device clock is
- * related to the host clock now and again at stop (sts_device_clock_pair: marker
- * round trips, the tightest kept); docs/trace.md states the accuracy.
+ * mapped onto the host clock by a line that meets causal bounds: a clock pair now and
+ * at stop (sts_device_clock_pair), and each command's own (queued inside its enqueue
+ * call, ended before the host saw it complete); docs/trace.md states the accuracy.
  * Needs a running session (STS_ERR_STATE otherwise). At stop the recorder waits for
  * the recorded commands and reads their timestamps, so stop must not run while
  * another thread uses the device, and the device must outlive the session (or be

@@ -1,12 +1,13 @@
-/* bench: comparing float32 results with a double-precision reference. */
+/* bench: comparing results with a double-precision reference. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "stepscope/bench.h"
 
-void sts_check_add_f32(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const float *got,
-                       const double *want, size_t count)
+/* One leaf; exactly one of got32 and got64 is set. */
+static void add_leaf(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const float *got32,
+                     const double *got64, const double *want, size_t count)
 {
     if (!check->checked) {
         check->checked = 1;
@@ -21,18 +22,31 @@ void sts_check_add_f32(sts_bench_check *check, const char *name, int ndim, const
         leaf.shape[i] = shape[i];
     leaf.count = count;
     for (size_t i = 0; i < count; i++) {
-        double err = fabs((double)got[i] - want[i]);
+        double got = got32 ? (double)got32[i] : got64[i];
+        double err = fabs(got - want[i]);
         /* NaN fails both comparisons, so it is a mismatch and the worst error. */
         int ok = err <= check->atol + check->rtol * fabs(want[i]);
         if (!ok) leaf.mismatches++;
         if (!(err <= leaf.max_abs_error)) {
             leaf.max_abs_error = isnan(err) ? INFINITY : err;
             leaf.worst_index = i;
-            leaf.worst_got = got[i];
+            leaf.worst_got = got;
             leaf.worst_want = want[i];
         }
     }
     if (leaf.mismatches) check->passed = 0;
     if (leaf.max_abs_error > check->max_abs_error) check->max_abs_error = leaf.max_abs_error;
     if (check->nleaves < STS_CHECK_MAX_LEAVES) check->leaves[check->nleaves++] = leaf;
+}
+
+void sts_check_add_f32(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const float *got,
+                       const double *want, size_t count)
+{
+    add_leaf(check, name, ndim, shape, got, NULL, want, count);
+}
+
+void sts_check_add_f64(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const double *got,
+                       const double *want, size_t count)
+{
+    add_leaf(check, name, ndim, shape, NULL, got, want, count);
 }

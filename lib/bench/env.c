@@ -1,4 +1,5 @@
-/* bench: the environment a measurement was taken in, for the report. */
+/* bench: the environment a measurement was taken in, for the report. The device's part
+ * is in env_device.c, so that a program timing its own calls links without OpenCL. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -6,7 +7,6 @@
 #include <unistd.h>
 
 #include "stepscope/bench.h"
-#include "stepscope/device.h"
 #include "stepscope/version.h"
 
 /* The value of the first "key : value" line starting with `key`, trimmed. */
@@ -45,7 +45,7 @@ static void read_first_line(const char *path, char *out, size_t cap)
         out[--n] = 0;
 }
 
-void sts_bench_env_collect(sts_bench_env *env, const sts_device *dev)
+void sts_bench_env_collect_host(sts_bench_env *env)
 {
     memset(env, 0, sizeof *env);
     read_keyed_line("/proc/cpuinfo", "model name", env->cpu_model, sizeof env->cpu_model);
@@ -65,10 +65,15 @@ void sts_bench_env_collect(sts_bench_env *env, const sts_device *dev)
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm)) strftime(env->timestamp, sizeof env->timestamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (dev) {
-        env->has_device = 1;
-        env->device = *sts_device_get_info(dev);
-    }
+}
+
+sts_status sts_bench_env_add_runtime(sts_bench_env *env, const char *key, const char *value)
+{
+    if (env->nruntime >= STS_BENCH_MAX_RUNTIME) return STS_ERR_LIMIT;
+    sts_bench_kv *kv = &env->runtime[env->nruntime++];
+    snprintf(kv->key, sizeof kv->key, "%s", key ? key : "");
+    snprintf(kv->value, sizeof kv->value, "%s", value ? value : "");
+    return STS_OK;
 }
 
 void sts_bench_env_print(FILE *f, const sts_bench_env *env)
@@ -77,6 +82,10 @@ void sts_bench_env_print(FILE *f, const sts_bench_env *env)
             env->cpu_count, env->governor[0] ? env->governor : "unreadable");
     fprintf(f, "  os         %s\n", env->os);
     fprintf(f, "  built with %s; stepscope %s\n", env->compiler, env->stepscope_version);
+    if (env->backend[0])
+        fprintf(f, "  runtime    %s%s%s\n", env->backend, env->runtime_device[0] ? " / " : "", env->runtime_device);
+    for (size_t i = 0; i < env->nruntime; i++)
+        fprintf(f, "  %-10s %s\n", env->runtime[i].key, env->runtime[i].value);
     if (env->has_device)
         fprintf(f, "  device     %s / %s (%s; driver %s; %s)\n", env->device.platform, env->device.name,
                 env->device.is_gpu   ? "GPU"

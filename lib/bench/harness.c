@@ -135,6 +135,7 @@ static sts_bench_result *alloc_result(const sts_bench_spec *s)
     r->warmup = s->warmup;
     r->check.atol = s->atol;
     r->check.rtol = s->rtol;
+    if (s->reference) snprintf(r->check.reference, sizeof r->check.reference, "%s", s->reference);
     return r;
 }
 

@@ -97,7 +97,7 @@ static void check_object(sts_jsonw *w, const sts_bench_check *c)
     sts_jsonw_bool(w, c->checked);
     sts_jsonw_key(w, "passed");
     sts_jsonw_bool(w, c->checked && c->passed);
-    key_str(w, "reference", "host, double-precision accumulation");
+    key_str(w, "reference", c->reference[0] ? c->reference : "host, double-precision accumulation");
     sts_jsonw_key(w, "leaves");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < c->nleaves; i++) {
@@ -117,19 +117,28 @@ static void check_object(sts_jsonw *w, const sts_bench_check *c)
     sts_jsonw_obj_end(w);
 }
 
+/* "backend", "device" and "versions": the caller's runtime when it described one (JAX,
+ * PyTorch, Python), else the OpenCL device, else "host". */
 static void device_fields(sts_jsonw *w, const sts_bench_env *env)
 {
     char backend[300];
-    if (env && env->has_device)
+    if (env && env->backend[0])
+        snprintf(backend, sizeof backend, "%s", env->backend);
+    else if (env && env->has_device)
         snprintf(backend, sizeof backend, "OpenCL %s / %s", env->device.platform, env->device.name);
     else
         snprintf(backend, sizeof backend, "host");
     key_str(w, "backend", backend);
-    key_str(w, "device", env && env->has_device ? env->device.name : "");
+    key_str(w, "device",
+            env && env->runtime_device[0] ? env->runtime_device
+            : env && env->has_device      ? env->device.name
+                                          : "");
     sts_jsonw_key(w, "versions");
     sts_jsonw_obj_begin(w);
     key_str(w, "stepscope", env ? env->stepscope_version : "");
     key_str(w, "compiler", env ? env->compiler : "");
+    for (size_t i = 0; env && i < env->nruntime; i++)
+        key_str(w, env->runtime[i].key, env->runtime[i].value);
     if (env && env->has_device) {
         key_str(w, "opencl_platform", env->device.platform_version);
         key_str(w, "opencl_device", env->device.device_version);
@@ -206,6 +215,15 @@ static void env_object(sts_jsonw *w, const sts_bench_env *env)
     key_str(w, "compiler", env->compiler);
     key_str(w, "stepscope_version", env->stepscope_version);
     key_str(w, "timestamp", env->timestamp);
+    if (env->backend[0] || env->nruntime) {
+        sts_jsonw_key(w, "runtime");
+        sts_jsonw_obj_begin(w);
+        key_str(w, "backend", env->backend);
+        key_str(w, "device", env->runtime_device);
+        for (size_t i = 0; i < env->nruntime; i++)
+            key_str(w, env->runtime[i].key, env->runtime[i].value);
+        sts_jsonw_obj_end(w);
+    }
     if (env->has_device) {
         const sts_device_info *d = &env->device;
         sts_jsonw_key(w, "opencl");

@@ -20,6 +20,7 @@ struct sts_event {
     unsigned n;
     cl_event cl[STS_EVENT_MAX_CL];
     int64_t host_ns;
+    int64_t done_ns; /* sts_event_done_ns() */
     char name[48];
 };
 
@@ -79,6 +80,17 @@ struct sts_device {
     char *last_build_log;
     sts_matmul_kind matmul;
 };
+
+/* lo <= host - device <= hi at device time device_ns (host: CLOCK_MONOTONIC). */
+typedef struct sts_clock_bracket {
+    int64_t device_ns, lo, hi;
+} sts_clock_bracket;
+
+/* Finishes the queue, then the narrowest causal bracket of several markers (each
+ * QUEUED inside its enqueue call, END before the host saw it complete; clock_pair.c).
+ * *stamps_raw: 1 when every marker's stamps also fit CLOCK_MONOTONIC_RAW's readings
+ * taken around the same calls. sts_device_clock_pair() is built on it. */
+sts_status sts_device_marker_bracket(sts_device *dev, sts_clock_bracket *out, int *stamps_raw, sts_error *err);
 
 /* "CL_OUT_OF_RESOURCES" for -5; a static string. */
 const char *sts_cl_error_name(cl_int code);

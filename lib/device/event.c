@@ -19,6 +19,7 @@ sts_event *sts_event_wrap(const char *name, const cl_event *cl, unsigned n)
     ev->n = n;
     memcpy(ev->cl, cl, n * sizeof *cl);
     ev->host_ns = sts_clock_ns();
+    ev->done_ns = -1;
     size_t len = strlen(name);
     if (len >= sizeof ev->name) len = sizeof ev->name - 1;
     memcpy(ev->name, name, len);
@@ -103,9 +104,18 @@ static int spin_until_done(sts_event *const *events, size_t n)
     return 0;
 }
 
-sts_status sts_ready(sts_event *const *events, size_t n, sts_error *err)
+/* Notes when the host first knew the events complete: a clock read after the call that
+ * said so, so after every END stamp of theirs (the trace recorder bounds device times
+ * with it). */
+static void seen_done(sts_event *const *events, size_t n)
 {
-    if (spin_until_done(events, n)) return STS_OK;
+    int64_t now = sts_clock_ns();
+    for (size_t i = 0; i < n; i++)
+        if (events[i] && events[i]->done_ns < 0) events[i]->done_ns = now;
+}
+
+static sts_status wait_all(sts_event *const *events, size_t n, sts_error *err)
+{
     cl_event batch[64];
     size_t nb = 0;
     for (size_t i = 0; i < n; i++) {
@@ -123,6 +133,18 @@ sts_status sts_ready(sts_event *const *events, size_t n, sts_error *err)
     cl_int rc = clWaitForEvents((cl_uint)nb, batch);
     if (rc != CL_SUCCESS) return sts_cl_fail(err, "waiting for device work", rc);
     return STS_OK;
+}
+
+sts_status sts_ready(sts_event *const *events, size_t n, sts_error *err)
+{
+    sts_status st = spin_until_done(events, n) ? STS_OK : wait_all(events, n, err);
+    if (st == STS_OK) seen_done(events, n);
+    return st;
+}
+
+int64_t sts_event_done_ns(const sts_event *ev)
+{
+    return ev->done_ns;
 }
 
 sts_status sts_event_wait(sts_event *ev, sts_error *err)

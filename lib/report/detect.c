@@ -10,7 +10,7 @@
 #include "report/report_impl.h"
 
 #define SNIFF_BYTES (64 * 1024)
-/* Bench and ledger results are small; anything bigger is refused rather than read whole. */
+/* Bench, ledger and diff results are small; anything bigger is refused rather than read whole. */
 #define MAX_RESULT_BYTES (64u * 1024 * 1024)
 
 static int has(const char *buf, size_t n, const char *needle)
@@ -32,6 +32,7 @@ static sts_report_input classify(const char *buf, size_t n)
     if (buf[i] != '{') return STS_REPORT_INPUT_TRACE;
     /* A Chrome trace may be an object too: its "traceEvents" key decides first. */
     if (has(buf, n, "\"traceEvents\"")) return STS_REPORT_INPUT_TRACE;
+    if (has(buf, n, "\"stepscope.diff/")) return STS_REPORT_INPUT_DIFF;
     if (has(buf, n, "\"stepscope.ledger/")) return STS_REPORT_INPUT_LEDGER;
     if (has(buf, n, "\"stepscope.bench/")) return STS_REPORT_INPUT_BENCH;
     if (has(buf, n, "\"warm_samples_seconds\"")) return STS_REPORT_INPUT_BENCH;
@@ -97,8 +98,9 @@ static sts_status add_result(sts_report *r, sts_instream *in, const char *path, 
     }
     if (st == STS_OK) {
         text[n] = 0;
-        st = kind == STS_REPORT_INPUT_BENCH ? sts_report_add_bench_json(r, text, n, path, err)
-                                            : sts_report_add_ledger_json(r, text, n, path, err);
+        st = kind == STS_REPORT_INPUT_BENCH  ? sts_report_add_bench_json(r, text, n, path, err)
+             : kind == STS_REPORT_INPUT_DIFF ? sts_report_add_diff_json(r, text, n, path, err)
+                                             : sts_report_add_ledger_json(r, text, n, path, err);
     }
     free(text);
     return st;
@@ -134,7 +136,8 @@ sts_status sts_report_add_path(sts_report *r, const char *path, sts_report_input
         sts_instream *in = sts_instream_open(path, err);
         if (!in) return err ? err->code : STS_ERR_IO;
         st = classify_stream(in, &kind, err);
-        if (st == STS_OK && (kind == STS_REPORT_INPUT_BENCH || kind == STS_REPORT_INPUT_LEDGER))
+        if (st == STS_OK &&
+            (kind == STS_REPORT_INPUT_BENCH || kind == STS_REPORT_INPUT_LEDGER || kind == STS_REPORT_INPUT_DIFF))
             st = add_result(r, in, path, kind, err);
         else if (st == STS_OK)
             st = sts_timeline_read_stream(in, &opt, &tl, err);

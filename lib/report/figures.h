@@ -95,6 +95,29 @@ typedef struct sts_rpt_hbars {
     uint32_t *counts; /* behind each time; 0 = not shown */
 } sts_rpt_hbars;
 
+/* One compared interval of a diff: both runs' samples on one time axis, paired by
+ * step, and the change with its interval on a percent axis shared by every row. */
+typedef struct sts_rpt_diff_row {
+    const char *key;
+    const char *verdict;    /* "shrank", "grew", "same", "inconclusive", "appeared", "disappeared" */
+    const char *prediction; /* "held", "failed", "inconclusive", or NULL when none named it */
+    const char *method;
+    double *base, *new_; /* samples, ns */
+    double *bidx, *nidx; /* their step numbers (or ordinals) */
+    size_t nb, nn;
+    double med_base, med_new;          /* ns; NAN when a side is empty */
+    double change_pct, lo_pct, hi_pct; /* NAN when unknown; +-INFINITY for an unbounded interval */
+    double lo_ns, hi_ns;               /* the shift's interval, ns */
+    double p;
+} sts_rpt_diff_row;
+
+typedef struct sts_rpt_diff {
+    double confidence, margin_pct;
+    const char *sample; /* "step", "call", ... */
+    size_t n, total;    /* rows drawn, rows in the diff */
+    sts_rpt_diff_row *rows;
+} sts_rpt_diff;
+
 /* Each writes one <svg> with the given id; `standalone` adds the namespace and the
  * stylesheet so the output is a complete .svg file. */
 void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_rpt_steps *s);
@@ -102,6 +125,7 @@ void sts_rpt_draw_lanes(sts_sbuf *b, const char *id, int standalone, const sts_r
 void sts_rpt_draw_bench(sts_sbuf *b, const char *id, int standalone, const sts_rpt_bench *bn);
 void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, const sts_rpt_ledger_calls *c);
 void sts_rpt_draw_hbars(sts_sbuf *b, const char *id, int standalone, const sts_rpt_hbars *f);
+void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rpt_diff *d);
 
 /* The names table as HTML (<table id=ID>). */
 void sts_rpt_table_names(sts_sbuf *b, const char *id, const sts_rpt_names *n);

@@ -2,7 +2,7 @@
 #ifndef STS_REPORT_IN_JSON_H
 #define STS_REPORT_IN_JSON_H
 
-#include "report/json_dom.h"
+#include "base/json_dom.h"
 #include "report/report_impl.h"
 
 /* A scalar or a short array of scalars as text ("[64, 32]", "float32", "2e-05"); NULL

@@ -28,6 +28,9 @@ void sts_rpt_draw(sts_sbuf *b, const sts_rpt_fig *f, int standalone)
     case STS_RPT_FIG_HBARS:
         sts_rpt_draw_hbars(b, f->id, standalone, f->data);
         break;
+    case STS_RPT_FIG_DIFF:
+        sts_rpt_draw_diff(b, f->id, standalone, f->data);
+        break;
     }
 }
 

@@ -54,6 +54,8 @@ const char *sts_report_input_name(sts_report_input kind)
         return "bench";
     case STS_REPORT_INPUT_LEDGER:
         return "ledger";
+    case STS_REPORT_INPUT_DIFF:
+        return "diff";
     default:
         return "unknown";
     }

@@ -14,7 +14,8 @@ typedef enum sts_rpt_fig_kind {
     STS_RPT_FIG_LANES,
     STS_RPT_FIG_BENCH,
     STS_RPT_FIG_LEDGER_CALLS,
-    STS_RPT_FIG_HBARS
+    STS_RPT_FIG_HBARS,
+    STS_RPT_FIG_DIFF
 } sts_rpt_fig_kind;
 
 typedef struct sts_rpt_fig {
@@ -52,7 +53,7 @@ typedef struct sts_rpt_item {
 
 typedef struct sts_rpt_section {
     const char *id;
-    const char *kind; /* "trace", "bench", "ledger", "note" */
+    const char *kind; /* "trace", "bench", "ledger", "diff", "note" */
     const char *heading;
     const char *source; /* file or label shown under the heading; may be NULL */
     sts_rpt_item *items, *last;

@@ -36,6 +36,10 @@ static const char figure_css[] =
     "svg.fig .med{stroke:var(--c5);stroke-width:2;stroke-dasharray:6 3}\n"
     "svg.fig .ref{stroke:var(--muted);stroke-width:1.5;stroke-dasharray:2 3}\n"
     "svg.fig .lane-sep{stroke:var(--grid);stroke-width:1}\n"
+    "svg.fig .ci{fill:var(--c2);fill-opacity:.22;stroke:var(--c2);stroke-width:1.5}\n"
+    "svg.fig .band{fill:var(--grid);fill-opacity:.55}\n"
+    "svg.fig .pair{stroke:var(--muted);stroke-width:.75;stroke-opacity:.7}\n"
+    "svg.fig .est{fill:var(--fg)}\n"
     "svg.fig .s0{fill:var(--c0)}svg.fig .s1{fill:var(--c1)}svg.fig .s2{fill:var(--c2)}"
     "svg.fig .s3{fill:var(--c3)}svg.fig .s4{fill:var(--c4)}svg.fig .s5{fill:var(--c5)}"
     "svg.fig .s6{fill:var(--c6)}svg.fig .s7{fill:var(--c7)}\n";

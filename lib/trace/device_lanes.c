@@ -1,28 +1,37 @@
 /* trace: device lanes. The device layer calls our hook after each kernel launch or
  * copy; we keep the command's event and, at stop (or detach), read its OpenCL
  * profiling timestamps, map them onto the host clock and lay them out on a device
- * lane, linked to the enqueue on the host lane by a correlation id and a flow. */
+ * lane, linked to the enqueue on the host lane by a correlation id and a flow.
+ *
+ * The map (devclock.h) is fitted to bounds that hold whatever the scheduling: the two
+ * calibration pairs, and for every command its QUEUED stamp inside the enqueue call
+ * (which began after floor_tick and had returned by hook_tick) and its END stamp
+ * before the host saw it complete (sts_event_done_ns). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stepscope/device.h"
 #include "trace/build.h"
+#include "trace/devclock.h"
 
 typedef struct dev_op {
     sts_event *ev; /* retained until resolved */
     uint64_t corr;
     int64_t tid;         /* the enqueuing thread */
     uint64_t hook_tick;  /* when the enqueue had returned */
-    uint64_t floor_tick; /* the dispatch slice starts no earlier: innermost open scope's
-                            start or the last closed scope's end, whichever is later */
+    uint64_t floor_tick; /* the enqueue began later: innermost open scope's start, the
+                            last closed scope's end, or the thread's previous enqueue's
+                            return, whichever is latest */
     uint32_t depth;      /* open scopes around the enqueue */
     int ok;              /* times were read */
+    int64_t done_ns;     /* CLOCK_MONOTONIC: the host had seen it complete (-1: unknown) */
     sts_event_times times;
     char name[64];
 } dev_op;
 
-/* Host = device - dev + host at one calibration point. */
+/* Host = device - dev + host at one calibration point, to within unc. */
 typedef struct clock_pair {
     int ok;
     int64_t host, dev, unc;
@@ -44,6 +53,12 @@ static _Atomic uint32_t trackers_session; /* read by the hook without the lock *
 static pthread_mutex_t trackers_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t next_correlation;
 
+/* The calling thread's last enqueue hook: its next enqueue begins after it. */
+static __thread struct {
+    uint32_t session;
+    uint64_t tick;
+} last_hook;
+
 static void on_enqueue(void *user, const char *name, sts_event *ev)
 {
     tracker *t = user;
@@ -58,6 +73,9 @@ static void on_enqueue(void *user, const char *name, sts_event *ev)
         uint64_t t0 = atomic_load_explicit(&s->stack[depth - 1].t0, memory_order_relaxed);
         if (t0 > floor) floor = t0;
     }
+    if (last_hook.session == s->session && last_hook.tick > floor) floor = last_hook.tick;
+    last_hook.session = s->session;
+    last_hook.tick = now;
     pthread_mutex_lock(&t->lock);
     dev_op *op = STS_VEC_PUSH(t->ops);
     if (op) {
@@ -88,6 +106,7 @@ static void resolve(tracker *t)
         dev_op *op = &t->ops.v[i];
         if (!op->ev) continue;
         op->ok = sts_event_wait(op->ev, NULL) == STS_OK && sts_event_get_times(op->ev, &op->times, NULL) == STS_OK;
+        op->done_ns = sts_event_done_ns(op->ev);
         sts_event_release(op->ev);
         op->ev = NULL;
     }
@@ -99,16 +118,71 @@ static void resolve(tracker *t)
     }
 }
 
-/* Device ns to host ns: the line through both calibration points when they are far
- * enough apart to measure a rate (10 ms), else the first point's offset. */
-static int64_t to_host(const tracker *t, int64_t dev_ns)
+/* Host-clock values known only as CLOCK_MONOTONIC (the calibrations, done_ns) may
+ * differ from the trace's clock by its error; the recorder's own ticks need no slack. */
+static int64_t widen(int64_t v, int64_t slack, int up)
 {
-    const clock_pair *a = &t->a, *b = &t->b;
-    if (b->ok && b->dev - a->dev >= 10000000 && b->host > a->host) {
-        __int128 num = (__int128)(dev_ns - a->dev) * (b->host - a->host);
-        return a->host + (int64_t)(num / (b->dev - a->dev));
+    return up ? v + slack : v - slack;
+}
+
+/* Each command's own bounds: QUEUED inside its enqueue call, END before the host saw it
+ * complete. */
+static int bound_ops(const sts_build *b, const tracker *t, sts_devbound **out, size_t *n)
+{
+    int64_t slack = b->stats->clock_error_ns;
+    sts_devbound *v = malloc((2 * t->ops.n + 1) * sizeof *v);
+    *out = v;
+    *n = 0;
+    if (!v) return -1;
+    for (size_t i = 0; i < t->ops.n; i++) {
+        const dev_op *op = &t->ops.v[i];
+        if (!op->ok) continue;
+        int64_t q = op->times.queued, e = op->times.end;
+        int64_t floor = sts_tclock_ns(b->clock, op->floor_tick), hook = sts_tclock_ns(b->clock, op->hook_tick);
+        v[(*n)++] = (sts_devbound){ q, floor - q, hook - q };
+        if (op->done_ns >= 0) v[(*n)++] = (sts_devbound){ e, INT64_MIN, widen(op->done_ns, slack, 1) - e };
     }
-    return dev_ns - a->dev + a->host;
+    return 0;
+}
+
+/* The calibration pairs' bounds, widened by their uncertainty and the trace clock's. */
+static size_t bound_pairs(const sts_build *b, const tracker *t, sts_devbound *v)
+{
+    size_t n = 0;
+    const clock_pair *p[2] = { &t->a, &t->b };
+    for (int i = 0; i < 2; i++) {
+        if (!p[i]->ok) continue;
+        int64_t off = p[i]->host - p[i]->dev, slack = b->stats->clock_error_ns + p[i]->unc;
+        v[n++] = (sts_devbound){ p[i]->dev, widen(off, slack, 0), widen(off, slack, 1) };
+    }
+    return n;
+}
+
+/* The device-to-host line over the commands' span of device time (error_ns -1 when
+ * the bounds contradicted each other). */
+static sts_devmap fit(const sts_build *b, const tracker *t)
+{
+    int64_t d0 = t->a.dev, d1 = t->b.ok ? t->b.dev : t->a.dev + 1;
+    int any = 0;
+    for (size_t i = 0; i < t->ops.n; i++) {
+        const dev_op *op = &t->ops.v[i];
+        if (!op->ok) continue;
+        if (!any || op->times.queued < d0) d0 = op->times.queued;
+        if (!any || op->times.end > d1) d1 = op->times.end;
+        any = 1;
+    }
+    sts_devmap m;
+    memset(&m, 0, sizeof m);
+    sts_devbound cal[2], *ops = NULL;
+    size_t ncal = bound_pairs(b, t, cal), nops = 0;
+    if (bound_ops(b, t, &ops, &nops) == 0) m = sts_devclock_map(d0, d1, t->a.host - t->a.dev, cal, ncal, ops, nops);
+    free(ops);
+    return m;
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
 }
 
 static sts_arg int_arg(sts_build *b, const char *key, int64_t v)
@@ -138,13 +212,20 @@ static void add_flow(sts_build *b, uint32_t lane, int64_t ts, uint32_t id, char 
     f->bind_enclosing = phase == 'f';
 }
 
-static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t dev_lane)
+static void build_op(sts_build *b, const sts_devmap *m, const dev_op *op, uint32_t dev_lane)
 {
     char buf[96];
     snprintf(buf, sizeof buf, "%" PRId64, op->tid);
     uint32_t host_lane = sts_tl_lane(b->tl, b->host_process, sts_build_text(b, buf), op->tid);
-    int64_t start = to_host(t, op->times.start), end = to_host(t, op->times.end);
-    int64_t queued = to_host(t, op->times.queued), submit = to_host(t, op->times.submit);
+    /* The fitted line meets every command's bounds up to its rounding (or, when the
+     * bounds contradicted each other, not at all); the clamp keeps each command after
+     * its enqueue began and before the host saw it complete either way. */
+    int64_t lo = sts_tclock_ns(b->clock, op->floor_tick);
+    int64_t hi = op->done_ns >= 0 ? widen(op->done_ns, b->stats->clock_error_ns, 1) : INT64_MAX;
+    int64_t start = clamp(sts_devmap_host(m, op->times.start), lo, hi);
+    int64_t end = clamp(sts_devmap_host(m, op->times.end), lo, hi);
+    int64_t queued = clamp(sts_devmap_host(m, op->times.queued), lo, hi);
+    int64_t submit = clamp(sts_devmap_host(m, op->times.submit), lo, hi);
     sts_arg a[3] = { int_arg(b, "correlation_id", (int64_t)op->corr), int_arg(b, "queued_ns", queued),
                      int_arg(b, "submit_ns", submit) };
     uint32_t dev_slice_args = sts_tl_add_args(b->tl, a, 3);
@@ -153,8 +234,7 @@ static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t 
     /* The dispatch: from the command's queued time (taken by the driver inside the
      * enqueue call) to the enqueue's return, kept inside the scope that enclosed it. */
     int64_t d_end = sts_tclock_ns(b->clock, op->hook_tick);
-    int64_t d_start = queued, floor = sts_tclock_ns(b->clock, op->floor_tick);
-    if (d_start < floor) d_start = floor;
+    int64_t d_start = queued < lo ? lo : queued;
     if (d_start > d_end) d_start = d_end;
     snprintf(buf, sizeof buf, "enqueue %s", op->name);
     sts_arg h[1] = { int_arg(b, "correlation_id", (int64_t)op->corr) };
@@ -166,7 +246,7 @@ static void build_op(sts_build *b, const tracker *t, const dev_op *op, uint32_t 
     add_flow(b, dev_lane, start, id, 'f');
 }
 
-static void build_tracker(sts_build *b, const tracker *t)
+static void build_tracker(sts_build *b, const tracker *t, int first)
 {
     uint32_t proc = sts_tl_process(b->tl, sts_build_text(b, t->process), INT64_MIN);
     if (proc == STS_NONE) {
@@ -181,15 +261,21 @@ static void build_tracker(sts_build *b, const tracker *t)
     }
     b->tl->lanes.v[lane].name = sts_build_text(b, t->lane);
     b->tl->lanes.v[lane].kind = STS_LANE_DEVICE;
+    sts_devmap m = fit(b, t);
+    if (!m.ok) {
+        b->nomem = 1;
+        return;
+    }
     for (size_t i = 0; i < t->ops.n; i++) {
         if (!t->ops.v[i].ok) continue;
-        build_op(b, t, &t->ops.v[i], lane);
+        build_op(b, &m, &t->ops.v[i], lane);
         b->stats->device_ops++;
     }
-    if (t->a.ok && b->stats->device_offset_error_ns == 0) {
-        b->stats->device_offset_ns = t->a.dev - t->a.host;
-        b->stats->device_offset_error_ns = t->a.unc > t->b.unc ? t->a.unc : t->b.unc;
-    }
+    sts_trace_stats *st = b->stats;
+    if (first) st->device_offset_ns = t->a.dev - sts_devmap_host(&m, t->a.dev);
+    /* The largest over the devices; unknown (-1) stays unknown. */
+    if (first || (st->device_offset_error_ns >= 0 && (m.error_ns < 0 || m.error_ns > st->device_offset_error_ns)))
+        st->device_offset_error_ns = m.error_ns;
 }
 
 static void finish(sts_build *b)
@@ -198,7 +284,7 @@ static void finish(sts_build *b)
     for (int i = 0; i < ntrackers; i++) {
         tracker *t = &trackers[i];
         resolve(t);
-        if (b->tl) build_tracker(b, t);
+        if (b->tl) build_tracker(b, t, i == 0);
         free(t->ops.v);
         t->ops.v = NULL;
         t->ops.n = t->ops.cap = 0;

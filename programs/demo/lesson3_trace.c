@@ -16,129 +16,13 @@
 
 #include "cli.h"
 #include "demo.h"
+#include "lesson3_model.h"
 #include "stepscope.h"
 #include "stepscope/analyze.h"
 #include "stepscope/device.h"
 #include "stepscope/trace.h"
 
-enum { ROWS = 48, INNER = 32, COLS = 16, STEPS = 4 };
-
-typedef struct model {
-    sts_device *dev;
-    sts_array *x, *w, *xw, *y;
-    float host_x[ROWS * INNER], host_w[INNER * COLS], ref[ROWS * COLS], out[ROWS * COLS];
-} model;
-
-/* ---- the workload ------------------------------------------------------------- */
-
-/* Standard normal samples from a fixed seed (xorshift64* and Box-Muller): the values
- * only need to be reproducible, not NumPy's. */
-static void fill_normal(float *v, size_t n, uint64_t *state)
-{
-    for (size_t i = 0; i < n; i += 2) {
-        double u[2];
-        for (int k = 0; k < 2; k++) {
-            *state ^= *state >> 12;
-            *state ^= *state << 25;
-            *state ^= *state >> 27;
-            u[k] = ((double)((*state * 2685821657736338717ULL) >> 11) + 0.5) / 9007199254740992.0;
-        }
-        double r = sqrt(-2.0 * log(u[0])), a = 6.283185307179586 * u[1];
-        v[i] = (float)(r * cos(a));
-        if (i + 1 < n) v[i + 1] = (float)(r * sin(a));
-    }
-}
-
-static void host_reference(model *m)
-{
-    for (int r = 0; r < ROWS; r++)
-        for (int c = 0; c < COLS; c++) {
-            double acc = 0;
-            for (int k = 0; k < INNER; k++)
-                acc += (double)m->host_x[r * INNER + k] * m->host_w[k * COLS + c];
-            m->ref[r * COLS + c] = (float)tanh(acc);
-        }
-}
-
-static sts_status model_open(model *m, sts_error *err)
-{
-    uint64_t seed = 31;
-    fill_normal(m->host_x, ROWS * INNER, &seed);
-    fill_normal(m->host_w, INNER * COLS, &seed);
-    host_reference(m);
-    const int64_t xs[2] = { ROWS, INNER }, ws[2] = { INNER, COLS }, ys[2] = { ROWS, COLS };
-    sts_status st = sts_device_open(NULL, &m->dev, err);
-    if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, xs, &m->x, err);
-    if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, ws, &m->w, err);
-    if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, ys, &m->xw, err);
-    if (st == STS_OK) st = sts_array_create(m->dev, STS_DTYPE_F32, 2, ys, &m->y, err);
-    if (st == STS_OK) st = sts_array_write(m->x, m->host_x, sizeof m->host_x, NULL, err);
-    if (st == STS_OK) st = sts_array_write(m->w, m->host_w, sizeof m->host_w, NULL, err);
-    sts_array *inputs[2] = { m->x, m->w };
-    if (st == STS_OK) st = sts_arrays_ready(inputs, 2, err);
-    return st;
-}
-
-static void model_close(model *m)
-{
-    sts_array_free(m->x);
-    sts_array_free(m->w);
-    sts_array_free(m->xw);
-    sts_array_free(m->y);
-    sts_device_free(m->dev);
-}
-
-/* The compiled call: enqueues and returns at once, like a jitted function. */
-static sts_status model_call(model *m, sts_error *err)
-{
-    sts_status st = sts_op_matmul(m->dev, m->x, m->w, m->xw, NULL, err);
-    return st == STS_OK ? sts_op_tanh(m->dev, m->xw, m->y, NULL, err) : st;
-}
-
-/* block_until_ready(): the result is complete only after this. */
-static sts_status model_wait(model *m, sts_error *err)
-{
-    return sts_arrays_ready(&m->y, 1, err);
-}
-
-/* Largest |out - ref|, and whether every element is within atol + rtol * |ref|. */
-static int model_check(const model *m, double *max_err)
-{
-    int ok = 1;
-    *max_err = 0;
-    for (int i = 0; i < ROWS * COLS; i++) {
-        double d = fabs((double)m->out[i] - m->ref[i]);
-        if (d > *max_err) *max_err = d;
-        if (!(d <= 2e-5 + 2e-5 * fabs((double)m->ref[i]))) ok = 0;
-    }
-    return ok;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
-    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
-    }
-}
-
-/* The four annotated steps. Warm-up happened before the session started. */
-static sts_status record_steps(model *m, sts_error *err)
-{
-    sts_status st = STS_OK;
-    for (int i = 0; i < STEPS && st == STS_OK; i++) {
-        STS_STEP("learner_step", i);
-        {
-            STS_SCOPE("input_wait");
-            sleep_ms(1); /* injected host delay; not a measured input pipeline */
-        }
-        {
-            STS_SCOPE("model_and_wait");
-            st = model_call(m, err);
-            if (st == STS_OK) st = model_wait(m, err);
-        }
-    }
-    return st;
-}
+enum { STEPS = 4 };
 
 /* ---- reading it back ----------------------------------------------------------- */
 
@@ -360,17 +244,18 @@ int demo_trace(const demo_ctx *ctx)
         return cli_fail(CLI_BAD_INPUT, "demo trace: output path too long: %s", ctx->out_dir);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return cli_fail(CLI_BAD_INPUT, "demo trace: cannot create %s: %s", dir, strerror(errno));
-    printf("== lesson 3: read a trace (tanh(x @ w), %dx%d @ %dx%d, %d steps)\n", ROWS, INNER, INNER, COLS, STEPS);
+    printf("== lesson 3: read a trace (tanh(x @ w), %dx%d @ %dx%d, %d steps)\n", L3_ROWS, L3_INNER, L3_INNER, L3_COLS,
+           STEPS);
 
-    model m;
+    l3_model m;
     memset(&m, 0, sizeof m);
     sts_error err = STS_ERROR_INIT;
-    sts_status st = model_open(&m, &err);
+    sts_status st = l3_model_open(&m, &err);
     /* Compile and warm the exact shapes before tracing: the trace shows warm steps. */
-    if (st == STS_OK) st = model_call(&m, &err);
-    if (st == STS_OK) st = model_wait(&m, &err);
+    if (st == STS_OK) st = l3_model_call(&m, &err);
+    if (st == STS_OK) st = l3_model_wait(&m, &err);
     if (st != STS_OK) {
-        model_close(&m);
+        l3_model_close(&m);
         return fail_with(&err);
     }
 
@@ -378,27 +263,30 @@ int demo_trace(const demo_ctx *ctx)
     st = sts_trace_start(dir, NULL, &err);
     if (st == STS_OK) {
         st = sts_trace_device(m.dev, &err);
-        if (st == STS_OK) st = record_steps(&m, &err);
+        if (st == STS_OK) st = l3_record_steps(&m, STEPS, 1000, &err);
         sts_error stop_err = STS_ERROR_INIT;
         sts_status s2 = sts_trace_stop(&stats, &stop_err);
         if (st == STS_OK && s2 != STS_OK) {
             st = s2;
             err = stop_err;
         }
+        if (st == STS_OK) st = demo_note_trace_run(ctx->out_dir, stats.run_path, &err);
     }
     if (st == STS_OK) st = sts_array_read(m.y, m.out, sizeof m.out, &err);
     if (st != STS_OK) {
-        model_close(&m);
+        l3_model_close(&m);
         return fail_with(&err);
     }
     double max_err;
-    int close_enough = model_check(&m, &max_err);
-    model_close(&m);
+    int close_enough = l3_model_check(&m, &max_err);
+    l3_model_close(&m);
 
+    char offset_err[32] = "unknown"; /* -1: the device's clock bounds contradicted each other */
+    if (stats.device_offset_error_ns >= 0)
+        snprintf(offset_err, sizeof offset_err, "%" PRId64 " ns", stats.device_offset_error_ns);
     printf("recorded %" PRIu64 " scopes and %" PRIu64 " device commands; clock %s (error <= %" PRId64
-           " ns), device clock offset %" PRId64 " ns +- %" PRId64 " ns\n",
-           stats.recorded, stats.device_ops, stats.clock, stats.clock_error_ns, stats.device_offset_ns,
-           stats.device_offset_error_ns);
+           " ns), device clock offset %" PRId64 " ns +- %s\n",
+           stats.recorded, stats.device_ops, stats.clock, stats.clock_error_ns, stats.device_offset_ns, offset_err);
     checks_failed = 0;
     char msg[96];
     snprintf(msg, sizeof msg, "result matches tanh(x @ w) on the host (max abs error %.2g; atol = rtol = 2e-5)",

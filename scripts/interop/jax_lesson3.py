@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Lesson 3's own JAX capture ("Read an XProf trace"), for the interop tests.
 
-    .venv/bin/python scripts/interop/jax_lesson3.py OUTDIR
+    .venv/bin/python scripts/interop/jax_lesson3.py OUTDIR [WAIT_SECONDS [STEPS]]
 
 Compiles and warms tanh(x @ w) on 48x32 @ 32x16 float32, then records four
 `learner_step` steps (StepTraceAnnotation with step_num 0..3), each holding
 `input_wait` (a 1 ms host sleep) then `model_and_wait` (the call and its
 block_until_ready), under jax.profiler.trace(OUTDIR/profile, create_perfetto_trace=True).
+WAIT_SECONDS (default 0.001) and STEPS (default 4) change the sleep and the number of
+steps, for the diff tests (tests/interop/test_diff.sh).
 
 Writes the profile directory (plugins/profile/<run>/ with *.xplane.pb,
 perfetto_trace.json.gz and HOST.trace.json.gz) under OUTDIR/profile, and
@@ -29,10 +31,12 @@ import jax.numpy as jnp  # noqa: E402
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) not in (2, 3, 4):
         print(__doc__, file=sys.stderr)
         return 2
     out = Path(argv[1]).resolve()
+    wait = float(argv[2]) if len(argv) > 2 else .001
+    nsteps = int(argv[3]) if len(argv) > 3 else 4
     trace_root = out / 'profile'
     trace_root.mkdir(parents=True, exist_ok=True)
 
@@ -44,10 +48,10 @@ def main(argv):
     compiled(x, w).block_until_ready()  # compile and warm before the trace
 
     with jax.profiler.trace(str(trace_root), create_perfetto_trace=True):
-        for index in range(4):
+        for index in range(nsteps):
             with jax.profiler.StepTraceAnnotation('learner_step', step_num=index):
                 with jax.profiler.TraceAnnotation('input_wait'):
-                    time.sleep(.001)  # injected host delay, as in the lesson
+                    time.sleep(wait)  # injected host delay, as in the lesson
                 with jax.profiler.TraceAnnotation('model_and_wait'):
                     result = compiled(x, w)
                     result.block_until_ready()
@@ -65,7 +69,7 @@ def main(argv):
     steps = complete('learner_step')
     waits = complete('input_wait')
     models = complete('model_and_wait')
-    assert len(steps) == len(waits) == len(models) == 4, (len(steps), len(waits), len(models))
+    assert len(steps) == len(waits) == len(models) == nsteps, (len(steps), len(waits), len(models))
     for outer, waiting, compute in zip(steps, waits, models):
         for inner in (waiting, compute):
             assert outer['ts'] <= inner['ts'] <= inner['ts'] + inner['dur'] <= outer['ts'] + outer['dur'] + 1

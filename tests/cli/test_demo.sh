@@ -4,7 +4,8 @@
 STEPSCOPE=$(cd "$(dirname "$STEPSCOPE")" && pwd)/$(basename "$STEPSCOPE")
 
 t_run "$STEPSCOPE" demo --help
-t_ok "demo --help lists report" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '^  report ')"
+t_ok "demo --help lists report and diff" \
+  test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '^  report ')" -a -n "$(printf '%s' "$T_OUT" | grep '^  diff ')"
 
 # Run from a scratch folder: a rejected choice must not leave demo-out/ behind.
 mkdir -p "$T_TMP/cwd"
@@ -39,8 +40,10 @@ t_ok "the page notes the skipped bench section" \
   test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/bench.json was not found (run \`stepscope demo bench\`")"
 t_ok "the page notes the skipped ledger section" \
   test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/ledger.json was not found (run \`stepscope demo retrace\`")"
+t_ok "the page notes the skipped diff section" \
+  test -n "$(printf '%s' "$page" | grep -F "Skipped: $out/diff.json was not found (run \`stepscope demo diff\`")"
 t_ok "demo report says what it skipped" \
-  test "$(printf '%s' "$T_OUT" | grep -c 'not found, section skipped')" = 2
+  test "$(printf '%s' "$T_OUT" | grep -c 'not found, section skipped')" = 3
 
 # A lesson output that cannot be read: the page is still written, with a note, exit 1.
 printf '{"warm_samples_seconds": [1e-5,' >"$out/bench.json"
@@ -51,4 +54,42 @@ t_ok "a broken bench.json fails the report with exit 1 naming the file" \
 t_ok "the page is still written with the trace and a note" \
   test -n "$(grep -F "Skipped: $out/bench.json could not be read" "$out/report.html" 2>/dev/null)" \
   -a -n "$(grep -o 'data-steps="4"' "$out/report.html" 2>/dev/null)"
+
+# A later-named run beside the demo's (another host's, a copied one): the page shows the
+# run demo trace wrote, which it noted in OUT/trace_run.txt, not the latest by name.
+rm -f "$out/bench.json"
+run=$(ls "$out/trace/plugins/profile" | head -n 1)
+planted="$out/trace/plugins/profile/9999_12_31_23_59_59"
+mkdir -p "$planted"
+printf '[{"ph":"X","pid":1,"tid":1,"ts":0,"dur":5,"name":"another_host_step"}]' >"$planted/perfetto_trace.json.gz"
+t_ok "demo trace noted its run in trace_run.txt" test "$(cat "$out/trace_run.txt" 2>/dev/null)" = "trace/plugins/profile/$run"
+t_run "$STEPSCOPE" demo report --out "$out"
+page=$(cat "$out/report.html" 2>/dev/null)
+t_ok "demo report beside a later-named run exits 0 naming the run demo trace wrote" \
+  test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep -F "$out/trace/plugins/profile/$run")"
+t_ok "the page shows the demo's run (4 steps), not the later-named one" \
+  test -n "$(printf '%s' "$page" | grep -o 'data-steps="4"')" -a -z "$(printf '%s' "$page" | grep another_host_step)"
+t_ok "the later-named run is left alone" test -s "$planted/perfetto_trace.json.gz"
+
+# The note gone (a trace folder from elsewhere, an older demo): the latest run by name,
+# said on the terminal and on the page.
+mv "$out/trace_run.txt" "$T_TMP/trace_run.txt"
+t_run "$STEPSCOPE" demo report --out "$out"
+page=$(cat "$out/report.html" 2>/dev/null)
+t_ok "without trace_run.txt demo report uses the latest run by name and says so" \
+  test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep "trace_run.txt not found.*latest run by name")"
+t_ok "the page says so too, and shows that run" \
+  test -n "$(printf '%s' "$page" | grep "latest run by name")" -a -n "$(printf '%s' "$page" | grep another_host_step)"
+
+# A note naming a run that is gone: the section is skipped with a note; an unreadable
+# note fails the report (exit 1) naming the file, the page still written.
+printf 'trace/plugins/profile/gone\n' >"$out/trace_run.txt"
+t_run "$STEPSCOPE" demo report --out "$out"
+t_ok "a noted run that is gone becomes a note" \
+  test "$T_RC" = 0 -a -n "$(grep -F "Skipped: $out/trace/plugins/profile/gone was not found" "$out/report.html")"
+: >"$out/trace_run.txt"
+rm -f "$out/report.html"
+t_run "$STEPSCOPE" demo report --out "$out"
+t_ok "an empty trace_run.txt fails the report naming it" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep -F "$out/trace_run.txt")" -a -s "$out/report.html"
 t_done

@@ -4,10 +4,12 @@
 #include <zlib.h>
 
 #include "base/instream.h"
+#include "base/json_dom.h"
 #include "base/jsontext.h"
 #include "base/mem.h"
 #include "base/pb.h"
 #include "base/pbstream.h"
+#include "base/sbuf.h"
 #include "base/utf8.h"
 #include "ref_duration.h"
 #include "stepscope.h"
@@ -777,6 +779,108 @@ TEST(utf8_validation)
     T_EQ_U64(sts_utf8_decode((const unsigned char *)"\xe2\x82\xac", 3), 0x20ac);
 }
 
+/* ---- JSON DOM ----------------------------------------------------------------- */
+
+static sts_status parse(sts_jdoc *d, const char *s, sts_error *err)
+{
+    sts_jdoc_release(d);
+    sts_error_clear(err);
+    return sts_json_parse(d, s, strlen(s), "t.json", err);
+}
+
+TEST(json_dom_parses_values)
+{
+    sts_jdoc d = STS_JDOC_INIT;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(
+        parse(&d, " {\"a\": [1, -2.5e3, true, null], \"s\": \"\\u00b5s \\ud83d\\ude00 \\\"q\\\"\", \"a\": 7} ", &err),
+        STS_OK);
+    const sts_jval *a = sts_json_get(d.root, "a");
+    T_NEAR(sts_json_num(a, 0), 7, 0, 0); /* the last duplicate wins */
+    const sts_jval *arr = &d.root->u.obj.members[0].val[0];
+    T_EQ_U64(sts_json_len(arr), 4);
+    T_NEAR(sts_json_num(sts_json_at(arr, 1), 0), -2500, 0, 0);
+    T_EQ_I64(sts_json_at(arr, 2)->type, STS_J_BOOL);
+    T_EQ_I64(sts_json_at(arr, 3)->type, STS_J_NULL);
+    T_EQ_STR(sts_json_str(sts_json_get(d.root, "s"), NULL), "\xc2\xb5s \xf0\x9f\x98\x80 \"q\"");
+    T_EQ_U64(sts_json_get(d.root, "s")->offset, 37);
+    sts_jdoc_release(&d);
+}
+
+TEST(json_dom_errors_name_the_byte)
+{
+    static const struct {
+        const char *text;
+        long long at;
+        const char *what;
+    } cases[] = {
+        { "{", 1, "expected a '\"'" },
+        { "[1,]", 3, "expected a value" },
+        { "[1 2]", 3, "expected ',' or ']'" },
+        { "{\"a\" 1}", 5, "expected ':'" },
+        { "{\"a\":1,}", 7, "expected a '\"'" },
+        { "\"abc", 0, "not closed" },
+        { "\"a\\qb\"", 2, "expected one of" },
+        { "\"\\ud800x\"", 1, "low surrogate" },
+        { "\"\\udc00\"", 1, "unpaired low surrogate" },
+        { "\"a\xff\"", 2, "invalid UTF-8" },
+        { "\"a\nb\"", 2, "control character" },
+        { "01", 1, "expected the end of input" },
+        { "1.", 2, "digit after '.'" },
+        { "-", 0, "expected a value" },
+        { "[] x", 3, "expected the end of input" },
+        { "", 0, "input ends" },
+        { "tru", 0, "expected a value" },
+        { "1e999", 0, "out of range" },
+    };
+    sts_jdoc d = STS_JDOC_INIT;
+    sts_error err = STS_ERROR_INIT;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sts_status st = parse(&d, cases[i].text, &err);
+        char want[32];
+        snprintf(want, sizeof want, "t.json: byte %lld: ", cases[i].at);
+        if (st != STS_ERR_PARSE || err.byte_offset != cases[i].at || !strstr(err.message, want) ||
+            !strstr(err.message, cases[i].what) || d.root)
+            T_FAIL_AT("case %zu (%s): status %d, message \"%s\"", i, cases[i].text, st, err.message);
+    }
+    /* Depth is bounded: 64 levels parse, 65 do not. */
+    char deep[200];
+    memset(deep, '[', 64);
+    memset(deep + 64, ']', 64);
+    deep[128] = 0;
+    T_EQ_I64(parse(&d, deep, &err), STS_OK);
+    memset(deep, '[', 65);
+    memset(deep + 65, ']', 65);
+    deep[130] = 0;
+    T_EQ_I64(parse(&d, deep, &err), STS_ERR_PARSE);
+    T_CONTAINS(err.message, "byte 64: nesting deeper than 64 levels");
+    sts_jdoc_release(&d);
+}
+
+/* Well-formed UTF-8 that is no XML character (U+FFFF) is valid JSON: the DOM keeps it;
+ * only the page's escaping replaces it. */
+TEST(json_dom_keeps_noncharacters_the_page_replaces)
+{
+    sts_jdoc d = STS_JDOC_INIT;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(parse(&d,
+                   "{\"s\": \"a\xef\xbf\xbf"
+                   "b\"}",
+                   &err),
+             STS_OK);
+    T_EQ_STR(sts_json_str(sts_json_get(d.root, "s"), NULL), "a\xef\xbf\xbf"
+                                                            "b");
+    T_EQ_I64(parse(&d, "{\"s\": \"a\xed\xa0\x80\"}", &err), STS_ERR_PARSE); /* a surrogate is not UTF-8 */
+    T_CONTAINS(err.message, "invalid UTF-8");
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_sbuf_escs(&b, "a\xef\xbf\xbf"
+                      "b");
+    T_EQ_STR(b.p, "a\xef\xbf\xbd"
+                  "b");
+    sts_sbuf_release(&b);
+    sts_jdoc_release(&d);
+}
+
 int main(void)
 {
     RUN(status_names);
@@ -796,6 +900,9 @@ int main(void)
     RUN(json_microseconds_exact);
     RUN(json_doubles_shortest);
     RUN(utf8_validation);
+    RUN(json_dom_parses_values);
+    RUN(json_dom_errors_name_the_byte);
+    RUN(json_dom_keeps_noncharacters_the_page_replaces);
     RUN(duration_rule_examples);
     RUN(duration_rule_against_reference);
     RUN(duration_table_field);

@@ -99,6 +99,38 @@ TEST(check_tolerances_and_nan)
     T_EQ_STR(c.leaves[1].name, "b");
 }
 
+TEST(check_f64_matches_f32_rule)
+{
+    sts_bench_check c;
+    memset(&c, 0, sizeof c);
+    c.atol = 1e-9;
+    c.rtol = 0;
+    /* Values float32 cannot hold: 1 + 1e-10 rounds to 1 in float32 but not in double. */
+    double got[3] = { 1.0 + 1e-10, 2.0, 3.0 + 4e-9 };
+    double want[3] = { 1.0, 2.0, 3.0 };
+    int64_t shape[2] = { 3, 1 };
+    sts_check_add_f64(&c, "x", 2, shape, got, want, 3);
+    T_EQ_I64(c.checked, 1);
+    T_EQ_I64(c.passed, 0);
+    T_EQ_I64(c.leaves[0].mismatches, 1);
+    T_EQ_I64(c.leaves[0].worst_index, 2);
+    T_NEAR(c.leaves[0].max_abs_error, fabs(got[2] - want[2]), 0, 0);
+    T_NEAR(c.leaves[0].worst_got, got[2], 0, 0);
+    T_EQ_I64(c.leaves[0].shape[1], 1);
+    /* More leaves than the record holds still decide passed and the largest error. */
+    sts_bench_check d;
+    memset(&d, 0, sizeof d);
+    d.atol = 0.5;
+    double ok[1] = { 0 }, zero[1] = { 0 }, far[1] = { 9 };
+    for (int i = 0; i < STS_CHECK_MAX_LEAVES; i++)
+        sts_check_add_f64(&d, "ok", 0, NULL, ok, zero, 1);
+    T_EQ_I64(d.passed, 1);
+    sts_check_add_f64(&d, "late", 0, NULL, far, zero, 1);
+    T_EQ_I64(d.nleaves, STS_CHECK_MAX_LEAVES);
+    T_EQ_I64(d.passed, 0);
+    T_NEAR(d.max_abs_error, 9, 0, 0);
+}
+
 /* ---------------------------------------------------------------- the harness with fakes */
 
 typedef struct fake {
@@ -389,6 +421,38 @@ TEST(json_report_fields)
     sts_bench_result_free(v);
 }
 
+TEST(json_report_runtime_and_reference)
+{
+    fake f;
+    memset(&f, 0, sizeof f);
+    sts_bench_spec s = fake_spec(&f, 3, 0, -1);
+    s.reference = "NumPy float64";
+    sts_bench_result *r = NULL;
+    T_EQ_I64(sts_bench_run(&s, &r, NULL), STS_OK);
+    T_EQ_STR(r->check.reference, "NumPy float64");
+    sts_bench_env env;
+    sts_bench_env_collect_host(&env);
+    T_EQ_I64(env.has_device, 0);
+    T_TRUE(env.os[0] != 0);
+    snprintf(env.backend, sizeof env.backend, "JAX 0.9.2 on cpu");
+    snprintf(env.runtime_device, sizeof env.runtime_device, "TFRT_CPU_0");
+    T_EQ_I64(sts_bench_env_add_runtime(&env, "python", "3.11.7"), STS_OK);
+    T_EQ_I64(sts_bench_env_add_runtime(&env, "jax", "0.9.2"), STS_OK);
+    char *text = report_text(r, &env, NULL, 0);
+    T_CONTAINS(text, "\"backend\": \"JAX 0.9.2 on cpu\"");
+    T_CONTAINS(text, "\"device\": \"TFRT_CPU_0\"");
+    T_CONTAINS(text, "\"python\": \"3.11.7\",\n    \"jax\": \"0.9.2\"\n  }");
+    T_CONTAINS(text, "\"runtime\": {\n      \"backend\": \"JAX 0.9.2 on cpu\"");
+    T_CONTAINS(text, "\"reference\": \"NumPy float64\"");
+    T_TRUE(strstr(text, "\"opencl\"") == NULL);
+    free(text);
+    for (int i = 2; i < STS_BENCH_MAX_RUNTIME; i++)
+        T_EQ_I64(sts_bench_env_add_runtime(&env, "k", "v"), STS_OK);
+    T_EQ_I64(sts_bench_env_add_runtime(&env, "one", "too many"), STS_ERR_LIMIT);
+    T_EQ_I64(env.nruntime, STS_BENCH_MAX_RUNTIME);
+    sts_bench_result_free(r);
+}
+
 /* ---------------------------------------------------------------- normal inputs */
 
 TEST(normal_inputs_are_seeded_and_standard)
@@ -540,6 +604,7 @@ int main(void)
     RUN(stats_against_formulas);
     RUN(stats_edge_cases);
     RUN(check_tolerances_and_nan);
+    RUN(check_f64_matches_f32_rule);
     RUN(harness_calls_in_order);
     RUN(harness_dispatch_counts);
     RUN(dispatch_only_is_shorter_than_synchronized);
@@ -547,6 +612,7 @@ int main(void)
     RUN(harness_passes_on_callback_errors);
     RUN(harness_overhead_is_measured);
     RUN(json_report_fields);
+    RUN(json_report_runtime_and_reference);
     RUN(normal_inputs_are_seeded_and_standard);
     RUN(lesson_predict_default_contract);
     RUN(lesson_predict_odd_shapes);

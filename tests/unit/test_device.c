@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "device/device_impl.h"
 #include "stepscope/device.h"
 #include "test.h"
 
@@ -338,7 +339,19 @@ TEST(events_times_and_hook)
     T_EQ_I64(sts_op_matmul(dev, a, a, c, &ev, &err), STS_OK);
     T_TRUE(ev != NULL && sts_array_event(c) == ev);
     T_EQ_STR(sts_event_name(ev), "matmul");
+    T_EQ_I64(sts_event_done_ns(ev), -1);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t before = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     T_EQ_I64(sts_ready(&ev, 1, &err), STS_OK);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t after = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    /* Seen complete inside the wait, and kept from the first time it was. */
+    int64_t done = sts_event_done_ns(ev);
+    T_GE_I64(done, before);
+    T_GE_I64(after, done);
+    T_EQ_I64(sts_event_wait(ev, &err), STS_OK);
+    T_EQ_I64(sts_event_done_ns(ev), done);
     sts_event_times t;
     T_EQ_I64(sts_event_get_times(ev, &t, &err), STS_OK);
     T_TRUE(t.queued <= t.submit && t.submit <= t.start && t.start <= t.end);
@@ -382,6 +395,105 @@ TEST(clock_pair_maps_device_time_into_host_bracket)
     T_GE_I64(after + slack, t.end - devt + host);
     sts_event_release(ev);
     sts_array_free(a), sts_array_free(c);
+}
+
+static int64_t clock_of(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC minus CLOCK_MONOTONIC_RAW from the tightest of 32 brackets
+ * monotonic / raw / monotonic; *half receives its half-width, rounded up. */
+static int64_t monotonic_minus_raw(int64_t *half)
+{
+    int64_t best = INT64_MAX, off = 0;
+    for (int i = 0; i < 32; i++) {
+        int64_t m0 = clock_of(CLOCK_MONOTONIC), r = clock_of(CLOCK_MONOTONIC_RAW), m1 = clock_of(CLOCK_MONOTONIC);
+        if (m1 - m0 < best) best = m1 - m0, off = m0 + (m1 - m0) / 2 - r;
+    }
+    *half = (best + 1) / 2;
+    return off;
+}
+
+/* 1 when a command's profiling stamps fall where CLOCK_MONOTONIC_RAW says they must:
+ * QUEUED inside the enqueue call, END before the host saw the command complete. PoCL's
+ * CPU devices stamp with that clock (pocl_gettimemono_ns, lib/CL/pocl_timing.c), which
+ * gives the tests below a ground truth for the host/device pairing. */
+static int device_stamps_raw(void)
+{
+    float x[256] = { 0 };
+    int64_t shape[1] = { 256 };
+    sts_array *a = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_array_create(dev, STS_DTYPE_F32, 1, shape, &a, &err) != STS_OK) return 0;
+    int ok = 1;
+    for (int i = 0; i < 8 && ok; i++) {
+        sts_event *ev = NULL;
+        int64_t r0 = clock_of(CLOCK_MONOTONIC_RAW);
+        ok = sts_array_write(a, x, sizeof x, &ev, &err) == STS_OK;
+        int64_t r1 = clock_of(CLOCK_MONOTONIC_RAW);
+        ok = ok && sts_event_wait(ev, &err) == STS_OK;
+        int64_t r2 = clock_of(CLOCK_MONOTONIC_RAW);
+        sts_event_times t;
+        ok = ok && sts_event_get_times(ev, &t, &err) == STS_OK;
+        ok = ok && r0 <= t.queued && t.queued <= r1 && t.end <= r2;
+        sts_event_release(ev);
+    }
+    sts_array_free(a);
+    return ok;
+}
+
+static int is_pocl_cpu(void)
+{
+    const sts_device_info *info = sts_device_get_info(dev);
+    return strstr(info->platform, "Portable Computing Language") != NULL && info->is_cpu;
+}
+
+/* The pairing's uncertainty bounds its real error: checked against the clock the
+ * device really stamps with, many times, on a loaded machine too. */
+TEST(clock_pair_uncertainty_is_true)
+{
+    if (!is_pocl_cpu()) T_SKIP("the ground truth needs PoCL's CPU device (its clock is CLOCK_MONOTONIC_RAW)");
+    if (!device_stamps_raw()) T_SKIP("this PoCL does not stamp with CLOCK_MONOTONIC_RAW");
+    sts_error err = STS_ERROR_INIT;
+    int misses = 0;
+    for (int i = 0; i < 50; i++) {
+        int64_t host = 0, devt = 0, unc = -1, half = 0;
+        T_EQ_I64(sts_device_clock_pair(dev, &host, &devt, &unc, &err), STS_OK);
+        int64_t truth = monotonic_minus_raw(&half);
+        int64_t miss = llabs((host - devt) - truth);
+        if (miss > unc + half) {
+            if (misses++ < 3) T_GE_I64(unc + half, miss);
+        }
+    }
+    T_EQ_I64(misses, 0);
+}
+
+/* The markers' causal bracket holds the true offset, whatever the scheduling (the
+ * pairing falls back to it on devices that do not stamp with the host's clock). */
+TEST(marker_bracket_holds_the_true_offset)
+{
+    if (!is_pocl_cpu()) T_SKIP("the ground truth needs PoCL's CPU device (its clock is CLOCK_MONOTONIC_RAW)");
+    if (!device_stamps_raw()) T_SKIP("this PoCL does not stamp with CLOCK_MONOTONIC_RAW");
+    sts_error err = STS_ERROR_INIT;
+    int misses = 0;
+    for (int i = 0; i < 50; i++) {
+        sts_clock_bracket b = { 0, 0, 0 };
+        int raw = 0;
+        T_EQ_I64(sts_device_marker_bracket(dev, &b, &raw, &err), STS_OK);
+        T_EQ_I64(raw, 1);
+        int64_t half = 0, truth = monotonic_minus_raw(&half);
+        T_GE_I64(b.hi, b.lo);
+        if (truth + half < b.lo || truth - half > b.hi) {
+            if (misses++ < 3) {
+                T_GE_I64(truth + half, b.lo);
+                T_GE_I64(b.hi, truth - half);
+            }
+        }
+    }
+    T_EQ_I64(misses, 0);
 }
 
 static const char add_src[] = "__kernel void add_k(__global const float *x, __global float *y, float k, int n) {\n"
@@ -505,6 +617,8 @@ int main(void)
     RUN(maps_and_reductions);
     RUN(events_times_and_hook);
     RUN(clock_pair_maps_device_time_into_host_bracket);
+    RUN(clock_pair_uncertainty_is_true);
+    RUN(marker_bracket_holds_the_true_offset);
     RUN(program_cache_and_custom_kernel);
     RUN(build_failure_returns_log);
     RUN(kernel_override_directory);

@@ -1,4 +1,4 @@
-/* report: axes and units, escaping, the JSON DOM, each figure's marks, and whole
+/* report: axes and units, escaping, each figure's marks, and whole
  * reports from bench, ledger and trace inputs. */
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,6 @@
 #include "model/finalize.h"
 #include "model/timeline_impl.h"
 #include "report/figures.h"
-#include "report/json_dom.h"
 #include "base/sbuf.h"
 #include "report/scale.h"
 #include "report/svg.h"
@@ -197,84 +196,6 @@ TEST(fitting_text_never_splits_a_character)
     T_EQ_I64((n - 3) % 2, 0); /* whole two-byte characters before the ellipsis */
     T_TRUE(!sts_svg_fit_text("anything", 5, 12, buf, sizeof buf));
     T_EQ_STR(buf, "");
-}
-
-/* ---- JSON DOM ----------------------------------------------------------------- */
-
-static sts_status parse(sts_jdoc *d, const char *s, sts_error *err)
-{
-    sts_jdoc_release(d);
-    sts_error_clear(err);
-    return sts_json_parse(d, s, strlen(s), "t.json", err);
-}
-
-TEST(json_dom_parses_values)
-{
-    sts_jdoc d = STS_JDOC_INIT;
-    sts_error err = STS_ERROR_INIT;
-    T_EQ_I64(
-        parse(&d, " {\"a\": [1, -2.5e3, true, null], \"s\": \"\\u00b5s \\ud83d\\ude00 \\\"q\\\"\", \"a\": 7} ", &err),
-        STS_OK);
-    const sts_jval *a = sts_json_get(d.root, "a");
-    T_NEAR(sts_json_num(a, 0), 7, 0, 0); /* the last duplicate wins */
-    const sts_jval *arr = &d.root->u.obj.members[0].val[0];
-    T_EQ_U64(sts_json_len(arr), 4);
-    T_NEAR(sts_json_num(sts_json_at(arr, 1), 0), -2500, 0, 0);
-    T_EQ_I64(sts_json_at(arr, 2)->type, STS_J_BOOL);
-    T_EQ_I64(sts_json_at(arr, 3)->type, STS_J_NULL);
-    T_EQ_STR(sts_json_str(sts_json_get(d.root, "s"), NULL), "\xc2\xb5s \xf0\x9f\x98\x80 \"q\"");
-    T_EQ_U64(sts_json_get(d.root, "s")->offset, 37);
-    sts_jdoc_release(&d);
-}
-
-TEST(json_dom_errors_name_the_byte)
-{
-    static const struct {
-        const char *text;
-        long long at;
-        const char *what;
-    } cases[] = {
-        { "{", 1, "expected a '\"'" },
-        { "[1,]", 3, "expected a value" },
-        { "[1 2]", 3, "expected ',' or ']'" },
-        { "{\"a\" 1}", 5, "expected ':'" },
-        { "{\"a\":1,}", 7, "expected a '\"'" },
-        { "\"abc", 0, "not closed" },
-        { "\"a\\qb\"", 2, "expected one of" },
-        { "\"\\ud800x\"", 1, "low surrogate" },
-        { "\"\\udc00\"", 1, "unpaired low surrogate" },
-        { "\"a\xff\"", 2, "invalid UTF-8" },
-        { "\"a\nb\"", 2, "control character" },
-        { "01", 1, "expected the end of input" },
-        { "1.", 2, "digit after '.'" },
-        { "-", 0, "expected a value" },
-        { "[] x", 3, "expected the end of input" },
-        { "", 0, "input ends" },
-        { "tru", 0, "expected a value" },
-        { "1e999", 0, "out of range" },
-    };
-    sts_jdoc d = STS_JDOC_INIT;
-    sts_error err = STS_ERROR_INIT;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        sts_status st = parse(&d, cases[i].text, &err);
-        char want[32];
-        snprintf(want, sizeof want, "t.json: byte %lld: ", cases[i].at);
-        if (st != STS_ERR_PARSE || err.byte_offset != cases[i].at || !strstr(err.message, want) ||
-            !strstr(err.message, cases[i].what) || d.root)
-            T_FAIL_AT("case %zu (%s): status %d, message \"%s\"", i, cases[i].text, st, err.message);
-    }
-    /* Depth is bounded: 64 levels parse, 65 do not. */
-    char deep[200];
-    memset(deep, '[', 64);
-    memset(deep + 64, ']', 64);
-    deep[128] = 0;
-    T_EQ_I64(parse(&d, deep, &err), STS_OK);
-    memset(deep, '[', 65);
-    memset(deep + 65, ']', 65);
-    deep[130] = 0;
-    T_EQ_I64(parse(&d, deep, &err), STS_ERR_PARSE);
-    T_CONTAINS(err.message, "byte 64: nesting deeper than 64 levels");
-    sts_jdoc_release(&d);
 }
 
 /* ---- figures ------------------------------------------------------------------- */
@@ -768,28 +689,74 @@ TEST(report_api_edges)
     sts_report_free(r);
 }
 
-/* Well-formed UTF-8 that is no XML character (U+FFFF) is valid JSON: the DOM keeps it;
- * only the page's escaping replaces it. */
-TEST(json_dom_keeps_noncharacters_the_page_replaces)
+/* A diff result: the predictions, then one figure row per named or preferred interval,
+ * each sample a mark, each step pair joined, the interval's numbers on the row. */
+TEST(report_from_diff_json)
 {
-    sts_jdoc d = STS_JDOC_INIT;
+    static const char diff[] =
+        "{\"schema\":\"stepscope.diff/1\",\"kind\":\"trace\",\"confidence\":0.95,\"margin_pct\":5,"
+        "\"samples\":\"step\",\"base\":{\"name\":\"a\",\"steps\":4,\"step_name\":\"learner_step\"},"
+        "\"new\":{\"name\":\"b\",\"steps\":4,\"step_name\":\"learner_step\"},\"notes\":[\"a <note>\"],"
+        "\"intervals\":["
+        "{\"name\":\"step\",\"key\":\"step\",\"group\":\"step\",\"unit\":\"ns\",\"method\":\"exact\","
+        "\"base\":{\"n\":4,\"median_ns\":1100,\"samples_ns\":[1000,1100,1200,1100],\"index\":[0,1,2,3]},"
+        "\"new\":{\"n\":4,\"median_ns\":300,\"samples_ns\":[300,310,290,300],\"index\":[0,1,2,3]},"
+        "\"change_pct\":-72.7,\"ci_low_pct\":-80,\"ci_high_pct\":-60,\"ci_low_ns\":-900,\"ci_high_ns\":-690,"
+        "\"ci_bounded\":true,\"p_value\":0.029,\"verdict\":\"shrank\"},"
+        "{\"name\":\"model_and_wait\",\"key\":\"model_and_wait\",\"group\":\"child\",\"unit\":\"ns\","
+        "\"method\":\"exact\",\"base\":{\"n\":3,\"median_ns\":100,\"samples_ns\":[90,100,110],\"index\":[0,1,3]},"
+        "\"new\":{\"n\":4,\"median_ns\":105,\"samples_ns\":[95,105,115,120],\"index\":[0,1,2,3]},"
+        "\"change_pct\":5,\"ci_low_pct\":null,\"ci_high_pct\":null,\"ci_low_ns\":null,\"ci_high_ns\":null,"
+        "\"ci_bounded\":false,\"p_value\":0.4,\"verdict\":\"inconclusive\"},"
+        "{\"name\":\"batch\",\"key\":\"batch\",\"group\":\"compiles\",\"unit\":\"count\",\"method\":\"count\","
+        "\"base\":{\"n\":1,\"median\":8},\"new\":{\"n\":1,\"median\":4},\"verdict\":\"shrank\"}],"
+        "\"predictions\":[{\"expect\":\"model_and_wait:same\",\"key\":\"model_and_wait\",\"result\":\"inconclusive\","
+        "\"why\":\"model_and_wait went: inconclusive\"}],"
+        "\"summary\":{\"intervals\":3,\"shrank\":2,\"inconclusive\":1}}";
+    sts_report *r;
+    T_EQ_I64(sts_report_create(NULL, &r), STS_OK);
     sts_error err = STS_ERROR_INIT;
-    T_EQ_I64(parse(&d,
-                   "{\"s\": \"a\xef\xbf\xbf"
-                   "b\"}",
-                   &err),
-             STS_OK);
-    T_EQ_STR(sts_json_str(sts_json_get(d.root, "s"), NULL), "a\xef\xbf\xbf"
-                                                            "b");
-    T_EQ_I64(parse(&d, "{\"s\": \"a\xed\xa0\x80\"}", &err), STS_ERR_PARSE); /* a surrogate is not UTF-8 */
-    T_CONTAINS(err.message, "invalid UTF-8");
-    sts_sbuf b = STS_SBUF_INIT;
-    sts_sbuf_escs(&b, "a\xef\xbf\xbf"
-                      "b");
-    T_EQ_STR(b.p, "a\xef\xbf\xbd"
-                  "b");
-    sts_sbuf_release(&b);
-    sts_jdoc_release(&d);
+    T_EQ_I64(sts_report_add_diff_json(r, diff, strlen(diff), "diff.json", &err), STS_OK);
+    char *html = render(r);
+    T_TRUE(html != NULL);
+    if (html) {
+        T_CONTAINS(html, "id=\"fig-diff\"");
+        T_CONTAINS(html, "data-rows=\"2\" data-intervals=\"3\"");
+        T_CONTAINS(html, "inconclusive: model_and_wait:same");
+        T_CONTAINS(html, "a &lt;note&gt;");
+        /* The predicted row comes first, then the step; the count row is not drawn. */
+        const char *m = strstr(html, "data-key=\"model_and_wait\""), *st = strstr(html, "data-key=\"step\"");
+        T_TRUE(m && st && m < st);
+        T_TRUE(!strstr(html, "data-key=\"batch\""));
+        T_CONTAINS(html, "data-key=\"model_and_wait\" data-verdict=\"inconclusive\" data-prediction=\"inconclusive\" "
+                         "data-base-n=\"3\" data-new-n=\"4\"");
+        T_CONTAINS(html, "data-ci-low-pct=\"-80\" data-ci-high-pct=\"-60\"");
+        T_EQ_U64(count_of(html, "class=\"pt base\""), 7);
+        T_EQ_U64(count_of(html, "class=\"pt2 new\""), 8);
+        /* Steps 0, 1 and 3 pair in model_and_wait (BASE has no step 2); all four in step. */
+        T_CONTAINS(html, "data-pairs=\"3\"");
+        T_CONTAINS(html, "data-pairs=\"4\"");
+        T_CONTAINS(html, "no 95% interval: too few samples");
+    }
+    free(html);
+    static const struct {
+        const char *text, *why;
+        sts_status st;
+    } bad[] = {
+        { "{\"schema\":\"stepscope.bench/1\",\"intervals\":[]}", "not a diff result", STS_ERR_FORMAT },
+        { "{\"schema\":\"stepscope.diff/1\",\"intervals\":{}}", "not a diff result", STS_ERR_FORMAT },
+        { "{\"schema\":\"stepscope.diff/1\",\"intervals\":[", "d.json: byte 42: ", STS_ERR_PARSE },
+        { "{\"schema\":\"stepscope.diff/1\",\"intervals\":[{\"unit\":\"ns\",\"base\":{\"samples_ns\":[1,\"x\"]}}]}",
+          "\"samples_ns\"[1] must be", STS_ERR_FORMAT }
+    };
+    size_t figs = sts_report_figure_count(r);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sts_error_clear(&err);
+        sts_status st = sts_report_add_diff_json(r, bad[i].text, strlen(bad[i].text), "d.json", &err);
+        if (st != bad[i].st || !strstr(err.message, bad[i].why)) T_FAIL_AT("case %zu: %d \"%s\"", i, st, err.message);
+    }
+    T_EQ_U64(sts_report_figure_count(r), figs); /* a failed input leaves no section behind */
+    sts_report_free(r);
 }
 
 int main(void)
@@ -801,8 +768,6 @@ int main(void)
     RUN(numbers_format_without_trailing_zeros);
     RUN(escaping_of_names);
     RUN(fitting_text_never_splits_a_character);
-    RUN(json_dom_parses_values);
-    RUN(json_dom_errors_name_the_byte);
     RUN(steps_figure_marks);
     RUN(steps_figure_zero_width_negative_and_empty);
     RUN(figures_escape_hostile_names);
@@ -814,6 +779,6 @@ int main(void)
     RUN(report_from_ledger_json);
     RUN(report_from_timeline);
     RUN(report_api_edges);
-    RUN(json_dom_keeps_noncharacters_the_page_replaces);
+    RUN(report_from_diff_json);
     return t_done();
 }

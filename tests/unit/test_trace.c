@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "stepscope/trace.h"
+#include "trace/devclock.h"
 #include "trace_threads.h"
 
 #ifndef TRACE_CORE_ONLY
@@ -460,6 +461,134 @@ TEST(clock_maps_onto_monotonic)
     T_EQ_I64(s, STS_OK);
     sts_trace_stop_timeline(NULL, NULL, NULL);
     check_clock(STS_TRACE_CLOCK_TSC);
+}
+
+static uint64_t prng(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+/* A uniform integer in [lo, hi]. */
+static int64_t prng_in(uint64_t *s, int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(prng(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* The device-clock fit over random true lines (offsets up to 1 ms, rates up to
+ * 1000 ppm, spans from 1 us to 10 s) and random true bounds around them: the fit
+ * exists, the true line lies within the reported error of it everywhere in [d0, d1],
+ * and the fitted line meets every bound (to the rounding of a mapped value). */
+TEST(devclock_error_bounds_the_truth)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    int misses = 0, outside = 0;
+    for (int round = 0; round < 3000; round++) {
+        int64_t d0 = prng_in(&seed, 1000000000000LL, 2000000000000LL);
+        int64_t span = (int64_t)pow(10, (double)prng_in(&seed, 3, 10));
+        double off0 = (double)prng_in(&seed, -1000000, 1000000) + (double)prng_in(&seed, 0, 999) / 1000.0;
+        double rate = (double)prng_in(&seed, -1000, 1000) * 1e-6;
+        int64_t width = prng_in(&seed, 0, 5000); /* how loose the bounds are */
+        sts_devclock c;
+        T_EQ_I64(sts_devclock_init(&c, d0, d0 + span, (int64_t)off0 + prng_in(&seed, -20000, 20000), 1000000000LL), 0);
+        int nb = (int)prng_in(&seed, 2, 40);
+        int64_t bt[40], blo[40], bhi[40];
+        for (int i = 0; i < nb; i++) {
+            /* The first two bound both ends, as the calibrations do; the rest fall
+             * anywhere in and a little around the span, some open on one side. */
+            int64_t t = i == 0 ? d0 : i == 1 ? d0 + span : prng_in(&seed, d0 - span / 4, d0 + span + span / 4);
+            double truth = off0 + rate * (double)(t - d0);
+            int64_t lo = (int64_t)floor(truth) - prng_in(&seed, 0, width);
+            int64_t hi = (int64_t)ceil(truth) + prng_in(&seed, 0, width);
+            if (i >= 2 && prng(&seed) % 4 == 0) lo = INT64_MIN;
+            if (i >= 2 && prng(&seed) % 4 == 1) hi = INT64_MAX;
+            bt[i] = t, blo[i] = lo, bhi[i] = hi;
+            sts_devclock_bound(&c, t, lo, hi);
+        }
+        sts_devmap m = sts_devclock_fit(&c);
+        sts_devclock_release(&c);
+        T_EQ_I64(m.ok, 1);
+        if (!m.ok) continue;
+        for (int k = 0; k <= 20; k++) {
+            int64_t t = d0 + span / 20 * k;
+            double truth = (double)t + off0 + rate * (double)(t - d0);
+            double miss = fabs((double)sts_devmap_host(&m, t) - truth);
+            if (miss > (double)m.error_ns && misses++ < 3) T_GE_I64(m.error_ns, (int64_t)ceil(miss));
+        }
+        for (int i = 0; i < nb; i++) {
+            int64_t off = sts_devmap_host(&m, bt[i]) - bt[i];
+            if ((blo[i] != INT64_MIN && off < blo[i] - 1) || (bhi[i] != INT64_MAX && off > bhi[i] + 1)) {
+                if (outside++ < 3)
+                    T_FAIL_AT("offset %" PRId64 " outside [%" PRId64 ", %" PRId64 "]", off, blo[i], bhi[i]);
+            }
+        }
+    }
+    T_EQ_I64(misses, 0);
+    T_EQ_I64(outside, 0);
+}
+
+/* With the same bounds [L, H] at both ends the lines left are the constant offsets in
+ * [L, H]: the fit is their midpoint, its error half the width (plus rounding). And
+ * bounds no line meets leave no fit. */
+TEST(devclock_constant_offset_and_contradiction)
+{
+    uint64_t seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        int64_t d0 = prng_in(&seed, 0, 1000000000000LL), span = prng_in(&seed, 1, 1000000000);
+        int64_t lo = prng_in(&seed, -200000000, 200000000), hi = lo + prng_in(&seed, 0, 100000);
+        sts_devclock c;
+        T_EQ_I64(sts_devclock_init(&c, d0, d0 + span, lo + prng_in(&seed, -1000, 1000), 1000000000LL), 0);
+        sts_devclock_bound(&c, d0, lo, hi);
+        sts_devclock_bound(&c, d0 + span, lo, hi);
+        sts_devmap m = sts_devclock_fit(&c);
+        sts_devclock_release(&c);
+        T_EQ_I64(m.ok, 1);
+        int64_t t = d0 + prng_in(&seed, 0, span);
+        int64_t mid2 = lo + hi; /* twice the midpoint */
+        int64_t got2 = 2 * (sts_devmap_host(&m, t) - t);
+        T_TRUE(got2 >= mid2 - 2 && got2 <= mid2 + 2);
+        T_GE_I64(2 * m.error_ns, hi - lo + 1);
+        T_GE_I64(hi - lo + 4, 2 * m.error_ns);
+    }
+    sts_devclock c;
+    T_EQ_I64(sts_devclock_init(&c, 0, 1000, 0, 1000000), 0);
+    sts_devclock_bound(&c, 500, 0, 10);
+    sts_devclock_bound(&c, 500, 20, 30);
+    T_EQ_I64(sts_devclock_fit(&c).ok, 0);
+    sts_devclock_release(&c);
+    /* Lines through two points cannot also pass far from both in between. */
+    T_EQ_I64(sts_devclock_init(&c, 0, 1000, 0, 1000000), 0);
+    sts_devclock_bound(&c, 0, 0, 10);
+    sts_devclock_bound(&c, 1000, 0, 10);
+    sts_devclock_bound(&c, 500, 100, INT64_MAX);
+    T_EQ_I64(sts_devclock_fit(&c).ok, 0);
+    sts_devclock_release(&c);
+}
+
+/* The recorder's fit: commands' bounds only narrow the calibrations'; when they
+ * contradict them (a driver breaking the rules), the calibrations alone map and the
+ * error is unknown (-1), never a number. */
+TEST(devclock_map_falls_back_when_bounds_contradict)
+{
+    const int64_t d0 = 5000000, d1 = 6000000, ref = -159600000;
+    sts_devbound cal[2] = { { d0 - 1000, ref - 900, ref + 900 }, { d1 + 1000, ref - 900, ref + 900 } };
+    sts_devmap alone = sts_devclock_map(d0, d1, ref, cal, 2, NULL, 0);
+    T_EQ_I64(alone.ok, 1);
+    T_GE_I64(alone.error_ns, 900);
+    sts_devbound ops[2] = { { d0 + 100, ref - 50, ref + 2000 }, { d0 + 200000, INT64_MIN, ref + 40 } };
+    sts_devmap both = sts_devclock_map(d0, d1, ref, cal, 2, ops, 2);
+    T_EQ_I64(both.ok, 1);
+    T_GE_I64(both.error_ns, 1);
+    T_GE_I64(alone.error_ns, both.error_ns);
+    int64_t off = sts_devmap_host(&both, d0 + 100) - (d0 + 100);
+    T_GE_I64(off, ref - 50 - 1);
+    T_GE_I64(ref + 40 + 1, sts_devmap_host(&both, d0 + 200000) - (d0 + 200000));
+    ops[1].hi = ref - 2000; /* below every calibrated offset */
+    sts_devmap bad = sts_devclock_map(d0, d1, ref, cal, 2, ops, 2);
+    T_EQ_I64(bad.ok, 1);
+    T_EQ_I64(bad.error_ns, -1);
+    for (int64_t t = d0; t <= d1; t += 250000)
+        T_EQ_I64(sts_devmap_host(&bad, t), sts_devmap_host(&alone, t));
 }
 
 TEST(errors)
@@ -940,6 +1069,13 @@ TEST(round_trip_both_formats)
 #ifndef TRACE_CORE_ONLY
 /* Device lanes: each command on a device lane, linked to its enqueue on the host lane
  * by correlation_id and a flow pair; the files keep the links. */
+static int64_t clock_of(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 TEST(device_lanes)
 {
     sts_device *dev = NULL;
@@ -962,11 +1098,13 @@ TEST(device_lanes)
     T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
     T_EQ_I64(sts_trace_device(dev, &err), STS_OK);
     T_EQ_I64(sts_trace_device(dev, &err), STS_OK); /* twice: no-op */
+    int64_t seen[3];                               /* CLOCK_MONOTONIC: each call's commands had completed */
     for (int i = 0; i < 3; i++) {
         STS_SCOPE("call");
         T_EQ_I64(sts_array_write(a, host, sizeof host, NULL, &err), STS_OK);
         T_EQ_I64(sts_op_tanh(dev, a, a, NULL, &err), STS_OK);
         T_EQ_I64(sts_arrays_ready(&a, 1, &err), STS_OK);
+        seen[i] = clock_of(CLOCK_MONOTONIC);
     }
     sts_timeline *tl = NULL;
     sts_trace_stats st;
@@ -991,8 +1129,15 @@ TEST(device_lanes)
         int64_t corr = arg_i(tl, &sl[i], "correlation_id");
         T_TRUE(corr > 0);
         T_TRUE(sl[i].ts >= st.start_ns && sl[i].ts + sl[i].dur <= st.stop_ns);
+        /* Never after the host saw it complete (allowing the host clock's own error):
+         * the lane holds each call's write and kernel, in order. */
+        uint32_t call = (i - lanes[dev_lane].first_slice) / 2;
+        if (call < 3) T_GE_I64(seen[call] + st.clock_error_ns, sl[i].ts + sl[i].dur);
         for (size_t j = 0; j < ns; j++) {
             if (lanes[sl[j].lane].kind != STS_LANE_THREAD || arg_i(tl, &sl[j], "correlation_id") != corr) continue;
+            /* Never before its enqueue began; its queued time opens the enqueue slice. */
+            T_GE_I64(sl[i].ts, sl[j].ts);
+            T_GE_I64(arg_i(tl, &sl[i], "queued_ns"), sl[j].ts);
             /* The enqueue lies inside the scope that made it, and names the command. */
             T_TRUE(sl[j].parent != STS_NONE);
             if (sl[j].parent != STS_NONE) T_EQ_STR(sts_timeline_string(tl, sl[sl[j].parent].name), "call");
@@ -1039,6 +1184,113 @@ done:
     sts_device_free(dev);
     tt_rmtree(dir);
 }
+
+/* PoCL's CPU devices stamp with CLOCK_MONOTONIC_RAW (pocl_gettimemono_ns in PoCL's
+ * lib/CL/pocl_timing.c): where they do, the true host time of every device stamp is
+ * known, which checks the whole mapping. 1 when this device's stamps fit that clock. */
+static int stamps_raw(sts_device *dev, sts_array *a)
+{
+    const sts_device_info *info = sts_device_get_info(dev);
+    if (!info->is_cpu || !strstr(info->platform, "Portable Computing Language")) return 0;
+    int ok = 1;
+    for (int i = 0; i < 8 && ok; i++) {
+        sts_event *ev = NULL;
+        int64_t r0 = clock_of(CLOCK_MONOTONIC_RAW);
+        ok = sts_op_tanh(dev, a, a, &ev, NULL) == STS_OK;
+        int64_t r1 = clock_of(CLOCK_MONOTONIC_RAW);
+        ok = ok && sts_event_wait(ev, NULL) == STS_OK;
+        int64_t r2 = clock_of(CLOCK_MONOTONIC_RAW);
+        sts_event_times t;
+        ok = ok && sts_event_get_times(ev, &t, NULL) == STS_OK && r0 <= t.queued && t.queued <= r1 && t.end <= r2;
+        sts_event_release(ev);
+    }
+    return ok;
+}
+
+/* CLOCK_MONOTONIC - CLOCK_MONOTONIC_RAW, from the tightest of 32 brackets; *half gets
+ * its half-width. */
+static int64_t monotonic_minus_raw(int64_t *half)
+{
+    int64_t best = INT64_MAX, off = 0;
+    for (int i = 0; i < 32; i++) {
+        int64_t m0 = clock_of(CLOCK_MONOTONIC), r = clock_of(CLOCK_MONOTONIC_RAW), m1 = clock_of(CLOCK_MONOTONIC);
+        if (m1 - m0 < best) best = m1 - m0, off = m0 + (m1 - m0) / 2 - r;
+    }
+    *half = (best + 1) / 2;
+    return off;
+}
+
+/* One traced session of writes and kernels; every device slice must lie within the
+ * reported error (plus the host clock's) of where its stamps truly fall. */
+static void check_device_slices_true(sts_device *dev, sts_array *a, const float *host, size_t bytes)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_trace_start(dir, NULL, NULL), STS_OK);
+    T_EQ_I64(sts_trace_device(dev, &err), STS_OK);
+    sts_event *evs[8] = { 0 };
+    for (int i = 0; i < 4; i++) {
+        STS_SCOPE("call");
+        T_EQ_I64(sts_array_write(a, host, bytes, &evs[2 * i], &err), STS_OK);
+        T_EQ_I64(sts_op_tanh(dev, a, a, &evs[2 * i + 1], &err), STS_OK);
+        T_EQ_I64(sts_arrays_ready(&a, 1, &err), STS_OK);
+    }
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, &err), STS_OK);
+    int64_t half = 0, off = monotonic_minus_raw(&half);
+    T_GE_I64(st.device_offset_error_ns, 1);
+    int64_t allowed = st.device_offset_error_ns + st.clock_error_ns + half;
+    size_t nl = 0;
+    const sts_lane *lanes = tl ? sts_timeline_lanes(tl, &nl) : NULL;
+    const sts_slice *sl = tl ? sts_timeline_slices(tl, NULL) : NULL;
+    int checked = 0;
+    for (size_t l = 0; l < nl; l++) {
+        if (lanes[l].kind != STS_LANE_DEVICE) continue;
+        T_EQ_U64(lanes[l].slice_count, 8);
+        /* One in-order queue: the lane's slices come in enqueue order. */
+        for (uint32_t i = 0; i < lanes[l].slice_count && i < 8; i++) {
+            const sts_slice *s = &sl[lanes[l].first_slice + i];
+            sts_event_times t;
+            T_EQ_I64(sts_event_get_times(evs[i], &t, &err), STS_OK);
+            T_GE_I64(allowed, llabs(s->ts - (t.start + off)));
+            T_GE_I64(allowed, llabs(s->ts + s->dur - (t.end + off)));
+            checked++;
+        }
+    }
+    T_EQ_I64(checked, 8);
+    for (int i = 0; i < 8; i++)
+        sts_event_release(evs[i]);
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+/* Against the device's true clock, both ways the pairing can go: the host's raw clock
+ * (tens of ns) and markers alone (microseconds, as on other devices). */
+TEST(device_slices_match_the_device_clock)
+{
+    sts_device *dev = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_device_open(NULL, &dev, &err) != STS_OK) T_SKIP("no OpenCL device: %s", err.message);
+    const int64_t shape[1] = { 4096 };
+    static float host[4096];
+    sts_array *a = NULL;
+    T_EQ_I64(sts_array_create(dev, STS_DTYPE_F32, 1, shape, &a, &err), STS_OK);
+    if (!stamps_raw(dev, a)) {
+        sts_array_free(a);
+        sts_device_free(dev);
+        T_SKIP("the device's clock is not CLOCK_MONOTONIC_RAW (the ground truth needs PoCL's CPU device)");
+    }
+    for (int i = 0; i < 5; i++)
+        check_device_slices_true(dev, a, host, sizeof host);
+    setenv(STS_DEVICE_CLOCK_ENV, "markers", 1);
+    for (int i = 0; i < 5; i++)
+        check_device_slices_true(dev, a, host, sizeof host);
+    unsetenv(STS_DEVICE_CLOCK_ENV);
+    sts_array_free(a);
+    sts_device_free(dev);
+}
 #endif
 
 int main(void)
@@ -1057,6 +1309,9 @@ int main(void)
     RUN(scope_begun_before_start_is_ignored);
     RUN(too_deep_is_counted);
     RUN(clock_maps_onto_monotonic);
+    RUN(devclock_error_bounds_the_truth);
+    RUN(devclock_constant_offset_and_contradiction);
+    RUN(devclock_map_falls_back_when_bounds_contradict);
     RUN(errors);
     RUN(no_allocation_per_event);
     RUN(fatal_signal_dumps_json);
@@ -1068,6 +1323,7 @@ int main(void)
     RUN(exit_flush_writes_profile);
     RUN(round_trip_both_formats);
     RUN(device_lanes);
+    RUN(device_slices_match_the_device_clock);
 #endif
     return t_done();
 }

@@ -143,13 +143,21 @@ static const char *tt_concurrent(void)
 }
 
 static atomic_int tt_go;
+static atomic_int tt_spinning; /* spinners that have recorded at least one scope */
 
 static void *tt_spinner(void *arg)
 {
     (void)arg;
+    int counted = 0;
     while (atomic_load(&tt_go)) {
-        STS_SCOPE("spin");
-        sts_scope_arg_str("what", "racing stop");
+        {
+            STS_SCOPE("spin");
+            sts_scope_arg_str("what", "racing stop");
+        }
+        if (!counted) {
+            counted = 1;
+            atomic_fetch_add(&tt_spinning, 1);
+        }
     }
     return NULL;
 }
@@ -165,10 +173,16 @@ static const char *tt_stop_while_recording(void)
     o.chunk_bytes = 1024;
     if (sts_trace_start(dir, &o, NULL) != STS_OK) return "start failed";
     atomic_store(&tt_go, 1);
+    atomic_store(&tt_spinning, 0);
     pthread_t th[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&th[i], NULL, tt_spinner, NULL);
+    /* Stop only once both threads are recording: on a loaded machine a thread may not
+     * run for milliseconds after it is created. Bounded, so a broken recorder fails
+     * below instead of hanging here. */
     struct timespec ms = { 0, 2000000 };
+    for (int waited = 0; atomic_load(&tt_spinning) < 2 && waited < 5000; waited++)
+        nanosleep(&ms, NULL);
     nanosleep(&ms, NULL);
     sts_timeline *tl = NULL;
     sts_trace_stats st;

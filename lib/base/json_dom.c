@@ -1,4 +1,4 @@
-#include "report/json_dom.h"
+#include "base/json_dom.h"
 
 #include <errno.h>
 #include <stdlib.h>

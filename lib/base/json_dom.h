@@ -1,8 +1,8 @@
-/* report: a small JSON DOM for the bench and ledger reports (kilobytes, not traces).
+/* base: a small JSON DOM for bench, ledger and diff results (kilobytes, not traces).
  * The whole document is parsed into nodes allocated from one arena. Nesting depth is
  * bounded, and every error names the byte offset and what was expected there. */
-#ifndef STS_REPORT_JSON_DOM_H
-#define STS_REPORT_JSON_DOM_H
+#ifndef STS_BASE_JSON_DOM_H
+#define STS_BASE_JSON_DOM_H
 
 #include <stddef.h>
 

@@ -1,0 +1,198 @@
+"""Benchmarking a Python callable lesson 1's way, with the C harness (lib/bench) doing
+the timing, the statistics and the stability verdict, and writing the report."""
+import inspect
+import platform
+
+import numpy as np
+
+from . import _stepscope
+from ._errors import CheckError
+from ._json_doc import Document
+
+DEFAULT_ATOL = 2e-5
+DEFAULT_RTOL = 2e-5
+
+
+class BenchResult(Document):
+    """`stepscope bench --json` (schema stepscope.bench/1, docs/bench.md) as a dict with
+    attribute access: first_call_seconds, warm_samples_seconds, warm_median_seconds,
+    warm_stats, dispatch_only_seconds, max_abs_error, check, unstable, warnings,
+    environment, ... save(path) writes it for `stepscope report` and `stepscope diff`."""
+
+    def __repr__(self):
+        check = self["check"]
+        verdict = "not checked" if not check["checked"] else "check passed" if check["passed"] else "CHECK FAILED"
+        return "<stepscope.BenchResult %s: first call %s, warm median %s over %d samples%s, %s>" % (
+            self["name"], fmt_seconds(self["first_call_seconds"]), fmt_seconds(self["warm_median_seconds"]),
+            len(self["warm_samples_seconds"]), ", UNSTABLE" if self["unstable"] else "", verdict)
+
+
+def fmt_seconds(s):
+    """A duration as stepscope writes durations ("35.2 µs"); None is "unknown"."""
+    return _stepscope.fmt_duration(float("nan") if s is None else s * 1e9)
+
+
+# ---- the check: result leaves against reference leaves ---------------------------------
+
+
+def _leaves(tree, path=()):
+    """(path, leaf) pairs: dicts by sorted key (as JAX flattens them), lists and tuples
+    by position; anything else is a leaf."""
+    if isinstance(tree, dict):
+        for k in sorted(tree, key=str):
+            yield from _leaves(tree[k], path + (str(k),))
+    elif isinstance(tree, (list, tuple)):
+        for i, v in enumerate(tree):
+            yield from _leaves(v, path + (str(i),))
+    else:
+        yield path, tree
+
+
+def _as_float64(x, what):
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor, maybe on a GPU
+        x = x.detach().cpu().numpy()
+    a = np.asarray(x)
+    if a.dtype.kind == "c":
+        raise TypeError("check: %s is complex (%s); compare its real and imaginary parts as two leaves" % (what, a.dtype))
+    if a.dtype.kind not in "biuf":
+        raise TypeError("check: %s has dtype %s, not a number" % (what, a.dtype))
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _check_leaves(result, reference):
+    """[(name, shape, got bytes, want bytes)] for the C check; raises when the
+    structures differ."""
+    got = list(_leaves(result))
+    want = list(_leaves(reference))
+    gp, wp = [p for p, _ in got], [p for p, _ in want]
+    if gp != wp:
+        raise CheckError("check: the result's structure %s differs from the reference's %s"
+                         % (["/".join(p) or "result" for p in gp], ["/".join(p) or "reference" for p in wp]))
+    out = []
+    for (path, g), (_, w) in zip(got, want):
+        name = "/".join(path) or "result"
+        ga, wa = _as_float64(g, "result leaf %r" % name), _as_float64(w, "reference leaf %r" % name)
+        if ga.shape != wa.shape:
+            raise CheckError("check: leaf %r has shape %s but the reference has shape %s"
+                             % (name, list(ga.shape), list(wa.shape)))
+        out.append((name, list(ga.shape), ga.tobytes(), wa.tobytes()))
+    return out
+
+
+def _failure_message(name, leaves, atol, rtol):
+    parts = []
+    for leaf in leaves:
+        if leaf["mismatches"]:
+            parts.append("leaf '%s': %d of %d values differ; largest |got - want| = %.6g at flat index %d "
+                         "(got %.9g, want %.9g)" % (leaf["name"], leaf["mismatches"], leaf["values"],
+                                                   leaf["max_abs_error"], leaf["worst_index"], leaf["worst_got"],
+                                                   leaf["worst_want"]))
+    return ("bench %s: the result does not match the reference (|got - want| <= atol + rtol * |want| with atol %g, "
+            "rtol %g): %s" % (name, atol, rtol, "; ".join(parts) or "a leaf beyond the first four differs"))
+
+
+# ---- the description of the run --------------------------------------------------------
+
+
+def _arg_names(fn, n):
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i in range(n):
+        p = params[i] if i < len(params) else None
+        if p is not None and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+        else:
+            names.append("arg%d" % i)
+    return names
+
+
+def _default_shapes(fn, args):
+    """"<parameter>_shape" for each positional argument with a shape (at most 4, the
+    report's limit)."""
+    shapes = []
+    for name, a in zip(_arg_names(fn, len(args)), args):
+        shape = getattr(a, "shape", None)
+        if shape is not None and len(shape) <= 4 and len(shapes) < 4:
+            shapes.append((name + "_shape", [int(d) for d in shape]))
+    return shapes
+
+
+def _default_dtype(args):
+    for a in args:
+        dt = getattr(a, "dtype", None)
+        if dt is not None:
+            return str(dt)
+    return ""
+
+
+def python_runtime():
+    """(backend, device, versions) describing plain Python."""
+    versions = [("python", platform.python_version()), ("numpy", np.__version__)]
+    return "Python %s (%s)" % (platform.python_version(), platform.python_implementation()), "", versions
+
+
+def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTOL, repeats=7, warmup=0,
+          dispatch=None, setup=None, kwargs=None, name=None, boundary=None, shapes=None, dtype=None,
+          reference=None, backend=None, device=None, versions=None):
+    """Benchmarks `fn(*args, **kwargs)` lesson 1's way and returns a BenchResult.
+
+    The C harness calls `setup()` outside the clock (place and wait for the inputs),
+    times the first call apart (with its wait), makes `warmup` untimed waited calls,
+    then takes `repeats` synchronized samples: clock start, `result = fn(*args)`,
+    `ready(result)`, clock stop. `ready` is the completion boundary
+    (`jax.block_until_ready`, `lambda r: torch.cuda.synchronize()`, or your own wait);
+    without it the call itself must be synchronous. When `ready` is given, `dispatch`
+    dispatch-only intervals (the clock stops when the call returns) are reported apart
+    (default: as many as `repeats`; 0 for none).
+
+    `check` is the reference: an array, a dict/list/tuple of arrays shaped like the
+    result, or a callable taking the result and returning one. The last sample's
+    result is compared after the clock, in float64: |got - want| <= atol + rtol *
+    |want| for every value. A mismatch raises CheckError (its `result` holds the
+    measurements).
+
+    `name`, `boundary`, `shapes` ({key: shape}), `dtype`, `reference` (words for what
+    check compares with) and `backend`, `device`, `versions` ({name: version}) describe
+    the run in the report; defaults come from the function and its arguments."""
+    if not callable(fn):
+        raise TypeError("bench: fn must be callable, not %s" % type(fn).__name__)
+    if ready is not None and not callable(ready):
+        raise TypeError("bench: ready must be callable (the completion boundary), not %s" % type(ready).__name__)
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or isinstance(warmup, bool) or not isinstance(warmup, int):
+        raise TypeError("bench: repeats and warmup are ints")
+    checker = None
+    if check is not None:
+        ref_cache = []
+
+        def checker(result):
+            if not ref_cache:
+                ref_cache.append(check(result) if callable(check) else check)
+            return _check_leaves(result, ref_cache[0])
+
+    if dispatch is None:
+        dispatch_n = 0 if ready is not None else -1
+    else:
+        dispatch_n = int(dispatch) if dispatch > 0 else -1
+    if boundary is None:
+        boundary = ("inputs ready before the clock; call plus ready(result)" if ready is not None
+                    else "call until it returns (no completion boundary given: fn must be synchronous)")
+    shape_list = [(k, [int(d) for d in v]) for k, v in shapes.items()] if shapes is not None else \
+        _default_shapes(fn, args)
+    py_backend, py_device, py_versions = python_runtime()
+    vers = list(py_versions)
+    for k, v in (versions or {}).items():
+        vers = [(a, b) for a, b in vers if a != k] + [(str(k), str(v))]
+    label = name or getattr(fn, "__name__", None) or type(fn).__name__
+    text, checked, passed, leaves = _stepscope.bench(
+        fn, tuple(args), kwargs, ready, setup, checker,
+        name=str(label), boundary=boundary, dtype=dtype if dtype is not None else _default_dtype(args),
+        reference=reference or ("the caller's reference, compared in float64" if check is not None else None),
+        shapes=shape_list, repeats=repeats, warmup=warmup, dispatch=dispatch_n, atol=float(atol), rtol=float(rtol),
+        backend=backend or py_backend, device=device if device is not None else py_device, runtime=vers)
+    r = BenchResult(text)
+    if checked and not passed:
+        raise CheckError(_failure_message(r["name"], leaves, atol, rtol), result=r)
+    return r

@@ -1,0 +1,235 @@
+"""Traces: opened, nested and analyzed by the C library; read here as NumPy columns and
+as the documents the CLI prints with --json."""
+import json
+import os
+import warnings as _warnings
+
+import numpy as np
+
+from . import _stepscope
+from ._errors import TraceWarning
+
+_ARGS = {"known": _stepscope.ARGS_KNOWN, "none": _stepscope.ARGS_NONE, "all": _stepscope.ARGS_ALL}
+_SHOWN_WARNINGS = 10
+_GROUPS = ("name", "hlo_op", "hlo_module")
+
+
+def open(path, run=None, args="known"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
+    """Reads a trace: Chrome trace-event JSON (.json, .json.gz), an XSpace .xplane.pb,
+    or a JAX profile directory (`run` picks a run; the latest by default). `args`
+    keeps the event arguments the analyzer uses ("known"), all of them ("all") or none.
+    Raises stepscope.Error (NotFoundError, FormatError, ...) with the reader's message.
+    The reader's warnings become TraceWarning warnings and Trace.warnings."""
+    if args not in _ARGS:
+        raise ValueError("args must be one of %s, not %r" % (", ".join(sorted(_ARGS)), args))
+    raw = os.fsencode(os.fspath(path))
+    return _warned(Trace(_stepscope.open(raw, run, _ARGS[args])))
+
+
+def open_bytes(data, name="<bytes>", args="known"):
+    """Reads a trace already in memory (bytes, bytearray or memoryview): Chrome JSON,
+    gzip-compressed or not, or an XSpace protobuf, told apart by content. `name` stands
+    for it in messages and Trace.path."""
+    if args not in _ARGS:
+        raise ValueError("args must be one of %s, not %r" % (", ".join(sorted(_ARGS)), args))
+    return _warned(Trace(_stepscope.open_bytes(bytes(data), name, _ARGS[args])))
+
+
+def _warned(t):
+    """The reader's warnings as TraceWarnings (the first few, then a count), as the CLI
+    prints them."""
+    shown = t.warnings[:_SHOWN_WARNINGS]
+    for w in shown:
+        _warnings.warn(w, TraceWarning, stacklevel=3)
+    if t.warnings_total > len(shown):
+        more = t.warnings_total - len(shown)
+        _warnings.warn("... and %d more warning%s" % (more, "" if more == 1 else "s"), TraceWarning, stacklevel=3)
+    return t
+
+
+class Trace:
+    """A trace held by the C library. Its memory is freed by close(), at the end of a
+    `with` block, or when the object goes."""
+
+    def __init__(self, capsule):
+        self._cap = capsule
+        self.warnings, self.warnings_total = _stepscope.warnings(capsule)
+        self._info = None
+
+    def close(self):
+        """Frees the C timeline now; columns already taken stay valid."""
+        _stepscope.close(self._cap)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def info(self):
+        """What the file held: `stepscope analyze --json`'s "trace" object."""
+        if self._info is None:
+            self._info = json.loads(_stepscope.info_json(self._cap))
+        return self._info
+
+    @property
+    def path(self):
+        return self.info["path"]
+
+    def slices(self):
+        """The slice table as columns (see Slices), in the order `stepscope slices --csv`
+        writes it: lanes in display order, then by ts, then by depth."""
+        return Slices(_stepscope.slices(self._cap))
+
+    def _analyze(self, lane, name, window, group):
+        if group not in _GROUPS:
+            raise ValueError("group must be one of %s, not %r" % (", ".join(_GROUPS), group))
+        if window is not None:
+            window = (int(window[0]), int(window[1]))
+        return json.loads(_stepscope.analyze_json(self._cap, lane, name, window, _GROUPS.index(group)))
+
+    def names(self, lane=None, name=None, window=None, group="name"):
+        """Every slice name ranked by self time: `stepscope analyze --json`'s "names".
+        As its options: `lane` keeps the lanes a pattern names (thread or process name,
+        pid, tid, "PID:TID", else an extended regex over the names), `name` the slices
+        of a name (else a regex), `window` = (start_ns, end_ns) on the trace's clock cuts
+        every slice to it, `group` = "hlo_op" or "hlo_module" counts XLA ops by those
+        args."""
+        return self._analyze(lane, name, window, group)["names"]
+
+    def lanes(self, lane=None, name=None, window=None):
+        """Every lane with its busy time, in display order: `analyze --json`'s "lanes"
+        (options as in names())."""
+        return self._analyze(lane, name, window, "name")["lanes"]
+
+    def processes(self, lane=None, name=None, window=None):
+        """Every process with its busy time: `analyze --json`'s "processes"."""
+        return self._analyze(lane, name, window, "name")["processes"]
+
+    def steps(self, step=None, lanes=None, names=5, xprof=False):
+        """The steps, their breakdown, and what the other lanes did during each:
+        `stepscope steps --json`, with its --step (a slice name, else an extended regex
+        over names), --lanes (the other lanes to report), --names (names kept per
+        lane and step; 0 = all) and --xprof (XProf's overview view). Raises
+        NoStepsFound, listing what was tried, when there are none."""
+        return json.loads(_stepscope.steps_json(self._cap, step, lanes, int(names), bool(xprof)))
+
+    def __repr__(self):
+        i = self.info
+        return "<stepscope.Trace %s: %s, %d slices on %d lanes>" % (i["path"], i["format"], i["slices"], i["lanes"])
+
+
+class Dictionary:
+    """A dictionary-encoded text column: `codes` (int32, one per row) index `values`
+    (the distinct texts, in order of first appearance). No Python object per row."""
+
+    __slots__ = ("codes", "values")
+
+    def __init__(self, codes, values):
+        self.codes = codes
+        self.values = values
+
+    def __len__(self):
+        return len(self.codes)
+
+    def __getitem__(self, i):
+        if isinstance(i, (int, np.integer)):
+            return self.values[self.codes[i]]
+        return Dictionary(self.codes[i], self.values)
+
+    def decode(self):
+        """The texts as a NumPy object array (one Python str per row: for small tables)."""
+        return np.asarray(self.values, dtype=object)[self.codes] if len(self.values) else np.empty(0, dtype=object)
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.Categorical.from_codes(self.codes, categories=self.values)
+
+    def to_arrow(self):
+        import pyarrow as pa
+
+        return pa.DictionaryArray.from_arrays(pa.array(self.codes, type=pa.int32()), pa.array(self.values, pa.string()))
+
+    def __repr__(self):
+        return "<stepscope.Dictionary %d rows, %d values>" % (len(self.codes), len(self.values))
+
+
+def _column(buf, dtype):
+    return np.frombuffer(buf, dtype=dtype)
+
+
+class Slices:
+    """Perfetto's slice table of a trace as columns, one row per slice:
+
+    pid, tid   Dictionary: as written in the trace (strings, as the CLI prints them)
+    ts_ns      int64: start, ns on the trace's clock
+    dur_ns     int64: duration, ns (after nesting; a clamped child's is clamped)
+    depth      int32: 0 for roots
+    name       Dictionary: the slice name
+    track      Dictionary: the track inside the lane ("thread", "overflow 1", ...)
+    lane       int32: the library's lane index (a lane's rows are contiguous, lanes in
+               the display order Trace.lanes() lists them in)
+
+    The arrays wrap memory the C code filled, without a copy and without a Python
+    object per row."""
+
+    columns = ("pid", "tid", "ts_ns", "dur_ns", "depth", "name", "track")
+
+    def __init__(self, raw):
+        self._rows = raw["rows"]
+        self.lane = _column(raw["lane"], np.int32)
+        self.ts_ns = _column(raw["ts_ns"], np.int64)
+        self.dur_ns = _column(raw["dur_ns"], np.int64)
+        self.depth = _column(raw["depth"], np.int32)
+        self.name = Dictionary(_column(raw["name"], np.int32), raw["name_table"])
+        self.track = Dictionary(_column(raw["track"], np.int32), raw["track_table"])
+        lane_pid, lane_tid = raw["lane_pid_tid"]
+        self.pid = Dictionary(_column(lane_pid, np.int32)[self.lane], raw["pid_table"])
+        self.tid = Dictionary(_column(lane_tid, np.int32)[self.lane], raw["tid_table"])
+
+    def __len__(self):
+        return self._rows
+
+    def __getitem__(self, column):
+        if column not in self.columns and column != "lane":
+            raise KeyError(column)
+        return getattr(self, column)
+
+    @property
+    def names(self):
+        """The name table: the distinct slice names, codes index it."""
+        return self.name.values
+
+    def rows(self):
+        """Each row as a tuple of Python values, in `stepscope slices --csv` column order
+        (pid, tid, ts_ns, dur_ns, depth, name, track). One object per row: for small
+        traces and tests; use the columns for anything large."""
+        cols = [self.pid, self.tid, self.ts_ns, self.dur_ns, self.depth, self.name, self.track]
+        for i in range(self._rows):
+            yield tuple(c[i] if isinstance(c, Dictionary) else int(c[i]) for c in cols)
+
+    def to_pandas(self):
+        """A pandas DataFrame; text columns are Categoricals (codes plus the table)."""
+        import pandas as pd
+
+        data = {}
+        for c in self.columns + ("lane",):
+            v = getattr(self, c)
+            data[c] = v.to_pandas() if isinstance(v, Dictionary) else v
+        return pd.DataFrame(data, copy=False)
+
+    def to_arrow(self):
+        """A pyarrow Table; text columns are dictionary arrays."""
+        import pyarrow as pa
+
+        arrays, names = [], []
+        for c in self.columns + ("lane",):
+            v = getattr(self, c)
+            arrays.append(v.to_arrow() if isinstance(v, Dictionary) else pa.array(v))
+            names.append(c)
+        return pa.Table.from_arrays(arrays, names=names)
+
+    def __repr__(self):
+        return "<stepscope.Slices %d rows, %d names>" % (self._rows, len(self.name.values))

@@ -1,0 +1,155 @@
+"""Trace.info, names(), lanes(), processes() and steps() hold what the CLI's --json
+prints, on every fixture (and on lesson 3's JAX profile directory when tests/interop
+made one)."""
+import json
+import warnings
+
+import pytest
+
+import stepscope
+from conftest import run_cli, trace_fixtures
+
+FIXTURES = trace_fixtures()
+IDS = [r for r, _ in FIXTURES]
+
+
+def analyze_json(cli, path):
+    _, out, _ = run_cli(cli, "analyze", path, "--json")
+    return json.loads(out)
+
+
+def open_quiet(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stepscope.TraceWarning)
+        return stepscope.open(path, **kw)
+
+
+@pytest.mark.parametrize("rel,path", FIXTURES, ids=IDS)
+def test_analyze_documents_equal_cli(cli, fixtures_dir, rel, path):
+    want = analyze_json(cli, path)
+    with open_quiet(path) as t:
+        assert t.info == want["trace"]
+        assert t.names() == want["names"]
+        assert t.lanes() == want["lanes"]
+        assert t.processes() == want["processes"]
+
+
+def steps_cli(cli, path, step=None):
+    args = ["steps", path, "--json"] + (["--step", step] if step else [])
+    rc, out, err = run_cli(cli, *args, check=False)
+    return rc, (json.loads(out) if rc == 0 else None), err
+
+
+@pytest.mark.parametrize("rel,path", FIXTURES, ids=IDS)
+def test_steps_equal_cli(cli, fixtures_dir, rel, path):
+    rc, want, err = steps_cli(cli, path)
+    with open_quiet(path) as t:
+        if rc == 0:
+            assert t.steps() == want
+        else:
+            assert rc == 1, err
+            with pytest.raises(stepscope.NoStepsFound) as e:
+                t.steps()
+            # The same rules and candidates as the CLI lists on stderr.
+            tried = [line.strip() for line in err.splitlines() if line.startswith("  - ")]
+            assert tried and all(x in str(e.value) for x in tried)
+
+
+def test_steps_with_a_name_and_a_regex(cli, fixtures_dir):
+    path = dict(FIXTURES).get("torch-legacy/torch_lesson.json")
+    if not path:
+        pytest.skip("fixture torch-legacy/torch_lesson.json missing")
+    with open_quiet(path) as t:
+        for step in ("learner_step", "learner_st.p", "^learner"):
+            rc, want, err = steps_cli(cli, path, step)
+            assert rc == 0, err
+            got = t.steps(step=step)
+            assert got == want
+            assert got["summary"]["steps"] == 4
+        # What the CLI calls a usage error (exit 2) is an InvalidArgument here.
+        rc, _, err = steps_cli(cli, path, "(unclosed")
+        assert rc == 2
+        with pytest.raises(stepscope.InvalidArgument) as e:
+            t.steps(step="(unclosed")
+        assert str(e.value) in err
+
+
+def test_profile_directory_equals_cli(cli, interop_profile):
+    want = analyze_json(cli, interop_profile)
+    rc, steps, err = steps_cli(cli, interop_profile)
+    assert rc == 0, err
+    with open_quiet(interop_profile) as t:
+        assert t.info == want["trace"] and t.info["format"] == "xplane"
+        assert t.names() == want["names"]
+        assert t.steps() == steps
+        assert steps["summary"]["steps"] == 4
+        s = t.slices()
+    assert {"learner_step", "input_wait", "model_and_wait"} <= set(s.names)
+
+
+SCOPED = [r for r in ("kineto/profiler_steps_rank0.json.gz", "jax/te_fused_attn.xplane.pb",
+                      "torch-legacy/torch_train_small.json") if r in dict(FIXTURES)]
+
+
+@pytest.mark.parametrize("rel", SCOPED)
+def test_scoped_analysis_equals_cli(cli, fixtures_dir, rel):
+    path = dict(FIXTURES)[rel]
+    with open_quiet(path) as t:
+        info = t.info
+        lanes = t.lanes()
+        busiest = max(lanes, key=lambda l: l["union_ns"])
+        top = t.names()[0]["name"]
+        a, b = info["ts_min_ns"], info["ts_min_ns"] + (info["ts_max_ns"] - info["ts_min_ns"]) // 3
+        cases = [
+            (dict(lane="%s:%s" % (busiest["pid"], busiest["tid"])), ["--lane", "%s:%s" % (busiest["pid"], busiest["tid"])]),
+            (dict(name=top), ["--name", top]),
+            (dict(window=(a, b)), ["--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
+            (dict(group="hlo_op"), ["--group", "hlo_op"]),
+            (dict(group="hlo_module", window=(a, b)),
+             ["--group", "hlo_module", "--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
+        ]
+        for kw, flags in cases:
+            _, out, _ = run_cli(cli, "analyze", path, "--json", *flags)
+            want = json.loads(out)
+            assert t.names(**kw) == want["names"], flags
+            kw.pop("group", None)
+            assert t.lanes(**kw) == want["lanes"], flags
+            assert t.processes(**kw) == want["processes"], flags
+
+
+@pytest.mark.parametrize("rel", SCOPED)
+def test_steps_options_equal_cli(cli, fixtures_dir, rel):
+    path = dict(FIXTURES)[rel]
+    rc, base, _ = steps_cli(cli, path)
+    if rc != 0:
+        pytest.skip("no steps in %s" % rel)
+    with open_quiet(path) as t:
+        lane = t.lanes()[-1]
+        for kw, flags in ((dict(names=0), ["--names", "0"]), (dict(names=2), ["--names", "2"]),
+                          (dict(xprof=True), ["--xprof"]),
+                          (dict(lanes=lane["pid"]), ["--lanes", lane["pid"]])):
+            rc, out, err = run_cli(cli, "steps", path, "--json", *flags, check=False)
+            assert rc == 0, err
+            assert t.steps(**kw) == json.loads(out), flags
+
+
+def test_lane_and_step_errors_carry_the_cli_text(cli, fixtures_dir):
+    path = dict(FIXTURES).get("torch-legacy/torch_lesson.json")
+    if not path:
+        pytest.skip("fixture torch-legacy/torch_lesson.json missing")
+    with open_quiet(path) as t:
+        rc, _, err = run_cli(cli, "analyze", path, "--lane", "no-such-lane", check=False)
+        assert rc == 1
+        with pytest.raises(stepscope.NotFoundError) as e:
+            t.names(lane="no-such-lane")
+        assert str(e.value) in err
+        # A mistyped step: the CLI's candidates and its "did you mean".
+        rc, _, err = run_cli(cli, "steps", path, "--step", "lerner_step", check=False)
+        assert rc == 1 and "did you mean" in err
+        with pytest.raises(stepscope.NoStepsFound) as e:
+            t.steps(step="lerner_step")
+        assert "did you mean 'learner_step'?" in str(e.value)
+        with pytest.raises(ValueError):
+            t.names(group="op")
+        with pytest.raises(stepscope.InvalidArgument):
+            t.names(window=(10, 10))

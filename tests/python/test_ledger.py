@@ -1,0 +1,66 @@
+"""stepscope.ledger() is `stepscope ledger --json`, for files and for text in memory."""
+import glob
+import gzip
+import json
+import os
+
+import pytest
+
+import stepscope
+from conftest import ROOT, run_cli
+
+LOGS = sorted(p for p in glob.glob(os.path.join(ROOT, "tests", "data", "logs", "*.log"))
+              if not p.endswith("no-records.log"))
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[os.path.basename(p) for p in LOGS])
+def test_ledger_equals_cli(cli, path):
+    rc, out, err = run_cli(cli, "ledger", path, "--json", check=False)
+    if rc != 0:
+        with pytest.raises(stepscope.Error):
+            stepscope.ledger(path)
+        return
+    want = json.loads(out)
+    got = stepscope.ledger(path)
+    assert got == want
+    # The same log given as text parses to the same ledger (warnings name the text).
+    with open(path, "rb") as f:
+        text = f.read()
+    assert stepscope.ledger(text)["functions"] == want["functions"]
+    n_warn = len([l for l in err.splitlines() if ": warning: " in l and "more" not in l])
+    assert len(got.warnings) == n_warn
+
+
+def test_several_logs_make_one_ledger(cli):
+    assert len(LOGS) >= 2
+    a, b = LOGS[0], LOGS[1]
+    _, out, _ = run_cli(cli, "ledger", a, b, "--json")
+    assert stepscope.ledger(a, b) == json.loads(out)
+
+
+def test_gzip_log_and_save_roundtrip(cli, tmp_path):
+    path = [p for p in LOGS if "lesson2" in p][0]
+    gz = tmp_path / "log.gz"
+    with open(path, "rb") as f, gzip.open(gz, "wb") as g:
+        g.write(f.read())
+    l, plain = stepscope.ledger(gz), stepscope.ledger(path)
+    assert l["functions"] == plain["functions"]
+    # Rows name their source line, FILE:LINE, and otherwise agree.
+    assert [r["source"] for r in l["rows"]] == [r["source"].replace(path, str(gz)) for r in plain["rows"]]
+    assert [dict(r, source=None) for r in l["rows"]] == [dict(r, source=None) for r in plain["rows"]]
+    saved = l.save(tmp_path / "ledger.json")
+    with open(saved) as f:
+        assert json.load(f) == l
+    # `stepscope report` reads what save() wrote.
+    run_cli(cli, "report", saved, "-o", tmp_path / "r.html")
+    assert (tmp_path / "r.html").stat().st_size > 1000
+
+
+def test_function_lookup():
+    path = [p for p in LOGS if "lesson2" in p][0]
+    l = stepscope.ledger(path)
+    names = [f["name"] for f in l["functions"]]
+    f = l.function(names[0])
+    assert f["name"] == names[0]
+    with pytest.raises(KeyError, match="no function"):
+        l.function("no_such_function_anywhere")

@@ -1,0 +1,122 @@
+"""Trace.slices() is `stepscope slices --csv`, row for row, on every fixture; its
+columns are NumPy arrays, not Python objects per row."""
+import csv
+import io
+
+import numpy as np
+import pytest
+
+import stepscope
+from conftest import run_cli, trace_fixtures
+
+FIXTURES = trace_fixtures()
+
+
+def cli_rows(cli, path, track):
+    """The CLI's CSV as tuples (pid, tid, ts, dur, depth, name[, track])."""
+    args = ["slices", path, "--csv"] + (["--track"] if track else [])
+    _, out, _ = run_cli(cli, *args)
+    text = out.decode("utf-8", "replace")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    header, body = rows[0], rows[1:]
+    assert header[:6] == ["pid", "tid", "ts_ns", "dur_ns", "depth", "name"]
+    return [(r[0], r[1], int(r[2]), int(r[3]), int(r[4])) + tuple(r[5:]) for r in body]
+
+
+@pytest.fixture(scope="module")
+def cli_has_track(cli):
+    _, out, _ = run_cli(cli, "slices", "--help")
+    return b"--track" in out
+
+
+@pytest.mark.parametrize("rel,path", FIXTURES, ids=[r for r, _ in FIXTURES])
+def test_slices_equal_cli_csv(cli, fixtures_dir, cli_has_track, rel, path):
+    want = cli_rows(cli, path, cli_has_track)
+    with stepscope.open(path) as t:
+        s = t.slices()
+    got = [r if cli_has_track else r[:6] for r in s.rows()]
+    assert len(s) == len(want)
+    assert got == want
+    if not cli_has_track:
+        # Before tracks existed every slice lies on its lane's own thread track.
+        assert s.track.values in ([], ["thread"])
+
+
+@pytest.mark.parametrize("rel,path", FIXTURES[:3], ids=[r for r, _ in FIXTURES[:3]])
+def test_columns_are_numpy_without_objects(fixtures_dir, rel, path):
+    with stepscope.open(path) as t:
+        s = t.slices()
+        info = t.info
+    assert len(s) == info["slices"]
+    for col, dtype in (("ts_ns", np.int64), ("dur_ns", np.int64), ("depth", np.int32), ("lane", np.int32)):
+        a = s[col]
+        assert isinstance(a, np.ndarray) and a.dtype == dtype and a.shape == (len(s),)
+    for col in ("pid", "tid", "name", "track"):
+        d = s[col]
+        assert isinstance(d, stepscope.Dictionary)
+        assert d.codes.dtype == np.int32 and d.codes.shape == (len(s),)
+        assert len(set(d.values)) == len(d.values)  # a table of distinct texts
+        if len(s):
+            assert d.codes.min() >= 0 and d.codes.max() < len(d.values)
+    assert s.names == s.name.values
+
+
+def test_columns_outlive_the_trace(fixtures_dir):
+    path = FIXTURES[0][1]
+    t = stepscope.open(path)
+    s = t.slices()
+    before = list(s.rows())
+    t.close()
+    del t
+    assert list(s.rows()) == before
+    t2 = stepscope.open(path)
+    t2.close()
+    with pytest.raises(ValueError, match="closed"):
+        t2.slices()
+
+
+def test_to_pandas_matches_columns(fixtures_dir):
+    pd = pytest.importorskip("pandas")
+    with stepscope.open(dict(FIXTURES).get("chrome/simple_trace.json", FIXTURES[0][1])) as t:
+        s = t.slices()
+    df = s.to_pandas()
+    assert list(df.columns) == list(s.columns) + ["lane"]
+    assert len(df) == len(s)
+    assert isinstance(df["name"].dtype, pd.CategoricalDtype)
+    assert df["name"].astype(str).tolist() == [r[5] for r in s.rows()]
+    assert df["ts_ns"].tolist() == s.ts_ns.tolist()
+    assert (df["pid"].astype(str) == s.pid.decode()).all()
+
+
+def test_to_arrow_dictionary_columns(fixtures_dir):
+    pa = pytest.importorskip("pyarrow")
+    with stepscope.open(FIXTURES[0][1]) as t:
+        s = t.slices()
+    table = s.to_arrow()
+    assert pa.types.is_dictionary(table.schema.field("name").type)
+    assert table.column("name").to_pylist() == [r[5] for r in s.rows()]
+
+
+def test_empty_trace_gives_empty_columns(tmp_path):
+    p = tmp_path / "empty.json"
+    p.write_text('{"traceEvents": []}')
+    with stepscope.open(p) as t:
+        s = t.slices()
+    assert len(s) == 0 and s.ts_ns.shape == (0,) and s.name.decode().shape == (0,)
+    assert list(s.rows()) == []
+
+
+@pytest.mark.parametrize("rel,path", FIXTURES, ids=[r for r, _ in FIXTURES])
+def test_open_bytes_reads_what_open_reads(fixtures_dir, rel, path):
+    with open(path, "rb") as f:
+        data = f.read()
+    with stepscope.open(path) as a, stepscope.open_bytes(data, name="mem:" + rel) as b:
+        assert list(b.slices().rows()) == list(a.slices().rows())
+        assert b.names() == a.names()
+        assert b.path == "mem:" + rel
+
+
+def test_open_bytes_errors_name_the_source():
+    with pytest.raises(stepscope.FormatError) as e:
+        stepscope.open_bytes(b'{"traceEvents": [{"ph": "X", "ts": ]}', name="upload.json")
+    assert "upload.json" in str(e.value) and e.value.byte_offset is not None
