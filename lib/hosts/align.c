@@ -244,7 +244,7 @@ sts_status sts_hosts_align(const sts_hosts *h, double ratio, sts_alignment **out
     int64_t *scratch = malloc(((total > most ? total : most) + 1) * sizeof *scratch);
     int bad = !e || !scratch || STS_VEC_RESERVE(a->hosts, h->hosts.n) != 0;
     if (!bad) {
-        memset(a->hosts.v, 0, h->hosts.n * sizeof *a->hosts.v);
+        if (h->hosts.n) memset(a->hosts.v, 0, h->hosts.n * sizeof *a->hosts.v);
         a->hosts.n = h->hosts.n;
         size_t k = 0;
         for (size_t i = 0; i < h->hosts.n; i++)

@@ -76,7 +76,7 @@ sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *
             st = sts_hosts_nomem(err);
             break;
         }
-        memcpy(r->values.v + r->values.n, vals + off[id], k * sizeof *vals);
+        if (k) memcpy(r->values.v + r->values.n, vals + off[id], k * sizeof *vals);
         r->values.n += k;
     }
     free(sum);
@@ -103,7 +103,8 @@ static sts_status merge_names(sts_hosts *into, sts_hosts *from, sts_error *err)
             STS_VEC_RELEASE(dst->values);
         } else if (dst->has_values) {
             if (STS_VEC_RESERVE(dst->values, dst->values.n + src->values.n) != 0) return sts_hosts_nomem(err);
-            memcpy(dst->values.v + dst->values.n, src->values.v, src->values.n * sizeof *src->values.v);
+            if (src->values.n)
+                memcpy(dst->values.v + dst->values.n, src->values.v, src->values.n * sizeof *src->values.v);
             dst->values.n += src->values.n;
         }
     }
