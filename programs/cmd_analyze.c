@@ -316,10 +316,15 @@ static void print_facts(const analysis *a)
         printf("resolution  1 ns: some ts or dur had a fraction of a microsecond\n");
     sts_fmt_duration((double)(in->resolution_ns), d1, sizeof d1);
     printf("nesting     %" PRIu64 " clamped (overran the slice they started in by <= %s: end clamped), %" PRIu64
-           " overlap%s (overran it by more: listed below)\n",
-           in->clamped, d1, in->overlaps, in->overlaps == 1 ? "" : "s");
-    printf("            %" PRIu64 " unmatched E, %" PRIu64 " unclosed B, %" PRIu64 " skipped, %" PRIu64 " rejected\n",
-           in->unmatched_end, in->unclosed_begin, in->skipped, in->rejected);
+           " overlap%s (overran it by more: listed below, on %" PRIu64 " overflow track%s as in Perfetto)\n",
+           in->clamped, d1, in->overlaps, in->overlaps == 1 ? "" : "s", in->overflow_tracks,
+           in->overflow_tracks == 1 ? "" : "s");
+    printf("            %" PRIu64 " unmatched E (ignored), %" PRIu64 " misplaced E (open slices cut), %" PRIu64
+           " cut to fit their parent\n",
+           in->unmatched_end, in->misplaced_end, in->repaired);
+    printf("            %" PRIu64 " unclosed B (counted as running to the last timestamp of their lane), %" PRIu64
+           " skipped, %" PRIu64 " rejected\n",
+           in->unclosed_begin, in->skipped, in->rejected);
     sts_fmt_duration((double)(a->all.union_ns), d1, sizeof d1);
     sts_fmt_duration((double)(a->all.span_ns), d2, sizeof d2);
     printf("busy        %s of %s (%.1f%%): union of %s slices\n", d1, d2,
@@ -483,8 +488,8 @@ static void print_overlaps(const analysis *a, int all)
     size_t n;
     const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
     if (!n) return;
-    printf("\noverlaps: %zu slice%s started inside another slice and ended after it (self time counts only what "
-           "lies inside a slice)\n",
+    printf("\noverlaps: %zu slice%s started inside an open slice of its track and ended after it, so moved to an "
+           "overflow track (self time counts only what lies inside a slice)\n",
            n, n == 1 ? "" : "s");
     if (all) {
         for (size_t i = 0; i < n; i++)
@@ -556,6 +561,9 @@ static void json_trace(sts_jsonw *j, const analysis *a)
     sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, in->overlaps);
     sts_jsonw_key(j, "unmatched_end"), sts_jsonw_u64(j, in->unmatched_end);
     sts_jsonw_key(j, "unclosed_begin"), sts_jsonw_u64(j, in->unclosed_begin);
+    sts_jsonw_key(j, "misplaced_end"), sts_jsonw_u64(j, in->misplaced_end);
+    sts_jsonw_key(j, "repaired"), sts_jsonw_u64(j, in->repaired);
+    sts_jsonw_key(j, "overflow_tracks"), sts_jsonw_u64(j, in->overflow_tracks);
     sts_jsonw_key(j, "skipped"), sts_jsonw_u64(j, in->skipped);
     sts_jsonw_key(j, "rejected"), sts_jsonw_u64(j, in->rejected);
     uint64_t total;
@@ -644,6 +652,7 @@ static void json_lanes(sts_jsonw *j, const analysis *a)
         sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(a->tl, l));
         sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(a->tl, l));
         sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(a->tl, l));
+        sts_jsonw_key(j, "tracks"), sts_jsonw_u64(j, sts_timeline_lanes(a->tl, NULL)[l].track_count);
         json_busy_fields(j, &a->busy[l]);
         sts_jsonw_obj_end(j);
     }

@@ -1,12 +1,16 @@
-/* stepscope slices: every slice as CSV, lanes in display order, then ts, then depth. */
+/* stepscope slices: every slice of Perfetto's slice table as CSV, lanes in display
+ * order, then by ts and the order the importer made them. */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "hosts_cli.h"
 #include "trace_cli.h"
+
+#define TRACK_TEXT 4096
 
 /* Output goes through one large buffer with hand-made integer formatting: a 10M-slice
  * trace is hundreds of MB of CSV, and printf would dominate. */
@@ -90,21 +94,32 @@ static void csv_field(csv *c, const char *s)
     csv_put(c, "\"", 1);
 }
 
-/* One row: the lane prefix ("pid,tid,"), then ts, dur, depth and the name. */
-static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s, const char *name)
+/* A slice's duration as Perfetto's table gives it: -1 for a B that nothing closed. */
+static int64_t table_dur(const sts_slice *s)
 {
-    size_t n = strlen(name);
-    char *p = csv_room(c, plen + 3 * 21 + 2 * n + 3);
+    return (s->flags & STS_SLICE_UNCLOSED) ? -1 : s->dur;
+}
+
+/* One row: the lane prefix ("pid,tid,"), then ts, dur, depth and the name, then the
+ * track when asked for. */
+static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s, const char *name, const char *track)
+{
+    size_t n = strlen(name), tn = track ? strlen(track) : 0;
+    char *p = csv_room(c, plen + 3 * 21 + 2 * n + 2 * tn + 6);
     if (!p) {
         csv_put(c, prefix, plen);
         char num[72], *q = put_i64(num, s->ts);
         *q++ = ',';
-        q = put_i64(q, s->dur);
+        q = put_i64(q, table_dur(s));
         *q++ = ',';
         q = put_i64(q, s->depth);
         *q++ = ',';
         csv_put(c, num, (size_t)(q - num));
         csv_field(c, name);
+        if (track) {
+            csv_put(c, ",", 1);
+            csv_field(c, track);
+        }
         csv_put(c, "\n", 1);
         return;
     }
@@ -112,18 +127,44 @@ static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s,
     p += plen;
     p = put_i64(p, s->ts);
     *p++ = ',';
-    p = put_i64(p, s->dur);
+    p = put_i64(p, table_dur(s));
     *p++ = ',';
     p = put_i64(p, s->depth);
     *p++ = ',';
     p = put_field(p, name, n, strcspn(name, ",\"\r\n"));
+    if (track) {
+        *p++ = ',';
+        p = put_field(p, track, tn, strcspn(track, ",\"\r\n"));
+    }
     *p++ = '\n';
     c->len = (size_t)(p - c->buf);
 }
 
+/* The track column: "thread", "overflow N", "async N SET", "global async N SET" (the
+ * async track set's name: the first slice's of its id), "instants", "global instants". */
+static const char *track_text(const sts_timeline *tl, const sts_track *t, char *buf, size_t n)
+{
+    switch (t->kind) {
+    case STS_TRACK_OVERFLOW:
+        snprintf(buf, n, "overflow %u", t->index);
+        return buf;
+    case STS_TRACK_ASYNC_PROCESS:
+    case STS_TRACK_ASYNC_GLOBAL:
+        snprintf(buf, n, "%sasync %u %s", t->kind == STS_TRACK_ASYNC_GLOBAL ? "global " : "", t->index,
+                 sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[t->lane].name));
+        return buf;
+    case STS_TRACK_PROCESS_INSTANTS:
+        return "instants";
+    case STS_TRACK_GLOBAL_INSTANTS:
+        return "global instants";
+    default:
+        return "thread";
+    }
+}
+
 /* The slices of one trace; `host` (several hosts: the host's name, else NULL) becomes
  * a first column, and the header is written when `header` is set. */
-static int write_csv(const sts_timeline *tl, const char *host, int header)
+static int write_csv(const sts_timeline *tl, const char *host, int header, int with_track)
 {
     size_t nl;
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
@@ -136,9 +177,13 @@ static int write_csv(const sts_timeline *tl, const char *host, int header)
         return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
     }
     sts_lane_display_order(tl, order);
-    static const char head[] = "pid,tid,ts_ns,dur_ns,depth,name\n";
+    static const char head[] = "pid,tid,ts_ns,dur_ns,depth,name\n", head_track[] = ",track\n";
     if (header && host) csv_put(&c, "host,", 5);
-    if (header) csv_put(&c, head, sizeof head - 1);
+    if (header) csv_put(&c, head, sizeof head - 2);
+    if (header) csv_put(&c, with_track ? head_track : "\n", with_track ? sizeof head_track - 1 : 1);
+    const sts_track *tracks = sts_timeline_tracks(tl, NULL);
+    char *tbuf = malloc(TRACK_TEXT);
+    if (!tbuf) c.failed = 1;
     for (size_t k = 0; k < nl && !c.failed; k++) {
         const sts_lane *ln = &lanes[order[k]];
         if (!ln->slice_count) continue;
@@ -157,13 +202,15 @@ static int write_csv(const sts_timeline *tl, const char *host, int header)
         csv_field(&pre, tid);
         csv_put(&pre, ",", 1);
         for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++)
-            csv_row(&c, pre.buf, pre.len, &s[i], sts_timeline_string(tl, s[i].name));
+            csv_row(&c, pre.buf, pre.len, &s[i], sts_timeline_string(tl, s[i].name),
+                    with_track ? track_text(tl, &tracks[s[i].track], tbuf, TRACK_TEXT) : NULL);
         free(pre.buf);
     }
     csv_flush(&c);
     if (fflush(stdout) != 0) c.failed = 1;
     free(order);
     free(c.buf);
+    free(tbuf);
     if (c.failed) return cli_fail(CLI_BAD_INPUT, "slices: cannot write the CSV to standard output");
     return CLI_OK;
 }
@@ -171,13 +218,13 @@ static int write_csv(const sts_timeline *tl, const char *host, int header)
 static sts_status host_csv(size_t i, const sts_host_file *f, const sts_timeline *tl, void *user, sts_error *err)
 {
     (void)err;
-    int *rc = user;
-    *rc = write_csv(tl, f->name, i == 0);
-    return *rc == CLI_OK ? STS_OK : STS_ERR_IO;
+    int *u = user; /* u[0]: the result, u[1]: --track */
+    u[0] = write_csv(tl, f->name, i == 0, u[1]);
+    return u[0] == CLI_OK ? STS_OK : STS_ERR_IO;
 }
 
 /* Several hosts: every host's slices in host order, read `jobs` files ahead. */
-static int hosts_csv(const char *const *inputs, int n, const char *run, const char *args, int jobs)
+static int hosts_csv(const char *const *inputs, int n, const char *run, const char *args, int jobs, int track)
 {
     sts_hostset *set = NULL;
     sts_error err = STS_ERROR_INIT;
@@ -199,20 +246,20 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     for (size_t i = 0; i < nn; i++)
         fprintf(stderr, "stepscope slices: %s\n", notes[i]);
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
-    int rc = tc_args_mode("slices", args, &opt.args), wrc = CLI_OK;
-    if (rc == CLI_OK &&
-        sts_hostset_each(set, &opt, jobs == INT_MIN ? 0 : (unsigned)jobs, host_csv, &wrc, &err) != STS_OK)
-        rc = wrc != CLI_OK ? wrc : cli_report("slices", &err);
+    int rc = tc_args_mode("slices", args, &opt.args), u[2] = { CLI_OK, track };
+    if (rc == CLI_OK && sts_hostset_each(set, &opt, jobs == INT_MIN ? 0 : (unsigned)jobs, host_csv, u, &err) != STS_OK)
+        rc = u[0] != CLI_OK ? u[0] : cli_report("slices", &err);
     sts_hostset_free(set);
     return rc;
 }
 
 int cmd_slices(int argc, char **argv)
 {
-    int csv_flag = 0, jobs = INT_MIN;
+    int csv_flag = 0, track = 0, jobs = INT_MIN;
     const char *run = NULL, *args = NULL;
     const cli_opt opts[] = {
         { "csv", CLI_FLAG, &csv_flag, NULL, "write CSV (the only format; accepted for clarity)" },
+        { "track", CLI_FLAG, &track, NULL, "add a column naming each slice's track (see below)" },
         TC_RUN_OPT(run),
         TC_ARGS_OPT(args),
         HC_JOBS_OPT(jobs),
@@ -220,13 +267,19 @@ int cmd_slices(int argc, char **argv)
     };
     const cli_spec spec = {
         "slices",
-        "TRACE... --csv [--run NAME] [--args MODE] [-j N]",
-        "Writes every slice as CSV with the header pid,tid,ts_ns,dur_ns,depth,name: lanes in\n"
-        "display order (process sort index, pid, thread sort index, tid), then by ts, then by\n"
-        "depth. pid and tid are as written in the trace; ts and dur are integer nanoseconds\n"
-        "after nesting (a clamped child's dur is clamped); names are quoted per RFC 4180.\n"
-        "Several hosts (files, or a profile run holding several): a first column, host, and\n"
-        "the hosts one after another, in name order.",
+        "TRACE... --csv [--track] [--run NAME] [--args MODE] [-j N]",
+        "Writes every slice of Perfetto's slice table as CSV with the header\n"
+        "pid,tid,ts_ns,dur_ns,depth,name: lanes in display order (process sort index, pid,\n"
+        "thread sort index, tid), then by ts, then in the order Perfetto's importer makes\n"
+        "them. pid and tid are as written in the trace (empty for async and instant tracks,\n"
+        "and pid for global ones); ts and dur are integer nanoseconds after nesting (a\n"
+        "clamped slice's dur is clamped); a B that no E closed has dur -1, as in Perfetto;\n"
+        "depth is on the slice's own track. Instants are zero-length slices and async b/e/n\n"
+        "events slices of async tracks, as in Perfetto. --track adds a track column:\n"
+        "thread, overflow N (complete slices that overlap, spilled as Perfetto does), async N\n"
+        "NAME or global async N NAME, instants or global instants. Names are quoted per\n"
+        "RFC 4180. Several hosts (files, or a profile run holding several): a first column,\n"
+        "host, and the hosts one after another, in name order.",
         opts,
         1,
         argc,
@@ -235,10 +288,11 @@ int cmd_slices(int argc, char **argv)
     if (!pos) return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc < 0) rc = hosts_csv(pos, npos, run, args, jobs);
+    if (rc < 0) rc = hosts_csv(pos, npos, run, args, jobs, track);
     (void)csv_flag;
     sts_timeline *tl = NULL;
-    if (rc == HC_SINGLE && (rc = tc_open("slices", pos[0], run, args, &tl)) == CLI_OK) rc = write_csv(tl, NULL, 1);
+    if (rc == HC_SINGLE && (rc = tc_open("slices", pos[0], run, args, &tl)) == CLI_OK)
+        rc = write_csv(tl, NULL, 1, track);
     sts_timeline_free(tl);
     free(pos);
     return rc;

@@ -39,25 +39,35 @@ typedef struct sts_open_options {
 /* clang-format on */
 
 /* Slice flags. */
-#define STS_SLICE_FROM_BE  0x01u /* made from a matched B/E pair */
-#define STS_SLICE_UNCLOSED 0x02u /* a B with no E: dur runs to the end of its lane's data */
-#define STS_SLICE_CLAMPED  0x04u /* overran its parent by <= resolution; end clamped to parent's */
-#define STS_SLICE_OVERLAP                                               \
-    0x08u /* overran the enclosing slice by more: not its child but its \
-           * sibling, under the innermost slice holding it whole */
+#define STS_SLICE_FROM_BE 0x01u /* made from a B (b on an async track) and its matching E (e) */
+#define STS_SLICE_UNCLOSED                                                                                        \
+    0x02u                       /* a B no E closed: Perfetto's dur -1; here dur runs to the last timestamp of its \
+                                 * lane's data (see docs/ARCHITECTURE.md, "The interval model") */
+#define STS_SLICE_CLAMPED 0x04u /* overran an open slice by <= resolution; end clamped to that slice's */
+#define STS_SLICE_OVERLAP                                                                                          \
+    0x08u                       /* overran an open slice on its thread track by more: spilled to an overflow track \
+                                 * (see sts_track), listed in sts_timeline_overlaps() */
+#define STS_SLICE_INSTANT 0x10u /* an instant (i, I, R; n on an async track): dur 0 */
+#define STS_SLICE_ASYNC   0x20u /* from async events (b, e, n) on an async track */
+#define STS_SLICE_TRUNCATED                                                               \
+    0x40u /* cut at the end of an enclosing slice: one that ended while it was still open \
+           * (a misplaced E: Perfetto's misplaced_end_event), or a parent it ran past     \
+           * (counted in info.repaired) */
 
-/* One complete interval on a lane. After loading, slices are ordered by lane, then
- * ts, then depth (Perfetto's slice table order), so each lane's slices are
- * contiguous and a parent precedes its children. */
+/* One slice of Perfetto's slice table. After loading, slices are ordered by lane, then
+ * ts, then the order Perfetto's importer creates them (so equal-ts slices keep their
+ * nesting order); each lane's slices are contiguous and a parent precedes its
+ * children. Parent and depth are on the slice's own track. */
 typedef struct sts_slice {
     int64_t ts;      /* start, ns */
-    int64_t dur;     /* duration, ns (after clamping) */
-    uint32_t name;   /* string id */
+    int64_t dur;     /* duration, ns (after clamping; see STS_SLICE_UNCLOSED) */
+    uint32_t name;   /* string id; "[No name]" for a B, X or b without one, as Perfetto */
     uint32_t lane;   /* index into sts_timeline_lanes() */
-    uint32_t parent; /* slice index, or STS_NONE for a root */
+    uint32_t parent; /* slice index (same track), or STS_NONE for a root */
     uint32_t args;   /* index of the first arg in sts_timeline_args(), or STS_NONE */
     uint32_t cat;    /* string id of the category; 0 when absent */
-    uint16_t depth;  /* 0 for roots; saturates at 65535 */
+    uint32_t track;  /* index into sts_timeline_tracks() */
+    uint16_t depth;  /* on its track: 0 for roots; saturates at 65535 */
     uint16_t flags;  /* STS_SLICE_* */
 } sts_slice;
 
@@ -88,24 +98,56 @@ typedef struct sts_process {
     int64_t pid;        /* numeric pid; for a non-numeric label, a number derived from it */
     uint32_t name;      /* process_name metadata, 0 when absent */
     int32_t sort_index; /* process_sort_index metadata, 0 when absent */
+    uint32_t global;    /* 1: no process of the trace, but the holder of its global tracks (label "") */
 } sts_process;
 
-typedef enum sts_lane_kind { STS_LANE_THREAD = 0, STS_LANE_DEVICE } sts_lane_kind;
+typedef enum sts_lane_kind {
+    STS_LANE_THREAD = 0, /* a thread: its own track plus its overflow tracks */
+    STS_LANE_DEVICE,     /* a device stream or XPlane device line */
+    STS_LANE_ASYNC,      /* one async track (b/e/n) of a process, or of the trace (global) */
+    STS_LANE_INSTANTS    /* the process-scoped (s: p) or global (s: g) instants track */
+} sts_lane_kind;
 
 typedef struct sts_lane {
     uint32_t process;                  /* index into sts_timeline_processes() */
-    uint32_t label;                    /* string id of the tid as written */
+    uint32_t label;                    /* string id of the tid as written ("" for async and instant lanes) */
     int64_t tid;                       /* numeric tid (a missing or zero tid with a non-zero pid = pid) */
-    uint32_t name;                     /* thread_name metadata or XPlane line name, 0 when absent */
+    uint32_t name;                     /* thread_name metadata, XPlane line name, or the async track set's name */
     int32_t sort_index;                /* thread_sort_index metadata */
     uint32_t kind;                     /* sts_lane_kind */
     uint32_t first_slice, slice_count; /* this lane's slices, contiguous */
+    uint32_t first_track, track_count; /* this lane's tracks, contiguous: its own track first */
 } sts_lane;
 
+typedef enum sts_track_kind {
+    STS_TRACK_THREAD = 0,       /* a thread's (or device lane's) own track */
+    STS_TRACK_OVERFLOW,         /* a thread's overflow track: complete slices that overlap */
+    STS_TRACK_ASYNC_PROCESS,    /* async slices with an id2 "local" id */
+    STS_TRACK_ASYNC_GLOBAL,     /* async slices with an "id" or id2 "global" id */
+    STS_TRACK_PROCESS_INSTANTS, /* instants with "s": "p" */
+    STS_TRACK_GLOBAL_INSTANTS   /* instants with "s": "g" */
+} sts_track_kind;
+
+/* A track of Perfetto's model: slices nest only with slices of their own track. A
+ * thread lane holds its own track then overflow tracks 1, 2, ...: a complete slice that
+ * starts inside an open slice and ends after it goes to the first overflow track on
+ * which it nests inside the innermost open slice or follows all of them. */
+typedef struct sts_track {
+    uint32_t lane;        /* the lane holding it */
+    uint32_t kind;        /* sts_track_kind */
+    uint32_t index;       /* overflow: 1, 2, ...; async: Perfetto's track_compressor_idx; else 0 */
+    uint32_t name;        /* async: the track's name, Perfetto's: that of the event that made it; else 0 */
+    uint32_t slice_count; /* slices on it */
+} sts_track;
+
+/* An instant as read (i, I, R). After loading each is also a zero-duration slice
+ * (STS_SLICE_INSTANT): on its thread's track, or on its process's or the global
+ * instants track. */
 typedef struct sts_instant {
     int64_t ts;
     uint32_t name, cat, lane, args;
-    char scope; /* 't' thread, 'p' process, 'g' global */
+    uint32_t seq; /* the event's index among the events read */
+    char scope;   /* 't' thread, 'p' process, 'g' global */
 } sts_instant;
 
 typedef struct sts_counter {
@@ -114,12 +156,29 @@ typedef struct sts_counter {
     uint32_t name;   /* counter name */
     uint32_t series; /* the arg key holding this value */
     uint32_t lane;   /* lane of the emitting thread */
+    uint32_t id;     /* string id of the event's "id", 0 when absent (Perfetto names the
+                      * counter "NAME id: ID SERIES") */
 } sts_counter;
 
-/* Async (b/e/n, S/T/F) and flow (s/t/f) events are kept apart from thread nesting. */
+/* How an async event names its id (Perfetto's async cookie). */
+typedef enum sts_async_id {
+    STS_ASYNC_ID_NONE = 0,
+    STS_ASYNC_ID_STRING,        /* "id": "0x1f" */
+    STS_ASYNC_ID_NUMBER,        /* "id": 42 */
+    STS_ASYNC_ID_LOCAL_STRING,  /* "id2": {"local": "0x2"}: scoped to the process */
+    STS_ASYNC_ID_LOCAL_NUMBER,  /* "id2": {"local": 2} */
+    STS_ASYNC_ID_GLOBAL_STRING, /* "id2": {"global": "0x2"} */
+    STS_ASYNC_ID_GLOBAL_NUMBER  /* "id2": {"global": 2} */
+} sts_async_id;
+
+/* Async (b/e/n, S/T/F/p) events as read. After loading, b/e pairs and n are also slices
+ * on async tracks (STS_SLICE_ASYNC), as in Perfetto; legacy S/T/F and p make none,
+ * as in Perfetto. */
 typedef struct sts_async {
     int64_t ts;
-    uint32_t name, cat, id, lane, args; /* id: string id of the event's id text */
+    uint32_t name, cat, id, lane, args; /* id: string id of the id's value as written */
+    uint32_t seq;                       /* the event's index among the events read */
+    uint8_t id_kind;                    /* sts_async_id */
     char phase;
 } sts_async;
 
@@ -130,10 +189,11 @@ typedef struct sts_flow {
     char bind_enclosing; /* "bp":"e" */
 } sts_flow;
 
-/* An overlap: a slice that overran its would-be parent by more than the resolution. */
+/* An overlap: a complete slice that overran an open slice of its thread's own track by
+ * more than the resolution, and was spilled to an overflow track. */
 typedef struct sts_overlap {
     uint32_t slice;  /* the overrunning slice */
-    uint32_t parent; /* the slice it started inside */
+    uint32_t parent; /* the open slice it overran (Perfetto's conflicting slice) */
     int64_t overrun_ns;
 } sts_overlap;
 
@@ -149,9 +209,12 @@ typedef struct sts_timeline_info {
     uint64_t skipped;              /* events of unknown phases, counted and skipped */
     uint64_t rejected;             /* events refused (negative dur, missing ts, ...) with a warning */
     uint64_t clamped;              /* children clamped to their parent's end */
-    uint64_t overlaps;             /* overruns beyond the resolution (see STS_SLICE_OVERLAP) */
-    uint64_t unmatched_end;        /* E events with no open B */
-    uint64_t unclosed_begin;       /* B events with no E */
+    uint64_t overlaps;             /* overruns beyond the resolution, spilled (see STS_SLICE_OVERLAP) */
+    uint64_t unmatched_end;        /* E (e) events that matched no open B (b) and were ignored */
+    uint64_t unclosed_begin;       /* B (b) slices no E closed (STS_SLICE_UNCLOSED) */
+    uint64_t misplaced_end;        /* times open slices were cut at an enclosing slice's end (STS_SLICE_TRUNCATED) */
+    uint64_t overflow_tracks;      /* overflow tracks made for overlaps */
+    uint64_t repaired;             /* slices cut at, or moved out of, a parent they ran past (see docs/perfetto.md) */
     int64_t resolution_ns;         /* 1000 if every ts/dur was a whole microsecond, else 1 */
     int64_t ts_min, ts_max;        /* span of slices and instants; 0, 0 when empty */
     const char *display_time_unit; /* "ms", "ns" or NULL */
@@ -195,6 +258,7 @@ uint32_t sts_timeline_find_string(const sts_timeline *tl, const char *s);
 
 const sts_process *sts_timeline_processes(const sts_timeline *tl, size_t *n);
 const sts_lane *sts_timeline_lanes(const sts_timeline *tl, size_t *n);
+const sts_track *sts_timeline_tracks(const sts_timeline *tl, size_t *n);
 const sts_slice *sts_timeline_slices(const sts_timeline *tl, size_t *n);
 const sts_arg *sts_timeline_args(const sts_timeline *tl, size_t *n);
 const sts_instant *sts_timeline_instants(const sts_timeline *tl, size_t *n);

@@ -1,19 +1,20 @@
-/* Finalize, part 2: nesting with the rounding tolerance, and the final slice order. See
- * DESIGN.md "The interval model" and docs/ARCHITECTURE.md.
+/* Finalize, part 2: the driver. See docs/ARCHITECTURE.md, "The interval model".
  *
- * Cost model: a 1 GB trace holds millions of slices, so every step here is a sequential
- * pass or a sort of one lane's slices, and the passes are few: a scan (lane counts, B
- * counts, checks), a bucketing pass that also notices which lanes are already in
- * nesting order, a sort of only the lanes that are not, a nesting pass, and an in-place
- * permutation into the final order (skipped when nothing moves). Extra memory is a few
- * 4-byte arrays per slice, never a second slice array. */
+ * Steps: instants and async events become slices (finalize_derive.c); every lane's
+ * slices and E events are bucketed by lane and put in the order Perfetto's importer
+ * sees them (sorted by ts, then the sorter's phase class, then file order; a lane
+ * already in that order is not sorted); each lane is replayed (finalize_replay.c),
+ * which gives every slice its final position, track, depth, parent and duration; the
+ * slices are permuted into that order in place.
+ *
+ * Cost model: a 1 GB trace holds millions of slices, so every step is a sequential pass
+ * or a sort of one lane's tokens, and extra memory is a few 4-byte arrays per slice,
+ * never a second slice array. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/finalize_impl.h"
 #include "model/msort.h"
-
-int sts_finalize_test_cycles;
 
 sts_status sts_fin_nomem(const sts_timeline *tl, sts_error *err)
 {
@@ -21,235 +22,193 @@ sts_status sts_fin_nomem(const sts_timeline *tl, sts_error *err)
                          tl->slices.n);
 }
 
-/* Perfetto's order: ts ascending, longer first (so a parent precedes the children that
- * start with it), then file order. Raw slices are stored in file order, so the index
- * breaks the remaining ties. */
-static inline int nest_less(const sts_slice *s, uint32_t x, uint32_t y)
+int64_t sts_fin_sort_class(const sts_timeline *tl, uint32_t tok)
 {
-    if (s[x].ts != s[y].ts) return s[x].ts < s[y].ts;
-    if (s[x].dur != s[y].dur) return s[x].dur > s[y].dur;
-    return x < y;
+    const sts_tl_sorter *so = &tl->sorter;
+    if (so->simulate) {
+        /* Before the first event that broke the order and below its ts, file order. */
+        if (!so->has_ooo || (fin_tok_seq(tl, tok) < so->first_ooo && fin_tok_ts(tl, tok) < so->min_ooo_ts)) return 0;
+        if (!so->slow) return 0;
+    }
+    if (tok & FIN_END)
+        return tl->lanes.v[tl->ends.v[tok & ~FIN_END].lane].kind == STS_LANE_ASYNC ? INT64_MAX : INT64_MIN;
+    const sts_slice *s = &tl->slices.v[tok];
+    if (s->flags & (STS_SLICE_FROM_BE | STS_SLICE_INSTANT | STS_SLICE_ASYNC)) return INT64_MAX;
+    return INT64_MAX - s->dur; /* X: longer first, so a parent precedes what starts with it */
 }
 
-/* Sort records carry the primary key, so comparisons touch the slices only on ties. */
-typedef struct nest_key {
-    int64_t ts;
-    uint32_t idx;
-    uint32_t unused;
-} nest_key;
-
-#define KEY_LESS(s, a, b) ((a).ts != (b).ts ? (a).ts < (b).ts : nest_less(s, (a).idx, (b).idx))
-
-STS_DEFINE_SORT(sort_keys, nest_key, sts_slice, KEY_LESS)
-
-/* ---- pass 1: scan ---------------------------------------------------------------- */
-
-typedef struct lanes_work {
-    size_t nl;
-    size_t *off;    /* nl + 1: lane l's slices are order[off[l]..off[l+1]) */
-    size_t *begins; /* nl: open B slices per lane */
-    size_t nbegins;
-    unsigned char *sorted; /* nl: the lane's slices are already in nesting order */
-    int identity;          /* order[k] == k for every k */
-} lanes_work;
-
-static sts_status scan(sts_timeline *tl, lanes_work *w, sts_error *err)
+static inline int tok_less(const sts_timeline *tl, uint32_t a, uint32_t b)
 {
-    if (tl->slices.n >= 0x80000000u || tl->ends.n >= 0x80000000u)
-        return sts_error_set(err, STS_ERR_LIMIT, -1, "%s: %zu slices and %zu end events; at most 2^31 - 1 of each",
-                             tl->info.path, tl->slices.n, tl->ends.n);
-    size_t nl = w->nl;
-    for (size_t i = 0; i < tl->slices.n; i++) {
-        const sts_slice *s = &tl->slices.v[i];
-        if (s->lane >= nl)
-            return sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: slice %zu names lane %u of %zu", tl->info.path, i,
-                                 s->lane, nl);
-        w->off[s->lane + 1]++;
-        if (fin_is_open_begin(s)) {
-            w->begins[s->lane]++;
-            w->nbegins++;
-        }
-    }
-    for (size_t j = 0; j < tl->ends.n; j++)
-        if (tl->ends.v[j].lane >= nl)
-            return sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu", tl->info.path, j,
-                                 tl->ends.v[j].lane, nl);
-    for (size_t l = 0; l < nl; l++)
-        w->off[l + 1] += w->off[l];
+    int64_t ta = fin_tok_ts(tl, a), tb = fin_tok_ts(tl, b);
+    if (ta != tb) return ta < tb;
+    int64_t ka = sts_fin_sort_class(tl, a), kb = sts_fin_sort_class(tl, b);
+    if (ka != kb) return ka < kb;
+    uint32_t sa = fin_tok_seq(tl, a), sb = fin_tok_seq(tl, b);
+    if (sa != sb) return sa < sb;
+    return a < b;
+}
+
+/* Sort records carry the primary key, so comparisons touch the events only on ties. */
+typedef struct tok_key {
+    int64_t ts;
+    uint32_t tok;
+    uint32_t unused;
+} tok_key;
+
+#define KEY_LESS(tl, a, b) ((a).ts != (b).ts ? (a).ts < (b).ts : tok_less(tl, (a).tok, (b).tok))
+
+STS_DEFINE_SORT(sort_keys, tok_key, sts_timeline, KEY_LESS)
+
+/* ---- checks ------------------------------------------------------------------------ */
+
+/* Every end must fit in int64 and so must the span from the earliest start to the
+ * latest end: the first event that breaks either is named. Readers reject such events
+ * with a warning; this catches what any other producer hands over. */
+typedef struct span_check {
+    int64_t lo, hi;
+    uint64_t negative; /* X slices with a negative dur, set to 0 */
+} span_check;
+
+static sts_status out_of_range(const sts_timeline *tl, uint32_t seq, int64_t ts, const span_check *c, sts_error *err)
+{
+    return sts_error_set(err, STS_ERR_RANGE, -1,
+                         "%s: event %u: ts %lld ns is more than 2^63 - 1 ns from the trace's other events (%lld to "
+                         "%lld ns); out of range",
+                         tl->info.path, seq, (long long)ts, (long long)c->lo, (long long)c->hi);
+}
+
+static inline sts_status check_span(const sts_timeline *tl, span_check *c, int64_t ts, int64_t end, uint32_t seq,
+                                    sts_error *err)
+{
+    int64_t lo = ts < c->lo ? ts : c->lo, hi = end > c->hi ? end : c->hi, span;
+    if (__builtin_sub_overflow(hi, lo, &span)) return out_of_range(tl, seq, ts, c, err);
+    c->lo = lo, c->hi = hi;
     return STS_OK;
 }
 
-/* ---- pass 2: bucket by lane, noting order --------------------------------------- */
-
-/* Stable counting sort of slice indices by lane. Each slice is compared with the
- * previous one of its lane (still in cache), which tells which lanes need sorting. */
-static uint32_t *bucket(sts_timeline *tl, lanes_work *w)
+static inline sts_status check_slice(const sts_timeline *tl, sts_slice *s, span_check *c, sts_error *err)
 {
-    size_t nl = w->nl, n = tl->slices.n;
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (s->dur < 0 && !(s->flags & STS_SLICE_FROM_BE)) { /* readers reject these */
+        s->dur = 0;
+        c->negative++;
+    }
+    int64_t end = s->ts;
+    if (s->dur > 0 && __builtin_add_overflow(s->ts, s->dur, &end))
+        return sts_error_set(err, STS_ERR_RANGE, -1,
+                             "%s: event %u: ts %lld ns + dur %lld ns does not fit in 64-bit nanoseconds", tl->info.path,
+                             s->parent, (long long)s->ts, (long long)s->dur);
+    return check_span(tl, c, s->ts, end, s->parent, err); /* raw: parent holds the sequence number */
+}
+
+/* ---- tokens per lane ---------------------------------------------------------------- */
+
+typedef struct lanes_work {
+    size_t nl;
+    size_t *off;           /* nl + 1: lane l's tokens are tok[off[l]..off[l+1]) */
+    size_t *soff;          /* nl + 1: lane l's slices end up at [soff[l], soff[l+1]) */
+    unsigned char *sorted; /* nl: the lane's tokens are already in order */
+    uint32_t *tok;
+} lanes_work;
+
+static void work_free(lanes_work *w)
+{
+    free(w->off);
+    free(w->soff);
+    free(w->sorted);
+    free(w->tok);
+}
+
+/* Buckets the slices and E events by lane, checking their times on the way (the only
+ * pass over them before the replay). -1: no memory; 1: out of range (err set). */
+static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
+{
+    size_t nl = w->nl, ns = tl->slices.n, ne = tl->ends.n;
+    w->off = calloc(nl + 1, sizeof *w->off);
+    w->soff = calloc(nl + 1, sizeof *w->soff);
+    w->sorted = malloc(nl + 1);
+    w->tok = malloc((ns + ne ? ns + ne : 1) * sizeof *w->tok);
     size_t *fill = malloc((nl ? nl : 1) * sizeof *fill);
     uint32_t *prev = malloc((nl ? nl : 1) * sizeof *prev);
-    if (!order || !fill || !prev) {
-        free(order);
-        free(fill);
-        free(prev);
-        return NULL;
-    }
-    memcpy(fill, w->off, nl * sizeof *fill);
-    memset(prev, 0xff, nl * sizeof *prev);
-    memset(w->sorted, 1, nl);
-    w->identity = 1;
-    uint64_t negative = 0;
-    sts_slice *s = tl->slices.v;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t l = s[i].lane;
-        if (s[i].dur < 0) { /* readers reject these; never let one reach the nesting */
-            s[i].dur = 0;
-            negative++;
+    int rc = !w->off || !w->soff || !w->sorted || !w->tok || !fill || !prev ? -1 : 0;
+    span_check c = { INT64_MAX, INT64_MIN, 0 };
+    for (size_t i = 0; i < ns && rc == 0; i++)
+        if (tl->slices.v[i].lane >= nl)
+            rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: slice %zu names lane %u of %zu", tl->info.path, i,
+                                  tl->slices.v[i].lane, nl);
+        else
+            w->soff[tl->slices.v[i].lane + 1]++;
+    for (size_t j = 0; j < ne && rc == 0; j++)
+        if (tl->ends.v[j].lane >= nl)
+            rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu", tl->info.path, j,
+                                  tl->ends.v[j].lane, nl);
+    if (rc == 0) {
+        memcpy(w->off, w->soff, (nl + 1) * sizeof *w->off);
+        for (size_t j = 0; j < ne; j++)
+            w->off[tl->ends.v[j].lane + 1]++;
+        for (size_t l = 0; l < nl; l++) {
+            w->off[l + 1] += w->off[l];
+            w->soff[l + 1] += w->soff[l];
         }
-        if (fill[l] != i) w->identity = 0;
-        order[fill[l]++] = (uint32_t)i;
-        if (prev[l] != STS_NONE && nest_less(s, (uint32_t)i, prev[l])) w->sorted[l] = 0;
-        prev[l] = (uint32_t)i;
+        memcpy(fill, w->off, nl * sizeof *fill);
+        memset(prev, 0xff, nl * sizeof *prev);
+        memset(w->sorted, 1, nl);
+        /* Each slice is compared with the previous one of its lane (still in cache),
+         * which tells which lanes need sorting. */
+        for (size_t i = 0; i < ns && rc == 0; i++) {
+            sts_slice *s = &tl->slices.v[i];
+            if (check_slice(tl, s, &c, err) != STS_OK) rc = 1;
+            uint32_t l = s->lane;
+            if (prev[l] != STS_NONE && tok_less(tl, (uint32_t)i, prev[l])) w->sorted[l] = 0;
+            prev[l] = (uint32_t)i;
+            w->tok[fill[l]++] = (uint32_t)i;
+        }
+        for (size_t j = 0; j < ne && rc == 0; j++) {
+            const sts_end_event *e = &tl->ends.v[j];
+            if (check_span(tl, &c, e->ts, e->ts, e->seq, err) != STS_OK) rc = 1;
+            w->sorted[e->lane] = 0;
+            w->tok[fill[e->lane]++] = (uint32_t)j | FIN_END;
+        }
     }
     free(fill);
     free(prev);
-    if (negative)
+    if (c.negative)
         sts_tl_warn(tl, "%s: %llu slice%s had a negative duration; set to 0", tl->info.path,
-                    (unsigned long long)negative, negative == 1 ? "" : "s");
-    return order;
+                    (unsigned long long)c.negative, c.negative == 1 ? "" : "s");
+    return rc;
 }
 
-/* ---- sorting the lanes that need it --------------------------------------------- */
-
-static int sort_lanes(const sts_timeline *tl, uint32_t *order, lanes_work *w)
+static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 {
     size_t maxseg = 0;
     for (size_t l = 0; l < w->nl; l++)
         if (!w->sorted[l] && w->off[l + 1] - w->off[l] > maxseg) maxseg = w->off[l + 1] - w->off[l];
     if (maxseg == 0) return 0;
-    w->identity = 0;
-    nest_key *keys = malloc(2 * maxseg * sizeof *keys);
+    tok_key *keys = malloc(2 * maxseg * sizeof *keys);
     if (!keys) return -1;
     int bad = 0;
     for (size_t l = 0; l < w->nl && !bad; l++) {
         if (w->sorted[l]) continue;
-        uint32_t *seg = order + w->off[l];
+        uint32_t *seg = w->tok + w->off[l];
         size_t m = w->off[l + 1] - w->off[l];
         for (size_t k = 0; k < m; k++) {
-            keys[k].ts = tl->slices.v[seg[k]].ts;
-            keys[k].idx = seg[k];
+            keys[k].ts = fin_tok_ts(tl, seg[k]);
+            keys[k].tok = seg[k];
             keys[k].unused = 0;
         }
-        bad = sort_keys(keys, m, keys + maxseg, tl->slices.v) != 0;
+        bad = sort_keys(keys, m, keys + maxseg, tl) != 0;
         for (size_t k = 0; k < m && !bad; k++)
-            seg[k] = keys[k].idx;
+            seg[k] = keys[k].tok;
     }
     free(keys);
     return bad ? -1 : 0;
 }
 
-/* ---- pass 3: nest, then permute ---------------------------------------------- */
+/* ---- the final order ------------------------------------------------------------- */
 
-/* The open slices of one lane. Ends are not monotonic once an overlap is pushed (it
- * sits above the slice it overran but belongs to an older ancestor), so each entry
- * carries its own depth. */
-typedef struct nest_stack {
-    int64_t *end;
-    uint32_t *pos;
-    uint32_t *depth;
-    size_t n, cap;
-} nest_stack;
-
-static int nest_push(nest_stack *st, int64_t end, uint32_t pos, uint32_t depth)
-{
-    if (st->n == st->cap) {
-        size_t cap = st->cap ? st->cap * 2 : 64;
-        int64_t *e = realloc(st->end, cap * sizeof *e);
-        if (!e) return -1;
-        st->end = e;
-        uint32_t *p = realloc(st->pos, cap * sizeof *p);
-        if (!p) return -1;
-        st->pos = p;
-        uint32_t *d = realloc(st->depth, cap * sizeof *d);
-        if (!d) return -1;
-        st->depth = d;
-        st->cap = cap;
-    }
-    st->end[st->n] = end;
-    st->pos[st->n] = pos;
-    st->depth[st->n++] = depth;
-    return 0;
-}
-
-/* The innermost open slice that wholly holds [ts, end), as a stack index, or -1.
- * An overlap nests there: it is a sibling of the slice it overran, so neither its own
- * children nor the overrun slice's self time are lost (JAX's Python tracer frames
- * routinely end just inside the step annotation they opened). */
-static long nest_holder(const nest_stack *st, int64_t ts, int64_t end)
-{
-    for (size_t i = st->n; i-- > 0;) {
-        if (st->end[i] > ts && st->end[i] >= end) return (long)i;
-    }
-    return -1;
-}
-
-static int record_overlap(sts_timeline *tl, uint32_t slice, uint32_t parent, int64_t over)
-{
-    sts_overlap *ov = STS_VEC_PUSH(tl->overlaps);
-    if (!ov) return -1;
-    ov->slice = slice;
-    ov->parent = parent;
-    ov->overrun_ns = over;
-    return 0;
-}
-
-/* Nests one lane, visiting its slices in nesting order: slice order[k], bound for
- * final position k, gets its parent (a final position), depth, clamped dur and flags.
- * The slices stay where they lie until the permutation. */
-static int nest_lane(sts_timeline *tl, const uint32_t *order, size_t lo, size_t hi, int64_t res, nest_stack *st)
-{
-    sts_slice *all = tl->slices.v;
-    st->n = 0;
-    for (size_t k = lo; k < hi; k++) {
-        if (k + 16 < hi) __builtin_prefetch(&all[order[k + 16]], 1);
-        sts_slice *s = &all[order[k]];
-        int64_t end = fin_end(s->ts, s->dur);
-        while (st->n && st->end[st->n - 1] <= s->ts)
-            st->n--; /* half-open: ending at ts is not enclosing */
-        uint32_t parent = STS_NONE, depth = 0;
-        if (st->n) {
-            size_t top = st->n - 1;
-            int64_t pend = st->end[top];
-            parent = st->pos[top];
-            depth = st->depth[top] + 1;
-            if (end > pend && end - pend <= res) {
-                s->dur = pend - s->ts;
-                s->flags |= STS_SLICE_CLAMPED;
-                end = pend;
-                tl->info.clamped++;
-            } else if (end > pend) {
-                if (record_overlap(tl, (uint32_t)k, parent, end - pend) != 0) return -1;
-                s->flags |= STS_SLICE_OVERLAP;
-                long h = nest_holder(st, s->ts, end);
-                parent = h < 0 ? STS_NONE : st->pos[h];
-                depth = h < 0 ? 0 : st->depth[h] + 1;
-            }
-        }
-        s->parent = parent;
-        s->depth = depth > 65535 ? 65535 : (uint16_t)depth;
-        if (s->ts < tl->info.ts_min) tl->info.ts_min = s->ts;
-        if (end > tl->info.ts_max) tl->info.ts_max = end;
-        if (nest_push(st, end, (uint32_t)k, depth) != 0) return -1;
-    }
-    return 0;
-}
-
-/* Moves slice order[k] to position k for every k by swaps, tracking where each slice
- * went (pos: original index -> position, at: position -> original index). Unlike
- * following cycles, the next few moves are known in advance, so their cache misses are
- * prefetched and overlap. Needs 8 bytes per slice; -1 when they cannot be had. */
-static int permute_swaps(sts_slice *s, const uint32_t *order, size_t n)
+/* Swaps slices into place tracking where each went (pos: original index -> position,
+ * at: position -> original index). Unlike following cycles, the next few moves are
+ * known in advance, so their cache misses are prefetched and overlap. */
+int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n)
 {
     enum { AHEAD = 8 };
     uint32_t *pos = malloc((n ? n : 1) * sizeof *pos), *at = malloc((n ? n : 1) * sizeof *at);
@@ -282,9 +241,8 @@ static int permute_swaps(sts_slice *s, const uint32_t *order, size_t n)
     return 0;
 }
 
-/* The same with no memory at all, following cycles; order is consumed. Every move
- * waits for a cache miss: the last resort. */
-static void permute_cycles(sts_slice *s, uint32_t *order, size_t n)
+/* Every move waits for a cache miss: the last resort, when memory is short. */
+void sts_fin_permute_cycles(sts_slice *s, uint32_t *order, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
         if (order[k] == k) continue;
@@ -303,80 +261,180 @@ static void permute_cycles(sts_slice *s, uint32_t *order, size_t n)
     }
 }
 
-static int nest_all(sts_timeline *tl, uint32_t *order, const lanes_work *w)
+/* Replays every lane; 1 when slices must move to reach their final order, 0 when they
+ * are already there, -1 when memory is exhausted. */
+/* Replays every lane; 1 when slices must move to reach their final order, 0 when they
+ * are already there, -1 when memory is exhausted. */
+static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t0, uint32_t *order, fin_lane_out *out)
 {
-    size_t n = tl->slices.n;
-    int64_t res = tl->all_whole_us ? 1000 : 1;
-    nest_stack st = { 0 };
+    fin_replay *r = sts_fin_replay_new(tl, order);
+    if (!r) return -1;
     int bad = 0;
-    for (size_t l = 0; l < w->nl && !bad; l++)
-        bad = nest_lane(tl, order, w->off[l], w->off[l + 1], res, &st) != 0;
-    free(st.end);
-    free(st.pos);
-    free(st.depth);
-    if (bad) return -1;
-    /* In place: a second slice array (gathering) measured slower, its fresh pages
-     * costing more than the prefetched swaps, and 5x the memory. */
-    if (!w->identity && (sts_finalize_test_cycles || permute_swaps(tl->slices.v, order, n) != 0))
-        permute_cycles(tl->slices.v, order, n);
-    for (size_t l = 0; l < w->nl; l++) {
-        tl->lanes.v[l].first_slice = (uint32_t)w->off[l];
-        tl->lanes.v[l].slice_count = (uint32_t)(w->off[l + 1] - w->off[l]);
+    for (size_t l = 0; l < w->nl && !bad; l++) {
+        uint32_t pos = (uint32_t)w->soff[l];
+        bad = sts_fin_replay_lane(r, (uint32_t)l, &t0[l], w->tok + w->off[l], w->off[l + 1] - w->off[l], &pos,
+                                  &out[l]) != 0;
+        tl->lanes.v[l].first_slice = (uint32_t)w->soff[l];
+        tl->lanes.v[l].slice_count = (uint32_t)(w->soff[l + 1] - w->soff[l]);
     }
-    tl->info.overlaps = tl->overlaps.n;
+    int moved = sts_fin_replay_moved(r);
+    sts_fin_replay_free(r);
+    return bad ? -1 : moved;
+}
+
+/* ---- children inside parents ------------------------------------------------------ */
+
+/* Perfetto's table can hold a child that runs past its parent's end (a B closed while
+ * complete slices above it were still running, or a complete slice pushed over an
+ * open B that overran what held the B), a child that starts at or after its parent's
+ * end (its stack walk keeps slices that have ended under an open B, and pops its top
+ * where a lower entry ended), and so siblings that overlap. Each track is walked again
+ * in order, keeping the chain of slices that hold the current point: a slice keeps
+ * Perfetto's parent when that parent is on the chain and holds its start; otherwise it
+ * goes under the innermost slice of the chain holding its start. It is then cut at its
+ * parent's end if it runs past it. Where Perfetto's table has children inside parents
+ * and siblings apart, every slice keeps its parent: the chain then leads to it.
+ * `cur` has a slot per track. */
+static void contain_lane(sts_timeline *tl, const sts_lane *ln, uint32_t *cur, fin_lane_out *out)
+{
+    sts_slice *s = tl->slices.v;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t x = ln->first_track; x < ln->first_track + ln->track_count; x++)
+        cur[x] = STS_NONE;
+    for (size_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
+        uint32_t p = s[i].parent, q = cur[s[i].track];
+        int64_t ts = s[i].ts;
+        /* Up the chain to Perfetto's parent, when it holds the start (two zero-length
+         * slices at one instant stack), or to the first slice that holds it. */
+        while (q != STS_NONE) {
+            int64_t qend = s[q].ts + s[q].dur;
+            if (q == p && (ts < qend || (ts == qend && s[q].dur == 0 && s[i].dur == 0))) break;
+            if (ts < qend) break;
+            q = s[q].parent;
+        }
+        int fixed = q != p;
+        s[i].parent = q;
+        if (q == STS_NONE) {
+            s[i].depth = 0;
+        } else {
+            s[i].depth = s[q].depth < 65535 ? (uint16_t)(s[q].depth + 1) : 65535;
+            int64_t pend = s[q].ts + s[q].dur;
+            if (ts + s[i].dur > pend) {
+                s[i].dur = pend - ts;
+                fixed = 1;
+            }
+        }
+        if (fixed) {
+            s[i].flags |= STS_SLICE_TRUNCATED;
+            tl->info.repaired++;
+        }
+        cur[s[i].track] = (uint32_t)i;
+        int64_t end = ts + s[i].dur; /* bucket() proved it fits */
+        if (ts < lo) lo = ts;
+        if (end > hi) hi = end;
+    }
+    out->lo = lo;
+    out->hi = hi;
+}
+
+/* Only lanes that had a B can break containment in Perfetto's table: with complete
+ * slices alone, its stack walk checks every new slice against all open ones. The span
+ * comes on the way. */
+static int contain(sts_timeline *tl, fin_lane_out *out)
+{
+    uint32_t *cur = NULL;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t l = 0; l < tl->lanes.n; l++) {
+        if (out[l].opened) {
+            if (!cur && !(cur = malloc((tl->tracks.n ? tl->tracks.n : 1) * sizeof *cur))) return -1;
+            contain_lane(tl, &tl->lanes.v[l], cur, &out[l]);
+        }
+        if (out[l].lo < lo) lo = out[l].lo;
+        if (out[l].hi > hi) hi = out[l].hi;
+    }
+    free(cur);
+    tl->info.ts_min = lo <= hi ? lo : 0;
+    tl->info.ts_max = lo <= hi ? hi : 0;
     return 0;
+}
+
+/* ---- counts and warnings ----------------------------------------------------------- */
+
+static void warn(sts_timeline *tl)
+{
+    const sts_timeline_info *in = &tl->info;
+    if (in->unclosed_begin) {
+        const sts_slice *s = tl->slices.v;
+        while (!(s->flags & STS_SLICE_UNCLOSED))
+            s++;
+        const sts_lane *ln = &tl->lanes.v[s->lane];
+        uint64_t n = in->unclosed_begin;
+        sts_tl_warn(tl,
+                    "%s: %llu B event%s never closed by an E; shown running to the last timestamp of %s lane "
+                    "(first: '%s' at ts %lld ns on pid %s tid %s)",
+                    in->path, (unsigned long long)n, n == 1 ? " was" : "s were", n == 1 ? "its" : "their",
+                    sts_strtab_get(&tl->strings, s->name), (long long)s->ts,
+                    sts_strtab_get(&tl->strings, tl->procs.v[ln->process].label),
+                    sts_strtab_get(&tl->strings, ln->label));
+    }
+    if (in->unmatched_end) {
+        uint64_t n = in->unmatched_end;
+        sts_tl_warn(tl, "%s: %llu E event%s matched no open B on %s lane and %s ignored", in->path,
+                    (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "was" : "were");
+    }
+    if (in->repaired) {
+        uint64_t n = in->repaired;
+        sts_tl_warn(tl,
+                    "%s: %llu slice%s ran past the end of %s parent (the events are out of order) and %s cut at "
+                    "it, or moved up to the ancestor holding %s start",
+                    in->path, (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+                    n == 1 ? "was" : "were", n == 1 ? "its" : "their");
+    }
+    if (in->misplaced_end) {
+        uint64_t n = in->misplaced_end;
+        sts_tl_warn(tl,
+                    "%s: %llu time%s, slices still open were cut at the end of an enclosing slice that ended "
+                    "first (a misplaced E; Perfetto's misplaced_end_event)",
+                    in->path, (unsigned long long)n, n == 1 ? "" : "s");
+    }
 }
 
 /* ---- the whole ------------------------------------------------------------------ */
 
-/* Slices were folded in while nesting; instants count too. */
-static void finish_span(sts_timeline *tl)
-{
-    int64_t lo = tl->info.ts_min, hi = tl->info.ts_max;
-    for (size_t i = 0; i < tl->instants.n; i++) {
-        int64_t t = tl->instants.v[i].ts;
-        if (t < lo) lo = t;
-        if (t > hi) hi = t;
-    }
-    tl->info.ts_min = lo == INT64_MAX ? 0 : lo;
-    tl->info.ts_max = hi == INT64_MIN ? 0 : hi;
-}
-
-static void work_free(lanes_work *w)
-{
-    free(w->off);
-    free(w->begins);
-    free(w->sorted);
-}
-
 sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
 {
+    sts_error local = STS_ERROR_INIT;
+    if (!err) err = &local;
     if (tl->finalized) return STS_OK;
-    lanes_work w = { tl->lanes.n, NULL, NULL, 0, NULL, 0 };
-    w.off = calloc(w.nl + 1, sizeof *w.off);
-    w.begins = calloc(w.nl + 1, sizeof *w.begins);
-    w.sorted = malloc(w.nl + 1);
-    if (!w.off || !w.begins || !w.sorted) {
-        work_free(&w);
-        return sts_fin_nomem(tl, err);
-    }
-    sts_status st = scan(tl, &w, err);
-    if (st == STS_OK) st = sts_fin_match_begin_end(tl, w.begins, w.nbegins, err);
-    if (st != STS_OK) {
-        work_free(&w);
-        return st;
-    }
+    if (tl->slices.n + tl->instants.n + tl->asyncs.n >= 0x80000000u || tl->ends.n + tl->asyncs.n >= 0x80000000u)
+        return sts_error_set(err, STS_ERR_LIMIT, -1,
+                             "%s: %zu slices, %zu instants, %zu async and %zu end events; at most 2^31 - 1 slices "
+                             "and ends",
+                             tl->info.path, tl->slices.n, tl->instants.n, tl->asyncs.n, tl->ends.n);
+    tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;
+    fin_track0 *t0 = NULL;
+    sts_status st = sts_fin_derive(tl, &t0, err);
+    if (st != STS_OK) return st;
+    lanes_work w = { tl->lanes.n, NULL, NULL, NULL, NULL };
+    uint32_t *order = NULL;
+    fin_lane_out *out = malloc((tl->lanes.n ? tl->lanes.n : 1) * sizeof *out);
+    int rc = out ? bucket(tl, &w, err) : -1;
+    if (rc == 0) rc = sort_lanes(tl, &w);
+    if (rc == 0 && !(order = malloc((tl->slices.n ? tl->slices.n : 1) * sizeof *order))) rc = -1;
+    int moved = rc ? 0 : replay_all(tl, &w, t0, order, out);
+    if (moved < 0) rc = -1;
+    if (rc == 0 && moved && sts_fin_permute_swaps(tl->slices.v, order, tl->slices.n) != 0)
+        sts_fin_permute_cycles(tl->slices.v, order, tl->slices.n);
+    free(order);
+    free(t0);
+    work_free(&w);
+    if (rc == 0) rc = contain(tl, out);
+    free(out);
+    if (rc) return rc > 0 ? err->code : sts_fin_nomem(tl, err);
     free(tl->ends.v);
     memset(&tl->ends, 0, sizeof tl->ends);
-    tl->info.resolution_ns = tl->all_whole_us ? 1000 : 1;
-    tl->info.ts_min = INT64_MAX;
-    tl->info.ts_max = INT64_MIN;
-    uint32_t *order = bucket(tl, &w);
-    int bad = !order || sort_lanes(tl, order, &w) != 0 || nest_all(tl, order, &w) != 0;
-    free(order);
-    work_free(&w);
-    if (bad) return sts_fin_nomem(tl, err);
-    finish_span(tl);
+    tl->info.overlaps = tl->overlaps.n;
+    warn(tl);
     tl->finalized = 1;
     return STS_OK;
 }

@@ -6,17 +6,17 @@
 
 #include "model/timeline_impl.h"
 
-/* Matches B/E pairs per lane in (ts, sequence) order, gives unclosed B slices a
- * duration up to their lane's last timestamp, nests slices per lane (ts ascending, dur
- * descending, file order; half-open; overruns up to the resolution clamped, bigger
- * ones recorded as overlaps), reorders slices into (lane, ts, depth) order and fills
- * the lanes' slice ranges and info (resolution, span, counts). Frees the E events.
- * A second call does nothing. Fails only for lack of memory or more than 2^31 events
- * of one kind (STS_ERR_LIMIT); the timeline is then unusable. */
+/* Builds Perfetto's slice table from the raw events (see docs/ARCHITECTURE.md, "The
+ * interval model"): instants and async events become slices on their tracks; every
+ * lane's events are replayed in the order Perfetto's importer sees them through its
+ * slice tracker (E matching by name and category, misplaced ends, complete slices that
+ * overlap spilled to overflow tracks), with stepscope's rounding tolerance (an overrun
+ * of at most the resolution is clamped). Then
+ * slices are reordered into (lane, ts, creation) order, tracks and lanes get their
+ * ranges, and info its counts, resolution and span. Frees the E events. A second call
+ * does nothing. Fails for lack of memory, for more than 2^31 events of one kind
+ * (STS_ERR_LIMIT), or for times whose span does not fit in int64 nanoseconds
+ * (STS_ERR_RANGE, naming the event); the timeline is then unusable. */
 sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err);
-
-/* Tests only: non-zero permutes slices into their final order by following cycles,
- * as when memory for the faster tracked swaps is lacking. */
-extern int sts_finalize_test_cycles;
 
 #endif

@@ -14,6 +14,9 @@ sts_timeline *sts_tl_new(const char *path, const char *format, sts_args_mode arg
     }
     tl->args_mode = args;
     tl->all_whole_us = 1;
+    tl->no_name = STS_NONE;
+    tl->raw_lo = INT64_MAX;
+    tl->raw_hi = INT64_MIN;
     tl->info.resolution_ns = 1000;
     uint32_t p = sts_tl_intern(tl, path ? path : "", path ? strlen(path) : 0);
     uint32_t f = sts_tl_intern(tl, format ? format : "", format ? strlen(format) : 0);
@@ -30,6 +33,12 @@ uint32_t sts_tl_intern(sts_timeline *tl, const char *s, size_t n)
 {
     uint32_t id = sts_strtab_intern(&tl->strings, s, n);
     return id == UINT32_MAX ? STS_NONE : id;
+}
+
+uint32_t sts_tl_no_name(sts_timeline *tl)
+{
+    if (tl->no_name == STS_NONE) tl->no_name = sts_tl_intern(tl, "[No name]", 9);
+    return tl->no_name;
 }
 
 uint32_t sts_tl_process(sts_timeline *tl, uint32_t label, int64_t pid)
@@ -104,6 +113,7 @@ void sts_tl_free(sts_timeline *tl)
     free(tl->warnings.v);
     free(tl->procs.v);
     free(tl->lanes.v);
+    free(tl->tracks.v);
     free(tl->slices.v);
     free(tl->args.v);
     free(tl->instants.v);
@@ -150,6 +160,7 @@ uint32_t sts_timeline_find_string(const sts_timeline *tl, const char *s)
     }
 ACCESSOR(sts_timeline_processes, sts_process, procs)
 ACCESSOR(sts_timeline_lanes, sts_lane, lanes)
+ACCESSOR(sts_timeline_tracks, sts_track, tracks)
 ACCESSOR(sts_timeline_slices, sts_slice, slices)
 ACCESSOR(sts_timeline_args, sts_arg, args)
 ACCESSOR(sts_timeline_instants, sts_instant, instants)

@@ -3,10 +3,16 @@
  * nested, ordered form that include/stepscope/timeline.h promises.
  *
  * Before finalize:
- *   - slices are in file order; B events are slices with dur = -1 and FROM_BE set;
+ *   - slices are X and B events in file order; a B is a slice with dur = -1 and
+ *     FROM_BE set; a B, X or b without a name is named "[No name]" (Perfetto's name);
  *   - slice.parent holds the event's sequence number (its index among all events
- *     read), so B/E pairs can be matched in file order;
- *   - E events are in `ends`. */
+ *     read), which breaks ties of the importer's sort the way file order does;
+ *   - E events are in `ends`, with the name and category they carry (0 when absent);
+ *   - instants and async events are only in `instants` and `asyncs` (with seq): finalize
+ *     makes their slices;
+ *   - `sorter` has seen every event Perfetto's trace sorter would have (Chrome JSON),
+ *     or is left as it is (full sort: other readers, the recorder);
+ *   - tracks are empty; finalize fills them. */
 #ifndef STS_MODEL_TIMELINE_IMPL_H
 #define STS_MODEL_TIMELINE_IMPL_H
 
@@ -19,8 +25,25 @@
 typedef struct sts_end_event {
     int64_t ts;
     uint32_t lane;
-    uint32_t seq; /* event sequence number */
+    uint32_t seq;  /* event sequence number */
+    uint32_t name; /* string id, 0 when absent: an E closes the innermost open B of its name */
+    uint32_t cat;  /* string id, 0 when absent: ... and category */
 } sts_end_event;
+
+/* What decides the order in which Perfetto's importer sees a Chrome JSON trace's
+ * events (its TraceSorter): events pushed in non-decreasing ts are kept in file order;
+ * from the first one that breaks the order, everything at or after the smallest ts
+ * that broke it is sorted by (ts, phase class, file order), where the phase class,
+ * once any X was pushed, puts E first, then X longest first, then the rest. */
+typedef struct sts_tl_sorter {
+    int64_t max_ts;     /* the latest in-order ts (Perfetto starts at 0) */
+    int64_t min_ooo_ts; /* the smallest ts pushed out of order */
+    uint64_t pushed;    /* events pushed */
+    uint32_t first_ooo; /* seq of the first event pushed out of order */
+    uint8_t has_ooo;    /* an event (not the first) was pushed out of order */
+    uint8_t slow;       /* an X was pushed: ties sort by phase class */
+    uint8_t simulate;   /* the reader pushed its events; 0: every event is in the sorted part */
+} sts_tl_sorter;
 
 #define STS_TL_MAX_WARNINGS 100
 
@@ -32,6 +55,7 @@ struct sts_timeline {
     int all_whole_us; /* every ts/dur seen was a whole microsecond */
     STS_VEC(sts_process) procs;
     STS_VEC(sts_lane) lanes;
+    STS_VEC(sts_track) tracks;
     STS_VEC(sts_slice) slices;
     STS_VEC(sts_arg) args;
     STS_VEC(sts_instant) instants;
@@ -42,8 +66,11 @@ struct sts_timeline {
     STS_VEC(sts_end_event) ends;
     STS_VEC(char *) warnings;
     uint64_t warnings_total;
-    sts_u64map proc_map; /* label id + 1 -> process index */
-    sts_u64map lane_map; /* (process + 1) << 32 | label -> lane index */
+    sts_tl_sorter sorter;
+    int64_t raw_lo, raw_hi; /* earliest start and latest end admitted so far (raw_lo > raw_hi: none) */
+    uint32_t no_name;       /* string id of "[No name]", STS_NONE until interned */
+    sts_u64map proc_map;    /* label id + 1 -> process index */
+    sts_u64map lane_map;    /* (process + 1) << 32 | label -> lane index */
 };
 
 /* A new, empty timeline; NULL when memory is exhausted. `path` and `format` are
@@ -63,6 +90,39 @@ uint32_t sts_tl_lane(sts_timeline *tl, uint32_t process, uint32_t label, int64_t
 /* Appends args (copied; `last` is set on the final one). Returns the first index, or
  * STS_NONE for n == 0 or no memory. */
 uint32_t sts_tl_add_args(sts_timeline *tl, const sts_arg *args, size_t n);
+
+/* Tells the sorter simulation (see sts_tl_sorter) about an event Perfetto's tokenizer
+ * would push: any phase but P, with a ts (or an M), ts >= 0. `is_x`: the phase is X. */
+static inline void sts_tl_sorter_push(sts_timeline *tl, int64_t ts, uint32_t seq, int is_x)
+{
+    sts_tl_sorter *s = &tl->sorter;
+    s->simulate = 1;
+    if (is_x) s->slow = 1;
+    if (ts > s->max_ts || (!s->slow && ts == s->max_ts)) {
+        s->max_ts = ts;
+    } else if (s->pushed > 0) { /* Perfetto cannot mark its first event out of order */
+        if (!s->has_ooo || ts < s->min_ooo_ts) s->min_ooo_ts = ts;
+        if (!s->has_ooo) s->first_ooo = seq;
+        s->has_ooo = 1;
+    }
+    s->pushed++;
+}
+
+/* Admits an event covering [lo, hi] when the trace's span, from the earliest start to
+ * the latest end, still fits in int64 nanoseconds; returns 0, or -1 (nothing changed)
+ * when it would not: the reader then refuses the event as out of range. */
+static inline int sts_tl_admit_span(sts_timeline *tl, int64_t lo, int64_t hi)
+{
+    int64_t nlo = lo < tl->raw_lo ? lo : tl->raw_lo, nhi = hi > tl->raw_hi ? hi : tl->raw_hi, span;
+    if (tl->raw_lo > tl->raw_hi) nlo = lo, nhi = hi;
+    if (__builtin_sub_overflow(nhi, nlo, &span)) return -1;
+    tl->raw_lo = nlo;
+    tl->raw_hi = nhi;
+    return 0;
+}
+
+/* The "[No name]" string id, or STS_NONE when memory is exhausted. */
+uint32_t sts_tl_no_name(sts_timeline *tl);
 
 /* Records that a ts or dur value was (or was not) a whole microsecond. */
 static inline void sts_tl_note_resolution(sts_timeline *tl, int whole_us)

@@ -51,10 +51,12 @@ static int shown(const jspan *s)
 
 enum { T_OK = 0, T_ABSENT = 1, T_REJECTED = 2, T_NOMEM = -1 };
 
-/* ts or dur in ns. */
-static int event_time(jr *r, const jevent *ev, int field, int64_t *ns, int *whole)
+/* A ts or dur read without a word: OK, ABSENT, NOMEM, or BAD (*why says how). */
+enum { TM_BAD = 3 };
+typedef enum time_why { WHY_TYPE, WHY_SYNTAX, WHY_RANGE } time_why;
+
+static int quiet_time(jr *r, const jevent *ev, int field, int64_t *ns, int *whole, time_why *why)
 {
-    const char *key = field == F_TS ? "ts" : "dur";
     if (!(ev->have & BIT(field))) return T_ABSENT;
     const jspan *s = &ev->f[field];
     json_num_rc rc;
@@ -70,20 +72,28 @@ static int event_time(jr *r, const jevent *ev, int field, int64_t *ns, int *whol
         const char *t = span_text(r, s, &n);
         if (!t) return T_NOMEM;
         rc = sts_jr_us_to_ns(t, n, ns, whole);
-        if (rc == JSON_NUM_SYNTAX) {
-            reject(r, ev, "\"%s\" is the string \"%.*s\", expected a number of microseconds", key, shown(s), s->p);
-            return T_REJECTED;
-        }
     } else {
-        reject(r, ev, "\"%s\" is %s, expected a number of microseconds", key, sts_jr_kind_name(s->kind));
-        return T_REJECTED;
+        *why = WHY_TYPE;
+        return TM_BAD;
     }
-    if (rc != JSON_NUM_OK) {
+    if (rc == JSON_NUM_OK) return T_OK;
+    *why = rc == JSON_NUM_SYNTAX ? WHY_SYNTAX : WHY_RANGE;
+    return TM_BAD;
+}
+
+/* The warning for a ts or dur that quiet_time() found BAD; returns T_REJECTED. */
+static int bad_time(jr *r, const jevent *ev, int field, time_why why)
+{
+    const char *key = field == F_TS ? "ts" : "dur";
+    const jspan *s = &ev->f[field];
+    if (why == WHY_TYPE)
+        reject(r, ev, "\"%s\" is %s, expected a number of microseconds", key, sts_jr_kind_name(s->kind));
+    else if (why == WHY_SYNTAX)
+        reject(r, ev, "\"%s\" is the string \"%.*s\", expected a number of microseconds", key, shown(s), s->p);
+    else
         reject(r, ev, "\"%s\" %.*s%s is out of range (int64 nanoseconds hold up to 9223372036854775 us)", key, shown(s),
                s->p, s->n > 40 ? "..." : "");
-        return T_REJECTED;
-    }
-    return T_OK;
+    return T_REJECTED;
 }
 
 static int64_t numeric_id(const char *t, size_t n)
@@ -95,15 +105,29 @@ static int64_t numeric_id(const char *t, size_t n)
     return INT64_MIN;
 }
 
+/* Whether a pid or tid is there: a number or a string (Perfetto's pid_exists). */
+static int has_id(const jevent *ev, int field)
+{
+    return (ev->have & BIT(field)) && (ev->f[field].kind == JK_NUMBER || ev->f[field].kind == JK_STRING);
+}
+
+/* A pid or tid that is present and a number or a string; any other value counts as
+ * absent, as in Perfetto, with a warning. */
+static int valid_id(jr *r, const jevent *ev, int field)
+{
+    if (!(ev->have & BIT(field))) return 0;
+    const jspan *s = &ev->f[field];
+    if (s->kind == JK_NUMBER || s->kind == JK_STRING) return 1;
+    sts_tl_warn(r->tl, "%s: event %llu (byte %llu): \"%s\" is %s, expected a number or a string; taken as absent",
+                r->path, (unsigned long long)r->index, (unsigned long long)jr_offset(r, ev->start),
+                field == F_PID ? "pid" : "tid", sts_jr_kind_name(s->kind));
+    return 0;
+}
+
 /* pid or tid: its label and numeric value (INT64_MIN when the label is not a number). */
 static int id_value(jr *r, const jevent *ev, int field, uint32_t *label, int64_t *value)
 {
     const jspan *s = &ev->f[field];
-    if (s->kind != JK_NUMBER && s->kind != JK_STRING) {
-        reject(r, ev, "\"%s\" is %s, expected a number or a string", field == F_PID ? "pid" : "tid",
-               sts_jr_kind_name(s->kind));
-        return T_REJECTED;
-    }
     size_t n;
     const char *t = span_text(r, s, &n);
     if (!t) return T_NOMEM;
@@ -119,15 +143,21 @@ static int event_process(jr *r, const jevent *ev, uint32_t *proc)
 {
     uint32_t label;
     int64_t pid = 0;
-    if (ev->have & BIT(F_PID)) {
+    int named = 0;
+    if (valid_id(r, ev, F_PID)) {
         int rc = id_value(r, ev, F_PID, &label, &pid);
         if (rc != T_OK) return rc;
+        named = ev->f[F_PID].kind == JK_STRING;
     } else {
         label = sts_jr_intern_get(&r->strs, r->tl, "0", 1);
         if (label == STS_NONE) return T_NOMEM;
     }
+    size_t before = r->tl->procs.n;
     *proc = sts_tl_process(r->tl, label, pid);
-    return *proc == STS_NONE ? T_NOMEM : T_OK;
+    if (*proc == STS_NONE) return T_NOMEM;
+    /* Perfetto names a process after a pid written as a string. */
+    if (named && r->tl->procs.n > before) r->tl->procs.v[*proc].name = label;
+    return T_OK;
 }
 
 static int lane_key_eq(const jlane_key *k, const jevent *ev, int field)
@@ -182,7 +212,7 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
     if (rc != T_OK) return rc;
     uint32_t label = 0;
     int64_t tid = 0;
-    int have_tid = (ev->have & BIT(F_TID)) != 0;
+    int have_tid = valid_id(r, ev, F_TID);
     if (have_tid) {
         rc = id_value(r, ev, F_TID, &label, &tid);
         if (rc != T_OK) return rc;
@@ -198,14 +228,18 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
         const sts_strtab *t = &r->tl->strings;
         tid = (int64_t)(sts_hash_bytes(sts_strtab_get(t, label), sts_strtab_len(t, label)) & 0x7fffffff);
     }
+    size_t before = r->tl->lanes.n;
     *lane = sts_tl_lane(r->tl, proc, label, tid);
     if (*lane == STS_NONE) return T_NOMEM;
+    /* Perfetto names a thread after a tid written as a string. */
+    if (have_tid && ev->f[F_TID].kind == JK_STRING && r->tl->lanes.n > before) r->tl->lanes.v[*lane].name = label;
     slot->lane = STS_NONE;
     if (lane_key_set(&slot->pid, ev, F_PID) && lane_key_set(&slot->tid, ev, F_TID)) slot->lane = *lane;
     return T_OK;
 }
 
-/* An optional string field as a string id (0 when absent). */
+/* An optional string field as a string id (0 when absent). Any other value counts as
+ * absent, as in Perfetto, with a warning. */
 static int string_field(jr *r, const jevent *ev, int field, uint32_t *id)
 {
     static const char *const names[F_COUNT] = {
@@ -215,31 +249,50 @@ static int string_field(jr *r, const jevent *ev, int field, uint32_t *id)
     if (!(ev->have & BIT(field))) return T_OK;
     const jspan *s = &ev->f[field];
     if (s->kind != JK_STRING) {
-        reject(r, ev, "\"%s\" is %s, expected a string", names[field], sts_jr_kind_name(s->kind));
-        return T_REJECTED;
+        sts_tl_warn(r->tl, "%s: event %llu (byte %llu): \"%s\" is %s, expected a string; taken as absent", r->path,
+                    (unsigned long long)r->index, (unsigned long long)jr_offset(r, ev->start), names[field],
+                    sts_jr_kind_name(s->kind));
+        return T_OK;
     }
     *id = span_id(r, s);
     return *id == STS_NONE ? T_NOMEM : T_OK;
 }
 
-/* What every stored event has. */
+/* What every stored event has; ts and its status come from sts_jr_commit_event(). */
 typedef struct jhead {
-    int64_t ts;
-    int whole;
-    uint32_t lane, name, cat;
+    int64_t ts, dur;
+    int whole, dwhole;
+    int ts_rc, dur_rc; /* quiet_time() of "ts" and "dur", read once */
+    time_why why, dur_why;
+    uint32_t seq, lane, name, cat;
 } jhead;
 
+/* The lane, name and category of an event with a usable ts; T_REJECTED (with a
+ * warning) when the ts is missing or unreadable. */
 static int event_head(jr *r, const jevent *ev, char ph, jhead *h)
 {
-    int rc = event_time(r, ev, F_TS, &h->ts, &h->whole);
-    if (rc == T_ABSENT) {
+    if (h->ts_rc == T_ABSENT) {
         reject(r, ev, "'%c' event has no \"ts\"", ph);
         return T_REJECTED;
     }
-    if (rc == T_OK) rc = event_lane(r, ev, &h->lane);
+    if (h->ts_rc == TM_BAD) return bad_time(r, ev, F_TS, h->why);
+    if (h->ts_rc != T_OK) return h->ts_rc;
+    int rc = event_lane(r, ev, &h->lane);
     if (rc == T_OK) rc = string_field(r, ev, F_NAME, &h->name);
     if (rc == T_OK) rc = string_field(r, ev, F_CAT, &h->cat);
     return rc;
+}
+
+/* The last check before an event is stored: its span [ts, end] must keep the trace's
+ * span within int64 nanoseconds (two events at -9e15 and +9e15 us cannot both be). */
+static int admit(jr *r, const jevent *ev, const jhead *h, int64_t end)
+{
+    if (sts_tl_admit_span(r->tl, h->ts, end) == 0) return T_OK;
+    reject(r, ev,
+           "ts %lld ns%s lies more than 2^63 - 1 ns from the other events (%lld to %lld ns); out of range for int64 "
+           "nanoseconds",
+           (long long)h->ts, end != h->ts ? " (or its end)" : "", (long long)r->tl->raw_lo, (long long)r->tl->raw_hi);
+    return T_REJECTED;
 }
 
 /* The arg key's string id and whether the mode keeps it (1 or 0), or -1 when memory is
@@ -363,87 +416,131 @@ static int done(int rc)
     return rc == T_NOMEM ? -1 : 0;
 }
 
-static int commit_slice(jr *r, const jevent *ev, char ph, uint32_t seq)
+/* A name for a slice Perfetto names "[No name]" when it has none (B, X, b). */
+static int slice_name(jr *r, jhead *h)
 {
-    jhead h;
-    int rc = event_head(r, ev, ph, &h);
+    if (h->name == 0 && (h->name = sts_tl_no_name(r->tl)) == STS_NONE) return T_NOMEM;
+    return T_OK;
+}
+
+static int commit_slice(jr *r, const jevent *ev, char ph, jhead *h)
+{
+    int rc = event_head(r, ev, ph, h);
     if (rc != T_OK) return done(rc);
-    int64_t dur = -1;
+    int64_t dur = -1, end = h->ts;
     int dwhole = 1;
     if (ph == 'X') {
-        rc = event_time(r, ev, F_DUR, &dur, &dwhole);
+        rc = h->dur_rc == TM_BAD ? bad_time(r, ev, F_DUR, h->dur_why) : h->dur_rc;
         if (rc == T_ABSENT) return reject(r, ev, "'X' event has no \"dur\""), 0;
         if (rc != T_OK) return done(rc);
+        dur = h->dur;
+        dwhole = h->dwhole;
         if (dur < 0)
             return reject(r, ev, "'X' event has a negative \"dur\" (%.*s us)", shown(&ev->f[F_DUR]), ev->f[F_DUR].p), 0;
+        if (__builtin_add_overflow(h->ts, dur, &end))
+            return reject(r, ev, "ts %lld ns + dur %lld ns does not fit in int64 nanoseconds; out of range",
+                          (long long)h->ts, (long long)dur),
+                   0;
     }
+    if ((rc = admit(r, ev, h, end)) != T_OK || (rc = slice_name(r, h)) != T_OK) return done(rc);
     uint32_t args;
     if (event_args(r, ev, &args) != T_OK) return -1;
     sts_slice *s = STS_VEC_PUSH(r->tl->slices);
     if (!s) return -1;
-    s->ts = h.ts;
+    s->ts = h->ts;
     s->dur = dur;
-    s->name = h.name;
-    s->lane = h.lane;
-    s->parent = seq;
+    s->name = h->name;
+    s->lane = h->lane;
+    s->parent = h->seq;
     s->args = args;
-    s->cat = h.cat;
+    s->cat = h->cat;
     s->flags = ph == 'B' ? STS_SLICE_FROM_BE : 0;
-    sts_tl_note_resolution(r->tl, h.whole && dwhole);
+    sts_tl_note_resolution(r->tl, h->whole && dwhole);
     return 0;
 }
 
-static int commit_end(jr *r, const jevent *ev, uint32_t seq)
+static int commit_end(jr *r, const jevent *ev, jhead *h)
 {
-    int64_t ts;
-    int whole;
-    int rc = event_time(r, ev, F_TS, &ts, &whole);
-    if (rc == T_ABSENT) return reject(r, ev, "'E' event has no \"ts\""), 0;
-    uint32_t lane = 0;
-    if (rc == T_OK) rc = event_lane(r, ev, &lane);
+    int rc = event_head(r, ev, 'E', h);
+    if (rc == T_OK) rc = admit(r, ev, h, h->ts);
     if (rc != T_OK) return done(rc);
     sts_end_event *x = STS_VEC_PUSH(r->tl->ends);
     if (!x) return -1;
-    x->ts = ts;
-    x->lane = lane;
-    x->seq = seq;
-    sts_tl_note_resolution(r->tl, whole);
+    x->ts = h->ts;
+    x->lane = h->lane;
+    x->seq = h->seq;
+    x->name = h->name;
+    x->cat = h->cat;
+    sts_tl_note_resolution(r->tl, h->whole);
     return 0;
 }
 
-static int commit_instant(jr *r, const jevent *ev, char ph)
+/* "s": "g" or "p"; anything else (or nothing) is a thread instant, as in Perfetto. */
+static char instant_scope(const jevent *ev)
 {
-    jhead h;
-    int rc = event_head(r, ev, ph, &h);
-    if (rc != T_OK) return done(rc);
-    char scope = 't';
     const jspan *s = &ev->f[F_S];
     if ((ev->have & BIT(F_S)) && s->kind == JK_STRING && s->n == 1 && (s->p[0] == 'g' || s->p[0] == 'p'))
-        scope = s->p[0];
+        return s->p[0];
+    return 't';
+}
+
+static int commit_instant(jr *r, const jevent *ev, char ph, jhead *h)
+{
+    int rc = event_head(r, ev, ph, h);
+    if (rc != T_OK) return done(rc);
+    char scope = instant_scope(ev);
+    /* Perfetto refuses a thread instant without a tid and a process one without a pid
+     * (json_parser_failure): there is no track to put it on. */
+    if (scope == 't' && !has_id(ev, F_TID)) return reject(r, ev, "thread-scoped '%c' event has no \"tid\"", ph), 0;
+    if (scope == 'p' && !has_id(ev, F_PID)) return reject(r, ev, "process-scoped '%c' event has no \"pid\"", ph), 0;
+    if ((rc = admit(r, ev, h, h->ts)) != T_OK) return done(rc);
     uint32_t args;
     if (event_args(r, ev, &args) != T_OK) return -1;
     sts_instant *x = STS_VEC_PUSH(r->tl->instants);
     if (!x) return -1;
-    x->ts = h.ts;
-    x->name = h.name;
-    x->cat = h.cat;
-    x->lane = h.lane;
+    x->ts = h->ts;
+    x->name = h->name;
+    x->cat = h->cat;
+    x->lane = h->lane;
     x->args = args;
+    x->seq = h->seq;
     x->scope = scope;
-    sts_tl_note_resolution(r->tl, h.whole);
+    sts_tl_note_resolution(r->tl, h->whole);
     return 0;
 }
 
-static int commit_counter(jr *r, const jevent *ev)
+/* A counter value: a number, or a string strtod reads whole (Perfetto takes " 7",
+ * "+1.5", "inf" and "0x10" too). */
+static int counter_value(jr *r, const jspan *v, double *out)
 {
-    jhead h;
-    int rc = event_head(r, ev, 'C', &h);
+    if (v->kind == JK_NUMBER) return sts_jr_parse_double(v->p, v->n, out) == 0 ? 1 : -1;
+    if (v->kind != JK_STRING) return 0;
+    size_t n;
+    const char *t = span_text(r, v, &n);
+    char buf[64];
+    if (!t || n == 0 || n >= sizeof buf || memchr(t, 0, n)) return 0;
+    memcpy(buf, t, n);
+    buf[n] = 0;
+    char *e;
+    *out = strtod(buf, &e);
+    return *e == 0 ? 1 : 0;
+}
+
+static int commit_counter(jr *r, const jevent *ev, jhead *h)
+{
+    int rc = event_head(r, ev, 'C', h);
+    if (rc == T_OK) rc = admit(r, ev, h, h->ts);
     if (rc != T_OK) return done(rc);
+    uint32_t id = 0;
+    if ((ev->have & BIT(F_ID)) && (ev->f[F_ID].kind == JK_STRING || ev->f[F_ID].kind == JK_NUMBER) &&
+        (id = span_id(r, &ev->f[F_ID])) == STS_NONE)
+        return -1;
     for (uint32_t i = 0; i < ev->nargs; i++) {
         const jarg *a = &r->argv[i];
-        if (a->val.kind != JK_NUMBER) continue; /* Chrome plots numbers only */
         double v;
-        if (sts_jr_parse_double(a->val.p, a->val.n, &v) != 0) {
+        int ok = counter_value(r, &a->val, &v);
+        if (ok == 0) continue; /* Perfetto plots numbers only (json_parser_failure) */
+        if (ok < 0) {
             sts_tl_warn(r->tl, "%s: event %llu (byte %llu): counter value %.*s is out of range; series skipped",
                         r->path, (unsigned long long)r->index, (unsigned long long)jr_offset(r, ev->start),
                         shown(&a->val), a->val.p);
@@ -453,13 +550,14 @@ static int commit_counter(jr *r, const jevent *ev)
         if (series == STS_NONE) return -1;
         sts_counter *c = STS_VEC_PUSH(r->tl->counters);
         if (!c) return -1;
-        c->ts = h.ts;
+        c->ts = h->ts;
         c->value = v;
-        c->name = h.name;
+        c->name = h->name;
         c->series = series;
-        c->lane = h.lane;
+        c->lane = h->lane;
+        c->id = id;
     }
-    sts_tl_note_resolution(r->tl, h.whole);
+    sts_tl_note_resolution(r->tl, h->whole);
     return 0;
 }
 
@@ -518,59 +616,175 @@ static int commit_meta(jr *r, const jevent *ev)
     return 0;
 }
 
-/* The id of an async or flow event as a string id: "id" as written, else "id2". */
-static uint32_t event_id(jr *r, const jevent *ev)
+/* An id value Perfetto takes: a string, or an integer that fits in int64. */
+static uint8_t id_kind_of(const jspan *v)
 {
-    if (ev->have & BIT(F_ID)) return span_id(r, &ev->f[F_ID]);
-    if (ev->have & BIT(F_ID2)) return span_id(r, &ev->f[F_ID2]);
+    if (v->kind == JK_STRING) return 1;
+    int64_t x;
+    if (v->kind == JK_NUMBER && v->is_int && (v->fast || sts_jr_parse_int64(v->p, v->n, &x) == 0)) return 2;
     return 0;
 }
 
-static int commit_async(jr *r, const jevent *ev, char ph)
+/* The "local" or "global" id inside an id2 object (already checked JSON): the last of
+ * each wins, and "global" beats "local", as in Perfetto. */
+static int id2_of(jr *r, const jspan *obj, jspan *local, jspan *global)
 {
-    jhead h;
-    int rc = event_head(r, ev, ph, &h);
+    const char *p = obj->p + 1, *e = obj->p + obj->n;
+    local->kind = global->kind = JK_NONE;
+    for (;;) {
+        p = json_ws(p);
+        if (p >= e || *p != '"') return 0;
+        int esc = 0;
+        const char *q = json_scan_string(p + 1, e, &esc, &r->fail);
+        if (!q) return 0;
+        size_t kn = (size_t)(q - p - 1);
+        char kbuf[8];
+        const char *k = p + 1;
+        if (esc && kn <= 6 * sizeof kbuf) {
+            char tmp[6 * sizeof kbuf];
+            kn = sts_jr_unescape(k, kn, tmp);
+            if (kn > sizeof kbuf)
+                kn = sizeof kbuf + 1;
+            else
+                memcpy(kbuf, tmp, kn);
+            k = kbuf;
+        }
+        jspan *slot = kn == 5 && memcmp(k, "local", 5) == 0    ? local
+                      : kn == 6 && memcmp(k, "global", 6) == 0 ? global
+                                                               : NULL;
+        p = json_ws(json_ws(q + 1) + 1); /* past ':' */
+        jspan v;
+        memset(&v, 0, sizeof v);
+        v.p = p;
+        if (*p == '"') {
+            esc = 0;
+            q = json_scan_string(p + 1, e, &esc, &r->fail);
+            if (!q) return 0;
+            v.p = p + 1, v.n = (uint32_t)(q - p - 1), v.kind = JK_STRING, v.esc = (uint8_t)esc;
+            p = q + 1;
+        } else if (*p == '-' || json_is_digit(*p)) {
+            int is_int;
+            q = json_scan_number(p, &is_int, &r->fail);
+            if (!q) return 0;
+            v.n = (uint32_t)(q - p), v.kind = JK_NUMBER, v.is_int = (uint8_t)is_int;
+            p = q;
+        } else {
+            q = sts_jr_skip_value(r, p, e);
+            if (!q) return 0;
+            p = q;
+        }
+        if (slot) *slot = v;
+        p = json_ws(p);
+        if (*p != ',') return 0;
+        p++;
+    }
+}
+
+/* The id of an async event as Perfetto's cookie reads it: "id" when it is a string or
+ * an integer, else id2's "global" or "local" id. */
+static int event_id(jr *r, const jevent *ev, uint32_t *id, uint8_t *kind)
+{
+    *id = 0;
+    *kind = STS_ASYNC_ID_NONE;
+    const jspan *v = NULL;
+    jspan local, global;
+    uint8_t k = (ev->have & BIT(F_ID)) ? id_kind_of(&ev->f[F_ID]) : 0;
+    if (k) {
+        v = &ev->f[F_ID];
+        *kind = k == 1 ? STS_ASYNC_ID_STRING : STS_ASYNC_ID_NUMBER;
+    } else if ((ev->have & BIT(F_ID2)) && ev->f[F_ID2].kind == JK_OBJECT) {
+        id2_of(r, &ev->f[F_ID2], &local, &global);
+        if ((k = id_kind_of(&global)) != 0) {
+            v = &global;
+            *kind = k == 1 ? STS_ASYNC_ID_GLOBAL_STRING : STS_ASYNC_ID_GLOBAL_NUMBER;
+        } else if ((k = id_kind_of(&local)) != 0) {
+            v = &local;
+            *kind = k == 1 ? STS_ASYNC_ID_LOCAL_STRING : STS_ASYNC_ID_LOCAL_NUMBER;
+        }
+    }
+    if (!v) return T_OK;
+    *id = span_id(r, v);
+    return *id == STS_NONE ? T_NOMEM : T_OK;
+}
+
+static int commit_async(jr *r, const jevent *ev, char ph, jhead *h)
+{
+    int rc = event_head(r, ev, ph, h);
     if (rc != T_OK) return done(rc);
-    uint32_t id = event_id(r, ev), args;
-    if (id == STS_NONE || event_args(r, ev, &args) != T_OK) return -1;
+    uint32_t id;
+    uint8_t kind;
+    if (event_id(r, ev, &id, &kind) != T_OK) return -1;
+    /* Perfetto refuses b, e and n without a pid or an id (json_parser_failure): there is
+     * no async track to put them on. Legacy S, T, F and p make no slices there. */
+    if (ph == 'b' || ph == 'e' || ph == 'n') {
+        if (!has_id(ev, F_PID)) return reject(r, ev, "async '%c' event has no \"pid\"", ph), 0;
+        if (kind == STS_ASYNC_ID_NONE)
+            return reject(r, ev, "async '%c' event has no usable \"id\" or \"id2\" (a string or an integer)", ph), 0;
+    }
+    if ((rc = admit(r, ev, h, h->ts)) != T_OK) return done(rc);
+    uint32_t args;
+    if (event_args(r, ev, &args) != T_OK) return -1;
     sts_async *x = STS_VEC_PUSH(r->tl->asyncs);
     if (!x) return -1;
-    x->ts = h.ts;
-    x->name = h.name;
-    x->cat = h.cat;
+    x->ts = h->ts;
+    x->name = h->name;
+    x->cat = h->cat;
     x->id = id;
-    x->lane = h.lane;
+    x->id_kind = kind;
+    x->lane = h->lane;
     x->args = args;
+    x->seq = h->seq;
     x->phase = ph;
-    sts_tl_note_resolution(r->tl, h.whole);
+    sts_tl_note_resolution(r->tl, h->whole);
     return 0;
 }
 
-static int commit_flow(jr *r, const jevent *ev, char ph)
+static int commit_flow(jr *r, const jevent *ev, char ph, jhead *h)
 {
-    jhead h;
-    int rc = event_head(r, ev, ph, &h);
+    int rc = event_head(r, ev, ph, h);
+    if (rc == T_OK) rc = admit(r, ev, h, h->ts);
     if (rc != T_OK) return done(rc);
-    uint32_t id = event_id(r, ev);
+    uint32_t id = 0;
+    if (ev->have & BIT(F_ID))
+        id = span_id(r, &ev->f[F_ID]);
+    else if (ev->have & BIT(F_ID2))
+        id = span_id(r, &ev->f[F_ID2]);
     if (id == STS_NONE) return -1;
     const jspan *bp = &ev->f[F_BP];
     sts_flow *x = STS_VEC_PUSH(r->tl->flows);
     if (!x) return -1;
-    x->ts = h.ts;
-    x->name = h.name;
-    x->cat = h.cat;
+    x->ts = h->ts;
+    x->name = h->name;
+    x->cat = h->cat;
     x->id = id;
-    x->lane = h.lane;
+    x->lane = h->lane;
     x->phase = ph;
     x->bind_enclosing = (ev->have & BIT(F_BP)) && bp->kind == JK_STRING && bp->n == 1 && bp->p[0] == 'e';
-    sts_tl_note_resolution(r->tl, h.whole);
+    sts_tl_note_resolution(r->tl, h->whole);
     return 0;
+}
+
+/* Tells the model's sorter simulation about the event when Perfetto's tokenizer would
+ * push it to its sorter: a phase (not P), a readable ts (an M without one counts as 0),
+ * a readable dur when there is one, and ts >= 0. */
+static void sorter_push(jr *r, const jevent *ev, unsigned char ph, const jhead *h)
+{
+    if (!ph || ph == 'P') return;
+    int64_t ts = h->ts;
+    if (h->ts_rc != T_OK) {
+        if (ph != 'M') return;
+        ts = 0;
+    }
+    if (h->dur_rc != T_OK && h->dur_rc != T_ABSENT) return;
+    if (ts >= 0) sts_tl_sorter_push(r->tl, ts, h->seq, ph == 'X');
 }
 
 int sts_jr_commit_event(jr *r, const jevent *ev)
 {
     sts_timeline_info *info = &r->tl->info;
-    uint32_t seq = (uint32_t)info->events;
+    jhead h;
+    memset(&h, 0, sizeof h);
+    h.seq = (uint32_t)info->events;
     info->events++;
     unsigned char ph = 0;
     if (ev->have & BIT(F_PH)) {
@@ -579,21 +793,25 @@ int sts_jr_commit_event(jr *r, const jevent *ev)
         size_t n;
         const char *t = span_text(r, s, &n);
         if (!t) return -1;
-        if (n == 1) ph = (unsigned char)t[0];
+        if (n >= 1) ph = (unsigned char)t[0]; /* Perfetto reads the first character: "XXX" is X */
     }
     if (ph && ph < 128) info->by_phase[ph]++;
+    h.ts_rc = quiet_time(r, ev, F_TS, &h.ts, &h.whole, &h.why);
+    h.dur_rc = quiet_time(r, ev, F_DUR, &h.dur, &h.dwhole, &h.dur_why);
+    if (h.ts_rc == T_NOMEM || h.dur_rc == T_NOMEM) return -1;
+    sorter_push(r, ev, ph, &h);
     switch (ph) {
     case 'X':
     case 'B':
-        return commit_slice(r, ev, (char)ph, seq);
+        return commit_slice(r, ev, (char)ph, &h);
     case 'E':
-        return commit_end(r, ev, seq);
+        return commit_end(r, ev, &h);
     case 'i':
     case 'I':
     case 'R':
-        return commit_instant(r, ev, (char)ph);
+        return commit_instant(r, ev, (char)ph, &h);
     case 'C':
-        return commit_counter(r, ev);
+        return commit_counter(r, ev, &h);
     case 'M':
         return commit_meta(r, ev);
     case 'b':
@@ -603,11 +821,11 @@ int sts_jr_commit_event(jr *r, const jevent *ev)
     case 'T':
     case 'F':
     case 'p':
-        return commit_async(r, ev, (char)ph);
+        return commit_async(r, ev, (char)ph, &h);
     case 's':
     case 't':
     case 'f':
-        return commit_flow(r, ev, (char)ph);
+        return commit_flow(r, ev, (char)ph, &h);
     default:
         info->skipped++;
         return 0;

@@ -815,7 +815,8 @@ static sts_status read_event(reader *x, sts_pb_reader *r, uint64_t tag_off, uint
     s->parent = (uint32_t)seq;
     s->args = args;
     x->tl->info.by_phase['X']++;
-    sts_tl_note_resolution(x->tl, 0);
+    /* The same rule as for Chrome JSON, so that both readers nest the same events alike. */
+    sts_tl_note_resolution(x->tl, ts % 1000 == 0 && (end - ts) % 1000 == 0);
     sts_timeline_info *info = &x->tl->info;
     if (x->tl->slices.n == 1 || ts < info->ts_min) info->ts_min = ts;
     if (x->tl->slices.n == 1 || end > info->ts_max) info->ts_max = end;

@@ -4,6 +4,7 @@
  * center (BASE's median plus the shift's interval); on the right the change in percent
  * with its interval, on an axis shared by every row, with the "same" band shaded. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,20 +150,27 @@ static void shift_band(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     rect(b, "ci shift", x0, y - 7, x1 - x0, 14, t);
 }
 
-static void labels(sts_sbuf *b, const sts_rpt_diff_row *r, double y0)
+/* A lane's key is "PROCESS / THREAD": the thread on the first line, its process under
+ * it, each cut in the middle on its own, so the part that tells lanes apart stays. */
+static void labels(sts_sbuf *b, const sts_rpt_diff_row *r, const char *key, const char *proc, double y0)
 {
-    char fit[160], line[160], pct[32];
-    sts_svg_fit_text(r->key, LAB_W, 12, fit, sizeof fit);
-    sts_svg_text(b, LAB_X, y0 + 20, "start", "ttl", fit);
+    char line[160], pct[32];
+    double y = y0 + 20;
+    sts_sbuf_puts(b, "<g class=\"dkey\"><title>");
+    sts_sbuf_escs(b, r->key);
+    sts_sbuf_puts(b, "</title>");
+    sts_svg_text(b, LAB_X, y, "start", "ttl", key);
+    if (proc && *proc) sts_svg_text(b, LAB_X, y += 15, "start", "tick", proc);
+    sts_sbuf_puts(b, "</g>\n");
     fmt_pct(r->change_pct, pct, sizeof pct);
     if (isfinite(r->change_pct))
         snprintf(line, sizeof line, "%s, %s", r->verdict, pct);
     else
         snprintf(line, sizeof line, "%s", r->verdict);
-    sts_svg_text(b, LAB_X, y0 + 38, "start", "sub", line);
+    sts_svg_text(b, LAB_X, y += 18, "start", "sub", line);
     if (r->prediction) {
         snprintf(line, sizeof line, "prediction %s", r->prediction);
-        sts_svg_text(b, LAB_X, y0 + 54, "start", NULL, line);
+        sts_svg_text(b, LAB_X, y + 16, "start", NULL, line);
     }
 }
 
@@ -230,12 +238,20 @@ static void change_row(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     fmt_pct(r->change_pct, p1, sizeof p1);
     sts_sbuf_printf(b, "\" r=\"4\"><title>change %s</title></circle>\n", p1);
     if (isfinite(r->p)) {
+        /* On the side of the zero line with room; over it (with a halo) only when
+         * neither side has room. */
         snprintf(t, sizeof t, "p = %.2g, %s", r->p, r->method);
-        sts_svg_text(b, F1, y0 + 54, "end", "tick", t);
+        double x0 = clampd(sts_axis_map(a, 0, F0, F1), F0, F1);
+        sts_placer pl;
+        sts_placer_init(&pl, W, y0 + RH);
+        sts_placer_seg(&pl, x0, y0, x0, y0 + RH);
+        sts_spot spots[] = { { F1, y0 + 54, "end" }, { F0, y0 + 54, "start" } };
+        if (sts_place_text(&pl, b, spots, 2, "tick", t) < 0) sts_svg_text(b, F1, y0 + 54, "end", "tick lbl", t);
+        sts_placer_release(&pl);
     }
 }
 
-static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i)
+static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i, const char *key, const char *proc)
 {
     const sts_rpt_diff_row *r = &d->rows[i];
     double y0 = TOP + (double)i * RH;
@@ -246,7 +262,7 @@ static void row(sts_sbuf *b, const sts_rpt_diff *d, const sts_axis *pa, size_t i
     sts_sbuf_printf(b, " data-change-pct=\"%.6g\" data-ci-low-pct=\"%.6g\" data-ci-high-pct=\"%.6g\">\n", r->change_pct,
                     r->lo_pct, r->hi_pct);
     if (i) seg(b, "lane-sep", LAB_X, y0, W - 8, y0);
-    labels(b, r, y0);
+    labels(b, r, key, proc, y0);
     time_row(b, r, y0, d->confidence);
     change_row(b, pa, r, y0);
     sts_sbuf_puts(b, "</g>\n");
@@ -291,7 +307,7 @@ void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rp
              "Left: one time axis per row, BASE above NEW; lines join the same %s. Right: change in %% of "
              "BASE's median.",
              d->sample);
-    sts_svg_text(b, LAB_X, 38, "start", "sub", sub);
+    sts_svg_subtitle(b, NULL, W, sub);
     legend(b, d->confidence);
     double lo, hi;
     pct_range(d, &lo, &hi);
@@ -300,9 +316,34 @@ void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rp
     double ybot = TOP + (double)d->n * RH;
     double bx0 = sts_axis_map(&pa, -d->margin_pct, F0, F1), bx1 = sts_axis_map(&pa, d->margin_pct, F0, F1);
     rect(b, "band", clampd(bx0, F0, F1), TOP, clampd(bx1, F0, F1) - clampd(bx0, F0, F1), ybot - TOP, NULL);
-    sts_svg_xaxis(b, &pa, F0, F1, TOP, ybot, "change (%)");
+    sts_svg_xaxis(b, NULL, &pa, F0, F1, TOP, ybot, "change (%)");
+    /* Keys are cut in the middle (a lane's device is at its end) and never to the same text. */
+    enum { KEY = 160 };
+    const char **keys = d->n ? calloc(d->n, sizeof *keys) : NULL, **procs = d->n ? calloc(d->n, sizeof *procs) : NULL;
+    char *cut = d->n ? calloc(d->n, KEY) : NULL, *pcut = d->n ? calloc(d->n, KEY) : NULL;
+    char *split = d->n ? calloc(d->n, KEY * 2) : NULL;
+    if (keys && procs && cut && pcut && split) {
+        for (size_t i = 0; i < d->n; i++) {
+            const char *k = d->rows[i].key ? d->rows[i].key : "", *at = NULL;
+            for (const char *p = k; (p = strstr(p, " / ")) != NULL; p++)
+                at = p;
+            keys[i] = at ? at + 3 : k;
+            procs[i] = "";
+            if (at) {
+                snprintf(split + i * KEY * 2, KEY * 2, "%.*s", (int)(at - k), k);
+                procs[i] = split + i * KEY * 2;
+            }
+        }
+        sts_fit_unique(keys, d->n, LAB_W, sts_font_of("ttl"), cut, KEY);
+        sts_fit_unique(procs, d->n, LAB_W, sts_font_of("tick"), pcut, KEY);
+    }
     for (size_t i = 0; i < d->n; i++)
-        row(b, d, &pa, i);
+        row(b, d, &pa, i, cut ? cut + i * KEY : "", pcut ? pcut + i * KEY : "");
+    free(keys);
+    free(procs);
+    free(cut);
+    free(pcut);
+    free(split);
     if (d->n == 0) sts_svg_text(b, W / 2, TOP + 20, "middle", "sub", "no interval with samples in both runs");
     sts_svg_close(b);
 }

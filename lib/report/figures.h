@@ -34,8 +34,13 @@ typedef struct sts_rpt_lslice {
 } sts_rpt_lslice;
 
 typedef struct sts_rpt_lane {
-    const char *name; /* "pid 701 / tid 12 (python)" */
-    int rows;         /* depth rows shown */
+    const char *name;            /* the thread or stream: "MainThread", "tid 12", "Stream #7" */
+    int rows;                    /* depth rows shown */
+    const char *group;           /* its process or device ("pid 701", "/device:GPU:0"); NULL: none.
+                                  * Consecutive lanes of one group share a heading. */
+    int enclosing;               /* depths 0..enclosing-1 each hold one slice spanning the whole
+                                  * window: drawn as one row on top, slices below it move up */
+    const char *enclosing_names; /* their names, outermost first, joined by " › " */
 } sts_rpt_lane;
 
 typedef struct sts_rpt_lanes {
@@ -47,6 +52,20 @@ typedef struct sts_rpt_lanes {
     sts_rpt_lslice *slices;
     size_t hidden; /* slices in the window not drawn (too deep, too many lanes or slices) */
 } sts_rpt_lanes;
+
+/* Per step, the busy time of other lanes (device streams, workers) inside the step's
+ * interval: the union of their slices there, never more than the step. */
+typedef struct sts_rpt_windows {
+    const char *step_name;
+    size_t nsteps, found;   /* drawn, found */
+    const char **labels;    /* per step: its number */
+    const double *total_ns; /* per step: its duration */
+    size_t nlanes;
+    const char **names;    /* per lane: thread or stream */
+    const char **groups;   /* per lane: its process or device */
+    double *lane_total_ns; /* per lane: busy time summed over all steps found */
+    double *busy_ns;       /* nsteps x nlanes; 0 = idle in that step */
+} sts_rpt_windows;
 
 /* Names by self time (a table, not a figure). */
 typedef struct sts_rpt_name_row {
@@ -126,6 +145,7 @@ void sts_rpt_draw_bench(sts_sbuf *b, const char *id, int standalone, const sts_r
 void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, const sts_rpt_ledger_calls *c);
 void sts_rpt_draw_hbars(sts_sbuf *b, const char *id, int standalone, const sts_rpt_hbars *f);
 void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rpt_diff *d);
+void sts_rpt_draw_windows(sts_sbuf *b, const char *id, int standalone, const sts_rpt_windows *w);
 
 /* The names table as HTML (<table id=ID>). */
 void sts_rpt_table_names(sts_sbuf *b, const char *id, const sts_rpt_names *n);

@@ -9,12 +9,13 @@
 #include "report/report_impl.h"
 #include "stepscope/analyze.h"
 
-#define MAX_STEPS_DRAWN 60
-#define MAX_SERIES      7 /* child names drawn; the rest become "other children" */
-#define MAX_LANES       24
-#define MAX_ROWS        8
-#define MAX_SLICES      3000
-#define MAX_NAME_ROWS   25
+#define MAX_STEPS_DRAWN  60
+#define MAX_SERIES       7 /* child names drawn; the rest become "other children" */
+#define MAX_LANES        24
+#define MAX_ROWS         8
+#define MAX_SLICES       3000
+#define MAX_NAME_ROWS    25
+#define MAX_WINDOW_LANES 4
 
 static const char HOW_STEPS[] =
     "Each bar is one step, in trace order. Its stacked segments are the step's children (the outermost slices of its "
@@ -24,19 +25,30 @@ static const char HOW_STEPS[] =
     "of them covers); never add the step to its children (that counts the same time twice). Hover a segment for "
     "its value.";
 
+static const char HOW_WINDOWS[] =
+    "Each group is one step, in trace order; its grey outline is the step's duration. Inside it, one bar per lane "
+    "(the lanes busiest over all steps: device streams, worker threads) gives the time that lane had any slice open "
+    "during the step. Lanes run alongside the step and each other, so the bars are never added up: a bar as tall as "
+    "the outline is a lane busy for the whole step, a short one a lane that waited. Hover a bar for its value and "
+    "its share of the step.";
+
 static const char HOW_LANES[] =
-    "Time runs left to right from the start of the window; each band is one thread or device lane. Within a "
-    "lane, row 1 holds the outermost slices and each row below holds the slices nested one level deeper, so a "
-    "slice's parent is the slice directly above it. Names are written when they fit; hover a slice for its name, "
-    "duration and depth. Slices with the same name have the same colour and texture as in the step figure.";
+    "Time runs left to right from the start of the window; each band is one thread or device lane, under a "
+    "heading for its process or device. Within a lane, row 1 holds the outermost slices and each row below holds "
+    "the slices nested one level deeper, so a slice's parent is the slice directly above it. A hatched first row "
+    "stands for the slices that enclose the whole window (a Python tracer's frames, a runner's loop): it says how "
+    "many and names the innermost. Names are written when they fit; hover a slice for its name, duration and "
+    "depth, a lane's name for the whole of it. Slices with the same name have the same colour and texture as in "
+    "the step figure.";
 
 static const char *series_label(const char *name)
 {
     return name;
 }
 
-/* What to call the steps: their name when they share one, else the part before "#"
- * ("ProfilerStep#551" -> "ProfilerStep"), else "step". */
+/* What to call the steps: their name when they share one (and it is not one step's
+ * "NAME#N"), else the part before "#" ("ProfilerStep#551" -> "ProfilerStep"), else
+ * "step". */
 static const char *step_name(sts_report *r, const sts_timeline *tl, const sts_step *steps, size_t n)
 {
     if (n == 0) return "step";
@@ -44,8 +56,11 @@ static const char *step_name(sts_report *r, const sts_timeline *tl, const sts_st
     for (size_t i = 1; i < n && same; i++)
         same = steps[i].name == steps[0].name;
     const char *first = sts_timeline_string(tl, steps[0].name);
-    if (same) return sts_rpt_strdup(r, first);
-    const char *hash = strchr(first, '#');
+    const char *hash = strrchr(first, '#');
+    /* One step named "ProfilerStep#6": its number is written beside it anyway. */
+    int numbered = hash && hash > first && hash[1] && strspn(hash + 1, "0123456789") == strlen(hash + 1);
+    if (same && !numbered) return sts_rpt_strdup(r, first);
+    hash = strchr(first, '#');
     return hash && hash > first ? sts_rpt_strndup(r, first, (size_t)(hash - first)) : "step";
 }
 
@@ -143,22 +158,84 @@ static uint16_t color_for(const sts_rpt_steps *s, const char *name)
     return (uint16_t)(h % 7);
 }
 
-static const char *lane_name(sts_report *r, const sts_timeline *tl, const sts_lane *ln)
+/* s without its leading and trailing blanks ("stream 7 " -> "stream 7"), in buf. */
+static const char *trimmed(const char *s, char *buf, size_t n)
 {
-    size_t np;
-    const sts_process *procs = sts_timeline_processes(tl, &np);
-    const sts_process *p = ln->process < np ? &procs[ln->process] : NULL;
-    char buf[512];
-    const char *pn = p && p->name ? sts_timeline_string(tl, p->name) : NULL;
-    const char *tn = ln->name ? sts_timeline_string(tl, ln->name) : NULL;
-    const char *pl = p ? sts_timeline_string(tl, p->label) : "?";
-    const char *tlab = sts_timeline_string(tl, ln->label);
-    /* Thread first: when the label is cut to fit, what tells lanes apart survives. */
-    if (tn && *tn)
-        snprintf(buf, sizeof buf, "%s \xc2\xb7 %s", tn, pn && *pn ? pn : pl);
+    while (*s == ' ' || *s == '\t')
+        s++;
+    snprintf(buf, n, "%s", s);
+    size_t len = strlen(buf);
+    while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+        buf[--len] = 0;
+    return buf;
+}
+
+static int numeric(const char *s)
+{
+    if (*s == '-') s++;
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* A lane's own name: its thread name, else its tid ("tid 12", or the tid as written
+ * when that is a word: "PyTorch Profiler"). With `tid`, the tid is added, to tell apart
+ * threads of one process that share a name. */
+static const char *thread_text(const sts_timeline *tl, const sts_lane *ln, int tid, char *buf, size_t n)
+{
+    char t[256];
+    const char *name = ln->name ? trimmed(sts_timeline_string(tl, ln->name), t, sizeof t) : "";
+    const char *label = sts_timeline_string(tl, ln->label);
+    if (!*name)
+        snprintf(buf, n, "%s%s", numeric(label) ? "tid " : "", label);
+    else if (tid)
+        snprintf(buf, n, "%s (tid %s)", name, label);
     else
-        snprintf(buf, sizeof buf, "tid %s \xc2\xb7 %s%s", tlab, pn && *pn ? "" : "pid ", pn && *pn ? pn : pl);
-    return sts_rpt_strdup(r, buf);
+        snprintf(buf, n, "%s", name);
+    return buf;
+}
+
+/* A process's heading: its name, else its pid; with `pid`, the pid is added, to tell
+ * apart processes that share a name. */
+static const char *process_text(const sts_timeline *tl, const sts_process *p, int pid, char *buf, size_t n)
+{
+    char t[256];
+    const char *name = p->name ? trimmed(sts_timeline_string(tl, p->name), t, sizeof t) : "";
+    const char *label = sts_timeline_string(tl, p->label);
+    if (!*name)
+        snprintf(buf, n, "%s%s", numeric(label) ? "pid " : "", label);
+    else if (pid)
+        snprintf(buf, n, "%s (pid %s)", name, label);
+    else
+        snprintf(buf, n, "%s", name);
+    return buf;
+}
+
+/* Names lanes (ids[k] is the k-th one's index in the timeline): a thread name and its
+ * process's, with the tid or pid added only where two of these lanes or processes
+ * would otherwise read the same. */
+static sts_status name_lanes(sts_report *r, const sts_timeline *tl, const uint32_t *ids, size_t n, const char **names,
+                             const char **groups)
+{
+    const sts_lane *lanes = sts_timeline_lanes(tl, NULL);
+    const sts_process *procs = sts_timeline_processes(tl, NULL);
+    char a[512], b[512];
+    for (size_t k = 0; k < n; k++) {
+        const sts_lane *ln = &lanes[ids[k]];
+        int same_thread = 0, same_proc = 0;
+        for (size_t m = 0; m < n; m++) {
+            const sts_lane *o = &lanes[ids[m]];
+            if (m == k) continue;
+            if (o->process == ln->process &&
+                strcmp(thread_text(tl, o, 0, a, sizeof a), thread_text(tl, ln, 0, b, sizeof b)) == 0)
+                same_thread = 1;
+            if (o->process != ln->process && strcmp(process_text(tl, &procs[o->process], 0, a, sizeof a),
+                                                    process_text(tl, &procs[ln->process], 0, b, sizeof b)) == 0)
+                same_proc = 1;
+        }
+        names[k] = sts_rpt_strdup(r, thread_text(tl, ln, same_thread, a, sizeof a));
+        groups[k] = sts_rpt_strdup(r, process_text(tl, &procs[ln->process], same_proc, b, sizeof b));
+        if (!names[k] || !groups[k]) return STS_ERR_NOMEM;
+    }
+    return STS_OK;
 }
 
 /* The window: the step where the most slices start, else the stretch of 1/50 of the
@@ -198,8 +275,14 @@ static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t
             if (count[k] > count[best]) best = k;
         *t0 = (double)steps[best].ts;
         *t1 = (double)(steps[best].ts + (steps[best].dur > 0 ? steps[best].dur : 1));
-        snprintf(why, n, "busiest step: %s %" PRId64 " (%zu slices start in it)",
-                 sts_timeline_string(tl, steps[best].name), steps[best].index, count[best]);
+        /* "ProfilerStep#6" already says which step; "learner_step" needs its number. */
+        const char *sname = sts_timeline_string(tl, steps[best].name);
+        char num[32];
+        snprintf(num, sizeof num, "#%" PRId64, steps[best].index);
+        size_t ln = strlen(sname), lnum = strlen(num);
+        int named = ln >= lnum && strcmp(sname + ln - lnum, num) == 0;
+        snprintf(why, n, "busiest step: %s%s%s (%zu slices start in it)", sname, named ? "" : " ", named ? "" : num + 1,
+                 count[best]);
         free(count);
         return;
     }
@@ -219,6 +302,34 @@ static void choose_window(const sts_timeline *tl, const sts_steps *st, double *t
     snprintf(why, n, "busiest 1/50 of the trace (%zu slices start in it)", bins[best]);
 }
 
+/* How many depths of a lane, from the top, each hold exactly one slice covering the
+ * whole window: the stack the window sits inside (a Python tracer's frames, a
+ * runner's loop). Two or more are drawn as one row; fewer, 0. */
+static int enclosing_depths(const sts_slice *sl, size_t ns, const sts_lane *ln, int64_t w0, int64_t w1)
+{
+    enum { D = 64 };
+    uint32_t count[D] = { 0 };
+    unsigned char covers[D] = { 0 };
+    for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
+        const sts_slice *s = &sl[i];
+        if (s->ts >= w1) break;
+        if (!(s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0) || s->depth >= D) continue;
+        count[s->depth]++;
+        if (s->ts <= w0 && s->ts + s->dur >= w1) covers[s->depth] = 1;
+    }
+    int k = 0;
+    while (k < D && count[k] == 1 && covers[k])
+        k++;
+    return k >= 2 ? k : 0;
+}
+
+/* Appends " › name" (or name first) to the chain of enclosing names, as room allows. */
+static void chain_add(char *chain, size_t n, const char *name)
+{
+    size_t len = strlen(chain);
+    if (len + 1 < n) snprintf(chain + len, n - len, "%s%s", len ? " \xe2\x80\xba " : "", name);
+}
+
 static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_steps *st, const sts_rpt_steps *steps,
                               sts_rpt_lanes **out)
 {
@@ -231,6 +342,7 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
     choose_window(tl, st, &L->t0, &L->t1, why, sizeof why);
     L->window = sts_rpt_strdup(r, why);
     uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
+    uint32_t ids[MAX_LANES];
     L->lanes = sts_rpt_alloc(r, MAX_LANES * sizeof *L->lanes);
     L->slices = sts_rpt_alloc(r, MAX_SLICES * sizeof *L->slices);
     if (!order || !L->lanes || !L->slices) {
@@ -242,18 +354,26 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
     for (size_t k = 0; k < nl; k++) {
         const sts_lane *ln = &lanes[order[k]];
         size_t in_window = 0;
-        int maxdepth = -1;
+        int maxrow = -1;
+        int enc = enclosing_depths(sl, ns, ln, w0, w1);
+        char chain[1024] = "";
         for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
             const sts_slice *s = &sl[i];
             if (s->ts >= w1) break; /* a lane's slices are in ts order */
             int inside = s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0;
             if (!inside) continue;
             in_window++;
-            if (s->depth >= MAX_ROWS || L->nlanes >= MAX_LANES || L->nslices >= MAX_SLICES) {
+            if (s->depth < enc) { /* drawn as the one enclosing row */
+                chain_add(chain, sizeof chain, sts_timeline_string(tl, s->name));
+                maxrow = maxrow < 0 ? 0 : maxrow;
+                continue;
+            }
+            int row = s->depth - enc + (enc ? 1 : 0);
+            if (row >= MAX_ROWS || L->nlanes >= MAX_LANES || L->nslices >= MAX_SLICES) {
                 L->hidden++;
                 continue;
             }
-            if (s->depth > maxdepth) maxdepth = s->depth;
+            if (row > maxrow) maxrow = row;
             sts_rpt_lslice *o = &L->slices[L->nslices++];
             o->ts = (double)s->ts;
             o->dur = (double)s->dur;
@@ -268,13 +388,75 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
         }
         if (in_window == 0) continue;
         L->lanes_total++;
-        if (L->nlanes >= MAX_LANES || maxdepth < 0) continue;
-        L->lanes[L->nlanes].name = lane_name(r, tl, ln);
-        L->lanes[L->nlanes].rows = maxdepth + 1;
+        if (L->nlanes >= MAX_LANES || maxrow < 0) continue;
+        ids[L->nlanes] = order[k];
+        L->lanes[L->nlanes].rows = maxrow + 1;
+        L->lanes[L->nlanes].enclosing = enc;
+        if (enc && !(L->lanes[L->nlanes].enclosing_names = sts_rpt_strdup(r, chain))) {
+            free(order);
+            return STS_ERR_NOMEM;
+        }
         L->nlanes++;
     }
     free(order);
     *out = L;
+    const char *names[MAX_LANES], *groups[MAX_LANES];
+    sts_status s = name_lanes(r, tl, ids, L->nlanes, names, groups);
+    for (size_t k = 0; s == STS_OK && k < L->nlanes; k++) {
+        L->lanes[k].name = names[k];
+        L->lanes[k].group = groups[k];
+    }
+    return s;
+}
+
+/* Per step, the busy time of the other lanes busiest over all steps (at most
+ * MAX_WINDOW_LANES): NULL in *out when no other lane was busy during the steps. */
+static sts_status build_windows(sts_report *r, const sts_timeline *tl, const sts_steps *st, const sts_rpt_steps *steps,
+                                sts_rpt_windows **out)
+{
+    *out = NULL;
+    size_t nwl, nsteps, nwin;
+    const sts_window_lane_stats *wl = sts_steps_window_lanes(st, &nwl);
+    const sts_step *list = sts_steps_list(st, &nsteps);
+    const sts_step_window *win = sts_steps_windows(st, &nwin);
+    if (nwl == 0 || nsteps == 0) return STS_OK;
+    /* The busiest lanes, most busy time first (ties: display order, as listed). */
+    size_t pick[MAX_WINDOW_LANES], np = 0;
+    for (size_t i = 0; i < nwl; i++) {
+        size_t at = np < MAX_WINDOW_LANES ? np++ : MAX_WINDOW_LANES;
+        while (at > 0 && wl[pick[at - 1]].total_ns < wl[i].total_ns) {
+            if (at < MAX_WINDOW_LANES) pick[at] = pick[at - 1];
+            at--;
+        }
+        if (at < MAX_WINDOW_LANES) pick[at] = i;
+    }
+    sts_rpt_windows *W = sts_rpt_alloc(r, sizeof *W);
+    if (!W) return STS_ERR_NOMEM;
+    W->step_name = steps->step_name;
+    W->labels = steps->labels;
+    W->total_ns = steps->total_ns;
+    W->nsteps = steps->nsteps;
+    W->found = steps->found;
+    W->nlanes = np;
+    W->names = sts_rpt_alloc(r, np * sizeof *W->names);
+    W->groups = sts_rpt_alloc(r, np * sizeof *W->groups);
+    W->lane_total_ns = sts_rpt_alloc(r, np * sizeof *W->lane_total_ns);
+    W->busy_ns = sts_rpt_alloc(r, (W->nsteps * np + 1) * sizeof *W->busy_ns);
+    if (!W->names || !W->groups || !W->lane_total_ns || !W->busy_ns) return STS_ERR_NOMEM;
+    uint32_t ids[MAX_WINDOW_LANES];
+    for (size_t k = 0; k < np; k++) {
+        ids[k] = wl[pick[k]].lane;
+        W->lane_total_ns[k] = (double)wl[pick[k]].total_ns;
+    }
+    sts_status s = name_lanes(r, tl, ids, np, W->names, W->groups);
+    if (s != STS_OK) return s;
+    for (size_t i = 0; i < W->nsteps && i < nsteps; i++) {
+        /* A lane with no slice in the step's window was idle in it: 0 is what happened. */
+        for (uint32_t w = list[i].first_window; w < list[i].first_window + list[i].window_count && w < nwin; w++)
+            for (size_t k = 0; k < np; k++)
+                if (win[w].lane == ids[k]) W->busy_ns[i * np + k] = (double)win[w].busy_ns;
+    }
+    *out = W;
     return STS_OK;
 }
 
@@ -327,6 +509,20 @@ static void trace_facts(sts_report *r, sts_rpt_section *sec, const sts_timeline 
     sts_timeline_slices(tl, &ns);
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
     char d[48];
+    if (in->run) {
+        /* Which run and which host file of a profile directory this section is. */
+        const char *file = in->path ? strrchr(in->path, '/') : NULL;
+        file = file ? file + 1 : in->path ? in->path : "?";
+        char runs[96] = "", hosts[600] = "";
+        if (in->runs > 1)
+            snprintf(runs, sizeof runs, ", %s of %" PRIu32 " runs", in->run_latest ? "the latest" : "chosen, one",
+                     in->runs);
+        if (in->run_hosts > 1)
+            snprintf(hosts, sizeof hosts, "; read %.500s, one of %" PRIu32 " host files", file, in->run_hosts);
+        else
+            snprintf(hosts, sizeof hosts, "; read %.500s", file);
+        sts_rpt_fact(r, f, "profile run", "%s%s%s", in->run, runs, hosts);
+    }
     sts_rpt_fact(r, f, "format", "%s%s%s", in->format ? in->format : "?", in->compressed ? ", gzip" : "",
                  in->truncated ? ", truncated (complete events imported)" : "");
     sts_rpt_fact(r, f, "events read", "%" PRIu64, in->events);
@@ -422,6 +618,12 @@ sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const ch
             sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Where each step's time goes");
             steps_facts(r, sec, tl, st);
             if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_STEPS, "fig-steps", steps, HOW_STEPS)) s = STS_ERR_NOMEM;
+            sts_rpt_windows *wins = NULL;
+            if (s == STS_OK) s = build_windows(r, tl, st, steps, &wins);
+            if (s == STS_OK && wins) {
+                sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Other lanes during each step");
+                if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_WINDOWS, "fig-windows", wins, HOW_WINDOWS)) s = STS_ERR_NOMEM;
+            }
         }
     } else {
         size_t nt;

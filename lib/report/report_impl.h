@@ -15,7 +15,8 @@ typedef enum sts_rpt_fig_kind {
     STS_RPT_FIG_BENCH,
     STS_RPT_FIG_LEDGER_CALLS,
     STS_RPT_FIG_HBARS,
-    STS_RPT_FIG_DIFF
+    STS_RPT_FIG_DIFF,
+    STS_RPT_FIG_WINDOWS
 } sts_rpt_fig_kind;
 
 typedef struct sts_rpt_fig {

@@ -48,7 +48,17 @@ void sts_svg_open(sts_sbuf *b, const char *id, double w, double h, int standalon
     sts_sbuf_printf(b, "<title id=\"%s-title\">", id);
     sts_sbuf_escs(b, title);
     sts_sbuf_puts(b, "</title>\n");
-    sts_svg_text(b, 8, 20, "start", "ttl", title);
+    /* The <title> above holds it whole; the visible one stays inside the figure. */
+    char fit[512];
+    if (!sts_fit_end(title, w - 16, sts_font_of("ttl"), fit, sizeof fit)) fit[0] = 0;
+    sts_svg_text(b, 8, 20, "start", "ttl", fit);
+}
+
+void sts_svg_subtitle(sts_sbuf *b, sts_placer *p, double w, const char *text)
+{
+    char fit[1024];
+    if (!sts_fit_end(text, w - 16, sts_font_of("sub"), fit, sizeof fit)) fit[0] = 0;
+    sts_svg_text_rec(b, p, 8, 38, "start", "sub", fit);
 }
 
 void sts_svg_close(sts_sbuf *b)
@@ -105,6 +115,13 @@ void sts_svg_text(sts_sbuf *b, double x, double y, const char *anchor, const cha
     sts_sbuf_puts(b, "</text>\n");
 }
 
+void sts_svg_text_rec(sts_sbuf *b, sts_placer *p, double x, double y, const char *anchor, const char *cls,
+                      const char *text)
+{
+    sts_svg_text(b, x, y, anchor, cls, text);
+    if (p) sts_placer_text(p, x, y, anchor, cls, text);
+}
+
 static void line(sts_sbuf *b, const char *cls, double x1, double y1, double x2, double y2)
 {
     sts_sbuf_printf(b, "<line class=\"%s\" x1=\"", cls);
@@ -126,7 +143,8 @@ static void axis_title(char *buf, size_t n, const sts_axis *a, const char *title
         snprintf(buf, n, "%s", title);
 }
 
-void sts_svg_yaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot, const char *title)
+void sts_svg_yaxis(sts_sbuf *b, sts_placer *p, const sts_axis *a, double x0, double x1, double y_top, double y_bot,
+                   const char *title)
 {
     char lab[64], t[256];
     sts_sbuf_printf(b, "<g class=\"yaxis\" data-unit=\"%s\" data-ticks=\"%d\">\n", a->unit_name, a->nticks);
@@ -135,15 +153,17 @@ void sts_svg_yaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double 
         double y = sts_axis_map(a, v, y_bot, y_top);
         line(b, fabs(v) < a->step * 1e-9 ? "zero" : "grid", x0, y, x1, y);
         sts_axis_tick_label(a, i, lab, sizeof lab);
-        sts_svg_text(b, x0 - 6, y + 4, "end", "tick", lab);
+        sts_svg_text_rec(b, p, x0 - 6, y + 4, "end", "tick", lab);
     }
     line(b, "axis", x0, y_top, x0, y_bot);
+    if (p) sts_placer_seg(p, x0, y_top, x0, y_bot);
     axis_title(t, sizeof t, a, title);
-    sts_svg_text(b, x0 - 6, y_top - 12, "start", "ax-t", t);
+    sts_svg_text_rec(b, p, x0 - 6, y_top - 12, "start", "ax-t", t);
     sts_sbuf_puts(b, "</g>\n");
 }
 
-void sts_svg_xaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double y_top, double y_bot, const char *title)
+void sts_svg_xaxis(sts_sbuf *b, sts_placer *p, const sts_axis *a, double x0, double x1, double y_top, double y_bot,
+                   const char *title)
 {
     char lab[64], t[256];
     sts_sbuf_printf(b, "<g class=\"xaxis\" data-unit=\"%s\" data-ticks=\"%d\">\n", a->unit_name, a->nticks);
@@ -152,65 +172,44 @@ void sts_svg_xaxis(sts_sbuf *b, const sts_axis *a, double x0, double x1, double 
         double x = sts_axis_map(a, v, x0, x1);
         line(b, fabs(v) < a->step * 1e-9 ? "zero" : "grid", x, y_top, x, y_bot);
         sts_axis_tick_label(a, i, lab, sizeof lab);
-        sts_svg_text(b, x, y_bot + 15, "middle", "tick", lab);
+        sts_svg_text_rec(b, p, x, y_bot + 15, "middle", "tick", lab);
     }
     line(b, "axis", x0, y_bot, x1, y_bot);
+    if (p) sts_placer_seg(p, x0, y_bot, x1, y_bot);
     axis_title(t, sizeof t, a, title);
-    sts_svg_text(b, (x0 + x1) / 2, y_bot + 32, "middle", "ax-t", t);
+    sts_svg_text_rec(b, p, (x0 + x1) / 2, y_bot + 32, "middle", "ax-t", t);
     sts_sbuf_puts(b, "</g>\n");
-}
-
-static size_t utf8_chars(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xc0) != 0x80) n++;
-    return n;
 }
 
 double sts_svg_text_width(const char *text, double font_px)
 {
-    return (double)utf8_chars(text) * font_px * 0.6;
+    sts_font f = { font_px, 0 };
+    return sts_text_width(text, f);
 }
 
 int sts_svg_fit_text(const char *text, double max_px, double font_px, char *buf, size_t n)
 {
-    if (n == 0) return 0;
-    if (sts_svg_text_width(text, font_px) <= max_px && strlen(text) < n) {
-        strcpy(buf, text);
-        return 1;
-    }
-    size_t fit = max_px / (font_px * 0.6) > 1 ? (size_t)(max_px / (font_px * 0.6)) - 1 : 0;
-    if (fit == 0 || n < 5) {
-        buf[0] = 0;
-        return 0;
-    }
-    size_t i = 0, chars = 0;
-    while (text[i] && chars < fit) {
-        size_t j = i + 1;
-        while (((unsigned char)text[j] & 0xc0) == 0x80)
-            j++;
-        if (j + 4 > n) break; /* room for "…" (3 bytes) and the NUL */
-        i = j;
-        chars++;
-    }
-    if (chars == 0) {
-        buf[0] = 0;
-        return 0;
-    }
-    memcpy(buf, text, i);
-    memcpy(buf + i, "\xe2\x80\xa6", 4);
-    return 1;
+    sts_font f = { font_px, 0 };
+    return sts_fit_end(text, max_px, f, buf, n);
 }
 
-double sts_svg_legend_item(sts_sbuf *b, double x, double y, const char *swatch_attrs, const char *label)
+double sts_svg_legend_width(const char *label)
+{
+    return 19 + sts_text_width(label, sts_font_of(NULL)) + 18;
+}
+
+double sts_svg_legend_item(sts_sbuf *b, sts_placer *p, double x, double y, const char *swatch_attrs, const char *label)
 {
     sts_sbuf_puts(b, "<g class=\"key\"><rect class=\"sw\" x=\"");
     sts_svg_num(b, x);
     sts_sbuf_puts(b, "\" y=\"");
     sts_svg_num(b, y - 10);
     sts_sbuf_printf(b, "\" width=\"14\" height=\"14\" %s/>", swatch_attrs);
-    sts_svg_text(b, x + 19, y + 1, "start", NULL, label);
+    sts_svg_text_rec(b, p, x + 19, y + 1, "start", NULL, label);
     sts_sbuf_puts(b, "</g>\n");
-    return x + 19 + sts_svg_text_width(label, 12) + 18;
+    if (p) {
+        sts_box sw = { x, y - 10, x + 14, y + 4 };
+        sts_placer_box(p, sw);
+    }
+    return x + sts_svg_legend_width(label);
 }

@@ -226,11 +226,11 @@ STS_DEFINE_SORT(sort_recorded, sts_slice, void, REC_LESS)
  * exactly as it nests a file. Host scopes nest by construction; the stack walk still
  * decides parents, so a scope whose parent was dropped becomes a root instead of joining
  * a wrong parent, and two overlapping device commands (a queue that is not in order)
- * are listed as an overlap. Finalize breaks ties of equal ts and dur by the slices'
- * order, but a scope is recorded when it ends, after the scopes inside it: a parent
- * and a child that start and end on the same clock tick (a coarse TSC does that)
- * would come child first. So the slices are put in nesting order first, the recorded
- * depth deciding those ties. */
+ * are listed as an overlap. Finalize breaks ties of equal ts and dur by the events'
+ * sequence numbers (a raw slice's `parent`), but a scope is recorded when it ends,
+ * after the scopes inside it: a parent and a child that start and end on the same
+ * clock tick (a coarse TSC does that) would come child first. So the slices are put in
+ * nesting order first, the recorded depth deciding those ties, and numbered in it. */
 static sts_status nest(sts_timeline *tl)
 {
     size_t n = tl->slices.n;
@@ -242,6 +242,8 @@ static sts_status nest(sts_timeline *tl)
         return STS_ERR_NOMEM;
     }
     free(tmp);
+    for (size_t i = 0; i < n; i++)
+        tl->slices.v[i].parent = (uint32_t)i;
     sts_error err = STS_ERROR_INIT;
     return sts_tl_finalize(tl, &err);
 }

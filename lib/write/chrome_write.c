@@ -208,6 +208,7 @@ static void metadata(jw *w)
 {
     for (size_t p = 0; p < w->nprocs; p++) {
         const sts_process *pr = &w->procs[p];
+        if (pr->global) continue; /* finalize's holder of global tracks: no process of the trace */
         int64_t pid = proc_pid(w, (uint32_t)p);
         uint32_t name = pr->name ? pr->name : pr->label;
         if (name) meta_event(w, pid, NULL, "process_name", "name", name, 0);
@@ -217,7 +218,7 @@ static void metadata(jw *w)
     }
     for (size_t l = 0; l < w->nlanes; l++) {
         const sts_lane *ln = &w->lanes[l];
-        if (ln->process >= w->nprocs) continue;
+        if (ln->process >= w->nprocs || ln->kind == STS_LANE_ASYNC || ln->kind == STS_LANE_INSTANTS) continue;
         int64_t pid = proc_pid(w, ln->process), tid = lane_tid(w, (uint32_t)l);
         if (ln->name) meta_event(w, pid, &tid, "thread_name", "name", ln->name, 0);
         meta_event(w, pid, &tid, "thread_sort_index", "sort_index", STS_NONE,
@@ -230,7 +231,8 @@ static void slices(jw *w)
     size_t n;
     const sts_slice *s = sts_timeline_slices(w->tl, &n);
     for (size_t i = 0; i < n; i++) {
-        if (s[i].dur < 0) continue;
+        /* Instants and async events are written from their own lists. */
+        if (s[i].dur < 0 || (s[i].flags & (STS_SLICE_INSTANT | STS_SLICE_ASYNC))) continue;
         ev_begin(w, "{\"ph\":\"X\",");
         pid_tid(w, s[i].lane);
         lit(w, ",\"ts\":");
@@ -285,6 +287,24 @@ static void phase_head(jw *w, char phase)
     ev_begin(w, head);
 }
 
+/* The id as it was read: "id" (a string or a number) or id2's "local" or "global". */
+static void async_id(jw *w, const sts_async *a)
+{
+    uint8_t k = a->id_kind;
+    int number = k == STS_ASYNC_ID_NUMBER || k == STS_ASYNC_ID_LOCAL_NUMBER || k == STS_ASYNC_ID_GLOBAL_NUMBER;
+    if (k == STS_ASYNC_ID_LOCAL_STRING || k == STS_ASYNC_ID_LOCAL_NUMBER)
+        lit(w, ",\"id2\":{\"local\":");
+    else if (k == STS_ASYNC_ID_GLOBAL_STRING || k == STS_ASYNC_ID_GLOBAL_NUMBER)
+        lit(w, ",\"id2\":{\"global\":");
+    else
+        lit(w, ",\"id\":");
+    if (number)
+        lit(w, sts_timeline_string(w->tl, a->id));
+    else
+        str_id(w, a->id);
+    if (k >= STS_ASYNC_ID_LOCAL_STRING) lit(w, "}");
+}
+
 static void asyncs_and_flows(jw *w)
 {
     size_t n;
@@ -295,8 +315,7 @@ static void asyncs_and_flows(jw *w)
         lit(w, ",\"ts\":");
         put_us(w, a[i].ts);
         name_cat(w, a[i].name, a[i].cat);
-        lit(w, ",\"id\":");
-        str_id(w, a[i].id);
+        async_id(w, &a[i]);
         args_obj(w, a[i].args);
         lit(w, "}");
     }

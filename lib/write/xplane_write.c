@@ -161,6 +161,13 @@ static int lane_is_device(const plan *p, const sts_lane *ln)
     return ln->kind == STS_LANE_DEVICE || (pr->name && starts_with(str(p, pr->name), "/device:"));
 }
 
+/* Threads and device streams are lines; the lanes finalize makes for async and
+ * instant tracks are not (XSpace has neither). */
+static int lane_is_line(const sts_lane *ln)
+{
+    return ln->kind == STS_LANE_THREAD || ln->kind == STS_LANE_DEVICE;
+}
+
 static sts_status add_lines(plan *p, xplane *pl, uint32_t proc_or_host, int host, int prefix)
 {
     pl->line_first = p->nlines;
@@ -168,7 +175,7 @@ static sts_status add_lines(plan *p, xplane *pl, uint32_t proc_or_host, int host
     for (size_t l = 0; l < p->nlanes; l++) {
         const sts_lane *ln = &p->lanes[l];
         int is_device = lane_is_device(p, ln);
-        if (host ? is_device : (!is_device || ln->process != proc_or_host)) continue;
+        if (!lane_is_line(ln) || (host ? is_device : (!is_device || ln->process != proc_or_host))) continue;
         xline *xl = &p->lines[p->nlines];
         memset(xl, 0, sizeof *xl);
         xl->lane = (uint32_t)l;
@@ -216,6 +223,7 @@ static sts_status make_planes(plan *p)
     size_t thread_procs = 0, any_thread = 0;
     for (size_t l = 0; l < p->nlanes; l++) {
         uint32_t pr = p->lanes[l].process;
+        if (!lane_is_line(&p->lanes[l])) continue;
         if (lane_is_device(p, &p->lanes[l]))
             has_device[pr] = 1;
         else
@@ -293,12 +301,15 @@ static sts_status collect_events(plan *p)
     size_t n = 0;
     for (size_t i = 0; i < p->nslices; i++) {
         const sts_slice *s = &p->slices[i];
-        if (s->dur < 0 || s->lane >= p->nlanes) continue;
+        /* Instants and async events are written from their own lists. */
+        if (s->dur < 0 || s->lane >= p->nlanes || (s->flags & (STS_SLICE_INSTANT | STS_SLICE_ASYNC)) ||
+            lane_line[s->lane] == UINT32_MAX)
+            continue;
         tmp_ev[n++] = (xev){ s->ts, s->dur, (uint32_t)i, 0, lane_line[s->lane], 0 };
     }
     for (size_t i = 0; i < p->ninstants; i++) {
         const sts_instant *s = &p->instants[i];
-        if (s->lane >= p->nlanes) continue;
+        if (s->lane >= p->nlanes || lane_line[s->lane] == UINT32_MAX) continue;
         tmp_ev[n++] = (xev){ s->ts, 0, (uint32_t)i, 0, lane_line[s->lane], 1 };
     }
     free(lane_line);

@@ -64,6 +64,11 @@ PyObject *ext_info_json(PyObject *self, PyObject *cap)
     K(j, "overlaps"), sts_jsonw_u64(j, in->overlaps);
     K(j, "unmatched_end"), sts_jsonw_u64(j, in->unmatched_end);
     K(j, "unclosed_begin"), sts_jsonw_u64(j, in->unclosed_begin);
+#ifdef STS_SLICE_ASYNC
+    K(j, "misplaced_end"), sts_jsonw_u64(j, in->misplaced_end);
+    K(j, "repaired"), sts_jsonw_u64(j, in->repaired);
+    K(j, "overflow_tracks"), sts_jsonw_u64(j, in->overflow_tracks);
+#endif
     K(j, "skipped"), sts_jsonw_u64(j, in->skipped);
     K(j, "rejected"), sts_jsonw_u64(j, in->rejected);
     uint64_t total;
@@ -147,6 +152,9 @@ static void json_lanes(sts_jsonw *j, const sts_timeline *tl, const sts_scope *sc
         if (sc->lanes && !busy[l].slices && !kept(sc, l)) continue;
         sts_jsonw_obj_begin(j);
         lane_fields(j, tl, l);
+#ifdef STS_SLICE_ASYNC
+        K(j, "tracks"), sts_jsonw_u64(j, sts_timeline_lanes(tl, NULL)[l].track_count);
+#endif
         busy_fields(j, &busy[l]);
         sts_jsonw_obj_end(j);
     }

@@ -5,6 +5,9 @@ usage: check_dom.py DOM.html [--steps N] [--children N] [--warm N] [--calls T,T,
 Prints "ok browser: ..." or "FAIL browser: ..." per check; exits 1 on any failure.
 Every figure must have been laid out (non-zero size) with its text rendered, the page
 must load nothing from outside, and each figure must hold the marks its data implies.
+Each text's real box, as the browser laid it out (getBBox, in the fonts it found), must
+stay inside its figure and clear of the other texts, of points, data and reference
+lines and axis lines, and a text on a bar or slice must lie inside it.
 """
 import argparse
 import sys
@@ -103,6 +106,11 @@ def main():
         check(f"{fid} laid out ({w}x{h} px) with its text rendered ({drawn}/{n} text elements)",
               w > 200 and h > 80 and int(n) > 0 and int(drawn) >= int(n) * 0.9)
 
+    for f in figs:
+        problems = layout_problems(f)
+        check(f"{f.attrs.get('id', '?')}: no text collides or leaves the figure (real text boxes)", not problems,
+              "; ".join(problems[:6]) + (f" (+{len(problems) - 6} more)" if len(problems) > 6 else ""))
+
     steps = [f for f in figs if f.attrs.get("id", "").startswith("fig-steps")]
     if a.steps is not None:
         check("a per-step figure", steps)
@@ -127,6 +135,17 @@ def main():
               f"{len(sl)} drawn, data-slices={f.attrs.get('data-slices')}")
         depths = {s.attrs.get("data-depth") for s in sl}
         check("fig-lanes shows nesting (more than one depth row)", len(depths) > 1, str(depths))
+    for f in lanes:
+        # Two different lanes never read the same, however their names were cut.
+        seen, clash = {}, []
+        for g in f.find(lambda n: n.tag == "g" and "lane" in n.cls()):
+            full = "".join(t for k in g.kids if k.tag == "title" for t in k.data)
+            shown = "".join(t for k in g.kids if k.tag == "text" for t in k.data)
+            if shown in seen and seen[shown] != full:
+                clash.append(f"{seen[shown]!r} and {full!r} both read {shown!r}")
+            seen.setdefault(shown, full)
+        check(f"{f.attrs.get('id')}: different lanes have different labels ({len(seen)} labels)", not clash,
+              "; ".join(clash[:3]))
     bench = [f for f in figs if f.attrs.get("id", "").startswith("fig-bench")]
     for f in bench[:1]:
         fid = f.attrs["id"]
@@ -150,6 +169,95 @@ def main():
 
 def _text(n):
     return n.data
+
+
+def _num(n, k):
+    try:
+        return float(n.attrs.get(k, "0"))
+    except ValueError:
+        return 0.0
+
+
+def _drawn(n):
+    """Not inside <defs> (patterns), so actually drawn where it says."""
+    p = n.parent
+    while p is not None:
+        if p.tag in ("defs", "pattern"):
+            return False
+        p = p.parent
+    return True
+
+
+def _overlap(a, b, slack=0.5):
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w > slack and h > slack
+
+
+def _hits_segment(box, x0, y0, x1, y1, shrink=0.5):
+    """Liang-Barsky: does the segment pass through the box (shrunk by `shrink`)?"""
+    bx0, by0, bx1, by1 = box[0] + shrink, box[1] + shrink, box[2] - shrink, box[3] - shrink
+    dx, dy, t0, t1 = x1 - x0, y1 - y0, 0.0, 1.0
+    for p, q in ((-dx, x0 - bx0), (dx, bx1 - x0), (-dy, y0 - by0), (dy, by1 - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            if t > t1:
+                return False
+            t0 = max(t0, t)
+        else:
+            if t < t0:
+                return False
+            t1 = min(t1, t)
+    return t0 <= t1
+
+
+LINE_MARKS = {"med", "ref", "tot", "zbar", "pair", "axis"}
+AREA_MARKS = {"bar", "slice", "busy", "win", "encl"}
+
+
+def layout_problems(fig):
+    vb = [float(v) for v in (fig.attrs.get("viewbox") or fig.attrs.get("viewBox") or "0 0 0 0").split()]
+    texts, points, lines, areas = [], [], [], []
+    for n in fig.walk():
+        if not _drawn(n):
+            continue
+        cls = set(n.cls())
+        if n.tag == "text" and n.attrs.get("data-probe-bbox") and "".join(n.data).strip():
+            x, y, w, h = (float(v) for v in n.attrs["data-probe-bbox"].split(","))
+            texts.append(("".join(n.data), (x, y, x + w, y + h)))
+        elif n.tag == "circle":
+            cx, cy, r = _num(n, "cx"), _num(n, "cy"), _num(n, "r")
+            points.append((cx - r, cy - r, cx + r, cy + r))
+        elif n.tag == "rect" and "pt2" in cls:
+            x, y = _num(n, "x"), _num(n, "y")
+            points.append((x, y, x + _num(n, "width"), y + _num(n, "height")))
+        elif n.tag == "rect" and cls & AREA_MARKS:
+            x, y = _num(n, "x"), _num(n, "y")
+            areas.append((x, y, x + _num(n, "width"), y + _num(n, "height")))
+        elif n.tag == "line" and cls & LINE_MARKS:
+            lines.append((_num(n, "x1"), _num(n, "y1"), _num(n, "x2"), _num(n, "y2")))
+        elif n.tag == "polyline":
+            pts = [tuple(float(v) for v in p.split(",")) for p in (n.attrs.get("points") or "").split()]
+            lines.extend((a[0], a[1], b[0], b[1]) for a, b in zip(pts, pts[1:]))
+    out = []
+    for i, (t, a) in enumerate(texts):
+        if a[0] < -0.5 or a[1] < -0.5 or a[2] > vb[2] + 0.5 or a[3] > vb[3] + 0.5:
+            out.append(f"{t!r} leaves the figure")
+        out += [f"{t!r} overlaps {u!r}" for u, b in texts[i + 1:] if _overlap(a, b)]
+        if any(_overlap(a, p) for p in points):
+            out.append(f"{t!r} covers a point")
+        if any(_hits_segment(a, *s) for s in lines):
+            out.append(f"{t!r} crosses a line")
+        for r in areas:
+            inside = a[0] >= r[0] - 1 and a[2] <= r[2] + 1 and a[1] >= r[1] - 1 and a[3] <= r[3] + 1
+            if _overlap(a, r) and not inside:
+                out.append(f"{t!r} straddles the edge of a bar or slice")
+                break
+    return out
 
 
 if __name__ == "__main__":

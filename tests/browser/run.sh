@@ -29,9 +29,9 @@ fi
 mkdir -p "$out_dir"
 page="$out_dir/page-under-test.html"
 # The probe runs only in this copy: it records script errors and measures what the
-# browser laid out (figure sizes, rendered text length) into attributes that
-# --dump-dom then shows. The report itself has no script.
-probe='<script>window.__errs=[];addEventListener("error",function(e){__errs.push(String(e.message))});addEventListener("load",function(){var d=document.documentElement;document.querySelectorAll("svg.fig").forEach(function(s){var r=s.getBoundingClientRect();s.setAttribute("data-probe-w",Math.round(r.width));s.setAttribute("data-probe-h",Math.round(r.height));var t=0,n=0;s.querySelectorAll("text").forEach(function(x){n++;if(x.textContent.length&&x.getComputedTextLength()>0)t++});s.setAttribute("data-probe-text",n+"/"+t)});d.setAttribute("data-probe-errors",String(__errs.length));d.setAttribute("data-probe-height",String(document.documentElement.scrollHeight));d.setAttribute("data-probe-done","1")});</script>'
+# browser laid out (figure sizes, rendered text length, each text's real box) into
+# attributes that --dump-dom then shows. The report itself has no script.
+probe='<script>window.__errs=[];addEventListener("error",function(e){__errs.push(String(e.message))});addEventListener("load",function(){var d=document.documentElement;document.querySelectorAll("svg.fig").forEach(function(s){var r=s.getBoundingClientRect();s.setAttribute("data-probe-w",Math.round(r.width));s.setAttribute("data-probe-h",Math.round(r.height));var t=0,n=0;s.querySelectorAll("text").forEach(function(x){n++;if(x.textContent.length&&x.getComputedTextLength()>0)t++;var b=x.getBBox();x.setAttribute("data-probe-bbox",[b.x,b.y,b.width,b.height].map(function(v){return v.toFixed(2)}).join(","))});s.setAttribute("data-probe-text",n+"/"+t)});d.setAttribute("data-probe-errors",String(__errs.length));d.setAttribute("data-probe-height",String(document.documentElement.scrollHeight));d.setAttribute("data-probe-done","1")});</script>'
 python3 - "$report" "$page" "$probe" <<'PY' || { echo "FAIL browser: cannot prepare $report"; exit 0; }
 import sys
 src, dst, probe = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -131,7 +131,15 @@ t_run "$STEPSCOPE" analyze "$W/warn.json"
 t_ok "warnings go to stderr with the prefix" test "$T_RC" = 0 -a "$(grep -c '^stepscope analyze: warning: ' <<<"$T_ERR")" = 11
 t_ok "warnings beyond 10 are counted" grep -q "and 4 more warnings" <<<"$T_ERR"
 t_run "$STEPSCOPE" slices "$W/warn.json"
-t_ok "an unclosed B runs to its lane's last timestamp" grep -qx "1,1,50000,15000,0,open" <<<"$T_OUT"
+t_ok "an unclosed B has dur -1 in slices, as in Perfetto" grep -qx "1,1,50000,-1,0,open" <<<"$T_OUT"
+
+# Times that do not fit int64 together are refused, never wrapped (issue 16, item 5).
+printf '[{"ph":"X","name":"a","pid":1,"tid":1,"ts":-9e15,"dur":1},{"ph":"X","name":"b","pid":1,"tid":1,"ts":9e15,"dur":1}]' >"$W/far.json"
+t_run "$STEPSCOPE" analyze --json "$W/far.json"
+t_ok "events 1.8e19 ns apart: the second is refused naming its event index, the span is not negative" \
+  python3 -c 'import json,sys; t=json.load(sys.stdin)["trace"]; assert t["span_ns"] >= 0 and t["rejected"] == 1 and t["slices"] == 1, t; assert any("event 1" in w and "out of range" in w for w in t["warnings"]), t["warnings"]' <<<"$T_OUT"
+t_run "$STEPSCOPE" analyze "$W/far.json"
+t_ok "analyze prints no negative span" test "$T_RC" = 0 -a -z "$(grep -E '^span +-' <<<"$T_OUT")"
 
 # A JAX-style profile directory: the latest run, or --run.
 mkdir -p "$W/prof/plugins/profile/2024_01_01" "$W/prof/plugins/profile/2024_02_01"

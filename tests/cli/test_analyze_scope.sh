@@ -56,8 +56,11 @@ assert got["step"] == 70000 - 30000, got["step"]
 PY
 t_run "$STEPSCOPE" analyze "$W/ov.json"
 t_ok "the names table says what self time is" grep -q "self = duration minus the union of what lies inside it" <<<"$T_OUT"
+# step crosses enter's end and moves to an overflow track (as in Perfetto); exit then
+# nests in run on the thread's track, so it is not an overlap although it crosses step.
 t_ok "overlaps are counted and listed by pair of names" \
-  grep -q "overlaps: 2 slices started inside another slice and ended after it" <<<"$T_OUT"
+  test -n "$(grep "overlaps: 1 slice started inside an open slice of its track and ended after it" <<<"$T_OUT")" \
+  -a -n "$(grep -F "1x 'step' overran 'enter' by $(t_dur 65000)" <<<"$T_OUT")"
 
 # JAX's Python tracer: a step annotation opened inside a frame that closes first, in
 # every step. 30 alike overlaps make one line by default, 30 with --overlaps.

@@ -58,12 +58,16 @@ html=$(cat "$out")
 has() { printf '%s' "$html" | grep -q -- "$1"; }
 has_all() { for p in "$@"; do has "$p" || return 1; done; }
 t_ok "the page has every figure" has_all 'id="fig-bench"' 'id="fig-ledger-calls"' 'id="fig-ledger-compile"' \
-  'id="fig-ledger-syncs"' 'id="fig-steps"' 'id="fig-lanes"' 'id="tbl-names"'
+  'id="fig-ledger-syncs"' 'id="fig-steps"' 'id="fig-windows"' 'id="fig-lanes"' 'id="tbl-names"'
 t_ok "the per-step figure holds 4 steps, 8 children and 4 remainders" \
-  test "$(printf '%s' "$html" | grep -c 'data-steps="4"')" = 1 -a \
+  test "$(printf '%s' "$html" | grep -c 'id="fig-steps"[^>]*data-steps="4"')" = 1 -a \
   "$(printf '%s' "$html" | grep -o '<rect class="bar" [^>]*data-step=' | wc -l)" = 8 -a \
   "$(printf '%s' "$html" | grep -o '<rect class="bar rem"' | wc -l)" = 4
 t_ok "the remainder is step minus children (1500 - 1460 us)" has 'data-step="0" data-name="(unattributed)" data-ns="40000"'
+# tid 13's one slice (7100-7300 us) lies in step 3 (7000-8530 us): busy 200 us there, idle in the others.
+t_ok "the other lane's busy time per step: 200 us in step 3, 0 in steps 0-2" \
+  test "$(printf '%s' "$html" | grep -o '<rect class="busy"[^>]*data-step="3" data-lane="0" data-ns="200000"' | wc -l)" = 1 -a \
+  "$(printf '%s' "$html" | grep -o '<rect class="busy"[^>]*data-lane="0" data-ns="0"' | wc -l)" = 3
 t_ok "the title is escaped" has '<title>Lessons &lt;1-3&gt;</title>'
 t_ok "hostile trace names are escaped" test -z "$(printf '%s' "$html" | grep -F '<script>alert')" -a \
   -n "$(printf '%s' "$html" | grep -F '&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;')"
@@ -72,8 +76,8 @@ t_ok "the page is self-contained (no scripts, no URLs to fetch)" \
 t_ok "axes say their units" has_all 'time per step (ms)' 'first call (ms)' 'each warm call (µs)'
 nsvg=$(ls "$T_TMP/svg"/*.svg 2>/dev/null | wc -l)
 nfig=$(printf '%s' "$html" | grep -c '<svg id="fig-')
-t_ok "--svg writes one standalone file per figure ($nfig)" test "$nsvg" = "$nfig" -a "$nfig" = 7 -a \
-  "$(grep -l '^<?xml' "$T_TMP"/svg/*.svg | wc -l)" = 7 -a "$(grep -l 'xmlns="http://www.w3.org/2000/svg"' "$T_TMP"/svg/*.svg | wc -l)" = 7
+t_ok "--svg writes one standalone file per figure ($nfig)" test "$nsvg" = "$nfig" -a "$nfig" = 8 -a \
+  "$(grep -l '^<?xml' "$T_TMP"/svg/*.svg | wc -l)" = 8 -a "$(grep -l 'xmlns="http://www.w3.org/2000/svg"' "$T_TMP"/svg/*.svg | wc -l)" = 8
 if command -v python3 >/dev/null 2>&1; then
   t_ok "the standalone SVGs are well-formed XML" python3 -c '
 import sys, xml.dom.minidom
@@ -86,4 +90,23 @@ t_ok "-o - writes the page to standard output" test "$T_RC" = 0 -a -n "$(printf 
 
 # The page in a real browser (skips itself without Chromium or under sanitizers).
 bash tests/browser/run.sh "$out" --steps 4 --children 2 --warm 7 --calls 1,0,0,1 || T_FAILS=$((T_FAILS + 1))
+
+# Real traces: names long enough to be cut (a Python tracer's frames, five pool threads
+# that differ only at the end, streams on eight GPUs) and steps named ProfilerStep#N.
+fx=${STEPSCOPE_FIXTURES:-../shared/fixtures}/traces
+if [ -f "$fx/kineto/h100_bert_small.json.gz" ] && [ -f "$fx/jax/conv_mi300_8gpu.xplane.pb" ]; then
+  real="$T_TMP/real.html"
+  t_run "$STEPSCOPE" report "$fx/kineto/h100_bert_small.json.gz" "$fx/jax/conv_mi300_8gpu.xplane.pb" -o "$real"
+  t_ok "report from a Kineto trace and an XPlane file" test "$T_RC" = 0
+  t_ok "the busiest step is named once: ProfilerStep#6, not ProfilerStep#6 6" \
+    test -n "$(grep -F 'busiest step: ProfilerStep#6 (' "$real")" -a -z "$(grep -F 'ProfilerStep#6 6' "$real")"
+  t_ok "threads of one process that share a name are told apart by tid; processes by pid" \
+    test -n "$(grep -F '<g class="lane-group"><title>python3 (pid 19392)</title>' "$real")" -a \
+    -n "$(grep -F '<g class="lane-group"><title>python3 (pid 0)</title>' "$real")"
+  t_ok "a Python tracer's frames around the whole window are one row" \
+    test -n "$(grep -o '<rect class="encl" data-depths="[0-9]*"' "$real")"
+  bash tests/browser/run.sh "$real" || T_FAILS=$((T_FAILS + 1))
+else
+  t_skip "report from real traces" "../shared/fixtures is absent"
+fi
 t_done

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """An independent reading of Chrome trace JSON, to check stepscope's analyzer against.
 
-Written from the interval model in DESIGN.md, not from the C code: Python stdlib only
-(json, gzip, decimal). Times are exact: a microsecond value is parsed as a Decimal and
-rounded half away from zero to whole nanoseconds.
+Written from the interval model in DESIGN.md, not from the C code: Python stdlib only.
+The slice table comes from slice_table.py in stepscope mode (Perfetto's importer with
+stepscope's deliberate differences: exact decimal times, the rounding tolerance,
+children kept inside parents), which the Perfetto tier (tests/cli/test_perfetto.sh)
+checks against trace_processor itself.
 
   trace_facts.py facts TRACE            print the facts as JSON
   trace_facts.py check TRACE [--analyze A.json] [--steps S.json --steps-rc RC]
@@ -11,20 +13,7 @@ rounded half away from zero to whole nanoseconds.
       compare stepscope's outputs with the facts; prints "ok NAME" / "FAIL NAME" lines
       and exits 1 on any failure.
 
-The rules reproduced:
-  * events: a top-level array, or the "traceEvents" array of a top-level object;
-  * 'X' needs ts and a dur >= 0, 'B' and 'E' need ts (else the event is rejected);
-    name and cat must be strings when present; pid/tid numbers or strings;
-  * lanes are (pid as written, tid as written); a missing or zero tid with a non-zero
-    pid is the pid; a missing pid is "0";
-  * B/E: per lane, in (ts, file position) order, E closes the most recent open B;
-    unmatched E counted; an unclosed B runs to the last timestamp on its lane (ends of
-    slices, B and E timestamps, instants);
-  * nesting per lane: ts ascending, dur descending, file position; half-open; an
-    overrun of the parent's end by at most the resolution (1000 ns when every stored
-    ts/dur is a whole microsecond, else 1 ns) is clamped, a bigger one is an overlap
-    (a sibling of the slice it overran: it nests in the innermost open slice holding it
-    whole, or is a root, and may be a parent itself);
+The rules reproduced on top of the slice table:
   * containment: per lane, order slices by ts ascending, end descending, then nesting
     order; o lies inside s when s comes first, s.ts <= o.ts < s.end and o.end <= s.end
     (parent links play no part);
@@ -40,248 +29,47 @@ The rules reproduced:
 import argparse
 import csv
 import decimal
-import gzip
-import io
 import json
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import slice_table  # noqa: E402
+
 D = decimal.Decimal
 NONE = -1
-ABSENT = object()
-# Phases stored with a timestamp (the rest are metadata or skipped).
-STORED = set('XBEiIRCbenSTFpstf')
-
-
-def load_events(path):
-    with open(path, 'rb') as f:
-        raw = f.read()
-    if raw[:2] == b'\x1f\x8b':
-        raw = gzip.decompress(raw)
-    doc = json.loads(raw.decode('utf-8', errors='replace'), parse_float=D)
-    if isinstance(doc, dict):
-        doc = doc.get('traceEvents', [])
-    return doc if isinstance(doc, list) else []
-
-
-NUMBER = re.compile(r'-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?')
-
-
-def to_ns(v):
-    """Microseconds (a number, or a string holding one) -> (ns, whole_us), or None."""
-    if type(v) is int:
-        return v * 1000, True
-    if type(v) is str:
-        if not NUMBER.fullmatch(v):
-            return None
-        v = D(v)
-    elif type(v) is not D:
-        return None
-    ns = int((v * 1000).to_integral_value(rounding=decimal.ROUND_HALF_UP))
-    return ns, ns % 1000 == 0
-
-
-def label_text(v):
-    """A pid or tid as written: JSON integers and decimals print back as their text."""
-    return v if type(v) is str else str(v)
-
-
-def is_number(v):
-    return type(v) in (int, D)
-
-
-def numeric_id(label):
-    try:
-        return int(label)
-    except ValueError:
-        pass
-    try:
-        d = float(label)
-        if d == int(d):
-            return int(d)
-    except (ValueError, OverflowError):
-        pass
-    return None
 
 
 class Trace:
+    """The slice table as stepscope makes it (slice_table.py in stepscope mode), in
+    stepscope's order (lane, then ts, then creation), as dicts: ts, dur (clamped or cut,
+    an unclosed B running to its lane's last timestamp), csv_dur (-1 for an unclosed
+    B), name, lane, depth, parent (an index), args."""
+
     def __init__(self, path):
         self.path = path
-        self.slices = []  # dicts: ts, dur, name, lane, seq, be, args
-        self.ends = []  # (ts, lane, seq)
-        self.instant_ts = []  # (ts, lane)
-        self.lanes = {}  # (pid label, tid label) -> index
+        mode = slice_table.Mode(True)
+        rd = slice_table.Reader(path, mode)
+        tb = slice_table.Table(rd, mode)
+        self.events = rd.nevents
+        self.rejected = rd.rejected
+        self.resolution = tb.res
+        for k in ('clamped', 'overlaps', 'unmatched_end', 'unclosed_begin', 'misplaced_end', 'repaired'):
+            setattr(self, k, tb.counts[k])
+        self.lanes = {}
         self.lane_keys = []
-        self.lane_cache = {}
-        self.whole = True
-        self.rejected = 0
-        self.events = 0
-        self.unmatched_end = 0
-        self.unclosed_begin = 0
-        self.clamped = 0
-        self.overlaps = 0
-        self.read(load_events(path))
-        self.resolution = 1000 if self.whole else 1
-        self.match()
-        self.nest()
-
-    # ---- reading ----
-    def lane_of(self, ev):
-        """The lane index, or None when pid or tid is neither a number nor a string."""
-        pid = ev.get('pid', ABSENT)
-        tid = ev.get('tid', ABSENT)
-        ck = (pid, type(pid), tid, type(tid))
-        hit = self.lane_cache.get(ck, ABSENT)
-        if hit is ABSENT:
-            hit = self.lane_cache[ck] = self.lane_uncached(pid, tid)
-        return hit
-
-    def lane_uncached(self, pid, tid):
-        for v in (pid, tid):
-            if v is not ABSENT and not (type(v) is str or is_number(v)):
-                return None
-        if pid is ABSENT:
-            pl, pv = '0', 0
-        else:
-            pl = label_text(pid)
-            pv = numeric_id(pl)
-        tv = numeric_id(label_text(tid)) if tid is not ABSENT else None
-        if (tid is ABSENT or tv == 0) and pv != 0:
-            tl = pl
-        elif tid is ABSENT:
-            tl = '0'
-        else:
-            tl = label_text(tid)
-        key = (pl, tl)
-        if key not in self.lanes:
-            self.lanes[key] = len(self.lane_keys)
-            self.lane_keys.append(key)
-        return self.lanes[key]
-
-    def read(self, events):
-        for seq, ev in enumerate(events):
-            if ev == {}:  # JAX ends its arrays with an empty object: not an event
-                continue
-            self.events += 1
-            if not isinstance(ev, dict):
-                continue
-            ph = ev.get('ph')
-            if 'ph' in ev and type(ph) is not str:
-                self.rejected += 1
-                continue
-            if ph not in STORED:
-                continue
-            t = to_ns(ev.get('ts')) if 'ts' in ev else None
-            if t is None:
-                self.rejected += 1
-                continue
-            if ph == 'E':
-                lane = self.lane_of(ev)
-                if lane is None:
-                    self.rejected += 1
-                    continue
-                self.ends.append((t[0], lane, seq))
-                self.whole = self.whole and t[1]
-                continue
-            if not self.valid_head(ev):
-                self.rejected += 1
-                continue
-            lane = self.lane_of(ev)
-            if ph not in ('X', 'B'):
-                if ph in ('i', 'I', 'R'):
-                    self.instant_ts.append((t[0], lane))
-                self.whole = self.whole and t[1]
-                continue
-            dur, dwhole = -1, True
-            if ph == 'X':
-                d = to_ns(ev.get('dur')) if 'dur' in ev else None
-                if d is None or d[0] < 0:
-                    self.rejected += 1
-                    continue
-                dur, dwhole = d
-            args = ev.get('args') if isinstance(ev.get('args'), dict) else {}
-            self.slices.append({'ts': t[0], 'dur': dur, 'name': ev.get('name', ''), 'lane': lane, 'seq': seq,
-                                'be': ph == 'B', 'args': args, 'flags': set()})
-            self.whole = self.whole and t[1] and dwhole
-
-    @staticmethod
-    def valid_head(ev):
-        for k in ('name', 'cat'):
-            if k in ev and type(ev[k]) is not str:
-                return False
-        for k in ('pid', 'tid'):
-            if k in ev and not (type(ev[k]) is str or is_number(ev[k])):
-                return False
-        return True
-
-    # ---- B/E ----
-    def match(self):
-        per_lane = {}
-        for i, s in enumerate(self.slices):
-            if s['be']:
-                per_lane.setdefault(s['lane'], []).append((s['ts'], s['seq'], 'B', i))
-        for ts, lane, seq in self.ends:
-            per_lane.setdefault(lane, []).append((ts, seq, 'E', None))
-        unclosed = []
-        for lane, toks in per_lane.items():
-            toks.sort(key=lambda t: (t[0], t[1]))
-            stack = []
-            for ts, _seq, kind, i in toks:
-                if kind == 'B':
-                    stack.append(i)
-                elif stack:
-                    b = self.slices[stack.pop()]
-                    b['dur'] = ts - b['ts']
-                else:
-                    self.unmatched_end += 1
-            unclosed.extend(stack)
-        last = {}
-        for s in self.slices:
-            e = s['ts'] + s['dur'] if s['dur'] >= 0 else s['ts']
-            last[s['lane']] = max(last.get(s['lane'], e), e)
-        for ts, lane, _ in self.ends:
-            last[lane] = max(last.get(lane, ts), ts)
-        for ts, lane in self.instant_ts:
-            last[lane] = max(last.get(lane, ts), ts)
-        for i in unclosed:
-            s = self.slices[i]
-            s['dur'] = last[s['lane']] - s['ts']
-            s['flags'].add('unclosed')
-        self.unclosed_begin = len(unclosed)
-
-    # ---- nesting ----
-    def nest(self):
-        order = sorted(range(len(self.slices)),
-                       key=lambda i: (self.slices[i]['lane'], self.slices[i]['ts'], -self.slices[i]['dur'],
-                                      self.slices[i]['seq']))
-        self.slices = [self.slices[i] for i in order]
-        stack = []  # (end, index, depth)
-        lane = None
-        for k, s in enumerate(self.slices):
-            if s['lane'] != lane:
-                lane, stack = s['lane'], []
-            while stack and stack[-1][0] <= s['ts']:
-                stack.pop()
-            parent, depth = NONE, 0
-            end = s['ts'] + s['dur']
-            if stack:
-                pend, parent, pdepth = stack[-1]
-                depth = pdepth + 1
-                if end > pend and end - pend <= self.resolution:
-                    s['dur'] = pend - s['ts']
-                    end = pend
-                    s['flags'].add('clamped')
-                    self.clamped += 1
-                elif end > pend:
-                    # An overlap becomes a sibling of the slice it overran: it nests in
-                    # the innermost open slice that holds it whole, if any.
-                    s['flags'].add('overlap')
-                    self.overlaps += 1
-                    holders = [e for e in stack if e[0] > s['ts'] and e[0] >= end]
-                    parent, depth = (holders[-1][1], holders[-1][2] + 1) if holders else (NONE, 0)
-            s['parent'] = parent
-            s['depth'] = min(depth, 65535)
-            stack.append((end, k, depth))
+        for sl in tb.slices:
+            key = tb.lane_of(sl)
+            if key not in self.lanes:
+                self.lanes[key] = len(self.lane_keys)
+                self.lane_keys.append(key[:2])
+        order = sorted(tb.slices, key=lambda sl: (self.lanes[tb.lane_of(sl)], sl.ts, sl.id))
+        index = {id(sl): k for k, sl in enumerate(order)}
+        self.slices = [{'ts': sl.ts, 'dur': sl.dur, 'csv_dur': -1 if sl.open else sl.dur, 'name': sl.name or '',
+                        'lane': self.lanes[tb.lane_of(sl)], 'depth': sl.depth,
+                        'parent': NONE if sl.parent is None else index[id(sl.parent)], 'args': sl.args}
+                       for sl in order]
 
     # ---- derived ----
     def by_lane(self):
@@ -478,7 +266,8 @@ def facts(tr, step=None):
     return {
         'path': tr.path, 'events': tr.events, 'slices': len(tr.slices), 'rejected': tr.rejected,
         'clamped': tr.clamped, 'overlaps': tr.overlaps, 'unmatched_end': tr.unmatched_end,
-        'unclosed_begin': tr.unclosed_begin, 'resolution_ns': tr.resolution, 'lanes': len(tr.lane_keys),
+        'unclosed_begin': tr.unclosed_begin, 'misplaced_end': tr.misplaced_end, 'repaired': tr.repaired,
+        'resolution_ns': tr.resolution, 'lanes': len(tr.lane_keys),
         'names': tr.names(), 'steps_rule': rule, 'steps': steps,
     }
 
@@ -500,8 +289,8 @@ class Checker:
 
 def check_analyze(c, tr, f, a, top):
     t = a['trace']
-    for k in ('slices', 'clamped', 'overlaps', 'unmatched_end', 'unclosed_begin', 'resolution_ns', 'events',
-              'rejected'):
+    for k in ('slices', 'clamped', 'overlaps', 'unmatched_end', 'unclosed_begin', 'misplaced_end', 'repaired',
+              'resolution_ns', 'events', 'rejected'):
         c.ok(f'analyze {k}', t[k] == f[k], f'stepscope {t[k]} vs facts {f[k]}')
     c.ok('analyze names complete', len(a['names']) == len(f['names']),
          f"{len(a['names'])} vs {len(f['names'])}")
@@ -547,7 +336,7 @@ def check_csv(c, tr, path):
     c.ok('slices csv header', rows and rows[0] == ['pid', 'tid', 'ts_ns', 'dur_ns', 'depth', 'name'],
          str(rows[:1]))
     got = [(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), r[5]) for r in rows[1:]]
-    want = [(tr.lane_keys[s['lane']][0], tr.lane_keys[s['lane']][1], s['ts'], s['dur'], s['depth'], s['name'])
+    want = [(tr.lane_keys[s['lane']][0], tr.lane_keys[s['lane']][1], s['ts'], s['csv_dur'], s['depth'], s['name'])
             for s in tr.slices]
     c.ok('slices csv rows (pid, tid, ts, dur, depth, name)', sorted(got) == sorted(want),
          f'{len(got)} rows vs {len(want)}')
@@ -557,10 +346,10 @@ def check_csv(c, tr, path):
         if prev is None or lane != prev[:2]:
             order_ok = order_ok and lane not in seen
             seen.add(lane)
-        elif (r[2], r[4]) < (prev[2], prev[4]):
+        elif r[2] < prev[2]:
             order_ok = False
         prev = r
-    c.ok('slices csv: lanes contiguous, rows by ts then depth', order_ok)
+    c.ok('slices csv: lanes contiguous, rows by ts', order_ok)
 
 
 def main():

@@ -297,7 +297,9 @@ TEST(phases_stored_in_place)
     T_EQ_I64(tl->asyncs.v[2].phase, 'e');
     T_EQ_STR(str(&r, tl->asyncs.v[3].id), "42");
     T_EQ_I64(tl->asyncs.v[5].phase, 'p');
-    T_EQ_STR(str(&r, tl->asyncs.v[6].id), "{\"local\":\"0x2\"}");
+    T_EQ_STR(str(&r, tl->asyncs.v[6].id), "0x2"); /* id2's "local" id, scoped to its process */
+    T_EQ_I64(tl->asyncs.v[6].id_kind, STS_ASYNC_ID_LOCAL_STRING);
+    T_EQ_I64(tl->asyncs.v[3].id_kind, STS_ASYNC_ID_NUMBER);
     /* Flows. */
     T_EQ_U64(tl->flows.n, 3);
     T_EQ_I64(tl->flows.v[0].phase, 's');
@@ -449,9 +451,13 @@ TEST(rejected_events_warn)
                  "{\"ph\":\"X\",\"name\":\"good\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":0}]");
     T_EQ_I64(r.st, STS_OK);
     T_EQ_U64(r.tl->info.events, 11);
-    T_EQ_U64(r.tl->info.rejected, 10);
-    T_EQ_U64(r.tl->slices.n, 1);
-    T_EQ_STR(str(&r, r.tl->slices.v[0].name), "good");
+    /* As in Perfetto, a pid that is no number or string counts as absent, and a name
+     * that is no string as no name ("[No name]"): both warn and import. */
+    T_EQ_U64(r.tl->info.rejected, 8);
+    T_EQ_U64(r.tl->slices.n, 3);
+    T_EQ_STR(str(&r, r.tl->slices.v[0].name), "objpid");
+    T_EQ_STR(str(&r, r.tl->slices.v[1].name), "[No name]");
+    T_EQ_STR(str(&r, r.tl->slices.v[2].name), "good");
     T_EQ_U64(r.tl->ends.n, 0);
     T_EQ_U64(r.tl->instants.n, 0);
     T_CONTAINS(warning(&r, "event 0 "), "trace.json: event 0 (byte 1): 'X' event has a negative \"dur\" (-2 us)");
@@ -461,8 +467,8 @@ TEST(rejected_events_warn)
     T_CONTAINS(warning(&r, "event 4 "), "'i' event has no \"ts\"");
     T_CONTAINS(warning(&r, "event 5 "), "'X' event has no \"dur\"");
     T_CONTAINS(warning(&r, "event 6 "), "\"ts\" is the string \"soon\"");
-    T_CONTAINS(warning(&r, "event 7 "), "\"pid\" is an object");
-    T_CONTAINS(warning(&r, "event 8 "), "\"name\" is a number");
+    T_CONTAINS(warning(&r, "event 7 "), "\"pid\" is an object, expected a number or a string; taken as absent");
+    T_CONTAINS(warning(&r, "event 8 "), "\"name\" is a number, expected a string; taken as absent");
     T_CONTAINS(warning(&r, "event 9 "), "\"ph\" is a number");
     T_EQ_U64(r.tl->info.by_phase['X'], 7);
     done(&r);

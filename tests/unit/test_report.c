@@ -8,11 +8,15 @@
 #include "model/finalize.h"
 #include "model/timeline_impl.h"
 #include "report/figures.h"
+#include "report/measure.h"
+#include "report/place.h"
+#include "report/report_impl.h"
 #include "base/sbuf.h"
 #include "report/scale.h"
 #include "report/svg.h"
 #include "stepscope/report.h"
 #include "ref_duration.h"
+#include "svg_layout.h"
 #include "test.h"
 
 #define MICRO "\xc2\xb5"
@@ -295,7 +299,7 @@ TEST(figures_escape_hostile_names)
     sts_sbuf_release(&b);
 
     sts_rpt_lslice sl[2] = { { 0, 1000, 0, 0, 0, "outer \"<x>\"" }, { 100, 500, 0, 1, 1, "in&ner" } };
-    sts_rpt_lane lanes[1] = { { "pid <1> \xc0", 2 } };
+    sts_rpt_lane lanes[1] = { { "pid <1> \xc0", 2, NULL, 0, NULL } };
     sts_rpt_lanes L = { 0, 1000, "whole trace", 1, 1, lanes, 2, sl, 0 };
     sts_rpt_draw_lanes(&b, "fig-lanes", 0, &L);
     T_EQ_U64(count_of(b.p, "<rect class=\"slice\""), 2);
@@ -618,9 +622,10 @@ TEST(report_from_timeline)
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_report_add_timeline(r, tl, NULL, &err), STS_OK);
     sts_timeline_free(tl); /* the report keeps its own copy */
-    T_EQ_U64(sts_report_figure_count(r), 2);
+    T_EQ_U64(sts_report_figure_count(r), 3);
     T_EQ_STR(sts_report_figure_id(r, 0), "fig-steps");
-    T_EQ_STR(sts_report_figure_id(r, 1), "fig-lanes");
+    T_EQ_STR(sts_report_figure_id(r, 1), "fig-windows");
+    T_EQ_STR(sts_report_figure_id(r, 2), "fig-lanes");
     char *html = render(r);
     T_TRUE(html != NULL);
     if (!html) return;
@@ -636,6 +641,14 @@ TEST(report_from_timeline)
     T_CONTAINS(html, "data-lanes=\"2\" data-slices=\"4\"");
     T_CONTAINS(html, "data-t0-ns=\"1000000\"");
     T_CONTAINS(html, "<table id=\"tbl-names\" data-rows=\"4\"");
+    /* The other lane (tid 2) is busy 0.3 ms inside each step, from 1.1 to 1.4 ms in:
+     * one bar per step, beside the step's outline, never stacked on it. */
+    T_CONTAINS(html, "<svg id=\"fig-windows\" class=\"fig\"");
+    T_CONTAINS(html, "data-steps=\"4\" data-lanes=\"1\"");
+    T_EQ_U64(count_of(html, "<rect class=\"busy\""), 4);
+    T_EQ_U64(count_of(html, "data-lane=\"0\" data-ns=\"300000\""), 4);
+    T_EQ_U64(count_of(html, "<rect class=\"win\""), 4);
+    T_CONTAINS(html, "busy 300 \xc2\xb5s of 1.50 ms (20%)");
     T_CONTAINS(html, "evil &lt;b&gt;&amp;&quot;&#39;\xef\xbf\xbd");
     T_TRUE(!strstr(html, "<b>&"));
     T_TRUE(no_bad_numbers(html));
@@ -645,7 +658,7 @@ TEST(report_from_timeline)
     T_TRUE(mkdtemp(dir) != NULL);
     size_t written = 0;
     T_EQ_I64(sts_report_write_svgs(r, dir, &written, &err), STS_OK);
-    T_EQ_U64(written, 2);
+    T_EQ_U64(written, 3);
     char path[128];
     size_t n;
     snprintf(path, sizeof path, "%s/fig-steps.svg", dir);
@@ -654,6 +667,8 @@ TEST(report_from_timeline)
     free(svg);
     unlink(path);
     snprintf(path, sizeof path, "%s/fig-lanes.svg", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/fig-windows.svg", dir);
     unlink(path);
     rmdir(dir);
     sts_report_free(r);
@@ -759,6 +774,583 @@ TEST(report_from_diff_json)
     sts_report_free(r);
 }
 
+/* ---- measuring and cutting names ------------------------------------------------ */
+
+TEST(text_widths_follow_the_glyphs)
+{
+    sts_font f = sts_font_of(NULL), bold = sts_font_of("ttl");
+    T_NEAR(f.px, 12, 0, 0);
+    T_NEAR(bold.px, 14, 0, 0);
+    T_TRUE(bold.bold && !f.bold);
+    T_NEAR(sts_font_of("lbl sub").px, 11, 0, 0);
+    /* A wide letter is wider than a narrow one, a digit is what tabular digits are. */
+    T_TRUE(sts_text_width("WWWW", f) > 2 * sts_text_width("iiii", f));
+    T_NEAR(sts_text_width("0123456789", f), 10 * sts_text_width("8", f), 1e-9, 0);
+    T_TRUE(sts_text_width("abc", bold) > sts_text_width("abc", sts_font_of("x")));
+    /* Characters, not bytes: "µs" is two characters. */
+    T_TRUE(sts_text_width("\xc2\xb5s", f) < sts_text_width("abc", f));
+    T_NEAR(sts_text_width("", f), 0, 0, 0);
+    /* The box: anchored as SVG anchors, ascent above the baseline, descent below. */
+    sts_box b = sts_text_box(100, 50, "end", f, "abc");
+    T_NEAR(b.x1, 100, 1e-9, 0);
+    T_NEAR(b.x1 - b.x0, sts_text_width("abc", f), 1e-9, 0);
+    T_TRUE(b.y0 < 50 && b.y1 > 50 && b.y1 - b.y0 < 1.3 * 12);
+    sts_box m = sts_text_box(100, 50, "middle", f, "abc");
+    T_NEAR((m.x0 + m.x1) / 2, 100, 1e-9, 0);
+}
+
+TEST(middle_cut_keeps_both_ends)
+{
+    sts_font f = sts_font_of(NULL);
+    char buf[200];
+    const char *name = "tf_pjrt_thread_pool/-2878980157596907007";
+    T_TRUE(sts_fit_middle(name, 150, f, buf, sizeof buf));
+    T_TRUE(sts_text_width(buf, f) <= 150);
+    T_TRUE(strncmp(buf, "tf_", 3) == 0);                                     /* the start */
+    T_TRUE(strlen(buf) > 6 && strcmp(buf + strlen(buf) - 6, "907007") == 0); /* the end */
+    T_TRUE(strstr(buf, "\xe2\x80\xa6") != NULL);
+    T_TRUE(sts_fit_middle("short", 150, f, buf, sizeof buf));
+    T_EQ_STR(buf, "short");
+    /* Never a broken character, whatever the room. */
+    for (double px = 10; px < 120; px += 3) {
+        if (!sts_fit_middle("\xc2\xb5\xe8\xae\xad\xc2\xb5\xe8\xae\xad\xc2\xb5\xe8\xae\xad\xc2\xb5", px, f, buf,
+                            sizeof buf))
+            continue;
+        for (const unsigned char *p = (const unsigned char *)buf; *p;) {
+            size_t len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : 0;
+            T_TRUE(len > 0);
+            if (!len) break;
+            for (size_t k = 1; k < len; k++)
+                T_TRUE((p[k] & 0xc0) == 0x80);
+            p += len;
+        }
+    }
+    T_TRUE(!sts_fit_middle("anything", 5, f, buf, sizeof buf));
+}
+
+TEST(cut_names_never_read_the_same)
+{
+    sts_font f = sts_font_of(NULL);
+    enum { N = 8, S = 96 };
+    /* Five pool threads that differ only at the end, two that differ only in the middle,
+     * and a repeated name (which stays the same). */
+    const char *names[N] = { "tf_pjrt_thread_pool/-2878980157596907007",
+                             "tf_pjrt_thread_pool/-4628977207257137608",
+                             "tf_pjrt_thread_pool/-7968712372242859810",
+                             "tf_pjrt_thread_pool/2418215489961931999",
+                             "queue 0 (pthread-skylake-avx512-AMD EPYC) on node a",
+                             "queue 0 (pthread-haswell-avx2-AMD EPYC) on node a",
+                             "tf_pjrt_thread_pool/7125790917438677240",
+                             "tf_pjrt_thread_pool/7125790917438677240" };
+    char out[N * S];
+    for (double px = 60; px <= 240; px += 20) {
+        T_TRUE(sts_fit_unique(names, N, px, f, out, S));
+        for (size_t i = 0; i < N; i++) {
+            T_TRUE(sts_text_width(out + i * S, f) <= px + 1e-9);
+            for (size_t j = i + 1; j < N; j++) {
+                int same_name = strcmp(names[i], names[j]) == 0, same_cut = strcmp(out + i * S, out + j * S) == 0;
+                if (same_name != same_cut)
+                    T_FAIL_AT("at %g px: \"%s\" -> \"%s\", \"%s\" -> \"%s\"", px, names[i], out + i * S, names[j],
+                              out + j * S);
+            }
+        }
+    }
+}
+
+TEST(spread_keeps_labels_apart_in_order)
+{
+    double y[4] = { 100, 101, 99.5, 300 };
+    sts_spread(y, 4, 14, 0, 200);
+    /* Order kept (99.5 < 100 < 101), each pair at least 14 apart, all within [0, 200]. */
+    T_TRUE(y[2] < y[0] && y[0] < y[1]);
+    T_TRUE(y[0] - y[2] >= 14 - 1e-9 && y[1] - y[0] >= 14 - 1e-9);
+    T_NEAR(y[3], 200, 1e-9, 0);
+    double z[3] = { 5, 5, 5 };
+    sts_spread(z, 3, 14, 0, 200);
+    T_TRUE(z[0] >= 0 && z[1] - z[0] >= 14 - 1e-9 && z[2] - z[1] >= 14 - 1e-9);
+}
+
+/* The user's case: the dispatch-only median 0.4 µs under the synchronized median. Both
+ * are labelled, neither over a sample or the other. */
+TEST(bench_close_medians_both_labelled_apart)
+{
+    double warm[7] = { 52600, 41700, 37000, 39200, 36800, 36700, 37000 };
+    sts_rpt_bench bn = { "predict", 130e6, warm, 7, 37000, 36600, NULL, 0 };
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_rpt_draw_bench(&b, "fig-bench", 0, &bn);
+    char out[16][512];
+    size_t n = svg_texts(b.p, "lbl", out, 16);
+    int med = 0, disp = 0;
+    char d[48], want_med[64], want_disp[64];
+    snprintf(want_med, sizeof want_med, "median %s", ref_duration(37000, d));
+    snprintf(want_disp, sizeof want_disp, "dispatch only %s", ref_duration(36600, d));
+    for (size_t i = 0; i < n; i++) {
+        med += strcmp(out[i], want_med) == 0;
+        disp += strcmp(out[i], want_disp) == 0;
+    }
+    T_EQ_I64(med, 1);
+    T_EQ_I64(disp, 1);
+    T_EQ_U64(svg_layout_problems(b.p, "close medians"), 0);
+    sts_sbuf_release(&b);
+}
+
+static sts_timeline *json_timeline(const char *json)
+{
+    sts_open_options o = STS_OPEN_OPTIONS_INIT;
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open_mem(json, strlen(json), "t.json", &o, &tl, &err) != STS_OK) {
+        fprintf(stderr, "  %s\n", err.message);
+        return NULL;
+    }
+    return tl;
+}
+
+static char *trace_page(const char *json)
+{
+    sts_timeline *tl = json_timeline(json);
+    if (!tl) return NULL;
+    sts_report *r;
+    char *html = NULL;
+    if (sts_report_create(NULL, &r) == STS_OK) {
+        sts_error err = STS_ERROR_INIT;
+        if (sts_report_add_timeline(r, tl, NULL, &err) == STS_OK) html = render(r);
+        sts_report_free(r);
+    }
+    sts_timeline_free(tl);
+    return html;
+}
+
+/* Lanes are named thread under process; the tid or pid is added only where names
+ * would otherwise read the same. */
+TEST(lane_names_tell_lanes_apart)
+{
+    static const char json[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"python3\"}},"
+        "{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"python3\"}},"
+        "{\"ph\":\"M\",\"pid\":1,\"tid\":10,\"name\":\"thread_name\",\"args\":{\"name\":\"worker \"}},"
+        "{\"ph\":\"M\",\"pid\":1,\"tid\":11,\"name\":\"thread_name\",\"args\":{\"name\":\"worker\"}},"
+        "{\"ph\":\"M\",\"pid\":2,\"tid\":20,\"name\":\"thread_name\",\"args\":{\"name\":\"main\"}},"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":10,\"ts\":0,\"dur\":10,\"name\":\"a\"},"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":11,\"ts\":0,\"dur\":10,\"name\":\"b\"},"
+        "{\"ph\":\"X\",\"pid\":2,\"tid\":20,\"ts\":0,\"dur\":10,\"name\":\"c\"},"
+        "{\"ph\":\"X\",\"pid\":3,\"tid\":30,\"ts\":0,\"dur\":10,\"name\":\"d\"}]}";
+    char *html = trace_page(json);
+    T_TRUE(html != NULL);
+    if (!html) return;
+    T_CONTAINS(html, "<title>python3 (pid 1)</title>");
+    T_CONTAINS(html, "<title>python3 (pid 2)</title>");
+    T_CONTAINS(html, "<title>pid 3</title>");                                    /* no name: the pid, said to be one */
+    T_CONTAINS(html, "<title>worker (tid 10) \xc2\xb7 python3 (pid 1)</title>"); /* blanks trimmed */
+    T_CONTAINS(html, "<title>worker (tid 11) \xc2\xb7 python3 (pid 1)</title>");
+    T_CONTAINS(html, "<title>main \xc2\xb7 python3 (pid 2)</title>");
+    T_CONTAINS(html, "<title>tid 30 \xc2\xb7 pid 3</title>");
+    free(html);
+}
+
+/* A Python tracer's frames around the whole window are one row; the slices inside
+ * move up under it, keeping their real depth in data-depth. */
+TEST(enclosing_frames_fold_into_one_row)
+{
+    static const char json[] = "{\"traceEvents\":["
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"name\":\"<module>\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"name\":\"main\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":998,\"name\":\"run\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":100,\"name\":\"step_a\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":100,\"name\":\"step_b\"}]}";
+    char *html = trace_page(json);
+    T_TRUE(html != NULL);
+    if (!html) return;
+    /* The window is the whole trace [0, 1000]: <module> and main cover it, run does not. */
+    T_CONTAINS(html, "<rect class=\"encl\" data-depths=\"2\"");
+    T_CONTAINS(
+        html, "2 enclosing slices, each spanning the whole window (outermost first): &lt;module&gt; \xe2\x80\xba main");
+    T_CONTAINS(html, "data-name=\"run\"");
+    T_CONTAINS(html, "data-depth=\"3\" data-name=\"step_a\"");
+    T_CONTAINS(html, "data-rows=\"3\""); /* the folded row, run, the steps */
+    T_TRUE(!strstr(html, "data-name=\"&lt;module&gt;\""));
+    free(html);
+}
+
+/* A step named "ProfilerStep#6" is called ProfilerStep in titles, and the window's
+ * subtitle names it once. */
+TEST(one_numbered_step_is_named_once)
+{
+    static const char json[] = "{\"traceEvents\":["
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100,\"name\":\"ProfilerStep#6\"},"
+                               "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50,\"name\":\"forward\"}]}";
+    char *html = trace_page(json);
+    T_TRUE(html != NULL);
+    if (!html) return;
+    T_CONTAINS(html, "Time inside each ProfilerStep: children");
+    T_CONTAINS(html, "busiest step: ProfilerStep#6 (");
+    T_TRUE(!strstr(html, "ProfilerStep#6 6"));
+    free(html);
+}
+
+/* ---- layout: what a reader sees ------------------------------------------------ */
+
+typedef struct lay_walk {
+    const char *what;
+    size_t figs, bad;
+} lay_walk;
+
+static void lay_check_fig(const sts_rpt_fig *f, void *user)
+{
+    lay_walk *w = user;
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_rpt_draw(&b, f, 1);
+    char what[512];
+    snprintf(what, sizeof what, "%s: %s", w->what, f->id);
+    if (b.p) w->bad += svg_layout_problems(b.p, what);
+    w->figs++;
+    sts_sbuf_release(&b);
+}
+
+/* Every figure the report draws from real traces and results: no label leaves its
+ * figure, covers another label, a point or a line, or straddles a bar's edge. */
+TEST(layout_of_every_figure_from_real_inputs)
+{
+    static const char *const local[] = { "tests/data/report/bench.json", "tests/data/report/bench_runs.json",
+                                         "tests/data/report/bench_minimal.json", "tests/data/report/ledger.json" };
+    static const char *const traces[] = { "kineto/h100_bert_small.json.gz",
+                                          "kineto/profiler_steps_rank0.json.gz",
+                                          "kineto/torch_compile_triton.json.gz",
+                                          "kineto/cpu_only.json.gz",
+                                          "kineto/simple_add_flows.json.gz",
+                                          "kineto/ns_resolution_rank0.json.gz",
+                                          "jax/conv_mi300_8gpu.xplane.pb",
+                                          "jax/te_fused_attn.xplane.pb",
+                                          "torch-legacy/torch_lesson.json",
+                                          "torch-legacy/torch_train_small.json",
+                                          "chrome/tall_trace.json",
+                                          "chrome/x_event_trace.json",
+                                          "chrome/main_thread_has_unclosed_slices.json" };
+    size_t figs = 0, inputs = 0;
+    for (size_t i = 0; i < sizeof local / sizeof local[0] + sizeof traces / sizeof traces[0]; i++) {
+        char path[8192];
+        const char *fx = t_fixtures();
+        if (i < sizeof local / sizeof local[0])
+            snprintf(path, sizeof path, "%s", local[i]);
+        else if (fx)
+            snprintf(path, sizeof path, "%.4000s/traces/%s", fx, traces[i - sizeof local / sizeof local[0]]);
+        else
+            continue;
+        if (access(path, R_OK) != 0) continue;
+        sts_report *r;
+        T_EQ_I64(sts_report_create(NULL, &r), STS_OK);
+        sts_error err = STS_ERROR_INIT;
+        sts_status st = sts_report_add_path(r, path, NULL, &err);
+        if (st != STS_OK) T_FAIL_AT("%s: %s", path, err.message);
+        lay_walk w = { path, 0, 0 };
+        sts_rpt_each_fig(r, lay_check_fig, &w);
+        if (w.bad) T_FAIL_AT("%s: %zu layout problems (listed above)", path, w.bad);
+        figs += w.figs;
+        inputs++;
+        sts_report_free(r);
+    }
+    if (inputs == 0) T_SKIP("no inputs found (run from the repository root)");
+    T_TRUE(figs >= inputs);
+}
+
+/* ---- layout over random inputs ------------------------------------------------- */
+
+static uint64_t rnd_state = 0x5eed5eedULL;
+static uint64_t rnd(void)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state;
+}
+static double rnd_unit(void)
+{
+    return (double)(rnd() >> 11) / 9007199254740992.0;
+}
+/* A duration from 1 ns to 100 s, log-uniform. */
+static double rnd_ns(void)
+{
+    return pow(10, rnd_unit() * 11);
+}
+
+/* Names as traces have them: shared prefixes that differ at the end, sites, device
+ * paths, long frames, non-ASCII. */
+static void rnd_name(char *buf, size_t n)
+{
+    static const char *const heads[] = { "tf_pjrt_thread_pool/",
+                                         "Stream #",
+                                         "<lambda> (train.py:",
+                                         "python3",
+                                         "/device:GPU:",
+                                         "queue 0 (pthread-skylake-avx512-AMD EPYC) ",
+                                         "moca/library/model_hub/huggingface/model/adapters/text_base_model.py(",
+                                         "\xe8\xae\xad\xe7\xbb\x83\xe6\xad\xa5",
+                                         "x",
+                                         "ProfilerStep#",
+                                         "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>",
+                                         "\xc2\xb5op" };
+    size_t h = rnd() % (sizeof heads / sizeof heads[0]);
+    snprintf(buf, n, "%s%llu%s", heads[h], (unsigned long long)(rnd() % 100000000000ULL), h == 2 ? ")" : "");
+}
+
+static size_t check_svg(sts_sbuf *b, const char *what, unsigned iter)
+{
+    char w[96];
+    snprintf(w, sizeof w, "%s #%u", what, iter);
+    return b->p ? svg_layout_problems(b->p, w) : 1;
+}
+
+TEST(layout_of_random_bench_figures)
+{
+    size_t bad = 0;
+    for (unsigned it = 0; it < 400; it++) {
+        double warm[64], dev[64];
+        size_t nw = rnd() % 41, nd = rnd() % 3 ? 0 : nw;
+        double base = rnd_ns();
+        for (size_t i = 0; i < nw; i++) {
+            warm[i] = rnd() % 8 ? base * (0.9 + 0.3 * rnd_unit()) : (rnd() % 2 ? NAN : base * 10 * rnd_unit());
+            dev[i] = base * rnd_unit();
+        }
+        double med = sts_rpt_median(warm, nw);
+        /* Dispatch-only next to the median is the case the user met; also far from it. */
+        double disp = rnd() % 3 == 0 ? NAN : rnd() % 2 ? med * (0.97 + 0.06 * rnd_unit()) : base * rnd_unit();
+        char label[160];
+        rnd_name(label, sizeof label);
+        sts_rpt_bench bn = {
+            label, rnd() % 5 ? base * pow(10, rnd_unit() * 4) : NAN, warm, nw, rnd() % 2 ? NAN : med, disp, dev, nd
+        };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_bench(&b, "fig-bench", 1, &bn);
+        bad += check_svg(&b, "bench", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
+TEST(layout_of_random_steps_figures)
+{
+    size_t bad = 0;
+    static char names[8][160];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t n = rnd() % 61, ns = rnd() % 8;
+        const char *labels[60], *series[8];
+        char lab[60][24];
+        double total[60], child[60 * 8], rem[60];
+        uint32_t count[60 * 8];
+        for (size_t j = 0; j < ns; j++) {
+            rnd_name(names[j], sizeof names[j]);
+            series[j] = names[j];
+        }
+        double scale = rnd_ns();
+        int64_t first = (int64_t)(rnd() % 3 ? rnd() % 10 : rnd() % 1000000);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(lab[i], sizeof lab[i], "%lld", (long long)(first + (int64_t)i));
+            labels[i] = lab[i];
+            double sum = 0;
+            for (size_t j = 0; j < ns; j++) {
+                count[i * ns + j] = (uint32_t)(rnd() % 3);
+                child[i * ns + j] = count[i * ns + j] ? scale * rnd_unit() : 0;
+                sum += child[i * ns + j];
+            }
+            rem[i] = rnd() % 10 ? scale * rnd_unit() * (rnd() % 2) : -scale * 1e-3 * rnd_unit();
+            total[i] = sum + rem[i];
+        }
+        char step[160];
+        rnd_name(step, sizeof step);
+        sts_rpt_steps st = { step, n, n + (rnd() % 2) * 7, labels, total, ns, series, child, count, rem };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_steps(&b, "fig-steps", 1, &st);
+        bad += check_svg(&b, "steps", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
+TEST(layout_of_random_lane_figures)
+{
+    size_t bad = 0, same = 0;
+    static char names[24][160], groups[4][160];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t nl = rnd() % 25, ng = 1 + rnd() % 4, n = 0;
+        sts_rpt_lane lanes[24];
+        static sts_rpt_lslice sl[400];
+        for (size_t g = 0; g < ng; g++)
+            rnd_name(groups[g], sizeof groups[g]);
+        for (size_t i = 0; i < nl; i++) {
+            rnd_name(names[i], sizeof names[i]);
+            if (i && rnd() % 4 == 0) /* same name but its end: only the end tells them apart */
+                snprintf(names[i], sizeof names[i], "%.*s%u", (int)strlen(names[i - 1]) - 1, names[i - 1],
+                         (unsigned)(rnd() % 10));
+            int enc = rnd() % 4 == 0 ? 2 + (int)(rnd() % 9) : 0;
+            sts_rpt_lane l = { names[i], 1 + (int)(rnd() % 8), rnd() % 5 ? groups[i * ng / (nl ? nl : 1)] : NULL, enc,
+                               enc ? "a \xe2\x80\xba b \xe2\x80\xba innermost frame" : NULL };
+            lanes[i] = l;
+            /* As in a trace: slices of one depth follow each other; with enclosing
+             * depths folded, the rows below the folded one hold depths enc, enc+1, ... */
+            if (enc && l.rows < 2) lanes[i].rows = l.rows = 2;
+            for (int row = enc ? 1 : 0; row < l.rows; row++) {
+                double ts = rnd_unit() * 1e5;
+                for (int k = 0; k < 6 && n < 400 && ts < 1e6; k++) {
+                    double dur = rnd() % 4 ? rnd_unit() * 3e5 : 0;
+                    sts_rpt_lslice s = { ts,
+                                         dur,
+                                         (uint32_t)i,
+                                         (uint16_t)(row - (enc ? 1 : 0) + enc),
+                                         (uint16_t)(rnd() % 8),
+                                         names[rnd() % (i + 1)] };
+                    sl[n++] = s;
+                    ts += dur + rnd_unit() * 1e5;
+                }
+            }
+        }
+        sts_rpt_lanes L = { 0, 1e6, "busiest step: learner_step 3", nl, nl, lanes, n, sl, 0 };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_lanes(&b, "fig-lanes", 1, &L);
+        bad += check_svg(&b, "lanes", it);
+        /* Different lanes never read the same: their label texts (class-less texts
+         * inside g.lane) are distinct whenever their names are. */
+        for (size_t i = 0; b.p && i < nl; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "<g class=\"lane\" data-lane=\"%zu\"", i);
+            const char *gi = strstr(b.p, key), *ti = gi ? strstr(gi, "</title><text") : NULL;
+            for (size_t j = i + 1; ti && j < nl; j++) {
+                snprintf(key, sizeof key, "<g class=\"lane\" data-lane=\"%zu\"", j);
+                const char *gj = strstr(b.p, key), *tj = gj ? strstr(gj, "</title><text") : NULL;
+                if (!tj || strcmp(names[i], names[j]) == 0) continue;
+                const char *ei = strstr(ti, "</text>"), *ej = strstr(tj, "</text>");
+                const char *ci = strchr(ti + 8, '>'), *cj = strchr(tj + 8, '>');
+                if (ei - ci == ej - cj && strncmp(ci, cj, (size_t)(ei - ci)) == 0) {
+                    fprintf(stderr, "  lanes #%u: \"%s\" and \"%s\" both read %.*s\n", it, names[i], names[j],
+                            (int)(ei - ci - 1), ci + 1);
+                    same++;
+                }
+            }
+        }
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+    T_EQ_U64(same, 0);
+}
+
+TEST(layout_of_random_ledger_figures)
+{
+    size_t bad = 0;
+    static char names[30][160];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t n = rnd() % 61;
+        const char *labels[60];
+        double tr[60], co[60];
+        for (size_t i = 0; i < n; i++) {
+            rnd_name(names[i % 30], sizeof names[0]);
+            labels[i] = names[i % 30];
+            tr[i] = rnd() % 9 == 0 ? NAN : (double)(rnd() % 4);
+            co[i] = rnd() % 9 == 0 ? NAN : (double)(rnd() % 12);
+        }
+        sts_rpt_ledger_calls c = { n, labels, tr, co, (int)(rnd() % 2) };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_ledger_calls(&b, "fig-ledger-calls", 1, &c);
+        bad += check_svg(&b, "ledger-calls", it);
+        sts_sbuf_release(&b);
+
+        size_t nh = rnd() % 21;
+        double ns[30];
+        uint32_t counts[30];
+        for (size_t i = 0; i < nh; i++) {
+            rnd_name(names[i], sizeof names[0]);
+            if (i && rnd() % 3 == 0) /* same function, another site */
+                snprintf(names[i], sizeof names[0], "%.*s9)", (int)strlen(names[i - 1]) - 2, names[i - 1]);
+            labels[i] = names[i];
+            ns[i] = rnd() % 6 == 0 ? (rnd() % 2 ? 0 : NAN) : rnd_ns();
+            counts[i] = (uint32_t)(rnd() % 2000);
+        }
+        sts_rpt_hbars h = {
+            "Compile time per function", "compile time", "compile", "compiles", nh, labels, ns, counts
+        };
+        sts_rpt_draw_hbars(&b, "fig-ledger-compile", 1, &h);
+        bad += check_svg(&b, "hbars", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
+TEST(layout_of_random_diff_and_windows_figures)
+{
+    size_t bad = 0;
+    static char keys[8][200];
+    for (unsigned it = 0; it < 300; it++) {
+        size_t n = rnd() % 9;
+        sts_rpt_diff_row rows[8];
+        static double base[8][40], nw[8][40], bi[8][40], ni[8][40];
+        static const char *const verdicts[] = { "shrank", "grew", "same", "inconclusive", "appeared", "disappeared" };
+        static const char *const preds[] = { "held", "failed", "inconclusive" };
+        for (size_t i = 0; i < n; i++) {
+            rnd_name(keys[i], 100);
+            if (rnd() % 3 == 0) {
+                char proc[90];
+                rnd_name(proc, sizeof proc);
+                size_t len = strlen(keys[i]);
+                snprintf(keys[i] + len, sizeof keys[i] - len, " / %.90s", proc);
+            }
+            size_t nb = rnd() % 40, nn = rnd() % 40;
+            double sc = rnd_ns();
+            for (size_t k = 0; k < 40; k++) {
+                base[i][k] = sc * rnd_unit();
+                nw[i][k] = sc * rnd_unit() * 2;
+                bi[i][k] = ni[i][k] = (double)k;
+            }
+            double ch = rnd() % 5 ? (rnd_unit() - 0.4) * 600 : NAN;
+            sts_rpt_diff_row r = { keys[i],
+                                   verdicts[rnd() % 6],
+                                   rnd() % 2 ? preds[rnd() % 3] : NULL,
+                                   "normal-ties",
+                                   base[i],
+                                   nw[i],
+                                   bi[i],
+                                   ni[i],
+                                   nb,
+                                   nn,
+                                   nb ? sts_rpt_median(base[i], nb) : NAN,
+                                   nn ? sts_rpt_median(nw[i], nn) : NAN,
+                                   ch,
+                                   rnd() % 4 ? ch - 20 : -INFINITY,
+                                   rnd() % 4 ? ch + 30 : INFINITY,
+                                   -sc * rnd_unit(),
+                                   sc * rnd_unit(),
+                                   rnd() % 2 ? rnd_unit() : NAN };
+            rows[i] = r;
+        }
+        sts_rpt_diff d = { 0.95, 5, "step", n, n + rnd() % 3, rows };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_diff(&b, "fig-diff", 1, &d);
+        bad += check_svg(&b, "diff", it);
+        sts_sbuf_release(&b);
+
+        size_t ns = 1 + rnd() % 60, nl = 1 + rnd() % 4;
+        static char lab[60][24], lnames[4][160], lgroups[4][160];
+        const char *labels[60], *names[4], *groups[4];
+        double total[60], busy[240], lt[4] = { 0 };
+        for (size_t i = 0; i < ns; i++) {
+            snprintf(lab[i], sizeof lab[i], "%zu", i + (size_t)(rnd() % 1000));
+            labels[i] = lab[i];
+            total[i] = rnd_ns();
+            for (size_t k = 0; k < nl; k++)
+                busy[i * nl + k] = rnd() % 4 ? total[i] * rnd_unit() : 0;
+        }
+        for (size_t k = 0; k < nl; k++) {
+            rnd_name(lnames[k], sizeof lnames[k]);
+            rnd_name(lgroups[k], sizeof lgroups[k]);
+            names[k] = lnames[k];
+            groups[k] = lgroups[k];
+        }
+        sts_rpt_windows w = { "learner_step", ns, ns, labels, total, nl, names, groups, lt, busy };
+        sts_rpt_draw_windows(&b, "fig-windows", 1, &w);
+        bad += check_svg(&b, "windows", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     RUN(time_axis_units_from_ns_to_s);
@@ -780,5 +1372,19 @@ int main(void)
     RUN(report_from_timeline);
     RUN(report_api_edges);
     RUN(report_from_diff_json);
+    RUN(text_widths_follow_the_glyphs);
+    RUN(middle_cut_keeps_both_ends);
+    RUN(cut_names_never_read_the_same);
+    RUN(spread_keeps_labels_apart_in_order);
+    RUN(bench_close_medians_both_labelled_apart);
+    RUN(lane_names_tell_lanes_apart);
+    RUN(enclosing_frames_fold_into_one_row);
+    RUN(one_numbered_step_is_named_once);
+    RUN(layout_of_every_figure_from_real_inputs);
+    RUN(layout_of_random_bench_figures);
+    RUN(layout_of_random_steps_figures);
+    RUN(layout_of_random_lane_figures);
+    RUN(layout_of_random_ledger_figures);
+    RUN(layout_of_random_diff_and_windows_figures);
     return t_done();
 }

@@ -197,6 +197,7 @@ static const char *tt_stop_while_recording(void)
     const sts_slice *sl = tl ? sts_timeline_slices(tl, &ns) : NULL;
     for (size_t i = 0; i < ns && !fail; i++) {
         if (sl[i].dur < 0 || (sl[i].parent != STS_NONE && sl[i].parent >= i)) fail = "malformed slice";
+        if (sl[i].flags & STS_SLICE_INSTANT) continue; /* the recorder's own markers */
         const sts_arg *a = sts_timeline_find_arg(tl, sl[i].args, "what");
         if (!fail && !(sl[i].flags & STS_SLICE_UNCLOSED) &&
             (!a || strcmp(sts_timeline_string(tl, a->v.str), "racing stop") != 0))

@@ -1,0 +1,401 @@
+/* Finalize, part 3: one lane's events, in the order Perfetto's importer sees them,
+ * through the rules of Perfetto's slice tracker (importers/common/slice_tracker.cc)
+ * and of its overflow tracks for complete slices (track_compressor.cc,
+ * LegacyOverlappingScoped); see docs/ARCHITECTURE.md, "The interval model".
+ *
+ * Each track keeps a stack of open slices. Before a slice starts, and before an E
+ * closes one, the stack is walked from the top: a slice that has ended is popped (a
+ * slice ending exactly at the new start is popped too, except that two zero-duration
+ * slices at one instant stack); an open B (no E yet) is skipped, but a complete slice
+ * under it that the new event has passed cuts everything above it at its own end (a
+ * misplaced end); a complete slice that the new one starts inside and ends after is an
+ * overlap: the new slice goes to the lane's first overflow track on which it nests or
+ * follows. The walk copies Perfetto's faithfully, down to popping the top entry when
+ * a lower one has ended.
+ *
+ * stepscope's deliberate difference here (docs/perfetto.md): an overrun of at most the
+ * resolution is clamped, not spilled. What is still open at the end runs to the
+ * lane's last timestamp, flagged unclosed (Perfetto's dur -1).
+ *
+ * Cost: the walk stops at the first entry that proves nothing below it can react (a
+ * complete entry whose ends below never shrink, or an open B with only open B's below),
+ * so properly nested slices cost O(1) each, as a plain stack would. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/finalize_impl.h"
+
+#define PENDING INT64_MIN /* the end of an open B */
+
+typedef struct entry {
+    int64_t ts, end;  /* end: PENDING while open */
+    uint32_t pos;     /* the slice's final position */
+    uint32_t raw;     /* its raw index */
+    uint8_t regular;  /* complete, as is everything below, with ends never shrinking downwards */
+    uint8_t open_run; /* open, as is everything below */
+} entry;
+
+typedef struct stack {
+    entry *v;
+    size_t n, cap;
+    uint32_t count; /* slices placed on this track */
+} stack;
+
+struct fin_replay {
+    sts_timeline *tl;
+    uint32_t *order;
+    stack main;
+    stack *over; /* the lane's overflow tracks */
+    size_t nover, over_cap;
+    uint32_t track0; /* global index of the lane's own track */
+    int64_t res;     /* the rounding tolerance on this lane (0: none) */
+    int64_t last;    /* the lane's last timestamp so far */
+    uint32_t *pos;   /* the next final position */
+    int moved;       /* a slice's final position differs from its raw index */
+    int opened;      /* the lane had a B */
+    int64_t hi;      /* the latest end of a complete slice placed */
+};
+
+int sts_fin_replay_moved(const fin_replay *r)
+{
+    return r->moved;
+}
+
+fin_replay *sts_fin_replay_new(sts_timeline *tl, uint32_t *order)
+{
+    fin_replay *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->tl = tl;
+    r->order = order;
+    return r;
+}
+
+void sts_fin_replay_free(fin_replay *r)
+{
+    if (!r) return;
+    free(r->main.v);
+    for (size_t k = 0; k < r->over_cap; k++)
+        free(r->over[k].v);
+    free(r->over);
+    free(r);
+}
+
+static void set_flags(stack *st, size_t i)
+{
+    entry *e = &st->v[i];
+    const entry *below = i ? &st->v[i - 1] : NULL;
+    e->regular = e->end != PENDING && (!below || (below->regular && e->end <= below->end));
+    e->open_run = e->end == PENDING && (!below || below->open_run);
+}
+
+static sts_slice *slice_of(const fin_replay *r, const entry *e)
+{
+    return &r->tl->slices.v[e->raw];
+}
+
+/* Cuts everything above entry i at `end` and pops it, then pops i: Perfetto's
+ * misplaced end, when an event comes after the end of a slice holding open B's. */
+static void cut_above(fin_replay *r, stack *st, size_t i, int64_t end)
+{
+    for (size_t j = st->n; j-- > i + 1;) {
+        sts_slice *s = slice_of(r, &st->v[j]);
+        /* Perfetto's walk can leave a slice above one that ended before it started (see
+         * walk()); it would get a negative duration here. It gets none, and finalize
+         * moves it out of what does not hold it. */
+        s->dur = end > s->ts ? end - s->ts : 0;
+        s->flags |= STS_SLICE_TRUNCATED;
+    }
+    st->n = i; /* the slice itself too */
+    r->tl->info.misplaced_end++;
+}
+
+/* Perfetto's MaybeCloseStack for a new event at ts: a B or E (`open`), or a complete
+ * slice ending at *end. An overrun of at most the tolerance clamps *end (*clamped set).
+ * Returns 0, or 1 for an overlap: *conflict is the overrun entry's final position and
+ * *over the overrun, *end restored. */
+static int walk(fin_replay *r, stack *st, int64_t ts, int open, int64_t *end, int *clamped, uint32_t *conflict,
+                int64_t *over)
+{
+    int flagged = 0;
+    int64_t orig = open ? 0 : *end;
+    int zero = !open && *end == ts;
+    for (size_t i = st->n; i-- > 0;) {
+        entry *e = &st->v[i];
+        if (e->end == PENDING) {
+            if (e->open_run) return 0;
+            flagged = 1;
+            continue;
+        }
+        if (flagged) {
+            if (ts <= e->end) {
+                if (e->regular) return 0;
+                continue;
+            }
+            cut_above(r, st, i, e->end);
+            flagged = 0;
+            continue;
+        }
+        if (e->end < ts || (e->end == ts && !(zero && e->end == e->ts))) {
+            st->n--; /* the top, whichever entry ended: as Perfetto does */
+            continue;
+        }
+        if (open) {
+            if (e->regular && e->end > ts) return 0;
+            continue;
+        }
+        if (*end > e->end) {
+            uint64_t o = (uint64_t)*end - (uint64_t)e->end;
+            if (o <= (uint64_t)r->res) {
+                *end = e->end;
+                *clamped = 1;
+            } else {
+                *conflict = e->pos;
+                *over = (int64_t)((uint64_t)orig - (uint64_t)e->end);
+                *end = orig;
+                *clamped = 0;
+                return 1;
+            }
+        }
+        if (e->regular && e->end > ts) return 0;
+    }
+    return 0;
+}
+
+static int grow(stack *st)
+{
+    if (st->n < st->cap) return 0;
+    size_t cap = st->cap ? st->cap * 2 : 64;
+    entry *v = realloc(st->v, cap * sizeof *v);
+    if (!v) return -1;
+    st->v = v;
+    st->cap = cap;
+    return 0;
+}
+
+/* Places slice `raw` on track `local` (0: the lane's own) at depth = stack size. */
+static inline __attribute__((always_inline)) void place(fin_replay *r, stack *st, uint32_t local, uint32_t raw,
+                                                        sts_slice *s, int64_t ts, int64_t end)
+{
+    uint32_t pos = (*r->pos)++;
+    r->order[pos] = raw;
+    r->moved |= pos != raw;
+    if (end > r->hi) r->hi = end; /* PENDING is below everything */
+    size_t d = st->n;
+    s->track = r->track0 + local;
+    s->depth = d > 65535 ? 65535 : (uint16_t)d;
+    s->parent = d ? st->v[d - 1].pos : STS_NONE;
+    entry *e = &st->v[d];
+    e->ts = ts;
+    e->end = end;
+    e->pos = pos;
+    e->raw = raw;
+    st->n = d + 1;
+    st->count++;
+}
+
+static int push(fin_replay *r, stack *st, uint32_t local, uint32_t raw, int64_t ts, int64_t end)
+{
+    if (grow(st) != 0) return -1;
+    place(r, st, local, raw, &r->tl->slices.v[raw], ts, end);
+    set_flags(st, st->n - 1);
+    if (end != PENDING && end > r->last) r->last = end;
+    return 0;
+}
+
+/* The common case, a complete slice on the lane's own track while only complete,
+ * properly nested slices are open: pop what has ended, then it nests in the top or is a
+ * root. 0: placed; 1: take the general walk (what was popped stays popped, as the walk
+ * would have popped it first); -1: no memory. */
+static inline int fast_complete(fin_replay *r, uint32_t raw, sts_slice *s, int64_t end)
+{
+    stack *st = &r->main;
+    int64_t ts = s->ts;
+    while (st->n) {
+        const entry *e = &st->v[st->n - 1];
+        if (!e->regular) return 1;
+        if (e->end < ts || (e->end == ts && !(end == ts && e->end == e->ts))) {
+            st->n--;
+            continue;
+        }
+        if (e->end <= ts || end > e->end) return 1; /* zero-length stacking, or an overrun */
+        break;
+    }
+    if (grow(st) != 0) return -1;
+    place(r, st, 0, raw, s, ts, end);
+    entry *e = &st->v[st->n - 1];
+    e->regular = 1; /* nested in a regular top, or alone */
+    e->open_run = 0;
+    if (end > r->last) r->last = end;
+    return 0;
+}
+
+/* A complete slice that overlaps: onto the first overflow track where it nests inside
+ * the innermost open slice or follows them all, else onto a new one. */
+static int spill(fin_replay *r, uint32_t raw, int64_t ts, int64_t end)
+{
+    for (size_t k = 0; k < r->nover; k++) {
+        stack *st = &r->over[k];
+        while (st->n && st->v[st->n - 1].end <= ts)
+            st->n--;
+        if (st->n == 0 || end <= st->v[st->n - 1].end) return push(r, st, (uint32_t)k + 1, raw, ts, end);
+    }
+    if (r->nover == r->over_cap) {
+        size_t cap = r->over_cap ? r->over_cap * 2 : 4;
+        stack *v = realloc(r->over, cap * sizeof *v);
+        if (!v) return -1;
+        memset(v + r->over_cap, 0, (cap - r->over_cap) * sizeof *v);
+        r->over = v;
+        r->over_cap = cap;
+    }
+    stack *st = &r->over[r->nover++];
+    st->n = 0;
+    st->count = 0;
+    return push(r, st, (uint32_t)r->nover, raw, ts, end);
+}
+
+/* A complete slice (X, an instant, n). Only complete slices with a duration on a
+ * thread's own track can overlap; a zero-length one never does. */
+static int complete(fin_replay *r, uint32_t raw, int can_spill)
+{
+    sts_slice *s = &r->tl->slices.v[raw];
+    int64_t end;
+    if (__builtin_add_overflow(s->ts, s->dur, &end)) end = INT64_MAX; /* readers reject these */
+    int clamped = 0;
+    uint32_t conflict = STS_NONE;
+    int64_t over = 0;
+    if (walk(r, &r->main, s->ts, 0, &end, &clamped, &conflict, &over) == 0 || !can_spill) {
+        if (clamped) {
+            s->dur = end - s->ts;
+            s->flags |= STS_SLICE_CLAMPED;
+            r->tl->info.clamped++;
+        }
+        return push(r, &r->main, 0, raw, s->ts, end);
+    }
+    s->flags |= STS_SLICE_OVERLAP;
+    sts_overlap *ov = STS_VEC_PUSH(r->tl->overlaps);
+    if (!ov) return -1;
+    uint32_t pos = *r->pos; /* where spill() will place it */
+    ov->slice = pos;
+    ov->parent = conflict;
+    ov->overrun_ns = over;
+    return spill(r, raw, s->ts, end);
+}
+
+static int begin(fin_replay *r, uint32_t raw)
+{
+    const sts_slice *s = &r->tl->slices.v[raw];
+    r->opened = 1;
+    walk(r, &r->main, s->ts, 1, NULL, NULL, NULL, NULL);
+    return push(r, &r->main, 0, raw, s->ts, PENDING);
+}
+
+/* Perfetto's MatchingIncompleteSliceIndex: the innermost open B whose category equals
+ * the E's (when the E has one) and whose name equals the E's (when both have one). */
+static long match(const fin_replay *r, const sts_end_event *e)
+{
+    const stack *st = &r->main;
+    for (size_t i = st->n; i-- > 0;) {
+        if (st->v[i].end != PENDING) continue;
+        const sts_slice *s = slice_of(r, &st->v[i]);
+        if (e->cat && s->cat != e->cat) continue;
+        if (e->name && s->name && s->name != e->name) continue;
+        return (long)i;
+    }
+    return -1;
+}
+
+static void end_event(fin_replay *r, const sts_end_event *e)
+{
+    stack *st = &r->main;
+    walk(r, st, e->ts, 1, NULL, NULL, NULL, NULL);
+    if (e->ts > r->last) r->last = e->ts;
+    long m = match(r, e);
+    if (m < 0) {
+        r->tl->info.unmatched_end++;
+        return;
+    }
+    entry *b = &st->v[m];
+    sts_slice *s = slice_of(r, b);
+    s->dur = e->ts - s->ts;
+    b->end = e->ts;
+    if ((size_t)m + 1 == st->n) {
+        st->n--;
+        return;
+    }
+    /* Closed under other slices, it stays on the stack as Perfetto leaves it. */
+    for (size_t j = (size_t)m; j < st->n; j++)
+        set_flags(st, j);
+}
+
+/* The end of the lane's data: what is still open runs to the lane's last timestamp
+ * (Perfetto leaves its dur -1); finalize then keeps it inside its parent. */
+static void finish(fin_replay *r)
+{
+    stack *st = &r->main;
+    for (size_t i = 0; i < st->n; i++) {
+        sts_slice *s = slice_of(r, &st->v[i]);
+        if (st->v[i].end != PENDING) continue;
+        s->dur = r->last - s->ts;
+        s->flags |= STS_SLICE_UNCLOSED;
+        r->tl->info.unclosed_begin++;
+    }
+    st->n = 0;
+}
+
+static int add_track(sts_timeline *tl, uint32_t lane, uint32_t kind, uint32_t index, uint32_t name, uint32_t count)
+{
+    sts_track *t = STS_VEC_PUSH(tl->tracks);
+    if (!t) return -1;
+    t->lane = lane;
+    t->kind = kind;
+    t->index = index;
+    t->name = name;
+    t->slice_count = count;
+    return 0;
+}
+
+int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, const uint32_t *tok, size_t n,
+                        uint32_t *pos, fin_lane_out *out)
+{
+    uint32_t first = *pos;
+    r->opened = 0;
+    r->hi = INT64_MIN;
+    sts_timeline *tl = r->tl;
+    r->main.n = 0;
+    r->main.count = 0;
+    r->nover = 0;
+    r->track0 = (uint32_t)tl->tracks.n;
+    r->pos = pos;
+    r->last = INT64_MIN;
+    r->res = t0->kind == STS_TRACK_THREAD ? tl->info.resolution_ns : 0;
+    int can_spill = t0->kind == STS_TRACK_THREAD;
+    sts_slice *all = tl->slices.v;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t t = tok[k];
+        /* Slices of interleaved lanes lie apart in memory: fetch ahead. */
+        if (k + 16 < n) __builtin_prefetch(&all[tok[k + 16] & ~FIN_END], 1); /* an E's index: harmless */
+        if (t & FIN_END) {
+            end_event(r, &tl->ends.v[t & ~FIN_END]);
+            continue;
+        }
+        sts_slice *s = &all[t];
+        int rc;
+        if (s->dur >= 0 && (rc = fast_complete(r, t, s, s->ts + s->dur)) <= 0) { /* ts + dur: checked by finalize */
+            if (rc < 0) return -1;
+            continue; /* it set r->last */
+        }
+        if (s->ts > r->last) r->last = s->ts;
+        if ((s->dur < 0 ? begin(r, t) : complete(r, t, can_spill)) != 0) return -1;
+    }
+    finish(r);
+    if (add_track(tl, lane, t0->kind, t0->index, t0->name, r->main.count) != 0) return -1;
+    for (size_t k = 0; k < r->nover; k++)
+        if (add_track(tl, lane, STS_TRACK_OVERFLOW, (uint32_t)k + 1, 0, r->over[k].count) != 0) return -1;
+    tl->info.overflow_tracks += r->nover;
+    out->opened = r->opened;
+    out->hi = r->hi;
+    out->lo = *pos > first ? tl->slices.v[r->order[first]].ts : INT64_MAX; /* tokens come by ts */
+    tl->lanes.v[lane].first_track = r->track0;
+    tl->lanes.v[lane].track_count = (uint32_t)(1 + r->nover);
+    return 0;
+}
