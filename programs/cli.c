@@ -6,14 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Short spellings of long options, for the commands that have the long one. */
+static const struct {
+    char letter;
+    const char *name;
+} shorts[] = { { 'j', "jobs" } };
+
+static char short_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof shorts / sizeof shorts[0]; i++)
+        if (strcmp(shorts[i].name, name) == 0) return shorts[i].letter;
+    return 0;
+}
+
 void cli_usage(const cli_spec *spec, FILE *f)
 {
     fprintf(f, "usage: stepscope %s %s\n", spec->command, spec->synopsis);
     if (spec->about) fprintf(f, "\n%s\n", spec->about);
     fprintf(f, "\noptions:\n");
     for (const cli_opt *o = spec->opts; o && o->name; o++) {
-        char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        char left[64], pre[8] = "", sh = short_of(o->name);
+        if (sh) snprintf(pre, sizeof pre, "-%c, ", sh);
+        snprintf(left, sizeof left, "%s--%s%s%s", pre, o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
         fprintf(f, "  %-24s %s\n", left, o->help);
     }
     fprintf(f, "  %-24s %s\n", "-h, --help", "show this help");
@@ -105,7 +119,18 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, const char **pos, int
             cli_usage(spec, stdout);
             return CLI_OK;
         }
-        if (a[1] != '-') return usage_error(spec, "unknown option '%s'", a);
+        if (a[1] != '-') {
+            /* -X VALUE or -XVALUE: the long option X stands for, when the command has it. */
+            const cli_opt *so = spec->opts;
+            while (so && so->name && !(short_of(so->name) == a[1] && so->kind != CLI_FLAG))
+                so++;
+            if (!so || !so->name) return usage_error(spec, "unknown option '%s'", a);
+            const char *sval = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL;
+            if (!sval) return usage_error(spec, "-%c needs a value (%s)", a[1], so->metavar);
+            int src = set_value(spec, so, sval);
+            if (src != 0) return src;
+            continue;
+        }
         const char *name = a + 2;
         const char *eq = strchr(name, '=');
         size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
