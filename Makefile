@@ -64,6 +64,7 @@ FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
 LIB := $(BUILD)/libstepscope.a
 CLI := $(BUILD)/stepscope
+-include programs/programs.mk
 
 .SECONDARY:
 .PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \
@@ -108,7 +109,7 @@ $(BUILD)/fuzz/%_replay: $(BUILD)/obj/fuzz/%.o $(BUILD)/obj/fuzz/replay.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Everything the test runner needs, for one build flavour.
-unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY)
+unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts
 
 # `make test`: install what is missing, check the house rules, then the suite in a normal
 # build and again under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz
@@ -123,12 +124,13 @@ test: deps
 check: unit check-tsan
 	BUILD=$(BUILD) tests/run.sh
 
-# The recorder's threads under ThreadSanitizer: the library built again with SAN=thread
-# (from the same source lists) and tests/unit/trace_tsan.c linked against it.
+# The recorder's and the host reader's threads under ThreadSanitizer: the library built again with SAN=thread
+# (from the same source lists), tests/unit/trace_tsan.c and test_hosts.c linked against it.
 TSAN_OK := $(shell printf 'int main(void){return 0;}' | $(CC) -fsanitize=thread -x c - -o /dev/null 2>/dev/null && echo 1)
 check-tsan:
 ifeq ($(TSAN_OK),1)
-	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread $(BUILD)/tsan/tests/trace_tsan
+	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread $(BUILD)/tsan/tests/trace_tsan \
+	  $(BUILD)/tsan/tests/test_hosts
 else
 	@echo "check-tsan: $(CC) cannot build -fsanitize=thread programs; the TSan test will be skipped"
 endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hosts_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -733,6 +734,7 @@ int cmd_analyze(int argc, char **argv)
 {
     args o = { 0, INT_MIN, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     tc_read_opts ro = TC_READ_OPTS_INIT;
+    int mpi = 0;
     const cli_opt opts[] = {
         { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md); lists every name unless --top" },
         { "top", CLI_INT, &o.top, "N", "show the N names with the most self time (default 20; 0 = all)" },
@@ -751,39 +753,56 @@ int cmd_analyze(int argc, char **argv)
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
+        HC_MPI_OPT(mpi),
         { 0 },
     };
     const cli_spec spec = {
         "analyze",
-        "TRACE [--json] [--top N] [--lane PATTERN] [--name PATTERN] [--window START:END|STEP] [--group BY] "
-        "[--overlaps] [--run NAME] [--args MODE]",
+        "TRACE... [--json] [--top N] [--lane PATTERN] [--name PATTERN] [--window START:END|STEP] [--group BY] "
+        "[--overlaps] [--run NAME] [--args MODE] [-j N] [--mpi]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into the slice they started in or overran it (overlaps); every\n"
         "slice name ranked by self time (duration minus the union of the slices of its lane\n"
         "that lie inside it) with count, total, min, median and max; and per lane and process\n"
         "its busy time (the union of its slices) against its span. --lane, --name and\n"
-        "--window narrow all of it.",
+        "--window narrow all of it (one host). Several hosts (files, or a profile run holding\n"
+        "several; see docs/hosts.md): each host's facts, lanes and processes apart, names\n"
+        "ranked over every host.",
         opts,
         1,
-        1,
+        argc,
     };
-    const char *pos[1];
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    if (!pos) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0) return rc;
-    if (o.top != INT_MIN && o.top < 0) {
+    sts_group g = STS_GROUP_NAME;
+    if (rc < 0 && o.top != INT_MIN && o.top < 0) {
         fprintf(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", o.top);
-        return CLI_USAGE;
+        rc = CLI_USAGE;
     }
-    sts_group g;
-    if (parse_group(o.group, &g) != CLI_OK) return CLI_USAGE;
-    if (o.step && !o.window) {
+    if (rc < 0 && parse_group(o.group, &g) != CLI_OK) rc = CLI_USAGE;
+    if (rc < 0 && o.step && !o.window) {
         fprintf(stderr, "stepscope analyze: --step only chooses the steps --window STEP counts; give --window\n");
-        return CLI_USAGE;
+        rc = CLI_USAGE;
     }
+    if (rc < 0) {
+        const char *one_host = o.lane           ? "--lane"
+                               : o.name         ? "--name"
+                               : o.window       ? "--window"
+                               : o.group        ? "--group"
+                               : o.all_overlaps ? "--overlaps"
+                                                : NULL;
+        hc_opts ho = { "analyze", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
+        rc = hc_analyze(&ho, o.json, o.top == INT_MIN ? SIZE_MAX : (size_t)o.top);
+    }
+    /* One host: read as one trace. */
+    const char *path = rc == HC_SINGLE ? pos[0] : NULL;
+    free(pos);
+    if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", pos[0], o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("analyze", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a, &o);

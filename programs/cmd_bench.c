@@ -201,7 +201,10 @@ int cmd_bench(int argc, char **argv)
         "  energy      e = sum((x @ w)^2, axis=1)       shape (rows,)\n"
         "  structured  tanh(x @ w) and its mean, waited on as one result\n"
         "Dispatch-only intervals (the call returns a handle, no wait) are reported apart.\n"
-        "Exit status 1 also when the result does not match the reference.",
+        "Exit status 1 also when the result does not match the reference.\n"
+        "This times stepscope's own OpenCL version of lesson 1's workload, not your code. To\n"
+        "measure your own asynchronous call the same way: the C harness in <stepscope/bench.h>\n"
+        "(docs/bench.md), or stepscope.bench / stepscope.jax.bench in Python (python/README.md).",
         opts,
         0,
         1,

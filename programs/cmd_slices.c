@@ -1,12 +1,13 @@
 /* stepscope slices: every slice of Perfetto's slice table as CSV, lanes in display
  * order, then by ts and the order the importer made them. */
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <stdio.h>
-
 #include "cli.h"
+#include "hosts_cli.h"
 #include "trace_cli.h"
 
 #define TRACK_TEXT 4096
@@ -161,7 +162,9 @@ static const char *track_text(const sts_timeline *tl, const sts_track *t, char *
     }
 }
 
-static int write_csv(const sts_timeline *tl, int with_track)
+/* The slices of one trace; `host` (several hosts: the host's name, else NULL) becomes
+ * a first column, and the header is written when `header` is set. */
+static int write_csv(const sts_timeline *tl, const char *host, int header, int with_track)
 {
     size_t nl;
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
@@ -174,12 +177,10 @@ static int write_csv(const sts_timeline *tl, int with_track)
         return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
     }
     sts_lane_display_order(tl, order);
-    static const char header[] = "pid,tid,ts_ns,dur_ns,depth,name\n",
-                      header_track[] = "pid,tid,ts_ns,dur_ns,depth,name,track\n";
-    if (with_track)
-        csv_put(&c, header_track, sizeof header_track - 1);
-    else
-        csv_put(&c, header, sizeof header - 1);
+    static const char head[] = "pid,tid,ts_ns,dur_ns,depth,name\n", head_track[] = ",track\n";
+    if (header && host) csv_put(&c, "host,", 5);
+    if (header) csv_put(&c, head, sizeof head - 2);
+    if (header) csv_put(&c, with_track ? head_track : "\n", with_track ? sizeof head_track - 1 : 1);
     const sts_track *tracks = sts_timeline_tracks(tl, NULL);
     char *tbuf = malloc(TRACK_TEXT);
     if (!tbuf) c.failed = 1;
@@ -189,11 +190,13 @@ static int write_csv(const sts_timeline *tl, int with_track)
         /* The lane prefix is the same on every row: format it once. Quoting at most
          * doubles a field, so the buffer never needs flushing. */
         const char *pid = tc_pid(tl, order[k]), *tid = tc_tid(tl, order[k]);
-        csv pre = { NULL, malloc(2 * (strlen(pid) + strlen(tid)) + 8), 0, 2 * (strlen(pid) + strlen(tid)) + 8, 0 };
+        size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 8;
+        csv pre = { NULL, malloc(room), 0, room, 0 };
         if (!pre.buf) {
             c.failed = 1;
             break;
         }
+        if (host) csv_field(&pre, host), csv_put(&pre, ",", 1);
         csv_field(&pre, pid);
         csv_put(&pre, ",", 1);
         csv_field(&pre, tid);
@@ -212,6 +215,44 @@ static int write_csv(const sts_timeline *tl, int with_track)
     return CLI_OK;
 }
 
+static sts_status host_csv(size_t i, const sts_host_file *f, const sts_timeline *tl, void *user, sts_error *err)
+{
+    (void)err;
+    int *u = user; /* u[0]: the result, u[1]: --track */
+    u[0] = write_csv(tl, f->name, i == 0, u[1]);
+    return u[0] == CLI_OK ? STS_OK : STS_ERR_IO;
+}
+
+/* Several hosts: every host's slices in host order, read `jobs` files ahead. */
+static int hosts_csv(const char *const *inputs, int n, const char *run, const char *args, int jobs, int track)
+{
+    sts_hostset *set = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (jobs != INT_MIN && jobs < 1) {
+        fprintf(stderr, "stepscope slices: --jobs expects N >= 1, got %d\n", jobs);
+        return CLI_USAGE;
+    }
+    if (sts_hostset_expand(inputs, (size_t)n, run, &set, &err) != STS_OK) {
+        sts_hostset_free(set);
+        return cli_report("slices", &err);
+    }
+    size_t nh, nn;
+    sts_hostset_files(set, &nh);
+    if (nh == 1) {
+        sts_hostset_free(set);
+        return HC_SINGLE;
+    }
+    const char *const *notes = sts_hostset_notes(set, &nn);
+    for (size_t i = 0; i < nn; i++)
+        fprintf(stderr, "stepscope slices: %s\n", notes[i]);
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    int rc = tc_args_mode("slices", args, &opt.args), u[2] = { CLI_OK, track };
+    if (rc == CLI_OK && sts_hostset_each(set, &opt, jobs == INT_MIN ? 0 : (unsigned)jobs, host_csv, u, &err) != STS_OK)
+        rc = u[0] != CLI_OK ? u[0] : cli_report("slices", &err);
+    sts_hostset_free(set);
+    return rc;
+}
+
 int cmd_slices(int argc, char **argv)
 {
     int csv_flag = 0, track = 0;
@@ -227,7 +268,7 @@ int cmd_slices(int argc, char **argv)
     };
     const cli_spec spec = {
         "slices",
-        "TRACE --csv [--track] [--run NAME] [--args MODE]",
+        "TRACE... --csv [--track] [--run NAME] [--args MODE] [-j N] [-q]",
         "Writes every slice of Perfetto's slice table as CSV with the header\n"
         "pid,tid,ts_ns,dur_ns,depth,name: lanes in display order (process sort index, pid,\n"
         "thread sort index, tid), then by ts, then in the order Perfetto's importer makes\n"
@@ -238,19 +279,22 @@ int cmd_slices(int argc, char **argv)
         "events slices of async tracks, as in Perfetto. --track adds a track column:\n"
         "thread, overflow N (complete slices that overlap, spilled as Perfetto does), async N\n"
         "NAME or global async N NAME, instants or global instants. Names are quoted per\n"
-        "RFC 4180.",
+        "RFC 4180. Several hosts (files, or a profile run holding several): a first column,\n"
+        "host, and the hosts one after another, in name order.",
         opts,
         1,
-        1,
+        argc,
     };
-    const char *pos[1];
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    if (!pos) return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0) return rc;
+    if (rc < 0) rc = hosts_csv(pos, npos, run, args, HC_JOBS(ro), track);
     (void)csv_flag;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("slices", pos[0], run, args, &ro, &tl)) != CLI_OK) return rc;
-    rc = write_csv(tl, track);
+    if (rc == HC_SINGLE && (rc = tc_open("slices", pos[0], run, args, &ro, &tl)) == CLI_OK)
+        rc = write_csv(tl, NULL, 1, track);
     sts_timeline_free(tl);
+    free(pos);
     return rc;
 }

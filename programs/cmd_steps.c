@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hosts_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -487,6 +488,8 @@ int cmd_steps(int argc, char **argv)
 {
     args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL };
     tc_read_opts ro = TC_READ_OPTS_INIT;
+    int mpi = 0;
+    double ratio = 1.1;
     const cli_opt opts[] = {
         { "step", CLI_STRING, &o.step, "NAME", "the step slice's name, or an extended regex over names" },
         { "lanes", CLI_STRING, &o.lanes, "PATTERN",
@@ -499,11 +502,16 @@ int cmd_steps(int argc, char **argv)
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
+        HC_MPI_OPT(mpi),
+        { "straggler-ratio", CLI_DOUBLE, &ratio, "R",
+          "with several hosts, a step is a straggler when its slowest host took R x the step's median (default "
+          "1.1)" },
         { 0 },
     };
     const cli_spec spec = {
         "steps",
-        "TRACE [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] [--args MODE]",
+        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] "
+        "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it) by name, the unattributed remainder and the double-counted\n"
         "total that adding step and children would give; then what every other lane (device\n"
@@ -511,22 +519,36 @@ int cmd_steps(int argc, char **argv)
         "deviation beside min, median and max, and marks steps the capture may have cut.\n"
         "Without --step, steps are ProfilerStep#N slices, else slices with a step_num arg,\n"
         "else the outermost name repeated on one lane with the most time that holds other\n"
-        "slices. Exit 1 when none are found (the candidates tried are listed).",
+        "slices. Exit 1 when none are found (the candidates tried are listed).\n"
+        "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
+        "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
+        "and what it spent longer on than the median host (device collectives included), and the\n"
+        "stragglers.",
         opts,
         1,
-        1,
+        argc,
     };
-    const char *pos[1];
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    if (!pos) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
-    if (rc >= 0) return rc;
+    int names_given = o.names != INT_MIN;
     if (o.names == INT_MIN) o.names = 5;
-    if (o.names < 0) {
+    if (rc < 0 && o.names < 0) {
         fprintf(stderr, "stepscope steps: --names expects N >= 0, got %d\n", o.names);
-        return CLI_USAGE;
+        rc = CLI_USAGE;
     }
+    if (rc < 0) {
+        const char *one_host = o.lanes ? "--lanes" : names_given ? "--names" : NULL;
+        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
+        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
+    }
+    /* One host: read as one trace. */
+    const char *path = rc == HC_SINGLE ? pos[0] : NULL;
+    free(pos);
+    if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", pos[0], o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
+    if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
     rc = run(tl, &o);
     sts_timeline_free(tl);
     return rc;

@@ -8,7 +8,8 @@
 set -eu
 
 need=(make gcc clang-format zlib1g-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-      python3 python3-venv protobuf-compiler pkg-config libisal-dev)
+      python3 python3-venv protobuf-compiler pkg-config libisal-dev
+      libopenmpi-dev openmpi-bin)  # --mpi (docs/hosts.md); the build goes without it
 for extra in "$@"; do
   case "$extra" in
     bench) need+=(libopenblas-dev liblttng-ust-dev lttng-tools isal) ;;

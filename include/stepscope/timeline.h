@@ -225,6 +225,7 @@ typedef struct sts_timeline_info {
     uint32_t runs;      /* runs in the profile directory; 0 when a run folder was named */
     int run_latest;     /* the run was taken as the latest, not chosen with `run` */
     uint32_t run_hosts; /* .xplane.pb files (one per host) in the run; one was read */
+    const char *host;   /* the host the trace names itself (XSpace hostnames); NULL when none */
 } sts_timeline_info;
 
 /* Reads a trace: Chrome JSON (.json, .json.gz, any name: gzip is detected by content),

@@ -50,7 +50,9 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
  *   - plane "/host:CPU" with one line per host thread lane (line id = tid, name = the
  *     lane's name, prefixed with its process name when several processes have
  *     thread lanes);
- *   - one plane per process holding device lanes. XProf's trace viewer shows only
+ *   - one plane per process holding device lanes (lane kind STS_LANE_DEVICE, or any
+ *     lane of a process named "/device:...", as JAX's Chrome JSON names its device
+ *     planes, so such a JSON trace goes back to device planes). XProf's trace viewer shows only
  *     "/device:GPU:N", "/device:TPU:N" and "/device:CUSTOM:..." planes, so a process
  *     named like those keeps its name, another "/device:X" becomes
  *     "/device:CUSTOM:X" (the recorder's "/device:CPU:0" is written, and reads back,

@@ -1050,6 +1050,19 @@ static sts_status read_note(reader *x, const sts_pb_field *f)
     return STS_OK;
 }
 
+/* XSpace.hostnames: the first names the host (a multi-host reader labels it so). */
+static sts_status read_hostname(reader *x, const sts_pb_field *f)
+{
+    if (x->tl->info.host || f->len == 0 || f->len > 1024) return skip(x, M_SPACE, f);
+    x->tmp.n = 0;
+    sts_status st = APPEND(x, M_SPACE, x->tmp, f);
+    if (st != STS_OK) return st;
+    uint32_t id = intern(x, x->tmp.v, x->tmp.n);
+    if (id == STS_NONE) return nomem(x);
+    x->tl->info.host = sts_timeline_string(x->tl, id);
+    return STS_OK;
+}
+
 static sts_status read_space(reader *x)
 {
     sts_pb_field f;
@@ -1070,6 +1083,8 @@ static sts_status read_space(reader *x)
                 x->opt->progress(sts_instream_raw_offset(x->in), sts_instream_raw_size(x->in), x->opt->progress_user);
         } else if (f.num == 2 || f.num == 3) {
             st = read_note(x, &f);
+        } else if (f.num == 4) {
+            st = read_hostname(x, &f);
         } else {
             st = skip(x, M_SPACE, &f);
         }

@@ -313,6 +313,7 @@ static int enclosing_depths(const sts_slice *sl, size_t ns, const sts_lane *ln, 
     for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
         const sts_slice *s = &sl[i];
         if (s->ts >= w1) break;
+        if (s->track != ln->first_track) continue; /* an overflow track's depths are its own */
         if (!(s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0) || s->depth >= D) continue;
         count[s->depth]++;
         if (s->ts <= w0 && s->ts + s->dur >= w1) covers[s->depth] = 1;
@@ -328,6 +329,34 @@ static void chain_add(char *chain, size_t n, const char *name)
 {
     size_t len = strlen(chain);
     if (len + 1 < n) snprintf(chain + len, n - len, "%s%s", len ? " \xe2\x80\xba " : "", name);
+}
+
+static int in_window(const sts_slice *s, int64_t w0)
+{
+    return s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0;
+}
+
+/* A lane's tracks are drawn one under another, its own track first: a slice spilled to
+ * an overflow track (it overran a slice it started inside) is nested only within that
+ * track, so its depth there counts from the row under the tracks before it. base[t] is
+ * the first row of the lane's track t, from the depths each track reaches in the window. */
+static void track_bases(const sts_slice *sl, size_t ns, const sts_lane *ln, int64_t w0, int64_t w1, uint32_t *base)
+{
+    uint32_t nt = ln->track_count;
+    for (uint32_t t = 0; t < nt; t++)
+        base[t] = 0;
+    for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
+        const sts_slice *s = &sl[i];
+        if (s->ts >= w1) break;
+        uint32_t t = s->track - ln->first_track;
+        if (t < nt && in_window(s, w0) && (uint32_t)s->depth + 1 > base[t]) base[t] = (uint32_t)s->depth + 1;
+    }
+    uint32_t row = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t rows = base[t];
+        base[t] = row;
+        row += rows;
+    }
 }
 
 static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_steps *st, const sts_rpt_steps *steps,
@@ -353,22 +382,29 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
     int64_t w0 = (int64_t)L->t0, w1 = (int64_t)L->t1;
     for (size_t k = 0; k < nl; k++) {
         const sts_lane *ln = &lanes[order[k]];
-        size_t in_window = 0;
+        size_t n_in = 0;
         int maxrow = -1;
         int enc = enclosing_depths(sl, ns, ln, w0, w1);
+        uint32_t *base = malloc((ln->track_count ? ln->track_count : 1) * sizeof *base);
+        if (!base) {
+            free(order);
+            return STS_ERR_NOMEM;
+        }
+        track_bases(sl, ns, ln, w0, w1, base);
         char chain[1024] = "";
         for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count && i < ns; i++) {
             const sts_slice *s = &sl[i];
             if (s->ts >= w1) break; /* a lane's slices are in ts order */
-            int inside = s->dur > 0 ? s->ts + s->dur > w0 : s->ts >= w0;
-            if (!inside) continue;
-            in_window++;
-            if (s->depth < enc) { /* drawn as the one enclosing row */
+            if (!in_window(s, w0)) continue;
+            n_in++;
+            uint32_t t = s->track - ln->first_track;
+            uint32_t depth = (t < ln->track_count ? base[t] : 0) + s->depth;
+            if (depth < (uint32_t)enc) { /* drawn as the one enclosing row */
                 chain_add(chain, sizeof chain, sts_timeline_string(tl, s->name));
                 maxrow = maxrow < 0 ? 0 : maxrow;
                 continue;
             }
-            int row = s->depth - enc + (enc ? 1 : 0);
+            int row = (int)depth - enc + (enc ? 1 : 0);
             if (row >= MAX_ROWS || L->nlanes >= MAX_LANES || L->nslices >= MAX_SLICES) {
                 L->hidden++;
                 continue;
@@ -378,15 +414,17 @@ static sts_status build_lanes(sts_report *r, const sts_timeline *tl, const sts_s
             o->ts = (double)s->ts;
             o->dur = (double)s->dur;
             o->lane = (uint32_t)L->nlanes;
-            o->depth = s->depth;
+            o->depth = (uint16_t)(depth > 65535 ? 65535 : depth);
             o->name = sts_rpt_strdup(r, sts_timeline_string(tl, s->name));
             o->color = o->name ? color_for(steps, o->name) : 0;
             if (!o->name) {
+                free(base);
                 free(order);
                 return STS_ERR_NOMEM;
             }
         }
-        if (in_window == 0) continue;
+        free(base);
+        if (n_in == 0) continue;
         L->lanes_total++;
         if (L->nlanes >= MAX_LANES || maxrow < 0) continue;
         ids[L->nlanes] = order[k];

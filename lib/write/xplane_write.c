@@ -152,6 +152,15 @@ static int id_add(idset *ids, int64_t id)
     return sts_u64map_put(&ids->m, k, 1);
 }
 
+/* A device lane: the recorder's and XSpace's device lanes, and the lanes of a process
+ * named "/device:..." (JAX's Chrome JSON names its device planes so), which go back
+ * to device planes. */
+static int lane_is_device(const plan *p, const sts_lane *ln)
+{
+    const sts_process *pr = &p->procs[ln->process];
+    return ln->kind == STS_LANE_DEVICE || (pr->name && starts_with(str(p, pr->name), "/device:"));
+}
+
 /* Threads and device streams are lines; the lanes finalize makes for async and
  * instant tracks are not (XSpace has neither). */
 static int lane_is_line(const sts_lane *ln)
@@ -165,7 +174,7 @@ static sts_status add_lines(plan *p, xplane *pl, uint32_t proc_or_host, int host
     idset ids = { STS_U64MAP_INIT, 0 };
     for (size_t l = 0; l < p->nlanes; l++) {
         const sts_lane *ln = &p->lanes[l];
-        int is_device = ln->kind == STS_LANE_DEVICE;
+        int is_device = lane_is_device(p, ln);
         if (!lane_is_line(ln) || (host ? is_device : (!is_device || ln->process != proc_or_host))) continue;
         xline *xl = &p->lines[p->nlines];
         memset(xl, 0, sizeof *xl);
@@ -215,7 +224,7 @@ static sts_status make_planes(plan *p)
     for (size_t l = 0; l < p->nlanes; l++) {
         uint32_t pr = p->lanes[l].process;
         if (!lane_is_line(&p->lanes[l])) continue;
-        if (p->lanes[l].kind == STS_LANE_DEVICE)
+        if (lane_is_device(p, &p->lanes[l]))
             has_device[pr] = 1;
         else
             any_thread = 1, thread_procs += !has_thread[pr], has_thread[pr] = 1;

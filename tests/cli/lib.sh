@@ -30,7 +30,13 @@ t_ok() {
   fi
 }
 
-t_skip() { echo "SKIP $1: $2"; }
+# A skip for want of the optional fixture corpus says where to get it.
+t_skip() {
+  case "$2" in
+    *fixture* | *FIXTURES*) echo "SKIP $1: $2 (see docs/fixtures.md)" ;;
+    *) echo "SKIP $1: $2" ;;
+  esac
+}
 
 # Fixture directory or empty.
 t_fixtures() { printf '%s' "${STEPSCOPE_FIXTURES:-}"; }

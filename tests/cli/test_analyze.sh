@@ -27,7 +27,7 @@ for cmd in analyze steps slices; do
   t_run "$STEPSCOPE" $cmd "$W/t.json" --bogus
   t_ok "$cmd with an unknown option is a usage error (2)" test "$T_RC" = 2 -a -n "$(grep -e "--bogus" <<<"$T_ERR")"
   t_run "$STEPSCOPE" $cmd "$W/t.json" "$W/t.json"
-  t_ok "$cmd with two traces is a usage error (2)" test "$T_RC" = 2
+  t_ok "$cmd with one trace named twice (as two hosts): exit 1, named" test "$T_RC" = 1 -a -n "$(grep -F 'are the same file' <<<"$T_ERR")"
   t_run "$STEPSCOPE" $cmd "$W/missing.json"
   t_ok "$cmd on a missing file exits 1 naming it" test "$T_RC" = 1 -a -n "$(grep -F "$W/missing.json" <<<"$T_ERR")"
 done

@@ -85,6 +85,15 @@ t_ok "mismatched shapes are a usage error naming both" test "$T_RC" = 2 -a \
   -n "$(printf '%s' "$T_ERR" | grep 'input_shape \[64,32\] and weight_shape \[33,16\] do not match')"
 t_run "$STEPSCOPE" bench --features 0
 t_ok "a zero dimension is a usage error" test "$T_RC" = 2
+# A user must learn from --help that bench times stepscope's own workload, and where
+# the harness for their own code is.
+t_run "$STEPSCOPE" bench --help
+t_ok "bench --help says it times stepscope's own workload" test "$T_RC" = 0 -a \
+  -n "$(printf '%s' "$T_OUT" | grep "stepscope's own OpenCL version")"
+for ref in docs/bench.md stepscope/bench.h stepscope.jax.bench; do
+  t_ok "bench --help points to $ref" test -n "$(printf '%s' "$T_OUT" | grep -F "$ref")"
+done
+t_ok "the README says so too" grep -q "stepscope's own OpenCL version" README.md
 t_run "$STEPSCOPE" bench frobnicate
 t_ok "unknown workload is a usage error" test "$T_RC" = 2 -a \
   -n "$(printf '%s' "$T_ERR" | grep "unknown workload 'frobnicate'")"

@@ -123,14 +123,18 @@ mkdir -p "$R1" "$R2"
 cp "$W/t.json.gz" "$R1/perfetto_trace.json.gz"
 cp "$W/x.xplane.pb" "$R2/hostA.xplane.pb"
 cp "$W/x.xplane.pb" "$R2/hostB.xplane.pb"
-want=$("$STEPSCOPE" slices "$W/x.xplane.pb")
-for level in "$P" "$P/plugins" "$P/plugins/profile" "$R2" "$R2/hostA.xplane.pb"; do
+# The latest run holds two hosts: every level reads both (a host column first).
+want=$("$STEPSCOPE" slices "$R2/hostA.xplane.pb" "$R2/hostB.xplane.pb")
+for level in "$P" "$P/plugins" "$P/plugins/profile" "$R2"; do
   t_run "$STEPSCOPE" slices "$level"
-  t_ok "slices ${level#$W/}: the latest run's trace" test "$T_RC" = 0 -a "$T_OUT" = "$want"
+  t_ok "slices ${level#$W/}: the latest run's two hosts" test "$T_RC" = 0 -a "$T_OUT" = "$want" -a \
+    "$(head -1 <<<"$T_OUT")" = "host,pid,tid,ts_ns,dur_ns,depth,name"
 done
+t_run "$STEPSCOPE" slices "$R2/hostA.xplane.pb"
+t_ok "slices on one host's file: that trace alone" test "$T_RC" = 0 -a "$T_OUT" = "$("$STEPSCOPE" slices "$W/x.xplane.pb")"
 t_run "$STEPSCOPE" analyze "$P/plugins/profile"
-t_ok "stderr says which run, of how many, and the file" grep -qF "$P/plugins/profile: run 2026_05_01_11_00_00 (the latest of 2 runs), reading $R2/hostA.xplane.pb" <<<"$T_ERR"
-t_ok "stderr keeps the multi-host warning" grep -qF "the run holds 1 more .xplane.pb file (other hosts); only this one was read" <<<"$T_ERR"
+t_ok "stderr says which run, of how many, and the hosts" grep -qF "$P/plugins/profile: run 2026_05_01_11_00_00 (the latest of 2 runs), 2 hosts (*.xplane.pb)" <<<"$T_ERR"
+t_ok "analyze reads both hosts of the run" grep -q "^hosts       2 (hostA to hostB)" <<<"$T_OUT"
 t_run "$STEPSCOPE" analyze "$P" --json
 t_ok "analyze --json names the run" grep -q '"run": *"2026_05_01_11_00_00"' <<<"$T_OUT"
 t_run "$STEPSCOPE" analyze "$W/t.json" --json

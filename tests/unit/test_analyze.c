@@ -528,7 +528,7 @@ TEST(open_errors_name_the_file)
 TEST(fixture_torch_lesson)
 {
     const char *fx = t_fixtures();
-    if (!fx) T_SKIP("no fixtures");
+    if (!fx) T_SKIP("no fixtures (see docs/fixtures.md)");
     char path[4096];
     if (snprintf(path, sizeof path, "%s/traces/torch-legacy/torch_lesson.json", fx) >= (int)sizeof path ||
         access(path, R_OK) != 0)

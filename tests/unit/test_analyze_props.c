@@ -681,7 +681,7 @@ static void check_trace_self(const char *path, int *files, size_t *slices)
 TEST(fixture_traces_self_never_negative)
 {
     const char *fx = t_fixtures();
-    if (!fx) T_SKIP("no fixtures ($STEPSCOPE_FIXTURES, or ../shared/fixtures)");
+    if (!fx) T_SKIP("no fixtures: $STEPSCOPE_FIXTURES or ../shared/fixtures (see docs/fixtures.md)");
     static const char *const dirs[] = { "chrome", "kineto", "torch-legacy", "jax" };
     int files = 0;
     size_t slices = 0;

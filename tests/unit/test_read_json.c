@@ -931,7 +931,7 @@ static void check_fixture(const char *path, const py_facts *want)
 TEST(fixtures_match_python)
 {
     const char *fx = t_fixtures();
-    if (!fx) T_SKIP("no fixtures ($STEPSCOPE_FIXTURES unset)");
+    if (!fx) T_SKIP("no fixtures: $STEPSCOPE_FIXTURES or ../shared/fixtures (see docs/fixtures.md)");
     if (system("python3 -c 'import json, gzip, decimal' >/dev/null 2>&1") != 0) T_SKIP("python3 not available");
     char script[] = "/tmp/sts_count_XXXXXX";
     int fd = mkstemp(script);

@@ -382,7 +382,7 @@ TEST(xplane_round_trip_nests)
 TEST(xplane_fixture_rewrite_keeps_counts)
 {
     const char *fx = t_fixtures();
-    if (!fx) T_SKIP("no fixtures");
+    if (!fx) T_SKIP("no fixtures (see docs/fixtures.md)");
     char path[2048];
     if (snprintf(path, sizeof path, "%s/traces/jax/conv_mi300_8gpu.xplane.pb", (const char *)fx) >= (int)sizeof path)
         T_SKIP("path too long");

@@ -994,7 +994,7 @@ static int protoc_summary(const char *path, FILE **out)
 static void check_fixture(const char *file, size_t want_planes)
 {
     const char *fx = t_fixtures();
-    if (!fx) T_SKIP("no fixtures ($STEPSCOPE_FIXTURES)");
+    if (!fx) T_SKIP("no fixtures: $STEPSCOPE_FIXTURES or ../shared/fixtures (see docs/fixtures.md)");
     char path[2048];
     if (snprintf(path, sizeof path, "%s/traces/jax/%s", fx, (const char *)file) >= (int)sizeof path)
         T_SKIP("path too long");

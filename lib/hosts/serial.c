@@ -1,0 +1,541 @@
+/* The records as bytes, for moving them between processes: "STSHOSTS" and a version,
+ * then unsigned LEB128 varints (signed values zigzag-coded) and strings as a length
+ * and their bytes (a NULL string as length 0 after a 0 flag). Every read is checked
+ * against the end, so bytes that are not such records are refused, never trusted. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hosts/hosts_impl.h"
+
+static const char MAGIC[8] = { 'S', 'T', 'S', 'H', 'O', 'S', 'T', 'S' };
+#define VERSION 1u
+
+/* ---- writing -------------------------------------------------------------------------- */
+
+typedef struct wbuf {
+    STS_VEC(unsigned char) b;
+    int bad;
+} wbuf;
+
+static void put_bytes(wbuf *w, const void *p, size_t n)
+{
+    if (w->bad || STS_VEC_RESERVE(w->b, w->b.n + n) != 0) {
+        w->bad = 1;
+        return;
+    }
+    memcpy(w->b.v + w->b.n, p, n);
+    w->b.n += n;
+}
+
+static void put_u(wbuf *w, uint64_t v)
+{
+    unsigned char tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n] = (unsigned char)(v & 0x7f);
+        v >>= 7;
+        if (v) tmp[n] |= 0x80;
+        n++;
+    } while (v);
+    put_bytes(w, tmp, n);
+}
+
+static void put_i(wbuf *w, int64_t v)
+{
+    put_u(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void put_s(wbuf *w, const char *s)
+{
+    put_u(w, s != NULL);
+    if (!s) return;
+    size_t n = strlen(s);
+    put_u(w, n);
+    put_bytes(w, s, n);
+}
+
+static void put_busy(wbuf *w, const sts_busy *b)
+{
+    put_u(w, b->slices);
+    put_i(w, b->union_ns);
+    put_i(w, b->start_ns);
+    put_i(w, b->end_ns);
+    put_i(w, b->span_ns);
+}
+
+static void put_info(wbuf *w, const sts_host_info *in)
+{
+    put_u(w, in->index);
+    put_s(w, in->name);
+    put_s(w, in->path);
+    put_s(w, in->format);
+    put_s(w, in->meta_host);
+    put_u(w, in->bytes);
+    put_u(w, (uint64_t)in->compressed);
+    put_u(w, (uint64_t)in->truncated);
+    put_u(w, in->events);
+    size_t phases = 0;
+    for (int c = 0; c < 128; c++)
+        phases += in->by_phase[c] != 0;
+    put_u(w, phases);
+    for (int c = 0; c < 128; c++)
+        if (in->by_phase[c]) put_u(w, (uint64_t)c), put_u(w, in->by_phase[c]);
+    const uint64_t counts[] = { in->skipped,        in->rejected,  in->clamped, in->overlaps, in->unmatched_end,
+                                in->unclosed_begin, in->processes, in->lanes,   in->slices,   in->instants,
+                                in->counters,       in->asyncs,    in->flows,   in->args,     in->warnings_total };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        put_u(w, counts[i]);
+    put_i(w, in->resolution_ns);
+    put_i(w, in->ts_min);
+    put_i(w, in->ts_max);
+    put_busy(w, &in->busy);
+}
+
+static void put_steps(wbuf *w, const sts_host_rec *r)
+{
+    put_u(w, (uint64_t)r->has_steps);
+    if (!r->has_steps) return;
+    const sts_host_steps_info *in = &r->steps_info;
+    put_u(w, (uint64_t)in->rule);
+    put_s(w, in->pid);
+    put_s(w, in->tid);
+    put_s(w, in->process);
+    put_s(w, in->thread);
+    put_u(w, in->other_lanes);
+    put_u(w, in->device_lanes);
+    put_u(w, in->duplicates);
+    put_u(w, r->tried.n);
+    for (size_t i = 0; i < r->tried.n; i++)
+        put_s(w, r->tried.v[i]);
+    put_u(w, r->steps.n);
+    for (size_t i = 0; i < r->steps.n; i++) {
+        const sts_host_step *s = &r->steps.v[i];
+        put_i(w, s->step);
+        put_i(w, s->ts_ns);
+        put_i(w, s->dur_ns);
+        put_i(w, s->children_ns);
+        put_i(w, s->unattributed_ns);
+        put_u(w, s->first_child);
+        put_u(w, s->child_count);
+        put_i(w, s->device_busy_ns);
+        put_i(w, s->collective_ns);
+        put_u(w, s->first_collective);
+        put_u(w, s->collective_count);
+    }
+    put_u(w, r->children.n);
+    for (size_t i = 0; i < r->children.n; i++) {
+        put_s(w, r->children.v[i].name);
+        put_u(w, r->children.v[i].count);
+        put_i(w, r->children.v[i].total_ns);
+    }
+    put_u(w, r->colls.n);
+    for (size_t i = 0; i < r->colls.n; i++) {
+        put_s(w, r->colls.v[i].kind);
+        put_i(w, r->colls.v[i].ns);
+    }
+}
+
+static void put_host(wbuf *w, const sts_host_rec *r)
+{
+    put_info(w, &r->info);
+    put_u(w, r->lanes.n);
+    for (size_t i = 0; i < r->lanes.n; i++) {
+        const sts_host_lane *l = &r->lanes.v[i];
+        put_s(w, l->pid);
+        put_s(w, l->tid);
+        put_s(w, l->process);
+        put_s(w, l->thread);
+        put_u(w, (uint64_t)l->device);
+        put_busy(w, &l->busy);
+    }
+    put_u(w, r->procs.n);
+    for (size_t i = 0; i < r->procs.n; i++) {
+        put_s(w, r->procs.v[i].pid);
+        put_s(w, r->procs.v[i].name);
+        put_busy(w, &r->procs.v[i].busy);
+    }
+    put_u(w, r->overlaps.n);
+    for (size_t i = 0; i < r->overlaps.n; i++) {
+        const sts_host_overlap *o = &r->overlaps.v[i];
+        put_s(w, o->name);
+        put_s(w, o->parent);
+        put_s(w, o->pid);
+        put_s(w, o->tid);
+        put_i(w, o->ts_ns);
+        put_i(w, o->dur_ns);
+        put_i(w, o->parent_ts_ns);
+        put_i(w, o->parent_dur_ns);
+        put_i(w, o->overrun_ns);
+    }
+    put_u(w, r->warnings.n);
+    for (size_t i = 0; i < r->warnings.n; i++)
+        put_s(w, r->warnings.v[i]);
+    put_steps(w, r);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Values sorted, so equal records give equal bytes whatever order they were read in. */
+static void put_name(wbuf *w, const sts_name_rec *r, int values)
+{
+    const sts_host_name *p = &r->pub;
+    put_s(w, p->name);
+    put_u(w, p->count);
+    put_i(w, p->total_ns);
+    put_i(w, p->self_ns);
+    put_i(w, p->min_ns);
+    put_i(w, p->max_ns);
+    put_u(w, (uint64_t)r->median_set);
+    put_i(w, p->median_ns);
+    int with = values && r->has_values;
+    put_u(w, (uint64_t)with);
+    if (!with) return;
+    put_u(w, r->values.n);
+    int64_t *v = r->values.n ? malloc(r->values.n * sizeof *v) : NULL;
+    if (r->values.n && !v) {
+        w->bad = 1;
+        return;
+    }
+    if (v) memcpy(v, r->values.v, r->values.n * sizeof *v);
+    if (r->values.n > 1) qsort(v, r->values.n, sizeof *v, cmp_i64);
+    for (size_t i = 0; i < r->values.n; i++)
+        put_i(w, v[i]);
+    free(v);
+}
+
+static int cmp_name_rec(const void *a, const void *b)
+{
+    const sts_name_rec *const *x = a, *const *y = b;
+    return strcmp((*x)->pub.name, (*y)->pub.name);
+}
+
+sts_status sts_hosts_serialize(const sts_hosts *h, int values, void **buf, size_t *len, sts_error *err)
+{
+    *buf = NULL;
+    *len = 0;
+    wbuf w = { { NULL, 0, 0 }, 0 };
+    put_bytes(&w, MAGIC, sizeof MAGIC);
+    put_u(&w, VERSION);
+    put_u(&w, h->hosts.n);
+    for (size_t i = 0; i < h->hosts.n; i++)
+        put_host(&w, h->hosts.v[i]);
+    /* Names in byte order: the same records give the same bytes. */
+    const sts_name_rec **order = malloc((h->names.n ? h->names.n : 1) * sizeof *order);
+    if (!order) w.bad = 1;
+    for (size_t i = 0; order && i < h->names.n; i++)
+        order[i] = &h->names.v[i];
+    if (order && h->names.n > 1) qsort(order, h->names.n, sizeof *order, cmp_name_rec);
+    put_u(&w, h->names.n);
+    for (size_t i = 0; order && i < h->names.n; i++)
+        put_name(&w, order[i], values);
+    free(order);
+    if (w.bad) {
+        STS_VEC_RELEASE(w.b);
+        return sts_hosts_nomem(err);
+    }
+    *buf = w.b.v;
+    *len = w.b.n;
+    return STS_OK;
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+typedef struct rbuf {
+    const unsigned char *p;
+    size_t n, at;
+    int bad;          /* malformed */
+    const char *what; /* what was being read when it went bad */
+    size_t bad_at;
+    int nomem;
+} rbuf;
+
+static void malformed(rbuf *r, const char *what)
+{
+    if (r->bad) return;
+    r->bad = 1;
+    r->what = what;
+    r->bad_at = r->at;
+}
+
+static uint64_t get_u(rbuf *r, const char *what)
+{
+    uint64_t v = 0;
+    for (int shift = 0; !r->bad; shift += 7) {
+        if (r->at >= r->n || shift > 63) {
+            malformed(r, what);
+            break;
+        }
+        unsigned char c = r->p[r->at++];
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) return v;
+    }
+    return 0;
+}
+
+static int64_t get_i(rbuf *r, const char *what)
+{
+    uint64_t u = get_u(r, what);
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* A count of items each at least `min_bytes` long: never more than the bytes left. */
+static size_t get_n(rbuf *r, size_t min_bytes, const char *what)
+{
+    uint64_t n = get_u(r, what);
+    if (r->bad) return 0;
+    if (n > (r->n - r->at) / (min_bytes ? min_bytes : 1)) {
+        malformed(r, what);
+        return 0;
+    }
+    return (size_t)n;
+}
+
+static const char *get_s(rbuf *r, sts_host_rec *rec, sts_strtab *tab, const char *what)
+{
+    if (!get_u(r, what) || r->bad) return NULL;
+    size_t n = get_n(r, 1, what);
+    if (r->bad) return NULL;
+    if (memchr(r->p + r->at, 0, n)) { /* written from C strings: a NUL would not survive */
+        malformed(r, what);
+        return NULL;
+    }
+    uint32_t id = sts_strtab_intern(rec ? &rec->str : tab, (const char *)r->p + r->at, n);
+    if (id == UINT32_MAX) {
+        r->nomem = 1;
+        malformed(r, what);
+        return NULL;
+    }
+    r->at += n;
+    return sts_strtab_get(rec ? &rec->str : tab, id);
+}
+
+static const char *get_str(rbuf *r, sts_host_rec *rec, const char *what)
+{
+    const char *s = get_s(r, rec, NULL, what);
+    return s ? s : "";
+}
+
+static void get_busy(rbuf *r, sts_busy *b)
+{
+    b->slices = get_u(r, "busy");
+    b->union_ns = get_i(r, "busy");
+    b->start_ns = get_i(r, "busy");
+    b->end_ns = get_i(r, "busy");
+    b->span_ns = get_i(r, "busy");
+}
+
+static void get_info(rbuf *r, sts_host_rec *rec)
+{
+    sts_host_info *in = &rec->info;
+    in->index = (size_t)get_u(r, "host index");
+    in->name = get_str(r, rec, "host name");
+    in->path = get_str(r, rec, "host path");
+    in->format = get_str(r, rec, "format");
+    in->meta_host = get_s(r, rec, NULL, "meta host");
+    in->bytes = get_u(r, "bytes");
+    in->compressed = get_u(r, "compressed") != 0;
+    in->truncated = get_u(r, "truncated") != 0;
+    in->events = get_u(r, "events");
+    size_t phases = get_n(r, 2, "phases");
+    for (size_t i = 0; i < phases && !r->bad; i++) {
+        uint64_t c = get_u(r, "phase");
+        uint64_t v = get_u(r, "phase count");
+        if (c >= 128)
+            malformed(r, "phase");
+        else
+            in->by_phase[c] = v;
+    }
+    uint64_t *counts[] = { &in->skipped,        &in->rejected,  &in->clamped, &in->overlaps, &in->unmatched_end,
+                           &in->unclosed_begin, &in->processes, &in->lanes,   &in->slices,   &in->instants,
+                           &in->counters,       &in->asyncs,    &in->flows,   &in->args,     &in->warnings_total };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        *counts[i] = get_u(r, "host counts");
+    in->resolution_ns = get_i(r, "resolution");
+    in->ts_min = get_i(r, "ts_min");
+    in->ts_max = get_i(r, "ts_max");
+    get_busy(r, &in->busy);
+}
+
+#define GET_VEC(r, vec, min_bytes, what)                                \
+    do {                                                                \
+        size_t n_ = get_n(r, min_bytes, what);                          \
+        if (!(r)->bad && STS_VEC_RESERVE(vec, n_) != 0) (r)->nomem = 1; \
+        if ((r)->nomem) malformed(r, what);                             \
+        if (!(r)->bad && n_) memset((vec).v, 0, n_ * sizeof *(vec).v);  \
+        if (!(r)->bad) (vec).n = n_;                                    \
+    } while (0)
+
+static void get_steps(rbuf *r, sts_host_rec *rec)
+{
+    rec->has_steps = get_u(r, "has steps") != 0;
+    if (!rec->has_steps || r->bad) return;
+    sts_host_steps_info *in = &rec->steps_info;
+    uint64_t rule = get_u(r, "step rule");
+    if (rule > STS_STEP_RULE_REPEATED) malformed(r, "step rule");
+    in->rule = (sts_step_rule)rule;
+    in->pid = get_s(r, rec, NULL, "steps pid");
+    in->tid = get_s(r, rec, NULL, "steps tid");
+    in->process = get_s(r, rec, NULL, "steps process");
+    in->thread = get_s(r, rec, NULL, "steps thread");
+    in->other_lanes = (size_t)get_u(r, "other lanes");
+    in->device_lanes = (size_t)get_u(r, "device lanes");
+    in->duplicates = (size_t)get_u(r, "duplicates");
+    GET_VEC(r, rec->tried, 1, "tried");
+    for (size_t i = 0; i < rec->tried.n && !r->bad; i++)
+        rec->tried.v[i] = get_str(r, rec, "tried");
+    in->tried = rec->tried.v;
+    in->ntried = rec->tried.n;
+    GET_VEC(r, rec->steps, 11, "steps");
+    for (size_t i = 0; i < rec->steps.n && !r->bad; i++) {
+        sts_host_step *s = &rec->steps.v[i];
+        s->step = get_i(r, "step");
+        s->ts_ns = get_i(r, "step");
+        s->dur_ns = get_i(r, "step");
+        s->children_ns = get_i(r, "step");
+        s->unattributed_ns = get_i(r, "step");
+        s->first_child = (uint32_t)get_u(r, "step");
+        s->child_count = (uint32_t)get_u(r, "step");
+        s->device_busy_ns = get_i(r, "step");
+        s->collective_ns = get_i(r, "step");
+        s->first_collective = (uint32_t)get_u(r, "step");
+        s->collective_count = (uint32_t)get_u(r, "step");
+    }
+    GET_VEC(r, rec->children, 3, "children");
+    for (size_t i = 0; i < rec->children.n && !r->bad; i++) {
+        rec->children.v[i].name = get_str(r, rec, "child");
+        rec->children.v[i].count = (uint32_t)get_u(r, "child");
+        rec->children.v[i].total_ns = get_i(r, "child");
+    }
+    GET_VEC(r, rec->colls, 2, "collectives");
+    for (size_t i = 0; i < rec->colls.n && !r->bad; i++) {
+        rec->colls.v[i].kind = get_str(r, rec, "collective");
+        rec->colls.v[i].ns = get_i(r, "collective");
+    }
+    /* Ranges must stay inside their arrays: the alignment follows them. */
+    for (size_t i = 0; i < rec->steps.n && !r->bad; i++) {
+        const sts_host_step *s = &rec->steps.v[i];
+        if ((uint64_t)s->first_child + s->child_count > rec->children.n ||
+            (uint64_t)s->first_collective + s->collective_count > rec->colls.n)
+            malformed(r, "a step's children or collectives out of range");
+    }
+}
+
+static sts_host_rec *get_host(rbuf *r)
+{
+    sts_host_rec *rec = sts_host_rec_new();
+    if (!rec) {
+        r->nomem = 1;
+        malformed(r, "host");
+        return NULL;
+    }
+    get_info(r, rec);
+    GET_VEC(r, rec->lanes, 9, "lanes");
+    for (size_t i = 0; i < rec->lanes.n && !r->bad; i++) {
+        sts_host_lane *l = &rec->lanes.v[i];
+        l->pid = get_str(r, rec, "lane");
+        l->tid = get_str(r, rec, "lane");
+        l->process = get_str(r, rec, "lane");
+        l->thread = get_str(r, rec, "lane");
+        l->device = get_u(r, "lane") != 0;
+        get_busy(r, &l->busy);
+    }
+    GET_VEC(r, rec->procs, 7, "processes");
+    for (size_t i = 0; i < rec->procs.n && !r->bad; i++) {
+        rec->procs.v[i].pid = get_str(r, rec, "process");
+        rec->procs.v[i].name = get_str(r, rec, "process");
+        get_busy(r, &rec->procs.v[i].busy);
+    }
+    GET_VEC(r, rec->overlaps, 9, "overlaps");
+    for (size_t i = 0; i < rec->overlaps.n && !r->bad; i++) {
+        sts_host_overlap *o = &rec->overlaps.v[i];
+        o->name = get_str(r, rec, "overlap");
+        o->parent = get_str(r, rec, "overlap");
+        o->pid = get_str(r, rec, "overlap");
+        o->tid = get_str(r, rec, "overlap");
+        o->ts_ns = get_i(r, "overlap");
+        o->dur_ns = get_i(r, "overlap");
+        o->parent_ts_ns = get_i(r, "overlap");
+        o->parent_dur_ns = get_i(r, "overlap");
+        o->overrun_ns = get_i(r, "overlap");
+    }
+    GET_VEC(r, rec->warnings, 1, "warnings");
+    for (size_t i = 0; i < rec->warnings.n && !r->bad; i++)
+        rec->warnings.v[i] = get_str(r, rec, "warning");
+    get_steps(r, rec);
+    if (r->bad) {
+        sts_host_rec_free(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+static void get_name(rbuf *r, sts_hosts *h)
+{
+    const char *nm = get_s(r, NULL, &h->nstr, "name");
+    if (r->bad) return;
+    if (!nm) nm = "";
+    sts_name_rec *rec = sts_hosts_name(h, nm, strlen(nm));
+    if (!rec) {
+        r->nomem = 1;
+        malformed(r, "name");
+        return;
+    }
+    if (rec->pub.count) {
+        malformed(r, "a name listed twice");
+        return;
+    }
+    rec->pub.count = get_u(r, "name");
+    rec->pub.total_ns = get_i(r, "name");
+    rec->pub.self_ns = get_i(r, "name");
+    rec->pub.min_ns = get_i(r, "name");
+    rec->pub.max_ns = get_i(r, "name");
+    rec->median_set = get_u(r, "name") != 0;
+    rec->pub.median_ns = get_i(r, "name");
+    rec->has_values = get_u(r, "name") != 0;
+    if (!rec->has_values || r->bad) return;
+    GET_VEC(r, rec->values, 1, "durations");
+    for (size_t i = 0; i < rec->values.n && !r->bad; i++)
+        rec->values.v[i] = get_i(r, "durations");
+    if (!r->bad && rec->values.n != rec->pub.count) malformed(r, "durations (not one per slice)");
+}
+
+sts_status sts_hosts_deserialize(const void *buf, size_t len, sts_hosts **out, sts_error *err)
+{
+    *out = NULL;
+    rbuf r = { buf, len, 0, 0, NULL, 0, 0 };
+    if (len < sizeof MAGIC || memcmp(buf, MAGIC, sizeof MAGIC) != 0)
+        return sts_error_set(err, STS_ERR_FORMAT, 0, "hosts records: byte 0: expected \"STSHOSTS\"");
+    r.at = sizeof MAGIC;
+    uint64_t version = get_u(&r, "version");
+    if (!r.bad && version != VERSION)
+        return sts_error_set(err, STS_ERR_FORMAT, (int64_t)sizeof MAGIC,
+                             "hosts records: byte %zu: version %llu, expected %u (written by another stepscope?)",
+                             sizeof MAGIC, (unsigned long long)version, VERSION);
+    sts_hosts *h = sts_hosts_create();
+    if (!h) return sts_hosts_nomem(err);
+    size_t nhosts = get_n(&r, 16, "hosts");
+    for (size_t i = 0; i < nhosts && !r.bad; i++) {
+        sts_host_rec *rec = get_host(&r);
+        if (rec && sts_hosts_insert(h, rec) != 0) {
+            sts_host_rec_free(rec);
+            malformed(&r, "a host listed twice");
+        }
+    }
+    size_t nnames = get_n(&r, 9, "names");
+    for (size_t i = 0; i < nnames && !r.bad; i++)
+        get_name(&r, h);
+    if (!r.bad && r.at != r.n) malformed(&r, "the end (bytes left over)");
+    if (!r.bad && sts_hosts_refresh_view(h) != 0) r.nomem = 1, r.bad = 1;
+    if (r.bad) {
+        sts_hosts_free(h);
+        if (r.nomem) return sts_hosts_nomem(err);
+        return sts_error_set(err, STS_ERR_FORMAT, (int64_t)r.bad_at, "hosts records: byte %zu: malformed %s", r.bad_at,
+                             r.what);
+    }
+    *out = h;
+    return STS_OK;
+}

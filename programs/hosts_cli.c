@@ -1,0 +1,124 @@
+#include "hosts_cli.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+
+#include "trace_cli.h"
+
+static void print_notes(const char *cmd, const sts_hostset *set)
+{
+    size_t n;
+    const char *const *notes = sts_hostset_notes(set, &n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "stepscope %s: %s\n", cmd, notes[i]);
+}
+
+/* The hosts' warnings: the first 10 of all, host by host, then a count of the rest. */
+static void print_warnings(const char *cmd, const sts_hosts *h)
+{
+    uint64_t shown = 0, total = 0, hosts = 0;
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        const sts_host_info *in = sts_hosts_info(h, i);
+        size_t n;
+        const char *const *w = sts_hosts_warnings(h, i, &n);
+        total += in->warnings_total;
+        hosts += in->warnings_total > 0;
+        for (size_t k = 0; k < n && shown < 10; k++, shown++)
+            fprintf(stderr, "stepscope %s: warning: %s: %s\n", cmd, in->name, w[k]);
+    }
+    if (total > shown)
+        fprintf(stderr, "stepscope %s: warning: ... and %" PRIu64 " more warning%s (%" PRIu64 " host%s warned)\n", cmd,
+                total - shown, total - shown == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s");
+}
+
+/* Rank 0 (or the only process) expands; under MPI the others receive its result. */
+static int expand(const hc_opts *o, sts_hostset **set)
+{
+    sts_error err = STS_ERROR_INIT;
+    int rc = CLI_OK;
+    if (!o->mpi || hm_rank() == 0) {
+        if (sts_hostset_expand(o->inputs, o->ninputs, o->run, set, &err) != STS_OK) {
+            rc = CLI_BAD_INPUT; /* as a trace that does not open */
+            if (!o->mpi) cli_report(o->cmd, &err);
+        }
+    }
+    if (!o->mpi) return rc;
+    char msg[640];
+    snprintf(msg, sizeof msg, "stepscope %s: error: %s", o->cmd, err.message);
+    return hm_share_set(o->cmd, set, rc, rc == CLI_OK ? NULL : msg);
+}
+
+int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, sts_hostset **set, sts_hosts **out)
+{
+    *set = NULL;
+    *out = NULL;
+    if (o->jobs != INT_MIN && o->jobs < 1) {
+        fprintf(stderr, "stepscope %s: --jobs expects N >= 1, got %d\n", o->cmd, o->jobs);
+        return CLI_USAGE;
+    }
+    int rc;
+    if (o->mpi && (rc = hm_init(o->cmd)) != CLI_OK) return rc;
+    if ((rc = expand(o, set)) != CLI_OK) return rc;
+    size_t n;
+    sts_hostset_files(*set, &n);
+    if (n == 1) {
+        /* One host reads as it always has; under MPI rank 0 reads it and the rest wait. */
+        if (o->mpi && hm_rank() != 0) return CLI_OK;
+        return HC_SINGLE;
+    }
+    if (o->one_host) {
+        if (!o->mpi || hm_rank() == 0)
+            fprintf(stderr, "stepscope %s: %s applies to one trace; with %zu hosts it is not supported (yet)\n", o->cmd,
+                    o->one_host, n);
+        return CLI_USAGE;
+    }
+    if (!o->mpi || hm_rank() == 0) print_notes(o->cmd, *set);
+    sts_hosts_options ho = STS_HOSTS_OPTIONS_INIT;
+    if ((rc = tc_args_mode(o->cmd, o->args, &ho.open.args)) != CLI_OK) return rc;
+    ho.what = what;
+    if (steps) ho.steps = *steps;
+    ho.jobs = o->jobs != INT_MIN ? (unsigned)o->jobs : o->mpi ? hm_default_jobs() : 0;
+    if (o->mpi) {
+        rc = hm_collect(o->cmd, *set, &ho, out);
+    } else {
+        sts_error err = STS_ERROR_INIT;
+        if (sts_hosts_read(*set, NULL, 0, &ho, out, &err) != STS_OK || sts_hosts_finish(*out, &err) != STS_OK)
+            rc = cli_report(o->cmd, &err);
+    }
+    if (rc == CLI_OK && *out) print_warnings(o->cmd, *out);
+    return rc;
+}
+
+int hc_analyze(const hc_opts *o, int json, size_t top)
+{
+    sts_hostset *set = NULL;
+    sts_hosts *h = NULL;
+    int rc = hc_collect(o, STS_HOSTS_FACTS | STS_HOSTS_NAMES, NULL, &set, &h);
+    if (rc == CLI_OK && h) rc = hc_print_analyze(h, set, json, top);
+    sts_hosts_free(h);
+    sts_hostset_free(set);
+    return rc;
+}
+
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio)
+{
+    if (!(ratio >= 1.0) || ratio > 1e9) {
+        fprintf(stderr, "stepscope %s: --straggler-ratio expects a number >= 1, got %g\n", o->cmd, ratio);
+        return CLI_USAGE;
+    }
+    /* Each host's steps as for one trace; its windows on other lanes are not kept. */
+    static const uint32_t no_lanes[1] = { 0 };
+    sts_step_options so = STS_STEP_OPTIONS_INIT;
+    so.step = step;
+    so.xprof_view = xprof;
+    so.window_lanes = no_lanes;
+    so.nwindow_lanes = 0;
+    sts_hostset *set = NULL;
+    sts_hosts *h = NULL;
+    int rc = hc_collect(o, STS_HOSTS_STEPS, &so, &set, &h);
+    if (rc == CLI_OK && h) rc = hc_print_steps(h, set, json, ratio);
+    sts_hosts_free(h);
+    sts_hostset_free(set);
+    return rc;
+}

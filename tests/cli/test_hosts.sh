@@ -1,0 +1,178 @@
+# Many hosts of one run: a generated 16-host x 20-step profile (perf/gen_hosts.c, as
+# XPlane files through the project's XSpace writer and as Kineto JSON through its Chrome
+# JSON writer) with stragglers planted in known steps; steps must find exactly those,
+# and what explains them, with every number checked against the generator's facts by
+# an independent computation (hosts_check.py). Then: the same output whatever the
+# inputs' spelling or the threads; slices with a host column; failures named; and under
+# mpirun -n 1, 2, 4 the same bytes as one process (skipped, saying why, without MPI).
+. "$(dirname "$0")/lib.sh"
+
+GEN=${STEPSCOPE_BUILD:-build}/perf/gen_hosts
+CHECK="python3 $(dirname "$0")/hosts_check.py"
+W="$T_TMP/w"
+P="$W/prof"
+RUN="$P/plugins/profile/2026_01_01_00_00_00"
+if [ ! -x "$GEN" ]; then
+  echo "FAIL gen_hosts: $GEN is missing (make unit builds it)"
+  exit 1
+fi
+t_run "$GEN" --hosts 16 --steps 20 --kernels 8 --facts "$W/facts.json" "$P"
+t_ok "gen_hosts writes 16 hosts x 20 steps" test "$T_RC" = 0 -a "$(ls "$RUN" | wc -l)" = 16 -a "$(ls "$P/kineto" | wc -l)" = 16
+t_ok "the XPlane files name their hosts (XSpace hostnames)" grep -q '"meta_host":"host03"' <("$STEPSCOPE" analyze --json "$RUN/host03.xplane.pb" "$RUN/host04.xplane.pb")
+
+# steps: every number against the facts, the planted stragglers and their causes.
+t_run "$STEPSCOPE" steps --json "$P"
+t_ok "steps --json on the profile directory reads all 16 hosts" test "$T_RC" = 0 -a -n "$(grep -F '16 hosts (*.xplane.pb)' <<<"$T_ERR")"
+printf '%s' "$T_OUT" >"$W/steps_x.json"
+t_run $CHECK steps "$W/facts.json" "$W/steps_x.json" xplane 1.1
+t_ok "XPlane: steps, children, device time, medians, stragglers and causes match the facts" test "$T_RC" = 0
+t_run "$STEPSCOPE" steps --json "$P"/kineto/rank*.json.gz
+printf '%s' "$T_OUT" >"$W/steps_k.json"
+t_run $CHECK steps "$W/facts.json" "$W/steps_k.json" kineto 1.1
+t_ok "Kineto rank traces: the same checks pass" test "$T_RC" = 0
+t_run $CHECK steps "$W/facts.json" "$W/steps_x.json" xplane 1.0
+t_ok "the checker fails when the ratio differs from the one stepscope used" test "$T_RC" = 1
+t_ok "stragglers: host07's all-reduce in steps 4, 9, 15 and host12's input in step 11" \
+  test "$(python3 -c 'import json,sys; print(" ".join("%d:%s:%s" % (x["step"], x["host"], x["by"]["name"]) for x in json.load(open(sys.argv[1]))["stragglers"]))' "$W/steps_x.json")" = "4:host07:all-reduce 9:host07:all-reduce 11:host12:input 15:host07:all-reduce"
+t_run "$STEPSCOPE" steps "$P"
+t_ok "steps text names the straggler, the collective and the median host" \
+  grep -q "step 4: host07 took 81.103 ms, the median 41.065 ms; by all-reduce (collective, device lanes): 42.001 ms against 2.001 ms on host10 (the median host)" <<<"$T_OUT"
+t_run "$STEPSCOPE" steps "$P" --straggler-ratio 2
+t_ok "--straggler-ratio 2: no straggler (the slowest took 1.98 x)" grep -q "^stragglers: none" <<<"$T_OUT"
+t_run "$STEPSCOPE" steps "$P" --straggler-ratio 0.5
+t_ok "--straggler-ratio below 1: usage error" test "$T_RC" = 2
+
+# analyze: per-host slices and names over every host against the facts.
+t_run "$STEPSCOPE" analyze --json "$P"
+printf '%s' "$T_OUT" >"$W/analyze_x.json"
+t_run $CHECK analyze "$W/facts.json" "$W/analyze_x.json" xplane 8 2
+t_ok "XPlane: analyze's per-host slices and names (count, total, self, min, median, max) match the facts" test "$T_RC" = 0
+t_run "$STEPSCOPE" analyze --json "$P"/kineto/rank*.json.gz
+printf '%s' "$T_OUT" >"$W/analyze_k.json"
+t_run $CHECK analyze "$W/facts.json" "$W/analyze_k.json" kineto 8 2
+t_ok "Kineto: the same" test "$T_RC" = 0
+t_run "$STEPSCOPE" analyze "$P"
+t_ok "analyze text: 16 hosts, a hosts table, lanes with a host column" test "$T_RC" = 0 -a \
+  -n "$(grep '^hosts       16 (host00 to host15)' <<<"$T_OUT")" -a -n "$(grep -E '^  host07 +/device:GPU|^  host07 +1 +7 ' <<<"$T_OUT")"
+
+# The same output whatever names the hosts, and whatever the threads.
+want=$("$STEPSCOPE" steps --json "$P" 2>/dev/null)
+no_run() { grep -v '^  "run": '; } # files named one by one are no run
+t_ok "the run folder and plugins/profile read the same" test \
+  "$("$STEPSCOPE" steps --json "$RUN" 2>/dev/null)" = "$want" -a \
+  "$("$STEPSCOPE" steps --json "$P/plugins/profile" 2>/dev/null)" = "$want"
+t_ok "the files named one by one read the same, run null" test \
+  "$("$STEPSCOPE" steps --json "$RUN"/*.xplane.pb 2>/dev/null | no_run)" = "$(no_run <<<"$want")" -a \
+  -n "$("$STEPSCOPE" steps --json "$RUN"/*.xplane.pb 2>/dev/null | grep '^  "run": null')"
+t_ok "files in any order give one host order (host2 before host10)" \
+  test "$("$STEPSCOPE" steps --json $(ls "$RUN"/*.xplane.pb | sort -r) 2>/dev/null | no_run)" = "$(no_run <<<"$want")"
+for j in 0 1 3 16; do
+  t_ok "-j $j: the same steps and analyze output" test "$("$STEPSCOPE" steps --json "$P" -j $j 2>/dev/null)" = "$want" -a \
+    "$("$STEPSCOPE" analyze --json "$P" --jobs=$j 2>/dev/null)" = "$(cat "$W/analyze_x.json")"
+done
+t_run "$STEPSCOPE" steps "$P" -j -1
+t_ok "-j -1: usage error" test "$T_RC" = 2
+
+# Options that narrow one trace say so with several hosts.
+t_run "$STEPSCOPE" analyze "$P" --lane python
+t_ok "analyze --lane with 16 hosts: usage error, explained" test "$T_RC" = 2 -a -n "$(grep -F -- '--lane applies to one trace' <<<"$T_ERR")"
+t_run "$STEPSCOPE" steps "$P" --lanes stream
+t_ok "steps --lanes with 16 hosts: usage error, explained" test "$T_RC" = 2 -a -n "$(grep -F -- '--lanes applies to one trace' <<<"$T_ERR")"
+t_run "$STEPSCOPE" steps "$P" --xprof --json
+t_ok "steps --xprof with 16 hosts: each host's first and last step left out" test "$T_RC" = 0 -a \
+  "$(python3 -c 'import json,sys; s=json.load(sys.stdin)["steps"]; print(s[0]["step"], s[-1]["step"], len(s))' <<<"$T_OUT")" = "1 18 18"
+
+# One host reads as it always has.
+t_run "$STEPSCOPE" steps "$RUN/host03.xplane.pb"
+t_ok "one file: the single-host steps output" test "$T_RC" = 0 -a -n "$(grep "^20 steps 'train_step'" <<<"$T_OUT")"
+
+# slices: a host column, every host's slices once, hosts in order.
+t_run "$STEPSCOPE" slices "$P" -j 4
+t_ok "slices on 16 hosts: the header gains host" test "$(head -1 <<<"$T_OUT")" = "host,pid,tid,ts_ns,dur_ns,depth,name"
+t_ok "slices: every host's slices, in host order" test \
+  "$(tail -n +2 <<<"$T_OUT" | cut -d, -f1 | uniq -c | awk '{print $2 ":" $1}' | tr '\n' ' ')" = \
+  "$(for h in $(seq 0 15); do printf 'host%02d:%d ' "$h" $((20 * (1 + 5 + 2 * 9))); done)"
+t_ok "slices: a host's rows are its single-file rows" test \
+  "$(grep '^host05,' <<<"$T_OUT" | cut -d, -f2-)" = "$("$STEPSCOPE" slices "$RUN/host05.xplane.pb" | tail -n +2)"
+
+# Failures: the file named, nothing printed on stdout, exit 1.
+printf 'not a trace at all' >"$W/bad.xplane.pb"
+head -c 3000 "$RUN/host02.xplane.pb" >"$W/cut.xplane.pb"
+for f in "$W/bad.xplane.pb" "$W/cut.xplane.pb" "$W/missing.xplane.pb"; do
+  for cmd in steps analyze slices; do
+    t_run "$STEPSCOPE" $cmd "$RUN/host00.xplane.pb" "$f" "$RUN/host01.xplane.pb"
+    t_ok "$cmd with $(basename "$f") among the hosts: exit 1, the file named" test "$T_RC" = 1 -a \
+      -n "$(grep -F "stepscope $cmd: error: $f" <<<"$T_ERR")"
+  done
+done
+t_run "$STEPSCOPE" steps "$RUN/host00.xplane.pb" "$RUN/../2026_01_01_00_00_00/host00.xplane.pb"
+t_ok "the same file twice: exit 1, both named" test "$T_RC" = 1 -a -n "$(grep -F 'are the same file' <<<"$T_ERR")"
+t_run "$STEPSCOPE" steps - "$RUN/host00.xplane.pb"
+t_ok "- among several inputs: exit 1, explained" test "$T_RC" = 1 -a -n "$(grep -F 'standard input holds one trace' <<<"$T_ERR")"
+
+# The reading threads under ThreadSanitizer (make check-tsan builds the unit test so).
+tsan=${STEPSCOPE_BUILD:-build}/tsan/tests/test_hosts
+if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
+  t_skip "lib/hosts under ThreadSanitizer" "runs in the plain tier only (the ASan build cannot mix with TSan)"
+elif [ ! -x "$tsan" ]; then
+  t_skip "lib/hosts under ThreadSanitizer" "$tsan is not built (make check-tsan builds it where the compiler can)"
+else
+  t_run env TSAN_OPTIONS=halt_on_error=1 "$tsan"
+  t_ok "lib/hosts' unit tests, threads included, race-free under ThreadSanitizer" test "$T_RC" = 0
+fi
+
+# MPI: the same bytes as one process, on 1, 2 and 4 ranks; failures end the job.
+mpi_why=""
+if ! command -v mpirun >/dev/null; then
+  mpi_why="mpirun not found (apt-get install openmpi-bin libopenmpi-dev; scripts/deps.sh installs them)"
+elif "$STEPSCOPE" steps --mpi "$RUN/host00.xplane.pb" 2>&1 | grep -q 'built without MPI'; then
+  mpi_why="this stepscope was built without MPI (libopenmpi-dev was missing at build time)"
+fi
+if [ -n "$mpi_why" ]; then
+  t_skip "mpirun -n 1, 2, 4 give the plain output" "$mpi_why"
+else
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  # Under LeakSanitizer, Open MPI's own allocations at exit are suppressed by library
+  # (tests/lsan.supp); its libraries keep no frame pointers, so stacks need the slow unwinder.
+  [ -n "${STEPSCOPE_SANITIZED:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0"
+  MPIRUN="timeout 300 mpirun --oversubscribe"
+  for args in "analyze $P" "analyze --json $P" "steps $P" "steps --json $P" "analyze --json $P/kineto" \
+              "steps --json $P/kineto/rank0.json.gz $P/kineto/rank1.json.gz $P/kineto/rank10.json.gz"; do
+    # A folder of rank traces is no profile run: name the files.
+    [ "$args" = "analyze --json $P/kineto" ] && args="analyze --json $(echo "$P"/kineto/rank*.json.gz)"
+    plain=$("$STEPSCOPE" $args 2>/dev/null)
+    for n in 1 2 4; do
+      t_run $MPIRUN -n $n "$STEPSCOPE" $args --mpi -j 1
+      t_ok "mpirun -n $n $(cut -c1-24 <<<"${args//$P/P}")... --mpi: exit 0, the same bytes as one process" \
+        test "$T_RC" = 0 -a "$T_OUT" = "$plain"
+    done
+  done
+  FX=$(t_fixtures)
+  if [ -n "$FX" ] && [ -d "$FX/traces/kineto" ]; then
+    # Real traces of different programs: names differ from host to host.
+    set -- "$FX"/traces/jax/*.xplane.pb "$FX"/traces/kineto/*.json.gz
+    plain=$("$STEPSCOPE" analyze --json "$@" 2>/dev/null)
+    for n in 3 4; do
+      t_run $MPIRUN -n $n "$STEPSCOPE" analyze --json --mpi "$@"
+      t_ok "mpirun -n $n analyze --json on $# fixture traces (different names per host): the same bytes" \
+        test "$T_RC" = 0 -a "$T_OUT" = "$plain"
+    done
+  else
+    t_skip "mpirun on the fixture traces" "no fixtures (../shared/fixtures or STEPSCOPE_FIXTURES)"
+  fi
+  t_run $MPIRUN -n 2 "$STEPSCOPE" steps --mpi "$RUN/host03.xplane.pb"
+  t_ok "mpirun -n 2 on one host: rank 0 prints the single-host output" test "$T_RC" = 0 -a \
+    "$T_OUT" = "$("$STEPSCOPE" steps "$RUN/host03.xplane.pb" 2>/dev/null)"
+  for f in "$W/bad.xplane.pb" "$W/cut.xplane.pb" "$W/missing.xplane.pb"; do
+    for n in 2 4; do
+      t_run $MPIRUN -n $n "$STEPSCOPE" steps --mpi "$RUN"/host0*.xplane.pb "$f"
+      t_ok "mpirun -n $n, $(basename "$f") among the hosts: non-zero exit, no hang, one message naming the rank and the file" \
+        test "$T_RC" != 0 -a "$T_RC" != 124 -a -z "$T_OUT" -a \
+        "$(grep -cE "^stepscope steps: error: rank [0-9]+: $f" <<<"$T_ERR")" = 1
+    done
+  done
+  t_run $MPIRUN -n 2 "$STEPSCOPE" analyze --mpi "$W/nothing-here"
+  t_ok "mpirun -n 2 on a path that is not there: exit non-zero, one message" test "$T_RC" != 0 -a "$T_RC" != 124 -a \
+    "$(grep -c "stepscope analyze: error: $W/nothing-here" <<<"$T_ERR")" = 1
+fi
+t_done
