@@ -204,22 +204,6 @@ static int group_overlaps(analysis *a)
     return 0;
 }
 
-static void order_processes(analysis *a)
-{
-    const sts_lane *lanes = sts_timeline_lanes(a->tl, NULL);
-    unsigned char *seen = calloc(a->nprocs ? a->nprocs : 1, 1);
-    size_t np = 0;
-    if (seen) {
-        for (size_t k = 0; k < a->nlanes; k++) {
-            uint32_t p = lanes[a->order[k]].process;
-            if (!seen[p]) seen[p] = 1, a->porder[np++] = p;
-        }
-    }
-    for (size_t p = 0; p < a->nprocs && seen; p++)
-        if (!seen[p]) a->porder[np++] = (uint32_t)p;
-    free(seen);
-}
-
 static int compute(analysis *a, const args *o)
 {
     sts_error err = STS_ERROR_INIT;
@@ -243,7 +227,10 @@ static int compute(analysis *a, const args *o)
         return st == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
     sts_lane_display_order(tl, a->order);
-    order_processes(a);
+    if ((st = sts_process_display_order(tl, a->order, a->porder, &err)) != STS_OK) {
+        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
+        return CLI_BAD_INPUT;
+    }
     if (o->name && a->nnames == 0) {
         fprintf(stderr, "stepscope analyze: no slice name matches '%s'\n", o->name);
         ts_suggest_names(tl, o->name);
@@ -521,62 +508,6 @@ static void print_overlaps(const analysis *a, int all)
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-static void json_trace(sts_jsonw *j, const analysis *a)
-{
-    const sts_timeline_info *in = a->info;
-    sts_jsonw_key(j, "trace");
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "path"), sts_jsonw_str(j, in->path);
-    sts_jsonw_key(j, "run"), sts_jsonw_str(j, in->run);
-    sts_jsonw_key(j, "format"), sts_jsonw_str(j, in->format);
-    sts_jsonw_key(j, "bytes"), sts_jsonw_u64(j, in->bytes);
-    sts_jsonw_key(j, "compressed"), sts_jsonw_bool(j, in->compressed);
-    sts_jsonw_key(j, "truncated"), sts_jsonw_bool(j, in->truncated);
-    sts_jsonw_key(j, "events"), sts_jsonw_u64(j, in->events);
-    sts_jsonw_key(j, "by_phase");
-    sts_jsonw_obj_begin(j);
-    for (int c = 0; c < 128; c++) {
-        if (!in->by_phase[c]) continue;
-        char k[2] = { (char)c, 0 };
-        sts_jsonw_key(j, k);
-        sts_jsonw_u64(j, in->by_phase[c]);
-    }
-    sts_jsonw_obj_end(j);
-    sts_jsonw_key(j, "processes"), sts_jsonw_u64(j, a->nprocs);
-    sts_jsonw_key(j, "lanes"), sts_jsonw_u64(j, a->nlanes);
-    sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, a->nslices);
-    size_t n;
-    sts_timeline_instants(a->tl, &n), sts_jsonw_key(j, "instants"), sts_jsonw_u64(j, n);
-    sts_timeline_counters(a->tl, &n), sts_jsonw_key(j, "counters"), sts_jsonw_u64(j, n);
-    sts_timeline_asyncs(a->tl, &n), sts_jsonw_key(j, "asyncs"), sts_jsonw_u64(j, n);
-    sts_timeline_flows(a->tl, &n), sts_jsonw_key(j, "flows"), sts_jsonw_u64(j, n);
-    sts_timeline_args(a->tl, &n), sts_jsonw_key(j, "args_kept"), sts_jsonw_u64(j, n);
-    sts_jsonw_key(j, "ts_min_ns"), sts_jsonw_i64(j, in->ts_min);
-    sts_jsonw_key(j, "ts_max_ns"), sts_jsonw_i64(j, in->ts_max);
-    sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, in->ts_max - in->ts_min);
-    sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, a->all.union_ns);
-    sts_jsonw_key(j, "resolution_ns"), sts_jsonw_i64(j, in->resolution_ns);
-    sts_jsonw_key(j, "display_time_unit"), sts_jsonw_str(j, in->display_time_unit);
-    sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, in->clamped);
-    sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, in->overlaps);
-    sts_jsonw_key(j, "unmatched_end"), sts_jsonw_u64(j, in->unmatched_end);
-    sts_jsonw_key(j, "unclosed_begin"), sts_jsonw_u64(j, in->unclosed_begin);
-    sts_jsonw_key(j, "misplaced_end"), sts_jsonw_u64(j, in->misplaced_end);
-    sts_jsonw_key(j, "repaired"), sts_jsonw_u64(j, in->repaired);
-    sts_jsonw_key(j, "overflow_tracks"), sts_jsonw_u64(j, in->overflow_tracks);
-    sts_jsonw_key(j, "skipped"), sts_jsonw_u64(j, in->skipped);
-    sts_jsonw_key(j, "rejected"), sts_jsonw_u64(j, in->rejected);
-    uint64_t total;
-    const char *const *w = sts_timeline_warnings(a->tl, &n, &total);
-    sts_jsonw_key(j, "warnings_total"), sts_jsonw_u64(j, total);
-    sts_jsonw_key(j, "warnings");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < n; i++)
-        sts_jsonw_str(j, w[i]);
-    sts_jsonw_arr_end(j);
-    sts_jsonw_obj_end(j);
-}
-
 static void json_scope(sts_jsonw *j, const analysis *a, const args *o)
 {
     sts_jsonw_key(j, "scope");
@@ -596,84 +527,6 @@ static void json_scope(sts_jsonw *j, const analysis *a, const args *o)
     }
     sts_jsonw_key(j, "group"), sts_jsonw_str(j, group_title(a->scope.group));
     sts_jsonw_obj_end(j);
-}
-
-static void json_names(sts_jsonw *j, const analysis *a, size_t top)
-{
-    size_t show = top && top < a->nnames ? top : a->nnames;
-    sts_jsonw_key(j, "names");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < show; i++) {
-        const sts_name_summary *s = &a->names[i];
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, s->name));
-        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, s->count);
-        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, s->total_ns);
-        sts_jsonw_key(j, "self_ns"), sts_jsonw_i64(j, s->self_ns);
-        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, s->min_ns);
-        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, s->median_ns);
-        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, s->max_ns);
-        if (s->grouped) {
-            sts_jsonw_key(j, "by"), sts_jsonw_str(j, group_title(a->scope.group));
-            if (a->scope.group == STS_GROUP_HLO_OP) {
-                sts_jsonw_key(j, "hlo_module");
-                s->module != STS_NONE ? sts_jsonw_str(j, sts_timeline_string(a->tl, s->module)) : sts_jsonw_null(j);
-            }
-        }
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_busy_fields(sts_jsonw *j, const sts_busy *b)
-{
-    sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
-    sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
-    sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
-    sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);
-    sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, b->end_ns);
-}
-
-static void json_lanes(sts_jsonw *j, const analysis *a)
-{
-    sts_jsonw_key(j, "lanes");
-    sts_jsonw_arr_begin(j);
-    for (size_t k = 0; k < a->nlanes; k++) {
-        uint32_t l = a->order[k];
-        if (a->scope.lanes && !a->busy[l].slices) {
-            /* Lanes the scope left out are not listed; kept ones are, busy or not. */
-            int kept = 0;
-            for (size_t i = 0; i < a->scope.nlanes && !kept; i++)
-                kept = a->scope.lanes[i] == l;
-            if (!kept) continue;
-        }
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(a->tl, l));
-        sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(a->tl, l));
-        sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(a->tl, l));
-        sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(a->tl, l));
-        sts_jsonw_key(j, "tracks"), sts_jsonw_u64(j, sts_timeline_lanes(a->tl, NULL)[l].track_count);
-        json_busy_fields(j, &a->busy[l]);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_processes(sts_jsonw *j, const analysis *a)
-{
-    const sts_process *procs = sts_timeline_processes(a->tl, NULL);
-    sts_jsonw_key(j, "processes");
-    sts_jsonw_arr_begin(j);
-    for (size_t k = 0; k < a->nprocs; k++) {
-        uint32_t p = a->porder[k];
-        if (a->scope.lanes && !a->pbusy[p].slices) continue;
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, sts_timeline_string(a->tl, procs[p].label));
-        sts_jsonw_key(j, "process"), sts_jsonw_str(j, sts_timeline_string(a->tl, procs[p].name));
-        json_busy_fields(j, &a->pbusy[p]);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
 }
 
 static void json_overlaps(sts_jsonw *j, const analysis *a, int all)
@@ -718,11 +571,22 @@ static int print_json(const analysis *a, const args *o)
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     sts_jsonw_obj_begin(j);
-    json_trace(j, a);
+    sts_jsonw_key(j, "trace");
+    sts_timeline_info_write_json(j, a->tl, a->all.union_ns);
     json_scope(j, a, o);
-    json_names(j, a, o->top == INT_MIN ? 0 : (size_t)o->top);
-    json_lanes(j, a);
-    json_processes(j, a);
+    sts_analysis_results r = STS_ANALYSIS_RESULTS_INIT;
+    r.scope = &a->scope;
+    r.names = a->names;
+    r.nnames = a->nnames;
+    r.top = o->top == INT_MIN ? 0 : (size_t)o->top;
+    r.lane_busy = a->busy;
+    r.process_busy = a->pbusy;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_analysis_write_json(j, a->tl, &r, &err) != STS_OK) {
+        sts_jsonw_free(j);
+        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
+        return CLI_BAD_INPUT;
+    }
     sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, a->info->clamped);
     sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, a->info->overlaps);
     json_overlaps(j, a, o->all_overlaps);

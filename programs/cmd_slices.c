@@ -140,28 +140,6 @@ static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s,
     c->len = (size_t)(p - c->buf);
 }
 
-/* The track column: "thread", "overflow N", "async N SET", "global async N SET" (the
- * async track set's name: the first slice's of its id), "instants", "global instants". */
-static const char *track_text(const sts_timeline *tl, const sts_track *t, char *buf, size_t n)
-{
-    switch (t->kind) {
-    case STS_TRACK_OVERFLOW:
-        snprintf(buf, n, "overflow %u", t->index);
-        return buf;
-    case STS_TRACK_ASYNC_PROCESS:
-    case STS_TRACK_ASYNC_GLOBAL:
-        snprintf(buf, n, "%sasync %u %s", t->kind == STS_TRACK_ASYNC_GLOBAL ? "global " : "", t->index,
-                 sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[t->lane].name));
-        return buf;
-    case STS_TRACK_PROCESS_INSTANTS:
-        return "instants";
-    case STS_TRACK_GLOBAL_INSTANTS:
-        return "global instants";
-    default:
-        return "thread";
-    }
-}
-
 /* The slices of one trace; `host` (several hosts: the host's name, else NULL) becomes
  * a first column, and the header is written when `header` is set. */
 static int write_csv(const sts_timeline *tl, const char *host, int header, int with_track)
@@ -203,7 +181,7 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
         csv_put(&pre, ",", 1);
         for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++)
             csv_row(&c, pre.buf, pre.len, &s[i], sts_timeline_string(tl, s[i].name),
-                    with_track ? track_text(tl, &tracks[s[i].track], tbuf, TRACK_TEXT) : NULL);
+                    with_track ? sts_track_label(tl, &tracks[s[i].track], tbuf, TRACK_TEXT) : NULL);
         free(pre.buf);
     }
     csv_flush(&c);

@@ -30,25 +30,6 @@ typedef struct view {
     int xprof;
 } view;
 
-static const char *rule_text(sts_step_rule r)
-{
-    switch (r) {
-    case STS_STEP_RULE_GIVEN_NAME:
-        return "slices with the name given by --step";
-    case STS_STEP_RULE_GIVEN_REGEX:
-        return "slices whose name matches the --step regular expression";
-    case STS_STEP_RULE_PROFILER_STEP:
-        return "PyTorch profiler step markers named ProfilerStep#N";
-    case STS_STEP_RULE_STEP_NUM:
-        return "slices carrying a step_num arg (XProf step markers)";
-    case STS_STEP_RULE_REPEATED:
-        return "the outermost name repeated on one lane with the most time, holding other slices";
-    case STS_STEP_RULE_NONE:
-        break;
-    }
-    return "no steps found";
-}
-
 static const char *name_of(const view *v, uint32_t id)
 {
     return sts_timeline_string(v->tl, id);
@@ -251,7 +232,8 @@ static void print_human(const view *v)
     const char *thread = tc_thread_name(v->tl, lane);
     printf("%zu step%s%s%s%s on pid %s tid %s%s%s%s\n", v->n, v->n == 1 ? "" : "s", nm ? " '" : "", nm ? nm : "",
            nm ? "'" : "", tc_pid(v->tl, lane), tc_tid(v->tl, lane), *thread ? " (" : "", thread, *thread ? ")" : "");
-    printf("found by: %s (%s)\n", sts_step_rule_name(sts_steps_rule(v->s)), rule_text(sts_steps_rule(v->s)));
+    printf("found by: %s (%s)\n", sts_step_rule_name(sts_steps_rule(v->s)),
+           sts_step_rule_description(sts_steps_rule(v->s)));
     if (sts_steps_other_lanes(v->s))
         printf("note: %zu other lane%s matching slices (e.g. the same marker on a device lane); "
                "this lane has the most\n",
@@ -264,158 +246,16 @@ static void print_human(const view *v)
 
 /* ---- JSON ---------------------------------------------------------------------------- */
 
-static void json_lane_fields(sts_jsonw *j, const view *v, uint32_t lane)
-{
-    sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(v->tl, lane));
-    sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(v->tl, lane));
-    sts_jsonw_key(j, "process"), sts_jsonw_str(j, tc_process_name(v->tl, lane));
-    sts_jsonw_key(j, "thread"), sts_jsonw_str(j, tc_thread_name(v->tl, lane));
-}
-
-static void json_windows(sts_jsonw *j, const view *v, const sts_step *s)
-{
-    sts_jsonw_key(j, "windows");
-    sts_jsonw_arr_begin(j);
-    for (uint32_t i = s->first_window; i < s->first_window + s->window_count; i++) {
-        const sts_step_window *w = &v->w[i];
-        sts_jsonw_obj_begin(j);
-        json_lane_fields(j, v, w->lane);
-        sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, w->busy_ns);
-        sts_jsonw_key(j, "names");
-        sts_jsonw_arr_begin(j);
-        for (uint32_t m = w->first_name; m < w->first_name + w->name_count; m++) {
-            sts_jsonw_obj_begin(j);
-            sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, v->wn[m].name));
-            sts_jsonw_key(j, "ns"), sts_jsonw_i64(j, v->wn[m].ns);
-            sts_jsonw_obj_end(j);
-        }
-        sts_jsonw_arr_end(j);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_partial(sts_jsonw *j, uint32_t f)
-{
-    sts_jsonw_key(j, "partial"), sts_jsonw_bool(j, (f & STS_STEP_PARTIAL) != 0);
-    sts_jsonw_key(j, "partial_reasons");
-    sts_jsonw_arr_begin(j);
-    if (f & STS_STEP_UNCLOSED) sts_jsonw_str(j, "unclosed");
-    if (f & STS_STEP_AT_TRACE_START) sts_jsonw_str(j, "at_trace_start");
-    if (f & STS_STEP_AT_TRACE_END) sts_jsonw_str(j, "at_trace_end");
-    sts_jsonw_arr_end(j);
-}
-
-static void json_steps(sts_jsonw *j, const view *v)
-{
-    sts_jsonw_key(j, "steps");
-    sts_jsonw_arr_begin(j);
-    for (size_t k = 0; k < v->n; k++) {
-        const sts_step *s = &v->st[k];
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, s->name));
-        sts_jsonw_key(j, "index"), sts_jsonw_i64(j, s->index);
-        sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, s->ts);
-        sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, s->dur);
-        json_partial(j, s->flags);
-        sts_jsonw_key(j, "children");
-        sts_jsonw_obj_begin(j);
-        for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
-            sts_jsonw_key(j, name_of(v, v->ch[c].name)), sts_jsonw_i64(j, v->ch[c].total_ns);
-        sts_jsonw_obj_end(j);
-        sts_jsonw_key(j, "child_counts");
-        sts_jsonw_obj_begin(j);
-        for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
-            sts_jsonw_key(j, name_of(v, v->ch[c].name)), sts_jsonw_u64(j, v->ch[c].count);
-        sts_jsonw_obj_end(j);
-        sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, s->children_ns);
-        sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, s->unattributed_ns);
-        sts_jsonw_key(j, "naive_ns"), sts_jsonw_i64(j, s->naive_ns);
-        json_windows(j, v, s);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_children(sts_jsonw *j, const view *v)
-{
-    sts_jsonw_key(j, "children");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < v->ncs; i++) {
-        const sts_step_child_stats *c = &v->cs[i];
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "name"), sts_jsonw_str(j, name_of(v, c->name));
-        sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, c->steps);
-        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, c->count);
-        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, c->total_ns);
-        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, c->min_ns);
-        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, c->median_ns);
-        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, c->max_ns);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_window_lanes(sts_jsonw *j, const view *v)
-{
-    sts_jsonw_key(j, "window_lanes");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < v->nwl; i++) {
-        const sts_window_lane_stats *x = &v->wl[i];
-        sts_jsonw_obj_begin(j);
-        json_lane_fields(j, v, x->lane);
-        sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, x->steps);
-        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, x->total_ns);
-        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, x->min_ns);
-        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, x->median_ns);
-        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, x->max_ns);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_summary(sts_jsonw *j, const view *v)
-{
-    const sts_steps_summary *y = v->sum;
-    sts_jsonw_key(j, "summary");
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "steps"), sts_jsonw_u64(j, y->steps);
-    sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, y->total_ns);
-    sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, y->min_ns);
-    sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, y->median_ns);
-    sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, y->max_ns);
-    sts_jsonw_key(j, "mean_ns"), sts_jsonw_f64(j, y->mean_ns);
-    sts_jsonw_key(j, "stddev_ns"), sts_jsonw_f64(j, y->stddev_ns);
-    sts_jsonw_key(j, "partial"), sts_jsonw_u64(j, y->partial);
-    sts_jsonw_key(j, "dropped"), sts_jsonw_u64(j, sts_steps_dropped(v->s));
-    sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, y->children_ns);
-    sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, y->unattributed_ns);
-    sts_jsonw_key(j, "unattributed_min_ns"), sts_jsonw_i64(j, y->unattributed_min_ns);
-    sts_jsonw_key(j, "unattributed_median_ns"), sts_jsonw_i64(j, y->unattributed_median_ns);
-    sts_jsonw_key(j, "unattributed_max_ns"), sts_jsonw_i64(j, y->unattributed_max_ns);
-    sts_jsonw_key(j, "naive_ns"), sts_jsonw_i64(j, y->naive_ns);
-    sts_jsonw_obj_end(j);
-}
-
 static int print_json(const view *v)
 {
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "trace"), sts_jsonw_str(j, sts_timeline_get_info(v->tl)->path);
-    sts_jsonw_key(j, "rule"), sts_jsonw_str(j, sts_step_rule_name(sts_steps_rule(v->s)));
-    sts_jsonw_key(j, "rule_description"), sts_jsonw_str(j, rule_text(sts_steps_rule(v->s)));
-    sts_jsonw_key(j, "lane");
-    sts_jsonw_obj_begin(j);
-    json_lane_fields(j, v, v->st[0].lane);
-    sts_jsonw_obj_end(j);
-    sts_jsonw_key(j, "other_lanes"), sts_jsonw_u64(j, sts_steps_other_lanes(v->s));
-    sts_jsonw_key(j, "xprof_view"), sts_jsonw_bool(j, v->xprof);
-    json_steps(j, v);
-    json_children(j, v);
-    json_window_lanes(j, v);
-    json_summary(j, v);
-    sts_jsonw_obj_end(j);
+    sts_error err = STS_ERROR_INIT;
+    if (sts_steps_write_json(j, v->tl, v->s, v->xprof, &err) != STS_OK) {
+        sts_jsonw_free(j);
+        fprintf(stderr, "stepscope steps: error: %s\n", err.message);
+        return CLI_BAD_INPUT;
+    }
     return cli_json_finish("steps", j);
 }
 

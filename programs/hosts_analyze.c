@@ -337,15 +337,6 @@ static void json_totals(sts_jsonw *j, const sts_hosts *h, const sts_hostset *set
     sts_jsonw_obj_end(j);
 }
 
-static void json_busy(sts_jsonw *j, const sts_busy *b)
-{
-    sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, b->slices);
-    sts_jsonw_key(j, "union_ns"), sts_jsonw_i64(j, b->union_ns);
-    sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, b->span_ns);
-    sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, b->start_ns);
-    sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, b->end_ns);
-}
-
 static void json_host(sts_jsonw *j, const sts_hosts *h, size_t i)
 {
     const sts_host_info *in = sts_hosts_info(h, i);
@@ -425,7 +416,7 @@ static void json_lanes_procs(sts_jsonw *j, const sts_hosts *h)
             sts_jsonw_key(j, "process"), sts_jsonw_str(j, l[k].process);
             sts_jsonw_key(j, "thread"), sts_jsonw_str(j, l[k].thread);
             sts_jsonw_key(j, "device"), sts_jsonw_bool(j, l[k].device);
-            json_busy(j, &l[k].busy);
+            sts_busy_write_json(j, &l[k].busy);
             sts_jsonw_obj_end(j);
         }
     }
@@ -440,7 +431,7 @@ static void json_lanes_procs(sts_jsonw *j, const sts_hosts *h)
             sts_jsonw_key(j, "host"), sts_jsonw_str(j, sts_hosts_info(h, i)->name);
             sts_jsonw_key(j, "pid"), sts_jsonw_str(j, p[k].pid);
             sts_jsonw_key(j, "process"), sts_jsonw_str(j, p[k].name);
-            json_busy(j, &p[k].busy);
+            sts_busy_write_json(j, &p[k].busy);
             sts_jsonw_obj_end(j);
         }
     }

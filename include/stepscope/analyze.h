@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stepscope/json.h"
 #include "stepscope/status.h"
 #include "stepscope/timeline.h"
 
@@ -149,6 +150,14 @@ sts_status sts_gaps(const sts_timeline *tl, const uint32_t *lanes, size_t nlanes
  * numeric pid, thread sort index, numeric tid, then lane index. `order` holds
  * sts_timeline_lanes() count entries. Lane indices themselves never change. */
 void sts_lane_display_order(const sts_timeline *tl, uint32_t *order);
+
+/* Fills porder[0..nprocesses) with process indices in display order: in the order
+ * their first lane appears in `lane_order` (sts_lane_display_order()'s), then the
+ * processes without lanes, by index. `porder` holds sts_timeline_processes() count
+ * entries. Allocates a byte per process: returns STS_ERR_NOMEM (porder untouched)
+ * when that fails. */
+sts_status sts_process_display_order(const sts_timeline *tl, const uint32_t *lane_order, uint32_t *porder,
+                                     sts_error *err);
 
 /* The lanes `pattern` names: those whose thread name, process name, pid, tid or
  * "PID:TID" equals it; when none does, those whose thread or process name matches it
@@ -328,6 +337,60 @@ const char *const *sts_steps_tried(const sts_steps *s, size_t *n);
 /* When options->step matched nothing: slice names close to it (see sts_suggest()),
  * nearest first, as string ids; owned by the handle. */
 const uint32_t *sts_steps_suggestions(const sts_steps *s, size_t *n);
+
+/* One sentence saying what a rule looks for ("PyTorch profiler step markers named
+ * ProfilerStep#N"; "no steps found" for STS_STEP_RULE_NONE). Static string. */
+const char *sts_step_rule_description(sts_step_rule rule);
+
+/* ---- JSON documents ----------------------------------------------------------
+ * What `stepscope analyze --json` and `stepscope steps --json` print (schemas in
+ * docs/json-schemas.md), written through a caller's sts_jsonw so the CLI, the Python
+ * binding and any other front end give the same bytes for the same layout. Lanes are
+ * written as "pid", "tid", "process", "thread": the pid and tid as written in the
+ * trace and the names ("" when absent). None of these finish the writer. */
+
+/* Writes the members "slices", "union_ns", "span_ns", "start_ns", "end_ns" of `b`
+ * into the object open on `w`. */
+void sts_busy_write_json(sts_jsonw *w, const sts_busy *b);
+
+/* Writes `analyze --json`'s "trace" object as one value (the caller writes its key,
+ * if any): what sts_timeline_get_info() holds, the counts of the timeline's tables,
+ * and `busy_ns`, the busy time to report (sts_busy_each()'s all.union_ns for the
+ * scope analyzed; the union over every lane when nothing is scoped). */
+void sts_timeline_info_write_json(sts_jsonw *w, const sts_timeline *tl, int64_t busy_ns);
+
+/* The results of one scoped analysis, as sts_analysis_write_json() reads them. The
+ * arrays stay the caller's. */
+typedef struct sts_analysis_results {
+    const sts_scope *scope;        /* the scope they were computed for; NULL: everything */
+    const sts_name_summary *names; /* sts_name_summaries_in()'s rows, in its order */
+    size_t nnames;
+    size_t top;                   /* write only the first `top` names; 0: all */
+    const sts_busy *lane_busy;    /* sts_busy_each()'s per_lane (every lane) */
+    const sts_busy *process_busy; /* sts_busy_each()'s per_process (every process) */
+} sts_analysis_results;
+/* clang-format off */
+#define STS_ANALYSIS_RESULTS_INIT { NULL, NULL, 0, 0, NULL, NULL }
+/* clang-format on */
+
+/* Writes the members "names", "lanes" and "processes" of `analyze --json` into the
+ * object open on `w`. Names in the results' order, the grouping arg ("by", and for
+ * hlo_op rows "hlo_module", null when unknown) on grouped rows. Lanes in display
+ * order with their track count and busy time: where the scope keeps some lanes, the
+ * lanes it leaves out are not listed (kept ones are, busy or not). Processes in
+ * display order (sts_process_display_order()), those without a busy lane left out
+ * where the scope keeps some lanes. Allocates the display orders: STS_ERR_NOMEM with
+ * nothing written when that fails; lane_busy or process_busy NULL is
+ * STS_ERR_INVALID_ARG. */
+sts_status sts_analysis_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_analysis_results *r, sts_error *err);
+
+/* Writes `steps --json`'s document as one value: the rule, the steps' lane, each step
+ * with its children, windows and partial flags, the children and window lanes across
+ * steps, and the summary. `xprof_view` is the options.xprof_view `s` was found with.
+ * A result without steps (rule STS_STEP_RULE_NONE) is STS_ERR_INVALID_ARG with
+ * nothing written: explain it with sts_steps_tried() instead. */
+sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                                sts_error *err);
 
 #ifdef __cplusplus
 }

@@ -269,6 +269,15 @@ const sts_async *sts_timeline_asyncs(const sts_timeline *tl, size_t *n);
 const sts_flow *sts_timeline_flows(const sts_timeline *tl, size_t *n);
 const sts_overlap *sts_timeline_overlaps(const sts_timeline *tl, size_t *n);
 
+/* A track's label, as `stepscope slices --track` writes it and as the Python
+ * binding's track column holds it: "thread", "overflow N", "async N NAME",
+ * "global async N NAME", "instants" or "global instants", where N is the track's
+ * index and NAME its set's name (the name of its lane, Perfetto's `name` dimension of
+ * the track; not sts_track.name, the event that made the track). Written into
+ * buf[0..n) (cut to fit and NUL-terminated, as snprintf does; nothing when n == 0);
+ * returns buf. */
+const char *sts_track_label(const sts_timeline *tl, const sts_track *t, char *buf, size_t n);
+
 /* Warning messages, in order; at most the first 100 are kept, *total counts all. */
 const char *const *sts_timeline_warnings(const sts_timeline *tl, size_t *n, uint64_t *total);
 

@@ -40,6 +40,25 @@ void sts_lane_display_order(const sts_timeline *tl, uint32_t *order)
     if (nl > 1) qsort_r(order, nl, sizeof *order, lane_cmp, &c);
 }
 
+sts_status sts_process_display_order(const sts_timeline *tl, const uint32_t *lane_order, uint32_t *porder,
+                                     sts_error *err)
+{
+    size_t nl, np;
+    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
+    sts_timeline_processes(tl, &np);
+    unsigned char *seen = calloc(np ? np : 1, 1);
+    if (!seen) return sts_error_set(err, STS_ERR_NOMEM, -1, "process display order: out of memory (%zu processes)", np);
+    size_t k = 0;
+    for (size_t i = 0; i < nl; i++) {
+        uint32_t p = lanes[lane_order[i]].process;
+        if (!seen[p]) seen[p] = 1, porder[k++] = p;
+    }
+    for (size_t p = 0; p < np; p++)
+        if (!seen[p]) porder[k++] = (uint32_t)p;
+    free(seen);
+    return STS_OK;
+}
+
 /* ---- choosing lanes --------------------------------------------------------------- */
 
 static int names_lane(const sts_timeline *tl, const sts_lane *ln, const char *pattern)

@@ -24,6 +24,25 @@ const char *sts_step_rule_name(sts_step_rule rule)
     return "none";
 }
 
+const char *sts_step_rule_description(sts_step_rule rule)
+{
+    switch (rule) {
+    case STS_STEP_RULE_GIVEN_NAME:
+        return "slices with the name given by --step";
+    case STS_STEP_RULE_GIVEN_REGEX:
+        return "slices whose name matches the --step regular expression";
+    case STS_STEP_RULE_PROFILER_STEP:
+        return "PyTorch profiler step markers named ProfilerStep#N";
+    case STS_STEP_RULE_STEP_NUM:
+        return "slices carrying a step_num arg (XProf step markers)";
+    case STS_STEP_RULE_REPEATED:
+        return "the outermost name repeated on one lane with the most time, holding other slices";
+    case STS_STEP_RULE_NONE:
+        break;
+    }
+    return "no steps found";
+}
+
 void sts_steps_free(sts_steps *s)
 {
     if (!s) return;

@@ -177,6 +177,33 @@ const char *const *sts_timeline_warnings(const sts_timeline *tl, size_t *n, uint
     return (const char *const *)tl->warnings.v;
 }
 
+const char *sts_track_label(const sts_timeline *tl, const sts_track *t, char *buf, size_t n)
+{
+    if (!n) return buf;
+    switch (t->kind) {
+    case STS_TRACK_OVERFLOW:
+        snprintf(buf, n, "overflow %u", t->index);
+        break;
+    case STS_TRACK_ASYNC_PROCESS:
+    case STS_TRACK_ASYNC_GLOBAL:
+        /* The set's name, which Perfetto's trace_processor keys the track by
+         * (tests/perfetto/compare.py), not the name of the event that made it. */
+        snprintf(buf, n, "%sasync %u %s", t->kind == STS_TRACK_ASYNC_GLOBAL ? "global " : "", t->index,
+                 sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[t->lane].name));
+        break;
+    case STS_TRACK_PROCESS_INSTANTS:
+        snprintf(buf, n, "instants");
+        break;
+    case STS_TRACK_GLOBAL_INSTANTS:
+        snprintf(buf, n, "global instants");
+        break;
+    default:
+        snprintf(buf, n, "thread");
+        break;
+    }
+    return buf;
+}
+
 const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, const char *key)
 {
     if (args == STS_NONE || args >= tl->args.n) return NULL;

@@ -189,76 +189,27 @@ static int32_t enc_code(dict_enc *e, const char *text)
     return bad ? -1 : (int32_t)code;
 }
 
-/* The text of the track column, as `stepscope slices` writes it. */
-#ifdef STS_SLICE_ASYNC
-static const char *track_text(const sts_timeline *tl, const sts_track *t, char *buf, size_t n)
-{
-    switch (t->kind) {
-    case STS_TRACK_OVERFLOW:
-        snprintf(buf, n, "overflow %u", t->index);
-        return buf;
-    case STS_TRACK_ASYNC_PROCESS:
-    case STS_TRACK_ASYNC_GLOBAL:
-        snprintf(buf, n, "%sasync %u %s", t->kind == STS_TRACK_ASYNC_GLOBAL ? "global " : "", t->index,
-                 sts_timeline_string(tl, t->name));
-        return buf;
-    case STS_TRACK_PROCESS_INSTANTS:
-        return "instants";
-    case STS_TRACK_GLOBAL_INSTANTS:
-        return "global instants";
-    default:
-        return "thread";
-    }
-}
-#endif
-
-/* Per track (or, before tracks existed, per lane: one thread track each), its code. */
+/* Per track, the code of its label (sts_track_label(), as `stepscope slices --track`). */
 static int32_t *track_codes(const sts_timeline *tl, dict_enc *e, size_t *ncodes)
 {
-#ifdef STS_SLICE_ASYNC
     size_t nt;
     const sts_track *tracks = sts_timeline_tracks(tl, &nt);
     int32_t *codes = malloc((nt ? nt : 1) * sizeof *codes);
     if (!codes) return (int32_t *)PyErr_NoMemory();
     char buf[4096];
     for (size_t i = 0; i < nt; i++)
-        if ((codes[i] = enc_code(e, track_text(tl, &tracks[i], buf, sizeof buf))) < 0) {
+        if ((codes[i] = enc_code(e, sts_track_label(tl, &tracks[i], buf, sizeof buf))) < 0) {
             free(codes);
             return NULL;
         }
     *ncodes = nt;
     return codes;
-#else
-    int32_t *codes = malloc(sizeof *codes);
-    if (!codes) return (int32_t *)PyErr_NoMemory();
-    if ((codes[0] = enc_code(e, "thread")) < 0) {
-        free(codes);
-        return NULL;
-    }
-    *ncodes = 1;
-    (void)tl;
-    return codes;
-#endif
-}
-
-static int32_t track_of(const sts_slice *s)
-{
-#ifdef STS_SLICE_ASYNC
-    return (int32_t)s->track;
-#else
-    (void)s;
-    return 0;
-#endif
 }
 
 /* dur as the slice table gives it (see `stepscope slices`). */
 static int64_t table_dur(const sts_slice *s)
 {
-#ifdef STS_SLICE_ASYNC
     return (s->flags & STS_SLICE_UNCLOSED) ? -1 : s->dur;
-#else
-    return s->dur;
-#endif
 }
 
 typedef struct columns {
@@ -307,7 +258,7 @@ static int fill_columns(const sts_timeline *tl, const uint32_t *order, columns *
             c->dur_v[row] = table_dur(x);
             c->depth_v[row] = x->depth;
             c->name_v[row] = map[x->name];
-            c->track_v[row] = tcode[track_of(x)];
+            c->track_v[row] = tcode[x->track];
         }
     }
     return 0;

@@ -97,6 +97,22 @@ def test_to_arrow_dictionary_columns(fixtures_dir):
     assert table.column("name").to_pylist() == [r[5] for r in s.rows()]
 
 
+def test_async_track_labels_name_the_set(cli, tmp_path):
+    """A set's second track, made by an event named X, is labelled by the set's name
+    (A), as trace_processor's `name` dimension of the track and the CLI."""
+    ev = [("b", "A", "1", 0), ("e", "A", "1", 100), ("b", "A", "3", 200), ("b", "X", "1", 300),
+          ("e", "X", "1", 400), ("e", "A", "3", 500)]
+    p = tmp_path / "async.json"
+    p.write_text('{"traceEvents": [%s]}' % ", ".join(
+        '{"ph": "%s", "name": "%s", "cat": "c", "id": "%s", "pid": 1, "tid": 1, "ts": %d}' % e for e in ev))
+    want = cli_rows(cli, str(p), True)
+    with stepscope.open(p) as t:
+        got = list(t.slices().rows())
+    assert got == want
+    assert [(r[5], r[6]) for r in got] == [("A", "global async 0 A"), ("A", "global async 0 A"),
+                                           ("X", "global async 1 A")]
+
+
 def test_empty_trace_gives_empty_columns(tmp_path):
     p = tmp_path / "empty.json"
     p.write_text('{"traceEvents": []}')

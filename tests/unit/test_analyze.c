@@ -280,6 +280,13 @@ TEST(display_order)
     T_EQ_U64(order[1], l0);
     T_EQ_U64(order[2], l1);
     T_EQ_U64(order[3], l3);
+    /* Processes follow their first lane: pid 5 (lanes l2, l0), then pid 3. */
+    uint32_t porder[2];
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_process_display_order(tl, order, porder, &err), STS_OK);
+    T_EQ_U64(porder[0], tl->lanes.v[l0].process);
+    T_EQ_U64(porder[1], tl->lanes.v[l1].process);
+    T_TRUE(porder[0] != porder[1]);
     sts_timeline_free(tl);
 }
 
@@ -478,6 +485,23 @@ TEST(no_steps_lists_candidates)
         T_CONTAINS(all, "has no children");
         T_CONTAINS(all, "nests inside itself");
         T_CONTAINS(all, "occurs only once");
+        /* No document for no steps, and not a byte of one. */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        sts_jsonw *w = f ? sts_jsonw_create(f, STS_JSON_COMPACT) : NULL;
+        sts_error err = STS_ERROR_INIT;
+        T_TRUE(w != NULL);
+        if (w) {
+            T_EQ_I64(sts_steps_write_json(w, tl, s, 0, &err), STS_ERR_INVALID_ARG);
+            T_CONTAINS(err.message, "no steps");
+            fflush(f);
+            T_EQ_U64(len, 0);
+        }
+        sts_jsonw_free(w);
+        if (f) fclose(f);
+        free(buf);
+        T_EQ_STR(sts_step_rule_description(STS_STEP_RULE_NONE), "no steps found");
     }
     sts_steps_free(s);
     sts_timeline_free(tl);

@@ -589,6 +589,45 @@ TEST(async_slices_on_compressed_tracks)
     sts_timeline_free(tl);
 }
 
+/* Labels as `slices --track` writes them. An async track is labelled by its set's name,
+ * as trace_processor's `name` dimension of the track: the second track of set "A"
+ * below is made by an event named "X" (Perfetto's track name), yet is in set A. */
+TEST(track_labels)
+{
+    sts_timeline *tl = mk(1);
+    uint32_t ln = lane(tl, 1, 1), ln2 = lane(tl, 1, 2);
+    X(tl, ln2, "p", 0, 100000);
+    X(tl, ln2, "o", 50000, 100000); /* overlaps p: overflow 1 */
+    I(tl, ln2, "pi", 1000, 'p');
+    I(tl, ln2, "gi", 2000, 'g');
+    A(tl, ln, 'b', "A", "1", STS_ASYNC_ID_STRING, 0);
+    A(tl, ln, 'e', "A", "1", STS_ASYNC_ID_STRING, 100);
+    A(tl, ln, 'b', "A", "3", STS_ASYNC_ID_STRING, 200); /* cookie 3 takes track 0 */
+    A(tl, ln, 'b', "X", "1", STS_ASYNC_ID_STRING, 300); /* cookie 1 again: track 1, made by X */
+    A(tl, ln, 'e', "X", "1", STS_ASYNC_ID_STRING, 400);
+    A(tl, ln, 'e', "A", "3", STS_ASYNC_ID_STRING, 500);
+    A(tl, ln, 'b', "L", "9", STS_ASYNC_ID_LOCAL_NUMBER, 0);
+    A(tl, ln, 'e', "L", "9", STS_ASYNC_ID_LOCAL_NUMBER, 50);
+    T_TRUE(fin(tl));
+    char buf[64];
+    T_EQ_STR(sts_track_label(tl, track_of(tl, "p"), buf, sizeof buf), "thread");
+    T_EQ_STR(sts_track_label(tl, track_of(tl, "o"), buf, sizeof buf), "overflow 1");
+    T_EQ_STR(sts_track_label(tl, track_of(tl, "pi"), buf, sizeof buf), "instants");
+    T_EQ_STR(sts_track_label(tl, track_of(tl, "gi"), buf, sizeof buf), "global instants");
+    T_EQ_STR(sts_track_label(tl, track_of(tl, "A"), buf, sizeof buf), "global async 0 A");
+    const sts_track *x = track_of(tl, "X");
+    T_EQ_STR(sts_timeline_string(tl, x->name), "X");
+    T_EQ_STR(sts_track_label(tl, x, buf, sizeof buf), "global async 1 A");
+    T_EQ_STR(sts_track_label(tl, track_of(tl, "L"), buf, sizeof buf), "async 0 L");
+    /* Cut to the buffer, always terminated; n == 0 writes nothing. */
+    T_EQ_STR(sts_track_label(tl, x, buf, 8), "global ");
+    buf[0] = '#';
+    T_TRUE(sts_track_label(tl, x, buf, 0) == buf);
+    T_EQ_I64(buf[0], '#');
+    T_WELL_FORMED(tl);
+    sts_timeline_free(tl);
+}
+
 /* ---- the final order ---------------------------------------------------------------- */
 
 static uint64_t rnd_state = 0x9e3779b97f4a7c15ull;
@@ -1089,6 +1128,7 @@ int main(void)
     RUN(deep_nesting_without_recursion);
     RUN(instants_are_zero_length_slices_on_their_tracks);
     RUN(async_slices_on_compressed_tracks);
+    RUN(track_labels);
     RUN(permutations_agree);
     RUN(random_forests_shuffled);
     RUN(random_traces_keep_the_invariants);
