@@ -122,6 +122,7 @@ void sts_tl_free(sts_timeline *tl)
     free(tl->flows.v);
     free(tl->overlaps.v);
     free(tl->ends.v);
+    free(tl->pushes.v);
     sts_u64map_release(&tl->proc_map);
     sts_u64map_release(&tl->lane_map);
     sts_strtab_release(&tl->strings);

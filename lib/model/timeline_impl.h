@@ -45,6 +45,16 @@ typedef struct sts_tl_sorter {
     uint8_t simulate;   /* the reader pushed its events; 0: every event is in the sorted part */
 } sts_tl_sorter;
 
+/* A push the sorter simulation has yet to see (sts_tl_sorter_push on a timeline that
+ * defers them): a chunk read on a worker thread cannot simulate the sorter, whose state
+ * depends on every event before the chunk, so it keeps its pushes for the merge to
+ * replay in file order. */
+typedef struct sts_tl_push {
+    int64_t ts;
+    uint32_t seq;
+    uint32_t is_x;
+} sts_tl_push;
+
 #define STS_TL_MAX_WARNINGS 100
 
 struct sts_timeline {
@@ -67,10 +77,13 @@ struct sts_timeline {
     STS_VEC(char *) warnings;
     uint64_t warnings_total;
     sts_tl_sorter sorter;
-    int64_t raw_lo, raw_hi; /* earliest start and latest end admitted so far (raw_lo > raw_hi: none) */
-    uint32_t no_name;       /* string id of "[No name]", STS_NONE until interned */
-    sts_u64map proc_map;    /* label id + 1 -> process index */
-    sts_u64map lane_map;    /* (process + 1) << 32 | label -> lane index */
+    int defer_pushes;            /* 1: pushes go to `pushes`, not the simulation */
+    int pushes_lost;             /* a deferred push found no memory */
+    STS_VEC(sts_tl_push) pushes; /* deferred pushes, in file order */
+    int64_t raw_lo, raw_hi;      /* earliest start and latest end admitted so far (raw_lo > raw_hi: none) */
+    uint32_t no_name;            /* string id of "[No name]", STS_NONE until interned */
+    sts_u64map proc_map;         /* label id + 1 -> process index */
+    sts_u64map lane_map;         /* (process + 1) << 32 | label -> lane index */
 };
 
 /* A new, empty timeline; NULL when memory is exhausted. `path` and `format` are
@@ -95,6 +108,14 @@ uint32_t sts_tl_add_args(sts_timeline *tl, const sts_arg *args, size_t n);
  * would push: any phase but P, with a ts (or an M), ts >= 0. `is_x`: the phase is X. */
 static inline void sts_tl_sorter_push(sts_timeline *tl, int64_t ts, uint32_t seq, int is_x)
 {
+    if (tl->defer_pushes) {
+        sts_tl_push *p = STS_VEC_PUSH(tl->pushes);
+        if (p)
+            p->ts = ts, p->seq = seq, p->is_x = (uint32_t)is_x;
+        else
+            tl->pushes_lost = 1;
+        return;
+    }
     sts_tl_sorter *s = &tl->sorter;
     s->simulate = 1;
     if (is_x) s->slow = 1;

@@ -318,6 +318,11 @@ long sts_jr_range_read(jr_range *g, char *buf, size_t cap, const char *path, sts
  * sequence numbers after `event_base`. Returns 0, or -1 when memory is exhausted. */
 int sts_jr_merge(sts_timeline *dst, const sts_timeline *src, uint64_t event_base);
 
+/* 1 when src can be merged into dst as the next stretch of the file: its deferred
+ * sorter pushes are all there, and the trace's span with it still fits in int64 ns
+ * (else the serial reader must read the stretch, refusing what does not fit). */
+int sts_jr_mergeable(const sts_timeline *dst, const sts_timeline *src);
+
 /* sts_read_chrome_json with knobs (tune may be NULL). */
 sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const sts_open_options *opt,
                                      const sts_jr_tuning *tune, sts_error *err);

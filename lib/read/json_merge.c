@@ -28,13 +28,20 @@ static int map_names(sts_timeline *dst, const sts_timeline *src, maps *m)
     const sts_strtab *t = &src->strings;
     for (uint32_t i = 0; i < t->count; i++)
         if ((m->str[i] = sts_tl_intern(dst, t->strs[i], t->lens[i])) == STS_NONE) return -1;
+    /* A chunk holds no metadata, so a name it gave a process or lane is the one the
+     * reader gives where it creates one (a pid or tid written as a string): it holds
+     * when dst creates the process or lane now, and dst's stays otherwise. */
     for (size_t i = 0; i < src->procs.n; i++) {
         const sts_process *p = &src->procs.v[i];
+        size_t before = dst->procs.n;
         if ((m->proc[i] = sts_tl_process(dst, m->str[p->label], p->pid)) == STS_NONE) return -1;
+        if (dst->procs.n > before) dst->procs.v[m->proc[i]].name = m->str[p->name];
     }
     for (size_t i = 0; i < src->lanes.n; i++) {
         const sts_lane *l = &src->lanes.v[i];
+        size_t before = dst->lanes.n;
         if ((m->lane[i] = sts_tl_lane(dst, m->proc[l->process], m->str[l->label], l->tid)) == STS_NONE) return -1;
+        if (dst->lanes.n > before) dst->lanes.v[m->lane[i]].name = m->str[l->name];
     }
     return 0;
 }
@@ -73,11 +80,14 @@ static int append_events(sts_timeline *dst, const sts_timeline *src, const maps 
     for (size_t i = 0; i < src->ends.n; i++) {
         sts_end_event x = src->ends.v[i];
         x.lane = l[x.lane];
+        x.name = s[x.name]; /* string 0 maps to 0: an E without a name stays one */
+        x.cat = s[x.cat];
         x.seq = (uint32_t)(base + x.seq);
         dst->ends.v[dst->ends.n++] = x;
     }
     for (size_t i = 0; i < src->instants.n; i++) {
         sts_instant x = src->instants.v[i];
+        x.seq = (uint32_t)(base + x.seq);
         x.name = s[x.name];
         x.cat = s[x.cat];
         x.lane = l[x.lane];
@@ -93,6 +103,7 @@ static int append_events(sts_timeline *dst, const sts_timeline *src, const maps 
     }
     for (size_t i = 0; i < src->asyncs.n; i++) {
         sts_async x = src->asyncs.v[i];
+        x.seq = (uint32_t)(base + x.seq);
         x.name = s[x.name];
         x.cat = s[x.cat];
         x.id = s[x.id];
@@ -109,6 +120,24 @@ static int append_events(sts_timeline *dst, const sts_timeline *src, const maps 
         dst->flows.v[dst->flows.n++] = x;
     }
     return 0;
+}
+
+/* The chunk's sorter pushes, seen by the whole file's simulation in file order. */
+static void replay_pushes(sts_timeline *dst, const sts_timeline *src, uint64_t base)
+{
+    for (size_t i = 0; i < src->pushes.n; i++) {
+        const sts_tl_push *p = &src->pushes.v[i];
+        sts_tl_sorter_push(dst, p->ts, (uint32_t)(base + p->seq), (int)p->is_x);
+    }
+}
+
+int sts_jr_mergeable(const sts_timeline *dst, const sts_timeline *src)
+{
+    if (src->pushes_lost) return 0;
+    if (src->raw_lo > src->raw_hi || dst->raw_lo > dst->raw_hi) return 1;
+    int64_t lo = src->raw_lo < dst->raw_lo ? src->raw_lo : dst->raw_lo;
+    int64_t hi = src->raw_hi > dst->raw_hi ? src->raw_hi : dst->raw_hi, span;
+    return !__builtin_sub_overflow(hi, lo, &span);
 }
 
 static void add_counts(sts_timeline *dst, const sts_timeline *src)
@@ -133,6 +162,11 @@ int sts_jr_merge(sts_timeline *dst, const sts_timeline *src, uint64_t event_base
     int rc = -1;
     if (m.str && m.proc && m.lane && map_names(dst, src, &m) == 0 && append_args(dst, src, &m) == 0 &&
         append_events(dst, src, &m, event_base) == 0) {
+        replay_pushes(dst, src, event_base);
+        if (src->raw_lo <= src->raw_hi) {
+            int admitted = sts_tl_admit_span(dst, src->raw_lo, src->raw_hi);
+            (void)admitted; /* sts_jr_mergeable said it fits */
+        }
         add_counts(dst, src);
         rc = 0;
     }

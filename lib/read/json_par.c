@@ -169,6 +169,7 @@ static void read_chunk(jr_par *P, size_t i, chunk *c)
     c->start = start;
     sts_timeline *tl = sts_tl_new(P->tl_path, P->tl_format, P->mode);
     if (!tl) return;
+    tl->defer_pushes = 1; /* the sorter's state depends on the events before this chunk */
     sts_error err = STS_ERROR_INIT;
     jr w;
     jr_range g = P->src;
@@ -357,7 +358,7 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
             continue;
         }
         chunk *c = slot(P, m);
-        if (!wait_done(P, m) || !c->clean || c->start != at) {
+        if (!wait_done(P, m) || !c->clean || c->start != at || !sts_jr_mergeable(r->tl, c->tl)) {
             /* The serial reader takes this stretch and stops at the next boundary. */
             drop(P, m);
             r->stop_at = next;

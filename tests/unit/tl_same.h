@@ -103,6 +103,8 @@ static inline const char *tl_same(const sts_timeline *a, const sts_timeline *b)
         TLS_FIELD("ends", i, ts);
         TLS_FIELD("ends", i, lane);
         TLS_FIELD("ends", i, seq);
+        TLS_FIELD("ends", i, name);
+        TLS_FIELD("ends", i, cat);
     }
     TLS_LEN("instants", instants);
     for (size_t i = 0; i < a->instants.n; i++) {
@@ -113,6 +115,7 @@ static inline const char *tl_same(const sts_timeline *a, const sts_timeline *b)
         TLS_FIELD("instants", i, lane);
         TLS_FIELD("instants", i, args);
         TLS_FIELD("instants", i, scope);
+        TLS_FIELD("instants", i, seq);
     }
     TLS_LEN("counters", counters);
     for (size_t i = 0; i < a->counters.n; i++) {
@@ -133,6 +136,7 @@ static inline const char *tl_same(const sts_timeline *a, const sts_timeline *b)
         TLS_FIELD("asyncs", i, lane);
         TLS_FIELD("asyncs", i, args);
         TLS_FIELD("asyncs", i, phase);
+        TLS_FIELD("asyncs", i, seq);
     }
     TLS_LEN("flows", flows);
     for (size_t i = 0; i < a->flows.n; i++) {
@@ -146,6 +150,19 @@ static inline const char *tl_same(const sts_timeline *a, const sts_timeline *b)
         TLS_FIELD("flows", i, bind_enclosing);
     }
     TLS_LEN("overlaps", overlaps);
+    /* What decides the importer's order, and the span admitted so far. */
+    const sts_tl_sorter *p = &a->sorter, *q = &b->sorter;
+    if (p->max_ts != q->max_ts || p->min_ooo_ts != q->min_ooo_ts || p->pushed != q->pushed ||
+        p->first_ooo != q->first_ooo || p->has_ooo != q->has_ooo || p->slow != q->slow || p->simulate != q->simulate)
+        TLS_DIFF("sorter: max_ts %lld/%lld min_ooo_ts %lld/%lld pushed %llu/%llu first_ooo %u/%u has_ooo %d/%d slow "
+                 "%d/%d",
+                 (long long)p->max_ts, (long long)q->max_ts, (long long)p->min_ooo_ts, (long long)q->min_ooo_ts,
+                 (unsigned long long)p->pushed, (unsigned long long)q->pushed, p->first_ooo, q->first_ooo, p->has_ooo,
+                 q->has_ooo, p->slow, q->slow);
+    if (a->pushes.n || b->pushes.n) TLS_DIFF("deferred sorter pushes left: %zu, %zu", a->pushes.n, b->pushes.n);
+    if (a->raw_lo != b->raw_lo || a->raw_hi != b->raw_hi)
+        TLS_DIFF("admitted span: [%lld, %lld] != [%lld, %lld]", (long long)a->raw_lo, (long long)a->raw_hi,
+                 (long long)b->raw_lo, (long long)b->raw_hi);
     return NULL;
 }
 
