@@ -55,9 +55,9 @@ static int parse_size(const char *s, uint64_t *out)
 /* One X event; ts and dur in ns, written as microseconds with three decimals. */
 static int slice(FILE *f, int tid, const char *name, uint64_t ts, uint64_t dur)
 {
-    return fprintf(f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"name\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"dur\":%" PRIu64
-                      ".%03u}",
-                   tid, name, ts / 1000, (unsigned)(ts % 1000), dur / 1000, (unsigned)(dur % 1000));
+    return fprintf(
+        f, ",\n{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"name\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"dur\":%" PRIu64 ".%03u}",
+        tid, name, ts / 1000, (unsigned)(ts % 1000), dur / 1000, (unsigned)(dur % 1000));
 }
 
 int main(int argc, char **argv)
