@@ -1,6 +1,7 @@
 /* The Chrome trace-event JSON reader (lib/read/json_chrome.c) on raw timelines:
  * structure, phases, time conversion, args, bad input, buffer boundaries, fixtures. */
 #include "test.h"
+#include "text_buf.h"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -54,38 +55,8 @@ static const char *warning(const run *r, const char *needle)
     return NULL;
 }
 
-/* A growable text buffer for generated traces. */
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        b->cap = (b->n + n + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void puts_(buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void putf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(buf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    put(b, tmp, (size_t)n);
-}
+/* Generated traces are written into a tbuf (text_buf.h). */
+typedef tbuf buf;
 
 static void repeat(buf *b, char c, size_t n)
 {

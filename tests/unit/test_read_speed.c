@@ -4,6 +4,7 @@
  * random traces, bad input, and a chunk boundary at every byte of small traces. Each
  * comparison is of the whole raw timeline (tl_same.h), the status and the message. */
 #include "test.h"
+#include "text_buf.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -80,38 +81,6 @@ static int fast_agrees(const char *what, const char *data, size_t n)
 }
 
 /* ---- generated traces ------------------------------------------------------------- */
-
-typedef struct tbuf {
-    char *p;
-    size_t n, cap;
-} tbuf;
-
-static void put(tbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        b->cap = (b->n + n + 1) * 2;
-        b->p = realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-
-static void puts_(tbuf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-static void putf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(tbuf *b, const char *fmt, ...)
-{
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    put(b, tmp, (size_t)k);
-}
 
 static uint64_t rng;
 static uint32_t rnd(uint32_t n)
