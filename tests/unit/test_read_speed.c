@@ -391,7 +391,7 @@ static int each_file(const char *dir, const char *const *suffixes, file_check ch
 TEST(fast_parser_matches_reference_on_fixtures)
 {
     const char *fx = t_fixtures();
-    if (!fx) T_SKIP("no fixtures");
+    if (!fx) T_SKIP("no fixtures (see docs/fixtures.md)");
     static const char *const suffixes[] = { ".json", ".json.gz", NULL };
     static const char *const dirs[] = { "traces/chrome", "traces/kineto", "traces/torch-legacy" };
     int files = 0;
