@@ -12,34 +12,23 @@ from conftest import run_cli, trace_fixtures
 FIXTURES = trace_fixtures()
 
 
-def cli_rows(cli, path, track):
-    """The CLI's CSV as tuples (pid, tid, ts, dur, depth, name[, track])."""
-    args = ["slices", path, "--csv"] + (["--track"] if track else [])
-    _, out, _ = run_cli(cli, *args)
+def cli_rows(cli, path):
+    """The CLI's CSV as tuples (pid, tid, ts, dur, depth, name, track)."""
+    _, out, _ = run_cli(cli, "slices", path, "--csv", "--track")
     text = out.decode("utf-8", "replace")
     rows = list(csv.reader(io.StringIO(text, newline="")))
     header, body = rows[0], rows[1:]
-    assert header[:6] == ["pid", "tid", "ts_ns", "dur_ns", "depth", "name"]
+    assert header == ["pid", "tid", "ts_ns", "dur_ns", "depth", "name", "track"]
     return [(r[0], r[1], int(r[2]), int(r[3]), int(r[4])) + tuple(r[5:]) for r in body]
 
 
-@pytest.fixture(scope="module")
-def cli_has_track(cli):
-    _, out, _ = run_cli(cli, "slices", "--help")
-    return b"--track" in out
-
-
 @pytest.mark.parametrize("rel,path", FIXTURES, ids=[r for r, _ in FIXTURES])
-def test_slices_equal_cli_csv(cli, fixtures_dir, cli_has_track, rel, path):
-    want = cli_rows(cli, path, cli_has_track)
+def test_slices_equal_cli_csv(cli, fixtures_dir, rel, path):
+    want = cli_rows(cli, path)
     with stepscope.open(path) as t:
         s = t.slices()
-    got = [r if cli_has_track else r[:6] for r in s.rows()]
     assert len(s) == len(want)
-    assert got == want
-    if not cli_has_track:
-        # Before tracks existed every slice lies on its lane's own thread track.
-        assert s.track.values in ([], ["thread"])
+    assert list(s.rows()) == want
 
 
 @pytest.mark.parametrize("rel,path", FIXTURES[:3], ids=[r for r, _ in FIXTURES[:3]])
@@ -105,7 +94,7 @@ def test_async_track_labels_name_the_set(cli, tmp_path):
     p = tmp_path / "async.json"
     p.write_text('{"traceEvents": [%s]}' % ", ".join(
         '{"ph": "%s", "name": "%s", "cat": "c", "id": "%s", "pid": 1, "tid": 1, "ts": %d}' % e for e in ev))
-    want = cli_rows(cli, str(p), True)
+    want = cli_rows(cli, str(p))
     with stepscope.open(p) as t:
         got = list(t.slices().rows())
     assert got == want
