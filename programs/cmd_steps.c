@@ -353,7 +353,8 @@ int cmd_steps(int argc, char **argv)
         "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] "
         "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
-        "of its lane inside it) by name, the unattributed remainder and the double-counted\n"
+        "of its lane inside it; instants are marks, not children) by name, the unattributed remainder and the "
+        "double-counted\n"
         "total that adding step and children would give; then what every other lane (device\n"
         "streams, worker threads) was busy with during each step. Prints mean and standard\n"
         "deviation beside min, median and max, and marks steps the capture may have cut.\n"

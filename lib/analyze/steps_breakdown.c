@@ -80,8 +80,9 @@ static int add_children(const sts_an_view *v, size_t at, sts_steps *s, sts_step 
     st->first_child = (uint32_t)s->children.n;
     st->naive_ns = st->dur;
     for (size_t j = at + 1; j < v->n && iv[j].ts < end; j++) {
-        if (iv[j].end > end) continue;                        /* crosses the step's end: not inside it */
-        if (iv[j].ts < reach && iv[j].end <= reach) continue; /* inside an earlier child */
+        if (iv[j].end > end) continue;                                /* crosses the step's end: not inside it */
+        if (v->slices[iv[j].idx].flags & STS_SLICE_INSTANT) continue; /* a mark, not an interval: no child */
+        if (iv[j].ts < reach && iv[j].end <= reach) continue;         /* inside an earlier child */
         int64_t from = iv[j].ts > reach ? iv[j].ts : reach;
         if (iv[j].end > from) covered += iv[j].end - from;
         if (iv[j].end > reach) reach = iv[j].end;

@@ -495,6 +495,9 @@ class Reader:
 
 # ---- the slice tracker -------------------------------------------------------------
 
+INSTANT = 1  # Slice.flags: made from an instant event (i, I, R)
+
+
 class Slice:
     __slots__ = ('ts', 'dur', 'name', 'cat', 'depth', 'parent', 'track', 'open', 'id', 'flags', 'args')
 
@@ -585,6 +588,7 @@ class Table:
             return None
         s = Slice()
         s.ts, s.dur, s.name, s.cat, s.open, s.args = ts, dur, name, cat, is_open, args or {}
+        s.flags = 0
         s.depth = len(st)
         s.parent = st[-1] if st else None
         s.track = tr
@@ -615,6 +619,12 @@ class Table:
                 st.pop()
             return
         self.counts['unmatched_end'] += 1
+
+    @staticmethod
+    def mark_instant(s):
+        """An instant's slice: a mark, which analyses other than the table may leave out."""
+        if s is not None:
+            s.flags |= INSTANT
 
     def scoped(self, tr, ts, dur, name, cat, args=None):
         ok, _, dur = self.close_stack(tr, ts, dur)
@@ -653,13 +663,13 @@ class Table:
                 elif ev.ph == 'X':
                     self.complete(tr, ev, ev.name or no_name, overflow)
                 else:
-                    self.scoped(tr, ev.ts, 0, ev.name, ev.cat, ev.args)
+                    self.mark_instant(self.scoped(tr, ev.ts, 0, ev.name, ev.cat, ev.args))
             elif ev.ph in 'iIR':
                 if ev.scope == 'g':
                     tr = self.track(('', ''), 'global instants')
                 else:
                     tr = self.track((ev.lane[0], ''), 'instants')
-                self.scoped(tr, ev.ts, 0, ev.name, ev.cat, ev.args)
+                self.mark_instant(self.scoped(tr, ev.ts, 0, ev.name, ev.cat, ev.args))
             else:
                 self.async_event(ev, roots, sets, no_name)
         for t in self.tracks.values():

@@ -23,7 +23,8 @@ The rules reproduced on top of the slice table:
     name (inside no other slice) repeated (>= 2) on one lane, holding slices inside,
     never inside another instance of itself, with the most total time; matches inside
     another match dropped; the lane with most matches (ties: earliest). A step's
-    children are the slices inside it and inside no other slice inside it;
+    children are the slices inside it and inside no other slice inside it, instants
+    (marks, not intervals) left out;
     unattributed = dur - the union of the children; naive = dur + their durations.
 """
 import argparse
@@ -68,7 +69,8 @@ class Trace:
         index = {id(sl): k for k, sl in enumerate(order)}
         self.slices = [{'ts': sl.ts, 'dur': sl.dur, 'csv_dur': -1 if sl.open else sl.dur, 'name': sl.name or '',
                         'lane': self.lanes[tb.lane_of(sl)], 'depth': sl.depth,
-                        'parent': NONE if sl.parent is None else index[id(sl.parent)], 'args': sl.args}
+                        'parent': NONE if sl.parent is None else index[id(sl.parent)], 'args': sl.args,
+                        'instant': bool(sl.flags & slice_table.INSTANT)}
                        for sl in order]
 
     # ---- derived ----
@@ -103,11 +105,14 @@ class Trace:
         return self_ns
 
     def children_of(self, order, i):
-        """The slices inside order[i] that lie inside no other slice inside it."""
+        """The slices inside order[i] that lie inside no other slice inside it, instants
+        left out (a mark, not an interval)."""
         sl = self.slices
         kids, reach = [], None
         for j in self.inside(order, i):
             o = sl[order[j]]
+            if o['instant']:
+                continue
             ts, end = o['ts'], o['ts'] + o['dur']
             if reach is not None and ts < reach and end <= reach:
                 continue

@@ -340,6 +340,48 @@ TEST(steps_from_profiler_step_names)
     sts_timeline_free(tl);
 }
 
+/* An instant inside a step (a Kineto [memory] event) is a zero-length slice of the
+ * step's thread, as in Perfetto, but a mark, not an interval: never one of the step's
+ * children. */
+TEST(steps_instants_are_not_children)
+{
+    static const char json[] =
+        "{\"traceEvents\": ["
+        "{\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 100},"
+        "{\"ph\": \"X\", \"name\": \"work\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 20},"
+        "{\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 50, \"s\": \"t\"},"
+        "{\"ph\": \"X\", \"name\": \"ProfilerStep#2\", \"pid\": 1, \"tid\": 1, \"ts\": 200, \"dur\": 100},"
+        "{\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 205, \"s\": \"t\"},"
+        "{\"ph\": \"X\", \"name\": \"work\", \"pid\": 1, \"tid\": 1, \"ts\": 210, \"dur\": 30}]}";
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_timeline_open_mem(json, sizeof json - 1, "instants.json", NULL, &tl, &err), STS_OK);
+    if (!tl) return;
+    size_t nsl, instants = 0;
+    const sts_slice *sl = sts_timeline_slices(tl, &nsl);
+    for (size_t i = 0; i < nsl; i++)
+        instants += (sl[i].flags & STS_SLICE_INSTANT) != 0;
+    T_EQ_U64(instants, 2); /* the marks are there, on the step's thread */
+    sts_steps *s = steps_of(tl, NULL);
+    T_TRUE(s != NULL);
+    if (s) {
+        size_t n, nc;
+        const sts_step *st = sts_steps_list(s, &n);
+        const sts_step_child *c = sts_steps_children(s, &nc);
+        T_EQ_U64(n, 2);
+        T_EQ_U64(nc, 2);
+        for (size_t k = 0; k < n && k < 2; k++) {
+            T_EQ_U64(st[k].child_count, 1);
+            T_EQ_I64(st[k].children_ns, k == 0 ? 20000 : 30000);
+            T_EQ_I64(st[k].unattributed_ns, st[k].dur - st[k].children_ns);
+        }
+        for (size_t k = 0; k < nc; k++)
+            T_EQ_STR(sts_timeline_string(tl, c[k].name), "work");
+        sts_steps_free(s);
+    }
+    sts_timeline_free(tl);
+}
+
 TEST(steps_from_step_num_args)
 {
     sts_timeline *tl = mk(1);
@@ -557,6 +599,7 @@ int main(void)
     RUN(busy_time_and_gaps);
     RUN(display_order);
     RUN(steps_from_profiler_step_names);
+    RUN(steps_instants_are_not_children);
     RUN(steps_from_step_num_args);
     RUN(steps_from_repeated_name);
     RUN(steps_given_name_and_regex);
