@@ -207,7 +207,7 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     sts_hostset *set = NULL;
     sts_error err = STS_ERROR_INIT;
     if (jobs != INT_MIN && jobs < 1) {
-        fprintf(stderr, "stepscope slices: --jobs expects N >= 1, got %d\n", jobs);
+        fprintf(stderr, "stepscope slices: --jobs expects a number of threads (0: one per core), got %d\n", jobs);
         return CLI_USAGE;
     }
     if (sts_hostset_expand(inputs, (size_t)n, run, &set, &err) != STS_OK) {

@@ -54,7 +54,8 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     *set = NULL;
     *out = NULL;
     if (o->jobs != INT_MIN && o->jobs < 1) {
-        fprintf(stderr, "stepscope %s: --jobs expects N >= 1, got %d\n", o->cmd, o->jobs);
+        fprintf(stderr, "stepscope %s: --jobs expects a number of threads (0: one per core), got %d\n", o->cmd,
+                o->jobs);
         return CLI_USAGE;
     }
     int rc;

@@ -71,7 +71,7 @@ for j in 0 1 3 16; do
     "$("$STEPSCOPE" analyze --json "$P" --jobs=$j 2>/dev/null)" = "$(cat "$W/analyze_x.json")"
 done
 t_run "$STEPSCOPE" steps "$P" -j -1
-t_ok "-j -1: usage error" test "$T_RC" = 2
+t_ok "-j -1: usage error saying what -j takes" test "$T_RC" = 2 -a -n "$(grep -F 'got -1' <<<"$T_ERR" | grep -F '0: one per core')"
 
 # Options that narrow one trace say so with several hosts.
 t_run "$STEPSCOPE" analyze "$P" --lane python
