@@ -369,6 +369,29 @@ static void get_info(rbuf *r, sts_host_rec *rec)
         if (!(r)->bad) (vec).n = n_;                                    \
     } while (0)
 
+/* What a record made from a trace holds (its times fit int64 ns, checked when read), so
+ * the alignment's sums and differences cannot overflow: a step's breakdown inside its
+ * duration, device times unknown (-1) together or inside the step, nothing negative,
+ * and each host's step durations adding up within int64. */
+static void check_step_values(rbuf *r, const sts_host_rec *rec)
+{
+    int64_t total = 0, end;
+    for (size_t i = 0; i < rec->steps.n && !r->bad; i++) {
+        const sts_host_step *s = &rec->steps.v[i];
+        int dev_unknown = s->device_busy_ns == -1 && s->collective_ns == -1;
+        int dev_ok = dev_unknown || (s->device_busy_ns >= 0 && s->collective_ns >= 0 &&
+                                     s->collective_ns <= s->device_busy_ns && s->device_busy_ns <= s->dur_ns);
+        if (s->dur_ns < 0 || __builtin_add_overflow(s->ts_ns, s->dur_ns, &end) || s->children_ns < 0 ||
+            s->children_ns > s->dur_ns || s->unattributed_ns != s->dur_ns - s->children_ns || !dev_ok ||
+            __builtin_add_overflow(total, s->dur_ns, &total))
+            malformed(r, "a step's times (negative, past its duration, or past int64 in all)");
+    }
+    for (size_t i = 0; i < rec->children.n && !r->bad; i++)
+        if (rec->children.v[i].total_ns < 0) malformed(r, "a child's time (negative)");
+    for (size_t i = 0; i < rec->colls.n && !r->bad; i++)
+        if (rec->colls.v[i].ns < 0) malformed(r, "a collective's time (negative)");
+}
+
 static void get_steps(rbuf *r, sts_host_rec *rec)
 {
     rec->has_steps = get_u(r, "has steps") != 0;
@@ -422,6 +445,7 @@ static void get_steps(rbuf *r, sts_host_rec *rec)
             (uint64_t)s->first_collective + s->collective_count > rec->colls.n)
             malformed(r, "a step's children or collectives out of range");
     }
+    check_step_values(r, rec);
 }
 
 static sts_host_rec *get_host(rbuf *r)
