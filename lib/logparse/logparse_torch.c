@@ -181,6 +181,22 @@ static void classify(const char *t, guard *g)
     code_guard(t, g);
 }
 
+/* A compile or frame id: up to 9 digits (PyTorch counts compiles from 0; more digits
+ * are no id it wrote, and would overflow what the ledger adds to them), else -1.
+ * *end, when given, is set past the digits. */
+static long compile_id(const char *p, const char **end)
+{
+    long v = 0;
+    int n = 0;
+    for (; isdigit((unsigned char)p[n]); n++) {
+        if (n == 9) return -1;
+        v = v * 10 + (p[n] - '0');
+    }
+    if (n == 0) return -1;
+    if (end) *end = p + n;
+    return v;
+}
+
 /* Skips a "0/3: " (or "!0/3/1: ", "0/3_1: ") compile id; returns the compile index or -1. */
 static long entry_id(const char **t)
 {
@@ -189,10 +205,9 @@ static long entry_id(const char **t)
     if (!isdigit((unsigned char)*p)) return -1;
     while (isdigit((unsigned char)*p))
         p++;
-    if (*p != '/' || !isdigit((unsigned char)p[1])) return -1;
-    char *e;
-    long id = strtol(p + 1, &e, 10);
-    p = e;
+    if (*p != '/') return -1;
+    long id = compile_id(p + 1, &p);
+    if (id < 0) return -1;
     while (*p && *p != ':' && *p != ' ')
         p++;
     if (p[0] != ':' || p[1] != ' ') return -1;
@@ -203,7 +218,7 @@ static long entry_id(const char **t)
 static long trace_compile_index(const char *traceid)
 {
     const char *s = strchr(traceid, '/');
-    return s && isdigit((unsigned char)s[1]) ? strtol(s + 1, NULL, 10) : -1;
+    return s ? compile_id(s + 1, NULL) : -1;
 }
 
 /* "F (base:LINE)" from a function name and "FILE:LINE". */

@@ -231,6 +231,26 @@ TEST(torch_2_5_recompiles_and_limit)
     sts_ledger_free(l);
 }
 
+/* A compile id PyTorch never writes (20 digits) is no id: the ledger's counts stay
+ * what the listed entries show, never past int64 (found by fuzz_ledger_logs). */
+TEST(torch_compile_ids_too_long_are_no_ids)
+{
+    static const char text[] =
+        "V0920 13:54:44.010000 3904 torch/_dynamo/guards.py:2862] [0/1] [__recompiles] Recompiling function "
+        "forward in /m.py:42\n"
+        "V0920 13:54:44.010000 3904 torch/_dynamo/guards.py:2862] [0/1] [__recompiles]     triggered by the "
+        "following guard failure(s):\n"
+        "V0920 13:54:44.010000 3904 torch/_dynamo/guards.py:2862] [0/1] [__recompiles]     - "
+        "0/99999999999999999999: tensor 'x' size mismatch at index 0. expected 8, actual 12\n";
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_text(l, "ids.log", text, sizeof text - 1, &err), STS_OK);
+    sts_ledger_fn_info f = fn(l, "forward (m.py:42)");
+    T_EQ_I64(f.rows, 1);
+    T_EQ_I64(f.specializations, 2); /* compile 0/1: entry 0 listed, this is the second */
+    sts_ledger_free(l);
+}
+
 TEST(torch_2_4_verbose_interleaved_ranks)
 {
     sts_ledger *l = parse("torch-2.4-verbose-ranks.log");
@@ -782,6 +802,7 @@ int main(void)
     RUN(jax_0_7_explain_era_two);
     RUN(jax_0_10_lesson2_explain_era_three);
     RUN(torch_2_5_recompiles_and_limit);
+    RUN(torch_compile_ids_too_long_are_no_ids);
     RUN(torch_2_4_verbose_interleaved_ranks);
     RUN(torch_2_1_cache_size_limit);
     RUN(mixed_prefixes_and_interleaving);
