@@ -64,20 +64,13 @@ sts_step_rule sts_steps_rule(const sts_steps *s)
     return s->rule;
 }
 
-#define ACCESSOR(fn, type, field)                 \
-    const type *fn(const sts_steps *s, size_t *n) \
-    {                                             \
-        if (n) *n = s->field.n;                   \
-        return s->field.v;                        \
-    }
-
-ACCESSOR(sts_steps_list, sts_step, steps)
-ACCESSOR(sts_steps_children, sts_step_child, children)
-ACCESSOR(sts_steps_child_stats, sts_step_child_stats, stats)
-ACCESSOR(sts_steps_windows, sts_step_window, windows)
-ACCESSOR(sts_steps_window_names, sts_window_name, window_names)
-ACCESSOR(sts_steps_window_lanes, sts_window_lane_stats, window_lanes)
-ACCESSOR(sts_steps_suggestions, uint32_t, suggestions)
+STS_VEC_ACCESSOR(sts_steps_list, sts_steps, sts_step, steps)
+STS_VEC_ACCESSOR(sts_steps_children, sts_steps, sts_step_child, children)
+STS_VEC_ACCESSOR(sts_steps_child_stats, sts_steps, sts_step_child_stats, stats)
+STS_VEC_ACCESSOR(sts_steps_windows, sts_steps, sts_step_window, windows)
+STS_VEC_ACCESSOR(sts_steps_window_names, sts_steps, sts_window_name, window_names)
+STS_VEC_ACCESSOR(sts_steps_window_lanes, sts_steps, sts_window_lane_stats, window_lanes)
+STS_VEC_ACCESSOR(sts_steps_suggestions, sts_steps, uint32_t, suggestions)
 
 const sts_steps_summary *sts_steps_get_summary(const sts_steps *s)
 {

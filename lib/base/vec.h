@@ -29,4 +29,13 @@
 /* Frees the storage and zeroes the vector; elements are not freed. */
 #define STS_VEC_RELEASE(vec) (free((vec).v), (vec).v = NULL, (vec).n = 0, (vec).cap = 0)
 
+/* Defines the public accessor `const T *fn(const Owner *o, size_t *n)`: the vector
+ * `field` of *o, its length in *n when n is not NULL. The memory stays *o's. */
+#define STS_VEC_ACCESSOR(fn, Owner, T, field) \
+    const T *fn(const Owner *o, size_t *n)    \
+    {                                         \
+        if (n) *n = o->field.n;               \
+        return o->field.v;                    \
+    }
+
 #endif

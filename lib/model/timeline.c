@@ -153,23 +153,16 @@ uint32_t sts_timeline_find_string(const sts_timeline *tl, const char *s)
     return id == UINT32_MAX ? STS_NONE : id;
 }
 
-#define ACCESSOR(fn, T, field)                     \
-    const T *fn(const sts_timeline *tl, size_t *n) \
-    {                                              \
-        if (n) *n = tl->field.n;                   \
-        return tl->field.v;                        \
-    }
-ACCESSOR(sts_timeline_processes, sts_process, procs)
-ACCESSOR(sts_timeline_lanes, sts_lane, lanes)
-ACCESSOR(sts_timeline_tracks, sts_track, tracks)
-ACCESSOR(sts_timeline_slices, sts_slice, slices)
-ACCESSOR(sts_timeline_args, sts_arg, args)
-ACCESSOR(sts_timeline_instants, sts_instant, instants)
-ACCESSOR(sts_timeline_counters, sts_counter, counters)
-ACCESSOR(sts_timeline_asyncs, sts_async, asyncs)
-ACCESSOR(sts_timeline_flows, sts_flow, flows)
-ACCESSOR(sts_timeline_overlaps, sts_overlap, overlaps)
-#undef ACCESSOR
+STS_VEC_ACCESSOR(sts_timeline_processes, sts_timeline, sts_process, procs)
+STS_VEC_ACCESSOR(sts_timeline_lanes, sts_timeline, sts_lane, lanes)
+STS_VEC_ACCESSOR(sts_timeline_tracks, sts_timeline, sts_track, tracks)
+STS_VEC_ACCESSOR(sts_timeline_slices, sts_timeline, sts_slice, slices)
+STS_VEC_ACCESSOR(sts_timeline_args, sts_timeline, sts_arg, args)
+STS_VEC_ACCESSOR(sts_timeline_instants, sts_timeline, sts_instant, instants)
+STS_VEC_ACCESSOR(sts_timeline_counters, sts_timeline, sts_counter, counters)
+STS_VEC_ACCESSOR(sts_timeline_asyncs, sts_timeline, sts_async, asyncs)
+STS_VEC_ACCESSOR(sts_timeline_flows, sts_timeline, sts_flow, flows)
+STS_VEC_ACCESSOR(sts_timeline_overlaps, sts_timeline, sts_overlap, overlaps)
 
 const char *const *sts_timeline_warnings(const sts_timeline *tl, size_t *n, uint64_t *total)
 {
