@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace_cli.h"
@@ -64,8 +65,19 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     size_t n;
     sts_hostset_files(*set, &n);
     if (n == 1) {
-        /* One host reads as it always has; under MPI rank 0 reads it and the rest wait. */
-        if (o->mpi && hm_rank() != 0) return CLI_OK;
+        /* One host reads as it always has; under MPI rank 0 reads it, the others read
+         * chunks of it for rank 0 when it is a large plain JSON file. */
+        if (o->mpi && hm_rank() != 0) return hm_chunks_serve(o->cmd, 0, (unsigned)hm_rank());
+        if (o->mpi && hm_size() > 1) {
+            int *helpers = malloc((size_t)hm_size() * sizeof *helpers);
+            for (int r = 1; helpers && r < hm_size(); r++)
+                helpers[r - 1] = r;
+            if (helpers)
+                hm_chunks_arm(helpers, hm_size() - 1);
+            else
+                hm_chunks_arm(NULL, 0); /* no memory: every helper is sent an empty plan */
+            free(helpers);
+        }
         return HC_SINGLE;
     }
     if (o->one_host) {

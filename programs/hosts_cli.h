@@ -15,10 +15,11 @@
  * files read at once; INT_MIN, the default, when -j was not given (0 in tc_read_opts):
  * one per CPU, or with --mpi the node's CPUs divided among its ranks. */
 #define HC_JOBS(ro) ((ro).jobs == 0 ? INT_MIN : (ro).jobs)
-#define HC_MPI_OPT(var)                                                                                       \
-    {                                                                                                         \
-        "mpi", CLI_FLAG, &(var), NULL,                                                                        \
-            "run under mpirun: the ranks divide the hosts' files, rank 0 prints what one process would print" \
+#define HC_MPI_OPT(var)                                                                                        \
+    {                                                                                                          \
+        "mpi", CLI_FLAG, &(var), NULL,                                                                         \
+            "run under mpirun: the ranks divide the hosts' files and large JSON files' chunks; rank 0 prints " \
+            "what one process would print"                                                                     \
     }
 
 /* What a trace command was given. */
@@ -65,5 +66,20 @@ int hm_share_set(const char *cmd, sts_hostset **set, int rc0, const char *msg0);
  * exactly (names' medians by sts_xmedian). Every rank returns the same code; on
  * failure rank 0 has printed one message naming the rank and the file. */
 int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options *ho, sts_hosts **out);
+
+/* ---- a large file's chunks over several ranks (programs/chunks_mpi.c) ---- */
+
+/* The owner of a file, before opening it: the next trace opened is read with the ranks
+ * helpers[0..n) as its chunk peers (hm_chunk_peers). */
+void hm_chunks_arm(const int *helpers, int n);
+/* The peers for the trace being opened, or NULL (not armed, or already used). */
+const sts_chunk_peers *hm_chunk_peers(void);
+/* The owner, after the open (whatever it did): tells the helpers that got no plan, and
+ * takes what the others sent that was not used, so that every rank ends. Runs at exit
+ * too. */
+void hm_chunks_end(void);
+/* A helper: reads the chunks that the owner's plan gives to `part` (its place among the
+ * owner's helpers, from 1) and sends them; CLI_OK. */
+int hm_chunks_serve(const char *cmd, int owner, unsigned part);
 
 #endif

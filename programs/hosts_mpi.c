@@ -64,6 +64,7 @@ int hm_collect(const char *cmd, const sts_hostset *set, const sts_hosts_options 
 #include <sys/resource.h>
 
 static int g_rank, g_size, g_started;
+static int g_local = 1; /* ranks on this node */
 
 /* What the reduce moved, for STEPSCOPE_MPI_STATS=1 (make bench reports it). */
 static struct {
@@ -98,13 +99,20 @@ int hm_init(const char *cmd)
     if (g_started) return CLI_OK;
     int inited = 0;
     MPI_Initialized(&inited);
-    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+    int provided = 0; /* threads read files and chunks; only this one calls MPI */
+    if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "stepscope %s: --mpi: MPI_Init failed\n", cmd);
         return CLI_BAD_INPUT;
     }
     atexit(finalize_at_exit);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    /* A collective: here, where every rank is, not where one rank decides its threads. */
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &g_local);
+        MPI_Comm_free(&node);
+    }
     g_started = 1;
     return CLI_OK;
 }
@@ -121,14 +129,8 @@ int hm_size(void)
 
 unsigned hm_default_jobs(void)
 {
-    MPI_Comm node;
-    int local = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    long jobs = cpus > 0 ? cpus / (local > 0 ? local : 1) : 1;
+    long jobs = cpus > 0 ? cpus / (g_local > 0 ? g_local : 1) : 1;
     return jobs > 0 ? (unsigned)jobs : 1;
 }
 
@@ -441,7 +443,33 @@ static int medians(sts_hosts *local, char **names, size_t n, int64_t **out)
 
 /* ---- the collection ------------------------------------------------------------------------------ */
 
-/* This rank's hosts, read. */
+/* With fewer hosts than ranks, each rank holds at most one host and the ranks without
+ * one help read one that has: the k-th idle rank (in rank order) helps the owner of the
+ * (k mod hosts)-th largest host, as helper k / hosts + 1. Every rank works this out
+ * alike from the assignment. Sets *owner and *part on a helper (*owner -1: none), and
+ * helpers[0..*nhelp) on an owner. */
+static void teams(const uint32_t *part, size_t n, int *owner, unsigned *mypart, int *helpers, int *nhelp)
+{
+    *owner = -1;
+    *mypart = 0;
+    *nhelp = 0;
+    if (n == 0 || n >= (size_t)g_size) return;
+    /* Owners by host size, largest first: sts_hostset_assign gives the largest host to
+     * rank 0, the next to rank 1, and so on, so host order by rank is size order. */
+    int idle = 0;
+    for (int r = 0; r < g_size; r++) {
+        int has = 0;
+        for (size_t i = 0; i < n && !has; i++)
+            has = part[i] == (uint32_t)r;
+        if (has) continue;
+        int k = idle++;
+        int own = (int)((size_t)k % n); /* owners are ranks 0..n-1 */
+        if (r == g_rank) *owner = own, *mypart = (unsigned)((size_t)k / n + 1);
+        if (own == g_rank) helpers[(*nhelp)++] = r;
+    }
+}
+
+/* This rank's hosts, read (with its helpers' chunks, or as a helper). */
 static int read_share(const char *cmd, const sts_hostset *set, const sts_hosts_options *ho, sts_hosts **local,
                       char *msg, size_t cap)
 {
@@ -449,25 +477,38 @@ static int read_share(const char *cmd, const sts_hostset *set, const sts_hosts_o
     sts_hostset_files(set, &n);
     uint32_t *part = malloc((n ? n : 1) * sizeof *part);
     size_t *which = malloc((n ? n : 1) * sizeof *which), k = 0;
-    if (!part || !which) {
+    int *helpers = malloc((size_t)g_size * sizeof *helpers);
+    /* Every rank must know that every other can take part before any waits on another. */
+    int rc = agree(cmd, part && which && helpers ? CLI_OK : CLI_BAD_INPUT, "out of memory");
+    if (rc != CLI_OK) {
         free(part);
         free(which);
-        snprintf(msg, cap, "out of memory");
-        return CLI_BAD_INPUT;
+        free(helpers);
+        return rc;
     }
     sts_hostset_assign(set, (size_t)g_size, part);
     for (size_t i = 0; i < n; i++)
         if (part[i] == (uint32_t)g_rank) which[k++] = i;
+    int owner, nhelp;
+    unsigned mypart;
+    teams(part, n, &owner, &mypart, helpers, &nhelp);
     sts_error err = STS_ERROR_INIT;
-    int rc = CLI_OK;
+    sts_hosts_options opt = *ho;
+    if (nhelp > 0) {
+        hm_chunks_arm(helpers, nhelp);
+        opt.open.peers = hm_chunk_peers();
+        if (opt.open.jobs == 0) opt.open.jobs = (int)hm_default_jobs();
+    }
+    if (owner >= 0) rc = hm_chunks_serve(cmd, owner, mypart);
     if (k == 0)
         *local = sts_hosts_create();
-    else if (sts_hosts_read(set, which, k, ho, local, &err) != STS_OK)
+    else if (sts_hosts_read(set, which, k, &opt, local, &err) != STS_OK)
         rc = CLI_BAD_INPUT, snprintf(msg, cap, "%s", err.message);
+    hm_chunks_end();
     if (rc == CLI_OK && !*local) rc = CLI_BAD_INPUT, snprintf(msg, cap, "out of memory");
-    (void)cmd;
     free(part);
     free(which);
+    free(helpers);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hosts_cli.h"
 
 typedef struct progress {
     const char *cmd;
@@ -91,6 +92,8 @@ int tc_open(const char *cmd, const char *path, const char *run, const char *args
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.run = run;
     opt.jobs = ro ? ro->jobs : 0;
+    opt.peers = hm_chunk_peers(); /* --mpi: the other ranks read chunks too */
+    if (opt.peers && opt.jobs == 0) opt.jobs = (int)hm_default_jobs();
     int rc = tc_args_mode(cmd, args, &opt.args);
     if (rc != CLI_OK) return rc;
     progress p = { cmd, { 0, 0 }, { 0, 0 }, 0 };
@@ -102,6 +105,7 @@ int tc_open(const char *cmd, const char *path, const char *run, const char *args
     }
     sts_error err = STS_ERROR_INIT;
     sts_status st = sts_timeline_open(path, &opt, out, &err);
+    hm_chunks_end();
     if (p.shown) fputs("\r\033[K", stderr);
     if (st != STS_OK) return cli_report(cmd, &err);
     print_run(cmd, path, sts_timeline_get_info(*out));

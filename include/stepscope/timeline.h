@@ -28,17 +28,53 @@ typedef enum sts_args_mode { STS_ARGS_KNOWN = 0, STS_ARGS_NONE, STS_ARGS_ALL } s
 
 typedef void (*sts_progress_fn)(uint64_t done_bytes, uint64_t total_bytes, void *user);
 
+/* Other processes that read chunks of a large uncompressed JSON trace for this one
+ * (`--mpi` with one input: other ranks), so that its parsing divides among them. The
+ * library moves no bytes between processes; the caller does, through these callbacks,
+ * which are called on the thread that opens the trace. The timeline is the same, byte
+ * for byte, whatever the peers do: a chunk a peer did not deliver, or delivered from a
+ * different file or build, is read here instead.
+ *
+ * Chunk i is read by part i % (count + 1); part 0 is this process, parts 1..count
+ * the peers. Each peer passes the plan to sts_chunk_serve(). */
+typedef struct sts_chunk_peers {
+    unsigned count; /* peers besides this process */
+    void *user;
+    /* Called at most once per open, when the reader has found where the events start and
+     * has decided to read them in chunks: the plan (len bytes) must reach every peer.
+     * Return 0, or -1 to read without the peers. */
+    int (*start)(void *user, const void *plan, size_t len);
+    /* Chunk `index` as its peer (index % (count + 1)) sent it. *data stays valid until
+     * the next call. Indices increase from call to call, skipping the chunks this
+     * process no longer needs: the caller discards what a peer sent for those. Return 0,
+     * or -1 when the peer sent nothing for it (this process then reads the chunk). */
+    int (*fetch)(void *user, size_t index, const void **data, size_t *len);
+} sts_chunk_peers;
+
 typedef struct sts_open_options {
     sts_args_mode args;
     const char *run;          /* profile directory: the run to read; NULL = the latest */
     sts_progress_fn progress; /* optional; called every few MB while reading */
     void *progress_user;
-    int jobs; /* threads reading a large uncompressed JSON trace in chunks: 0 = one per
-               * core, 1 = this thread only; the result is the same either way */
+    int jobs;                     /* threads reading a large uncompressed JSON trace in chunks: 0 = one per
+                                   * core, 1 = this thread only; the result is the same either way */
+    const sts_chunk_peers *peers; /* NULL: no other process reads chunks */
 } sts_open_options;
 /* clang-format off */
-#define STS_OPEN_OPTIONS_INIT { STS_ARGS_KNOWN, NULL, NULL, NULL, 0 }
+#define STS_OPEN_OPTIONS_INIT { STS_ARGS_KNOWN, NULL, NULL, NULL, 0, NULL }
 /* clang-format on */
+
+/* Hands one chunk's bytes to the reading process: 0, or -1 to stop serving. */
+typedef int (*sts_chunk_send_fn)(void *user, size_t index, const void *data, size_t len);
+
+/* A peer's side of sts_chunk_peers: reads the chunks that `plan` (from the reading
+ * process's start callback) gives to part `part` (1..count), in increasing index, and
+ * hands each to `send`, one message per chunk it owns: a chunk it could not read (the
+ * file missing or changed here) goes as a short message that tells the reader to read
+ * it itself. Returns STS_OK when every chunk was sent; STS_ERR_FORMAT (err set) when
+ * the plan is not one this build made, or STS_ERR_IO when send stopped it. */
+sts_status sts_chunk_serve(const void *plan, size_t len, unsigned part, sts_chunk_send_fn send, void *user,
+                           sts_error *err);
 
 /* Slice flags. */
 #define STS_SLICE_FROM_BE 0x01u /* made from a B (b on an async track) and its matching E (e) */

@@ -532,7 +532,8 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
     r.progress_user = opt ? opt->progress_user : NULL;
     r.reference = tune && tune->reference;
     r.jobs = tune && tune->jobs ? tune->jobs : opt ? opt->jobs : 0;
-    if (r.jobs != 1) r.stop_at = 0; /* the first event is the first stop point: chunks may take over */
+    r.peers = opt && opt->peers && opt->peers->count ? opt->peers : NULL;
+    if (r.jobs != 1 || r.peers) r.stop_at = 0; /* the first event is the first stop point: chunks may take over */
     if (sts_instream_is_gzip(in) && !(tune && tune->inline_inflate)) {
         /* Inflate on a thread of its own, overlapping the parse; the window holds what
          * chunk workers may read ahead. */

@@ -157,6 +157,45 @@ typedef struct jr_range {
 
 typedef struct jr_par jr_par;
 
+/* How the events array is cut into chunks, and what a chunk's reader needs to know:
+ * the same on the reading process and on its peers (json_peers.c). */
+typedef struct jr_plan {
+    jr_range src;
+    const char *path, *tl_path, *tl_format;
+    sts_args_mode mode;
+    int in_object, reference;
+    uint64_t first;         /* where the events start */
+    uint64_t size;          /* bytes per chunk (0: splits) */
+    const uint64_t *splits; /* explicit chunk starts after the first */
+    size_t nsplits;
+} jr_plan;
+
+/* One chunk, read. */
+typedef struct jr_chunk {
+    size_t index;      /* which chunk this is */
+    int state;         /* json_par.c's, under its lock */
+    int clean;         /* read plainly: may be merged */
+    int ended;         /* the events array ended in it */
+    uint64_t start;    /* where its reader began */
+    uint64_t stop;     /* the first element at or past the next chunk's start, or just after ']' */
+    uint64_t elements; /* array elements it read */
+    sts_timeline *tl;
+} jr_chunk;
+
+/* Where chunk i starts, or UINT64_MAX past the last one. */
+uint64_t sts_jr_chunk_from(const jr_plan *h, size_t i);
+
+/* Reads chunk i into a timeline of its own (c zeroed by the caller). Leaves it unclean
+ * when anything is not plain, so that the serial reader takes that stretch. */
+void sts_jr_read_chunk(const jr_plan *h, size_t i, jr_chunk *c);
+
+/* Peers (json_peers.c). Starts them on h's chunks: 0, or -1 when they will not read. */
+int sts_jr_peers_start(const sts_chunk_peers *peers, const jr_plan *h);
+
+/* Chunk i from the peer that read it, into c (zeroed by the caller); c stays unclean
+ * when the peer's bytes are missing or do not fit this process. */
+void sts_jr_peers_fetch(const sts_chunk_peers *peers, const jr_plan *h, size_t i, jr_chunk *c);
+
 /* Knobs for tests and benchmarks (sts_read_chrome_json_with). */
 typedef struct sts_jr_tuning {
     int reference;          /* parse every event with the reference parser */
@@ -206,16 +245,17 @@ typedef struct jr {
     uint32_t fid1[F_COUNT];
     int reference; /* parse every event with sts_jr_parse_event (tests compare the two) */
 
-    jr_range *range;  /* read from here instead of `in` (a chunk worker, or the serial
-                       * reader inside the events when they are read in chunks) */
-    uint64_t stop_at; /* stop at the first element that starts at or past this offset */
-    int stopped;      /* ... and did: the position is the one drive() returned */
-    int worker;       /* a chunk worker: stop where the events array ends, too */
-    int spoiled;      /* ... and where its chunk cannot be merged (json_par.c) */
-    jr_par *par;      /* the chunk coordinator, while the events are read in chunks */
-    int jobs;         /* threads for chunks (0: one per core) */
-    jr_feed *feed;    /* gzip inflated on its own thread; r->range reads it */
-    int input_failed; /* the error came from reading (gzip, I/O), not from the JSON */
+    jr_range *range;              /* read from here instead of `in` (a chunk worker, or the serial
+                                   * reader inside the events when they are read in chunks) */
+    uint64_t stop_at;             /* stop at the first element that starts at or past this offset */
+    int stopped;                  /* ... and did: the position is the one drive() returned */
+    int worker;                   /* a chunk worker: stop where the events array ends, too */
+    int spoiled;                  /* ... and where its chunk cannot be merged (json_par.c) */
+    jr_par *par;                  /* the chunk coordinator, while the events are read in chunks */
+    int jobs;                     /* threads for chunks (0: one per core) */
+    const sts_chunk_peers *peers; /* other processes that read chunks, or NULL */
+    jr_feed *feed;                /* gzip inflated on its own thread; r->range reads it */
+    int input_failed;             /* the error came from reading (gzip, I/O), not from the JSON */
     jr_range feed_range;
 
     sts_completion done; /* stepscope's completion record, checked at the end */

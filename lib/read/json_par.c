@@ -37,17 +37,6 @@
 
 enum { C_TODO, C_BUSY, C_DONE };
 
-typedef struct chunk {
-    size_t index;      /* which chunk this ring slot holds */
-    int state;         /* C_*, under the lock */
-    int clean;         /* read plainly: may be merged */
-    int ended;         /* the events array ended in it */
-    uint64_t start;    /* where its worker began */
-    uint64_t stop;     /* the first element at or past the next chunk's `from`, or just after ']' */
-    uint64_t elements; /* array elements it read */
-    sts_timeline *tl;
-} chunk;
-
 /* Chunk i starts at from(i): first + i * size, or the i-th explicit split. Only the
  * `window` chunks from `merged` on are live, in a ring of window + 1 slots, so an input
  * whose size is not known yet (a gzip feed) has as many chunks as it turns out to. */
@@ -56,20 +45,15 @@ struct jr_par {
     pthread_cond_t cv; /* a chunk is done, or the window moved, or cancel */
     pthread_t *threads;
     int started;
-    chunk *ring;
+    jr_chunk *ring;
     size_t nring;
-    uint64_t size; /* bytes per chunk (0: splits) */
-    const uint64_t *splits;
-    size_t nsplits;
+    jr_plan how;
     size_t next;   /* the next chunk a worker takes */
     size_t merged; /* chunks before this one are merged or dropped */
     size_t window; /* how far ahead of `merged` workers may run */
     int cancel;
-    jr_range src;
-    const char *path, *tl_path, *tl_format;
-    sts_args_mode mode;
-    int in_object, reference;
-    uint64_t first; /* where the events start */
+    const sts_chunk_peers *peers; /* other processes read chunks too (json_peers.c), or NULL */
+    unsigned parts;               /* chunk i is read by part i % parts: 0 here, the rest by peers */
 };
 
 long sts_jr_range_read(jr_range *g, char *buf, size_t cap, const char *path, sts_error *err)
@@ -106,31 +90,35 @@ static int is_space(char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* Where chunk i starts, or UINT64_MAX past the last one. */
+uint64_t sts_jr_chunk_from(const jr_plan *h, size_t i)
+{
+    if (h->size) {
+        uint64_t f = h->first + h->size * (uint64_t)i;
+        return f < h->first ? UINT64_MAX : f; /* wrapped */
+    }
+    return i == 0 ? h->first : i <= h->nsplits ? h->splits[i - 1] : UINT64_MAX;
+}
+
 static uint64_t from(const jr_par *P, size_t i)
 {
-    if (P->size) {
-        uint64_t f = P->first + P->size * (uint64_t)i;
-        return f < P->first ? UINT64_MAX : f; /* wrapped */
-    }
-    return i == 0 ? P->first : i <= P->nsplits ? P->splits[i - 1] : UINT64_MAX;
+    return sts_jr_chunk_from(&P->how, i);
 }
 
 /* The end of the input when known: the size of a file or memory, or of a feed that has
  * ended; else UINT64_MAX. */
 static uint64_t known_end(const jr_par *P)
 {
-    return P->src.feed ? sts_jr_feed_end(P->src.feed) : P->src.end;
+    return P->how.src.feed ? sts_jr_feed_end(P->how.src.feed) : P->how.src.end;
 }
 
-static chunk *slot(jr_par *P, size_t i)
+static jr_chunk *slot(jr_par *P, size_t i)
 {
     return &P->ring[i % P->nring];
 }
 
 /* The first '{' at or after `from` that follows "}" "," with only whitespace between,
  * or UINT64_MAX when none comes within FIND_WINDOW bytes. */
-static uint64_t find_start(const jr_par *P, uint64_t at)
+static uint64_t find_start(const jr_plan *P, uint64_t at)
 {
     uint64_t lo = at - P->first > 64 ? at - 64 : P->first;
     char *buf = malloc(FIND_WINDOW + 64);
@@ -161,10 +149,10 @@ static uint64_t find_start(const jr_par *P, uint64_t at)
 
 /* Reads chunk i into a timeline of its own. Leaves it unclean when anything is not
  * plain, so that the serial reader takes that stretch. */
-static void read_chunk(jr_par *P, size_t i, chunk *c)
+void sts_jr_read_chunk(const jr_plan *P, size_t i, jr_chunk *c)
 {
-    uint64_t stop_at = from(P, i + 1);
-    uint64_t start = i == 0 ? P->first : find_start(P, from(P, i));
+    uint64_t stop_at = sts_jr_chunk_from(P, i + 1);
+    uint64_t start = i == 0 ? P->first : find_start(P, sts_jr_chunk_from(P, i));
     if (start == UINT64_MAX) return;
     c->start = start;
     sts_timeline *tl = sts_tl_new(P->tl_path, P->tl_format, P->mode);
@@ -211,12 +199,13 @@ static void *worker_main(void *arg)
         /* Past the last chunk (known once the input's end is) there is no more work. */
         if (from(P, i) == UINT64_MAX || from(P, i) >= known_end(P)) break;
         P->next++;
-        chunk *c = slot(P, i);
+        if (i % P->parts != 0) continue; /* a peer reads it */
+        jr_chunk *c = slot(P, i);
         memset(c, 0, sizeof *c);
         c->index = i;
         c->state = C_BUSY;
         pthread_mutex_unlock(&P->mu);
-        read_chunk(P, i, c);
+        sts_jr_read_chunk(&P->how, i, c);
         pthread_mutex_lock(&P->mu);
         c->state = C_DONE;
         pthread_cond_broadcast(&P->cv);
@@ -231,53 +220,79 @@ static int cores(void)
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
-/* Plans chunks from `at` on and starts the workers; leaves r->par NULL when one thread
- * should read it all. Returns -1 on no memory. */
-static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
+/* The input the chunks read from, when it is one they can (src->fd, mem or feed set). */
+static int chunk_source(const jr *r, jr_range *src)
 {
-    jr_range src = { -1, NULL, NULL, 0, UINT64_MAX };
     size_t mem_len;
+    *src = (jr_range){ -1, NULL, NULL, 0, UINT64_MAX };
     if (r->feed)
-        src.feed = r->feed;
+        src->feed = r->feed;
     else if (!r->in)
         return 0;
-    else if ((src.mem = sts_instream_plain_mem(r->in, &mem_len)) != NULL)
-        src.end = mem_len;
-    else if ((src.fd = sts_instream_plain_fd(r->in)) >= 0)
-        src.end = sts_instream_raw_size(r->in);
+    else if ((src->mem = sts_instream_plain_mem(r->in, &mem_len)) != NULL)
+        src->end = mem_len;
+    else if ((src->fd = sts_instream_plain_fd(r->in)) >= 0)
+        src->end = sts_instream_raw_size(r->in);
     else
         return 0;
+    return 1;
+}
+
+static uint64_t chunk_size(const jr_range *src, const sts_jr_tuning *tune, uint64_t at, unsigned readers)
+{
+    if (tune && tune->chunk) return tune->chunk;
+    if (src->feed) return FEED_CHUNK;
+    uint64_t size = (src->end - at) / ((uint64_t)readers * 8);
+    return size < MIN_CHUNK ? MIN_CHUNK : size > MAX_CHUNK ? MAX_CHUNK : size;
+}
+
+/* Plans chunks from `at` on and starts the workers (and the peers, once per read);
+ * leaves r->par NULL when one thread should read it all. Returns -1 on no memory. */
+static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
+{
+    jr_range src;
+    if (!chunk_source(r, &src)) return 0;
     int threads = r->jobs > 0 ? r->jobs : cores();
+    /* Peers read from their own copy of the path: only a plain file can be shared. */
+    unsigned peers = r->peers && src.fd >= 0 && !(tune && tune->nsplits) ? r->peers->count : 0;
     uint64_t min_par = tune && tune->min_parallel ? tune->min_parallel : MIN_PARALLEL;
-    if (threads < 2 || at >= src.end || (!src.feed && src.end - at < min_par)) return 0;
+    if ((threads < 2 && peers == 0) || at >= src.end || (!src.feed && src.end - at < min_par)) return 0;
 
     jr_par *P = calloc(1, sizeof *P);
     if (!P) return -1;
-    P->src = src;
-    P->path = r->path;
-    P->tl_path = r->tl->info.path;
-    P->tl_format = r->tl->info.format;
-    P->mode = r->mode;
-    P->in_object = t->in_object;
-    P->reference = r->reference;
-    P->first = at;
+    jr_plan *h = &P->how;
+    h->src = src;
+    h->path = r->path;
+    h->tl_path = r->tl->info.path;
+    h->tl_format = r->tl->info.format;
+    h->mode = r->mode;
+    h->in_object = t->in_object;
+    h->reference = r->reference;
+    h->first = at;
     if (tune && tune->nsplits) {
-        P->splits = tune->splits;
-        P->nsplits = tune->nsplits;
-        while (P->nsplits && P->splits[0] <= at) /* splits at or before the events: none */
-            P->splits++, P->nsplits--;
-    } else if (tune && tune->chunk) {
-        P->size = tune->chunk;
-    } else if (src.feed) {
-        P->size = FEED_CHUNK;
+        h->splits = tune->splits;
+        h->nsplits = tune->nsplits;
+        while (h->nsplits && h->splits[0] <= at) /* splits at or before the events: none */
+            h->splits++, h->nsplits--;
     } else {
-        uint64_t size = (src.end - at) / ((uint64_t)threads * 8);
-        P->size = size < MIN_CHUNK ? MIN_CHUNK : size > MAX_CHUNK ? MAX_CHUNK : size;
+        h->size = chunk_size(&src, tune, at, (unsigned)threads + peers);
     }
-    P->window = (size_t)threads * 2;
+    P->parts = 1;
+    if (peers) {
+        const sts_chunk_peers *pp = r->peers;
+        r->peers = NULL; /* once per read: a second array, or a restart, is read here */
+        if (sts_jr_peers_start(pp, h) == 0) P->parts = peers + 1, P->peers = pp;
+    }
+    if (P->parts == 1 && threads < 2) {
+        free(P);
+        return 0;
+    }
+    /* One thread asked for: it reads its own chunks between the peers' (no workers). */
+    int workers = threads < 2 ? 0 : threads;
+    P->window = (size_t)(threads < 2 ? 1 : threads) * 2 * P->parts;
     P->nring = P->window + 1;
     P->ring = calloc(P->nring, sizeof *P->ring);
-    P->threads = calloc((size_t)threads, sizeof *P->threads);
+    P->threads = calloc((size_t)(workers ? workers : 1), sizeof *P->threads);
     if (!P->ring || !P->threads) {
         free(P->ring);
         free(P->threads);
@@ -287,11 +302,11 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
     pthread_mutex_init(&P->mu, NULL);
     pthread_cond_init(&P->cv, NULL);
     r->par = P;
-    for (int i = 0; i < threads; i++) {
+    for (int i = 0; i < workers; i++) {
         if (pthread_create(&P->threads[i], NULL, worker_main, P) != 0) break;
         P->started++;
     }
-    if (P->started == 0) sts_jr_par_end(r);
+    if (P->started == 0 && P->parts == 1) sts_jr_par_end(r);
     return 0;
 }
 
@@ -299,7 +314,7 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
 static void drop(jr_par *P, size_t m)
 {
     pthread_mutex_lock(&P->mu);
-    chunk *c = slot(P, m);
+    jr_chunk *c = slot(P, m);
     while (c->index == m && c->state == C_BUSY)
         pthread_cond_wait(&P->cv, &P->mu);
     if (c->index == m) {
@@ -317,7 +332,7 @@ static int wait_done(jr_par *P, size_t m)
 {
     pthread_mutex_lock(&P->mu);
     for (;;) {
-        chunk *c = slot(P, m);
+        jr_chunk *c = slot(P, m);
         if (c->index == m && c->state == C_DONE) break;
         int taken = P->next > m;
         if (!taken && (from(P, m) == UINT64_MAX || from(P, m) >= known_end(P) || P->started == 0)) {
@@ -340,7 +355,7 @@ uint64_t sts_jr_par_low(const jr *r)
     const jr_par *P = r->par;
     if (!P) return UINT64_MAX;
     uint64_t f = from(P, P->merged);
-    return f == UINT64_MAX ? UINT64_MAX : f - P->first > 64 ? f - 64 : P->first;
+    return f == UINT64_MAX ? UINT64_MAX : f - P->how.first > 64 ? f - 64 : P->how.first;
 }
 
 sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at, uint64_t *resume)
@@ -357,15 +372,29 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
             drop(P, m);
             continue;
         }
-        chunk *c = slot(P, m);
-        if (!wait_done(P, m) || !c->clean || c->start != at || !sts_jr_mergeable(r->tl, c->tl)) {
+        /* A peer's chunk, or one of ours with no workers, is read (or received) here. */
+        jr_chunk own = { 0 }, *c = &own;
+        int here = m % P->parts != 0 || P->started == 0;
+        if (here && from(P, m) < known_end(P)) {
+            if (m % P->parts != 0)
+                sts_jr_peers_fetch(P->peers, &P->how, m, c);
+            else
+                sts_jr_read_chunk(&P->how, m, c);
+        } else if (!here) {
+            c = wait_done(P, m) ? slot(P, m) : &own;
+        }
+        if (!c->clean || c->start != at || !sts_jr_mergeable(r->tl, c->tl)) {
             /* The serial reader takes this stretch and stops at the next boundary. */
+            sts_tl_free(own.tl);
             drop(P, m);
             r->stop_at = next;
             *resume = at;
             return STS_OK;
         }
-        if (sts_jr_merge(r->tl, c->tl, r->tl->info.events) != 0) return STS_ERR_NOMEM;
+        if (sts_jr_merge(r->tl, c->tl, r->tl->info.events) != 0) {
+            sts_tl_free(own.tl);
+            return STS_ERR_NOMEM;
+        }
         r->index += c->elements;
         at = c->stop;
         int ended = c->ended;
@@ -373,6 +402,7 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
          * costs as much to merge as to read: one thread does the rest better. */
         const sts_timeline *ct = c->tl;
         int wide = (uint64_t)(ct->lanes.n + ct->strings.count) * 4 > ct->info.events && ct->info.events > 4096;
+        sts_tl_free(own.tl);
         drop(P, m);
         if (r->feed) { /* the reader goes on at `at` or later: what lies before is done with */
             uint64_t low = sts_jr_par_low(r);

@@ -160,6 +160,44 @@ else
   else
     t_skip "mpirun on the fixture traces" "no fixtures (../shared/fixtures or STEPSCOPE_FIXTURES)"
   fi
+  # One large plain JSON file: the other ranks read chunks of it for rank 0.
+  BIG="$W/big.json"
+  "${STEPSCOPE_BUILD:-build}/perf/gen_trace" --seed 7 20M "$BIG" >/dev/null
+  for args in "analyze --json $BIG" "steps --json $BIG" "analyze $BIG"; do
+    plain=$("$STEPSCOPE" $args -j 1 2>/dev/null)
+    for n in 1 2 3 4; do
+      for j in 1 2; do
+        t_run env STEPSCOPE_MPI_STATS=1 $MPIRUN -n $n "$STEPSCOPE" $args --mpi -j $j
+        got=$(sed -n 's/.*rank 0: one file: read in chunks; it took \([0-9]*\) chunks.*/\1/p' <<<"$T_ERR")
+        t_ok "mpirun -n $n ${args%% *} ${args#* }: one $(du -m "$BIG" | cut -f1) MB file, -j $j: the same bytes as one process${got:+, $got chunks from other ranks}" \
+          test "$T_RC" = 0 -a "$T_OUT" = "$plain" -a \( "$n" = 1 -o "${got:-0}" -gt 0 \)
+      done
+    done
+  done
+  # Fewer large files than ranks: the ranks without a file read chunks for those with one.
+  "${STEPSCOPE_BUILD:-build}/perf/gen_trace" --seed 8 18M "$W/rank1.json" >/dev/null
+  for args in "analyze --json" "steps --json"; do
+    plain=$("$STEPSCOPE" $args "$BIG" "$W/rank1.json" 2>/dev/null)
+    for n in 2 3 5; do
+      t_run env STEPSCOPE_MPI_STATS=1 $MPIRUN -n $n "$STEPSCOPE" $args --mpi "$BIG" "$W/rank1.json"
+      helped=$(grep -c 'one file: read in chunks; it took [1-9]' <<<"$T_ERR")
+      t_ok "mpirun -n $n ${args%% *} on 2 large files: the same bytes as one process; $helped of them read with help (want $(( n > 4 ? 2 : n - 2 )))" \
+        test "$T_RC" = 0 -a "$T_OUT" = "$plain" -a "$helped" = $(( n > 4 ? 2 : n - 2 ))
+    done
+  done
+  # Its errors are the one process's, word for word, on any rank count; gzip is read alone.
+  python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); i = b.index(b"\n", len(b) * 3 // 5); b[i] = 35; open(sys.argv[2], "wb").write(b)' "$BIG" "$W/bad.json"
+  plain_err=$("$STEPSCOPE" analyze "$W/bad.json" 2>&1 >/dev/null)
+  for n in 2 4; do
+    t_run $MPIRUN -n $n "$STEPSCOPE" analyze --mpi "$W/bad.json"
+    t_ok "mpirun -n $n on one large file damaged at 60%: exit 1, no hang, the one process's message" \
+      test "$T_RC" = 1 -a -n "$plain_err" -a "$(grep '^stepscope' <<<"$T_ERR")" = "$plain_err"
+  done
+  gzip -c "$BIG" >"$W/big.json.gz"
+  t_run env STEPSCOPE_MPI_STATS=1 $MPIRUN -n 3 "$STEPSCOPE" steps --json --mpi "$W/big.json.gz"
+  t_ok "mpirun -n 3 on one large .json.gz: rank 0 reads it alone, the same bytes, no hang" \
+    test "$T_RC" = 0 -a "$T_OUT" = "$("$STEPSCOPE" steps --json "$W/big.json.gz" 2>/dev/null)" -a \
+    -n "$(grep 'read alone' <<<"$T_ERR")"
   t_run $MPIRUN -n 2 "$STEPSCOPE" steps --mpi "$RUN/host03.xplane.pb"
   t_ok "mpirun -n 2 on one host: rank 0 prints the single-host output" test "$T_RC" = 0 -a \
     "$T_OUT" = "$("$STEPSCOPE" steps "$RUN/host03.xplane.pb" 2>/dev/null)"

@@ -1,8 +1,9 @@
 /* The Chrome JSON reader's fast paths against its reference: the fast event parser
  * (json_walk.c) against the byte parser (json_event.c), and the chunked, multi-thread
  * reader (json_par.c, json_merge.c) against one pass, on the fixtures, the fuzz corpus,
- * random traces, bad input, and a chunk boundary at every byte of small traces. Each
- * comparison is of the whole raw timeline (tl_same.h), the status and the message. */
+ * random traces, bad input, and a chunk boundary at every byte of small traces; and
+ * chunks read by peer processes (json_peers.c, played here by callbacks in this one).
+ * Each comparison is of the whole raw timeline (tl_same.h), the status and the message. */
 #include "test.h"
 #include "text_buf.h"
 
@@ -532,6 +533,350 @@ TEST(chunks_by_size_give_one_pass)
     free(b.p);
 }
 
+/* ---- chunks read by peers ------------------------------------------------------------ */
+
+/* Peers played in this process: start serves every part at once and keeps each
+ * message; fetch hands them out, damaged or withheld as the test asks. */
+typedef struct fake_peers {
+    sts_chunk_peers pub;
+    const char *serve_path; /* the path the peers read instead of the plan's (NULL: the plan's) */
+    int withhold;           /* fetch fails for every k-th chunk (0: none) */
+    int flip;               /* one byte of every k-th message is changed (0: none) */
+    int started, served_ok, order_ok;
+    size_t fetched, clean, last;
+    tbuf msgs[512];
+    size_t nmsgs[512];
+} fake_peers;
+
+static int fake_send(void *user, size_t index, const void *data, size_t len)
+{
+    fake_peers *f = user;
+    if (index >= 512 || f->msgs[index].p) return -1;
+    put(&f->msgs[index], data, len);
+    f->nmsgs[index] = len;
+    return 0;
+}
+
+/* A plan with its path swapped for f->serve_path (the plan's layout: json_peers.c). */
+static tbuf plan_for(const fake_peers *f, const void *plan, size_t len)
+{
+    tbuf b = { NULL, 0, 0 };
+    put(&b, plan, len);
+    if (!f->serve_path) return b;
+    /* magic, fingerprint, first, size, end, parts, mode, in_object, reference: 9 x 8 */
+    uint64_t plen;
+    memcpy(&plen, b.p + 72, 8);
+    tbuf out = { NULL, 0, 0 };
+    uint64_t nlen = strlen(f->serve_path);
+    put(&out, b.p, 72);
+    put(&out, (const char *)&nlen, 8);
+    put(&out, f->serve_path, nlen);
+    put(&out, b.p + 80 + plen, b.n - 80 - plen - 8);
+    uLong c = crc32(0L, Z_NULL, 0);
+    c = crc32(c, (const Bytef *)out.p, (uInt)out.n);
+    uint64_t crc = c;
+    put(&out, (const char *)&crc, 8);
+    free(b.p);
+    return out;
+}
+
+static int fake_start(void *user, const void *plan, size_t len)
+{
+    fake_peers *f = user;
+    f->started++;
+    tbuf p = plan_for(f, plan, len);
+    f->served_ok = 1;
+    for (unsigned part = 1; part <= f->pub.count; part++) {
+        sts_error err = STS_ERROR_INIT;
+        if (sts_chunk_serve(p.p, p.n, part, fake_send, f, &err) != STS_OK) {
+            fprintf(stderr, "serve part %u: %s\n", part, err.message);
+            f->served_ok = 0;
+        }
+    }
+    free(p.p);
+    return 0;
+}
+
+static int fake_fetch(void *user, size_t index, const void **data, size_t *len)
+{
+    fake_peers *f = user;
+    if (f->fetched && index <= f->last) f->order_ok = 0;
+    f->last = index;
+    f->fetched++;
+    if (index % (f->pub.count + 1) == 0) f->order_ok = 0; /* part 0 is the reader's own */
+    if (index >= 512 || !f->msgs[index].p || (f->withhold && index % (size_t)f->withhold == 0)) return -1;
+    tbuf *m = &f->msgs[index];
+    if (f->flip && index % (size_t)f->flip == 0) m->p[(index * 7919) % m->n] ^= 0x20;
+    f->clean += m->n > 40 && m->p[24] == 1; /* the clean flag, after magic, fingerprint, index */
+    *data = m->p;
+    *len = f->nmsgs[index];
+    return 0;
+}
+
+static void fake_init(fake_peers *f, unsigned count)
+{
+    memset(f, 0, sizeof *f);
+    f->pub.count = count;
+    f->pub.user = f;
+    f->pub.start = fake_start;
+    f->pub.fetch = fake_fetch;
+    f->order_ok = 1;
+}
+
+static void fake_release(fake_peers *f)
+{
+    for (size_t i = 0; i < 512; i++)
+        free(f->msgs[i].p);
+}
+
+static got read_peers(const char *path, int jobs, uint64_t chunk, fake_peers *f)
+{
+    got g = { NULL, STS_OK, "" };
+    sts_error err = STS_ERROR_INIT;
+    sts_instream *in = sts_instream_open(path, &err);
+    if (!in) {
+        g.st = err.code;
+        snprintf(g.msg, sizeof g.msg, "%s", err.message);
+        return g;
+    }
+    g.tl = sts_tl_new(path, "chrome-json", STS_ARGS_ALL);
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    opt.args = STS_ARGS_ALL;
+    opt.peers = &f->pub;
+    sts_jr_tuning tune = { 0, jobs, chunk, 1, NULL, 0, 0 };
+    g.st = sts_read_chrome_json_with(in, g.tl, &opt, &tune, &err);
+    snprintf(g.msg, sizeof g.msg, "%s", g.st == STS_OK ? "" : err.message);
+    sts_instream_free(in);
+    return g;
+}
+
+static int write_file(const char *path, const char *p, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    int ok = fp && fwrite(p, 1, n, fp) == n;
+    if (fp && fclose(fp) != 0) ok = 0;
+    return ok;
+}
+
+/* A trace of plain events (no metadata, nothing rejected: chunks a peer can read
+ * whole), with escapes, B/E pairs across chunks, instants, counters and args. */
+static tbuf plain_trace(uint64_t seed, int n)
+{
+    rng = seed;
+    tbuf b = { NULL, 0, 0 };
+    puts_(&b, "{\"traceEvents\": [\n");
+    uint64_t t = 1000;
+    int open = 0;
+    for (int i = 0; i < n; i++) {
+        unsigned pid = 1 + rnd(3), tid = 10 + rnd(4);
+        const char *sep = i ? ",\n" : "";
+        t += 1 + rnd(50);
+        switch (rnd(6)) {
+        case 0:
+            putf(&b, "%s{\"ph\": \"B\", \"name\": \"step %d\", \"ts\": %llu, \"pid\": 9, \"tid\": 9}", sep, i,
+                 (unsigned long long)t);
+            open++;
+            break;
+        case 1:
+            if (open) {
+                putf(&b, "%s{\"ph\": \"E\", \"ts\": %llu, \"pid\": 9, \"tid\": 9}", sep, (unsigned long long)t);
+                open--;
+                break;
+            }
+            /* fall through */
+        case 2:
+            putf(&b, "%s{\"ph\": \"C\", \"name\": \"mem\", \"ts\": %llu, \"pid\": %u, \"args\": {\"v\": %u}}", sep,
+                 (unsigned long long)t, pid, rnd(1000));
+            break;
+        default:
+            putf(&b,
+                 "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"op\\\"%u\\\\}, {\", \"ts\": %llu, \"dur\": %u, "
+                 "\"pid\": %u, \"tid\": %u, \"args\": {\"External id\": %d}}",
+                 sep, rnd(40), (unsigned long long)t, rnd(30), pid, tid, i);
+        }
+    }
+    puts_(&b, "\n]}\n");
+    return b;
+}
+
+/* Random traces read with 1 to 3 peers and 1 or 2 threads of the reader's own give the
+ * one-pass timeline, and the peers' chunks were the ones merged. The adversarial
+ * traces (metadata, warnings) agree too, mostly read here. */
+TEST(peers_give_one_pass)
+{
+    char path[] = "/tmp/sts_peers_XXXXXX";
+    int fd = mkstemp(path);
+    T_TRUE(fd >= 0);
+    close(fd);
+    size_t used = 0;
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        tbuf b = seed % 3 ? plain_trace(seed * 7907, 300 + (int)(seed % 7) * 150)
+                          : trace(seed * 7907, 200 + (int)(seed % 7) * 150);
+        T_TRUE(write_file(path, b.p, b.n));
+        got a = read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+        for (unsigned count = 1; count <= 3; count++) {
+            fake_peers f;
+            fake_init(&f, count);
+            int jobs = 1 + (int)(seed % 2);
+            got c = read_peers(path, jobs, b.n / (5 + seed % 9) + 1, &f);
+            char what[80];
+            snprintf(what, sizeof what, "seed %llu, %u peers, %d threads", (unsigned long long)seed, count, jobs);
+            T_TRUE(agree(what, &a, &c));
+            T_EQ_I64(f.started, 1);
+            T_TRUE(f.served_ok);
+            T_TRUE(f.order_ok);
+            used += f.clean;
+            drop(&c);
+            fake_release(&f);
+        }
+        drop(&a);
+        free(b.p);
+    }
+    T_TRUE(used > 30); /* most chunks are plain: the peers' timelines were used */
+    unlink(path);
+}
+
+/* A chunk a peer withheld, or whose message was damaged on the way, is read by the
+ * reader itself: the timeline is still the one pass's. */
+TEST(peers_withheld_or_damaged_chunks_are_read_here)
+{
+    char path[] = "/tmp/sts_peers_XXXXXX";
+    int fd = mkstemp(path);
+    T_TRUE(fd >= 0);
+    close(fd);
+    tbuf b = plain_trace(31337, 2000);
+    T_TRUE(write_file(path, b.p, b.n));
+    got a = read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+    for (int k = 1; k <= 3; k++) {
+        fake_peers f;
+        fake_init(&f, 2);
+        f.withhold = k;
+        got c = read_peers(path, 2, b.n / 12, &f);
+        T_TRUE(agree("withheld", &a, &c));
+        drop(&c);
+        fake_release(&f);
+        fake_init(&f, 2);
+        f.flip = k;
+        c = read_peers(path, 1, b.n / 12, &f);
+        T_TRUE(agree("damaged", &a, &c));
+        T_TRUE(f.fetched > 0);
+        drop(&c);
+        fake_release(&f);
+    }
+    drop(&a);
+    free(b.p);
+    unlink(path);
+}
+
+/* What a peer reads is what gets merged: peers reading a file of the same size but
+ * other names change the names (proof that their timelines are used), and peers
+ * whose file is missing or of another size send nothing the reader uses. */
+TEST(peers_read_their_own_copy_of_the_path)
+{
+    char path[] = "/tmp/sts_peers_XXXXXX", other[] = "/tmp/sts_peers_XXXXXX";
+    int fd = mkstemp(path), fd2 = mkstemp(other);
+    T_TRUE(fd >= 0 && fd2 >= 0);
+    close(fd);
+    close(fd2);
+    tbuf b = plain_trace(2718, 1500);
+    T_TRUE(write_file(path, b.p, b.n));
+    got a = read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+    for (size_t i = 0; i + 10 < b.n; i++) /* "name": "op -> "name": "OP (same length) */
+        if (memcmp(b.p + i, "\"name\": \"op", 11) == 0) b.p[i + 9] = 'O', b.p[i + 10] = 'P';
+    T_TRUE(write_file(other, b.p, b.n));
+    fake_peers f;
+    fake_init(&f, 1);
+    f.serve_path = other;
+    got c = read_peers(path, 1, b.n / 10, &f);
+    T_EQ_I64(c.st, STS_OK);
+    T_TRUE(f.clean > 0);
+    T_TRUE(c.tl && a.tl && tl_same(a.tl, c.tl) != NULL);
+    drop(&c);
+    fake_release(&f);
+
+    T_TRUE(write_file(other, b.p, b.n / 2)); /* another size */
+    fake_init(&f, 2);
+    f.serve_path = other;
+    c = read_peers(path, 1, b.n / 10, &f);
+    T_TRUE(agree("peers' file of another size", &a, &c));
+    T_EQ_U64(f.clean, 0);
+    T_TRUE(f.fetched > 0);
+    drop(&c);
+    fake_release(&f);
+
+    unlink(other);
+    fake_init(&f, 2);
+    f.serve_path = other;
+    c = read_peers(path, 2, b.n / 10, &f);
+    T_TRUE(agree("peers' file missing", &a, &c));
+    T_EQ_U64(f.clean, 0);
+    drop(&c);
+    fake_release(&f);
+    drop(&a);
+    free(b.p);
+    unlink(path);
+}
+
+static int refuse(void *user, size_t index, const void *data, size_t len)
+{
+    (void)user, (void)index, (void)data, (void)len;
+    return -1;
+}
+
+static tbuf kept_plan;
+
+/* A start that keeps the plan and declines: the reader reads alone. */
+static int keep_start(void *user, const void *plan, size_t len)
+{
+    (void)user;
+    kept_plan.n = 0;
+    put(&kept_plan, plan, len);
+    return -1;
+}
+
+/* A plan that is damaged or not for this part is refused with a message, and a send
+ * that fails stops the serving. */
+TEST(peers_refuse_bad_plans)
+{
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_chunk_serve("nonsense", 8, 1, refuse, NULL, &err), STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "chunk plan: damaged");
+    char path[] = "/tmp/sts_peers_XXXXXX";
+    int fd = mkstemp(path);
+    T_TRUE(fd >= 0);
+    close(fd);
+    tbuf b = trace(99, 800);
+    T_TRUE(write_file(path, b.p, b.n));
+    got a = read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+    fake_peers f;
+    fake_init(&f, 1);
+    f.pub.start = keep_start;
+    got c = read_peers(path, 1, b.n / 6, &f);
+    T_TRUE(agree("declined", &a, &c));
+    T_EQ_U64(f.fetched, 0);
+    T_TRUE(kept_plan.n > 80);
+    drop(&c);
+    drop(&a);
+
+    err = (sts_error)STS_ERROR_INIT;
+    T_EQ_I64(sts_chunk_serve(kept_plan.p, kept_plan.n, 0, refuse, NULL, &err), STS_ERR_INVALID_ARG);
+    T_EQ_I64(sts_chunk_serve(kept_plan.p, kept_plan.n, 2, refuse, NULL, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "part 2 of 2");
+    T_EQ_I64(sts_chunk_serve(kept_plan.p, kept_plan.n, 1, refuse, NULL, &err), STS_ERR_IO);
+    T_CONTAINS(err.message, "took no more");
+    for (size_t i = 0; i < kept_plan.n; i += 5) {
+        kept_plan.p[i] ^= 0x01;
+        err = (sts_error)STS_ERROR_INIT;
+        T_EQ_I64(sts_chunk_serve(kept_plan.p, kept_plan.n, 1, refuse, NULL, &err), STS_ERR_FORMAT);
+        kept_plan.p[i] ^= 0x01;
+    }
+    T_EQ_I64(sts_chunk_serve(kept_plan.p, kept_plan.n - 1, 1, refuse, NULL, &err), STS_ERR_FORMAT);
+    free(kept_plan.p);
+    kept_plan = (tbuf){ NULL, 0, 0 };
+    free(b.p);
+    unlink(path);
+}
+
 /* ---- gzip: inflated on its own thread, read serially or in chunks ------------------ */
 
 /* data as one gzip member (level 1..9), or as `members` concatenated members. */
@@ -687,6 +1032,10 @@ int main(void)
     RUN(chunks_of_random_traces_give_one_pass);
     RUN(chunks_report_errors_and_truncation_as_one_pass);
     RUN(chunks_by_size_give_one_pass);
+    RUN(peers_give_one_pass);
+    RUN(peers_withheld_or_damaged_chunks_are_read_here);
+    RUN(peers_read_their_own_copy_of_the_path);
+    RUN(peers_refuse_bad_plans);
     RUN(gzip_feed_and_chunks_match_inline_inflate);
     RUN(gzip_inflater_is_isal_where_built);
     RUN(gzip_inflaters_agree);
