@@ -392,10 +392,10 @@ static void fit_widths(const char *const *cells, const int *caps, int *widths, s
 
 static void lane_cells(const analysis *a, uint32_t l, const char *cells[4])
 {
-    cells[0] = tc_pid(a->tl, l);
-    cells[1] = tc_tid(a->tl, l);
-    cells[2] = tc_process_name(a->tl, l);
-    cells[3] = tc_thread_name(a->tl, l);
+    cells[0] = sts_lane_pid(a->tl, l);
+    cells[1] = sts_lane_tid(a->tl, l);
+    cells[2] = sts_lane_process_name(a->tl, l);
+    cells[3] = sts_lane_thread_name(a->tl, l);
 }
 
 static void print_lanes(const analysis *a)
@@ -467,7 +467,7 @@ static void print_overlap(const analysis *a, const sts_overlap *ov)
     put_name(sts_timeline_string(a->tl, c->name));
     printf("' (ts %" PRId64 " ns, %s) overran '", c->ts, d);
     put_name(sts_timeline_string(a->tl, p->name));
-    printf("' by %s on pid %s tid %s\n", o, tc_pid(a->tl, c->lane), tc_tid(a->tl, c->lane));
+    printf("' by %s on pid %s tid %s\n", o, sts_lane_pid(a->tl, c->lane), sts_lane_tid(a->tl, c->lane));
 }
 
 static void print_overlaps(const analysis *a, int all)
@@ -497,7 +497,7 @@ static void print_overlaps(const analysis *a, int all)
             printf("' by %s", lo);
         else
             printf("' by %s to %s", lo, hi);
-        printf(" (pid %s tid %s)\n", tc_pid(a->tl, g->lane), tc_tid(a->tl, g->lane));
+        printf(" (pid %s tid %s)\n", sts_lane_pid(a->tl, g->lane), sts_lane_tid(a->tl, g->lane));
     }
     if (show < a->ngroups)
         printf("  ... %zu more pair%s of names; --overlaps lists every overlap\n", a->ngroups - show,
@@ -541,8 +541,8 @@ static void json_overlaps(sts_jsonw *j, const analysis *a, int all)
         sts_jsonw_obj_begin(j);
         sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, c->name));
         sts_jsonw_key(j, "parent"), sts_jsonw_str(j, sts_timeline_string(a->tl, p->name));
-        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, tc_pid(a->tl, c->lane));
-        sts_jsonw_key(j, "tid"), sts_jsonw_str(j, tc_tid(a->tl, c->lane));
+        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, sts_lane_pid(a->tl, c->lane));
+        sts_jsonw_key(j, "tid"), sts_jsonw_str(j, sts_lane_tid(a->tl, c->lane));
         sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, c->ts);
         sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, c->dur);
         sts_jsonw_key(j, "parent_ts_ns"), sts_jsonw_i64(j, p->ts);

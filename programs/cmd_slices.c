@@ -167,7 +167,7 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
         if (!ln->slice_count) continue;
         /* The lane prefix is the same on every row: format it once. Quoting at most
          * doubles a field, so the buffer never needs flushing. */
-        const char *pid = tc_pid(tl, order[k]), *tid = tc_tid(tl, order[k]);
+        const char *pid = sts_lane_pid(tl, order[k]), *tid = sts_lane_tid(tl, order[k]);
         size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 8;
         csv pre = { NULL, malloc(room), 0, room, 0 };
         if (!pre.buf) {

@@ -51,11 +51,11 @@ static double ms(int64_t ns)
 /* "stream 7 (pid 0)", or "pid 0 tid 7" for a lane without a thread name. */
 static void lane_label(const view *v, uint32_t lane, char *buf, size_t n)
 {
-    const char *t = tc_thread_name(v->tl, lane);
+    const char *t = sts_lane_thread_name(v->tl, lane);
     if (*t)
-        snprintf(buf, n, "%s (pid %s)", t, tc_pid(v->tl, lane));
+        snprintf(buf, n, "%s (pid %s)", t, sts_lane_pid(v->tl, lane));
     else
-        snprintf(buf, n, "pid %s tid %s", tc_pid(v->tl, lane), tc_tid(v->tl, lane));
+        snprintf(buf, n, "pid %s tid %s", sts_lane_pid(v->tl, lane), sts_lane_tid(v->tl, lane));
 }
 
 /* A name for one line of text, cut to `cap` characters. */
@@ -229,9 +229,10 @@ static void print_human(const view *v)
 {
     const char *nm = common_name(v);
     uint32_t lane = v->st[0].lane;
-    const char *thread = tc_thread_name(v->tl, lane);
+    const char *thread = sts_lane_thread_name(v->tl, lane);
     printf("%zu step%s%s%s%s on pid %s tid %s%s%s%s\n", v->n, v->n == 1 ? "" : "s", nm ? " '" : "", nm ? nm : "",
-           nm ? "'" : "", tc_pid(v->tl, lane), tc_tid(v->tl, lane), *thread ? " (" : "", thread, *thread ? ")" : "");
+           nm ? "'" : "", sts_lane_pid(v->tl, lane), sts_lane_tid(v->tl, lane), *thread ? " (" : "", thread,
+           *thread ? ")" : "");
     printf("found by: %s (%s)\n", sts_step_rule_name(sts_steps_rule(v->s)),
            sts_step_rule_description(sts_steps_rule(v->s)));
     if (sts_steps_other_lanes(v->s))

@@ -113,32 +113,6 @@ int tc_open(const char *cmd, const char *path, const char *run, const char *args
     return CLI_OK;
 }
 
-static const sts_process *proc_of(const sts_timeline *tl, uint32_t lane)
-{
-    const sts_lane *l = sts_timeline_lanes(tl, NULL) + lane;
-    return sts_timeline_processes(tl, NULL) + l->process;
-}
-
-const char *tc_pid(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, proc_of(tl, lane)->label);
-}
-
-const char *tc_tid(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[lane].label);
-}
-
-const char *tc_process_name(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, proc_of(tl, lane)->name);
-}
-
-const char *tc_thread_name(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[lane].name);
-}
-
 /* Byte length of the first `chars` UTF-8 characters of s. */
 static size_t prefix_bytes(const char *s, int chars)
 {

@@ -50,13 +50,6 @@ int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode);
 int tc_open(const char *cmd, const char *path, const char *run, const char *args, const tc_read_opts *ro,
             sts_timeline **out);
 
-/* The lane's pid and tid as written in the trace, and its process and thread names
- * ("" when absent). */
-const char *tc_pid(const sts_timeline *tl, uint32_t lane);
-const char *tc_tid(const sts_timeline *tl, uint32_t lane);
-const char *tc_process_name(const sts_timeline *tl, uint32_t lane);
-const char *tc_thread_name(const sts_timeline *tl, uint32_t lane);
-
 /* Prints s padded (or cut, ending in "...") to exactly `width` columns, counting
  * UTF-8 characters. left: pad on the right. */
 void tc_cell(FILE *f, const char *s, int width, int left);

@@ -296,6 +296,14 @@ uint32_t sts_timeline_find_string(const sts_timeline *tl, const char *s);
 
 const sts_process *sts_timeline_processes(const sts_timeline *tl, size_t *n);
 const sts_lane *sts_timeline_lanes(const sts_timeline *tl, size_t *n);
+
+/* What names a lane (an index into sts_timeline_lanes()), as the trace wrote it: its
+ * process's pid, its tid, its process's name and its thread's name ("" when absent). The
+ * memory stays the timeline's. */
+const char *sts_lane_pid(const sts_timeline *tl, uint32_t lane);
+const char *sts_lane_tid(const sts_timeline *tl, uint32_t lane);
+const char *sts_lane_process_name(const sts_timeline *tl, uint32_t lane);
+const char *sts_lane_thread_name(const sts_timeline *tl, uint32_t lane);
 const sts_track *sts_timeline_tracks(const sts_timeline *tl, size_t *n);
 const sts_slice *sts_timeline_slices(const sts_timeline *tl, size_t *n);
 const sts_arg *sts_timeline_args(const sts_timeline *tl, size_t *n);

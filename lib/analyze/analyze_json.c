@@ -10,12 +10,10 @@
 
 void sts_an_json_lane_fields(sts_jsonw *j, const sts_timeline *tl, uint32_t lane)
 {
-    const sts_lane *l = sts_timeline_lanes(tl, NULL) + lane;
-    const sts_process *p = sts_timeline_processes(tl, NULL) + l->process;
-    K(j, "pid"), sts_jsonw_str(j, sts_timeline_string(tl, p->label));
-    K(j, "tid"), sts_jsonw_str(j, sts_timeline_string(tl, l->label));
-    K(j, "process"), sts_jsonw_str(j, sts_timeline_string(tl, p->name));
-    K(j, "thread"), sts_jsonw_str(j, sts_timeline_string(tl, l->name));
+    K(j, "pid"), sts_jsonw_str(j, sts_lane_pid(tl, lane));
+    K(j, "tid"), sts_jsonw_str(j, sts_lane_tid(tl, lane));
+    K(j, "process"), sts_jsonw_str(j, sts_lane_process_name(tl, lane));
+    K(j, "thread"), sts_jsonw_str(j, sts_lane_thread_name(tl, lane));
 }
 
 void sts_busy_write_json(sts_jsonw *w, const sts_busy *b)

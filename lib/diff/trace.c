@@ -348,11 +348,9 @@ static sts_status child_rows(sts_diff *d, names *t, sts_error *err)
  * missing. A second lane with the same name in one run gets " #2", in display order. */
 static void lane_label(const sts_timeline *tl, uint32_t lane, char *buf, size_t cap)
 {
-    const sts_lane *l = &sts_timeline_lanes(tl, NULL)[lane];
-    const sts_process *p = &sts_timeline_processes(tl, NULL)[l->process];
-    const char *pn = sts_timeline_string(tl, p->name), *tn = sts_timeline_string(tl, l->name);
-    snprintf(buf, cap, "%s%s / %s%s", *pn ? "" : "pid ", *pn ? pn : sts_timeline_string(tl, p->label),
-             *tn ? "" : "tid ", *tn ? tn : sts_timeline_string(tl, l->label));
+    const char *pn = sts_lane_process_name(tl, lane), *tn = sts_lane_thread_name(tl, lane);
+    snprintf(buf, cap, "%s%s / %s%s", *pn ? "" : "pid ", *pn ? pn : sts_lane_pid(tl, lane), *tn ? "" : "tid ",
+             *tn ? tn : sts_lane_tid(tl, lane));
 }
 
 typedef struct lane_series {

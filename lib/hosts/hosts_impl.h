@@ -49,6 +49,10 @@ void sts_host_rec_free(sts_host_rec *r);
  * NULL and sets *bad. */
 const char *sts_host_rec_str(sts_host_rec *r, const char *s, int *bad);
 
+/* Copies what names the timeline's lane (sts_lane_pid() and friends) into the record:
+ * names[0..4) = pid, tid, process, thread. Sets *bad when memory runs out. */
+void sts_host_rec_lane_names(sts_host_rec *r, const sts_timeline *tl, uint32_t lane, const char **names[4], int *bad);
+
 /* Inserts r, keeping hosts ordered by index; -1 on a duplicate index or no memory. */
 int sts_hosts_insert(sts_hosts *h, sts_host_rec *r);
 

@@ -237,12 +237,8 @@ static int note_found(sts_host_rec *r, const sts_timeline *tl, const sts_steps *
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
     if (n) {
-        const sts_lane *ln = &sts_timeline_lanes(tl, NULL)[st[0].lane];
-        const sts_process *p = &sts_timeline_processes(tl, NULL)[ln->process];
-        in->pid = sts_host_rec_str(r, sts_timeline_string(tl, p->label), &bad);
-        in->tid = sts_host_rec_str(r, sts_timeline_string(tl, ln->label), &bad);
-        in->process = sts_host_rec_str(r, sts_timeline_string(tl, p->name), &bad);
-        in->thread = sts_host_rec_str(r, sts_timeline_string(tl, ln->name), &bad);
+        sts_host_rec_lane_names(r, tl, st[0].lane, (const char **[4]){ &in->pid, &in->tid, &in->process, &in->thread },
+                                &bad);
     }
     size_t nt;
     const char *const *tried = sts_steps_tried(s, &nt);

@@ -36,6 +36,14 @@ void sts_host_rec_free(sts_host_rec *r)
     free(r);
 }
 
+void sts_host_rec_lane_names(sts_host_rec *r, const sts_timeline *tl, uint32_t lane, const char **names[4], int *bad)
+{
+    *names[0] = sts_host_rec_str(r, sts_lane_pid(tl, lane), bad);
+    *names[1] = sts_host_rec_str(r, sts_lane_tid(tl, lane), bad);
+    *names[2] = sts_host_rec_str(r, sts_lane_process_name(tl, lane), bad);
+    *names[3] = sts_host_rec_str(r, sts_lane_thread_name(tl, lane), bad);
+}
+
 const char *sts_host_rec_str(sts_host_rec *r, const char *s, int *bad)
 {
     if (!s) return NULL;
@@ -136,8 +144,7 @@ static void copy_info(sts_host_info *in, const sts_timeline *tl)
 static sts_status add_lanes(sts_host_rec *r, const sts_timeline *tl, const sts_busy *busy, sts_error *err)
 {
     size_t nl;
-    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
-    const sts_process *procs = sts_timeline_processes(tl, NULL);
+    sts_timeline_lanes(tl, &nl);
     uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
     if (!order || STS_VEC_RESERVE(r->lanes, nl) != 0) {
         free(order);
@@ -148,12 +155,8 @@ static sts_status add_lanes(sts_host_rec *r, const sts_timeline *tl, const sts_b
     sts_status st = STS_OK;
     for (size_t k = 0; k < nl && st == STS_OK && !bad; k++) {
         uint32_t l = order[k];
-        const sts_process *p = &procs[lanes[l].process];
-        sts_host_lane *hl = STS_VEC_PUSH(r->lanes);
-        hl->pid = sts_host_rec_str(r, sts_timeline_string(tl, p->label), &bad);
-        hl->tid = sts_host_rec_str(r, sts_timeline_string(tl, lanes[l].label), &bad);
-        hl->process = sts_host_rec_str(r, sts_timeline_string(tl, p->name), &bad);
-        hl->thread = sts_host_rec_str(r, sts_timeline_string(tl, lanes[l].name), &bad);
+        sts_host_lane *hl = STS_VEC_PUSH(r->lanes); /* reserved above */
+        sts_host_rec_lane_names(r, tl, l, (const char **[4]){ &hl->pid, &hl->tid, &hl->process, &hl->thread }, &bad);
         hl->device = sts_lane_is_device(tl, l);
         hl->busy = busy[l];
     }

@@ -147,6 +147,31 @@ const char *sts_timeline_string(const sts_timeline *tl, uint32_t id)
     return sts_strtab_get(&tl->strings, id);
 }
 
+static const sts_process *lane_process(const sts_timeline *tl, uint32_t lane)
+{
+    return &tl->procs.v[tl->lanes.v[lane].process];
+}
+
+const char *sts_lane_pid(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, lane_process(tl, lane)->label);
+}
+
+const char *sts_lane_tid(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, tl->lanes.v[lane].label);
+}
+
+const char *sts_lane_process_name(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, lane_process(tl, lane)->name);
+}
+
+const char *sts_lane_thread_name(const sts_timeline *tl, uint32_t lane)
+{
+    return sts_timeline_string(tl, tl->lanes.v[lane].name);
+}
+
 uint32_t sts_timeline_find_string(const sts_timeline *tl, const char *s)
 {
     uint32_t id = sts_strtab_find(&tl->strings, s, strlen(s));

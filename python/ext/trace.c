@@ -30,32 +30,6 @@ const sts_timeline *tl_get(PyObject *cap)
     return h->tl;
 }
 
-static const sts_process *proc_of(const sts_timeline *tl, uint32_t lane)
-{
-    const sts_lane *l = sts_timeline_lanes(tl, NULL) + lane;
-    return sts_timeline_processes(tl, NULL) + l->process;
-}
-
-const char *tl_pid(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, proc_of(tl, lane)->label);
-}
-
-const char *tl_tid(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[lane].label);
-}
-
-const char *tl_process_name(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, proc_of(tl, lane)->name);
-}
-
-const char *tl_thread_name(const sts_timeline *tl, uint32_t lane)
-{
-    return sts_timeline_string(tl, sts_timeline_lanes(tl, NULL)[lane].name);
-}
-
 PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -273,8 +247,8 @@ static PyObject *lane_codes(const sts_timeline *tl, dict_enc *pids, dict_enc *ti
     PyObject *pc = ext_column((Py_ssize_t)nl, 4, (void **)&p), *tc = ext_column((Py_ssize_t)nl, 4, (void **)&t);
     if (!pc || !tc) goto fail;
     for (size_t l = 0; l < nl; l++)
-        if ((p[l] = enc_code(pids, tl_pid(tl, (uint32_t)l))) < 0 ||
-            (t[l] = enc_code(tids, tl_tid(tl, (uint32_t)l))) < 0)
+        if ((p[l] = enc_code(pids, sts_lane_pid(tl, (uint32_t)l))) < 0 ||
+            (t[l] = enc_code(tids, sts_lane_tid(tl, (uint32_t)l))) < 0)
             goto fail;
     return Py_BuildValue("(NN)", pc, tc);
 fail:

@@ -658,6 +658,18 @@ static int write_file(const char *path, const char *p, size_t n)
     return ok;
 }
 
+/* Writes b to a new temporary file (path: "/tmp/sts_peers_XXXXXX", its name on
+ * return) and reads it in one pass. */
+static got one_pass_file(char *path, const tbuf *b)
+{
+    got a = { NULL, STS_ERR_IO, "could not write a temporary file" };
+    int fd = mkstemp(path);
+    if (fd < 0) return a;
+    close(fd);
+    if (!write_file(path, b->p, b->n)) return a;
+    return read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+}
+
 /* A trace of plain events (no metadata, nothing rejected: chunks a peer can read
  * whole), with escapes, B/E pairs across chunks, instants, counters and args. */
 static tbuf plain_trace(uint64_t seed, int n)
@@ -741,12 +753,9 @@ TEST(peers_give_one_pass)
 TEST(peers_withheld_or_damaged_chunks_are_read_here)
 {
     char path[] = "/tmp/sts_peers_XXXXXX";
-    int fd = mkstemp(path);
-    T_TRUE(fd >= 0);
-    close(fd);
     tbuf b = plain_trace(31337, 2000);
-    T_TRUE(write_file(path, b.p, b.n));
-    got a = read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+    got a = one_pass_file(path, &b);
+    T_EQ_I64(a.st, STS_OK);
     for (int k = 1; k <= 3; k++) {
         fake_peers f;
         fake_init(&f, 2);
@@ -774,13 +783,12 @@ TEST(peers_withheld_or_damaged_chunks_are_read_here)
 TEST(peers_read_their_own_copy_of_the_path)
 {
     char path[] = "/tmp/sts_peers_XXXXXX", other[] = "/tmp/sts_peers_XXXXXX";
-    int fd = mkstemp(path), fd2 = mkstemp(other);
-    T_TRUE(fd >= 0 && fd2 >= 0);
-    close(fd);
+    int fd2 = mkstemp(other);
+    T_TRUE(fd2 >= 0);
     close(fd2);
     tbuf b = plain_trace(2718, 1500);
-    T_TRUE(write_file(path, b.p, b.n));
-    got a = read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+    got a = one_pass_file(path, &b);
+    T_EQ_I64(a.st, STS_OK);
     for (size_t i = 0; i + 10 < b.n; i++) /* "name": "op -> "name": "OP (same length) */
         if (memcmp(b.p + i, "\"name\": \"op", 11) == 0) b.p[i + 9] = 'O', b.p[i + 10] = 'P';
     T_TRUE(write_file(other, b.p, b.n));
@@ -842,12 +850,9 @@ TEST(peers_refuse_bad_plans)
     T_EQ_I64(sts_chunk_serve("nonsense", 8, 1, refuse, NULL, &err), STS_ERR_FORMAT);
     T_CONTAINS(err.message, "chunk plan: damaged");
     char path[] = "/tmp/sts_peers_XXXXXX";
-    int fd = mkstemp(path);
-    T_TRUE(fd >= 0);
-    close(fd);
     tbuf b = trace(99, 800);
-    T_TRUE(write_file(path, b.p, b.n));
-    got a = read_with(NULL, 0, path, STS_ARGS_ALL, &SERIAL_FAST);
+    got a = one_pass_file(path, &b);
+    T_EQ_I64(a.st, STS_OK);
     fake_peers f;
     fake_init(&f, 1);
     f.pub.start = keep_start;
