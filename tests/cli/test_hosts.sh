@@ -165,13 +165,12 @@ else
   "${STEPSCOPE_BUILD:-build}/perf/gen_trace" --seed 7 20M "$BIG" >/dev/null
   for args in "analyze --json $BIG" "steps --json $BIG" "analyze $BIG"; do
     plain=$("$STEPSCOPE" $args -j 1 2>/dev/null)
-    for n in 1 2 3 4; do
-      for j in 1 2; do
-        t_run env STEPSCOPE_MPI_STATS=1 $MPIRUN -n $n "$STEPSCOPE" $args --mpi -j $j
-        got=$(sed -n 's/.*rank 0: one file: read in chunks; it took \([0-9]*\) chunks.*/\1/p' <<<"$T_ERR")
-        t_ok "mpirun -n $n ${args%% *} ${args#* }: one $(du -m "$BIG" | cut -f1) MB file, -j $j: the same bytes as one process${got:+, $got chunks from other ranks}" \
-          test "$T_RC" = 0 -a "$T_OUT" = "$plain" -a \( "$n" = 1 -o "${got:-0}" -gt 0 \)
-      done
+    for nj in 1:1 2:1 3:2 4:1; do # ranks:threads
+      n=${nj%:*} j=${nj#*:}
+      t_run env STEPSCOPE_MPI_STATS=1 $MPIRUN -n $n "$STEPSCOPE" $args --mpi -j $j
+      got=$(sed -n 's/.*rank 0: one file: read in chunks; it took \([0-9]*\) chunks.*/\1/p' <<<"$T_ERR")
+      t_ok "mpirun -n $n ${args%% *} ${args#* }: one $(du -m "$BIG" | cut -f1) MB file, -j $j: the same bytes as one process${got:+, $got chunks from other ranks}" \
+        test "$T_RC" = 0 -a "$T_OUT" = "$plain" -a \( "$n" = 1 -o "${got:-0}" -gt 0 \)
     done
   done
   # Fewer large files than ranks: the ranks without a file read chunks for those with one.
