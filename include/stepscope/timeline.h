@@ -56,8 +56,9 @@ typedef struct sts_open_options {
     const char *run;          /* profile directory: the run to read; NULL = the latest */
     sts_progress_fn progress; /* optional; called every few MB while reading */
     void *progress_user;
-    int jobs;                     /* threads reading a large uncompressed JSON trace in chunks: 0 = one per
-                                   * core, 1 = this thread only; the result is the same either way */
+    /* Threads reading a large uncompressed JSON trace in chunks: 0 = one per core, 1 =
+     * this thread only; the result is the same either way. */
+    int jobs;
     const sts_chunk_peers *peers; /* NULL: no other process reads chunks */
 } sts_open_options;
 /* clang-format off */
@@ -71,8 +72,9 @@ typedef int (*sts_chunk_send_fn)(void *user, size_t index, const void *data, siz
  * process's start callback) gives to part `part` (1..count), in increasing index, and
  * hands each to `send`, one message per chunk it owns: a chunk it could not read (the
  * file missing or changed here) goes as a short message that tells the reader to read
- * it itself. Returns STS_OK when every chunk was sent; STS_ERR_FORMAT (err set) when
- * the plan is not one this build made, or STS_ERR_IO when send stopped it. */
+ * it itself. Returns STS_OK when every chunk was sent; else err is set:
+ * STS_ERR_FORMAT when the plan is damaged or from another build, STS_ERR_INVALID_ARG
+ * when `part` is not one of its peers', STS_ERR_IO when send stopped it. */
 sts_status sts_chunk_serve(const void *plan, size_t len, unsigned part, sts_chunk_send_fn send, void *user,
                            sts_error *err);
 
@@ -304,6 +306,7 @@ const char *sts_lane_pid(const sts_timeline *tl, uint32_t lane);
 const char *sts_lane_tid(const sts_timeline *tl, uint32_t lane);
 const char *sts_lane_process_name(const sts_timeline *tl, uint32_t lane);
 const char *sts_lane_thread_name(const sts_timeline *tl, uint32_t lane);
+
 const sts_track *sts_timeline_tracks(const sts_timeline *tl, size_t *n);
 const sts_slice *sts_timeline_slices(const sts_timeline *tl, size_t *n);
 const sts_arg *sts_timeline_args(const sts_timeline *tl, size_t *n);
