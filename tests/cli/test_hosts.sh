@@ -192,6 +192,10 @@ else
     t_ok "mpirun -n $n on one large file damaged at 60%: exit 1, no hang, the one process's message" \
       test "$T_RC" = 1 -a -n "$plain_err" -a "$(grep '^stepscope' <<<"$T_ERR")" = "$plain_err"
   done
+  t_run $MPIRUN -n 4 "$STEPSCOPE" steps --mpi "$W/rank1.json" "$W/bad.json"
+  t_ok "mpirun -n 4, the damaged file among 2 read with helpers: non-zero exit, no hang, one message naming the rank and the file" \
+    test "$T_RC" != 0 -a "$T_RC" != 124 -a -z "$T_OUT" -a \
+    "$(grep -cE "^stepscope steps: error: rank [0-9]+: $W/bad.json: byte [0-9]+ \(event [0-9]+\)" <<<"$T_ERR")" = 1
   gzip -c "$BIG" >"$W/big.json.gz"
   t_run env STEPSCOPE_MPI_STATS=1 $MPIRUN -n 3 "$STEPSCOPE" steps --json --mpi "$W/big.json.gz"
   t_ok "mpirun -n 3 on one large .json.gz: rank 0 reads it alone, the same bytes, no hang" \
