@@ -98,6 +98,7 @@ static int append_events(sts_timeline *dst, const sts_timeline *src, const maps 
         sts_counter x = src->counters.v[i];
         x.name = s[x.name];
         x.series = s[x.series];
+        x.id = s[x.id]; /* string 0 maps to 0: a counter without an id stays one */
         x.lane = l[x.lane];
         dst->counters.v[dst->counters.n++] = x;
     }

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "read/json_chrome.h"
+#include "stepscope/version.h"
 
 #define PLAN_MAGIC  "STSPLAN1"
 #define CHUNK_MAGIC "STSCHNK1"
@@ -112,14 +113,15 @@ static const char *take_str(rbuf *b, size_t *len)
     return n > b->n ? (b->bad = 1, NULL) : take(b, (size_t)n);
 }
 
-/* The layout a message's structs have in this build, and the byte order. */
+/* The version and the layout of a message's structs in this build, and the byte
+ * order. */
 static uint64_t fingerprint(void)
 {
-    const uint64_t sizes[] = { 0x0102030405060708u,  sizeof(sts_process), sizeof(sts_lane),
-                               sizeof(sts_arg),      sizeof(sts_slice),   sizeof(sts_end_event),
-                               sizeof(sts_instant),  sizeof(sts_counter), sizeof(sts_async),
-                               sizeof(sts_flow),     sizeof(sts_tl_push), sizeof(sts_timeline_info),
-                               sizeof(sts_args_mode) };
+    const uint64_t sizes[] = { 0x0102030405060708u,       STS_VERSION_NUMBER,   sizeof(sts_process),
+                               sizeof(sts_lane),          sizeof(sts_arg),      sizeof(sts_slice),
+                               sizeof(sts_end_event),     sizeof(sts_instant),  sizeof(sts_counter),
+                               sizeof(sts_async),         sizeof(sts_flow),     sizeof(sts_tl_push),
+                               sizeof(sts_timeline_info), sizeof(sts_args_mode) };
     return sts_hash_bytes(sizes, sizeof sizes);
 }
 
@@ -241,6 +243,54 @@ static void write_chunk(wbuf *b, size_t i, const jr_chunk *c)
     seal(b);
 }
 
+/* Every id a chunk's timeline holds points inside it, so that merging it reads nothing
+ * out of bounds, even from a peer whose build differs in a way the fingerprint misses. */
+static int ids_in_range(const sts_timeline *tl)
+{
+    const uint64_t ns = tl->strings.count, np = tl->procs.n, nl = tl->lanes.n, na = tl->args.n;
+#define STR(x)  ((uint64_t)(x) < ns)
+#define LANE(x) ((uint64_t)(x) < nl)
+#define ARGS(x) ((x) == STS_NONE || (uint64_t)(x) < na)
+    for (size_t i = 0; i < np; i++)
+        if (!STR(tl->procs.v[i].label) || !STR(tl->procs.v[i].name)) return 0;
+    for (size_t i = 0; i < nl; i++) {
+        const sts_lane *x = &tl->lanes.v[i];
+        if ((uint64_t)x->process >= np || !STR(x->label) || !STR(x->name)) return 0;
+    }
+    for (size_t i = 0; i < na; i++) {
+        const sts_arg *x = &tl->args.v[i];
+        if (!STR(x->key) || ((x->type == STS_ARG_STRING || x->type == STS_ARG_JSON) && !STR(x->v.str))) return 0;
+    }
+    for (size_t i = 0; i < tl->slices.n; i++) {
+        const sts_slice *x = &tl->slices.v[i];
+        if (!STR(x->name) || !STR(x->cat) || !LANE(x->lane) || !ARGS(x->args)) return 0;
+    }
+    for (size_t i = 0; i < tl->ends.n; i++) {
+        const sts_end_event *x = &tl->ends.v[i];
+        if (!STR(x->name) || !STR(x->cat) || !LANE(x->lane)) return 0;
+    }
+    for (size_t i = 0; i < tl->instants.n; i++) {
+        const sts_instant *x = &tl->instants.v[i];
+        if (!STR(x->name) || !STR(x->cat) || !LANE(x->lane) || !ARGS(x->args)) return 0;
+    }
+    for (size_t i = 0; i < tl->counters.n; i++) {
+        const sts_counter *x = &tl->counters.v[i];
+        if (!STR(x->name) || !STR(x->series) || !STR(x->id) || !LANE(x->lane)) return 0;
+    }
+    for (size_t i = 0; i < tl->asyncs.n; i++) {
+        const sts_async *x = &tl->asyncs.v[i];
+        if (!STR(x->name) || !STR(x->cat) || !STR(x->id) || !LANE(x->lane) || !ARGS(x->args)) return 0;
+    }
+    for (size_t i = 0; i < tl->flows.n; i++) {
+        const sts_flow *x = &tl->flows.v[i];
+        if (!STR(x->name) || !STR(x->cat) || !STR(x->id) || !LANE(x->lane)) return 0;
+    }
+#undef STR
+#undef LANE
+#undef ARGS
+    return 1;
+}
+
 /* Fills vec with the n elements that follow; -1 when the message ends first. */
 #define TAKE_VEC(b, vec)                                                                                    \
     do {                                                                                                    \
@@ -251,9 +301,10 @@ static void write_chunk(wbuf *b, size_t i, const jr_chunk *c)
         (vec).n = (size_t)n_;                                                                               \
     } while (0)
 
-/* A message back into c; c stays unclean when it is not chunk i of this plan. The ids
- * inside are trusted as a worker thread's are: the fingerprint says this build wrote
- * them, and the reading process merges only a chunk that starts where it got to. */
+/* A message back into c; c stays unclean when it is not chunk i of this plan, or holds
+ * an id that points outside it. The values are trusted as a worker thread's are: the
+ * CRC says they arrived as sent, the fingerprint that this version wrote them, and the
+ * reading process merges only a chunk that starts where it got to. */
 static void read_chunk_msg(const void *data, size_t len, const jr_plan *h, size_t i, jr_chunk *c)
 {
     len = unseal(data, len);
@@ -295,7 +346,7 @@ static void read_chunk_msg(const void *data, size_t len, const jr_plan *h, size_
     TAKE_VEC(&b, tl->asyncs);
     TAKE_VEC(&b, tl->flows);
     TAKE_VEC(&b, tl->pushes);
-    if (b.at != len || ended > 1 || stop < start || start < h->first) goto bad;
+    if (b.at != len || ended > 1 || stop < start || start < h->first || !ids_in_range(tl)) goto bad;
     c->index = i;
     c->clean = 1;
     c->ended = (int)ended;

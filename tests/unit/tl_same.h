@@ -124,6 +124,7 @@ static inline const char *tl_same(const sts_timeline *a, const sts_timeline *b)
         TLS_FIELD("counters", i, name);
         TLS_FIELD("counters", i, series);
         TLS_FIELD("counters", i, lane);
+        TLS_FIELD("counters", i, id);
         if (memcmp(&A.value, &B.value, sizeof A.value) != 0) TLS_DIFF("counters[%zu].value differs", i);
     }
     TLS_LEN("asyncs", asyncs);
