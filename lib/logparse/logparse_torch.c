@@ -96,7 +96,7 @@ static int tensor_guard(const char *t, guard *g)
     size_t which = 0;
     for (size_t i = 0; i < sizeof tensor_checks / sizeof tensor_checks[0] && !hit; i++) {
         snprintf(pat, sizeof pat, "' %s mismatch", tensor_checks[i]);
-        if ((hit = strstr(t, pat))) which = i;
+        if ((hit = strstr(t + 8, pat))) which = i; /* after "tensor '": its quote is no name's end */
     }
     if (!hit) return -1;
     clean_name(t + 8, (size_t)(hit - t - 8), g->arg, sizeof g->arg);
