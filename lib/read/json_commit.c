@@ -21,8 +21,21 @@ static const char *span_text(jr *r, const jspan *s, size_t *n)
     return r->tmp;
 }
 
+/* Decimal digits of v. */
+static inline uint32_t digits(uint64_t v)
+{
+    uint32_t d = 1;
+    while (v >= 10)
+        v /= 10, d++;
+    return d;
+}
+
 static uint32_t span_id(jr *r, const jspan *s)
 {
+    /* An integer id written canonically (its text is its value's digits) is looked up
+     * by value; any other spelling goes by its bytes, as every string does. */
+    if (s->kind == JK_NUMBER && s->is_int && s->fast && !s->neg && s->n == digits(s->ip))
+        return sts_jr_intern_uint(&r->strs, r->tl, s->ip, s->p, s->n);
     size_t n;
     const char *t = span_text(r, s, &n);
     return t ? sts_jr_intern_get(&r->strs, r->tl, t, n) : STS_NONE;

@@ -115,11 +115,49 @@ uint32_t sts_jr_intern_get(json_intern *c, sts_timeline *tl, const char *s, size
     return id;
 }
 
+/* Whether the window can grow to hold `value`: to the next power of two past it,
+ * while that keeps at most 16 slots per id held (64 bytes an id, a little more than
+ * the hash table's share) plus 64 KB. */
+static int grow_nums(json_intern *c, uint64_t value)
+{
+    if (!c->nums) c->nums_base = value & ~(uint64_t)1023;
+    if (value < c->nums_base) return -1;
+    uint64_t need = value - c->nums_base + 1, len = c->nums_len ? c->nums_len : 1024;
+    while (len < need)
+        len *= 2;
+    if (len > UINT32_MAX || len > 16 * ((uint64_t)c->nums_count + 1024)) return -1;
+    uint32_t *nums = realloc(c->nums, (size_t)len * sizeof *nums);
+    if (!nums) return -1;
+    memset(nums + c->nums_len, 0, (size_t)(len - c->nums_len) * sizeof *nums);
+    c->nums = nums;
+    c->nums_len = (uint32_t)len;
+    return 0;
+}
+
+uint32_t sts_jr_intern_uint(json_intern *c, sts_timeline *tl, uint64_t value, const char *s, size_t n)
+{
+    if ((!c->nums || value < c->nums_base || value - c->nums_base >= c->nums_len) && grow_nums(c, value) != 0)
+        return sts_jr_intern_get(c, tl, s, n);
+    uint32_t *e = &c->nums[value - c->nums_base];
+    if (*e) return *e - 1;
+    /* New here. The strtab gives the id the text has if it was read as a string ("52"),
+     * and the string table need not hold it: a miss there asks the strtab too. */
+    uint32_t id = sts_tl_intern(tl, s, n);
+    if (id == STS_NONE) return STS_NONE;
+    *e = id + 1;
+    c->nums_count++;
+    return id;
+}
+
 void sts_jr_intern_release(json_intern *c)
 {
     free(c->front);
     free(c->slots);
+    free(c->nums);
     c->front = NULL;
     c->slots = NULL;
+    c->nums = NULL;
     c->mask = c->count = 0;
+    c->nums_len = c->nums_count = 0;
+    c->nums_base = 0;
 }

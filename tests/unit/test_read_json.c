@@ -606,6 +606,77 @@ TEST(strings_bytes_and_escapes)
     free(b.p);
 }
 
+static uint64_t id_rng(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+/* Integer ids are looked up by value (json_intern.c) but must stay what the text
+ * says: each flow and async id reads back as the bytes written, and equal text gives
+ * one id whether it came as a number or a string. Values run in sequences from
+ * several bases (in and out of the lookup's window), repeat, jump to 64-bit values,
+ * and come in spellings that are not a canonical integer. */
+TEST(integer_ids_keep_their_text)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        uint64_t s = seed * 0x9e3779b97f4a7c15ull;
+        buf b = { NULL, 0, 0 };
+        char(*want)[48] = calloc(30000, sizeof *want);
+        T_TRUE(want != NULL);
+        uint64_t next[3] = { 0, 1 + id_rng(&s) % 100000, id_rng(&s) % 4000000000u }; /* sequences */
+        int n = 0;
+        puts_(&b, "[");
+        for (int i = 0; i < 30000; i++) {
+            uint64_t r = id_rng(&s), v;
+            char text[32];
+            int quoted = 0;
+            uint64_t *seq = &next[r / 16 % 3];
+            if (r % 16 == 0) /* anywhere */
+                v = id_rng(&s);
+            else if (r % 16 == 1) /* behind a sequence */
+                v = *seq > 20 ? *seq - 20 : 0;
+            else if (r % 16 == 2) /* "63" */
+                v = id_rng(&s) % 64, quoted = 1;
+            else if (r % 16 == 3) /* past int64 */
+                v = UINT64_MAX - id_rng(&s) % 3;
+            else
+                v = (*seq)++;
+            snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+            const char *spell = text;
+            char other[40];
+            /* Other spellings of a number, on flows (async ids must be integers). */
+            int odd = i % 2 == 0 ? (int)(r % 97) : 0;
+            if (odd == 5) spell = "-0";
+            if (odd == 6) snprintf(other, sizeof other, "%s.0", text), spell = other;
+            if (odd == 7) snprintf(other, sizeof other, "-%s", text), spell = other;
+            if (odd == 8) snprintf(other, sizeof other, "%se0", text), spell = other;
+            if (i % 2 && v > INT64_MAX) quoted = 1; /* an async id must fit int64 */
+            snprintf(want[n], sizeof want[n], "%s", spell);
+            if (i % 2 == 0)
+                putf(&b, "%s{\"ph\":\"%c\",\"cat\":\"c\",\"name\":\"f\",\"id\":%s%s%s,\"pid\":1,\"tid\":1,\"ts\":%d}",
+                     i ? "," : "", "stf"[r / 7 % 3], quoted ? "\"" : "", spell, quoted ? "\"" : "", i);
+            else
+                putf(&b, "%s{\"ph\":\"n\",\"cat\":\"c\",\"name\":\"a\",\"id\":%s%s%s,\"pid\":1,\"tid\":1,\"ts\":%d}",
+                     i ? "," : "", quoted ? "\"" : "", spell, quoted ? "\"" : "", i);
+            n++;
+        }
+        puts_(&b, "]");
+        run r = load_mode(b.p, b.n, STS_ARGS_KNOWN);
+        T_EQ_I64(r.st, STS_OK);
+        T_EQ_U64(r.tl->flows.n + r.tl->asyncs.n, (uint64_t)n);
+        size_t fi = 0, ai = 0;
+        for (int i = 0; i < n; i++) {
+            uint32_t id = i % 2 == 0 ? r.tl->flows.v[fi++].id : r.tl->asyncs.v[ai++].id;
+            T_EQ_STR(str(&r, id), want[i]);
+            T_EQ_U64(sts_timeline_find_string(r.tl, want[i]), id);
+        }
+        done(&r);
+        free(want);
+        free(b.p);
+    }
+}
+
 TEST(args_modes)
 {
     const char *json = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{"
@@ -966,6 +1037,7 @@ int main(void)
     RUN(truncated_gzip_is_an_error);
     RUN(deep_nesting_is_iterative);
     RUN(strings_bytes_and_escapes);
+    RUN(integer_ids_keep_their_text);
     RUN(args_modes);
     RUN(many_buffers_plain_and_gzip);
     RUN(event_cut_at_every_buffer_position);
