@@ -134,10 +134,25 @@ static int grow_nums(json_intern *c, uint64_t value)
     return 0;
 }
 
+/* Starts the window afresh at `value`. Its entries only save lookups (the strtab has
+ * every string), so dropping them loses nothing. */
+static int rebase_nums(json_intern *c, uint64_t value)
+{
+    free(c->nums);
+    c->nums = NULL;
+    c->nums_len = c->nums_count = c->nums_hits = c->nums_misses = 0;
+    return grow_nums(c, value);
+}
+
 uint32_t sts_jr_intern_uint(json_intern *c, sts_timeline *tl, uint64_t value, const char *s, size_t n)
 {
-    if ((!c->nums || value < c->nums_base || value - c->nums_base >= c->nums_len) && grow_nums(c, value) != 0)
-        return sts_jr_intern_get(c, tl, s, n);
+    if ((!c->nums || value < c->nums_base || value - c->nums_base >= c->nums_len) && grow_nums(c, value) != 0) {
+        /* A chunk of a large file may start with the rarer of two sequences (Kineto's
+         * fwdbwd flows before its ac2g ones); when values outside the window outnumber
+         * those in it, the window moves to them. */
+        if (++c->nums_misses <= c->nums_hits + 256 || rebase_nums(c, value) != 0) return sts_jr_intern_get(c, tl, s, n);
+    }
+    c->nums_hits++;
     uint32_t *e = &c->nums[value - c->nums_base];
     if (*e) return *e - 1;
     /* New here. The strtab gives the id the text has if it was read as a string ("52"),
@@ -158,6 +173,6 @@ void sts_jr_intern_release(json_intern *c)
     c->slots = NULL;
     c->nums = NULL;
     c->mask = c->count = 0;
-    c->nums_len = c->nums_count = 0;
+    c->nums_len = c->nums_count = c->nums_hits = c->nums_misses = 0;
     c->nums_base = 0;
 }

@@ -15,7 +15,8 @@
  * (Kineto's correlation ids), so neighbouring values share cache lines, where a hash
  * table takes a cache miss for each. The array covers a window of values from the
  * first one seen and grows only while it stays dense; a value outside it goes by its
- * text, as any string does. */
+ * text, as any string does, and when those outnumber the window's own the window
+ * starts again from one of them. */
 #ifndef STS_READ_JSON_INTERN_H
 #define STS_READ_JSON_INTERN_H
 
@@ -38,6 +39,7 @@ typedef struct json_intern {
     uint32_t *nums;     /* integer ids: nums[value - nums_base] = id + 1; 0 = none */
     uint64_t nums_base; /* the window's first value */
     uint32_t nums_len, nums_count;
+    uint32_t nums_hits, nums_misses; /* lookups in and outside the window since it began */
 } json_intern;
 
 /* The string id for the bytes (interned in tl on first sight), or STS_NONE when memory
