@@ -72,13 +72,24 @@ uint64_t sts_hash_bytes(const void *p, size_t n)
     return h;
 }
 
+/* Strings hashed ahead of their insertion, so that the cache misses of up to this many
+ * random slots overlap instead of following one another. */
+#define STRTAB_AHEAD 8
+
 static int strtab_rehash(sts_strtab *t, uint32_t nslots)
 {
     uint32_t *slots = calloc(nslots, sizeof *slots);
     if (!slots) return -1;
+    uint64_t h[STRTAB_AHEAD];
+    for (uint32_t id = 0; id < t->count && id < STRTAB_AHEAD; id++)
+        h[id] = sts_hash_bytes(t->strs[id], t->lens[id]);
     for (uint32_t id = 0; id < t->count; id++) {
-        uint64_t h = sts_hash_bytes(t->strs[id], t->lens[id]);
-        uint32_t i = (uint32_t)h & (nslots - 1);
+        uint32_t i = (uint32_t)h[id % STRTAB_AHEAD] & (nslots - 1);
+        if (id + STRTAB_AHEAD < t->count) {
+            uint64_t next = sts_hash_bytes(t->strs[id + STRTAB_AHEAD], t->lens[id + STRTAB_AHEAD]);
+            h[id % STRTAB_AHEAD] = next;
+            __builtin_prefetch(&slots[(uint32_t)next & (nslots - 1)], 1);
+        }
         while (slots[i])
             i = (i + 1) & (nslots - 1);
         slots[i] = id + 1;
@@ -118,10 +129,8 @@ uint32_t sts_strtab_find(const sts_strtab *t, const char *s, size_t n)
     return strtab_probe(t, s, n, sts_hash_bytes(s, n), &slot);
 }
 
-uint32_t sts_strtab_intern(sts_strtab *t, const char *s, size_t n)
+static uint32_t strtab_intern_hashed(sts_strtab *t, const char *s, size_t n, uint64_t h)
 {
-    if (n > UINT32_MAX - 1) return UINT32_MAX;
-    uint64_t h = sts_hash_bytes(s, n);
     uint32_t slot;
     uint32_t id = strtab_probe(t, s, n, h, &slot);
     if (id != UINT32_MAX) return id;
@@ -144,6 +153,29 @@ uint32_t sts_strtab_intern(sts_strtab *t, const char *s, size_t n)
         if (strtab_rehash(t, t->nslots * 2) != 0) return UINT32_MAX;
     }
     return id;
+}
+
+uint32_t sts_strtab_intern(sts_strtab *t, const char *s, size_t n)
+{
+    if (n > UINT32_MAX - 1) return UINT32_MAX;
+    return strtab_intern_hashed(t, s, n, sts_hash_bytes(s, n));
+}
+
+int sts_strtab_intern_many(sts_strtab *t, const char *const *strs, const uint32_t *lens, uint32_t count, uint32_t *ids)
+{
+    uint64_t h[STRTAB_AHEAD];
+    for (uint32_t k = 0; k < count && k < STRTAB_AHEAD; k++)
+        h[k] = sts_hash_bytes(strs[k], lens[k]);
+    for (uint32_t k = 0; k < count; k++) {
+        uint64_t hk = h[k % STRTAB_AHEAD];
+        if (k + STRTAB_AHEAD < count) {
+            uint64_t next = sts_hash_bytes(strs[k + STRTAB_AHEAD], lens[k + STRTAB_AHEAD]);
+            h[k % STRTAB_AHEAD] = next;
+            __builtin_prefetch(&t->slots[(uint32_t)next & (t->nslots - 1)]);
+        }
+        if ((ids[k] = strtab_intern_hashed(t, strs[k], lens[k], hk)) == UINT32_MAX) return -1;
+    }
+    return 0;
 }
 
 void sts_strtab_release(sts_strtab *t)

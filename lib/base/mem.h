@@ -41,6 +41,10 @@ typedef struct sts_strtab {
 int sts_strtab_init(sts_strtab *t);
 /* Returns the id, or UINT32_MAX when memory is exhausted. */
 uint32_t sts_strtab_intern(sts_strtab *t, const char *s, size_t n);
+/* Interns strs[k] (lens[k] bytes) into ids[k] for each k < count, in order: the ids
+ * are those one sts_strtab_intern() per string would give, found faster for many
+ * strings at once. Returns 0, or -1 when memory is exhausted (ids[] filled in part). */
+int sts_strtab_intern_many(sts_strtab *t, const char *const *strs, const uint32_t *lens, uint32_t count, uint32_t *ids);
 /* Returns the id of an already interned string, or UINT32_MAX. */
 uint32_t sts_strtab_find(const sts_strtab *t, const char *s, size_t n);
 static inline const char *sts_strtab_get(const sts_strtab *t, uint32_t id)

@@ -26,8 +26,7 @@ static uint32_t args_index(const maps *m, uint32_t a)
 static int map_names(sts_timeline *dst, const sts_timeline *src, maps *m)
 {
     const sts_strtab *t = &src->strings;
-    for (uint32_t i = 0; i < t->count; i++)
-        if ((m->str[i] = sts_tl_intern(dst, t->strs[i], t->lens[i])) == STS_NONE) return -1;
+    if (sts_strtab_intern_many(&dst->strings, t->strs, t->lens, t->count, m->str) != 0) return -1;
     /* A chunk holds no metadata, so a name it gave a process or lane is the one the
      * reader gives where it creates one (a pid or tid written as a string): it holds
      * when dst creates the process or lane now, and dst's stays otherwise. */

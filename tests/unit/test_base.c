@@ -63,6 +63,40 @@ TEST(strtab)
     sts_strtab_release(&t);
 }
 
+/* Interning many strings at once gives the ids one call per string gives: batches of
+ * every size up to 40, mixing strings the table holds, new ones and repeats within a
+ * batch, across the table's growth. */
+TEST(strtab_intern_many)
+{
+    sts_strtab one, many;
+    T_EQ_I64(sts_strtab_init(&one), 0);
+    T_EQ_I64(sts_strtab_init(&many), 0);
+    char text[64][16];
+    const char *strs[64];
+    uint32_t lens[64], ids[64];
+    uint64_t x = 88172645463325252ull;
+    for (int round = 0; round < 4000; round++) {
+        uint32_t count = (uint32_t)(round % 41);
+        for (uint32_t k = 0; k < count; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int len = snprintf(text[k], sizeof text[k], "s%llu", (unsigned long long)(x % (uint64_t)(round * 8 + 16)));
+            strs[k] = text[k];
+            lens[k] = (uint32_t)len;
+        }
+        T_EQ_I64(sts_strtab_intern_many(&many, strs, lens, count, ids), 0);
+        for (uint32_t k = 0; k < count; k++)
+            T_EQ_U64(ids[k], sts_strtab_intern(&one, strs[k], lens[k]));
+    }
+    T_EQ_U64(many.count, one.count);
+    T_TRUE(one.count > 20000);
+    for (uint32_t id = 0; id < many.count; id++) {
+        T_EQ_STR(sts_strtab_get(&many, id), sts_strtab_get(&one, id));
+        T_EQ_U64(sts_strtab_find(&many, sts_strtab_get(&one, id), sts_strtab_len(&one, id)), id);
+    }
+    sts_strtab_release(&one);
+    sts_strtab_release(&many);
+}
+
 TEST(u64map)
 {
     sts_u64map m = STS_U64MAP_INIT;
@@ -886,6 +920,7 @@ int main(void)
     RUN(status_names);
     RUN(version);
     RUN(strtab);
+    RUN(strtab_intern_many);
     RUN(u64map);
     RUN(instream_plain_and_gzip);
     RUN(instream_peek_then_read);
