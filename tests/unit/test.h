@@ -4,7 +4,8 @@
  *   int main(void) { RUN(name); return t_done(); }
  *
  * Each binary prints "N passed, N failed" (tests, not asserts) and exits non-zero on
- * any failure. */
+ * any failure. STS_TEST_ONLY="name name ..." runs only those tests (the others are
+ * not counted), as the ThreadSanitizer tier does with the tests that start threads. */
 #ifndef STS_TEST_H
 #define STS_TEST_H
 
@@ -20,8 +21,20 @@ static int t_current_failed, t_current_skipped;
 
 #define TEST(name) static void test_##name(void)
 
+/* Whether STS_TEST_ONLY, when set, names the test. */
+static inline int t_selected(const char *name)
+{
+    const char *only = getenv("STS_TEST_ONLY");
+    if (!only) return 1;
+    size_t n = strlen(name);
+    for (const char *p = strstr(only, name); p; p = strstr(p + 1, name))
+        if ((p == only || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ')) return 1;
+    return 0;
+}
+
 #define RUN(name)                                                                                  \
     do {                                                                                           \
+        if (!t_selected(#name)) break;                                                             \
         t_current = #name;                                                                         \
         t_current_failed = 0;                                                                      \
         t_current_skipped = 0;                                                                     \
