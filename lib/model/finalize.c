@@ -263,8 +263,6 @@ void sts_fin_permute_cycles(sts_slice *s, uint32_t *order, size_t n)
 
 /* Replays every lane; 1 when slices must move to reach their final order, 0 when they
  * are already there, -1 when memory is exhausted. */
-/* Replays every lane; 1 when slices must move to reach their final order, 0 when they
- * are already there, -1 when memory is exhausted. */
 static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t0, uint32_t *order, fin_lane_out *out)
 {
     fin_replay *r = sts_fin_replay_new(tl, order);
