@@ -145,17 +145,17 @@ static size_t cut_url(const char *s, size_t n)
 /* "* at NAME, now S1 and before S2" and "* at NAME, seen S1, but now given S2". */
 static int at_types(miss *m, const char *t)
 {
-    const char *name = t + 5, *sep, *b, *n;
+    const char *name = t + 5, *sep, *b, *n, *g, *a;
     size_t bn, nn, namelen;
-    if ((sep = strstr(name, ", seen ")) && strstr(sep, ", but now given ")) {
+    /* Each second pattern is searched after the first one ends: ", now and before X"
+     * holds " and before " only from the space that ends ", now ". */
+    if ((sep = strstr(name, ", seen ")) && (g = strstr(sep + 7, ", but now given "))) {
         b = sep + 7;
-        const char *g = strstr(b, ", but now given ");
         bn = (size_t)(g - b);
         n = g + 16;
         nn = cut_url(n, strlen(n));
-    } else if ((sep = strstr(name, ", now ")) && strstr(sep, " and before ")) {
+    } else if ((sep = strstr(name, ", now ")) && (a = strstr(sep + 6, " and before "))) {
         n = sep + 6;
-        const char *a = strstr(n, " and before ");
         nn = (size_t)(a - n);
         b = a + 12;
         bn = cut_url(b, strlen(b));

@@ -546,6 +546,20 @@ TEST(static_values_join_the_signatures)
     sts_ledger_free(l);
 }
 
+/* "* at v, now and before f32[8]": " and before " is there only from the space that
+ * ends ", now ", so no types can be read and the line is kept as it is (a read before
+ * the line's start under UBSan, found by fuzz_ledger_logs after 2.78 M executions). */
+TEST(explain_patterns_that_overlap_are_kept_as_text)
+{
+    sts_ledger *l = parse_string(MISS_HEAD NEVER_SEEN POWER_ROWS("8") MISS_HEAD FOR_POWER
+                                 "  different input types:\n  * at v, now and before f32[8]\n" POWER_ROWS("12"));
+    sts_ledger_fn_info f = fn(l, "power (s.py:10)");
+    T_EQ_I64(f.rows, 2);
+    T_EQ_I64(f.reasons[STS_MISS_OTHER], 1);
+    T_EQ_I64(f.reasons[STS_MISS_SHAPE], 0);
+    sts_ledger_free(l);
+}
+
 TEST(nested_jit_traces_are_not_the_outer_compile)
 {
     sts_ledger *l = parse_string("TRACING CACHE MISS at /s.py:27 (<module>):\n  never seen function:\n"
@@ -814,6 +828,7 @@ int main(void)
     RUN(jax_0_9_lambdas_keep_their_identity);
     RUN(lambdas_without_sites_are_not_diagnosed_as_one_function);
     RUN(static_values_join_the_signatures);
+    RUN(explain_patterns_that_overlap_are_kept_as_text);
     RUN(nested_jit_traces_are_not_the_outer_compile);
     RUN(long_lines_are_skipped_and_binary_is_refused);
     RUN(streamed_file_and_memory_parse_agree);
