@@ -1,6 +1,9 @@
 /* stepscope: the command-line entry point. Each subcommand is programs/cmd_<name>.c. */
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 
@@ -25,8 +28,22 @@ static void usage(FILE *f)
     fprintf(f, "\n'stepscope COMMAND --help' describes each command.\n");
 }
 
+/* glibc serves a block from its heap once a block that large was freed (the mmap
+ * threshold rises with each free, up to 32 MB); freed there, the reader's and the
+ * finisher's scratch of tens of MB stays in the process while the analysis grows past
+ * it. Blocks from 4 MB go to their own mappings and back to the system when freed:
+ * about 20 MB less peak memory on a 1 GB trace (analyze, -j 1 and -j 2), at the same
+ * speed. Chunks' vectors on reader threads stay below it and are reused from the heap. */
+static void memory_policy(void)
+{
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+    memory_policy();
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;
