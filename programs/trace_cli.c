@@ -53,20 +53,34 @@ static void print_warnings(const char *cmd, const sts_timeline *tl)
                 total - show == 1 ? "" : "s");
 }
 
+/* What a command keeps when --args is not given: slices shows the args it keeps, so it
+ * keeps the known ones; the analyses keep only what they read, which on a Kineto trace
+ * is a third of the memory a read holds. */
+static sts_args_mode default_args(const char *cmd)
+{
+    return strcmp(cmd, "slices") == 0 ? STS_ARGS_KNOWN : STS_ARGS_ANALYSIS;
+}
+
 int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode)
 {
     static const struct {
         const char *name;
         sts_args_mode mode;
-    } modes[] = { { "known", STS_ARGS_KNOWN }, { "all", STS_ARGS_ALL }, { "none", STS_ARGS_NONE } };
-    if (!text) text = "known";
+    } modes[] = { { "analysis", STS_ARGS_ANALYSIS },
+                  { "known", STS_ARGS_KNOWN },
+                  { "all", STS_ARGS_ALL },
+                  { "none", STS_ARGS_NONE } };
+    if (!text) {
+        *mode = default_args(cmd);
+        return CLI_OK;
+    }
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
         if (strcmp(text, modes[i].name) == 0) {
             *mode = modes[i].mode;
             return CLI_OK;
         }
     }
-    fprintf(stderr, "stepscope %s: --args expects known, all or none, got '%s'\n", cmd, text);
+    fprintf(stderr, "stepscope %s: --args expects analysis, known, all or none, got '%s'\n", cmd, text);
     return CLI_USAGE;
 }
 

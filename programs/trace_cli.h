@@ -28,19 +28,20 @@ typedef struct tc_read_opts {
     {                                                                                                      \
         "run", CLI_STRING, &(var), "NAME", "in a profile directory, the run to read (default: the latest)" \
     }
-#define TC_ARGS_OPT(var)                                                                                              \
-    {                                                                                                                 \
-        "args", CLI_STRING, &(var), "MODE",                                                                           \
-            "event args to keep: known (default: the keys stepscope uses, such as step_num), all (every arg; XSpace " \
-            "events also keep their full name as long_name), none"                                                    \
+#define TC_ARGS_OPT(var)                                                                                           \
+    {                                                                                                              \
+        "args", CLI_STRING, &(var), "MODE",                                                                        \
+            "event args to keep: analysis (the default of analyze and steps: the keys they read, step_num, "       \
+            "hlo_op and hlo_module), known (the default of slices: the keys stepscope uses, ids and correlations " \
+            "too), all (every arg; XSpace events also keep their full name as long_name), none"                    \
     }
 
-/* Parses an --args value (NULL: known). Returns CLI_OK, or prints the usage error and
- * returns CLI_USAGE. */
+/* Parses an --args value (NULL: the command's default, known for slices and analysis
+ * for the others). Returns CLI_OK, or prints the usage error and returns CLI_USAGE. */
 int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode);
 
 /* Opens `path` (a file, "-", or a profile directory at any level; `run` picks a run,
- * NULL = the latest; `args` an --args value, NULL = known; `ro` the -j and -q options,
+ * NULL = the latest; `args` an --args value, NULL = the command's default; `ro` the -j and -q options,
  * NULL = defaults). While a read takes longer than a second, shows a progress line on
  * stderr (bytes read of the total, rate, time left) when stderr is a terminal and not
  * ro->quiet; says on stderr which run of a profile directory was read, prints the

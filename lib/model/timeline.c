@@ -235,6 +235,14 @@ const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, cons
     return NULL;
 }
 
+static int key_in(const char *const *keys, size_t count, const char *key, size_t n)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (strlen(keys[i]) == n && memcmp(keys[i], key, n) == 0) return 1;
+    }
+    return 0;
+}
+
 int sts_arg_key_is_known(const char *key, size_t n)
 {
     static const char *const known[] = {
@@ -242,8 +250,28 @@ int sts_arg_key_is_known(const char *key, size_t n)
         "stream",    "device", "context",  "Python id",   "Python parent id", "run_id",      "iteration",
         "step_name", "flow",   "id",       "hlo_op",      "hlo_module",
     };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (strlen(known[i]) == n && memcmp(known[i], key, n) == 0) return 1;
+    return key_in(known, sizeof known / sizeof known[0], key, n);
+}
+
+int sts_arg_key_is_analyzed(const char *key, size_t n)
+{
+    /* Keep in step with the keys lib/analyze looks up (summary.c, steps.c,
+     * steps_breakdown.c): a key missing here makes an analysis miss what it groups by. */
+    static const char *const analyzed[] = { "step_num", "hlo_op", "hlo_module" };
+    return key_in(analyzed, sizeof analyzed / sizeof analyzed[0], key, n);
+}
+
+int sts_args_mode_keeps(sts_args_mode mode, const char *key, size_t n)
+{
+    switch (mode) {
+    case STS_ARGS_ALL:
+        return 1;
+    case STS_ARGS_KNOWN:
+        return sts_arg_key_is_known(key, n);
+    case STS_ARGS_ANALYSIS:
+        return sts_arg_key_is_analyzed(key, n);
+    case STS_ARGS_NONE:
+    default:
+        return 0;
     }
-    return 0;
 }

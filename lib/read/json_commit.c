@@ -327,7 +327,7 @@ static int arg_key(jr *r, const jspan *k, uint32_t *id)
     if (!t) return -1;
     *id = sts_jr_intern_get(&r->strs, r->tl, t, n);
     if (*id == STS_NONE) return -1;
-    int keep = r->mode == STS_ARGS_ALL || (r->mode == STS_ARGS_KNOWN && sts_arg_key_is_known(t, n));
+    int keep = sts_args_mode_keeps(r->mode, t, n);
     if (slot) {
         slot->id = *id;
         slot->n = (uint8_t)k->n;

@@ -516,7 +516,7 @@ static sts_status read_stat_meta(reader *x, const sts_pb_field *ef)
     size_t name_n = have_name ? x->tmp.n : 0;
     sm->name = intern(x, name, name_n);
     if (sm->name == STS_NONE) return nomem(x);
-    sm->keep = x->mode == STS_ARGS_ALL || (x->mode == STS_ARGS_KNOWN && sts_arg_key_is_known(name, name_n));
+    sm->keep = sts_args_mode_keeps(x->mode, name, name_n);
     if (idmap_put(&x->smap, key, (uint32_t)(x->smeta.n - 1)) != 0) return nomem(x);
     return STS_OK;
 }

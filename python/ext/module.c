@@ -208,7 +208,8 @@ PyMODINIT_FUNC PyInit__stepscope(void)
     if (!m) return NULL;
     if (PyModule_AddIntConstant(m, "ARGS_KNOWN", STS_ARGS_KNOWN) < 0 ||
         PyModule_AddIntConstant(m, "ARGS_NONE", STS_ARGS_NONE) < 0 ||
-        PyModule_AddIntConstant(m, "ARGS_ALL", STS_ARGS_ALL) < 0) {
+        PyModule_AddIntConstant(m, "ARGS_ALL", STS_ARGS_ALL) < 0 ||
+        PyModule_AddIntConstant(m, "ARGS_ANALYSIS", STS_ARGS_ANALYSIS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -37,8 +37,9 @@ PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
     const char *path, *run = NULL;
     int mode = STS_ARGS_KNOWN;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y|zi", keys, &path, &run, &mode)) return NULL;
-    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL)
-        return ext_raise_msg(STS_ERR_INVALID_ARG, "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL", mode);
+    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS)
+        return ext_raise_msg(STS_ERR_INVALID_ARG,
+                             "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL, ARGS_ANALYSIS", mode);
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
@@ -70,8 +71,9 @@ PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw)
     Py_ssize_t n;
     int mode = STS_ARGS_KNOWN;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y#|si", keys, &data, &n, &name, &mode)) return NULL;
-    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL)
-        return ext_raise_msg(STS_ERR_INVALID_ARG, "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL", mode);
+    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS)
+        return ext_raise_msg(STS_ERR_INVALID_ARG,
+                             "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL, ARGS_ANALYSIS", mode);
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;

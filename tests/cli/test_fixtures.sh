@@ -37,6 +37,11 @@ import json, sys
 bad = [n for n in json.load(open(sys.argv[1]))["names"] if n["self_ns"] < 0]
 assert not bad, bad[:3]
 ' "$T_TMP/a.json"
+    "$STEPSCOPE" analyze --json --args known "$f" 2>/dev/null | sed '/args_kept/d' >"$T_TMP/ak.json"
+    "$STEPSCOPE" steps --json --args known "$f" >"$T_TMP/sk.json" 2>/dev/null
+    t_ok "$label: analyze and steps print the same with --args known (the default keeps only what they read)" \
+      test "$(sed '/args_kept/d' "$T_TMP/a.json")" = "$(cat "$T_TMP/ak.json")" -a \
+      "$(cat "$T_TMP/s.json")" = "$(cat "$T_TMP/sk.json")"
     python3 "$FACTS" check "$f" --label "$label" --analyze "$T_TMP/a.json" \
       --steps "$T_TMP/s.json" --steps-rc "$src" --csv "$T_TMP/c.csv" || T_FAILS=$((T_FAILS + 1))
   done
@@ -47,6 +52,11 @@ done
 for f in "$FX/traces/jax"/*.xplane.pb; do
   [ -f "$f" ] || continue
   label="jax/$(basename "$f")"
+  t_run "$STEPSCOPE" analyze --json "$f" --group hlo_op --args known
+  known_out=$(sed '/args_kept/d' <<<"$T_OUT")
+  t_run "$STEPSCOPE" analyze --json "$f" --group hlo_op
+  t_ok "$label: analyze --group hlo_op prints the same with --args known" \
+    test "$T_RC" = 0 -a "$(sed '/args_kept/d' <<<"$T_OUT")" = "$known_out"
   t_run "$STEPSCOPE" analyze --json "$f"
   t_ok "$label: no name has a negative self time" python3 -c '
 import json, sys

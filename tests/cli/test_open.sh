@@ -163,11 +163,30 @@ mkdir -p "$W/nothing"
 t_run "$STEPSCOPE" analyze "$W/nothing"
 t_ok "a folder with no trace: exit 1, the layout expected" test "$T_RC" = 1 -a -n "$(grep -F "$W/nothing: no trace here; expected a JAX profile directory" <<<"$T_ERR")"
 
-# --args: what docs/xplane.md and docs/chrome-json.md describe.
-args_kept() { "$STEPSCOPE" analyze "$W/t.json" --json --args "$1" | grep -o '"args_kept": *[0-9]*' | grep -o '[0-9]*$'; }
-t_ok "--args known keeps step_num only" test "$(args_kept known)" = 2
-t_ok "--args all keeps every arg" test "$(args_kept all)" = 4
-t_ok "--args none keeps none" test "$(args_kept none)" = 0
-t_run "$STEPSCOPE" slices "$W/t.json" --args some
-t_ok "--args some is a usage error (2) naming the choices" test "$T_RC" = 2 -a -n "$(grep -F -- '--args expects known, all or none' <<<"$T_ERR")"
+# --args: what docs/xplane.md and docs/chrome-json.md describe. a.json's events carry
+# an arg of each set: step_num and hlo_op (analysis), correlation (known), extra.
+cat >"$W/a.json" <<'JSON'
+{"traceEvents": [
+ {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 0, "dur": 100, "args": {"step_num": 1, "correlation": 5, "extra": "x"}},
+ {"ph": "X", "name": "fusion", "pid": 7, "tid": 1, "ts": 1, "dur": 40, "args": {"hlo_op": "fusion.1", "hlo_module": "jit_f", "extra": "y"}},
+ {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 200, "dur": 100, "args": {"step_num": 2, "correlation": 6}},
+ {"ph": "X", "name": "load", "pid": 7, "tid": 1, "ts": 201, "dur": 30, "args": {"External id": 9}}
+]}
+JSON
+args_kept() { "$STEPSCOPE" "$1" "$W/a.json" --json ${2:+--args "$2"} | grep -o '"args_kept": *[0-9]*' | grep -o '[0-9]*$'; }
+t_ok "--args analysis keeps step_num, hlo_op and hlo_module" test "$(args_kept analyze analysis)" = 4
+t_ok "analyze keeps only what it reads by default (analysis)" test "$(args_kept analyze)" = 4
+t_ok "--args known keeps the ids and correlations too" test "$(args_kept analyze known)" = 7
+t_ok "--args all keeps every arg" test "$(args_kept analyze all)" = 9
+t_ok "--args none keeps none" test "$(args_kept analyze none)" = 0
+# What analyze and steps print does not depend on the args they do not read.
+for cmd in "analyze --json" "analyze --group hlo_op" "steps --json" "steps"; do
+  t_run "$STEPSCOPE" $cmd "$W/a.json" --args known
+  known_out=$(sed '/args_kept/d' <<<"$T_OUT")
+  t_run "$STEPSCOPE" $cmd "$W/a.json"
+  t_ok "$cmd: the default prints what --args known prints (args_kept aside)" \
+    test "$T_RC" = 0 -a "$(sed '/args_kept/d' <<<"$T_OUT")" = "$known_out"
+done
+t_run "$STEPSCOPE" slices "$W/a.json" --args some
+t_ok "--args some is a usage error (2) naming the choices" test "$T_RC" = 2 -a -n "$(grep -F -- '--args expects analysis, known, all or none' <<<"$T_ERR")"
 t_done

@@ -677,6 +677,24 @@ TEST(integer_ids_keep_their_text)
     }
 }
 
+/* The modes' key sets, as timeline.h states them: ANALYSIS within KNOWN within ALL. */
+TEST(args_mode_key_sets)
+{
+    const char *keys[] = { "step_num", "hlo_op", "hlo_module", "External id", "correlation", "step_name",
+                           "Ev Idx",   "",       "step_nu",    "hlo_op ",     "HLO_OP" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        size_t n = strlen(keys[i]);
+        int analyzed = sts_arg_key_is_analyzed(keys[i], n), known = sts_arg_key_is_known(keys[i], n);
+        T_EQ_I64(analyzed, i < 3);
+        T_TRUE(!analyzed || known);
+        T_EQ_I64(sts_args_mode_keeps(STS_ARGS_ANALYSIS, keys[i], n), analyzed);
+        T_EQ_I64(sts_args_mode_keeps(STS_ARGS_KNOWN, keys[i], n), known);
+        T_EQ_I64(sts_args_mode_keeps(STS_ARGS_ALL, keys[i], n), 1);
+        T_EQ_I64(sts_args_mode_keeps(STS_ARGS_NONE, keys[i], n), 0);
+        T_EQ_I64(sts_args_mode_keeps((sts_args_mode)99, keys[i], n), 0);
+    }
+}
+
 TEST(args_modes)
 {
     const char *json = "[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{"
@@ -697,6 +715,13 @@ TEST(args_modes)
     if (a) T_EQ_STR(str(&known, a->v.str), "3");
     T_TRUE(known.tl->args.v[1].last);
     done(&known);
+
+    run analysis = load_mode(json, strlen(json), STS_ARGS_ANALYSIS);
+    T_EQ_U64(analysis.tl->args.n, 1);
+    a = sts_timeline_find_arg(analysis.tl, analysis.tl->slices.v[0].args, "step_num");
+    T_TRUE(a && a->type == STS_ARG_STRING && a->last);
+    T_TRUE(sts_timeline_find_arg(analysis.tl, analysis.tl->slices.v[0].args, "External id") == NULL);
+    done(&analysis);
 
     run all = load_mode(json, strlen(json), STS_ARGS_ALL);
     T_EQ_U64(all.tl->args.n, 10);
@@ -1038,6 +1063,7 @@ int main(void)
     RUN(deep_nesting_is_iterative);
     RUN(strings_bytes_and_escapes);
     RUN(integer_ids_keep_their_text);
+    RUN(args_mode_key_sets);
     RUN(args_modes);
     RUN(many_buffers_plain_and_gzip);
     RUN(event_cut_at_every_buffer_position);

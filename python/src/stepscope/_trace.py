@@ -9,7 +9,12 @@ import numpy as np
 from . import _stepscope
 from ._errors import TraceWarning
 
-_ARGS = {"known": _stepscope.ARGS_KNOWN, "none": _stepscope.ARGS_NONE, "all": _stepscope.ARGS_ALL}
+_ARGS = {
+    "known": _stepscope.ARGS_KNOWN,
+    "none": _stepscope.ARGS_NONE,
+    "all": _stepscope.ARGS_ALL,
+    "analysis": _stepscope.ARGS_ANALYSIS,
+}
 _SHOWN_WARNINGS = 10
 _GROUPS = ("name", "hlo_op", "hlo_module")
 
@@ -17,7 +22,9 @@ _GROUPS = ("name", "hlo_op", "hlo_module")
 def open(path, run=None, args="known"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
     """Reads a trace: Chrome trace-event JSON (.json, .json.gz), an XSpace .xplane.pb,
     or a JAX profile directory (`run` picks a run; the latest by default). `args`
-    keeps the event arguments the analyzer uses ("known"), all of them ("all") or none.
+    keeps the event arguments stepscope uses ("known"), all of them ("all"), none, or
+    only those the analyses read ("analysis": step_num, hlo_op, hlo_module; the least
+    memory, with the same summaries and steps).
     Raises stepscope.Error (NotFoundError, FormatError, ...) with the reader's message.
     The reader's warnings become TraceWarning warnings and Trace.warnings."""
     if args not in _ARGS:
