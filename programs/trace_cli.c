@@ -108,6 +108,7 @@ int tc_open(const char *cmd, const char *path, const char *run, const char *args
     opt.jobs = ro ? ro->jobs : 0;
     opt.peers = hm_chunk_peers(); /* --mpi: the other ranks read chunks too */
     if (opt.peers && opt.jobs == 0) opt.jobs = (int)hm_default_jobs();
+    opt.flows = STS_FLOWS_COUNT; /* the trace commands count flows; none reads them */
     int rc = tc_args_mode(cmd, args, &opt.args);
     if (rc != CLI_OK) return rc;
     progress p = { cmd, { 0, 0 }, { 0, 0 }, 0 };

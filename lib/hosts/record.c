@@ -137,7 +137,7 @@ static void copy_info(sts_host_info *in, const sts_timeline *tl)
     sts_timeline_instants(tl, &n), in->instants = n;
     sts_timeline_counters(tl, &n), in->counters = n;
     sts_timeline_asyncs(tl, &n), in->asyncs = n;
-    sts_timeline_flows(tl, &n), in->flows = n;
+    in->flows = ti->flows;
     sts_timeline_args(tl, &n), in->args = n;
 }
 

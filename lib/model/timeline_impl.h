@@ -61,6 +61,7 @@ struct sts_timeline {
     sts_strtab strings;
     sts_timeline_info info;
     sts_args_mode args_mode;
+    int count_flows; /* STS_FLOWS_COUNT: flow events are counted in info.flows, not kept */
     int finalized;
     int all_whole_us; /* every ts/dur seen was a whole microsecond */
     STS_VEC(sts_process) procs;

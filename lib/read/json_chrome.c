@@ -528,6 +528,7 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
         sts_jr_fini(&r);
         return nomem(&r);
     }
+    tl->count_flows = opt && opt->flows == STS_FLOWS_COUNT;
     r.progress = opt ? opt->progress : NULL;
     r.progress_user = opt ? opt->progress_user : NULL;
     r.reference = tune && tune->reference;

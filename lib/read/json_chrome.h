@@ -163,6 +163,7 @@ typedef struct jr_plan {
     jr_range src;
     const char *path, *tl_path, *tl_format;
     sts_args_mode mode;
+    int count_flows; /* the timeline's: STS_FLOWS_COUNT */
     int in_object, reference;
     uint64_t first;         /* where the events start */
     uint64_t size;          /* bytes per chunk (0: splits) */

@@ -757,6 +757,11 @@ static int commit_flow(jr *r, const jevent *ev, char ph, jhead *h)
     int rc = event_head(r, ev, ph, h);
     if (rc == T_OK) rc = admit(r, ev, h, h->ts);
     if (rc != T_OK) return done(rc);
+    r->tl->info.flows++;
+    if (r->tl->count_flows) {
+        sts_tl_note_resolution(r->tl, h->whole);
+        return 0;
+    }
     uint32_t id = 0;
     if (ev->have & BIT(F_ID))
         id = span_id(r, &ev->f[F_ID]);

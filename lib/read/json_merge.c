@@ -149,6 +149,7 @@ static void add_counts(sts_timeline *dst, const sts_timeline *src)
         d->by_phase[i] += s->by_phase[i];
     d->skipped += s->skipped;
     d->rejected += s->rejected;
+    d->flows += s->flows;
     if (!src->all_whole_us) dst->all_whole_us = 0;
 }
 

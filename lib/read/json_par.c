@@ -157,6 +157,7 @@ void sts_jr_read_chunk(const jr_plan *P, size_t i, jr_chunk *c)
     c->start = start;
     sts_timeline *tl = sts_tl_new(P->tl_path, P->tl_format, P->mode);
     if (!tl) return;
+    tl->count_flows = P->count_flows;
     tl->defer_pushes = 1; /* the sorter's state depends on the events before this chunk */
     sts_error err = STS_ERROR_INIT;
     jr w;
@@ -266,6 +267,7 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
     h->tl_path = r->tl->info.path;
     h->tl_format = r->tl->info.format;
     h->mode = r->mode;
+    h->count_flows = r->tl->count_flows;
     h->in_object = t->in_object;
     h->reference = r->reference;
     h->first = at;

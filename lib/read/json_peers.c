@@ -140,6 +140,7 @@ int sts_jr_peers_start(const sts_chunk_peers *peers, const jr_plan *h)
     put_u64(&b, (uint64_t)h->mode);
     put_u64(&b, (uint64_t)h->in_object);
     put_u64(&b, (uint64_t)h->reference);
+    put_u64(&b, (uint64_t)h->count_flows);
     put_str(&b, h->path, strlen(h->path));
     put_str(&b, h->tl_path ? h->tl_path : "", h->tl_path ? strlen(h->tl_path) : 0);
     put_str(&b, h->tl_format ? h->tl_format : "", h->tl_format ? strlen(h->tl_format) : 0);
@@ -181,15 +182,16 @@ static sts_status read_plan(const void *data, size_t len, plan_in *pi, sts_error
     h->size = take_u64(&b);
     h->src = (jr_range){ -1, NULL, NULL, 0, take_u64(&b) };
     pi->parts = take_u64(&b);
-    uint64_t mode = take_u64(&b), in_object = take_u64(&b), reference = take_u64(&b);
+    uint64_t mode = take_u64(&b), in_object = take_u64(&b), reference = take_u64(&b), count_flows = take_u64(&b);
     size_t n1, n2, n3;
     const char *s1 = take_str(&b, &n1), *s2 = take_str(&b, &n2), *s3 = take_str(&b, &n3);
     if (b.bad || b.at != len || h->size == 0 || pi->parts < 2 || mode > STS_ARGS_ANALYSIS || in_object > 1 ||
-        reference > 1 || h->first > h->src.end || memchr(s1, '\0', n1))
+        reference > 1 || count_flows > 1 || h->first > h->src.end || memchr(s1, '\0', n1))
         return sts_error_set(err, STS_ERR_FORMAT, (int64_t)b.at, "chunk plan: damaged at byte %zu", b.at);
     h->mode = (sts_args_mode)mode;
     h->in_object = (int)in_object;
     h->reference = (int)reference;
+    h->count_flows = (int)count_flows;
     pi->path = dup_bytes(s1, n1);
     pi->tl_path = dup_bytes(s2, n2);
     pi->tl_format = dup_bytes(s3, n3);
@@ -316,6 +318,7 @@ static void read_chunk_msg(const void *data, size_t len, const jr_plan *h, size_
     uint64_t ended = take_u64(&b), start = take_u64(&b), stop = take_u64(&b), elements = take_u64(&b);
     sts_timeline *tl = sts_tl_new(h->tl_path, h->tl_format, h->mode);
     if (!tl) return;
+    tl->count_flows = h->count_flows;
     tl->defer_pushes = 1;
     tl->all_whole_us = take_u64(&b) != 0;
     tl->pushes_lost = take_u64(&b) != 0;
@@ -331,6 +334,7 @@ static void read_chunk_msg(const void *data, size_t len, const jr_plan *h, size_
     memcpy(tl->info.by_phase, in.by_phase, sizeof in.by_phase);
     tl->info.skipped = in.skipped;
     tl->info.rejected = in.rejected;
+    tl->info.flows = in.flows;
     for (uint64_t k = 0; k < nstr; k++) {
         size_t n;
         const char *s = take_str(&b, &n);

@@ -198,6 +198,7 @@ static sts_arg int_arg(sts_build *b, const char *key, int64_t v)
 static void add_flow(sts_build *b, uint32_t lane, int64_t ts, uint32_t id, char phase)
 {
     sts_flow *f = STS_VEC_PUSH(b->tl->flows);
+    b->tl->info.flows += f != NULL;
     if (!f) {
         b->nomem = 1;
         return;

@@ -35,7 +35,7 @@ PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
     (void)self;
     static char *keys[] = { "path", "run", "args", NULL };
     const char *path, *run = NULL;
-    int mode = STS_ARGS_KNOWN;
+    int mode = STS_ARGS_ANALYSIS;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y|zi", keys, &path, &run, &mode)) return NULL;
     if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS)
         return ext_raise_msg(STS_ERR_INVALID_ARG,
@@ -45,6 +45,7 @@ PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.run = run;
     opt.args = (sts_args_mode)mode;
+    opt.flows = STS_FLOWS_COUNT; /* no Trace method reads them */
     sts_error err = STS_ERROR_INIT;
     /* Reading is all C: other Python threads may run meanwhile. */
     PyThreadState *ts = PyEval_SaveThread();
@@ -69,7 +70,7 @@ PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw)
     static char *keys[] = { "data", "name", "args", NULL };
     const char *data, *name = "<bytes>";
     Py_ssize_t n;
-    int mode = STS_ARGS_KNOWN;
+    int mode = STS_ARGS_ANALYSIS;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y#|si", keys, &data, &n, &name, &mode)) return NULL;
     if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS)
         return ext_raise_msg(STS_ERR_INVALID_ARG,
@@ -78,6 +79,7 @@ PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw)
     if (!h) return PyErr_NoMemory();
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.args = (sts_args_mode)mode;
+    opt.flows = STS_FLOWS_COUNT; /* no Trace method reads them */
     sts_error err = STS_ERROR_INIT;
     /* The bytes object is held by the caller's frame for the whole call. */
     PyThreadState *ts = PyEval_SaveThread();

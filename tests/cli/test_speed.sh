@@ -51,6 +51,11 @@ for cmd in "analyze --json" "slices --csv" "steps --json --step step"; do
 done
 t_ok "a warning from a later chunk names the event's index in the whole file" \
   grep -q "event 80002 (byte" "$W/analyze.errj"
+# analyze counts flows without keeping them (STS_FLOWS_COUNT): every one, at any -j.
+want_flows=$(grep -o '"ph":"s"' "$W/big.json" | wc -l)
+t_ok "analyze counts the file's $want_flows flow events at -j 1 and -j 7" \
+  test "$want_flows" -gt 0 -a -n "$(grep "\"flows\": *$want_flows," "$W/analyze.1")" -a \
+  -n "$(grep "\"flows\": *$want_flows," "$W/analyze.7")"
 
 t_run "$STEPSCOPE" analyze "$W/big.json" -j -2
 t_ok "analyze -j -2 is a usage error" test "$T_RC" = 2

@@ -23,6 +23,9 @@ typedef struct got {
     char msg[512];
 } got;
 
+/* What read_with() and read_peers() do with flow events. */
+static sts_flows_mode g_flows = STS_FLOWS_KEEP;
+
 static got read_with(const char *data, size_t n, const char *path, sts_args_mode mode, const sts_jr_tuning *tune)
 {
     got g = { NULL, STS_OK, "" };
@@ -36,6 +39,7 @@ static got read_with(const char *data, size_t n, const char *path, sts_args_mode
     g.tl = sts_tl_new(path ? path : "trace.json", "chrome-json", mode);
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.args = mode;
+    opt.flows = g_flows;
     g.st = sts_read_chrome_json_with(in, g.tl, &opt, tune, &err);
     snprintf(g.msg, sizeof g.msg, "%s", g.st == STS_OK ? "" : err.message);
     sts_instream_free(in);
@@ -565,15 +569,17 @@ static tbuf plan_for(const fake_peers *f, const void *plan, size_t len)
     tbuf b = { NULL, 0, 0 };
     put(&b, plan, len);
     if (!f->serve_path) return b;
-    /* magic, fingerprint, first, size, end, parts, mode, in_object, reference: 9 x 8 */
+    /* magic, fingerprint, first, size, end, parts, mode, in_object, reference,
+     * count_flows: 10 x 8 */
+    enum { AT = 80 };
     uint64_t plen;
-    memcpy(&plen, b.p + 72, 8);
+    memcpy(&plen, b.p + AT, 8);
     tbuf out = { NULL, 0, 0 };
     uint64_t nlen = strlen(f->serve_path);
-    put(&out, b.p, 72);
+    put(&out, b.p, AT);
     put(&out, (const char *)&nlen, 8);
     put(&out, f->serve_path, nlen);
-    put(&out, b.p + 80 + plen, b.n - 80 - plen - 8);
+    put(&out, b.p + AT + 8 + plen, b.n - AT - 8 - plen - 8);
     uLong c = crc32(0L, Z_NULL, 0);
     c = crc32(c, (const Bytef *)out.p, (uInt)out.n);
     uint64_t crc = c;
@@ -646,6 +652,7 @@ static got read_peers(const char *path, int jobs, uint64_t chunk, fake_peers *f)
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.args = STS_ARGS_ALL;
     opt.peers = &f->pub;
+    opt.flows = g_flows;
     sts_jr_tuning tune = { 0, jobs, chunk, 1, NULL, 0, 0 };
     g.st = sts_read_chrome_json_with(in, g.tl, &opt, &tune, &err);
     snprintf(g.msg, sizeof g.msg, "%s", g.st == STS_OK ? "" : err.message);
@@ -960,6 +967,74 @@ static tbuf gzip_of(const char *data, size_t n, int level, int members)
     return out;
 }
 
+/* The slices of a and b, compared by their names' text (string ids differ when one
+ * read interned strings the other did not). */
+static int same_slices_by_text(const sts_timeline *a, const sts_timeline *b)
+{
+    size_t na, nb;
+    const sts_slice *x = sts_timeline_slices(a, &na), *y = sts_timeline_slices(b, &nb);
+    if (na != nb) return 0;
+    for (size_t i = 0; i < na; i++)
+        if (x[i].ts != y[i].ts || x[i].dur != y[i].dur || x[i].lane != y[i].lane || x[i].parent != y[i].parent ||
+            x[i].depth != y[i].depth || x[i].flags != y[i].flags || x[i].track != y[i].track ||
+            strcmp(sts_timeline_string(a, x[i].name), sts_timeline_string(b, y[i].name)) != 0)
+            return 0;
+    return 1;
+}
+
+/* STS_FLOWS_COUNT: no flow kept, the count KEEP's flows would have, and the rest of
+ * the model as KEEP reads it; in one pass, in chunks, and with peers (the plan carries
+ * the mode). */
+TEST(flows_counted_not_kept)
+{
+    char path[] = "/tmp/sts_flows_XXXXXX";
+    int fd = mkstemp(path);
+    T_TRUE(fd >= 0);
+    close(fd);
+    uint64_t seen = 0;
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        tbuf b = trace(seed * 7919, 60 + (int)(seed % 150));
+        uint64_t splits[4] = { b.n / 5 + rnd(30), 2 * b.n / 5, 3 * b.n / 5 + rnd(30), 4 * b.n / 5 };
+        sts_jr_tuning chunked = { 0, 2, 0, 1, splits, 4, 0 };
+        got keep = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
+        g_flows = STS_FLOWS_COUNT;
+        got count = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
+        got chunks = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &chunked);
+        got peers = { NULL, STS_ERR_IO, "" };
+        fake_peers f;
+        fake_init(&f, 2);
+        if (write_file(path, b.p, b.n)) peers = read_peers(path, 1, b.n / 6 + 1, &f);
+        g_flows = STS_FLOWS_KEEP;
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+        T_EQ_I64(count.st, keep.st);
+        T_EQ_STR(count.msg, keep.msg);
+        T_TRUE(agree(what, &count, &chunks));
+        if (count.st == STS_OK && peers.tl) { /* the peers' timeline names the file */
+            T_EQ_U64(sts_timeline_get_info(peers.tl)->flows, sts_timeline_get_info(count.tl)->flows);
+            T_TRUE(same_slices_by_text(count.tl, peers.tl));
+        }
+        if (keep.st == STS_OK && count.st == STS_OK) {
+            size_t nk, nc;
+            sts_timeline_flows(keep.tl, &nk);
+            sts_timeline_flows(count.tl, &nc);
+            T_EQ_U64(nc, 0);
+            T_EQ_U64(sts_timeline_get_info(keep.tl)->flows, nk);
+            T_EQ_U64(sts_timeline_get_info(count.tl)->flows, nk);
+            T_TRUE(same_slices_by_text(keep.tl, count.tl));
+            seen += nk;
+        }
+        fake_release(&f);
+        drop(&keep);
+        drop(&count);
+        drop(&chunks);
+        drop(&peers);
+        free(b.p);
+    }
+    T_TRUE(seen > 100); /* the traces held flows */
+    unlink(path);
+}
+
 /* The gzip bytes read four ways with one inflater: inflated on the reading thread, on
  * a thread of its own (one reader), and that feed read in chunks by 2 and 3 workers
  * (4 KB chunks, so there are many). All four agree. */
@@ -1093,6 +1168,7 @@ int main(void)
     RUN(peers_read_their_own_copy_of_the_path);
     RUN(peers_resealed_damage_stays_in_bounds);
     RUN(peers_refuse_bad_plans);
+    RUN(flows_counted_not_kept);
     RUN(gzip_feed_and_chunks_match_inline_inflate);
     RUN(gzip_inflater_is_isal_where_built);
     RUN(gzip_inflaters_agree);

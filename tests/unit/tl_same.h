@@ -44,6 +44,8 @@ static inline const char *tl_same(const sts_timeline *a, const sts_timeline *b)
             memcmp(a->strings.strs[i], b->strings.strs[i], a->strings.lens[i]) != 0)
             TLS_DIFF("string %u: \"%.60s\" != \"%.60s\"", i, a->strings.strs[i], b->strings.strs[i]);
     const sts_timeline_info *x = &a->info, *y = &b->info;
+    if (x->flows != y->flows)
+        TLS_DIFF("flows counted: %llu != %llu", (unsigned long long)x->flows, (unsigned long long)y->flows);
     if (x->events != y->events || x->skipped != y->skipped || x->rejected != y->rejected ||
         x->truncated != y->truncated || x->bytes != y->bytes || x->compressed != y->compressed ||
         x->resolution_ns != y->resolution_ns || a->all_whole_us != b->all_whole_us)

@@ -19,12 +19,13 @@ _SHOWN_WARNINGS = 10
 _GROUPS = ("name", "hlo_op", "hlo_module")
 
 
-def open(path, run=None, args="known"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
+def open(path, run=None, args="analysis"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
     """Reads a trace: Chrome trace-event JSON (.json, .json.gz), an XSpace .xplane.pb,
     or a JAX profile directory (`run` picks a run; the latest by default). `args`
-    keeps the event arguments stepscope uses ("known"), all of them ("all"), none, or
-    only those the analyses read ("analysis": step_num, hlo_op, hlo_module; the least
-    memory, with the same summaries and steps).
+    keeps only the event arguments the analyses read ("analysis", the default, as
+    the CLI's analyze: step_num, hlo_op, hlo_module), those stepscope uses ("known"),
+    all of them ("all") or none; info["args_kept"] counts them. Flow events are
+    counted in info["flows"], not kept, as the CLI does.
     Raises stepscope.Error (NotFoundError, FormatError, ...) with the reader's message.
     The reader's warnings become TraceWarning warnings and Trace.warnings."""
     if args not in _ARGS:
@@ -33,7 +34,7 @@ def open(path, run=None, args="known"):  # noqa: A001 (the module's verb, as in 
     return _warned(Trace(_stepscope.open(raw, run, _ARGS[args])))
 
 
-def open_bytes(data, name="<bytes>", args="known"):
+def open_bytes(data, name="<bytes>", args="analysis"):
     """Reads a trace already in memory (bytes, bytearray or memoryview): Chrome JSON,
     gzip-compressed or not, or an XSpace protobuf, told apart by content. `name` stands
     for it in messages and Trace.path."""
