@@ -127,7 +127,8 @@ sts_status sts_report_add_path(sts_report *r, const char *path, sts_report_input
     if (kind_out) *kind_out = STS_REPORT_INPUT_UNKNOWN;
     if (!r || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "report: no report or no path given");
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
-    opt.args = STS_ARGS_KNOWN;
+    opt.args = STS_ARGS_ANALYSIS; /* the report's figures come from the analyses */
+    opt.flows = STS_FLOWS_COUNT;
     sts_timeline *tl = NULL;
     sts_status st;
     if (is_dir(path)) { /* a profile directory: the opener finds the run and its file */
