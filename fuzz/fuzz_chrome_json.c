@@ -1,5 +1,6 @@
 /* libFuzzer target: the Chrome JSON reader over arbitrary bytes (gzip detected too).
- * The last byte picks the args mode, so all three paths get exercised. */
+ * The last byte picks the args mode (its two low bits) and whether flows are kept or
+ * counted (bit 2), so every path gets exercised. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,7 +10,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    sts_args_mode mode = size ? (sts_args_mode)(data[size - 1] % 3) : STS_ARGS_KNOWN;
+    unsigned pick = size ? data[size - 1] : 0;
+    sts_args_mode mode = (sts_args_mode)(pick % 4);
     sts_error err = STS_ERROR_INIT;
     sts_instream *in = sts_instream_open_mem(data, size, "fuzz.json", &err);
     if (!in) return 0;
@@ -17,7 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (tl) {
         sts_open_options opt = STS_OPEN_OPTIONS_INIT;
         opt.args = mode;
+        opt.flows = pick & 4 ? STS_FLOWS_COUNT : STS_FLOWS_KEEP;
         sts_read_chrome_json(in, tl, &opt, &err);
+        if (opt.flows == STS_FLOWS_COUNT ? tl->flows.n != 0 : tl->info.flows != tl->flows.n) __builtin_trap();
         /* Everything stored must point at valid strings and lanes. */
         for (size_t i = 0; i < tl->slices.n; i++) {
             const sts_slice *s = &tl->slices.v[i];

@@ -89,16 +89,19 @@ def inflater(args):
 
 
 class Peers:
-    """Per-byte rates of the peers from a smaller trace, for extrapolating."""
+    """Per-byte rates of the peers from a smaller trace of the same style (pretty or
+    compact: their bytes cost differently), for extrapolating. `style` is the trace's
+    being measured, set by bench_trace."""
 
     def __init__(self):
         self.rate = {}
+        self.style = ''
 
     def note(self, key, m, size):
-        self.rate[key] = (m['wall'] / size, m['cpu'] / size, m['rss'] / size)
+        self.rate[(key, self.style)] = (m['wall'] / size, m['cpu'] / size, m['rss'] / size)
 
     def guess(self, key, size):
-        r = self.rate.get(key)
+        r = self.rate.get((key, self.style))
         return r and {'wall': r[0] * size, 'cpu': r[1] * size, 'rss': r[2] * size, 'extrapolated': True}
 
 
@@ -145,6 +148,7 @@ def bench_trace(args, peers, label, plain, gz, facts_path, results):
     size, events = facts['bytes'], facts['events']
     print(f"--- {label}: {mb(size):.0f} MB of JSON ({mb(os.path.getsize(gz)):.1f} MB gzip), {events} events")
     row = {'label': label, 'bytes': size, 'gz_bytes': os.path.getsize(gz), 'events': events}
+    peers.style = label.rsplit('_', 1)[-1]
     ok = True
     cat = measure.run_median(['cat', plain], args.runs)
     row['cat'] = keep(cat)
