@@ -2,8 +2,10 @@
  * optionally narrowed to some lanes, names or a time window. */
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "hosts_cli.h"
@@ -204,7 +206,30 @@ static int group_overlaps(analysis *a)
     return 0;
 }
 
-static int compute(analysis *a, const args *o)
+/* Busy time, on a thread of its own while the names are ranked: the two only read the
+ * timeline, and each takes a tenth of a second on a 1 GB trace. */
+typedef struct busy_job {
+    const analysis *a;
+    sts_busy *busy, *pbusy, *all;
+    sts_error err;
+    sts_status st;
+} busy_job;
+
+static void *busy_main(void *p)
+{
+    busy_job *b = p;
+    b->st = sts_busy_each(b->a->tl, &b->a->scope, b->busy, b->pbusy, b->all, &b->err);
+    return NULL;
+}
+
+/* Whether -j allows a second thread: -j 1 keeps to one, -j 0 (the default) asks for
+ * one per core. */
+static int threads_allowed(int jobs)
+{
+    return jobs > 1 || (jobs == 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1);
+}
+
+static int compute(analysis *a, const args *o, int jobs)
 {
     sts_error err = STS_ERROR_INIT;
     const sts_timeline *tl = a->tl;
@@ -220,8 +245,15 @@ static int compute(analysis *a, const args *o)
     a->porder = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->porder);
     if (!a->order || !a->busy || !a->pbusy || !a->porder || group_overlaps(a) != 0)
         return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
+    busy_job bj = { a, a->busy, a->pbusy, &a->all, STS_ERROR_INIT, STS_OK };
+    pthread_t th;
+    int threaded = threads_allowed(jobs) && pthread_create(&th, NULL, busy_main, &bj) == 0;
     sts_status st = sts_name_summaries_in(tl, &a->scope, &a->names, &a->nnames, &err);
-    if (st == STS_OK) st = sts_busy_each(tl, &a->scope, a->busy, a->pbusy, &a->all, &err);
+    if (threaded)
+        pthread_join(th, NULL);
+    else if (st == STS_OK)
+        busy_main(&bj);
+    if (st == STS_OK && bj.st != STS_OK) st = bj.st, err = bj.err; /* the names' error first, as in one thread */
     if (st != STS_OK) {
         fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
         return st == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
@@ -669,7 +701,7 @@ int cmd_analyze(int argc, char **argv)
     if ((rc = tc_open("analyze", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
     analysis a = { 0 };
     a.tl = tl;
-    rc = compute(&a, &o);
+    rc = compute(&a, &o, ro.jobs);
     if (rc == CLI_OK && o.json) {
         rc = print_json(&a, &o);
     } else if (rc == CLI_OK) {
