@@ -231,6 +231,35 @@ TEST(busy_time_and_gaps)
     sts_timeline_free(tl);
 }
 
+/* Busy time takes a lane's slices in their stored (ts) order; a lane whose slices
+ * are not in that order (no reader makes one) is sorted first, not summed wrong. */
+TEST(busy_time_of_a_lane_out_of_ts_order)
+{
+    sts_timeline *tl = mk(1);
+    uint32_t a = lane(tl, 1, 1);
+    X(tl, a, "x", 0, 10000);
+    X(tl, a, "y", 2000, 5000);
+    X(tl, a, "z", 8000, 4000);
+    T_TRUE(fin(tl));
+    sts_busy before;
+    T_EQ_I64(sts_busy_lane(tl, a, &before, NULL), STS_OK);
+    T_EQ_I64(before.union_ns, 12000);
+    sts_slice *s = tl->slices.v + tl->lanes.v[a].first_slice;
+    T_EQ_I64(s[0].ts, 0);
+    T_EQ_I64(s[2].ts, 8000);
+    sts_slice first = s[0];
+    s[0].ts = s[2].ts, s[0].dur = s[2].dur; /* z first, x last: taken in this order, 4000 */
+    s[2].ts = first.ts, s[2].dur = first.dur;
+    sts_busy after, each;
+    T_EQ_I64(sts_busy_lane(tl, a, &after, NULL), STS_OK);
+    T_EQ_I64(after.union_ns, 12000);
+    T_EQ_I64(after.span_ns, 12000);
+    T_EQ_U64(after.slices, 3);
+    T_EQ_I64(sts_busy_each(tl, NULL, NULL, NULL, &each, NULL), STS_OK);
+    T_EQ_I64(each.union_ns, 12000);
+    sts_timeline_free(tl);
+}
+
 TEST(display_order)
 {
     sts_timeline *tl = mk(1);
@@ -597,6 +626,7 @@ int main(void)
     RUN(self_time_and_name_summaries);
     RUN(self_time_over_a_threads_tracks);
     RUN(busy_time_and_gaps);
+    RUN(busy_time_of_a_lane_out_of_ts_order);
     RUN(display_order);
     RUN(steps_from_profiler_step_names);
     RUN(steps_instants_are_not_children);
