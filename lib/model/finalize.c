@@ -3,7 +3,8 @@
  * Steps: instants and async events become slices (finalize_derive.c); every lane's
  * slices and E events are bucketed by lane and put in the order Perfetto's importer
  * sees them (sorted by ts, then the sorter's phase class, then file order; a lane
- * already in that order is not sorted); each lane is replayed (finalize_replay.c),
+ * already in that order is not sorted, and one in two ordered runs, as a lane whose
+ * instants or E events follow its other events, is merged); each lane is replayed (finalize_replay.c),
  * which gives every slice its final position, track, depth, parent and duration; the
  * slices are permuted into that order in place.
  *
@@ -105,9 +106,10 @@ static inline sts_status check_slice(const sts_timeline *tl, sts_slice *s, span_
 
 typedef struct lanes_work {
     size_t nl;
-    size_t *off;           /* nl + 1: lane l's tokens are tok[off[l]..off[l+1]) */
-    size_t *soff;          /* nl + 1: lane l's slices end up at [soff[l], soff[l+1]) */
-    unsigned char *sorted; /* nl: the lane's tokens are already in order */
+    size_t *off;    /* nl + 1: lane l's tokens are tok[off[l]..off[l+1]) */
+    size_t *soff;   /* nl + 1: lane l's slices end up at [soff[l], soff[l+1]) */
+    uint32_t *desc; /* nl: where a lane's tokens step back in order (0: in order; saturates) */
+    size_t *split;  /* nl: with one step back, the offset in the lane where the second run starts */
     uint32_t *tok;
 } lanes_work;
 
@@ -115,8 +117,19 @@ static void work_free(lanes_work *w)
 {
     free(w->off);
     free(w->soff);
-    free(w->sorted);
+    free(w->desc);
+    free(w->split);
     free(w->tok);
+}
+
+/* Notes token t, at tok[at], against the lane's previous token. */
+static inline void note_order(const sts_timeline *tl, lanes_work *w, uint32_t *prev, uint32_t l, uint32_t t, size_t at)
+{
+    if (prev[l] != STS_NONE && tok_less(tl, t, prev[l]) && w->desc[l] < 2) {
+        w->desc[l]++;
+        w->split[l] = at - w->off[l];
+    }
+    prev[l] = t;
 }
 
 /* Buckets the slices and E events by lane, checking their times on the way (the only
@@ -126,11 +139,12 @@ static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
     size_t nl = w->nl, ns = tl->slices.n, ne = tl->ends.n;
     w->off = calloc(nl + 1, sizeof *w->off);
     w->soff = calloc(nl + 1, sizeof *w->soff);
-    w->sorted = malloc(nl + 1);
+    w->desc = calloc(nl + 1, sizeof *w->desc);
+    w->split = malloc((nl + 1) * sizeof *w->split);
     w->tok = malloc((ns + ne ? ns + ne : 1) * sizeof *w->tok);
     size_t *fill = malloc((nl ? nl : 1) * sizeof *fill);
     uint32_t *prev = malloc((nl ? nl : 1) * sizeof *prev);
-    int rc = !w->off || !w->soff || !w->sorted || !w->tok || !fill || !prev ? -1 : 0;
+    int rc = !w->off || !w->soff || !w->desc || !w->split || !w->tok || !fill || !prev ? -1 : 0;
     span_check c = { INT64_MAX, INT64_MIN, 0 };
     for (size_t i = 0; i < ns && rc == 0; i++)
         if (tl->slices.v[i].lane >= nl)
@@ -152,21 +166,20 @@ static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
         }
         memcpy(fill, w->off, nl * sizeof *fill);
         memset(prev, 0xff, nl * sizeof *prev);
-        memset(w->sorted, 1, nl);
-        /* Each slice is compared with the previous one of its lane (still in cache),
-         * which tells which lanes need sorting. */
+        /* Each token is compared with the previous one of its lane (still in cache),
+         * which tells which lanes need sorting, and which are two runs: events in order
+         * and then the instants or E events of the lane, in order too. */
         for (size_t i = 0; i < ns && rc == 0; i++) {
             sts_slice *s = &tl->slices.v[i];
             if (check_slice(tl, s, &c, err) != STS_OK) rc = 1;
             uint32_t l = s->lane;
-            if (prev[l] != STS_NONE && tok_less(tl, (uint32_t)i, prev[l])) w->sorted[l] = 0;
-            prev[l] = (uint32_t)i;
+            note_order(tl, w, prev, l, (uint32_t)i, fill[l]);
             w->tok[fill[l]++] = (uint32_t)i;
         }
         for (size_t j = 0; j < ne && rc == 0; j++) {
             const sts_end_event *e = &tl->ends.v[j];
             if (check_span(tl, &c, e->ts, e->ts, e->seq, err) != STS_OK) rc = 1;
-            w->sorted[e->lane] = 0;
+            note_order(tl, w, prev, e->lane, (uint32_t)j | FIN_END, fill[e->lane]);
             w->tok[fill[e->lane]++] = (uint32_t)j | FIN_END;
         }
     }
@@ -178,17 +191,54 @@ static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
     return rc;
 }
 
+/* A lane's tokens in two ascending runs, [0, split) and [split, m), as when a lane's
+ * instant slices or E events follow its other events: each token of the second run,
+ * last first, finds its place in the first by binary search, and the tokens of the
+ * first run after it move up as a block, so the first run's events are read only
+ * log n times per token placed (a sort would read each of them). tok_less is a strict
+ * total order, so this is the sort's result. -1 when memory is exhausted. */
+static int merge_two_runs(const sts_timeline *tl, uint32_t *seg, size_t m, size_t split)
+{
+    size_t n2 = m - split;
+    uint32_t *b = malloc((n2 ? n2 : 1) * sizeof *b);
+    if (!b) return -1;
+    memcpy(b, seg + split, n2 * sizeof *b);
+    size_t hi = split, out = m; /* seg[0, hi) not yet moved; seg[out, m) in place */
+    for (size_t j = n2; j-- > 0;) {
+        size_t lo = 0, h = hi; /* the first token of seg[0, hi) after b[j] */
+        while (lo < h) {
+            size_t mid = lo + (h - lo) / 2;
+            if (tok_less(tl, b[j], seg[mid]))
+                h = mid;
+            else
+                lo = mid + 1;
+        }
+        out -= hi - lo;
+        memmove(seg + out, seg + lo, (hi - lo) * sizeof *seg);
+        seg[--out] = b[j];
+        hi = lo;
+    }
+    free(b);
+    return 0;
+}
+
 static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 {
     size_t maxseg = 0;
-    for (size_t l = 0; l < w->nl; l++)
-        if (!w->sorted[l] && w->off[l + 1] - w->off[l] > maxseg) maxseg = w->off[l + 1] - w->off[l];
+    int bad = 0;
+    for (size_t l = 0; l < w->nl && !bad; l++) {
+        size_t m = w->off[l + 1] - w->off[l];
+        if (w->desc[l] == 1)
+            bad = merge_two_runs(tl, w->tok + w->off[l], m, w->split[l]) != 0;
+        else if (w->desc[l] > 1 && m > maxseg)
+            maxseg = m;
+    }
+    if (bad) return -1;
     if (maxseg == 0) return 0;
     tok_key *keys = malloc(2 * maxseg * sizeof *keys);
     if (!keys) return -1;
-    int bad = 0;
     for (size_t l = 0; l < w->nl && !bad; l++) {
-        if (w->sorted[l]) continue;
+        if (w->desc[l] < 2) continue;
         uint32_t *seg = w->tok + w->off[l];
         size_t m = w->off[l + 1] - w->off[l];
         for (size_t k = 0; k < m; k++) {
@@ -413,7 +463,7 @@ sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
     fin_track0 *t0 = NULL;
     sts_status st = sts_fin_derive(tl, &t0, err);
     if (st != STS_OK) return st;
-    lanes_work w = { tl->lanes.n, NULL, NULL, NULL, NULL };
+    lanes_work w = { tl->lanes.n, NULL, NULL, NULL, NULL, NULL };
     uint32_t *order = NULL;
     fin_lane_out *out = malloc((tl->lanes.n ? tl->lanes.n : 1) * sizeof *out);
     int rc = out ? bucket(tl, &w, err) : -1;

@@ -637,6 +637,76 @@ TEST(permutations_agree)
     }
 }
 
+/* A lane whose tokens are two ordered runs (its slices in time order, then its
+ * instants, or then its E events) is merged, not sorted: the model must be the one a
+ * sort gives, which the same events with the slices shuffled (many runs: sorted) show.
+ * Every timestamp of a lane is distinct, so file order never breaks a tie. */
+static void two_run_events(sts_timeline *tl, const uint32_t *lanes, int64_t (*ev)[4], size_t n, const size_t *perm,
+                           int with_ends)
+{
+    for (size_t k = 0; k < n; k++) { /* slices, in the order perm gives */
+        const int64_t *e = ev[perm[k]];
+        char name[32];
+        snprintf(name, sizeof name, "s%zu", perm[k]);
+        if (e[2] == 0)
+            X(tl, lanes[e[3]], name, e[0], e[1]);
+        else if (e[2] == 1 && with_ends)
+            B(tl, lanes[e[3]], name, e[0]);
+    }
+    for (size_t i = 0; i < n; i++) { /* then E events or instants, in time order */
+        const int64_t *e = ev[i];
+        char name[32];
+        snprintf(name, sizeof name, "i%zu", i);
+        if (e[2] == 1 && with_ends) E(tl, lanes[e[3]], e[0] + e[1]);
+        if (e[2] == 2 && !with_ends) I(tl, lanes[e[3]], name, e[0], 't');
+    }
+}
+
+TEST(two_ordered_runs_merge_as_a_sort)
+{
+    enum { N = 3000 };
+    int64_t(*ev)[4] = malloc(N * sizeof *ev); /* ts, dur, kind (X, B/E, instant), lane */
+    size_t *in_order = malloc(N * sizeof *in_order), *shuffled = malloc(N * sizeof *shuffled);
+    for (int round = 0; round < 40; round++) {
+        size_t n = 2 + rnd() % (N - 1);
+        for (size_t i = 0; i < n; i++) { /* distinct times: 4 apart, a B's E lands at +1 */
+            ev[i][0] = (int64_t)i * 4;
+            ev[i][1] = 4 * (int64_t)(rnd() % 50) + 1;
+            ev[i][2] = (int64_t)(rnd() % 3);
+            ev[i][3] = (int64_t)(rnd() % 3);
+            in_order[i] = shuffled[i] = i;
+        }
+        for (size_t i = n; i > 1; i--) {
+            size_t j = rnd() % i, t = shuffled[i - 1];
+            shuffled[i - 1] = shuffled[j];
+            shuffled[j] = t;
+        }
+        int with_ends = round % 2;
+        sts_timeline *a = mk(0), *b = mk(0);
+        uint32_t la[3], lb[3];
+        for (int l = 0; l < 3; l++)
+            la[l] = lane(a, 1, 10 + l), lb[l] = lane(b, 1, 10 + l);
+        two_run_events(a, la, ev, n, in_order, with_ends);
+        two_run_events(b, lb, ev, n, shuffled, with_ends);
+        T_TRUE(fin(a) && fin(b));
+        size_t na, nb;
+        const sts_slice *x = sts_timeline_slices(a, &na), *y = sts_timeline_slices(b, &nb);
+        T_EQ_U64(na, nb);
+        size_t bad = 0;
+        for (size_t i = 0; i < na && na == nb; i++)
+            bad += x[i].ts != y[i].ts || x[i].dur != y[i].dur || x[i].lane != y[i].lane || x[i].depth != y[i].depth ||
+                   x[i].parent != y[i].parent || x[i].flags != y[i].flags || x[i].track != y[i].track ||
+                   strcmp(sts_timeline_string(a, x[i].name), sts_timeline_string(b, y[i].name)) != 0;
+        if (bad)
+            T_FAIL_AT("round %d (%s): %zu of %zu slices differ", round, with_ends ? "E events" : "instants", bad, na);
+        sts_timeline_free(a);
+        sts_timeline_free(b);
+    }
+    free(ev);
+    free(in_order);
+    free(shuffled);
+}
+
 /* Random forests on interleaved lanes, file order shuffled: every slice must come back
  * with the parent it was generated under. */
 typedef struct gen {
@@ -1093,6 +1163,7 @@ int main(void)
     RUN(async_slices_on_compressed_tracks);
     RUN(track_labels);
     RUN(permutations_agree);
+    RUN(two_ordered_runs_merge_as_a_sort);
     RUN(random_forests_shuffled);
     RUN(random_traces_keep_the_invariants);
     RUN(json_and_xplane_readers_give_the_same_model);
