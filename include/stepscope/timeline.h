@@ -33,7 +33,8 @@ typedef enum sts_args_mode { STS_ARGS_KNOWN = 0, STS_ARGS_NONE, STS_ARGS_ALL, ST
  * counts them (sts_timeline_info.flows), but keeps none (sts_timeline_flows() is
  * empty) and interns none of their ids: for a caller that only reports how many there
  * are, as `stepscope analyze` does. On a Kineto trace, a third of whose events are
- * flows with ids seen nowhere else, that is a fifth of the read's time and memory. */
+ * flows with ids seen nowhere else, that is a fifth of the read's CPU time and a
+ * quarter of its memory. */
 typedef enum sts_flows_mode { STS_FLOWS_KEEP = 0, STS_FLOWS_COUNT } sts_flows_mode;
 
 typedef void (*sts_progress_fn)(uint64_t done_bytes, uint64_t total_bytes, void *user);
