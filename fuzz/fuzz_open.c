@@ -1,8 +1,9 @@
 /* libFuzzer target: arbitrary bytes through the trace opener, as a file or pipe would
  * reach it: gzip inflated, the format told from the first bytes (Chrome JSON, XSpace,
  * or "not a trace: looks like ..."), read and finalized. The last byte picks the args
- * mode (its two low bits) and whether flows are kept or counted (bit 2). A failure must say where (a byte offset) and
- * what; a success must hold a timeline whose slices nest inside their parents. Seeds: fuzz/corpus/open. */
+ * mode (its two low bits) and whether flows are kept or counted (bit 2). A failure
+ * must say where (a byte offset) and what; a success must hold a timeline whose slices
+ * nest inside their parents. Seeds: fuzz/corpus/open. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

@@ -224,7 +224,7 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     for (size_t i = 0; i < nn; i++)
         fprintf(stderr, "stepscope slices: %s\n", notes[i]);
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
-    int rc = tc_args_mode("slices", args, &opt.args), u[2] = { CLI_OK, track };
+    int rc = tc_keep_options("slices", args, &opt), u[2] = { CLI_OK, track };
     if (rc == CLI_OK && sts_hostset_each(set, &opt, jobs == INT_MIN ? 0 : (unsigned)jobs, host_csv, u, &err) != STS_OK)
         rc = u[0] != CLI_OK ? u[0] : cli_report("slices", &err);
     sts_hostset_free(set);

@@ -88,8 +88,7 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     }
     if (!o->mpi || hm_rank() == 0) print_notes(o->cmd, *set);
     sts_hosts_options ho = STS_HOSTS_OPTIONS_INIT;
-    if ((rc = tc_args_mode(o->cmd, o->args, &ho.open.args)) != CLI_OK) return rc;
-    ho.open.flows = STS_FLOWS_COUNT; /* the commands count flows; none reads them */
+    if ((rc = tc_keep_options(o->cmd, o->args, &ho.open)) != CLI_OK) return rc;
     ho.what = what;
     if (steps) ho.steps = *steps;
     ho.jobs = o->jobs != INT_MIN ? (unsigned)o->jobs : o->mpi ? hm_default_jobs() : 0;

@@ -61,7 +61,7 @@ static sts_args_mode default_args(const char *cmd)
     return strcmp(cmd, "slices") == 0 ? STS_ARGS_KNOWN : STS_ARGS_ANALYSIS;
 }
 
-int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode)
+static int args_mode(const char *cmd, const char *text, sts_args_mode *mode)
 {
     static const struct {
         const char *name;
@@ -82,6 +82,12 @@ int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode)
     }
     fprintf(stderr, "stepscope %s: --args expects analysis, known, all or none, got '%s'\n", cmd, text);
     return CLI_USAGE;
+}
+
+int tc_keep_options(const char *cmd, const char *args, sts_open_options *opt)
+{
+    opt->flows = STS_FLOWS_COUNT; /* the trace commands count flows; none reads them */
+    return args_mode(cmd, args, &opt->args);
 }
 
 /* Which run of a profile directory was read, so a user never wonders. */
@@ -108,8 +114,7 @@ int tc_open(const char *cmd, const char *path, const char *run, const char *args
     opt.jobs = ro ? ro->jobs : 0;
     opt.peers = hm_chunk_peers(); /* --mpi: the other ranks read chunks too */
     if (opt.peers && opt.jobs == 0) opt.jobs = (int)hm_default_jobs();
-    opt.flows = STS_FLOWS_COUNT; /* the trace commands count flows; none reads them */
-    int rc = tc_args_mode(cmd, args, &opt.args);
+    int rc = tc_keep_options(cmd, args, &opt);
     if (rc != CLI_OK) return rc;
     progress p = { cmd, { 0, 0 }, { 0, 0 }, 0 };
     if (isatty(STDERR_FILENO) && !(ro && ro->quiet)) {

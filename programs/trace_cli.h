@@ -36,12 +36,14 @@ typedef struct tc_read_opts {
             "too), all (every arg; XSpace events also keep their full name as long_name), none"                    \
     }
 
-/* Parses an --args value (NULL: the command's default, known for slices and analysis
- * for the others). Returns CLI_OK, or prints the usage error and returns CLI_USAGE. */
-int tc_args_mode(const char *cmd, const char *text, sts_args_mode *mode);
+/* What a trace command keeps of what it reads, into opt: the args an --args value names
+ * (NULL: the command's default, known for slices and analysis for the others), and
+ * flow events counted, not kept, since no command reads them. Returns CLI_OK, or
+ * prints the usage error and returns CLI_USAGE. */
+int tc_keep_options(const char *cmd, const char *args, sts_open_options *opt);
 
 /* Opens `path` (a file, "-", or a profile directory at any level; `run` picks a run,
- * NULL = the latest; `args` an --args value, NULL = the command's default; `ro` the -j and -q options,
+ * NULL = the latest; `args` an --args value (see tc_keep_options); `ro` the -j and -q options,
  * NULL = defaults). While a read takes longer than a second, shows a progress line on
  * stderr (bytes read of the total, rate, time left) when stderr is a terminal and not
  * ro->quiet; says on stderr which run of a profile directory was read, prints the

@@ -4,9 +4,9 @@
  * slices and E events are bucketed by lane and put in the order Perfetto's importer
  * sees them (sorted by ts, then the sorter's phase class, then file order; a lane
  * already in that order is not sorted, and one in two ordered runs, as a lane whose
- * instants or E events follow its other events, is merged); each lane is replayed (finalize_replay.c),
- * which gives every slice its final position, track, depth, parent and duration; the
- * slices are permuted into that order in place.
+ * instants or E events follow its other events, is merged); each lane is replayed
+ * (finalize_replay.c), which gives every slice its final position, track, depth,
+ * parent and duration; the slices are permuted into that order in place.
  *
  * Cost model: a 1 GB trace holds millions of slices, so every step is a sequential pass
  * or a sort of one lane's tokens, and extra memory is a few 4-byte arrays per slice,

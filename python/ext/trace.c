@@ -30,6 +30,21 @@ const sts_timeline *tl_get(PyObject *cap)
     return h->tl;
 }
 
+/* What open() and open_bytes() keep: the args `mode` names, and flow events counted,
+ * not kept, as no Trace method reads them. -1 with the exception set for a mode out of
+ * range. */
+static int keep_options(int mode, sts_open_options *opt)
+{
+    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS) {
+        ext_raise_msg(STS_ERR_INVALID_ARG, "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL, ARGS_ANALYSIS",
+                      mode);
+        return -1;
+    }
+    opt->args = (sts_args_mode)mode;
+    opt->flows = STS_FLOWS_COUNT;
+    return 0;
+}
+
 PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
@@ -37,15 +52,11 @@ PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
     const char *path, *run = NULL;
     int mode = STS_ARGS_ANALYSIS;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y|zi", keys, &path, &run, &mode)) return NULL;
-    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS)
-        return ext_raise_msg(STS_ERR_INVALID_ARG,
-                             "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL, ARGS_ANALYSIS", mode);
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    if (keep_options(mode, &opt) != 0) return NULL;
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
-    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     opt.run = run;
-    opt.args = (sts_args_mode)mode;
-    opt.flows = STS_FLOWS_COUNT; /* no Trace method reads them */
     sts_error err = STS_ERROR_INIT;
     /* Reading is all C: other Python threads may run meanwhile. */
     PyThreadState *ts = PyEval_SaveThread();
@@ -72,14 +83,10 @@ PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw)
     Py_ssize_t n;
     int mode = STS_ARGS_ANALYSIS;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y#|si", keys, &data, &n, &name, &mode)) return NULL;
-    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS)
-        return ext_raise_msg(STS_ERR_INVALID_ARG,
-                             "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL, ARGS_ANALYSIS", mode);
+    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+    if (keep_options(mode, &opt) != 0) return NULL;
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
-    sts_open_options opt = STS_OPEN_OPTIONS_INIT;
-    opt.args = (sts_args_mode)mode;
-    opt.flows = STS_FLOWS_COUNT; /* no Trace method reads them */
     sts_error err = STS_ERROR_INIT;
     /* The bytes object is held by the caller's frame for the whole call. */
     PyThreadState *ts = PyEval_SaveThread();
