@@ -244,7 +244,7 @@ static const char *events(jr *r, top *t, const char *p, const char *e, const cha
             return *keep = p, NULL;
         }
         if (*p == '{') {
-            const char *q = r->reference ? sts_jr_parse_event(r, p, e, &ev) : sts_jr_walk_event(r, p, e, &ev);
+            const char *q = r->reference ? sts_jr_parse_event(r, p, e, &ev) : sts_jr_shape_event(r, p, e, &ev);
             /* Where the fast parser stops short of the data's end, the reference parser
              * takes over: it words the error (they fail at the same byte), and it is
              * the one trusted should they ever disagree. */
@@ -442,6 +442,8 @@ void sts_jr_fini(jr *r)
     sts_jr_feed_stop(r->feed);
     r->feed = NULL;
     free(r->values);
+    sts_jr_shapes_free(r->shapes);
+    r->shapes = NULL;
     sts_jr_release(r);
 }
 
@@ -565,6 +567,7 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
     if (rc == STS_OK)
         rc = sts_completion_check(&r.done, r.path, tl->info.bytes, "a \"" STS_COMPLETION_TAIL "\" metadata event", err);
     if (rc == STS_OK && r.progress) r.progress(sts_instream_raw_offset(in), sts_instream_raw_size(in), r.progress_user);
+    if (tune && tune->shaped) *tune->shaped = r.shape_hits;
     sts_jr_fini(&r);
     return rc;
 }

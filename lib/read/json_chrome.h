@@ -89,6 +89,30 @@ typedef struct jvalue {
     jspan val;     /* the parsed value (val.p is not kept) */
 } jvalue;
 
+/* One key-value pair of an event as the fast parser walked it, for json_shape.c: where
+ * its key layout, value and separator are, and what the value became. */
+#define JS_STEPS 48
+#define JS_ARG   F_COUNT /* rec step field: an arg (in the args chain) */
+typedef struct jrec_step {
+    const char *ks; /* the key layout (just after '{' or ',') */
+    const char *vs; /* the value (just after the layout) */
+    const char *ve; /* the ',' or '}' after it */
+    int8_t field;   /* F_x; -1: an event key the reader ignores; JS_ARG: an arg */
+    int8_t arg;     /* args: the argv index it went to, or -1 when dropped */
+    uint8_t pred;   /* the key's layout slot in its chain, or JR_NO_PRED / JR_LOOSE */
+    uint8_t hit;    /* the value repeated a remembered one */
+    uint8_t kind;   /* JK_x of the value */
+} jrec_step;
+
+typedef struct jrec {
+    jrec_step s[JS_STEPS];
+    int n;
+    int bad; /* something a shape cannot replay: too many pairs, "args" twice or not an object */
+    int args_seen;
+} jrec;
+
+typedef struct jshapes jshapes;
+
 typedef struct jevent {
     jspan f[F_COUNT];
     uint32_t have;     /* bit F_x: key x was present */
@@ -206,6 +230,7 @@ typedef struct sts_jr_tuning {
     const uint64_t *splits; /* explicit chunk starts (offsets, ascending), instead of chunk */
     size_t nsplits;
     int inline_inflate; /* gzip: inflate on the reading thread, not a thread of its own */
+    uint64_t *shaped;   /* when set: receives how many events the serial reader took by shape */
 } sts_jr_tuning;
 
 typedef struct jr {
@@ -244,7 +269,10 @@ typedef struct jr {
     /* The string ids (+ 1; 0: not known) of this event's name and cat when the fast
      * parser took them from a learned value whose id it knew: commit needs not intern. */
     uint32_t fid1[F_COUNT];
-    int reference; /* parse every event with sts_jr_parse_event (tests compare the two) */
+    int reference;       /* parse every event with sts_jr_parse_event (tests compare the two) */
+    int vhit;            /* json_values.h: the last value repeated a remembered one */
+    jshapes *shapes;     /* whole-event shapes (json_shape.c), or NULL */
+    uint64_t shape_hits; /* events taken by a shape (tests check the path ran) */
 
     jr_range *range;              /* read from here instead of `in` (a chunk worker, or the serial
                                    * reader inside the events when they are read in chunks) */
@@ -275,6 +303,16 @@ const char *sts_jr_parse_event(jr *r, const char *p, const char *e, jevent *ev);
  * fails where it fails; on a failure before e, the caller asks sts_jr_parse_event for
  * the message, so errors have one wording. */
 const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev);
+
+/* The same, also recording each key-value pair into rec (for json_shape.c). */
+const char *sts_jr_walk_event_rec(jr *r, const char *p, const char *e, jevent *ev, jrec *rec);
+
+/* The same as sts_jr_walk_event, faster still on events that repeat a shape: the
+ * exact bytes of an earlier event with holes where its values change. */
+const char *sts_jr_shape_event(jr *r, const char *p, const char *e, jevent *ev);
+
+/* Frees the shapes; NULL-safe. */
+void sts_jr_shapes_free(jshapes *s);
 
 /* The event field a key names (F_x, F_ARGS), or -1; esc: the key holds escapes. */
 int sts_jr_key_field(const char *k, size_t n, int esc);

@@ -12,118 +12,37 @@
  * Everything else is parsed with the byte parser's own pieces, in the same order, so
  * the result is the jevent sts_jr_parse_event would fill and a failure happens where
  * it would happen; the caller asks sts_jr_parse_event for the error's wording. */
-#include <stdlib.h>
-#include <string.h>
+#include "read/json_values.h"
 
-#include "read/json_tokens.h"
-
-#define BIT(f) (1u << (f))
-
-/* Values a layout learns in a row without one repeating before it stops: a ts or an
- * id changes every time and is not worth the lookups and copies. */
-#define VALUE_MISSES 8
-
-static inline uint32_t match_bits(const char *p, const char *pat)
+/* Notes one key-value pair for a shape (rec is a constant NULL in the plain walk, so
+ * that copy of the walk has none of this). */
+HOT void note(jrec *rec, const char *ks, const char *vs, const char *ve, int field, int arg, uint8_t pred, int hit,
+              uint8_t kind)
 {
-#if defined(__SSE2__)
-    const __m128i *a = (const __m128i *)(const void *)p, *b = (const __m128i *)(const void *)pat;
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b))) |
-           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1), _mm_loadu_si128(b + 1))) << 16;
-#else
-    uint32_t m = 0;
-    for (int i = 0; i < 32; i++)
-        m |= (uint32_t)(p[i] == pat[i]) << i;
-    return m;
-#endif
-}
-
-/* Bit i set where p[i] is a zero byte, for the 32 bytes at p. */
-static inline uint32_t zero_bits(const char *p)
-{
-    static const char zeros[32];
-    return match_bits(p, zeros);
-}
-
-/* The remembered value the bytes at q might repeat: the table is direct-mapped by the
- * first 8 bytes (which the padding keeps readable). */
-static inline jvalue *value_slot(jr *r, const char *q)
-{
-    uint64_t h = json_load64(q) * 0x9e3779b97f4a7c15ull;
-    return &r->values[h >> (64 - 9)];
-}
-
-/* Whether the bytes at q repeat v's value and separator. A remembered pattern holds
- * no zero byte, so it never matches the padding after the data. */
-static inline int value_repeats(const jvalue *v, const char *q)
-{
-    return v->mask && (match_bits(q, v->pat) & v->mask) == v->mask;
-}
-
-/* Remembers the value x at q, whose ',' or '}' is at sep. */
-static void remember(jvalue *v, const char *q, const jspan *x, const char *sep)
-{
-    size_t len = (size_t)(sep + 1 - q);
-    if (len > sizeof v->pat) return;
-    uint32_t mask = len == 32 ? ~(uint32_t)0 : ((uint32_t)1 << len) - 1;
-    if (zero_bits(q) & mask) return; /* a raw NUL in a string would match the padding */
-    memcpy(v->pat, q, sizeof v->pat);
-    v->mask = mask;
-    v->len = (uint8_t)len;
-    v->vofs = (uint8_t)(x->p - q);
-    v->id1 = 0;
-    v->val = *x;
-}
-
-/* The ',' or '}' that must follow a value ending at q, or NULL with r->fail set. */
-HOT const char *separator(jr *r, const char *q)
-{
-    const char *s = json_ws(q);
-    if (*s != ',' && *s != '}') return json_failed(&r->fail, s, "',' or '}' after a value");
-    return s;
-}
-
-/* A remembered string value's id, looked up (never interned: the order in which the
- * timeline meets strings is commit's business) until the string is there. */
-static uint32_t value_id(jr *r, jvalue *v, const jspan *x)
-{
-    if (!v->id1 && x->kind == JK_STRING && !x->esc) {
-        uint32_t id = sts_strtab_find(&r->tl->strings, x->p, x->n);
-        if (id != UINT32_MAX) v->id1 = id + 1;
+    if (!rec) return;
+    if (rec->n == JS_STEPS) {
+        rec->bad = 1;
+        return;
     }
-    return v->id1;
+    jrec_step *s = &rec->s[rec->n++];
+    s->ks = ks;
+    s->vs = vs;
+    s->ve = ve;
+    s->field = (int8_t)field;
+    s->arg = (int8_t)arg;
+    s->pred = pred;
+    s->hit = (uint8_t)hit;
+    s->kind = kind;
 }
 
-/* The value at q (just after key layout pr, NULL for one not learnable) into x, and
- * its separator: returns the ',' or '}', or NULL with r->fail set. With `known`, also
- * the value's string id + 1 when a remembered value knows it, else 0. */
-HOT const char *value(jr *r, jpred *pr, const char *q, const char *e, jspan *x, uint32_t *known)
-{
-    jvalue *v = NULL;
-    if (known) *known = 0;
-    if (pr && pr->vmiss < VALUE_MISSES) {
-        v = value_slot(r, q);
-        if (value_repeats(v, q)) {
-            pr->vmiss = 0;
-            *x = v->val;
-            x->p = q + v->vofs;
-            if (known) *known = value_id(r, v, x);
-            return q + v->len - 1;
-        }
-    }
-    const char *p = parse_value(r, json_ws(q), e, x);
-    if (!p || !(p = separator(r, p))) return NULL;
-    if (v) {
-        remember(v, q, x, p);
-        pr->vmiss++;
-    }
-    return p;
-}
-
-static const char *walk_args(jr *r, const char *p, const char *e, jevent *ev)
+HOT const char *walk_args(jr *r, const char *p, const char *e, jevent *ev, jrec *rec)
 {
     jspan ignored;
     ev->nargs = 0; /* a repeated "args" key: the last one counts */
-    if (*p != '{') return parse_value(r, p, e, &ignored);
+    if (*p != '{') {
+        if (rec) rec->bad = 1;
+        return parse_value(r, p, e, &ignored);
+    }
     p++;
     /* Once "ph" is known and is not C or M, an arg the mode drops need not be kept
      * for the commit: its learned layout already says so. */
@@ -162,6 +81,8 @@ static const char *walk_args(jr *r, const char *p, const char *e, jevent *ev)
         }
         j = k;
         jspan *x = &ignored;
+        int arg = drop ? -1 : (int)ev->nargs;
+        const char *vs = p;
         if (!drop) {
             a->key.kind = JK_STRING;
             a->pred = k == JR_LOOSE ? -1 : k;
@@ -171,11 +92,12 @@ static const char *walk_args(jr *r, const char *p, const char *e, jevent *ev)
         }
         p = value(r, pr, p, e, x, NULL);
         if (!p) return NULL;
+        note(rec, from, vs, p, JS_ARG, arg, k, r->vhit, x->kind);
         if (*p++ == '}') return p;
     }
 }
 
-const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev)
+HOT const char *walk_event(jr *r, const char *p, const char *e, jevent *ev, jrec *rec)
 {
     if (!r->values && !(r->values = calloc(JR_VALUES, sizeof *r->values))) {
         r->nomem = 1;
@@ -209,14 +131,28 @@ const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev)
         }
         j = k;
         if (field == F_ARGS) {
-            p = walk_args(r, json_ws(p), e, ev);
+            if (rec) rec->bad |= rec->args_seen++;
+            p = walk_args(r, json_ws(p), e, ev, rec);
             if (!p || !(p = separator(r, p))) return NULL;
         } else {
             jspan *x = field >= 0 ? &ev->f[field] : &ignored;
+            const char *vs = p;
             p = value(r, pr, p, e, x, field == F_NAME || field == F_CAT ? &r->fid1[field] : NULL);
             if (field >= 0) ev->have |= BIT(field);
             if (!p) return NULL;
+            note(rec, from, vs, p, field, -1, k, r->vhit, x->kind);
         }
         if (*p++ == '}') return p;
     }
+}
+
+const char *sts_jr_walk_event(jr *r, const char *p, const char *e, jevent *ev)
+{
+    return walk_event(r, p, e, ev, NULL);
+}
+
+const char *sts_jr_walk_event_rec(jr *r, const char *p, const char *e, jevent *ev, jrec *rec)
+{
+    rec->n = rec->bad = rec->args_seen = 0;
+    return walk_event(r, p, e, ev, rec);
 }

@@ -46,9 +46,9 @@ static got read_with(const char *data, size_t n, const char *path, sts_args_mode
     return g;
 }
 
-static const sts_jr_tuning SERIAL_REFERENCE = { 1, 1, 0, 0, NULL, 0, 0 };
-static const sts_jr_tuning SERIAL_FAST = { 0, 1, 0, 0, NULL, 0, 0 };
-static const sts_jr_tuning INLINE_INFLATE = { 0, 1, 0, 0, NULL, 0, 1 };
+static const sts_jr_tuning SERIAL_REFERENCE = { 1, 1, 0, 0, NULL, 0, 0, NULL };
+static const sts_jr_tuning SERIAL_FAST = { 0, 1, 0, 0, NULL, 0, 0, NULL };
+static const sts_jr_tuning INLINE_INFLATE = { 0, 1, 0, 0, NULL, 0, 1, NULL };
 
 /* Both runs agree on status and message, and on success on the whole timeline (a
  * failed read's timeline is thrown away by the opener); says what differs otherwise. */
@@ -423,7 +423,7 @@ TEST(fast_parser_matches_reference_on_fuzz_corpus)
 static int chunks_agree(const char *what, const char *data, size_t n, const char *path, const uint64_t *splits,
                         size_t nsplits)
 {
-    sts_jr_tuning chunked = { 0, 2, 0, 1, splits, nsplits, 0 };
+    sts_jr_tuning chunked = { 0, 2, 0, 1, splits, nsplits, 0, NULL };
     got a = read_with(data, n, path, STS_ARGS_KNOWN, &SERIAL_FAST);
     got b = read_with(data, n, path, STS_ARGS_KNOWN, &chunked);
     int ok = agree(what, &a, &b);
@@ -528,7 +528,7 @@ TEST(chunks_by_size_give_one_pass)
 {
     tbuf b = trace(4242, 3000);
     for (int jobs = 2; jobs <= 5; jobs++) {
-        sts_jr_tuning tune = { 0, jobs, 4096 + (uint64_t)jobs * 777, 1, NULL, 0, 0 };
+        sts_jr_tuning tune = { 0, jobs, 4096 + (uint64_t)jobs * 777, 1, NULL, 0, 0, NULL };
         got a = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
         got c = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &tune);
         T_TRUE(agree("sized chunks", &a, &c));
@@ -536,6 +536,111 @@ TEST(chunks_by_size_give_one_pass)
         drop(&c);
     }
     free(b.p);
+}
+
+/* ---- whole events by shape (json_shape.c) ------------------------------------------ */
+
+/* Events of four kinds written the same way again and again, as profilers write them,
+ * each value changing at its own rate; now and then a key, a space, "ph" or a value's
+ * kind changes too. So shapes are built, used, given new holes and rebuilt, and events
+ * that almost fit one must still be read as the reference reads them. */
+static void shaped_event(tbuf *b, int style, int kind, uint64_t *t, uint64_t id)
+{
+    static const char *const KCAT[] = { "\"cpu_op\"", "\"kernel\"", "\"cuda_runtime\"", "\"ac2g\"" };
+    static const char *const KNAME[] = { "\"aten::mm\"", "\"void gemm_kernel<128>\"", "\"cudaLaunchKernel\"",
+                                         "\"ac2g\"" };
+    const char *sp = style ? " " : "";
+    const char *ph = kind == 3 ? "\"s\"" : "\"X\"";
+    if (rnd(40) == 0) ph = rnd(2) ? "\"i\"" : rnd(2) ? "\"C\"" : "\"M\"";
+    puts_(b, style ? "{\n    " : "{");
+    putf(b, "\"ph\":%s%s,%s\"cat\":%s%s,%s", sp, ph, sp, sp, rnd(30) ? KCAT[kind] : PICK(CATS), sp);
+    putf(b, "\"name\":%s%s,%s", sp, rnd(12) ? KNAME[kind] : PICK(NAMES), sp);
+    if (kind == 3) putf(b, "\"id\":%s%llu,%s", sp, (unsigned long long)id, sp);
+    if (rnd(50) == 0)
+        putf(b, "\"tid\":%s%s,%s\"pid\":%s4242,%s", sp, PICK(TIDS), sp, sp, sp); /* keys swapped */
+    else
+        putf(b, "\"pid\":%s%s,%s\"tid\":%s4301,%s", sp, rnd(25) ? "4242" : PICK(PIDS), sp, sp, sp);
+    puts_(b, rnd(60) ? "" : " "); /* a space where there was none */
+    putf(b, "\"ts\":%s", sp);
+    ts_value(b, t);
+    if (kind != 3) {
+        putf(b, ",%s\"dur\":%s", sp, sp);
+        if (rnd(30) == 0)
+            puts_(b, PICK(VALUES));
+        else
+            putf(b, "%u.%03u", rnd(100), rnd(1000));
+        putf(b, ",%s\"args\":%s{", sp, sp);
+        puts_(b, style ? "\n      " : "");
+        putf(b, "\"External id\":%s%llu,%s", sp, (unsigned long long)id, sp);
+        putf(b, "\"Record function id\":%s%s", sp, rnd(20) ? "0" : PICK(VALUES));
+        if (kind == 0 && rnd(2)) putf(b, ",%s\"Input Dims\":%s%s", sp, sp, rnd(3) ? "[[64, 1024], [1024]]" : "[]");
+        if (rnd(8) == 0) putf(b, ",%s\"step_num\":%s%s", sp, sp, PICK(VALUES));
+        putf(b, ",%s\"Ev Idx\":%s%u", sp, sp, rnd(4));
+        puts_(b, style ? "\n    }" : "}");
+    }
+    puts_(b, style ? "\n  }" : "}");
+}
+
+static tbuf shaped_trace(uint64_t seed, int n)
+{
+    rng = seed;
+    tbuf b = { NULL, 0, 0 };
+    int style = (int)rnd(2);
+    uint64_t t = 1712195495400000ull;
+    puts_(&b, "{\"traceEvents\": [\n  ");
+    for (int i = 0; i < n; i++) {
+        if (i) puts_(&b, style ? ",\n  " : ",\n");
+        shaped_event(&b, style, (int)rnd(4), &t, (uint64_t)i * 7 + 11);
+    }
+    puts_(&b, "\n]}\n");
+    return b;
+}
+
+/* Events read by shape are the reference's events, in every args mode, and most events
+ * are read by shape (else this tests the walk again). */
+TEST(shapes_match_reference_on_repeated_events)
+{
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        tbuf b = shaped_trace(seed * 7727, 3000);
+        char what[64];
+        snprintf(what, sizeof what, "seed %llu", (unsigned long long)seed);
+        T_TRUE(fast_agrees(what, b.p, b.n));
+        uint64_t shaped = 0;
+        sts_jr_tuning fast = SERIAL_FAST;
+        fast.shaped = &shaped;
+        got g = read_with(b.p, b.n, NULL, STS_ARGS_ANALYSIS, &fast);
+        T_EQ_I64(g.st, STS_OK);
+        T_TRUE(shaped > 3000 / 2);
+        if (shaped <= 3000 / 2) fprintf(stderr, "%s: %llu of 3000 events by shape\n", what, (unsigned long long)shaped);
+        drop(&g);
+        free(b.p);
+    }
+}
+
+/* Cuts and damage inside events that a shape almost fits give the reference's error or
+ * truncation warning, word for word; and chunks read by shape on two threads. */
+TEST(shapes_match_reference_on_bad_input_and_in_chunks)
+{
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        tbuf b = shaped_trace(seed * 15485863, 400);
+        static const char GARBAGE[] = "x}]{,:\"\\0\x01 -.e9";
+        for (int k = 0; k < 40; k++) {
+            size_t at = b.n / 3 + rnd((uint32_t)(2 * b.n / 3));
+            char was = b.p[at];
+            b.p[at] = GARBAGE[rnd(sizeof GARBAGE - 1)];
+            char what[64];
+            snprintf(what, sizeof what, "seed %llu byte %zu", (unsigned long long)seed, at);
+            int ok = fast_agrees(what, b.p, b.n) && fast_agrees(what, b.p, at + 1 + rnd(40));
+            b.p[at] = was;
+            if (!ok) {
+                T_TRUE(!"damage");
+                break;
+            }
+        }
+        uint64_t splits[3] = { b.n / 4 + rnd(50), b.n / 2 + rnd(50), 3 * b.n / 4 + rnd(50) };
+        T_TRUE(chunks_agree("shaped chunks", b.p, b.n, NULL, splits, 3));
+        free(b.p);
+    }
 }
 
 /* ---- chunks read by peers ------------------------------------------------------------ */
@@ -653,7 +758,7 @@ static got read_peers(const char *path, int jobs, uint64_t chunk, fake_peers *f)
     opt.args = STS_ARGS_ALL;
     opt.peers = &f->pub;
     opt.flows = g_flows;
-    sts_jr_tuning tune = { 0, jobs, chunk, 1, NULL, 0, 0 };
+    sts_jr_tuning tune = { 0, jobs, chunk, 1, NULL, 0, 0, NULL };
     g.st = sts_read_chrome_json_with(in, g.tl, &opt, &tune, &err);
     snprintf(g.msg, sizeof g.msg, "%s", g.st == STS_OK ? "" : err.message);
     sts_instream_free(in);
@@ -995,7 +1100,7 @@ TEST(flows_counted_not_kept)
     for (uint64_t seed = 1; seed <= 60; seed++) {
         tbuf b = trace(seed * 7919, 60 + (int)(seed % 150));
         uint64_t splits[4] = { b.n / 5 + rnd(30), 2 * b.n / 5, 3 * b.n / 5 + rnd(30), 4 * b.n / 5 };
-        sts_jr_tuning chunked = { 0, 2, 0, 1, splits, 4, 0 };
+        sts_jr_tuning chunked = { 0, 2, 0, 1, splits, 4, 0, NULL };
         got keep = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
         g_flows = STS_FLOWS_COUNT;
         got count = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
@@ -1040,7 +1145,9 @@ TEST(flows_counted_not_kept)
  * (4 KB chunks, so there are many). All four agree. */
 static int gzip_paths_agree(const char *what, const char *gz, size_t n)
 {
-    const sts_jr_tuning tunes[3] = { SERIAL_FAST, { 0, 2, 4096, 1, NULL, 0, 0 }, { 0, 3, 4096, 1, NULL, 0, 0 } };
+    const sts_jr_tuning tunes[3] = { SERIAL_FAST,
+                                     { 0, 2, 4096, 1, NULL, 0, 0, NULL },
+                                     { 0, 3, 4096, 1, NULL, 0, 0, NULL } };
     got a = read_with(gz, n, NULL, STS_ARGS_KNOWN, &INLINE_INFLATE);
     int ok = 1;
     for (int i = 0; i < 3 && ok; i++) {
@@ -1156,6 +1263,8 @@ int main(void)
     RUN(fast_parser_matches_reference_on_random_traces);
     RUN(fast_parser_matches_reference_on_bad_input);
     RUN(fast_parser_repeated_pairs_keep_their_own_bytes);
+    RUN(shapes_match_reference_on_repeated_events);
+    RUN(shapes_match_reference_on_bad_input_and_in_chunks);
     RUN(fast_parser_matches_reference_on_fixtures);
     RUN(fast_parser_matches_reference_on_fuzz_corpus);
     RUN(chunks_split_at_every_byte_give_one_pass);
