@@ -269,6 +269,9 @@ typedef struct jr {
     /* The string ids (+ 1; 0: not known) of this event's name and cat when the fast
      * parser took them from a learned value whose id it knew: commit needs not intern. */
     uint32_t fid1[F_COUNT];
+    /* The lane (+ 1; 0: not known yet) of events whose shape fixes "pid" and "tid":
+     * commit takes it from there, and fills it in the first time. NULL otherwise. */
+    uint32_t *lane_hint;
     int reference;       /* parse every event with sts_jr_parse_event (tests compare the two) */
     int vhit;            /* json_values.h: the last value repeated a remembered one */
     jshapes *shapes;     /* whole-event shapes (json_shape.c), or NULL */

@@ -214,10 +214,15 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
         for (size_t i = 0; i < JR_LANES; i++)
             r->lanes[i].lane = STS_NONE;
     }
+    if (r->lane_hint && *r->lane_hint) {
+        *lane = *r->lane_hint - 1;
+        return T_OK;
+    }
     uint64_t h = lane_word(ev, F_PID) * 0x9e3779b97f4a7c15ull ^ lane_word(ev, F_TID) * 0xc2b2ae3d27d4eb4full;
     jlane_slot *slot = &r->lanes[(h ^ (h >> 29)) % JR_LANES];
     if (slot->lane != STS_NONE && lane_key_eq(&slot->pid, ev, F_PID) && lane_key_eq(&slot->tid, ev, F_TID)) {
         *lane = slot->lane;
+        if (r->lane_hint) *r->lane_hint = *lane + 1;
         return T_OK;
     }
     uint32_t proc;
@@ -248,6 +253,7 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
     if (have_tid && ev->f[F_TID].kind == JK_STRING && r->tl->lanes.n > before) r->tl->lanes.v[*lane].name = label;
     slot->lane = STS_NONE;
     if (lane_key_set(&slot->pid, ev, F_PID) && lane_key_set(&slot->tid, ev, F_TID)) slot->lane = *lane;
+    if (r->lane_hint) *r->lane_hint = *lane + 1;
     return T_OK;
 }
 

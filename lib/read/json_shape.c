@@ -79,6 +79,8 @@ typedef struct shape {
     int nsteps, nseg, nfix;
     int name_fixed, cat_fixed; /* fixed steps' indexes, or -1 */
     uint32_t id1[2];           /* their string ids + 1, once found (0: not yet) */
+    int lane_fixed;            /* "pid" and "tid" are fixed (or absent): the lane is too */
+    uint32_t lane1;            /* that lane + 1, once commit found it (0: not yet) */
     size_t size;               /* the block's bytes */
     sseg *segs;
     sfix *fix;
@@ -193,9 +195,12 @@ static int derive(shape *s)
     uint32_t start = 0;
     s->nseg = s->nfix = 0;
     s->name_fixed = s->cat_fixed = -1;
+    s->lane_fixed = 1;
+    s->lane1 = 0;
     for (int i = 0; i < s->nsteps; i++) {
         const sstep *st = &s->steps[i];
         if (!st->hole) continue;
+        if (st->field == F_PID || st->field == F_TID) s->lane_fixed = 0;
         /* Remembered values only for the kinds that repeat: a number that changes (a
          * timestamp, an id) is parsed faster than looked up. */
         s->segs[s->nseg++] = (sseg){ (uint16_t)start, (uint16_t)(st->vs - start), (int16_t)i, st->field, st->arg,
@@ -326,12 +331,14 @@ static inline uint32_t fixed_id(jr *r, shape *s, int which, int step)
     return s->id1[which];
 }
 
-enum { MATCHED, MISS_KEYS, MISS_OTHER };
+enum { MATCHED, MISS_VALUE, MISS_KEYS, MISS_OTHER };
 
-/* The event at p read through shape s: MATCHED with *end after its '}', MISS_KEYS
- * when its keys or layout differ (a new shape may fit), MISS_OTHER when the walk must
+/* The event at p read through shape s: MATCHED with *end after its '}', MISS_VALUE
+ * when a fixed value differs and `demote` is 0 (with `demote`, that value becomes a
+ * hole and the match goes on), MISS_KEYS when its keys or layout differ (a new shape
+ * may fit), MISS_OTHER when the walk must
  * read it (a hole's value does not parse, the buffer ends). */
-static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, const char **end)
+static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, const char **end, int demote)
 {
     if (s->nargs > r->argv_cap && sts_grow((void **)&r->argv, &r->argv_cap, s->nargs, sizeof *r->argv) != 0)
         return MISS_OTHER;
@@ -373,6 +380,7 @@ static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, cons
             }
             if (s->name_fixed >= 0) r->fid1[F_NAME] = fixed_id(r, s, 0, s->name_fixed);
             if (s->cat_fixed >= 0) r->fid1[F_CAT] = fixed_id(r, s, 1, s->cat_fixed);
+            if (s->lane_fixed) r->lane_hint = &s->lane1;
             *end = q;
             return MATCHED;
         }
@@ -384,6 +392,7 @@ static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, cons
         while (i < s->nsteps && !(!s->steps[i].hole && t >= s->steps[i].vs && t <= s->steps[i].ve))
             i++;
         if (i == s->nsteps || s->steps[i].field == F_PH) return MISS_KEYS;
+        if (!demote) return MISS_VALUE;
         s->steps[i].hole = 1;
         if (derive(s) != 0) {
             s->nsteps = 0;
@@ -400,6 +409,7 @@ static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, cons
 const char *sts_jr_shape_event(jr *r, const char *p, const char *e, jevent *ev)
 {
     jshapes *S = r->shapes;
+    r->lane_hint = NULL;
     if (!S && !(S = r->shapes = calloc(1, sizeof *S))) return sts_jr_walk_event(r, p, e, ev);
     uint64_t h = prefix_hash(p);
     sslot *sl = &S->slots[h >> (64 - SLOT_BITS)];
@@ -421,20 +431,35 @@ const char *sts_jr_shape_event(jr *r, const char *p, const char *e, jevent *ev)
         for (int w = 0; w < 2; w++)
             if (sl->way[w]) sl->way[w]->nsteps = 0;
     }
-    int other = 0;
+    /* A fixed value that differs: the slot's other way gets a shape with this
+     * event's value (a kernel on two streams, an op on two threads) while it is free;
+     * once both are taken, the value becomes a hole in one of them. */
+    int miss[2] = { MISS_KEYS, MISS_KEYS }, other = 0;
     for (int t = 0; t < 2; t++) {
         int w = t ? !sl->mru : sl->mru;
         shape *s = sl->way[w];
         if (!s || !s->nsteps) continue;
         const char *q;
-        int m = match(r, s, p, e, ev, &q);
+        int m = match(r, s, p, e, ev, &q, 0);
         if (m == MATCHED) {
             sl->mru = (uint8_t)w;
             sl->hits++;
             r->shape_hits++;
             return q;
         }
+        miss[w] = m;
         other |= m == MISS_OTHER;
+    }
+    int full = sl->way[0] && sl->way[0]->nsteps && sl->way[1] && sl->way[1]->nsteps;
+    for (int t = 0; t < 2 && full && !other; t++) {
+        int w = t ? !sl->mru : sl->mru;
+        const char *q;
+        if (miss[w] == MISS_VALUE && match(r, sl->way[w], p, e, ev, &q, 1) == MATCHED) {
+            sl->mru = (uint8_t)w;
+            sl->hits++;
+            r->shape_hits++;
+            return q;
+        }
     }
     if (other || (sl->builds >= SETTLED_BUILDS && sl->hits < 16u * sl->builds)) return sts_jr_walk_event(r, p, e, ev);
     const char *q = sts_jr_walk_event_rec(r, p, e, ev, &S->rec);
