@@ -22,15 +22,20 @@
  * at the holes are therefore an event the walk reads into the same fields, with the
  * holes' values in place of the recorded ones.
  *
- * Which shape: events are looked up by a hash of their first 48 bytes (the keys and
- * constant values before the first changing one, in the traces met: the name is
- * among them in PyTorch's pretty layout, ts and ids come later). A prefix is only
- * given a shape the second time it is met, once its repeated values have been
- * remembered: a value that repeated then is fixed in the shape, one that did not (a
- * timestamp, an id) is a hole. A fixed value that later differs becomes a hole; an
- * event whose keys differ gets a shape of its own in the slot's other way. Slots
- * that keep needing new shapes stop building them, so an input without shapes costs
- * a hash per event. */
+ * Which shape: first the one that followed the previous event's shape the last few
+ * times (kinds of event come in the same order again and again: an op, its launch, the
+ * launch's flow), then the ones for the event's prefix: a hash of its first 48 bytes,
+ * cut at the first ASCII digit, since ids and timestamps are digits and the keys and
+ * constant values before them name the kind. A prefix is given a shape the second
+ * time it is met, once its repeated values have been remembered: a value that
+ * repeated then is fixed in the shape, one that did not (a timestamp, an id) is a
+ * hole. A prefix has WAYS shapes. A fixed value that later differs gets a way of its
+ * own while one is free (an op on two threads), then becomes a hole; an event whose
+ * keys differ gets a way too. A slot whose events keep needing new shapes goes cold,
+ * so that an input without repeated shapes costs little more than the walk.
+ *
+ * Besides the fields, a shape hands commit what it found for the first event: the
+ * name's and category's string ids, and the lane when "pid" and "tid" are fixed. */
 #include "read/json_values.h"
 
 #define SLOT_BITS 10
@@ -81,6 +86,8 @@ typedef struct shape {
     uint32_t id1[2];           /* their string ids + 1, once found (0: not yet) */
     int lane_fixed;            /* "pid" and "tid" are fixed (or absent): the lane is too */
     uint32_t lane1;            /* that lane + 1, once commit found it (0: not yet) */
+    int next;                  /* the shape that came after this one last time: slot * WAYS + way, or -1 */
+    uint8_t sure;              /* how many times in a row (up to 3) `next` came next */
     size_t size;               /* the block's bytes */
     sseg *segs;
     sfix *fix;
@@ -89,11 +96,16 @@ typedef struct shape {
     sstep *steps;
 } shape;
 
+/* Shapes per prefix: the same op with and without an optional arg, on two threads. */
+#define WAYS 4
+
 typedef struct sslot {
     uint64_t tag; /* the prefix hash this slot's shapes are for */
-    shape *way[2];
+    shape *way[WAYS];
+    uint32_t used[WAYS]; /* when each way last matched or was built (jshapes.clock) */
     uint8_t mru;
     uint8_t builds; /* shapes built for this prefix (saturates) */
+    uint8_t tries;  /* events met while the slot is cold (below) */
     uint32_t hits;
 } sslot;
 
@@ -103,6 +115,8 @@ struct jshapes {
     sslot slots[1u << SLOT_BITS];
     uint64_t seen[1u << SEEN_BITS]; /* prefixes met once, waiting for a second time */
     int count;
+    int last; /* the shape of the previous event, slot * WAYS + way; -1 after a walked one */
+    uint32_t clock;
     jrec rec;
 };
 
@@ -300,6 +314,8 @@ static int build(jr *r, shape **sp, const jrec *rec, const char *p, const char *
         }
     }
     s->nsteps = rec->n;
+    s->next = -1;
+    s->sure = 0;
     s->have = ev->have;
     s->nargs = ev->nargs;
     s->id1[0] = r->fid1[F_NAME];
@@ -402,73 +418,134 @@ static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, cons
 }
 
 /* A slot that has built this many shapes builds more only while its shapes are used
- * 16 times per build: two or three kinds of event sharing a prefix settle, a prefix
- * whose events all differ stops costing builds. */
+ * 16 times per build (else it is cold): a few kinds of event sharing a prefix settle,
+ * a prefix whose events all differ stops costing builds. */
 #define SETTLED_BUILDS 8
+
+static inline shape *way_shape(const jshapes *S, int id)
+{
+    return S->slots[id / WAYS].way[id % WAYS];
+}
+
+static inline int live(const shape *s)
+{
+    return s && s->nsteps;
+}
+
+/* A match through way w of slot i: counted, and remembered as the successor of the
+ * previous event's shape. */
+static const char *took(jr *r, jshapes *S, size_t i, int w, const char *q)
+{
+    sslot *sl = &S->slots[i];
+    sl->mru = (uint8_t)w;
+    sl->used[w] = ++S->clock;
+    sl->hits++;
+    r->shape_hits++;
+    int id = (int)(i * WAYS) + w;
+    if (S->last >= 0) {
+        shape *prev = way_shape(S, S->last);
+        if (prev->next == id)
+            prev->sure += prev->sure < 3;
+        else
+            prev->next = id, prev->sure = 0;
+    }
+    S->last = id;
+    return q;
+}
+
+/* The walk reads the event; no shape came before the next one. */
+static const char *walked(jr *r, jshapes *S, const char *p, const char *e, jevent *ev)
+{
+    S->last = -1;
+    return sts_jr_walk_event(r, p, e, ev);
+}
+
+/* The way a new shape goes to: an empty one, else the one matched longest ago. */
+static int victim(const sslot *sl)
+{
+    int v = 0;
+    for (int w = 0; w < WAYS; w++) {
+        if (!live(sl->way[w])) return w;
+        if (sl->used[w] < sl->used[v]) v = w;
+    }
+    return v;
+}
 
 const char *sts_jr_shape_event(jr *r, const char *p, const char *e, jevent *ev)
 {
     jshapes *S = r->shapes;
     r->lane_hint = NULL;
-    if (!S && !(S = r->shapes = calloc(1, sizeof *S))) return sts_jr_walk_event(r, p, e, ev);
+    if (!S) {
+        if (!(S = r->shapes = calloc(1, sizeof *S))) return sts_jr_walk_event(r, p, e, ev);
+        S->last = -1;
+    }
+    /* Events of a kind come in the same order again and again (an op, its launch, the
+     * launch's flow): the shape that followed the previous one the last two times or
+     * more is tried first, before hashing. A match is exact whichever shape it is. */
+    const shape *prev = S->last >= 0 ? way_shape(S, S->last) : NULL;
+    if (prev && prev->sure >= 2) {
+        int next = prev->next;
+        shape *s = way_shape(S, next);
+        const char *q;
+        if (live(s) && match(r, s, p, e, ev, &q, 0) == MATCHED) return took(r, S, (size_t)next / WAYS, next % WAYS, q);
+    }
     uint64_t h = prefix_hash(p);
-    sslot *sl = &S->slots[h >> (64 - SLOT_BITS)];
+    size_t si = h >> (64 - SLOT_BITS);
+    sslot *sl = &S->slots[si];
     if (sl->tag != h) {
         /* Shapes come the second time a prefix is met; prefixes met once (a flow
          * event's id, say) leave the shapes in use alone. */
         uint64_t *seen = &S->seen[(h >> 20) & ((1u << SEEN_BITS) - 1)];
         if (*seen != h) {
             *seen = h;
-            return sts_jr_walk_event(r, p, e, ev);
+            return walked(r, S, p, e, ev);
         }
         if (sl->hits >= 2) { /* a colliding prefix in use: it keeps the slot while it stays in use */
             sl->hits /= 2;
-            return sts_jr_walk_event(r, p, e, ev);
+            return walked(r, S, p, e, ev);
         }
         sl->tag = h;
         sl->builds = 0;
         sl->hits = 0;
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < WAYS; w++)
             if (sl->way[w]) sl->way[w]->nsteps = 0;
     }
-    /* A fixed value that differs: the slot's other way gets a shape with this
-     * event's value (a kernel on two streams, an op on two threads) while it is free;
-     * once both are taken, the value becomes a hole in one of them. */
-    int miss[2] = { MISS_KEYS, MISS_KEYS }, other = 0;
-    for (int t = 0; t < 2; t++) {
-        int w = t ? !sl->mru : sl->mru;
+    /* A slot whose events keep needing new shapes tries its shapes on one event in 16
+     * only, so that such events cost little more than the walk. */
+    int cold = sl->builds >= SETTLED_BUILDS && sl->hits < 16u * sl->builds;
+    if (cold && (++sl->tries & 15)) return walked(r, S, p, e, ev);
+    /* The ways in turn, the last one matched first. A fixed value that differs gets a
+     * way of its own while one is free (a kernel on two streams, an op on two
+     * threads); once all are taken, it becomes a hole in one of them. */
+    int miss[WAYS], other = 0, full = 1;
+    for (int t = 0; t < WAYS; t++) {
+        int w = t == 0 ? sl->mru : t <= sl->mru ? t - 1 : t;
         shape *s = sl->way[w];
-        if (!s || !s->nsteps) continue;
+        miss[w] = MISS_KEYS;
+        full &= live(s);
+        if (!live(s)) continue;
         const char *q;
         int m = match(r, s, p, e, ev, &q, 0);
-        if (m == MATCHED) {
-            sl->mru = (uint8_t)w;
-            sl->hits++;
-            r->shape_hits++;
-            return q;
-        }
+        if (m == MATCHED) return took(r, S, si, w, q);
         miss[w] = m;
         other |= m == MISS_OTHER;
     }
-    int full = sl->way[0] && sl->way[0]->nsteps && sl->way[1] && sl->way[1]->nsteps;
-    for (int t = 0; t < 2 && full && !other; t++) {
-        int w = t ? !sl->mru : sl->mru;
+    for (int t = 0; t < WAYS && full && !other; t++) {
+        int w = t == 0 ? sl->mru : t <= sl->mru ? t - 1 : t;
         const char *q;
-        if (miss[w] == MISS_VALUE && match(r, sl->way[w], p, e, ev, &q, 1) == MATCHED) {
-            sl->mru = (uint8_t)w;
-            sl->hits++;
-            r->shape_hits++;
-            return q;
-        }
+        if (miss[w] == MISS_VALUE && match(r, sl->way[w], p, e, ev, &q, 1) == MATCHED) return took(r, S, si, w, q);
     }
-    if (other || (sl->builds >= SETTLED_BUILDS && sl->hits < 16u * sl->builds)) return sts_jr_walk_event(r, p, e, ev);
+    if (other || cold) return walked(r, S, p, e, ev);
+    S->last = -1; /* a build may move this slot's shapes */
     const char *q = sts_jr_walk_event_rec(r, p, e, ev, &S->rec);
     if (!q) return q;
-    int w = !sl->mru;
-    if (sl->way[w] && sl->way[w]->nsteps && (!sl->way[sl->mru] || !sl->way[sl->mru]->nsteps)) w = sl->mru;
+    int w = victim(sl);
     int fresh = !sl->way[w];
     if (fresh && S->count >= MAX_SHAPE) return q;
-    if (build(r, &sl->way[w], &S->rec, p, q, ev) == 0) sl->mru = (uint8_t)w;
+    if (build(r, &sl->way[w], &S->rec, p, q, ev) == 0) {
+        sl->mru = (uint8_t)w;
+        sl->used[w] = ++S->clock;
+    }
     S->count += fresh && sl->way[w];
     if (sl->builds < UINT8_MAX) sl->builds++;
     return q;
@@ -478,7 +555,7 @@ void sts_jr_shapes_free(jshapes *S)
 {
     if (!S) return;
     for (size_t i = 0; i < sizeof S->slots / sizeof S->slots[0]; i++)
-        for (int w = 0; w < 2; w++)
+        for (int w = 0; w < WAYS; w++)
             free(S->slots[i].way[w]);
     free(S);
 }
