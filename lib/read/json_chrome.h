@@ -100,7 +100,8 @@ typedef struct jrec_step {
     int8_t field;   /* F_x; -1: an event key the reader ignores; JS_ARG: an arg */
     int8_t arg;     /* args: the argv index it went to, or -1 when dropped */
     uint8_t pred;   /* the key's layout slot in its chain, or JR_NO_PRED / JR_LOOSE */
-    uint8_t hit;    /* the value repeated a remembered one */
+    uint8_t hit;    /* r->vhit: the value repeated a remembered one (1), did not (0), or
+                     * was not looked up (VHIT_UNASKED) */
     uint8_t kind;   /* JK_x of the value */
 } jrec_step;
 
@@ -273,7 +274,7 @@ typedef struct jr {
      * commit takes it from there, and fills it in the first time. NULL otherwise. */
     uint32_t *lane_hint;
     int reference;       /* parse every event with sts_jr_parse_event (tests compare the two) */
-    int vhit;            /* json_values.h: the last value repeated a remembered one */
+    int vhit;            /* json_values.h: whether the last value repeated a remembered one */
     jshapes *shapes;     /* whole-event shapes (json_shape.c), or NULL */
     uint64_t shape_hits; /* events taken by a shape (tests check the path ran) */
 

@@ -268,6 +268,16 @@ static int shape_block(shape **sp, size_t n, size_t len)
     return 0;
 }
 
+/* Whether a recorded value is a hole. One that repeated is fixed, one that did not is
+ * a hole. One not looked up (its layout's values kept changing: kernel names too long
+ * to remember, after a run of them) is fixed too, unless it is a number other than pid
+ * and tid: a name that differs later becomes a hole then, ts and ids are holes now. */
+static int is_hole(const jrec_step *rs)
+{
+    if (rs->hit != VHIT_UNASKED) return !rs->hit;
+    return rs->kind == JK_NUMBER && rs->field != F_PID && rs->field != F_TID;
+}
+
 /* Makes s the shape of the event [p, q) that the walk recorded into rec. Returns -1
  * (s left empty) when the event has no usable shape or memory ran out. */
 static int build(jr *r, shape **sp, const jrec *rec, const char *p, const char *q, const jevent *ev)
@@ -281,7 +291,7 @@ static int build(jr *r, shape **sp, const jrec *rec, const char *p, const char *
         if (rs->field < 0 || rs->field == JS_ARG) continue;
         /* A key twice: the walk keeps the last; one copy each is simpler. "ph" must be
          * fixed: the args kept depend on it. */
-        if (fields & (1u << rs->field) || (rs->field == F_PH && !rs->hit)) return -1;
+        if (fields & (1u << rs->field) || (rs->field == F_PH && is_hole(rs))) return -1;
         fields |= 1u << rs->field;
     }
     if (shape_block(sp, (size_t)rec->n, len) != 0) return -1;
@@ -299,7 +309,7 @@ static int build(jr *r, shape **sp, const jrec *rec, const char *p, const char *
         st->field = rs->field;
         st->arg = rs->arg;
         st->pred = rs->pred;
-        st->hole = !rs->hit;
+        st->hole = (uint8_t)is_hole(rs);
         st->kind = rs->kind;
         if (rs->field == JS_ARG && rs->arg >= 0) {
             const jarg *a = &r->argv[rs->arg];
@@ -374,6 +384,17 @@ static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, cons
             jspan *x = g->field == JS_ARG ? (g->arg >= 0 ? &r->argv[g->arg].val : &ignored)
                        : g->field >= 0    ? &ev->f[g->field]
                                           : &ignored;
+            if (x == &ignored && !g->memo) {
+                /* A number nobody reads (an id in args the mode drops): checked as
+                 * parse_number checks it, not converted. */
+                const char *v = json_ws(q);
+                int is_int;
+                if (*v == '-' || json_is_digit(*v)) {
+                    q = json_scan_number(v, &is_int, &r->fail);
+                    if (!q || !(q = separator(r, q))) return MISS_OTHER;
+                    continue;
+                }
+            }
             jchain *c = g->field == JS_ARG ? &r->args_chain : &r->event_chain;
             jpred *pr = g->memo && g->pred < JR_POOL && g->pred != JR_LOOSE ? &c->pool[g->pred] : NULL;
             uint32_t *known = g->field == F_NAME || g->field == F_CAT ? &r->fid1[g->field] : NULL;

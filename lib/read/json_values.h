@@ -16,6 +16,8 @@
  * id changes every time and is not worth the lookups and copies. */
 #define VALUE_MISSES 8
 
+#define VHIT_UNASKED 2
+
 static inline uint32_t match_bits(const char *p, const char *pat)
 {
 #if defined(__SSE2__)
@@ -89,7 +91,8 @@ static inline uint32_t value_id(jr *r, jvalue *v, const jspan *x)
 /* The value at q (just after key layout pr, NULL for one not learnable) into x, and
  * its separator: returns the ',' or '}', or NULL with r->fail set. With `known`, also
  * the value's string id + 1 when a remembered value knows it, else 0. r->vhit says
- * whether the value repeated a remembered one. */
+ * whether the value repeated a remembered one: 1 it did, 0 it did not, VHIT_UNASKED
+ * when none was looked up (a layout whose values keep changing). */
 HOT const char *value(jr *r, jpred *pr, const char *q, const char *e, jspan *x, uint32_t *known)
 {
     jvalue *v = NULL;
@@ -105,7 +108,7 @@ HOT const char *value(jr *r, jpred *pr, const char *q, const char *e, jspan *x, 
             return q + v->len - 1;
         }
     }
-    r->vhit = 0;
+    r->vhit = v ? 0 : VHIT_UNASKED;
     const char *p = parse_value(r, json_ws(q), e, x);
     if (!p || !(p = separator(r, p))) return NULL;
     if (v) {
