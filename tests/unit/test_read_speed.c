@@ -554,7 +554,11 @@ static void shaped_event(tbuf *b, int style, int kind, uint64_t *t, uint64_t id)
     if (rnd(40) == 0) ph = rnd(2) ? "\"i\"" : rnd(2) ? "\"C\"" : "\"M\"";
     puts_(b, style ? "{\n    " : "{");
     putf(b, "\"ph\":%s%s,%s\"cat\":%s%s,%s", sp, ph, sp, sp, rnd(30) ? KCAT[kind] : PICK(CATS), sp);
-    putf(b, "\"name\":%s%s,%s", sp, rnd(12) ? KNAME[kind] : PICK(NAMES), sp);
+    if (kind == 1 && rnd(2)) /* kernel names too long to remember, differing after the prefix */
+        putf(b, "\"name\":%s\"void at::native::elementwise_kernel_with_index<%u, float>(int, float*)\",%s", sp, rnd(5),
+             sp);
+    else
+        putf(b, "\"name\":%s%s,%s", sp, rnd(12) ? KNAME[kind] : PICK(NAMES), sp);
     if (kind == 3) putf(b, "\"id\":%s%llu,%s", sp, (unsigned long long)id, sp);
     if (rnd(50) == 0)
         putf(b, "\"tid\":%s%s,%s\"pid\":%s4242,%s", sp, PICK(TIDS), sp, sp, sp); /* keys swapped */
