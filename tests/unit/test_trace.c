@@ -764,9 +764,15 @@ TEST(fatal_signal_dumps_json)
 
 static int ready_pipe[2];
 
-/* Records, says so through the pipe, and waits for the parent's signal. */
+/* Records, says so through the pipe, and waits for the parent's signal. SIGINT and
+ * SIGTERM start at their default (a shell's background job inherits SIGINT ignored, and
+ * the recorder rightly leaves an ignored signal alone), unless the test set its own. */
 static void child_waits_for_signal(const char *dir)
 {
+    if (signal(SIGINT, SIG_DFL) == SIG_ERR) _exit(5);
+    struct sigaction term;
+    if (sigaction(SIGTERM, NULL, &term) != 0) _exit(5);
+    if (term.sa_handler == SIG_IGN) signal(SIGTERM, SIG_DFL);
     sts_trace_options o = STS_TRACE_OPTIONS_INIT;
     o.flush_on_signal = 1;
     if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(3);
