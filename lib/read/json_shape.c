@@ -384,16 +384,23 @@ static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, cons
             jspan *x = g->field == JS_ARG ? (g->arg >= 0 ? &r->argv[g->arg].val : &ignored)
                        : g->field >= 0    ? &ev->f[g->field]
                                           : &ignored;
-            if (x == &ignored && !g->memo) {
-                /* A number nobody reads (an id in args the mode drops): checked as
-                 * parse_number checks it, not converted. */
-                const char *v = json_ws(q);
-                int is_int;
-                if (*v == '-' || json_is_digit(*v)) {
-                    q = json_scan_number(v, &is_int, &r->fail);
-                    if (!q || !(q = separator(r, q))) return MISS_OTHER;
-                    continue;
+            if (!g->memo && (*q == '-' || json_is_digit(*q))) {
+                /* A number (a ts, a dur, an id): parsed here, as value() would without
+                 * remembered values; one nobody reads (an id in args the mode drops)
+                 * is checked as parse_number checks it, not converted. */
+                if (x == &ignored) {
+                    int is_int;
+                    q = json_scan_number(q, &is_int, &r->fail);
+                } else {
+                    x->p = q;
+                    x->esc = 0;
+                    x->is_int = 0;
+                    x->fast = 0;
+                    q = parse_number(r, q, x);
                 }
+                if (!q) return MISS_OTHER;
+                if (*q != ',' && *q != '}' && !(q = separator(r, q))) return MISS_OTHER;
+                continue;
             }
             jchain *c = g->field == JS_ARG ? &r->args_chain : &r->event_chain;
             jpred *pr = g->memo && g->pred < JR_POOL && g->pred != JR_LOOSE ? &c->pool[g->pred] : NULL;
