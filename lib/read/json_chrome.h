@@ -90,11 +90,10 @@ typedef struct jvalue {
 } jvalue;
 
 /* One key-value pair of an event as the fast parser walked it, for json_shape.c: where
- * its key layout, value and separator are, and what the value became. */
+ * its value and separator are, and what the value became. */
 #define JS_STEPS 48
 #define JS_ARG   F_COUNT /* rec step field: an arg (in the args chain) */
 typedef struct jrec_step {
-    const char *ks; /* the key layout (just after '{' or ',') */
     const char *vs; /* the value (just after the layout) */
     const char *ve; /* the ',' or '}' after it */
     int8_t field;   /* F_x; -1: an event key the reader ignores; JS_ARG: an arg */

@@ -45,7 +45,7 @@
 #define TEXT_PAD  16   /* readable bytes after a shape's text, for the 16-byte compares */
 
 typedef struct sstep {
-    uint16_t ks, vs, ve; /* as jrec_step, offsets in the text */
+    uint16_t vs, ve; /* as jrec_step, offsets in the text */
     int8_t field;
     int8_t arg;
     uint8_t pred;
@@ -156,21 +156,25 @@ static inline uint64_t prefix_hash(const char *p)
 /* -1 when the len bytes at q are pat's, else the offset of the first that differs.
  * Reads up to 15 bytes past both: pat has TEXT_PAD, and q stops inside the event or
  * the buffer's padding (pat holds no zero byte, so a match never runs past the data). */
+#if defined(__SSE2__)
+/* Bit i set where a[i] == b[i], for the 16 bytes at each. */
+static inline unsigned equal16(const char *a, const char *b)
+{
+    return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)a),
+                                                      _mm_loadu_si128((const __m128i *)(const void *)b)));
+}
+#endif
+
 static inline int differs(const char *q, const char *pat, uint32_t len)
 {
 #if defined(__SSE2__)
     uint32_t i = 0;
     for (; i + 16 <= len; i += 16) {
-        unsigned m =
-            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q + i)),
-                                                       _mm_loadu_si128((const __m128i *)(const void *)(pat + i))));
+        unsigned m = equal16(q + i, pat + i);
         if (m != 0xffffu) return (int)(i + (uint32_t)__builtin_ctz(~m));
     }
     if (i < len) {
-        unsigned m =
-            (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(q + i)),
-                                                       _mm_loadu_si128((const __m128i *)(const void *)(pat + i))));
-        m = ~m & ((1u << (len - i)) - 1);
+        unsigned m = ~equal16(q + i, pat + i) & ((1u << (len - i)) - 1);
         if (m) return (int)(i + (uint32_t)__builtin_ctz(m));
     }
     return -1;
@@ -303,7 +307,6 @@ static int build(jr *r, shape **sp, const jrec *rec, const char *p, const char *
         const jrec_step *rs = &rec->s[i];
         sstep *st = &s->steps[i];
         memset(st, 0, sizeof *st);
-        st->ks = (uint16_t)(rs->ks - p);
         st->vs = (uint16_t)(rs->vs - p);
         st->ve = (uint16_t)(rs->ve - p);
         st->field = rs->field;
@@ -392,11 +395,7 @@ static int match(jr *r, shape *s, const char *p, const char *e, jevent *ev, cons
                     int is_int;
                     q = json_scan_number(q, &is_int, &r->fail);
                 } else {
-                    x->p = q;
-                    x->esc = 0;
-                    x->is_int = 0;
-                    x->fast = 0;
-                    q = parse_number(r, q, x);
+                    q = parse_value(r, q, e, x);
                 }
                 if (!q) return MISS_OTHER;
                 if (*q != ',' && *q != '}' && !(q = separator(r, q))) return MISS_OTHER;
@@ -488,6 +487,12 @@ static const char *walked(jr *r, jshapes *S, const char *p, const char *e, jeven
     return sts_jr_walk_event(r, p, e, ev);
 }
 
+/* The t-th way to try: the one matched last, then the others in order. */
+static inline int way_in_turn(const sslot *sl, int t)
+{
+    return t == 0 ? sl->mru : t <= sl->mru ? t - 1 : t;
+}
+
 /* The way a new shape goes to: an empty one, else the one matched longest ago. */
 static int victim(const sslot *sl)
 {
@@ -547,7 +552,7 @@ const char *sts_jr_shape_event(jr *r, const char *p, const char *e, jevent *ev)
      * threads); once all are taken, it becomes a hole in one of them. */
     int miss[WAYS], other = 0, full = 1;
     for (int t = 0; t < WAYS; t++) {
-        int w = t == 0 ? sl->mru : t <= sl->mru ? t - 1 : t;
+        int w = way_in_turn(sl, t);
         shape *s = sl->way[w];
         miss[w] = MISS_KEYS;
         full &= live(s);
@@ -559,7 +564,7 @@ const char *sts_jr_shape_event(jr *r, const char *p, const char *e, jevent *ev)
         other |= m == MISS_OTHER;
     }
     for (int t = 0; t < WAYS && full && !other; t++) {
-        int w = t == 0 ? sl->mru : t <= sl->mru ? t - 1 : t;
+        int w = way_in_turn(sl, t);
         const char *q;
         if (miss[w] == MISS_VALUE && match(r, sl->way[w], p, e, ev, &q, 1) == MATCHED) return took(r, S, si, w, q);
     }

@@ -16,8 +16,7 @@
 
 /* Notes one key-value pair for a shape (rec is a constant NULL in the plain walk, so
  * that copy of the walk has none of this). */
-HOT void note(jrec *rec, const char *ks, const char *vs, const char *ve, int field, int arg, uint8_t pred, int hit,
-              uint8_t kind)
+HOT void note(jrec *rec, const char *vs, const char *ve, int field, int arg, uint8_t pred, int hit, uint8_t kind)
 {
     if (!rec) return;
     if (rec->n == JS_STEPS) {
@@ -25,7 +24,6 @@ HOT void note(jrec *rec, const char *ks, const char *vs, const char *ve, int fie
         return;
     }
     jrec_step *s = &rec->s[rec->n++];
-    s->ks = ks;
     s->vs = vs;
     s->ve = ve;
     s->field = (int8_t)field;
@@ -92,7 +90,7 @@ HOT const char *walk_args(jr *r, const char *p, const char *e, jevent *ev, jrec 
         }
         p = value(r, pr, p, e, x, NULL);
         if (!p) return NULL;
-        note(rec, from, vs, p, JS_ARG, arg, k, r->vhit, x->kind);
+        note(rec, vs, p, JS_ARG, arg, k, r->vhit, x->kind);
         if (*p++ == '}') return p;
     }
 }
@@ -140,7 +138,7 @@ HOT const char *walk_event(jr *r, const char *p, const char *e, jevent *ev, jrec
             p = value(r, pr, p, e, x, field == F_NAME || field == F_CAT ? &r->fid1[field] : NULL);
             if (field >= 0) ev->have |= BIT(field);
             if (!p) return NULL;
-            note(rec, from, vs, p, field, -1, k, r->vhit, x->kind);
+            note(rec, vs, p, field, -1, k, r->vhit, x->kind);
         }
         if (*p++ == '}') return p;
     }
