@@ -68,7 +68,7 @@ CLI := $(BUILD)/stepscope
 
 .SECONDARY:
 .PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \
-        install uninstall clean deps fuzz fuzz-short fuzz-long python
+        install uninstall clean deps fuzz fuzz-build fuzz-short fuzz-long python asan-unit
 all: $(CLI) $(LIB)
 lib: $(LIB)
 
@@ -114,12 +114,19 @@ unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/
 # `make test`: install what is missing, check the house rules, then the suite in a normal
 # build and again under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz
 # target for a short fixed time.
+# The builds run side by side first, JOBS at a time (default: the cores), then each tier
+# runs its items side by side (tests/run.sh, STS_TEST_JOBS at a time).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) check-layers
+	$(MAKE) -j$(JOBS) check-layers
 	$(MAKE) format-check
+	$(MAKE) -j$(JOBS) unit check-tsan asan-unit fuzz-build
 	$(MAKE) check
 	$(MAKE) check-asan
 	$(MAKE) fuzz-short
+
+asan-unit:
+	$(MAKE) BUILD=$(BUILD)/asan SAN=1 unit
 
 check: unit check-tsan
 	BUILD=$(BUILD) tests/run.sh
@@ -136,8 +143,7 @@ else
 endif
 
 # LeakSanitizer: PoCL and its LLVM keep compiler state until exit; not our leaks.
-check-asan:
-	$(MAKE) BUILD=$(BUILD)/asan SAN=1 unit
+check-asan: asan-unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	  STEPSCOPE_SANITIZED=1 BUILD=$(BUILD)/asan tests/run.sh
@@ -204,10 +210,13 @@ fuzz:
 	@scripts/deps.sh fuzz
 	$(MAKE) --no-print-directory $(FUZZ_BIN)
 
-fuzz-short:
+# The fuzz targets where clang can link them; nothing (and fuzz-short says why) elsewhere.
+fuzz-build: $(GEN_SRC)
 	@scripts/deps.sh fuzz || echo "fuzz-short: could not install the fuzz packages (scripts/deps.sh fuzz)"
+	@if [ "$(FUZZ_OK)" = 1 ]; then $(MAKE) -s --no-print-directory $(FUZZ_BIN); fi
+
+fuzz-short: fuzz-build
 	@if [ "$(FUZZ_OK)" = 1 ]; then \
-	  $(MAKE) -s --no-print-directory $(FUZZ_BIN) && \
 	  BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) scripts/fuzz_run.sh; \
 	else echo "SKIP fuzz-short: $(FUZZ_CC) cannot link -fsanitize=fuzzer programs (scripts/deps.sh fuzz)"; fi
 

@@ -3,6 +3,11 @@
 #   unit binaries (build/tests/test_*), fuzz corpus replays, CLI tests (tests/cli/test_*.sh),
 #   and the interop tests with real producers (tests/interop/run.sh).
 # Each tier prints "ok NAME", "FAIL NAME" or "SKIP NAME" lines; this script totals them.
+#
+# The items run side by side, STS_TEST_JOBS at a time (default: twice the machine's cores,
+# since most items spend much of their time waiting for the programs they start), each
+# into its own log, printed whole when it ends, with its time. Every item makes its own
+# temporary files, so none depends on another or on the order.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -11,42 +16,91 @@ export STEPSCOPE_BUILD="$PWD/$BUILD"
 if [ -z "${STEPSCOPE_FIXTURES:-}" ] && [ -d ../shared/fixtures ]; then
   export STEPSCOPE_FIXTURES="$(cd ../shared/fixtures && pwd)"
 fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-bad=0
+jobs_max=${STS_TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 1)))}
+case "$jobs_max" in '' | *[!0-9]* | 0) jobs_max=1 ;; esac
+work=$(mktemp -d)
+declare -A running=() # pid -> item index
 
-run_one() {
-  local what=$1; shift
-  echo "== $what"
-  if ! "$@" 2>&1 | tee -a "$log"; then :; fi
-  local rc=${PIPESTATUS[0]}
-  if [ "$rc" != 0 ]; then
-    echo "FAIL $what (exit $rc)" | tee -a "$log"
-    bad=1
-  fi
+# Job control gives each item a process group of its own, with SIGINT at its default
+# as in a foreground run (a plain background job would start with it ignored), and lets
+# an interrupted run end every group it started.
+set -m
+stop_all() {
+  local pid
+  for pid in "${!running[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+}
+trap 'stop_all; rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+names=()
+cmds=()
+add() { # NAME CMD...
+  names+=("$1")
+  shift
+  cmds+=("$(printf '%q ' "$@")")
 }
 
+# The longest items first, so that the last to start are short.
+if [ -x tests/interop/run.sh ] && [ -z "${STEPSCOPE_SANITIZED:-}" ]; then
+  add "interop" tests/interop/run.sh
+fi
+for s in tests/cli/test_*.sh; do
+  [ -f "$s" ] || continue
+  add "$(basename "$s")" bash "$s"
+done
 for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
-  run_one "$(basename "$t")" "$t"
+  add "$(basename "$t")" "$t"
 done
 for r in "$BUILD"/fuzz/*_replay; do
   [ -x "$r" ] || continue
   name=$(basename "$r" _replay)
-  run_one "$name corpus" "$r" "fuzz/corpus/${name#fuzz_}"
+  add "$name corpus" "$r" "fuzz/corpus/${name#fuzz_}"
 done
-for s in tests/cli/test_*.sh; do
-  [ -f "$s" ] || continue
-  run_one "$(basename "$s")" bash "$s"
-done
-if [ -x tests/interop/run.sh ] && [ -z "${STEPSCOPE_SANITIZED:-}" ]; then
-  run_one "interop" tests/interop/run.sh
-fi
 
-passed=$(grep -c '^ok ' "$log")
-failed=$(grep -c '^FAIL ' "$log")
-skipped=$(grep -c '^SKIP ' "$log")
+start() { # INDEX
+  local i=$1
+  (
+    t0=$(date +%s%N)
+    eval "${cmds[$i]}" >"$work/$i.log" 2>&1 </dev/null
+    rc=$?
+    t1=$(date +%s%N)
+    echo "$rc $(((t1 - t0) / 1000000))" >"$work/$i.end"
+  ) &
+  running[$!]=$i
+}
+
+report() { # INDEX
+  local i=$1 rc=1 ms=0
+  [ -f "$work/$i.end" ] && read -r rc ms <"$work/$i.end"
+  printf '== %s (%d.%d s)\n' "${names[$i]}" $((ms / 1000)) $((ms % 1000 / 100))
+  cat "$work/$i.log"
+  cat "$work/$i.log" >>"$work/all"
+  if [ "$rc" != 0 ]; then
+    echo "FAIL ${names[$i]} (exit $rc)" | tee -a "$work/all"
+  fi
+}
+
+: >"$work/all"
+next=0
+while [ "$next" -lt "${#names[@]}" ] || [ "${#running[@]}" -gt 0 ]; do
+  while [ "$next" -lt "${#names[@]}" ] && [ "${#running[@]}" -lt "$jobs_max" ]; do
+    start "$next"
+    next=$((next + 1))
+  done
+  done_pid=
+  wait -n -p done_pid
+  [ -n "$done_pid" ] || continue
+  i=${running[$done_pid]}
+  unset "running[$done_pid]"
+  report "$i"
+done
+
+passed=$(grep -c '^ok ' "$work/all")
+failed=$(grep -c '^FAIL ' "$work/all")
+skipped=$(grep -c '^SKIP ' "$work/all")
 echo
-grep '^FAIL ' "$log" | sed 's/^/  /'
-echo "$BUILD: $passed passed, $failed failed, $skipped skipped"
-[ "$failed" = 0 ] && [ "$bad" = 0 ]
+grep '^FAIL ' "$work/all" | sed 's/^/  /'
+echo "$BUILD: $passed passed, $failed failed, $skipped skipped (${#names[@]} items, $jobs_max at a time)"
+[ "$failed" = 0 ]

@@ -31,9 +31,10 @@ struct sts_instream {
 #endif
     const unsigned char *mem; /* memory source (sts_instream_open_mem), else NULL */
     size_t mem_len, mem_pos;
-    unsigned char *raw;
-    uint64_t out_off;  /* bytes delivered by sts_instream_read() */
-    uint64_t prod_off; /* bytes produced (inflated or read), peeked ones included */
+    unsigned char *raw;     /* compressed bytes, for gzip input only */
+    unsigned char magic[2]; /* the sniffed bytes of a plain input, delivered first */
+    uint64_t out_off;       /* bytes delivered by sts_instream_read() */
+    uint64_t prod_off;      /* bytes produced (inflated or read), peeked ones included */
     uint64_t raw_off, raw_size;
     /* Lookahead: produced but not yet delivered (sts_instream_peek). */
     unsigned char *ahead;
@@ -154,20 +155,23 @@ sts_instream *sts_instream_open_mem_plain(const void *data, size_t len, const ch
     return open_mem(data, len, name, 0, err);
 }
 
-/* Allocates the raw buffer and sniffs gzip; frees `in` and fills err on failure. */
+/* Sniffs gzip and allocates its raw buffer; frees `in` and fills err on failure. A
+ * plain input needs no buffer of its own (it is read into the caller's), which keeps
+ * opening a small input cheap. */
 static int start_stream(sts_instream *in, int detect_gzip, sts_error *err)
 {
     const char *path = in->path;
-    in->raw = malloc(RAW_CHUNK);
-    if (!in->raw) {
-        sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
-        sts_instream_free(in);
-        return -1;
-    }
     /* Peek at the magic bytes: gzip starts with 1f 8b whatever the file is called. */
-    size_t got = detect_gzip ? raw_read(in, in->raw, 2) : 0;
+    size_t got = detect_gzip ? raw_read(in, in->magic, 2) : 0;
     in->raw_off = got;
-    if (got == 2 && in->raw[0] == 0x1f && in->raw[1] == 0x8b) {
+    if (got == 2 && in->magic[0] == 0x1f && in->magic[1] == 0x8b) {
+        in->raw = malloc(RAW_CHUNK);
+        if (!in->raw) {
+            sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+            sts_instream_free(in);
+            return -1;
+        }
+        memcpy(in->raw, in->magic, 2);
         in->gzip = 1;
         memset(&in->z, 0, sizeof in->z);
 #if defined(STS_HAVE_ISAL)
@@ -194,7 +198,7 @@ static int start_stream(sts_instream *in, int detect_gzip, sts_error *err)
             return -1;
         }
     }
-    in->z.next_in = in->raw;
+    in->z.next_in = in->gzip ? in->raw : in->magic;
     in->z.avail_in = (uInt)got;
     return 0;
 }

@@ -429,7 +429,13 @@ int sts_jr_init(jr *r, sts_instream *in, const char *path, sts_timeline *tl, sts
     sts_jr_skip_start(&r->skip);
     sts_jr_chain_init(&r->event_chain);
     sts_jr_chain_init(&r->args_chain);
-    r->cap = CHUNK + JSON_PAD;
+    /* A small plain input gets a buffer of its size: reading many small files (or one
+     * under ASan) then makes no large allocation per file. A larger event than the
+     * buffer holds grows it as anywhere (refill). */
+    size_t want = CHUNK;
+    uint64_t size = in && !sts_instream_is_gzip(in) ? sts_instream_raw_size(in) : 0;
+    if (size && size < want) want = size < 4096 ? 4096 : (size_t)size;
+    r->cap = want + JSON_PAD;
     r->buf = malloc(r->cap);
     if (!r->buf) return -1;
     memset(r->buf, 0, JSON_PAD);

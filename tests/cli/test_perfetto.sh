@@ -32,9 +32,27 @@ if ! command -v python3 >/dev/null; then
   exit 0
 fi
 
+# Each comparison starts two importers and a Python; they run side by side, STS_TEST_JOBS
+# at a time (default: the cores), each into its own output, printed in order at the end.
+jobs=${STS_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+ncmp=0
 compare() { # TRACE LABEL [--may-refuse]
-  TMPDIR="$T_TMP" python3 "$HERE/perfetto/compare.py" "$TP" "$STEPSCOPE" "$1" --label "$2" ${3:-} ||
-    T_FAILS=$((T_FAILS + 1))
+  ncmp=$((ncmp + 1))
+  (
+    TMPDIR="$T_TMP" python3 "$HERE/perfetto/compare.py" "$TP" "$STEPSCOPE" "$1" --label "$2" ${3:-} \
+      >"$T_TMP/cmp_$ncmp.out" 2>&1
+    echo $? >"$T_TMP/cmp_$ncmp.rc"
+  ) &
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+}
+collect() {
+  wait
+  local i rc
+  for i in $(seq 1 "$ncmp"); do
+    cat "$T_TMP/cmp_$i.out"
+    rc=$(cat "$T_TMP/cmp_$i.rc" 2>/dev/null || echo missing)
+    [ "$rc" = 0 ] || T_FAILS=$((T_FAILS + 1))
+  done
 }
 
 n=0
@@ -69,5 +87,6 @@ for seed in $(seq 1 40); do
   compare "$T_TMP/random_$seed.json" "random trace $seed"
   n=$((n + 1))
 done
+collect
 echo "info perfetto tier: $n traces compared"
 t_done

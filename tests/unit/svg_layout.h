@@ -28,13 +28,21 @@ typedef struct lay_mark {
     char cls[64];
 } lay_mark;
 
+/* key inside [p, end), or NULL. Bounded, unlike strstr on the rest of the document,
+ * which made reading a figure quadratic (and slow under ASan, whose strstr measures
+ * the whole haystack on every call). */
+static const char *lay_find(const char *p, const char *end, const char *key)
+{
+    return end > p ? memmem(p, (size_t)(end - p), key, strlen(key)) : NULL;
+}
+
 /* The value of attribute `name` in the tag starting at `tag` (up to its '>'), or def. */
 static double lay_attr_num(const char *tag, const char *end, const char *name, double def)
 {
     char key[40];
     snprintf(key, sizeof key, " %s=\"", name);
-    const char *p = strstr(tag, key);
-    if (!p || p > end) return def;
+    const char *p = lay_find(tag, end, key);
+    if (!p) return def;
     return strtod(p + strlen(key), NULL);
 }
 
@@ -43,8 +51,8 @@ static void lay_attr_str(const char *tag, const char *end, const char *name, cha
     char key[40];
     snprintf(key, sizeof key, " %s=\"", name);
     out[0] = 0;
-    const char *p = strstr(tag, key);
-    if (!p || p > end) return;
+    const char *p = lay_find(tag, end, key);
+    if (!p) return;
     p += strlen(key);
     const char *q = strchr(p, '"');
     if (!q) return;
@@ -160,7 +168,7 @@ static void lay_read(const char *svg, lay_fig *f)
         } else if (strncmp(p, "<polyline ", 10) == 0) {
             lay_mark *m = &f->marks[f->nmarks++];
             m->kind = 1;
-            const char *q = strstr(p, "points=\"");
+            const char *q = lay_find(p, end, "points=\"");
             size_t cap2 = 16;
             m->pts = malloc(cap2 * 2 * sizeof *m->pts);
             for (q = q ? q + 8 : end; q < end && *q != '"';) {

@@ -1210,13 +1210,17 @@ TEST(layout_of_random_lane_figures)
         bad += check_svg(&b, "lanes", it);
         /* Different lanes never read the same: their label texts (class-less texts
          * inside g.lane) are distinct whenever their names are. */
+        const char *label[24] = { 0 }; /* each lane's label text, found once */
         for (size_t i = 0; b.p && i < nl; i++) {
             char key[64];
             snprintf(key, sizeof key, "<g class=\"lane\" data-lane=\"%zu\"", i);
-            const char *gi = strstr(b.p, key), *ti = gi ? strstr(gi, "</title><text") : NULL;
+            const char *g = strstr(b.p, key);
+            label[i] = g ? strstr(g, "</title><text") : NULL;
+        }
+        for (size_t i = 0; b.p && i < nl; i++) {
+            const char *ti = label[i];
             for (size_t j = i + 1; ti && j < nl; j++) {
-                snprintf(key, sizeof key, "<g class=\"lane\" data-lane=\"%zu\"", j);
-                const char *gj = strstr(b.p, key), *tj = gj ? strstr(gj, "</title><text") : NULL;
+                const char *tj = label[j];
                 if (!tj || strcmp(names[i], names[j]) == 0) continue;
                 const char *ei = strstr(ti, "</text>"), *ej = strstr(tj, "</text>");
                 const char *ci = strchr(ti + 8, '>'), *cj = strchr(tj + 8, '>');
