@@ -16,6 +16,16 @@ t_run() {
   T_ERR=$(cat "$T_TMP/err")
 }
 
+# The first and the last 600 bytes of a long text: a launcher's or a sanitizer's
+# reason for a failure comes at the end.
+t_clip() {
+  if [ "${#1}" -le 1400 ]; then
+    printf '%s' "$1"
+  else
+    printf '%s\n  [... %d bytes ...]\n%s' "${1:0:600}" $((${#1} - 1200)) "${1: -600}"
+  fi
+}
+
 t_ok() {
   local name=$1; shift
   if "$@"; then
@@ -24,8 +34,8 @@ t_ok() {
     echo "FAIL $name"
     echo "  check: $*"
     echo "  exit: ${T_RC:-?}"
-    echo "  stdout: $(printf '%s' "${T_OUT:-}" | head -c 600)"
-    echo "  stderr: $(printf '%s' "${T_ERR:-}" | head -c 600)"
+    echo "  stdout: $(t_clip "${T_OUT:-}")"
+    echo "  stderr: $(t_clip "${T_ERR:-}")"
     T_FAILS=$((T_FAILS + 1))
   fi
 }
