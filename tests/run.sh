@@ -35,11 +35,19 @@ trap 'exit 143' TERM
 
 names=()
 cmds=()
+solo=() # 1: the item runs alone, after the others
 add() { # NAME CMD...
   names+=("$1")
   shift
   cmds+=("$(printf '%q ' "$@")")
+  solo+=(0)
 }
+# Items that run alone. test_hosts.sh starts ~50 mpirun jobs: with the other items
+# beside it (the interop tier's JAX and PyTorch above all), mpirun twice in two runs
+# reported a rank that had printed its whole output as "exiting improperly" (with PID
+# 0, Open MPI's launcher losing track of it); alone, or beside test_perfetto.sh and
+# test_fixtures.sh, it passed in 120 runs.
+SOLO=" test_hosts.sh "
 
 # The longest items first, so that the last to start are short.
 if [ -x tests/interop/run.sh ] && [ -z "${STEPSCOPE_SANITIZED:-}" ]; then
@@ -48,6 +56,7 @@ fi
 for s in tests/cli/test_*.sh; do
   [ -f "$s" ] || continue
   add "$(basename "$s")" bash "$s"
+  case "$SOLO" in *" $(basename "$s") "*) solo[-1]=1 ;; esac
 done
 for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
@@ -82,20 +91,27 @@ report() { # INDEX
   fi
 }
 
-: >"$work/all"
-next=0
-while [ "$next" -lt "${#names[@]}" ] || [ "${#running[@]}" -gt 0 ]; do
-  while [ "$next" -lt "${#names[@]}" ] && [ "${#running[@]}" -lt "$jobs_max" ]; do
-    start "$next"
-    next=$((next + 1))
+# Runs the items whose solo flag is $1, $2 at a time.
+pool() { # SOLO JOBS
+  local want=$1 width=$2 next=0 i done_pid
+  while :; do
+    while [ "$next" -lt "${#names[@]}" ] && [ "${#running[@]}" -lt "$width" ]; do
+      [ "${solo[$next]}" = "$want" ] && start "$next"
+      next=$((next + 1))
+    done
+    [ "${#running[@]}" -gt 0 ] || break
+    done_pid=
+    wait -n -p done_pid
+    [ -n "$done_pid" ] || continue
+    i=${running[$done_pid]}
+    unset "running[$done_pid]"
+    report "$i"
   done
-  done_pid=
-  wait -n -p done_pid
-  [ -n "$done_pid" ] || continue
-  i=${running[$done_pid]}
-  unset "running[$done_pid]"
-  report "$i"
-done
+}
+
+: >"$work/all"
+pool 0 "$jobs_max"
+pool 1 1
 
 passed=$(grep -c '^ok ' "$work/all")
 failed=$(grep -c '^FAIL ' "$work/all")
