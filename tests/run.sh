@@ -18,6 +18,10 @@ if [ -z "${STEPSCOPE_FIXTURES:-}" ] && [ -d ../shared/fixtures ]; then
 fi
 jobs_max=${STS_TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 1)))}
 case "$jobs_max" in '' | *[!0-9]* | 0) jobs_max=1 ;; esac
+# An item that hangs fails with its log so far instead of holding the run (and CI) to its
+# own limit. The longest item, the interop tier making its traces, takes ~3 minutes.
+limit=${STS_TEST_TIMEOUT:-1200}
+case "$limit" in '' | *[!0-9]* | 0) limit=1200 ;; esac
 work=$(mktemp -d)
 declare -A running=() # pid -> item index
 
@@ -27,7 +31,10 @@ declare -A running=() # pid -> item index
 set -m
 stop_all() {
   local pid
-  for pid in "${!running[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+  for pid in "${!running[@]}"; do
+    [ -f "$work/${running[$pid]}.tpid" ] && kill -TERM "$(cat "$work/${running[$pid]}.tpid")" 2>/dev/null
+    kill -TERM -- "-$pid" 2>/dev/null
+  done
 }
 trap 'stop_all; rm -rf "$work"' EXIT
 trap 'exit 130' INT
@@ -72,7 +79,11 @@ start() { # INDEX
   local i=$1
   (
     t0=$(date +%s%N)
-    eval "${cmds[$i]}" >"$work/$i.log" 2>&1 </dev/null
+    # timeout puts the item in a process group of its own and ends the whole group,
+    # on its limit or when stop_all signals it.
+    timeout -k 10 "$limit" bash -c "${cmds[$i]}" >"$work/$i.log" 2>&1 </dev/null &
+    echo $! >"$work/$i.tpid"
+    wait $!
     rc=$?
     t1=$(date +%s%N)
     echo "$rc $(((t1 - t0) / 1000000))" >"$work/$i.end"
@@ -86,7 +97,9 @@ report() { # INDEX
   printf '== %s (%d.%d s)\n' "${names[$i]}" $((ms / 1000)) $((ms % 1000 / 100))
   cat "$work/$i.log"
   cat "$work/$i.log" >>"$work/all"
-  if [ "$rc" != 0 ]; then
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "FAIL ${names[$i]} (no end after $limit s: stopped; STS_TEST_TIMEOUT sets the limit)" | tee -a "$work/all"
+  elif [ "$rc" != 0 ]; then
     echo "FAIL ${names[$i]} (exit $rc)" | tee -a "$work/all"
   fi
 }
