@@ -90,11 +90,12 @@ static int to_double(const char *s, size_t n, double *out)
 
 static int is_number_text(const char *s, size_t n)
 {
-    /* json_scan_number needs a terminator it will not take for a digit. */
-    char buf[128];
-    if (n == 0 || n >= sizeof buf) return 0;
+    /* json_scan_number needs a terminator it will not take for a digit, and reads up
+     * to 7 bytes past the number. */
+    char buf[128 + 8];
+    if (n == 0 || n >= 128) return 0;
     memcpy(buf, s, n);
-    buf[n] = 0;
+    memset(buf + n, 0, 8);
     json_fail f;
     int is_int;
     const char *end = json_scan_number(buf, &is_int, &f);

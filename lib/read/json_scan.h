@@ -183,20 +183,30 @@ static inline const char *json_scan_string(const char *p, const char *e, int *es
     }
 }
 
+/* The end of the run of digits at p, 8 bytes at a time (ids and timestamps are 10 to
+ * 20 digits). Up to 7 bytes after the run must be readable. */
+static inline const char *json_skip_digits(const char *p)
+{
+    for (;;) {
+        uint64_t nd = json_nondigits(json_load64(p));
+        if (nd) return p + (__builtin_ctzll(nd) >> 3);
+        p += 8;
+    }
+}
+
 /* A JSON number starting at p. Returns its end; *is_int is 1 when it has neither
- * fraction nor exponent. */
+ * fraction nor exponent. Up to 7 bytes after the number must be readable (the
+ * reader's buffers keep JSON_PAD zero bytes after their data). */
 static inline const char *json_scan_number(const char *p, int *is_int, json_fail *f)
 {
     int integral = 1;
     if (*p == '-') p++;
     if (!json_is_digit(*p)) return json_failed(f, p, "a digit");
-    while (json_is_digit(*p))
-        p++;
+    p = json_skip_digits(p + 1);
     if (*p == '.') {
         p++;
         if (!json_is_digit(*p)) return json_failed(f, p, "a digit after '.'");
-        while (json_is_digit(*p))
-            p++;
+        p = json_skip_digits(p + 1);
         integral = 0;
     }
     if (*p == 'e' || *p == 'E') {
