@@ -222,6 +222,8 @@ static void *busy_main(void *p)
     return NULL;
 }
 
+#define SLICES_PER_THREAD ((size_t)1 << 15)
+
 /* Whether -j allows a second thread: -j 1 keeps to one, -j 0 (the default) asks for
  * one per core. */
 static int threads_allowed(int jobs)
@@ -239,6 +241,10 @@ static int compute(analysis *a, const args *o, int jobs)
     sts_timeline_processes(tl, &a->nprocs);
     int rc = make_scope(a, o);
     if (rc != CLI_OK) return rc;
+    /* Names are ranked by parts of the lanes side by side once there are enough slices
+     * to pay for the threads. */
+    long cores = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
+    a->scope.jobs = a->nslices >= SLICES_PER_THREAD && cores > 1 ? (unsigned)(cores < 64 ? cores : 64) : 1;
     a->order = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->order);
     a->busy = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->busy);
     a->pbusy = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->pbusy);

@@ -73,7 +73,8 @@ typedef enum sts_group {
  * slices). `name` then keeps only the slices with that name, or (when no slice has
  * exactly that name) whose name matches it as a POSIX extended regex: the kept slices'
  * self times still subtract everything inside them, and busy times are the unions of
- * the kept slices only. */
+ * the kept slices only. `jobs` is how many threads sts_name_summaries_in() may use
+ * (0 or 1: only the calling thread); the result is the same for every value. */
 typedef struct sts_scope {
     const uint32_t *lanes; /* lane indices; NULL: every lane */
     size_t nlanes;
@@ -81,9 +82,10 @@ typedef struct sts_scope {
     int windowed;     /* non-zero: cut to [start_ns, end_ns) */
     int64_t start_ns, end_ns;
     sts_group group;
+    unsigned jobs;
 } sts_scope;
 /* clang-format off */
-#define STS_SCOPE_INIT { NULL, 0, NULL, 0, 0, 0, STS_GROUP_NAME }
+#define STS_SCOPE_INIT { NULL, 0, NULL, 0, 0, 0, STS_GROUP_NAME, 0 }
 /* clang-format on */
 
 typedef struct sts_name_summary {
@@ -99,7 +101,8 @@ typedef struct sts_name_summary {
 /* One summary per distinct slice name, ranked by self time (descending), then total
  * time (descending), then name (bytewise ascending). On success *out is a new array
  * of *n entries the caller frees with free() (NULL when there are no slices). Uses
- * about 24 bytes of temporary memory per slice of the largest lane plus 8 per slice. */
+ * about 24 bytes of temporary memory per slice of the largest lane (of each part, with
+ * scope->jobs > 1) plus 8 per slice. */
 sts_status sts_name_summaries(const sts_timeline *tl, sts_name_summary **out, size_t *n, sts_error *err);
 
 /* The same over the slices `scope` keeps (NULL: all), keyed as scope->group says.

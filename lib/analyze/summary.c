@@ -1,5 +1,6 @@
 /* Self times and per-name summaries (count, total, self, min, median, max), by slice
  * name or grouped by the hlo_op / hlo_module args XLA puts on its ops. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,42 +123,6 @@ static void add(rows *r, uint32_t row, int64_t dur, int64_t self)
     r->kept++;
 }
 
-/* Exact medians: a second pass scatters the durations by row (a counting sort; the
- * rows and their counts are known), then a selection in each. 8 bytes per slice. */
-static int medians(const sts_timeline *tl, sts_an_scope *x, rows *r)
-{
-    size_t nr = r->v.n, n = r->kept, nl;
-    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
-    const sts_slice *s = sts_timeline_slices(tl, NULL);
-    size_t *fill = malloc((nr ? nr : 1) * sizeof *fill);
-    int64_t *durs = malloc((n ? n : 1) * sizeof *durs);
-    if (!fill || !durs) {
-        free(fill);
-        free(durs);
-        return -1;
-    }
-    for (size_t g = 0, at = 0; g < nr; g++) {
-        fill[g] = at;
-        at += r->v.v[g].count;
-    }
-    for (size_t l = 0; l < nl; l++) {
-        if (!sts_an_scope_lane(x, (uint32_t)l)) continue;
-        for (uint32_t i = ln[l].first_slice; i < ln[l].first_slice + ln[l].slice_count; i++) {
-            int64_t ts, end;
-            if (!sts_an_clip(&s[i], sts_an_scope_window(x), &ts, &end) || !sts_an_scope_name(x, s[i].name)) continue;
-            uint32_t row = row_for(r, tl, &s[i], x->group); /* found: the first pass made every row */
-            durs[fill[row]++] = end - ts;
-        }
-    }
-    for (size_t g = 0, start = 0; g < nr; g++) {
-        r->v.v[g].median_ns = sts_median_i64(durs + start, fill[g] - start);
-        start = fill[g];
-    }
-    free(fill);
-    free(durs);
-    return 0;
-}
-
 static int cmp_text(const sts_timeline *tl, uint32_t a, uint32_t b)
 {
     if (a == b) return 0;
@@ -177,27 +142,258 @@ static int rank_cmp(const void *a, const void *b, void *ctx)
     return c ? c : (x->grouped > y->grouped) - (x->grouped < y->grouped);
 }
 
-static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, sts_error *err)
+#define MAX_PARTS 64 /* threads one summary uses at most */
+
+/* ---- parts: lanes summarized side by side ------------------------------------------ */
+
+/* A run of lanes summarized on a thread of its own into rows of its own; the parts are
+ * then merged into one set of rows. A row's count, total, self, min and max are sums
+ * and extremes, and its median is a value, not a position, so the merged rows are
+ * those of one pass whatever the split; the ranking is a total order, so the order of
+ * the rows is too. */
+typedef struct part {
+    const sts_timeline *tl;
+    sts_an_scope *x; /* shared and only read: a scope with a name pattern (whose memo
+                        is written as names are met) is summarized in one part */
+    size_t l0, l1;   /* its lanes */
+    rows r;
+    uint32_t *to; /* its row -> the merged row */
+    size_t *fill; /* its row -> where its next duration goes in durs */
+    int64_t *durs;
+    int bad;
+} part;
+
+static void part_rows(part *p)
 {
-    size_t nl;
-    sts_timeline_lanes(tl, &nl);
-    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    const sts_slice *s = sts_timeline_slices(p->tl, NULL);
+    const sts_lane *ln = sts_timeline_lanes(p->tl, NULL);
+    sts_an_scope *x = p->x;
+    uint32_t bound = 0;
+    for (size_t l = p->l0; l < p->l1; l++)
+        if (sts_an_scope_lane(x, (uint32_t)l))
+            for (uint32_t i = ln[l].first_slice; i < ln[l].first_slice + ln[l].slice_count; i++)
+                if (s[i].name >= bound) bound = s[i].name + 1;
+    p->r.bound = bound;
+    p->r.by_name = calloc(bound ? bound : 1, sizeof *p->r.by_name);
+    if (!p->r.by_name) {
+        p->bad = 1;
+        return;
+    }
     walker w = { 0 };
-    int bad = 0;
-    for (size_t l = 0; l < nl && !bad; l++) {
+    for (size_t l = p->l0; l < p->l1 && !p->bad; l++) {
         if (!sts_an_scope_lane(x, (uint32_t)l)) continue;
-        bad = walk_lane(&w, tl, (uint32_t)l, sts_an_scope_window(x)) != 0;
-        for (size_t k = 0; k < w.v.n && !bad; k++) {
+        p->bad = walk_lane(&w, p->tl, (uint32_t)l, sts_an_scope_window(x)) != 0;
+        for (size_t k = 0; k < w.v.n && !p->bad; k++) {
             const sts_an_iv *iv = &w.v.iv[k];
             if (!sts_an_scope_name(x, s[iv->idx].name)) continue;
-            uint32_t row = row_for(r, tl, &s[iv->idx], x->group);
+            uint32_t row = row_for(&p->r, p->tl, &s[iv->idx], x->group);
             int64_t dur = iv->end - iv->ts;
-            bad = row == STS_NONE;
-            if (!bad) add(r, row, dur, dur - w.u[k]);
+            p->bad = row == STS_NONE;
+            if (!p->bad) add(&p->r, row, dur, dur - w.u[k]);
         }
     }
     walker_free(&w);
-    if (!bad) bad = medians(tl, x, r) != 0;
+}
+
+/* Scatters the part's durations by row: the rows and their places are known. */
+static void part_durations(part *p)
+{
+    const sts_slice *s = sts_timeline_slices(p->tl, NULL);
+    const sts_lane *ln = sts_timeline_lanes(p->tl, NULL);
+    sts_an_scope *x = p->x;
+    for (size_t l = p->l0; l < p->l1; l++) {
+        if (!sts_an_scope_lane(x, (uint32_t)l)) continue;
+        for (uint32_t i = ln[l].first_slice; i < ln[l].first_slice + ln[l].slice_count; i++) {
+            int64_t ts, end;
+            if (!sts_an_clip(&s[i], sts_an_scope_window(x), &ts, &end) || !sts_an_scope_name(x, s[i].name)) continue;
+            uint32_t row = row_for(&p->r, p->tl, &s[i], x->group); /* found: the first pass made every row */
+            p->durs[p->fill[row]++] = end - ts;
+        }
+    }
+}
+
+/* The merged rows [g0, g1) take their medians from durs. */
+typedef struct median_job {
+    rows *r;
+    const size_t *start; /* merged row -> its first duration; one more entry at the end */
+    int64_t *durs;
+    size_t g0, g1;
+} median_job;
+
+static void medians_of(median_job *m)
+{
+    for (size_t g = m->g0; g < m->g1; g++)
+        m->r->v.v[g].median_ns = sts_median_i64(m->durs + m->start[g], m->start[g + 1] - m->start[g]);
+}
+
+static void *rows_main(void *p)
+{
+    part_rows(p);
+    return NULL;
+}
+
+static void *durations_main(void *p)
+{
+    part_durations(p);
+    return NULL;
+}
+
+static void *medians_main(void *p)
+{
+    medians_of(p);
+    return NULL;
+}
+
+/* Runs fn on each of the n jobs (of `size` bytes each), the first on this thread and
+ * the others on threads of their own; a job whose thread cannot start runs here. */
+static void side_by_side(void *jobs, size_t n, size_t size, void *(*fn)(void *))
+{
+    pthread_t th[MAX_PARTS];
+    int started[MAX_PARTS] = { 0 };
+    for (size_t i = 1; i < n; i++)
+        started[i] = pthread_create(&th[i], NULL, fn, (char *)jobs + i * size) == 0;
+    fn(jobs);
+    for (size_t i = 1; i < n; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            fn((char *)jobs + i * size);
+    }
+}
+
+/* The lanes cut into at most `jobs` runs of about as many kept slices each. */
+static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, unsigned jobs, part *parts)
+{
+    size_t nl;
+    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    uint64_t total = 0, acc = 0;
+    for (size_t l = 0; l < nl; l++)
+        if (sts_an_scope_lane(x, (uint32_t)l)) total += ln[l].slice_count;
+    size_t n = jobs > MAX_PARTS ? MAX_PARTS : jobs ? jobs : 1, k = 0, l0 = 0;
+    if (x->by_name || total == 0) n = 1;
+    for (size_t l = 0; l < nl && k + 1 < n; l++) {
+        if (sts_an_scope_lane(x, (uint32_t)l)) acc += ln[l].slice_count;
+        if (acc * n >= total * (k + 1)) {
+            parts[k].l0 = l0;
+            parts[k++].l1 = l0 = l + 1;
+        }
+    }
+    parts[k].l0 = l0;
+    parts[k++].l1 = nl;
+    return k;
+}
+
+/* The merged row of a part's row y, made on first sight; STS_NONE: no memory. */
+static uint32_t merged_row(rows *r, const sts_name_summary *y, sts_group g)
+{
+    if (!y->grouped) {
+        if (r->by_name[y->name]) return r->by_name[y->name] - 1;
+        uint32_t row = new_row(r, y->name, STS_NONE, 0);
+        if (row != STS_NONE) r->by_name[y->name] = row + 1;
+        return row;
+    }
+    /* The key row_for gave it: (module, op) by hlo_op, the module by hlo_module. */
+    uint64_t k = (((uint64_t)(g == STS_GROUP_HLO_OP ? y->module : 0xfffffffeu) << 32) | y->name) + 1;
+    uint32_t row = sts_u64map_get(&r->by_arg, k);
+    if (row != UINT32_MAX) return row;
+    row = new_row(r, y->name, y->module, 1);
+    if (row == STS_NONE || sts_u64map_put(&r->by_arg, k, row) != 0) return STS_NONE;
+    return row;
+}
+
+static int merge_rows(rows *r, part *parts, size_t np, sts_group g)
+{
+    for (size_t i = 0; i < np; i++)
+        if (parts[i].r.bound > r->bound) r->bound = parts[i].r.bound;
+    if (!(r->by_name = calloc(r->bound ? r->bound : 1, sizeof *r->by_name))) return -1;
+    for (size_t i = 0; i < np; i++) {
+        part *p = &parts[i];
+        if (!(p->to = malloc((p->r.v.n ? p->r.v.n : 1) * sizeof *p->to))) return -1;
+        for (size_t j = 0; j < p->r.v.n; j++) {
+            const sts_name_summary *y = &p->r.v.v[j];
+            uint32_t row = merged_row(r, y, g);
+            if (row == STS_NONE) return -1;
+            p->to[j] = row;
+            sts_name_summary *x = &r->v.v[row];
+            if (x->count == 0) x->min_ns = y->min_ns, x->max_ns = y->max_ns;
+            if (y->min_ns < x->min_ns) x->min_ns = y->min_ns;
+            if (y->max_ns > x->max_ns) x->max_ns = y->max_ns;
+            x->count += y->count;
+            x->total_ns += y->total_ns;
+            x->self_ns += y->self_ns;
+        }
+        r->kept += p->r.kept;
+    }
+    return 0;
+}
+
+/* Exact medians: the durations scattered by merged row (a counting sort: the rows and
+ * their counts are known, and each part's share of a row follows the parts before
+ * it), then a selection in each row. 8 bytes per slice. */
+static int medians(rows *r, part *parts, size_t np)
+{
+    size_t nr = r->v.n;
+    size_t *start = malloc((nr + 1) * sizeof *start), *cursor = malloc((nr ? nr : 1) * sizeof *cursor);
+    int64_t *durs = malloc((r->kept ? r->kept : 1) * sizeof *durs);
+    int bad = !start || !cursor || !durs;
+    if (!bad) {
+        start[0] = 0;
+        for (size_t g = 0; g < nr; g++)
+            start[g + 1] = start[g] + r->v.v[g].count;
+        memcpy(cursor, start, nr * sizeof *cursor);
+    }
+    for (size_t i = 0; i < np && !bad; i++) {
+        part *p = &parts[i];
+        p->durs = durs;
+        if (!(p->fill = malloc((p->r.v.n ? p->r.v.n : 1) * sizeof *p->fill))) {
+            bad = 1;
+            break;
+        }
+        for (size_t j = 0; j < p->r.v.n; j++) {
+            p->fill[j] = cursor[p->to[j]];
+            cursor[p->to[j]] += p->r.v.v[j].count;
+        }
+    }
+    if (!bad) {
+        side_by_side(parts, np, sizeof *parts, durations_main);
+        median_job mj[MAX_PARTS];
+        size_t g = 0;
+        for (size_t t = 0; t < np; t++) {
+            mj[t] = (median_job){ r, start, durs, g, g };
+            while (g < nr && (t + 1 == np || start[g] * np < r->kept * (t + 1)))
+                g++;
+            mj[t].g1 = g;
+        }
+        side_by_side(mj, np, sizeof *mj, medians_main);
+    }
+    free(start);
+    free(cursor);
+    free(durs);
+    return bad ? -1 : 0;
+}
+
+static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, unsigned jobs, sts_error *err)
+{
+    part parts[MAX_PARTS];
+    memset(parts, 0, sizeof parts);
+    size_t np = split_lanes(tl, x, jobs, parts);
+    for (size_t i = 0; i < np; i++) {
+        parts[i].tl = tl;
+        parts[i].x = x;
+        parts[i].r.key_op = r->key_op;
+        parts[i].r.key_module = r->key_module;
+    }
+    side_by_side(parts, np, sizeof *parts, rows_main);
+    int bad = 0;
+    for (size_t i = 0; i < np; i++)
+        bad |= parts[i].bad;
+    if (!bad) bad = merge_rows(r, parts, np, x->group) != 0;
+    if (!bad) bad = medians(r, parts, np) != 0;
+    for (size_t i = 0; i < np; i++) {
+        rows_free(&parts[i].r);
+        free(parts[i].to);
+        free(parts[i].fill);
+    }
     return bad ? sts_an_nomem(err, "summarizing names") : STS_OK;
 }
 
@@ -210,11 +406,9 @@ sts_status sts_name_summaries_in(const sts_timeline *tl, const sts_scope *scope,
     sts_status st = sts_an_scope_open(&x, tl, scope, err);
     if (st != STS_OK) return st;
     rows r = { 0 };
-    r.bound = sts_an_name_bound(tl);
     r.key_op = sts_timeline_find_string(tl, "hlo_op");
     r.key_module = sts_timeline_find_string(tl, "hlo_module");
-    r.by_name = calloc(r.bound ? r.bound : 1, sizeof *r.by_name);
-    st = r.by_name ? summarize(tl, &x, &r, err) : sts_an_nomem(err, "summarizing names");
+    st = summarize(tl, &x, &r, scope ? scope->jobs : 1, err);
     sts_an_scope_close(&x);
     if (st == STS_OK && r.v.n) {
         if (r.v.n > 1) qsort_r(r.v.v, r.v.n, sizeof *r.v.v, rank_cmp, (void *)tl);

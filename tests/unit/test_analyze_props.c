@@ -474,6 +474,210 @@ TEST(random_traces_match_the_definitions)
     T_TRUE(ty.crossing_lanes > 100 && ty.steps > 1000 && ty.windows > 500);
 }
 
+/* A random trace over many lanes whose slices carry hlo_op and hlo_module args now and
+ * then, for the names table by parts. */
+static void random_hlo_trace(rng *r, buf *b, int nlanes)
+{
+    static const char *const OPS[] = { "fusion.1", "dot.2", "copy.3", "reduce.4" };
+    static const char *const MODS[] = { "jit_step", "jit_eval" };
+    int n = 1 + (int)below(r, 300);
+    put(b, "[");
+    for (int i = 0; i < n; i++) {
+        int lane = (int)below(r, nlanes);
+        int64_t ts = below(r, 200) * 500, dur = below(r, 8) ? (1 + below(r, 40)) * 500 : 0;
+        put(b, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", i ? "," : "", NAMES[below(r, 5)],
+            1 + lane % 7, 1 + lane);
+        put_us(b, ts);
+        put(b, ",\"dur\":");
+        put_us(b, dur);
+        int k = (int)below(r, 4);
+        if (k == 1)
+            put(b, ",\"args\":{\"hlo_op\":\"%s\",\"hlo_module\":\"%s\"}", OPS[below(r, 4)], MODS[below(r, 2)]);
+        else if (k == 2)
+            put(b, ",\"args\":{\"hlo_module\":\"%s\"}", MODS[below(r, 2)]);
+        else if (k == 3)
+            put(b, ",\"args\":{\"hlo_op\":\"%s\"}", OPS[below(r, 4)]);
+        put(b, "}");
+    }
+    put(b, "]");
+}
+
+/* A names-table row worked out from the definitions: the key as text, and the kept
+ * slices' durations and (unwindowed) self times. */
+typedef struct ref_row {
+    char key[96];
+    uint64_t count;
+    int64_t total, self, min, max;
+    int64_t durs[MAXS];
+} ref_row;
+
+static const char *arg_text(const sts_timeline *tl, const sts_slice *s, const char *key)
+{
+    const sts_arg *a = sts_timeline_find_arg(tl, s->args, key);
+    return a && a->type == STS_ARG_STRING ? sts_timeline_string(tl, a->v.str) : NULL;
+}
+
+/* The row key of a slice as the grouping defines it. */
+static void slice_key(const sts_timeline *tl, const sts_slice *s, sts_group g, char *out, size_t cap)
+{
+    const char *op = arg_text(tl, s, "hlo_op"), *mod = arg_text(tl, s, "hlo_module");
+    if (g == STS_GROUP_HLO_OP && op)
+        snprintf(out, cap, "op %s|%s", mod ? mod : "-", op);
+    else if (g == STS_GROUP_HLO_MODULE && mod)
+        snprintf(out, cap, "module %s", mod);
+    else
+        snprintf(out, cap, "name %s", sts_timeline_string(tl, s->name));
+}
+
+static void row_key(const sts_timeline *tl, const sts_name_summary *x, sts_group g, char *out, size_t cap)
+{
+    const char *name = sts_timeline_string(tl, x->name);
+    if (x->grouped && g == STS_GROUP_HLO_OP)
+        snprintf(out, cap, "op %s|%s", x->module == STS_NONE ? "-" : sts_timeline_string(tl, x->module), name);
+    else if (x->grouped)
+        snprintf(out, cap, "module %s", name);
+    else
+        snprintf(out, cap, "name %s", name);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The reference rows of a scope (lanes, window, name prefix "a" or "b", grouping). */
+static size_t ref_rows(const sts_timeline *tl, const sts_scope *sc, ref_row *ref, size_t cap)
+{
+    size_t nsl, nr = 0;
+    const sts_slice *s = sts_timeline_slices(tl, &nsl);
+    for (size_t i = 0; i < nsl; i++) {
+        int64_t ts, end, w[2] = { sc->start_ns, sc->end_ns };
+        int on = !sc->lanes;
+        for (size_t k = 0; k < sc->nlanes; k++)
+            on |= sc->lanes[k] == s[i].lane;
+        const char *name = sts_timeline_string(tl, s[i].name);
+        if (!on || !sts_an_clip(&s[i], sc->windowed ? w : NULL, &ts, &end) ||
+            (sc->name && name[0] != 'a' && name[0] != 'b'))
+            continue;
+        char key[96];
+        slice_key(tl, &s[i], sc->group, key, sizeof key);
+        size_t r = 0;
+        while (r < nr && strcmp(ref[r].key, key) != 0)
+            r++;
+        if (r == nr) {
+            if (nr == cap) return SIZE_MAX;
+            memset(&ref[nr], 0, sizeof *ref);
+            snprintf(ref[nr].key, sizeof ref[nr].key, "%s", key);
+            ref[nr].min = INT64_MAX;
+            ref[nr++].max = INT64_MIN;
+        }
+        ref_row *x = &ref[r];
+        int64_t d = end - ts;
+        if (x->count == MAXS) return SIZE_MAX;
+        x->durs[x->count++] = d;
+        x->total += d;
+        x->self += sc->windowed ? 0 : brute_self(tl, (uint32_t)i);
+        if (d < x->min) x->min = d;
+        if (d > x->max) x->max = d;
+    }
+    return nr;
+}
+
+/* Each row of the table against the reference: the same keys, counts, totals, self
+ * times (unwindowed), extremes and exact medians. */
+static int rows_match(const sts_timeline *tl, const sts_scope *sc, ref_row *ref, size_t nr, const sts_name_summary *x,
+                      size_t n)
+{
+    if (n != nr) return 0;
+    for (size_t i = 0; i < n; i++) {
+        char key[96];
+        row_key(tl, &x[i], sc->group, key, sizeof key);
+        size_t r = 0;
+        while (r < nr && strcmp(ref[r].key, key) != 0)
+            r++;
+        if (r == nr) return 0;
+        ref_row *y = &ref[r];
+        qsort(y->durs, y->count, sizeof *y->durs, cmp_i64);
+        size_t m = y->count / 2;
+        int64_t med = y->count % 2 ? y->durs[m] : y->durs[m - 1] + (y->durs[m] - y->durs[m - 1]) / 2;
+        if (x[i].count != y->count || x[i].total_ns != y->total || x[i].min_ns != y->min || x[i].max_ns != y->max ||
+            x[i].median_ns != med || (!sc->windowed && x[i].self_ns != y->self))
+            return 0;
+    }
+    return 1;
+}
+
+/* The names table made by parts of the lanes on threads side by side, for any number
+ * of parts, grouping, window, lanes and name pattern, row for row against the
+ * definitions. */
+#ifdef __SANITIZE_THREAD__
+#define PARTS_TRACES 40 /* each thread costs ThreadSanitizer a millisecond */
+#else
+#define PARTS_TRACES 400
+#endif
+
+TEST(names_by_parts_match_the_definitions)
+{
+    static const unsigned JOBS[] = { 1, 2, 3, 4, 7, 64, 1000 };
+    static ref_row ref[32];
+    rng r = { 0x13198a2e03707344u };
+    buf b = { 0 };
+    int compared = 0, multi = 0, grouped = 0;
+    for (int t = 0; t < PARTS_TRACES; t++) {
+        b.n = 0;
+        random_hlo_trace(&r, &b, 1 + (int)below(&r, 60));
+        sts_timeline *tl = open_text(b.p, b.n);
+        if (!tl) {
+            T_FAIL_AT("trace %d did not open", t);
+            break;
+        }
+        size_t nl;
+        sts_timeline_lanes(tl, &nl);
+        const sts_timeline_info *in = sts_timeline_get_info(tl);
+        multi += nl > 1;
+        uint32_t lanes[64];
+        size_t nk = 0;
+        for (uint32_t l = 0; l < nl && nk < 64; l++)
+            if (below(&r, 2)) lanes[nk++] = l;
+        sts_scope sc = STS_SCOPE_INIT;
+        sc.group = (sts_group)below(&r, 3);
+        if (below(&r, 3) == 0 && in->ts_max > in->ts_min) {
+            sc.windowed = 1;
+            sc.start_ns = in->ts_min + below(&r, in->ts_max - in->ts_min);
+            sc.end_ns = sc.start_ns + 1 + below(&r, in->ts_max - in->ts_min);
+        }
+        if (below(&r, 3) == 0) sc.lanes = lanes, sc.nlanes = nk;
+        if (below(&r, 8) == 0) sc.name = "^[ab]";
+        size_t nr = ref_rows(tl, &sc, ref, sizeof ref / sizeof *ref);
+        int ok = nr != SIZE_MAX;
+        if (!ok) T_FAIL_AT("trace %d: more rows or slices than the reference holds", t);
+        for (size_t j = 0; ok && j < sizeof JOBS / sizeof *JOBS; j++) {
+            sts_name_summary *x = NULL;
+            size_t n = 0;
+            sc.jobs = JOBS[j];
+            ok = sts_name_summaries_in(tl, &sc, &x, &n, NULL) == STS_OK;
+            if (ok && !rows_match(tl, &sc, ref, nr, x, n)) {
+                T_FAIL_AT("trace %d, group %d, %u jobs: %zu rows unlike the %zu by definition", t, (int)sc.group,
+                          JOBS[j], n, nr);
+                ok = 0;
+            }
+            for (size_t i = 0; i < n; i++)
+                grouped += x[i].grouped;
+            free(x);
+            compared++;
+        }
+        sts_timeline_free(tl);
+        if (!ok) {
+            fprintf(stderr, "trace %d: %.*s\n", t, (int)b.n, b.p);
+            break;
+        }
+    }
+    free(b.p);
+    printf("  %d tables compared, %d traces with several lanes, %d grouped rows\n", compared, multi, grouped);
+    T_TRUE(compared == PARTS_TRACES * 7 && multi > PARTS_TRACES * 3 / 4 && grouped > PARTS_TRACES * 2);
+}
+
 /* Each algorithm for crossing intervals (the segment tree, the scan, and the staged
  * one that picks) against the definition, on intervals that cross heavily, tie, and
  * have zero length. */
@@ -708,6 +912,7 @@ int main(void)
     RUN(inside_union_algorithms_match_brute_force);
     RUN(crossing_staircase_falls_back_and_stays_exact);
     RUN(random_traces_match_the_definitions);
+    RUN(names_by_parts_match_the_definitions);
     RUN(fixture_traces_self_never_negative);
     RUN(a_million_lanes_in_100k_processes);
     return t_done();
