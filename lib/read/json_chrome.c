@@ -542,8 +542,15 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
     r.reference = tune && tune->reference;
     r.jobs = tune && tune->jobs ? tune->jobs : opt ? opt->jobs : 0;
     r.peers = opt && opt->peers && opt->peers->count ? opt->peers : NULL;
+    int feed = sts_instream_is_gzip(in) && !(tune && tune->inline_inflate);
+    if (feed && !(tune && tune->jobs)) {
+        /* The inflater keeps a core busy: the parse gets the others. On two cores one
+         * reader beside the inflater beats two chunk workers sharing a core with it. */
+        int threads = r.jobs > 0 ? r.jobs : sts_jr_cores();
+        r.jobs = threads > 2 ? threads - 1 : 1;
+    }
     if (r.jobs != 1 || r.peers) r.stop_at = 0; /* the first event is the first stop point: chunks may take over */
-    if (sts_instream_is_gzip(in) && !(tune && tune->inline_inflate)) {
+    if (feed) {
         /* Inflate on a thread of its own, overlapping the parse; the window holds what
          * chunk workers may read ahead. */
         r.feed = sts_jr_feed_start(in, r.jobs == 1 ? FEED_WINDOW : FEED_WINDOW * 3);

@@ -215,7 +215,7 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static int cores(void)
+int sts_jr_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : n > 256 ? 256 : (int)n;
@@ -253,7 +253,7 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
 {
     jr_range src;
     if (!chunk_source(r, &src)) return 0;
-    int threads = r->jobs > 0 ? r->jobs : cores();
+    int threads = r->jobs > 0 ? r->jobs : sts_jr_cores();
     /* Peers read from their own copy of the path: only a plain file can be shared. */
     unsigned peers = r->peers && src.fd >= 0 && !(tune && tune->nsplits) ? r->peers->count : 0;
     uint64_t min_par = tune && tune->min_parallel ? tune->min_parallel : MIN_PARALLEL;

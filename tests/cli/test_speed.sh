@@ -57,6 +57,21 @@ t_ok "analyze counts the file's $want_flows flow events at -j 1 and -j 7" \
   test "$want_flows" -gt 0 -a -n "$(grep "\"flows\": *$want_flows," "$W/analyze.1")" -a \
   -n "$(grep "\"flows\": *$want_flows," "$W/analyze.7")"
 
+# The same file gzipped: the inflater is one of the -j threads (-j 2: it and one reader;
+# -j 3 and 7: it and chunk workers on the inflated stream), the output the same.
+gzip -c "$W/big.json" >"$W/big.json.gz"
+"$STEPSCOPE" analyze --json "$W/big.json.gz" -j 1 >"$W/gz.1" 2>"$W/gz.err1"
+rc1=$?
+same=1
+for j in 2 3 7; do
+  "$STEPSCOPE" analyze --json "$W/big.json.gz" -j $j >"$W/gz.$j" 2>"$W/gz.errj"
+  cmp -s "$W/gz.1" "$W/gz.$j" && cmp -s "$W/gz.err1" "$W/gz.errj" || same=0
+done
+T_RC=$rc1
+t_ok "gzip: -j 2, 3 and 7 print exactly what -j 1 prints" test "$rc1" = 0 -a "$same" = 1 -a -s "$W/gz.1"
+t_ok "gzip: the names and lanes of the plain file" \
+  test "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); print(a["names"]==b["names"] and a["lanes"]==b["lanes"])' "$W/gz.1" "$W/analyze.1")" = True
+
 t_run "$STEPSCOPE" analyze "$W/big.json" -j -2
 t_ok "analyze -j -2 is a usage error" test "$T_RC" = 2
 t_run "$STEPSCOPE" analyze "$W/big.json" --jobs=many
