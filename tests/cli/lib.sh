@@ -48,6 +48,20 @@ t_skip() {
   esac
 }
 
+# A unit test from the ThreadSanitizer build (make check-tsan): true, with its path in
+# T_TSAN, when it can run here; else the check named $1 is skipped, saying why.
+t_tsan() {
+  T_TSAN=${STEPSCOPE_BUILD:-build}/tsan/tests/$2
+  if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
+    t_skip "$1" "runs in the plain tier only (the ASan build cannot mix with TSan)"
+    return 1
+  fi
+  if [ ! -x "$T_TSAN" ]; then
+    t_skip "$1" "$T_TSAN is not built (make check-tsan builds it where the compiler can)"
+    return 1
+  fi
+}
+
 # Fixture directory or empty.
 t_fixtures() { printf '%s' "${STEPSCOPE_FIXTURES:-}"; }
 

@@ -153,13 +153,8 @@ t_run "$STEPSCOPE" slices "$W/prof" --run nope
 t_ok "--run with an unknown run exits 1 listing the runs" test "$T_RC" = 1 -a -n "$(grep "2024_02_01" <<<"$T_ERR")"
 # The names table by parts of the lanes on threads side by side (sts_scope.jobs), under
 # ThreadSanitizer: the unit test against the definitions, from the build make check-tsan makes.
-tsan=${STEPSCOPE_BUILD:-build}/tsan/tests/test_analyze_props
-if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
-  t_skip "names by parts under ThreadSanitizer" "runs in the plain tier only (the ASan build cannot mix with TSan)"
-elif [ ! -x "$tsan" ]; then
-  t_skip "names by parts under ThreadSanitizer" "$tsan is not built (make check-tsan builds it where the compiler can)"
-else
-  t_run env STS_TEST_ONLY=names_by_parts_match_the_definitions TSAN_OPTIONS=halt_on_error=1 "$tsan"
+if t_tsan "names by parts under ThreadSanitizer" test_analyze_props; then
+  t_run env STS_TEST_ONLY=names_by_parts_match_the_definitions TSAN_OPTIONS=halt_on_error=1 "$T_TSAN"
   t_ok "names by parts: right and race-free under ThreadSanitizer" \
     test "$T_RC" = 0 -a -n "$(grep -x "1 passed, 0 failed, 0 skipped" <<<"$T_OUT")"
 fi

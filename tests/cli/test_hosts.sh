@@ -111,13 +111,8 @@ t_run "$STEPSCOPE" steps - "$RUN/host00.xplane.pb"
 t_ok "- among several inputs: exit 1, explained" test "$T_RC" = 1 -a -n "$(grep -F 'standard input holds one trace' <<<"$T_ERR")"
 
 # The reading threads under ThreadSanitizer (make check-tsan builds the unit test so).
-tsan=${STEPSCOPE_BUILD:-build}/tsan/tests/test_hosts
-if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
-  t_skip "lib/hosts under ThreadSanitizer" "runs in the plain tier only (the ASan build cannot mix with TSan)"
-elif [ ! -x "$tsan" ]; then
-  t_skip "lib/hosts under ThreadSanitizer" "$tsan is not built (make check-tsan builds it where the compiler can)"
-else
-  t_run env TSAN_OPTIONS=halt_on_error=1 "$tsan"
+if t_tsan "lib/hosts under ThreadSanitizer" test_hosts; then
+  t_run env TSAN_OPTIONS=halt_on_error=1 "$T_TSAN"
   t_ok "lib/hosts' unit tests, threads included, race-free under ThreadSanitizer" test "$T_RC" = 0
 fi
 

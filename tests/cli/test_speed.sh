@@ -101,14 +101,9 @@ fi
 
 # The chunked reader's threads (workers, the inflater, peers' callbacks) under
 # ThreadSanitizer: the unit tests that start threads, from the build make check-tsan makes.
-tsan=${STEPSCOPE_BUILD:-build}/tsan/tests/test_read_speed
 threaded="chunks_by_size_give_one_pass peers_give_one_pass gzip_feed_and_chunks_match_inline_inflate gzip_errors_are_the_same_on_every_path"
-if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
-  t_skip "chunked reader under ThreadSanitizer" "runs in the plain tier only (the ASan build cannot mix with TSan)"
-elif [ ! -x "$tsan" ]; then
-  t_skip "chunked reader under ThreadSanitizer" "$tsan is not built (make check-tsan builds it where the compiler can)"
-else
-  t_run env STS_TEST_ONLY="$threaded" TSAN_OPTIONS=halt_on_error=1 "$tsan"
+if t_tsan "chunked reader under ThreadSanitizer" test_read_speed; then
+  t_run env STS_TEST_ONLY="$threaded" TSAN_OPTIONS=halt_on_error=1 "$T_TSAN"
   t_ok "the chunked reader's threaded tests, all $(wc -w <<<"$threaded") run and race-free under ThreadSanitizer" \
     test "$T_RC" = 0 -a -n "$(grep -x "$(wc -w <<<"$threaded") passed, 0 failed, 0 skipped" <<<"$T_OUT")"
 fi

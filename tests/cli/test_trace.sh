@@ -54,13 +54,8 @@ fi
 # ---- the concurrency checks under ThreadSanitizer --------------------------------
 # The recorder's threads under ThreadSanitizer: `make check` builds the library again
 # with SAN=thread and links tests/unit/trace_tsan.c against it.
-tsan_bin=${STEPSCOPE_BUILD:-build}/tsan/tests/trace_tsan
-if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
-  t_skip "tsan recorder" "runs in the plain tier only (the ASan build cannot mix with TSan)"
-elif [ ! -x "$tsan_bin" ]; then
-  t_skip "tsan recorder" "$tsan_bin is not built (make check-tsan says why)"
-else
-  t_run env TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$tsan_bin"
+if t_tsan "tsan recorder" trace_tsan; then
+  t_run env TSAN_OPTIONS="halt_on_error=1 exitcode=66" "$T_TSAN"
   t_ok "recorder threads under ThreadSanitizer: no race, nothing lost" \
     test "$T_RC" = 0 -a -z "$(printf '%s' "$T_OUT" | grep FAIL)" -a -z "$(printf '%s' "$T_ERR" | grep ThreadSanitizer)"
 fi
