@@ -611,8 +611,10 @@ static int rows_match(const sts_timeline *tl, const sts_scope *sc, ref_row *ref,
 /* The names table made by parts of the lanes on threads side by side, for any number
  * of parts, grouping, window, lanes and name pattern, row for row against the
  * definitions. */
-#ifdef __SANITIZE_THREAD__
+#if defined(__SANITIZE_THREAD__)
 #define PARTS_TRACES 40 /* each thread costs ThreadSanitizer a millisecond */
+#elif defined(__SANITIZE_ADDRESS__)
+#define PARTS_TRACES 100 /* and AddressSanitizer a fraction of one */
 #else
 #define PARTS_TRACES 400
 #endif
