@@ -87,28 +87,35 @@ static uint32_t string_arg(const sts_timeline *tl, uint32_t args, uint32_t key)
     return STS_NONE;
 }
 
+/* The row of a slice name (grouped 0), or of an hlo arg's value `name` (with its
+ * module by hlo_op, STS_NONE by hlo_module), made on first sight; STS_NONE when memory
+ * is exhausted. */
+static uint32_t row_of(rows *r, uint32_t name, uint32_t module, uint32_t grouped, sts_group g)
+{
+    if (!grouped) {
+        if (r->by_name[name]) return r->by_name[name] - 1;
+        uint32_t row = new_row(r, name, STS_NONE, 0);
+        if (row != STS_NONE) r->by_name[name] = row + 1;
+        return row;
+    }
+    uint64_t k = (((uint64_t)(g == STS_GROUP_HLO_OP ? module : 0xfffffffeu) << 32) | name) + 1;
+    uint32_t row = sts_u64map_get(&r->by_arg, k);
+    if (row != UINT32_MAX) return row;
+    row = new_row(r, name, module, 1);
+    if (row == STS_NONE || sts_u64map_put(&r->by_arg, k, row) != 0) return STS_NONE;
+    return row;
+}
+
 /* The row of a slice; STS_NONE when memory is exhausted. */
 static inline uint32_t row_for(rows *r, const sts_timeline *tl, const sts_slice *s, sts_group g)
 {
     if (g == STS_GROUP_NAME && r->by_name[s->name]) return r->by_name[s->name] - 1;
     if (g != STS_GROUP_NAME) {
         uint32_t module = string_arg(tl, s->args, r->key_module);
-        uint32_t op = g == STS_GROUP_HLO_OP ? string_arg(tl, s->args, r->key_op) : STS_NONE;
-        uint32_t key = g == STS_GROUP_HLO_OP ? op : module;
-        if (key != STS_NONE) {
-            if (g == STS_GROUP_HLO_MODULE) op = STS_NONE;
-            uint64_t k = (((uint64_t)(g == STS_GROUP_HLO_OP ? module : 0xfffffffeu) << 32) | key) + 1;
-            uint32_t row = sts_u64map_get(&r->by_arg, k);
-            if (row != UINT32_MAX) return row;
-            row = new_row(r, key, g == STS_GROUP_HLO_OP ? module : STS_NONE, 1);
-            if (row == STS_NONE || sts_u64map_put(&r->by_arg, k, row) != 0) return STS_NONE;
-            return row;
-        }
+        uint32_t key = g == STS_GROUP_HLO_OP ? string_arg(tl, s->args, r->key_op) : module;
+        if (key != STS_NONE) return row_of(r, key, g == STS_GROUP_HLO_OP ? module : STS_NONE, 1, g);
     }
-    if (r->by_name[s->name]) return r->by_name[s->name] - 1;
-    uint32_t row = new_row(r, s->name, STS_NONE, 0);
-    if (row != STS_NONE) r->by_name[s->name] = row + 1;
-    return row;
+    return row_of(r, s->name, STS_NONE, 0, g);
 }
 
 static void add(rows *r, uint32_t row, int64_t dur, int64_t self)
@@ -283,24 +290,6 @@ static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, unsigne
     return k;
 }
 
-/* The merged row of a part's row y, made on first sight; STS_NONE: no memory. */
-static uint32_t merged_row(rows *r, const sts_name_summary *y, sts_group g)
-{
-    if (!y->grouped) {
-        if (r->by_name[y->name]) return r->by_name[y->name] - 1;
-        uint32_t row = new_row(r, y->name, STS_NONE, 0);
-        if (row != STS_NONE) r->by_name[y->name] = row + 1;
-        return row;
-    }
-    /* The key row_for gave it: (module, op) by hlo_op, the module by hlo_module. */
-    uint64_t k = (((uint64_t)(g == STS_GROUP_HLO_OP ? y->module : 0xfffffffeu) << 32) | y->name) + 1;
-    uint32_t row = sts_u64map_get(&r->by_arg, k);
-    if (row != UINT32_MAX) return row;
-    row = new_row(r, y->name, y->module, 1);
-    if (row == STS_NONE || sts_u64map_put(&r->by_arg, k, row) != 0) return STS_NONE;
-    return row;
-}
-
 static int merge_rows(rows *r, part *parts, size_t np, sts_group g)
 {
     for (size_t i = 0; i < np; i++)
@@ -311,7 +300,7 @@ static int merge_rows(rows *r, part *parts, size_t np, sts_group g)
         if (!(p->to = malloc((p->r.v.n ? p->r.v.n : 1) * sizeof *p->to))) return -1;
         for (size_t j = 0; j < p->r.v.n; j++) {
             const sts_name_summary *y = &p->r.v.v[j];
-            uint32_t row = merged_row(r, y, g);
+            uint32_t row = row_of(r, y->name, y->module, y->grouped, g);
             if (row == STS_NONE) return -1;
             p->to[j] = row;
             sts_name_summary *x = &r->v.v[row];
