@@ -244,7 +244,7 @@ static int compute(analysis *a, const args *o, int jobs)
     /* Names are ranked by parts of the lanes side by side once there are enough slices
      * to pay for the threads. */
     long cores = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
-    a->scope.jobs = a->nslices >= SLICES_PER_THREAD && cores > 1 ? (unsigned)(cores < 64 ? cores : 64) : 1;
+    a->scope.jobs = a->nslices >= SLICES_PER_THREAD && cores > 1 ? (unsigned)cores : 1; /* the library caps it */
     a->order = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->order);
     a->busy = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->busy);
     a->pbusy = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->pbusy);
