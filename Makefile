@@ -132,13 +132,14 @@ check: unit check-tsan
 	BUILD=$(BUILD) tests/run.sh
 
 # The recorder's and the host reader's threads under ThreadSanitizer: the library built again with SAN=thread
-# (from the same source lists), tests/unit/trace_tsan.c, test_hosts.c, test_read_speed.c and test_analyze_props.c
-# linked against it.
+# (from the same source lists), tests/unit/trace_tsan.c, test_hosts.c, test_read_speed.c, test_analyze_props.c
+# and test_model.c linked against it.
 TSAN_OK := $(shell printf 'int main(void){return 0;}' | $(CC) -fsanitize=thread -x c - -o /dev/null 2>/dev/null && echo 1)
 check-tsan:
 ifeq ($(TSAN_OK),1)
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SAN=thread $(BUILD)/tsan/tests/trace_tsan \
-	  $(BUILD)/tsan/tests/test_hosts $(BUILD)/tsan/tests/test_read_speed $(BUILD)/tsan/tests/test_analyze_props
+	  $(BUILD)/tsan/tests/test_hosts $(BUILD)/tsan/tests/test_read_speed $(BUILD)/tsan/tests/test_analyze_props \
+	  $(BUILD)/tsan/tests/test_model
 else
 	@echo "check-tsan: $(CC) cannot build -fsanitize=thread programs; the TSan test will be skipped"
 endif

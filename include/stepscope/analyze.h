@@ -74,7 +74,8 @@ typedef enum sts_group {
  * exactly that name) whose name matches it as a POSIX extended regex: the kept slices'
  * self times still subtract everything inside them, and busy times are the unions of
  * the kept slices only. `jobs` is how many threads sts_name_summaries_in() may use
- * (0 or 1: only the calling thread); the result is the same for every value. */
+ * (0 or 1: only the calling thread; at most 64); the result is the same for every
+ * value. */
 typedef struct sts_scope {
     const uint32_t *lanes; /* lane indices; NULL: every lane */
     size_t nlanes;
@@ -101,8 +102,8 @@ typedef struct sts_name_summary {
 /* One summary per distinct slice name, ranked by self time (descending), then total
  * time (descending), then name (bytewise ascending). On success *out is a new array
  * of *n entries the caller frees with free() (NULL when there are no slices). Uses
- * about 24 bytes of temporary memory per slice of the largest lane (of each part, with
- * scope->jobs > 1) plus 8 per slice. */
+ * about 24 bytes of temporary memory per slice of the largest lane (of the part each
+ * thread is on, with scope->jobs > 1) plus 8 per slice. */
 sts_status sts_name_summaries(const sts_timeline *tl, sts_name_summary **out, size_t *n, sts_error *err);
 
 /* The same over the slices `scope` keeps (NULL: all), keyed as scope->group says.

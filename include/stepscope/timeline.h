@@ -67,9 +67,11 @@ typedef struct sts_open_options {
     const char *run;          /* profile directory: the run to read; NULL = the latest */
     sts_progress_fn progress; /* optional; called every few MB while reading */
     void *progress_user;
-    /* Threads reading a large JSON trace in chunks: 0 = one per core, 1 = this thread
-     * only; the result is the same either way. A gzip input is inflated on a thread of
-     * its own, which from 2 on counts as one of them (chunk workers from 3 on). */
+    /* Threads reading a large JSON trace in chunks, and finalizing any large trace
+     * (its slices bucketed and its lanes replayed by parts): 0 = one per core, 1 = this
+     * thread only; the result is the same either way. A gzip input is inflated on a
+     * thread of its own, which from 2 on counts as one of them (chunk workers from 3
+     * on). */
     int jobs;
     const sts_chunk_peers *peers; /* NULL: no other process reads chunks */
     sts_flows_mode flows;

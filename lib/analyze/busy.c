@@ -3,8 +3,10 @@
  * Each lane is reduced to its busy segments (the maximal stretches covered by its
  * slices, in time order: one sweep over the lane in containment order). Unions over
  * several lanes merge those segments: the segments of one process, then of everything,
- * sorted by start and swept again. Every process's lanes are found by one counting
- * pass, so the cost is linear in lanes and processes and n log n in segments. */
+ * put in order of start and swept again. They arrive as runs already in order (a lane's
+ * segments, then a process's), which are merged, not sorted. Every process's lanes are
+ * found by one counting pass, so the cost is linear in lanes and processes and
+ * n log(runs) in segments. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,12 +128,68 @@ static int seg_cmp(const void *a, const void *b)
     return (x->end > y->end) - (x->end < y->end);
 }
 
+static inline int seg_less(const seg *a, const seg *b)
+{
+    return a->start != b->start ? a->start < b->start : a->end < b->end;
+}
+
+/* The sorted runs a[0, na) and b[0, nb) into out. */
+static void merge_two(const seg *a, size_t na, const seg *b, size_t nb, seg *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = seg_less(&b[j], &a[i]) ? b[j++] : a[i++];
+    memcpy(out + k, a + i, (na - i) * sizeof *a);
+    memcpy(out + k + na - i, b + j, (nb - j) * sizeof *b);
+}
+
+/* Sorts segments by start (then end). They come as runs already in that order (each
+ * lane's segments; each process's, once merged), so the runs are found and merged
+ * pairwise: n log(runs) where a sort would be n log n. Sorts in place when the scratch
+ * cannot be had. */
+static void sort_segs(seg *v, size_t n)
+{
+    size_t runs = 1;
+    for (size_t i = 1; i < n; i++)
+        runs += seg_less(&v[i], &v[i - 1]);
+    if (runs < 2) return;
+    size_t *at = malloc((runs + 1) * sizeof *at); /* run r is [at[r], at[r + 1]) */
+    seg *tmp = malloc(n * sizeof *tmp);
+    if (!at || !tmp) {
+        free(at);
+        free(tmp);
+        qsort(v, n, sizeof *v, seg_cmp);
+        return;
+    }
+    at[0] = 0;
+    for (size_t i = 1, r = 1; i < n; i++)
+        if (seg_less(&v[i], &v[i - 1])) at[r++] = i;
+    at[runs] = n;
+    seg *src = v, *dst = tmp;
+    while (runs > 1) {
+        size_t m = 0; /* runs r and r + 1 become run m (m <= r: at[r..r + 2] are read first) */
+        for (size_t r = 0; r < runs; r += 2) {
+            size_t a = at[r], b = at[r + 1], c = r + 1 < runs ? at[r + 2] : b;
+            merge_two(src + a, b - a, src + b, c - b, dst + a);
+            at[m++] = a;
+        }
+        at[m] = n;
+        runs = m;
+        seg *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v) memcpy(v, src, n * sizeof *v);
+    free(at);
+    free(tmp);
+}
+
 typedef void (*segment_fn)(int64_t start, int64_t end, void *user);
 
 /* Sorts segments by start and calls fn for each maximal merged one; returns the union. */
 static int64_t merge(seg *v, size_t n, segment_fn fn, void *user)
 {
-    if (n > 1) qsort(v, n, sizeof *v, seg_cmp);
+    sort_segs(v, n);
     int64_t total = 0;
     size_t k = 0;
     while (k < n) {

@@ -50,11 +50,64 @@ static void select_kth(int64_t *v, size_t n, size_t k)
     }
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Moves the values that `keep` accepts (x < p, or x <= p with `or_equal`) to the
+ * front, without a branch on the data; returns how many. */
+static size_t keep_front(int64_t *v, size_t n, int64_t p, int or_equal)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = v[i];
+        v[i] = v[j];
+        v[j] = x;
+        j += or_equal ? x <= p : x < p;
+    }
+    return j;
+}
+
+#define SAMPLE 1024
+#define MARGIN 48 /* sample ranks either side of k's: the bracket misses k about once in 10^6 */
+
+/* select_kth for large arrays: a sorted sample of the values brackets the k-th between
+ * two of them, lo and hi; two branch-free passes move what is below lo to the front and
+ * what is above hi to the back, and the selection goes on in the bracket, a few percent
+ * of the values. lo and hi are values of v, so the bracket is never empty and every
+ * round shrinks the range; after a few rounds (a crafted input), select_kth goes on. */
+static void select_kth_sampled(int64_t *v, size_t n, size_t k)
+{
+    for (int round = 0; round < 4 && n >= 8 * SAMPLE; round++) {
+        int64_t smp[SAMPLE];
+        for (size_t i = 0; i < SAMPLE; i++)
+            smp[i] = v[i * n / SAMPLE + n / SAMPLE / 2];
+        qsort(smp, SAMPLE, sizeof *smp, cmp_i64);
+        size_t ks = k * SAMPLE / n;
+        int64_t lo = smp[ks > MARGIN ? ks - MARGIN : 0], hi = smp[ks + MARGIN < SAMPLE ? ks + MARGIN : SAMPLE - 1];
+        size_t a = keep_front(v, n, lo, 0); /* [0, a) < lo */
+        if (k < a) {
+            n = a;
+            continue;
+        }
+        size_t b = a + keep_front(v + a, n - a, hi, 1); /* [a, b) in [lo, hi]; [b, n) > hi */
+        if (k >= b) {
+            v += b, n -= b, k -= b;
+            continue;
+        }
+        if (lo == hi) return; /* the bracket is one value: it is at k */
+        v += a, n = b - a, k -= a;
+    }
+    select_kth(v, n, k);
+}
+
 int64_t sts_median_i64(int64_t *values, size_t n)
 {
     if (n == 0) return 0;
     size_t k = n / 2;
-    select_kth(values, n, k);
+    select_kth_sampled(values, n, k);
     int64_t hi = values[k];
     if (n % 2) return hi;
     int64_t lo = values[0];

@@ -1,11 +1,11 @@
 /* Self times and per-name summaries (count, total, self, min, median, max), by slice
  * name or grouped by the hlo_op / hlo_module args XLA puts on its ops. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze/an_impl.h"
 #include "base/mem.h"
+#include "base/threads.h"
 #include "base/vec.h"
 
 /* One lane at a time: its view and each entry's inside union. */
@@ -149,7 +149,9 @@ static int rank_cmp(const void *a, const void *b, void *ctx)
     return c ? c : (x->grouped > y->grouped) - (x->grouped < y->grouped);
 }
 
-#define MAX_PARTS 64 /* threads one summary uses at most */
+#define MAX_THREADS      64 /* threads one summary uses at most */
+#define PARTS_PER_THREAD 4  /* taken by whichever thread is free: one large lane runs beside the rest */
+#define MAX_PARTS        (MAX_THREADS * PARTS_PER_THREAD)
 
 /* ---- parts: lanes summarized side by side ------------------------------------------ */
 
@@ -233,61 +235,51 @@ static void medians_of(median_job *m)
         m->r->v.v[g].median_ns = sts_median_i64(m->durs + m->start[g], m->start[g + 1] - m->start[g]);
 }
 
-static void *rows_main(void *p)
+static void rows_run(void *p)
 {
     part_rows(p);
-    return NULL;
 }
 
-static void *durations_main(void *p)
+static void durations_run(void *p)
 {
     part_durations(p);
-    return NULL;
 }
 
-static void *medians_main(void *p)
+static void medians_run(void *p)
 {
     medians_of(p);
-    return NULL;
 }
 
-/* Runs fn on each of the n jobs (of `size` bytes each), the first on this thread and
- * the others on threads of their own; a job whose thread cannot start runs here. */
-static void side_by_side(void *jobs, size_t n, size_t size, void *(*fn)(void *))
+static uint64_t kept_in(const sts_an_scope *x, const sts_lane *ln, size_t l)
 {
-    pthread_t th[MAX_PARTS];
-    int started[MAX_PARTS] = { 0 };
-    for (size_t i = 1; i < n; i++)
-        started[i] = pthread_create(&th[i], NULL, fn, (char *)jobs + i * size) == 0;
-    fn(jobs);
-    for (size_t i = 1; i < n; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            fn((char *)jobs + i * size);
-    }
+    return sts_an_scope_lane(x, (uint32_t)l) ? ln[l].slice_count : 0;
 }
 
-/* The lanes cut into at most `jobs` runs of about as many kept slices each. */
-static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, unsigned jobs, part *parts)
+/* The lanes cut into at most n runs of about as many kept slices each, each cut at the
+ * lane boundary nearest its share. Returns the runs made. */
+static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, size_t n, part *parts)
 {
     size_t nl;
     const sts_lane *ln = sts_timeline_lanes(tl, &nl);
-    uint64_t total = 0, acc = 0;
+    uint64_t total = 0, before = 0; /* kept slices of all lanes; of lanes [0, l) */
     for (size_t l = 0; l < nl; l++)
-        if (sts_an_scope_lane(x, (uint32_t)l)) total += ln[l].slice_count;
-    size_t n = jobs > MAX_PARTS ? MAX_PARTS : jobs ? jobs : 1, k = 0, l0 = 0;
+        total += kept_in(x, ln, l);
     if (x->by_name || total == 0) n = 1;
-    for (size_t l = 0; l < nl && k + 1 < n; l++) {
-        if (sts_an_scope_lane(x, (uint32_t)l)) acc += ln[l].slice_count;
-        if (acc * n >= total * (k + 1)) {
-            parts[k].l0 = l0;
-            parts[k++].l1 = l0 = l + 1;
+    size_t made = 0, l = 0;
+    parts[0].l0 = 0;
+    for (size_t k = 1; k < n; k++) {
+        uint64_t want = total / n * k + total % n * k / n;
+        while (l < nl && before + kept_in(x, ln, l) <= want)
+            before += kept_in(x, ln, l++);
+        /* before <= want < before + lane l's: the nearer boundary */
+        size_t at = l < nl && before + kept_in(x, ln, l) - want < want - before ? l + 1 : l;
+        if (at > parts[made].l0 && at < nl) {
+            parts[made++].l1 = at;
+            parts[made].l0 = at;
         }
     }
-    parts[k].l0 = l0;
-    parts[k++].l1 = nl;
-    return k;
+    parts[made++].l1 = nl;
+    return made;
 }
 
 static int merge_rows(rows *r, part *parts, size_t np, sts_group g)
@@ -319,7 +311,7 @@ static int merge_rows(rows *r, part *parts, size_t np, sts_group g)
 /* Exact medians: the durations scattered by merged row (a counting sort: the rows and
  * their counts are known, and each part's share of a row follows the parts before
  * it), then a selection in each row. 8 bytes per slice. */
-static int medians(rows *r, part *parts, size_t np)
+static int medians(rows *r, part *parts, size_t np, size_t threads)
 {
     size_t nr = r->v.n;
     size_t *start = malloc((nr + 1) * sizeof *start), *cursor = malloc((nr ? nr : 1) * sizeof *cursor);
@@ -344,7 +336,7 @@ static int medians(rows *r, part *parts, size_t np)
         }
     }
     if (!bad) {
-        side_by_side(parts, np, sizeof *parts, durations_main);
+        sts_run_parts(durations_run, parts, sizeof *parts, np, threads);
         median_job mj[MAX_PARTS];
         size_t g = 0;
         for (size_t t = 0; t < np; t++) {
@@ -353,7 +345,7 @@ static int medians(rows *r, part *parts, size_t np)
                 g++;
             mj[t].g1 = g;
         }
-        side_by_side(mj, np, sizeof *mj, medians_main);
+        sts_run_parts(medians_run, mj, sizeof *mj, np, threads);
     }
     free(start);
     free(cursor);
@@ -365,19 +357,20 @@ static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, un
 {
     part parts[MAX_PARTS];
     memset(parts, 0, sizeof parts);
-    size_t np = split_lanes(tl, x, jobs, parts);
+    size_t threads = jobs > MAX_THREADS ? MAX_THREADS : jobs ? jobs : 1;
+    size_t np = split_lanes(tl, x, threads == 1 ? 1 : threads * PARTS_PER_THREAD, parts);
     for (size_t i = 0; i < np; i++) {
         parts[i].tl = tl;
         parts[i].x = x;
         parts[i].r.key_op = r->key_op;
         parts[i].r.key_module = r->key_module;
     }
-    side_by_side(parts, np, sizeof *parts, rows_main);
+    sts_run_parts(rows_run, parts, sizeof *parts, np, threads);
     int bad = 0;
     for (size_t i = 0; i < np; i++)
         bad |= parts[i].bad;
     if (!bad) bad = merge_rows(r, parts, np, x->group) != 0;
-    if (!bad) bad = medians(r, parts, np) != 0;
+    if (!bad) bad = medians(r, parts, np, threads) != 0;
     for (size_t i = 0; i < np; i++) {
         rows_free(&parts[i].r);
         free(parts[i].to);

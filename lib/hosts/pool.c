@@ -4,8 +4,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "base/threads.h"
 #include "hosts/hosts_impl.h"
 
 typedef struct pool {
@@ -27,10 +27,7 @@ typedef struct pool {
 
 static unsigned default_jobs(unsigned jobs, size_t n)
 {
-    if (jobs == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = c > 0 ? (unsigned)c : 1;
-    }
+    if (jobs == 0) jobs = (unsigned)sts_cores();
     if (jobs > n) jobs = (unsigned)(n ? n : 1);
     return jobs;
 }

@@ -14,8 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/threads.h"
 #include "model/finalize_impl.h"
 #include "model/msort.h"
+
+/* Threads: at most this many; the lanes' replay goes in this many parts per thread. */
+#define FIN_MAX_THREADS      64
+#define FIN_PARTS_PER_THREAD 4
+#define FIN_MAX_PARTS        (FIN_MAX_THREADS * FIN_PARTS_PER_THREAD)
 
 sts_status sts_fin_nomem(const sts_timeline *tl, sts_error *err)
 {
@@ -122,14 +128,205 @@ static void work_free(lanes_work *w)
     free(w->tok);
 }
 
-/* Notes token t, at tok[at], against the lane's previous token. */
-static inline void note_order(const sts_timeline *tl, lanes_work *w, uint32_t *prev, uint32_t l, uint32_t t, size_t at)
+/* Where lanes' tokens step back in order: lanes_work's, or a part's of the slices. */
+typedef struct order_notes {
+    uint32_t *prev; /* per lane: its last token so far, STS_NONE before the first */
+    uint32_t *desc; /* per lane: steps back (saturates at 2) */
+    size_t *split;  /* per lane: with one step back, its offset in the lane */
+} order_notes;
+
+/* Notes token t, at tok[at] (offset `rel` in its lane), against the lane's previous. */
+static inline void note_order(const sts_timeline *tl, const order_notes *o, uint32_t l, uint32_t t, size_t rel)
 {
-    if (prev[l] != STS_NONE && tok_less(tl, t, prev[l]) && w->desc[l] < 2) {
-        w->desc[l]++;
-        w->split[l] = at - w->off[l];
+    if (o->prev[l] != STS_NONE && tok_less(tl, t, o->prev[l]) && o->desc[l] < 2) {
+        o->desc[l]++;
+        o->split[l] = rel;
     }
-    prev[l] = t;
+    o->prev[l] = t;
+}
+
+/* The token counts and offsets, from the slices' counts per lane in soff[l + 1] and the
+ * E events'. */
+static void lay_out(const sts_timeline *tl, lanes_work *w)
+{
+    size_t nl = w->nl;
+    memcpy(w->off, w->soff, (nl + 1) * sizeof *w->off);
+    for (size_t j = 0; j < tl->ends.n; j++)
+        w->off[tl->ends.v[j].lane + 1]++;
+    for (size_t l = 0; l < nl; l++) {
+        w->off[l + 1] += w->off[l];
+        w->soff[l + 1] += w->soff[l];
+    }
+}
+
+/* The slices into their lanes' tokens, in one pass on this thread: 0, or 1 with err set
+ * for the first slice (by index) whose time does not fit. */
+static int bucket_slices(sts_timeline *tl, lanes_work *w, const order_notes *o, size_t *fill, span_check *c,
+                         sts_error *err)
+{
+    /* Each token is compared with the previous one of its lane (still in cache), which
+     * tells which lanes need sorting, and which are two runs: events in order and then
+     * the instants or E events of the lane, in order too. */
+    for (size_t i = 0; i < tl->slices.n; i++) {
+        sts_slice *s = &tl->slices.v[i];
+        if (check_slice(tl, s, c, err) != STS_OK) return 1;
+        uint32_t l = s->lane;
+        note_order(tl, o, l, (uint32_t)i, fill[l] - w->off[l]);
+        w->tok[fill[l]++] = (uint32_t)i;
+    }
+    return 0;
+}
+
+/* ---- the slices bucketed by parts side by side ---------------------------------------- */
+
+/* Slices [i0, i1) on a thread of their own: first counted per lane, then placed after
+ * the tokens of the parts before them, with their own order notes and time checks. */
+typedef struct bucket_part {
+    sts_timeline *tl;
+    const lanes_work *w;
+    size_t i0, i1;
+    size_t *fill;      /* per lane: the count, then where the part's next token goes */
+    order_notes notes; /* the part's own: its lanes' steps back within it */
+    span_check c;
+    int phase; /* 0: count; 1: place */
+    int bad;   /* a lane or a time out of range: the one-thread pass names it */
+} bucket_part;
+
+static void bucket_part_run(void *arg)
+{
+    bucket_part *p = arg;
+    sts_timeline *tl = p->tl;
+    const lanes_work *w = p->w;
+    if (p->phase == 0) {
+        for (size_t i = p->i0; i < p->i1; i++) {
+            uint32_t l = tl->slices.v[i].lane;
+            if (l >= w->nl) {
+                p->bad = 1;
+                break;
+            }
+            p->fill[l]++;
+        }
+        return;
+    }
+    for (size_t i = p->i0; i < p->i1; i++) {
+        sts_slice *s = &tl->slices.v[i];
+        if (check_slice(tl, s, &p->c, NULL) != STS_OK) {
+            p->bad = 1;
+            break;
+        }
+        uint32_t l = s->lane;
+        note_order(tl, &p->notes, l, (uint32_t)i, p->fill[l] - w->off[l]);
+        w->tok[p->fill[l]++] = (uint32_t)i;
+    }
+}
+
+/* Parts of the slices for the bucketing: one per thread finalize may use, when there
+ * are enough slices to pay for the threads and the parts' per-lane arrays (24 bytes a
+ * lane each) cost no more than the tokens (4 bytes a slice). 1: one thread. */
+static size_t bucket_parts(const sts_timeline *tl, size_t nl)
+{
+    size_t ns = tl->slices.n;
+    if (tl->jobs < 2 || ns < tl->fin_min_parallel || ns < 2) return 1;
+    size_t parts = (size_t)tl->jobs < FIN_MAX_THREADS ? (size_t)tl->jobs : FIN_MAX_THREADS;
+    while (parts > 1 && 6 * nl * parts > ns)
+        parts--;
+    return parts;
+}
+
+/* Each lane's order notes over the parts in turn: a part's first token against the
+ * last one before it (a step back there counts first), then the part's own steps. */
+static void merge_notes(const sts_timeline *tl, lanes_work *w, const bucket_part *part, size_t n, uint32_t *prev)
+{
+    for (size_t l = 0; l < w->nl; l++) {
+        uint32_t last = STS_NONE, desc = 0;
+        size_t from = w->off[l], split = 0;
+        for (size_t k = 0; k < n; k++) {
+            size_t to = part[k].fill[l]; /* the part's tokens of the lane: [from, to) */
+            if (to == from) continue;
+            if (last != STS_NONE && desc < 2 && tok_less(tl, w->tok[from], last)) {
+                desc++;
+                split = from - w->off[l];
+            }
+            uint32_t d = part[k].notes.desc[l];
+            if (d && desc < 2) {
+                split =
+                    part[k]
+                        .notes.split[l]; /* the part's first step back: the one that counts when it is the only one */
+                desc = desc + d < 2 ? desc + d : 2;
+            }
+            last = w->tok[to - 1];
+            from = to;
+        }
+        w->desc[l] = desc;
+        w->split[l] = split;
+        prev[l] = last;
+    }
+}
+/* The slices bucketed by parts side by side, when bucket_parts() allows: 0 done (with
+ * prev, *c and the counts and offsets of w set), 1 when one thread must do it (nothing
+ * of w changed), -1 when memory is exhausted. */
+static int bucket_by_parts(sts_timeline *tl, lanes_work *w, uint32_t *prev, span_check *c)
+{
+    size_t nl = w->nl, ns = tl->slices.n, n = bucket_parts(tl, nl);
+    if (n < 2) return 1;
+    bucket_part part[FIN_MAX_THREADS];
+    size_t *mem = calloc(n * (2 * nl + 1), sizeof *mem); /* fill and split per part, then prev and desc */
+    uint32_t *mem32 = calloc(n * (2 * nl + 1), sizeof *mem32);
+    if (!mem || !mem32) {
+        free(mem);
+        free(mem32);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        part[k] = (bucket_part){ tl,
+                                 w,
+                                 ns / n * k + ns % n * k / n,
+                                 ns / n * (k + 1) + ns % n * (k + 1) / n,
+                                 mem + k * 2 * nl,
+                                 { mem32 + k * 2 * nl, mem32 + k * 2 * nl + nl, mem + k * 2 * nl + nl },
+                                 { INT64_MAX, INT64_MIN, 0 },
+                                 0,
+                                 0 };
+        memset(part[k].notes.prev, 0xff, nl * sizeof *part[k].notes.prev);
+    }
+    sts_run_parts(bucket_part_run, part, sizeof *part, n, n);
+    int bad = 0;
+    for (size_t k = 0; k < n; k++)
+        bad |= part[k].bad;
+    if (!bad) {
+        for (size_t l = 0; l < nl; l++) {
+            size_t count = 0;
+            for (size_t k = 0; k < n; k++)
+                count += part[k].fill[l];
+            w->soff[l + 1] = count;
+        }
+        lay_out(tl, w);
+        for (size_t l = 0; l < nl; l++) /* each part's tokens after those of the parts before it */
+            for (size_t k = 0, at = w->off[l]; k < n; k++) {
+                size_t count = part[k].fill[l];
+                part[k].fill[l] = at;
+                at += count;
+            }
+        for (size_t k = 0; k < n; k++)
+            part[k].phase = 1;
+        sts_run_parts(bucket_part_run, part, sizeof *part, n, n);
+        for (size_t k = 0; k < n; k++) {
+            bad |= part[k].bad;
+            c->negative += part[k].c.negative;
+            if (part[k].c.lo < c->lo) c->lo = part[k].c.lo;
+            if (part[k].c.hi > c->hi) c->hi = part[k].c.hi;
+        }
+        int64_t span;
+        if (c->lo <= c->hi && __builtin_sub_overflow(c->hi, c->lo, &span)) bad = 1;
+    }
+    if (!bad) merge_notes(tl, w, part, n, prev);
+    free(mem);
+    free(mem32);
+    if (!bad) return 0;
+    /* The one-thread pass finds the first slice at fault, from a clean start. */
+    memset(w->soff, 0, (nl + 1) * sizeof *w->soff);
+    *c = (span_check){ INT64_MAX, INT64_MIN, 0 };
+    return 1;
 }
 
 /* Buckets the slices and E events by lane, checking their times on the way (the only
@@ -146,42 +343,38 @@ static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
     uint32_t *prev = malloc((nl ? nl : 1) * sizeof *prev);
     int rc = !w->off || !w->soff || !w->desc || !w->split || !w->tok || !fill || !prev ? -1 : 0;
     span_check c = { INT64_MAX, INT64_MIN, 0 };
-    for (size_t i = 0; i < ns && rc == 0; i++)
-        if (tl->slices.v[i].lane >= nl)
-            rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: slice %zu names lane %u of %zu", tl->info.path, i,
-                                  tl->slices.v[i].lane, nl);
-        else
-            w->soff[tl->slices.v[i].lane + 1]++;
-    for (size_t j = 0; j < ne && rc == 0; j++)
-        if (tl->ends.v[j].lane >= nl)
-            rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu", tl->info.path, j,
-                                  tl->ends.v[j].lane, nl);
-    if (rc == 0) {
-        memcpy(w->off, w->soff, (nl + 1) * sizeof *w->off);
-        for (size_t j = 0; j < ne; j++)
-            w->off[tl->ends.v[j].lane + 1]++;
-        for (size_t l = 0; l < nl; l++) {
-            w->off[l + 1] += w->off[l];
-            w->soff[l + 1] += w->soff[l];
+    order_notes o = { prev, w->desc, w->split };
+    int ends_ok = 1; /* (else the one-thread pass names what is wrong, in its order) */
+    for (size_t j = 0; j < ne && ends_ok; j++)
+        ends_ok = tl->ends.v[j].lane < nl;
+    int one = rc == 0 && ends_ok ? bucket_by_parts(tl, w, prev, &c) : 1;
+    if (one < 0) rc = -1;
+    if (one > 0) {
+        for (size_t i = 0; i < ns && rc == 0; i++)
+            if (tl->slices.v[i].lane >= nl)
+                rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: slice %zu names lane %u of %zu", tl->info.path, i,
+                                      tl->slices.v[i].lane, nl);
+            else
+                w->soff[tl->slices.v[i].lane + 1]++;
+        for (size_t j = 0; j < ne && rc == 0; j++)
+            if (tl->ends.v[j].lane >= nl)
+                rc = 1, sts_error_set(err, STS_ERR_INTERNAL, -1, "%s: end event %zu names lane %u of %zu",
+                                      tl->info.path, j, tl->ends.v[j].lane, nl);
+        if (rc == 0) {
+            lay_out(tl, w);
+            memcpy(fill, w->off, nl * sizeof *fill);
+            memset(prev, 0xff, nl * sizeof *prev);
+            rc = bucket_slices(tl, w, &o, fill, &c, err);
         }
-        memcpy(fill, w->off, nl * sizeof *fill);
-        memset(prev, 0xff, nl * sizeof *prev);
-        /* Each token is compared with the previous one of its lane (still in cache),
-         * which tells which lanes need sorting, and which are two runs: events in order
-         * and then the instants or E events of the lane, in order too. */
-        for (size_t i = 0; i < ns && rc == 0; i++) {
-            sts_slice *s = &tl->slices.v[i];
-            if (check_slice(tl, s, &c, err) != STS_OK) rc = 1;
-            uint32_t l = s->lane;
-            note_order(tl, w, prev, l, (uint32_t)i, fill[l]);
-            w->tok[fill[l]++] = (uint32_t)i;
-        }
-        for (size_t j = 0; j < ne && rc == 0; j++) {
-            const sts_end_event *e = &tl->ends.v[j];
-            if (check_span(tl, &c, e->ts, e->ts, e->seq, err) != STS_OK) rc = 1;
-            note_order(tl, w, prev, e->lane, (uint32_t)j | FIN_END, fill[e->lane]);
-            w->tok[fill[e->lane]++] = (uint32_t)j | FIN_END;
-        }
+    } else if (rc == 0) {
+        for (size_t l = 0; l < nl; l++) /* the E events follow the lane's slices */
+            fill[l] = w->off[l] + (w->soff[l + 1] - w->soff[l]);
+    }
+    for (size_t j = 0; j < ne && rc == 0; j++) {
+        const sts_end_event *e = &tl->ends.v[j];
+        if (check_span(tl, &c, e->ts, e->ts, e->seq, err) != STS_OK) rc = 1;
+        note_order(tl, &o, e->lane, (uint32_t)j | FIN_END, fill[e->lane] - w->off[e->lane]);
+        w->tok[fill[e->lane]++] = (uint32_t)j | FIN_END;
     }
     free(fill);
     free(prev);
@@ -222,18 +415,17 @@ static int merge_two_runs(const sts_timeline *tl, uint32_t *seg, size_t m, size_
     return 0;
 }
 
+/* Sorts the lanes that are neither in order nor two ordered runs (those are merged by
+ * the replay, lane by lane: see replay_part_main). One scratch array for all, the
+ * size of the largest, so the sorts run one after another. */
 static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 {
     size_t maxseg = 0;
     int bad = 0;
-    for (size_t l = 0; l < w->nl && !bad; l++) {
+    for (size_t l = 0; l < w->nl; l++) {
         size_t m = w->off[l + 1] - w->off[l];
-        if (w->desc[l] == 1)
-            bad = merge_two_runs(tl, w->tok + w->off[l], m, w->split[l]) != 0;
-        else if (w->desc[l] > 1 && m > maxseg)
-            maxseg = m;
+        if (w->desc[l] > 1 && m > maxseg) maxseg = m;
     }
-    if (bad) return -1;
     if (maxseg == 0) return 0;
     tok_key *keys = malloc(2 * maxseg * sizeof *keys);
     if (!keys) return -1;
@@ -311,23 +503,130 @@ void sts_fin_permute_cycles(sts_slice *s, uint32_t *order, size_t n)
     }
 }
 
-/* Replays every lane; 1 when slices must move to reach their final order, 0 when they
- * are already there, -1 when memory is exhausted. */
-static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t0, uint32_t *order, fin_lane_out *out)
+/* ---- replaying the lanes, by parts side by side ------------------------------------ */
+
+/* Track numbers to correct after the permutation: lanes [l0, l1) by delta. */
+typedef struct fin_shift {
+    size_t n;
+    struct {
+        size_t l0, l1;
+        uint32_t delta;
+    } v[FIN_MAX_PARTS];
+} fin_shift;
+
+/* What every part of the replay shares, and only reads (each part writes its own
+ * lanes' slices, positions and lane records). */
+typedef struct replay_ctx {
+    sts_timeline *tl;
+    const lanes_work *w;
+    const fin_track0 *t0;
+    uint32_t *order;
+    fin_lane_out *out;
+} replay_ctx;
+
+/* Lanes [l0, l1), replayed by one thread, each after its two ordered runs are merged
+ * (a lane's own work, so it goes with the replay). Their tracks are numbered as if
+ * every lane before l0 had one track; finalize corrects that afterwards. */
+typedef struct replay_part {
+    const replay_ctx *q;
+    size_t l0, l1;
+    fin_replay *r;
+    int rc; /* 0, or -1: no memory */
+} replay_part;
+
+static void replay_part_run(void *arg)
 {
-    fin_replay *r = sts_fin_replay_new(tl, order);
-    if (!r) return -1;
-    int bad = 0;
-    for (size_t l = 0; l < w->nl && !bad; l++) {
+    replay_part *p = arg;
+    const replay_ctx *q = p->q;
+    const lanes_work *w = q->w;
+    p->r = sts_fin_replay_new(q->tl, q->order, (uint32_t)p->l0);
+    p->rc = p->r ? 0 : -1;
+    for (size_t l = p->l0; l < p->l1 && p->rc == 0; l++) {
         uint32_t pos = (uint32_t)w->soff[l];
-        bad = sts_fin_replay_lane(r, (uint32_t)l, &t0[l], w->tok + w->off[l], w->off[l + 1] - w->off[l], &pos,
-                                  &out[l]) != 0;
-        tl->lanes.v[l].first_slice = (uint32_t)w->soff[l];
-        tl->lanes.v[l].slice_count = (uint32_t)(w->soff[l + 1] - w->soff[l]);
+        size_t m = w->off[l + 1] - w->off[l];
+        if (w->desc[l] == 1 && merge_two_runs(q->tl, w->tok + w->off[l], m, w->split[l]) != 0) {
+            p->rc = -1;
+            break;
+        }
+        p->rc = sts_fin_replay_lane(p->r, (uint32_t)l, &q->t0[l], w->tok + w->off[l], m, &pos, &q->out[l]);
+        q->tl->lanes.v[l].first_slice = (uint32_t)w->soff[l];
+        q->tl->lanes.v[l].slice_count = (uint32_t)(w->soff[l + 1] - w->soff[l]);
     }
-    int moved = sts_fin_replay_moved(r);
-    sts_fin_replay_free(r);
-    return bad ? -1 : moved;
+}
+
+/* Threads for the replay: those finalize may use, when there are enough events to pay
+ * for them. */
+static size_t replay_threads(const sts_timeline *tl, const lanes_work *w)
+{
+    if (tl->jobs < 2 || w->off[w->nl] < tl->fin_min_parallel) return 1;
+    return (size_t)tl->jobs < FIN_MAX_THREADS ? (size_t)tl->jobs : FIN_MAX_THREADS;
+}
+
+/* Cuts the lanes into at most `parts` runs of about equal numbers of events: part k is
+ * lanes [cut[k], cut[k + 1]), each cut at the lane boundary nearest its share. Returns
+ * the parts made (fewer where lanes are larger than a share). */
+static size_t cut_parts(const lanes_work *w, size_t parts, size_t *cut)
+{
+    size_t total = w->off[w->nl], made = 0, l = 0;
+    cut[0] = 0;
+    for (size_t k = 1; k < parts; k++) {
+        size_t want = total / parts * k + total % parts * k / parts;
+        while (l < w->nl && w->off[l + 1] <= want)
+            l++;
+        /* off[l] <= want < off[l + 1]: the nearer boundary */
+        size_t at = l < w->nl && w->off[l + 1] - want < want - w->off[l] ? l + 1 : l;
+        if (at > cut[made] && at < w->nl) cut[++made] = at;
+    }
+    cut[++made] = w->nl;
+    return made;
+}
+
+/* Moves the tracks of lanes [l0, l1) by delta, once the tracks of the lanes before
+ * them are known (after the permutation: each lane's slices are then together). */
+static void shift_tracks(sts_timeline *tl, size_t l0, size_t l1, uint32_t delta)
+{
+    for (size_t l = l0; l < l1; l++) {
+        sts_lane *ln = &tl->lanes.v[l];
+        ln->first_track += delta;
+        for (size_t i = ln->first_slice; i < (size_t)ln->first_slice + ln->slice_count; i++)
+            tl->slices.v[i].track += delta;
+    }
+}
+
+/* Replays every lane, in parts on threads side by side; the parts' tracks, overlaps and
+ * counts are added in lane order, so the result is the one thread's. Returns 1 when
+ * slices must move to reach their final order, 0 when they are already there, -1 when
+ * memory is exhausted. *shift receives what shift_tracks() must do after the
+ * permutation. */
+static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t0, uint32_t *order, fin_lane_out *out,
+                      fin_shift *shift)
+{
+    size_t threads = replay_threads(tl, w), cut[FIN_MAX_PARTS + 1];
+    replay_part part[FIN_MAX_PARTS];
+    replay_ctx q = { tl, w, t0, order, out };
+    size_t n = cut_parts(w, threads == 1 ? 1 : FIN_PARTS_PER_THREAD * threads, cut);
+    for (size_t k = 0; k < n; k++)
+        part[k] = (replay_part){ &q, cut[k], cut[k + 1], NULL, -1 };
+    sts_run_parts(replay_part_run, part, sizeof *part, n, threads);
+    int rc = 0, moved = 0;
+    uint32_t base = (uint32_t)tl->tracks.n;
+    shift->n = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (rc == 0 && part[k].rc == 0) {
+            if (base != cut[k]) {
+                shift->v[shift->n].l0 = cut[k];
+                shift->v[shift->n].l1 = cut[k + 1];
+                shift->v[shift->n++].delta = base - (uint32_t)cut[k];
+            }
+            base += sts_fin_replay_tracks(part[k].r);
+            moved |= sts_fin_replay_moved(part[k].r);
+            rc = sts_fin_replay_commit(part[k].r);
+        } else {
+            rc = -1;
+        }
+        sts_fin_replay_free(part[k].r);
+    }
+    return rc ? -1 : moved;
 }
 
 /* ---- children inside parents ------------------------------------------------------ */
@@ -469,13 +768,16 @@ sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
     int rc = out ? bucket(tl, &w, err) : -1;
     if (rc == 0) rc = sort_lanes(tl, &w);
     if (rc == 0 && !(order = malloc((tl->slices.n ? tl->slices.n : 1) * sizeof *order))) rc = -1;
-    int moved = rc ? 0 : replay_all(tl, &w, t0, order, out);
+    fin_shift shift = { 0 };
+    int moved = rc ? 0 : replay_all(tl, &w, t0, order, out, &shift);
     if (moved < 0) rc = -1;
     work_free(&w); /* spent: freed before the permutation's own arrays */
     free(t0);
     if (rc == 0 && moved && sts_fin_permute_swaps(tl->slices.v, order, tl->slices.n) != 0)
         sts_fin_permute_cycles(tl->slices.v, order, tl->slices.n);
     free(order);
+    for (size_t k = 0; rc == 0 && k < shift.n; k++)
+        shift_tracks(tl, shift.v[k].l0, shift.v[k].l1, shift.v[k].delta);
     if (rc == 0) rc = contain(tl, out);
     free(out);
     if (rc) return rc > 0 ? err->code : sts_fin_nomem(tl, err);

@@ -44,8 +44,13 @@ static inline uint32_t fin_tok_seq(const sts_timeline *tl, uint32_t tok)
 
 /* One lane's replay. The caller gives the lane's tokens in the importer's order; the
  * replay assigns each slice its final position (from *pos on), track, depth, parent
- * (a final position) and duration, writes order[position] = raw index, appends the
- * lane's tracks and overlaps, and counts into info. -1 when memory is exhausted. */
+ * (a final position) and duration, writes order[position] = raw index, and keeps the
+ * lane's tracks, overlaps and counts until sts_fin_replay_commit() adds them to the
+ * timeline. -1 when memory is exhausted.
+ *
+ * A replay touches only its lanes' slices, their positions in order and their lane
+ * records, so replays of disjoint lanes (with disjoint position ranges) may run on
+ * threads side by side; their commits then go in lane order. */
 typedef struct fin_replay fin_replay;
 
 /* What the replay learns of a lane: whether it had a B (only then can Perfetto's table
@@ -56,9 +61,17 @@ typedef struct fin_lane_out {
     int64_t lo, hi; /* lo > hi: no slice */
 } fin_lane_out;
 
-fin_replay *sts_fin_replay_new(sts_timeline *tl, uint32_t *order);
+/* A replay whose first track is numbered track_base (the tracks of the lanes before
+ * its first, when known; else a guess the caller corrects afterwards). NULL when
+ * memory is exhausted; free with sts_fin_replay_free(). */
+fin_replay *sts_fin_replay_new(sts_timeline *tl, uint32_t *order, uint32_t track_base);
 int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, const uint32_t *tok, size_t n,
                         uint32_t *pos, fin_lane_out *out);
+/* The tracks the replay has made so far. */
+uint32_t sts_fin_replay_tracks(const fin_replay *r);
+/* Appends the replay's tracks and overlaps to the timeline's and adds its counts to
+ * info: 0, or -1 when memory is exhausted. */
+int sts_fin_replay_commit(fin_replay *r);
 void sts_fin_replay_free(fin_replay *r);
 /* Whether any slice's final position differs from its raw index (else no permutation). */
 int sts_fin_replay_moved(const fin_replay *r);

@@ -54,6 +54,12 @@ struct fin_replay {
     int moved;       /* a slice's final position differs from its raw index */
     int opened;      /* the lane had a B */
     int64_t hi;      /* the latest end of a complete slice placed */
+    /* What the replay adds to the timeline, kept here so that replays of other lanes
+     * can run beside it: tracks numbered from track_base, overlaps, counts. */
+    uint32_t track_base;
+    STS_VEC(sts_track) tracks;
+    STS_VEC(sts_overlap) overlaps;
+    uint64_t misplaced_end, clamped, unmatched_end, unclosed_begin, overflow_tracks;
 };
 
 int sts_fin_replay_moved(const fin_replay *r)
@@ -61,13 +67,50 @@ int sts_fin_replay_moved(const fin_replay *r)
     return r->moved;
 }
 
-fin_replay *sts_fin_replay_new(sts_timeline *tl, uint32_t *order)
+fin_replay *sts_fin_replay_new(sts_timeline *tl, uint32_t *order, uint32_t track_base)
 {
     fin_replay *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->tl = tl;
     r->order = order;
+    r->track_base = track_base;
     return r;
+}
+
+uint32_t sts_fin_replay_tracks(const fin_replay *r)
+{
+    return (uint32_t)r->tracks.n;
+}
+
+/* Appends a replay's list (src) to the timeline's (dst): handed over whole when dst is
+ * empty (a trace can have millions of overlaps), else copied after it. */
+static int append(void **dst, size_t *dn, size_t *dcap, void **src, size_t *sn, size_t *scap, size_t elem)
+{
+    if (*sn == 0) return 0;
+    if (*dn == 0) {
+        free(*dst);
+        *dst = *src, *dn = *sn, *dcap = *scap;
+        *src = NULL, *sn = *scap = 0;
+        return 0;
+    }
+    if (sts_grow(dst, dcap, *dn + *sn, elem) != 0) return -1;
+    memcpy((char *)*dst + *dn * elem, *src, *sn * elem);
+    *dn += *sn;
+    return 0;
+}
+
+#define APPEND(d, s) append((void **)&(d).v, &(d).n, &(d).cap, (void **)&(s).v, &(s).n, &(s).cap, sizeof *(d).v)
+
+int sts_fin_replay_commit(fin_replay *r)
+{
+    sts_timeline *tl = r->tl;
+    if (APPEND(tl->tracks, r->tracks) != 0 || APPEND(tl->overlaps, r->overlaps) != 0) return -1;
+    tl->info.misplaced_end += r->misplaced_end;
+    tl->info.clamped += r->clamped;
+    tl->info.unmatched_end += r->unmatched_end;
+    tl->info.unclosed_begin += r->unclosed_begin;
+    tl->info.overflow_tracks += r->overflow_tracks;
+    return 0;
 }
 
 void sts_fin_replay_free(fin_replay *r)
@@ -77,6 +120,8 @@ void sts_fin_replay_free(fin_replay *r)
     for (size_t k = 0; k < r->over_cap; k++)
         free(r->over[k].v);
     free(r->over);
+    free(r->tracks.v);
+    free(r->overlaps.v);
     free(r);
 }
 
@@ -106,7 +151,7 @@ static void cut_above(fin_replay *r, stack *st, size_t i, int64_t end)
         s->flags |= STS_SLICE_TRUNCATED;
     }
     st->n = i; /* the slice itself too */
-    r->tl->info.misplaced_end++;
+    r->misplaced_end++;
 }
 
 /* Perfetto's MaybeCloseStack for a new event at ts: a B or E (`open`), or a complete
@@ -267,12 +312,12 @@ static int complete(fin_replay *r, uint32_t raw, int can_spill)
         if (clamped) {
             s->dur = end - s->ts;
             s->flags |= STS_SLICE_CLAMPED;
-            r->tl->info.clamped++;
+            r->clamped++;
         }
         return push(r, &r->main, 0, raw, s->ts, end);
     }
     s->flags |= STS_SLICE_OVERLAP;
-    sts_overlap *ov = STS_VEC_PUSH(r->tl->overlaps);
+    sts_overlap *ov = STS_VEC_PUSH(r->overlaps);
     if (!ov) return -1;
     uint32_t pos = *r->pos; /* where spill() will place it */
     ov->slice = pos;
@@ -311,7 +356,7 @@ static void end_event(fin_replay *r, const sts_end_event *e)
     if (e->ts > r->last) r->last = e->ts;
     long m = match(r, e);
     if (m < 0) {
-        r->tl->info.unmatched_end++;
+        r->unmatched_end++;
         return;
     }
     entry *b = &st->v[m];
@@ -337,14 +382,14 @@ static void finish(fin_replay *r)
         if (st->v[i].end != PENDING) continue;
         s->dur = r->last - s->ts;
         s->flags |= STS_SLICE_UNCLOSED;
-        r->tl->info.unclosed_begin++;
+        r->unclosed_begin++;
     }
     st->n = 0;
 }
 
-static int add_track(sts_timeline *tl, uint32_t lane, uint32_t kind, uint32_t index, uint32_t name, uint32_t count)
+static int add_track(fin_replay *r, uint32_t lane, uint32_t kind, uint32_t index, uint32_t name, uint32_t count)
 {
-    sts_track *t = STS_VEC_PUSH(tl->tracks);
+    sts_track *t = STS_VEC_PUSH(r->tracks);
     if (!t) return -1;
     t->lane = lane;
     t->kind = kind;
@@ -364,7 +409,7 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     r->main.n = 0;
     r->main.count = 0;
     r->nover = 0;
-    r->track0 = (uint32_t)tl->tracks.n;
+    r->track0 = r->track_base + (uint32_t)r->tracks.n;
     r->pos = pos;
     r->last = INT64_MIN;
     r->res = t0->kind == STS_TRACK_THREAD ? tl->info.resolution_ns : 0;
@@ -388,10 +433,10 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
         if ((s->dur < 0 ? begin(r, t) : complete(r, t, can_spill)) != 0) return -1;
     }
     finish(r);
-    if (add_track(tl, lane, t0->kind, t0->index, t0->name, r->main.count) != 0) return -1;
+    if (add_track(r, lane, t0->kind, t0->index, t0->name, r->main.count) != 0) return -1;
     for (size_t k = 0; k < r->nover; k++)
-        if (add_track(tl, lane, STS_TRACK_OVERFLOW, (uint32_t)k + 1, 0, r->over[k].count) != 0) return -1;
-    tl->info.overflow_tracks += r->nover;
+        if (add_track(r, lane, STS_TRACK_OVERFLOW, (uint32_t)k + 1, 0, r->over[k].count) != 0) return -1;
+    r->overflow_tracks += r->nover;
     out->opened = r->opened;
     out->hi = r->hi;
     out->lo = *pos > first ? tl->slices.v[r->order[first]].ts : INT64_MAX; /* tokens come by ts */

@@ -4,29 +4,82 @@
 #include <stdlib.h>
 #include <string.h>
 
-sts_timeline *sts_tl_new(const char *path, const char *format, sts_args_mode args)
+/* The timeline's arrays, each named once: sts_tl_free() frees them, sts_tl_clear()
+ * empties them and keeps their memory. */
+#define TL_ARRAYS(X) \
+    X(procs)         \
+    X(lanes)         \
+    X(tracks)        \
+    X(slices)        \
+    X(args)          \
+    X(instants)      \
+    X(counters)      \
+    X(asyncs)        \
+    X(flows)         \
+    X(overlaps)      \
+    X(ends)          \
+    X(pushes)
+
+/* *tl as a new timeline (its arrays empty and unallocated): 0, or -1 when memory ran
+ * out (nothing then to release). */
+static int tl_init(sts_timeline *tl, const char *path, const char *format, sts_args_mode args)
 {
-    sts_timeline *tl = calloc(1, sizeof *tl);
-    if (!tl) return NULL;
-    if (sts_strtab_init(&tl->strings) != 0) {
-        free(tl);
-        return NULL;
-    }
+    memset(tl, 0, sizeof *tl);
+    if (sts_strtab_init(&tl->strings) != 0) return -1;
     tl->args_mode = args;
     tl->all_whole_us = 1;
     tl->no_name = STS_NONE;
     tl->raw_lo = INT64_MAX;
     tl->raw_hi = INT64_MIN;
     tl->info.resolution_ns = 1000;
+    tl->fin_min_parallel = (size_t)1 << 16; /* a few hundred microseconds of replay: threads pay off */
     uint32_t p = sts_tl_intern(tl, path ? path : "", path ? strlen(path) : 0);
     uint32_t f = sts_tl_intern(tl, format ? format : "", format ? strlen(format) : 0);
     if (p == STS_NONE || f == STS_NONE) {
-        sts_tl_free(tl);
-        return NULL;
+        sts_strtab_release(&tl->strings);
+        return -1;
     }
     tl->info.path = sts_strtab_get(&tl->strings, p);
     tl->info.format = sts_strtab_get(&tl->strings, f);
+    return 0;
+}
+
+/* Everything but the arrays. */
+static void tl_release_rest(sts_timeline *tl)
+{
+    for (size_t i = 0; i < tl->warnings.n; i++)
+        free(tl->warnings.v[i]);
+    free(tl->warnings.v);
+    sts_u64map_release(&tl->proc_map);
+    sts_u64map_release(&tl->lane_map);
+    sts_strtab_release(&tl->strings);
+}
+
+sts_timeline *sts_tl_new(const char *path, const char *format, sts_args_mode args)
+{
+    sts_timeline *tl = malloc(sizeof *tl);
+    if (tl && tl_init(tl, path, format, args) != 0) {
+        free(tl);
+        return NULL;
+    }
     return tl;
+}
+
+int sts_tl_clear(sts_timeline *tl, const char *path, const char *format, sts_args_mode args)
+{
+#define TL_KEEP(f)         \
+    void *f##_v = tl->f.v; \
+    size_t f##_cap = tl->f.cap;
+#define TL_RESTORE(f) \
+    tl->f.v = f##_v;  \
+    tl->f.cap = f##_cap;
+    TL_ARRAYS(TL_KEEP)
+    tl_release_rest(tl);
+    int rc = tl_init(tl, path, format, args);
+    TL_ARRAYS(TL_RESTORE) /* with n = 0; and for sts_tl_free() when init failed */
+#undef TL_KEEP
+#undef TL_RESTORE
+    return rc;
 }
 
 uint32_t sts_tl_intern(sts_timeline *tl, const char *s, size_t n)
@@ -108,24 +161,10 @@ void sts_tl_warn(sts_timeline *tl, const char *fmt, ...)
 void sts_tl_free(sts_timeline *tl)
 {
     if (!tl) return;
-    for (size_t i = 0; i < tl->warnings.n; i++)
-        free(tl->warnings.v[i]);
-    free(tl->warnings.v);
-    free(tl->procs.v);
-    free(tl->lanes.v);
-    free(tl->tracks.v);
-    free(tl->slices.v);
-    free(tl->args.v);
-    free(tl->instants.v);
-    free(tl->counters.v);
-    free(tl->asyncs.v);
-    free(tl->flows.v);
-    free(tl->overlaps.v);
-    free(tl->ends.v);
-    free(tl->pushes.v);
-    sts_u64map_release(&tl->proc_map);
-    sts_u64map_release(&tl->lane_map);
-    sts_strtab_release(&tl->strings);
+    tl_release_rest(tl);
+#define TL_FREE(f) free(tl->f.v);
+    TL_ARRAYS(TL_FREE)
+#undef TL_FREE
     free(tl);
 }
 

@@ -85,11 +85,21 @@ struct sts_timeline {
     uint32_t no_name;            /* string id of "[No name]", STS_NONE until interned */
     sts_u64map proc_map;         /* label id + 1 -> process index */
     sts_u64map lane_map;         /* (process + 1) << 32 | label -> lane index */
+    /* Threads finalize may use (0 or 1: the calling thread only; the result is the same
+     * for every value), from fin_min_parallel slices and E events on (a default set by
+     * sts_tl_new; tests lower it). */
+    int jobs;
+    size_t fin_min_parallel;
 };
 
 /* A new, empty timeline; NULL when memory is exhausted. `path` and `format` are
  * copied into info. */
 sts_timeline *sts_tl_new(const char *path, const char *format, sts_args_mode args);
+
+/* Empties tl into what sts_tl_new(path, format, args) makes, keeping the memory of its
+ * arrays for what comes next (a chunk reader's timeline, used again for the next chunk,
+ * faults no fresh pages in). 0, or -1 when memory ran out: tl can then only be freed. */
+int sts_tl_clear(sts_timeline *tl, const char *path, const char *format, sts_args_mode args);
 
 /* String id for the bytes, or STS_NONE when memory is exhausted. */
 uint32_t sts_tl_intern(sts_timeline *tl, const char *s, size_t n);

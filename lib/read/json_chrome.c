@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/threads.h"
 #include "read/json_chrome.h"
 
 #define CHUNK         ((size_t)128 << 10) /* stays in L2: reads then cost no DRAM write-back */
@@ -546,7 +547,7 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
     if (feed && !(tune && tune->jobs)) {
         /* The inflater keeps a core busy: the parse gets the others. On two cores one
          * reader beside the inflater beats two chunk workers sharing a core with it. */
-        int threads = r.jobs > 0 ? r.jobs : sts_jr_cores();
+        int threads = r.jobs > 0 ? r.jobs : sts_cores();
         r.jobs = threads > 2 ? threads - 1 : 1;
     }
     if (r.jobs != 1 || r.peers) r.stop_at = 0; /* the first event is the first stop point: chunks may take over */

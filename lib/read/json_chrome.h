@@ -210,9 +210,6 @@ typedef struct jr_chunk {
 /* Where chunk i starts, or UINT64_MAX past the last one. */
 uint64_t sts_jr_chunk_from(const jr_plan *h, size_t i);
 
-/* The machine's online cores, 1 to 256. */
-int sts_jr_cores(void);
-
 /* Reads chunk i into a timeline of its own (c zeroed by the caller). Leaves it unclean
  * when anything is not plain, so that the serial reader takes that stretch. */
 void sts_jr_read_chunk(const jr_plan *h, size_t i, jr_chunk *c);

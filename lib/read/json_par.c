@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/threads.h"
 #include "read/json_chrome.h"
 
 #define MIN_CHUNK    ((uint64_t)2 << 20)
@@ -34,6 +35,7 @@
 #define MIN_PARALLEL ((uint64_t)16 << 20)
 #define FIND_WINDOW  ((size_t)256 << 10) /* how far a worker looks for its first event */
 #define FEED_CHUNK   ((uint64_t)4 << 20) /* a gzip input's size is not known: chunks of this */
+#define MAX_SPARE    16
 
 enum { C_TODO, C_BUSY, C_DONE };
 
@@ -54,6 +56,11 @@ struct jr_par {
     int cancel;
     const sts_chunk_peers *peers; /* other processes read chunks too (json_peers.c), or NULL */
     unsigned parts;               /* chunk i is read by part i % parts: 0 here, the rest by peers */
+    /* Merged chunks' timelines, emptied and read into again: a chunk's arrays are a few
+     * MB, and fresh ones for every chunk cost their page faults again (a third of the
+     * system time of a two-thread read). At most one per thread that reads chunks. */
+    sts_timeline *spare[MAX_SPARE];
+    int nspare, max_spare;
 };
 
 long sts_jr_range_read(jr_range *g, char *buf, size_t cap, const char *path, sts_error *err)
@@ -147,16 +154,23 @@ static uint64_t find_start(const jr_plan *P, uint64_t at)
     return found;
 }
 
-/* Reads chunk i into a timeline of its own. Leaves it unclean when anything is not
- * plain, so that the serial reader takes that stretch. */
+/* Reads chunk i into a timeline of its own: c->tl emptied, when the caller left one
+ * there to be used again, else a new one. Leaves the chunk unclean when anything is
+ * not plain, so that the serial reader takes that stretch (c->tl may then still hold
+ * a timeline, for the caller to use again or free). */
 void sts_jr_read_chunk(const jr_plan *P, size_t i, jr_chunk *c)
 {
     uint64_t stop_at = sts_jr_chunk_from(P, i + 1);
     uint64_t start = i == 0 ? P->first : find_start(P, sts_jr_chunk_from(P, i));
     if (start == UINT64_MAX) return;
     c->start = start;
-    sts_timeline *tl = sts_tl_new(P->tl_path, P->tl_format, P->mode);
-    if (!tl) return;
+    sts_timeline *tl = c->tl;
+    c->tl = NULL;
+    if (tl && sts_tl_clear(tl, P->tl_path, P->tl_format, P->mode) != 0) {
+        sts_tl_free(tl);
+        tl = NULL;
+    }
+    if (!tl && !(tl = sts_tl_new(P->tl_path, P->tl_format, P->mode))) return;
     tl->count_flows = P->count_flows;
     tl->defer_pushes = 1; /* the sorter's state depends on the events before this chunk */
     sts_error err = STS_ERROR_INIT;
@@ -179,12 +193,35 @@ void sts_jr_read_chunk(const jr_plan *P, size_t i, jr_chunk *c)
             c->ended = t.st < ST_ARR_FIRST || t.st > ST_ARR_AFTER;
             c->stop = w.base + pos;
             c->elements = w.index;
-            c->tl = tl;
-            tl = NULL;
         }
     }
     sts_jr_fini(&w);
-    sts_tl_free(tl);
+    c->tl = tl;
+}
+
+/* A timeline to read a chunk into: a merged chunk's, or NULL (a new one then). Called
+ * with P->mu held. */
+static sts_timeline *take_spare(jr_par *P)
+{
+    return P->nspare ? P->spare[--P->nspare] : NULL;
+}
+
+/* A chunk's timeline, done with: kept for the next chunk, or freed. Called with P->mu
+ * held. */
+static void give_spare(jr_par *P, sts_timeline *tl)
+{
+    if (!tl) return;
+    if (P->nspare < P->max_spare)
+        P->spare[P->nspare++] = tl;
+    else
+        sts_tl_free(tl);
+}
+
+static void give_spare_locked(jr_par *P, sts_timeline *tl)
+{
+    pthread_mutex_lock(&P->mu);
+    give_spare(P, tl);
+    pthread_mutex_unlock(&P->mu);
 }
 
 static void *worker_main(void *arg)
@@ -205,6 +242,7 @@ static void *worker_main(void *arg)
         memset(c, 0, sizeof *c);
         c->index = i;
         c->state = C_BUSY;
+        c->tl = take_spare(P);
         pthread_mutex_unlock(&P->mu);
         sts_jr_read_chunk(&P->how, i, c);
         pthread_mutex_lock(&P->mu);
@@ -213,12 +251,6 @@ static void *worker_main(void *arg)
     }
     pthread_mutex_unlock(&P->mu);
     return NULL;
-}
-
-int sts_jr_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
 /* The input the chunks read from, when it is one they can (src->fd, mem or feed set). */
@@ -253,7 +285,7 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
 {
     jr_range src;
     if (!chunk_source(r, &src)) return 0;
-    int threads = r->jobs > 0 ? r->jobs : sts_jr_cores();
+    int threads = r->jobs > 0 ? r->jobs : sts_cores();
     /* Peers read from their own copy of the path: only a plain file can be shared. */
     unsigned peers = r->peers && src.fd >= 0 && !(tune && tune->nsplits) ? r->peers->count : 0;
     uint64_t min_par = tune && tune->min_parallel ? tune->min_parallel : MIN_PARALLEL;
@@ -292,6 +324,7 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
     /* One thread asked for: it reads its own chunks between the peers' (no workers). */
     int workers = threads < 2 ? 0 : threads;
     P->window = (size_t)(threads < 2 ? 1 : threads) * 2 * P->parts;
+    P->max_spare = workers < 1 ? 1 : workers < MAX_SPARE ? workers : MAX_SPARE;
     P->nring = P->window + 1;
     P->ring = calloc(P->nring, sizeof *P->ring);
     P->threads = calloc((size_t)(workers ? workers : 1), sizeof *P->threads);
@@ -320,7 +353,7 @@ static void drop(jr_par *P, size_t m)
     while (c->index == m && c->state == C_BUSY)
         pthread_cond_wait(&P->cv, &P->mu);
     if (c->index == m) {
-        sts_tl_free(c->tl);
+        give_spare(P, c->tl);
         c->tl = NULL;
         c->clean = 0;
     }
@@ -380,21 +413,25 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
         if (here && from(P, m) < known_end(P)) {
             if (m % P->parts != 0)
                 sts_jr_peers_fetch(P->peers, &P->how, m, c);
-            else
+            else {
+                pthread_mutex_lock(&P->mu);
+                own.tl = take_spare(P);
+                pthread_mutex_unlock(&P->mu);
                 sts_jr_read_chunk(&P->how, m, c);
+            }
         } else if (!here) {
             c = wait_done(P, m) ? slot(P, m) : &own;
         }
         if (!c->clean || c->start != at || !sts_jr_mergeable(r->tl, c->tl)) {
             /* The serial reader takes this stretch and stops at the next boundary. */
-            sts_tl_free(own.tl);
+            give_spare_locked(P, own.tl);
             drop(P, m);
             r->stop_at = next;
             *resume = at;
             return STS_OK;
         }
         if (sts_jr_merge(r->tl, c->tl, r->tl->info.events) != 0) {
-            sts_tl_free(own.tl);
+            give_spare_locked(P, own.tl);
             return STS_ERR_NOMEM;
         }
         r->index += c->elements;
@@ -404,7 +441,7 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
          * costs as much to merge as to read: one thread does the rest better. */
         const sts_timeline *ct = c->tl;
         int wide = (uint64_t)(ct->lanes.n + ct->strings.count) * 4 > ct->info.events && ct->info.events > 4096;
-        sts_tl_free(own.tl);
+        give_spare_locked(P, own.tl);
         drop(P, m);
         if (r->feed) { /* the reader goes on at `at` or later: what lies before is done with */
             uint64_t low = sts_jr_par_low(r);
@@ -438,6 +475,8 @@ void sts_jr_par_end(jr *r)
         pthread_join(P->threads[i], NULL);
     for (size_t i = 0; i < P->nring; i++)
         sts_tl_free(P->ring[i].tl);
+    for (int i = 0; i < P->nspare; i++)
+        sts_tl_free(P->spare[i]);
     pthread_mutex_destroy(&P->mu);
     pthread_cond_destroy(&P->cv);
     free(P->ring);

@@ -401,18 +401,21 @@ sts_status sts_chunk_serve(const void *plan, size_t len, unsigned part, sts_chun
     int fd = open(h->path, O_RDONLY | O_CLOEXEC);
     int same = fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == h->src.end;
     h->src.fd = fd;
+    sts_timeline *spare = NULL; /* the last chunk's timeline, read into again */
     for (size_t i = part; st == STS_OK; i += (size_t)pi.parts) {
         uint64_t at = sts_jr_chunk_from(h, i);
         if (at == UINT64_MAX || at >= h->src.end) break;
         jr_chunk c = { 0 };
+        c.tl = spare;
         if (same) sts_jr_read_chunk(h, i, &c);
         wbuf b = { 0 };
         write_chunk(&b, i, &c);
-        sts_tl_free(c.tl);
+        spare = c.tl;
         int rc = b.bad ? send_unread(i, send, user) : send(user, i, b.p, b.n);
         free(b.p);
         if (rc != 0) st = sts_error_set(err, STS_ERR_IO, 0, "chunk %zu: the reading process took no more", i);
     }
+    sts_tl_free(spare);
     if (fd >= 0) close(fd);
     free(pi.path), free(pi.tl_path), free(pi.tl_format);
     return st;

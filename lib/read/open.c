@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/threads.h"
 #include "model/finalize.h"
 #include "read/profile.h"
 #include "read/readers.h"
@@ -65,6 +66,7 @@ static sts_status read_stream(sts_instream *in, const sts_open_options *opt, con
     int json = sn.format == STS_FORMAT_CHROME_JSON;
     sts_timeline *tl = sts_tl_new(path, json ? "chrome-json" : "xplane", opt->args);
     if (!tl) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+    tl->jobs = opt->jobs > 0 ? opt->jobs : sts_cores();
     sts_status st = json ? sts_read_chrome_json(in, tl, opt, err) : sts_read_xplane(in, tl, opt, err);
     if (st == STS_OK && pick) st = note_run(tl, pick, err);
     if (st == STS_OK) st = sts_tl_finalize(tl, err);

@@ -107,4 +107,10 @@ if t_tsan "chunked reader under ThreadSanitizer" test_read_speed; then
   t_ok "the chunked reader's threaded tests, all $(wc -w <<<"$threaded") run and race-free under ThreadSanitizer" \
     test "$T_RC" = 0 -a -n "$(grep -x "$(wc -w <<<"$threaded") passed, 0 failed, 0 skipped" <<<"$T_OUT")"
 fi
+# Finalize's lanes replayed in parts on threads side by side, under ThreadSanitizer.
+if t_tsan "finalize by parts under ThreadSanitizer" test_model; then
+  t_run env STS_TEST_ONLY=finalize_by_parts_gives_the_one_thread_table TSAN_OPTIONS=halt_on_error=1 "$T_TSAN"
+  t_ok "finalize by parts: the one thread's table, race-free under ThreadSanitizer" \
+    test "$T_RC" = 0 -a -n "$(grep -x "1 passed, 0 failed, 0 skipped" <<<"$T_OUT")"
+fi
 t_done

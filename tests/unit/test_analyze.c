@@ -91,6 +91,63 @@ TEST(medians_odd_and_even)
     free(w);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Large arrays take the sampled selection (a sorted sample of 1,024 values at fixed
+ * strides brackets the median, the rest is moved aside in branch-free passes): against
+ * sorting, over spreads that make the bracket wide, narrow or one value (sorted,
+ * reversed, organ pipe, extremes), and crafted ones whose sampled places hold only the
+ * largest or only the smallest values, so that the bracket misses the median on one
+ * side or the other; at odd and even sizes; the array after is the same values,
+ * reordered. */
+TEST(medians_of_large_arrays_match_sorting)
+{
+    static const size_t sizes[] = { 8191, 8192, 8193, 50000, 200001 };
+    uint64_t r = 0x243f6a8885a308d3u;
+    for (int dist = 0; dist < 9; dist++)
+        for (size_t z = 0; z < 5; z++) {
+            size_t n = sizes[z];
+            int64_t *v = malloc(n * sizeof *v), *sorted = malloc(n * sizeof *v), *after = malloc(n * sizeof *v);
+            unsigned char *sampled = calloc(n, 1);
+            for (size_t j = 0; j < 1024; j++) /* where the selection samples, as lib/analyze/stats.c does */
+                sampled[j * n / 1024 + n / 1024 / 2] = 1;
+            for (size_t i = 0; i < n; i++) {
+                r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+                int64_t x = dist == 0   ? (int64_t)(r >> 1)                                           /* wide */
+                            : dist == 1 ? 5000 + (int64_t)(r % 50)                                    /* narrow */
+                            : dist == 2 ? 42                                                          /* one value */
+                            : dist == 3 ? (int64_t)i                                                  /* sorted */
+                            : dist == 4 ? -(int64_t)i                                                 /* reversed */
+                            : dist == 5 ? (int64_t)(i < n / 2 ? i : n - i)                            /* organ pipe */
+                            : dist == 6 ? (r & 1 ? INT64_MAX : INT64_MIN + (int64_t)(r % 3))          /* extremes */
+                            : dist == 7 ? (sampled[i] ? 1000000 + (int64_t)i : (int64_t)(r % 1000))   /* misses high */
+                                        : (sampled[i] ? -1000000 - (int64_t)i : (int64_t)(r % 1000)); /* misses low */
+                v[i] = sorted[i] = x;
+            }
+            qsort(sorted, n, sizeof *sorted, cmp_i64);
+            int64_t hi = sorted[n / 2], lo = n % 2 ? hi : sorted[n / 2 - 1];
+            /* floor((lo + hi) / 2), in 128 bits */
+            __int128 sum = (__int128)lo + hi;
+            int64_t want = (int64_t)(sum >= 0 ? sum / 2 : (sum - 1) / 2);
+            int64_t got = sts_median_i64(v, n);
+            if (got != want)
+                T_FAIL_AT("spread %d, %zu values: median %lld, sorting says %lld", dist, n, (long long)got,
+                          (long long)want);
+            memcpy(after, v, n * sizeof *v);
+            qsort(after, n, sizeof *after, cmp_i64);
+            if (memcmp(after, sorted, n * sizeof *v) != 0)
+                T_FAIL_AT("spread %d, %zu values: not the same values", dist, n);
+            free(v);
+            free(sorted);
+            free(after);
+            free(sampled);
+        }
+}
+
 static const sts_name_summary *summary_of(const sts_timeline *tl, const sts_name_summary *s, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
@@ -623,6 +680,7 @@ int main(void)
 {
     RUN(union_of_interval_list);
     RUN(medians_odd_and_even);
+    RUN(medians_of_large_arrays_match_sorting);
     RUN(self_time_and_name_summaries);
     RUN(self_time_over_a_threads_tracks);
     RUN(busy_time_and_gaps);

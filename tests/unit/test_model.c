@@ -16,6 +16,7 @@
 #include "stepscope/write.h"
 #include "raw_timeline.h"
 #include "test.h"
+#include "tl_same.h"
 
 /* ---- building raw timelines ------------------------------------------------------ */
 
@@ -783,23 +784,24 @@ TEST(random_forests_shuffled)
  * or at equal timestamps; B/E pairs with names and categories from a small set, E events
  * that match by name, close out of order or match nothing; instants of every scope; and
  * (when `async`) async b/e/n events. Every slice-making event carries a unique int arg
- * "k", so each can be found again. */
-static sts_timeline *random_trace(int async, size_t *nslices)
+ * "k", so each can be found again. Up to max_lanes lanes and max_events events (> 5);
+ * `sorted`: timestamps never decrease in file order. */
+static sts_timeline *random_trace_into(sts_timeline *tl, int async, int max_lanes, size_t max_events, int sorted,
+                                       size_t *nslices)
 {
     static const char *names[] = { "a", "b", "c" };
-    sts_timeline *tl = sts_tl_new("random.json", "chrome-json", STS_ARGS_ALL);
     int whole = rnd() % 2;
     if (!whole) sts_tl_note_resolution(tl, 0);
     int64_t unit = whole ? 1000 : 1 + (int64_t)(rnd() % 700);
-    uint32_t lanes[3];
-    int nl = 1 + (int)(rnd() % 3);
+    uint32_t lanes[64];
+    int nl = 1 + (int)(rnd() % (uint64_t)max_lanes);
     for (int l = 0; l < nl; l++)
         lanes[l] = lane(tl, 1 + l / 2, 1 + l);
-    size_t n = 5 + rnd() % 60, k = 0;
+    size_t n = 5 + rnd() % (max_events - 4), k = 0;
     uint32_t key = str(tl, "k");
     for (size_t i = 0; i < n; i++) {
         uint32_t ln = lanes[rnd() % (uint64_t)nl];
-        int64_t ts = (int64_t)(rnd() % 40) * unit;
+        int64_t ts = sorted ? (int64_t)(i * 40 / n) * unit : (int64_t)(rnd() % 40) * unit;
         static const int64_t durs[] = { 0, 1, 2, 3, 5, 10, 40 };
         sts_arg a = { 0 };
         a.key = key;
@@ -834,6 +836,12 @@ static sts_timeline *random_trace(int async, size_t *nslices)
     }
     *nslices = k;
     return tl;
+}
+
+static sts_timeline *random_trace(int async, int max_lanes, size_t max_events, int sorted, size_t *nslices)
+{
+    return random_trace_into(sts_tl_new("random.json", "chrome-json", STS_ARGS_ALL), async, max_lanes, max_events,
+                             sorted, nslices);
 }
 
 /* The table, for a failure's message. */
@@ -904,7 +912,7 @@ TEST(random_traces_keep_the_invariants)
 {
     for (int trial = 0; trial < 3000 && !t_current_failed; trial++) {
         size_t want;
-        sts_timeline *tl = random_trace(1, &want);
+        sts_timeline *tl = random_trace(1, 3, 64, 0, &want);
         if (!fin(tl)) {
             T_FAIL_AT("trial %d: finalize failed", trial);
         } else {
@@ -916,6 +924,117 @@ TEST(random_traces_keep_the_invariants)
         }
         sts_timeline_free(tl);
     }
+}
+
+/* NULL when two finalized timelines hold the same table, else the first difference:
+ * every slice field, track, overlap, lane range, count and warning. */
+static const char *same_table(const sts_timeline *a, const sts_timeline *b)
+{
+    static char why[160];
+#define SAME(what, i, x, y)                                                                                   \
+    if ((x) != (y)) {                                                                                         \
+        snprintf(why, sizeof why, "%s %zu: %lld != %lld", what, (size_t)(i), (long long)(x), (long long)(y)); \
+        return why;                                                                                           \
+    }
+    SAME("slices", 0, a->slices.n, b->slices.n);
+    for (size_t i = 0; i < a->slices.n; i++) {
+        const sts_slice *x = &a->slices.v[i], *y = &b->slices.v[i];
+        SAME("ts of slice", i, x->ts, y->ts);
+        SAME("dur of slice", i, x->dur, y->dur);
+        SAME("name of slice", i, x->name, y->name);
+        SAME("lane of slice", i, x->lane, y->lane);
+        SAME("parent of slice", i, x->parent, y->parent);
+        SAME("args of slice", i, x->args, y->args);
+        SAME("cat of slice", i, x->cat, y->cat);
+        SAME("track of slice", i, x->track, y->track);
+        SAME("depth of slice", i, x->depth, y->depth);
+        SAME("flags of slice", i, x->flags, y->flags);
+    }
+    SAME("tracks", 0, a->tracks.n, b->tracks.n);
+    for (size_t i = 0; i < a->tracks.n; i++) {
+        const sts_track *x = &a->tracks.v[i], *y = &b->tracks.v[i];
+        SAME("lane of track", i, x->lane, y->lane);
+        SAME("kind of track", i, x->kind, y->kind);
+        SAME("index of track", i, x->index, y->index);
+        SAME("name of track", i, x->name, y->name);
+        SAME("slice count of track", i, x->slice_count, y->slice_count);
+    }
+    SAME("overlaps", 0, a->overlaps.n, b->overlaps.n);
+    for (size_t i = 0; i < a->overlaps.n; i++) {
+        SAME("slice of overlap", i, a->overlaps.v[i].slice, b->overlaps.v[i].slice);
+        SAME("parent of overlap", i, a->overlaps.v[i].parent, b->overlaps.v[i].parent);
+        SAME("overrun of overlap", i, a->overlaps.v[i].overrun_ns, b->overlaps.v[i].overrun_ns);
+    }
+    SAME("lanes", 0, a->lanes.n, b->lanes.n);
+    for (size_t i = 0; i < a->lanes.n; i++) {
+        const sts_lane *x = &a->lanes.v[i], *y = &b->lanes.v[i];
+        SAME("first track of lane", i, x->first_track, y->first_track);
+        SAME("track count of lane", i, x->track_count, y->track_count);
+        SAME("first slice of lane", i, x->first_slice, y->first_slice);
+        SAME("slice count of lane", i, x->slice_count, y->slice_count);
+    }
+    const sts_timeline_info *x = &a->info, *y = &b->info;
+    SAME("clamped", 0, x->clamped, y->clamped);
+    SAME("overlaps counted", 0, x->overlaps, y->overlaps);
+    SAME("unmatched ends", 0, x->unmatched_end, y->unmatched_end);
+    SAME("unclosed begins", 0, x->unclosed_begin, y->unclosed_begin);
+    SAME("misplaced ends", 0, x->misplaced_end, y->misplaced_end);
+    SAME("overflow tracks", 0, x->overflow_tracks, y->overflow_tracks);
+    SAME("repaired", 0, x->repaired, y->repaired);
+    SAME("ts_min", 0, x->ts_min, y->ts_min);
+    SAME("ts_max", 0, x->ts_max, y->ts_max);
+    SAME("warnings", 0, a->warnings.n, b->warnings.n);
+    for (size_t i = 0; i < a->warnings.n; i++)
+        if (strcmp(a->warnings.v[i], b->warnings.v[i]) != 0) {
+            snprintf(why, sizeof why, "warning %zu: '%.60s' != '%.60s'", i, a->warnings.v[i], b->warnings.v[i]);
+            return why;
+        }
+#undef SAME
+    return NULL;
+}
+
+/* Finalize on threads side by side (tl->jobs) gives the one thread's table, whatever
+ * the number of parts: slices bucketed by parts of the array (each lane's order notes
+ * joined across the parts), lanes replayed by parts (tracks renumbered once the tracks
+ * before them are known, overlaps and counts added in lane order). The random traces
+ * have up to 4 or up to 40 lanes, B/E, overlaps that spill to overflow tracks (so later
+ * parts' tracks move), instants and async lanes. */
+#if defined(__SANITIZE_THREAD__)
+#define PARTS_TRIALS 100 /* each thread costs ThreadSanitizer a millisecond */
+#elif defined(__SANITIZE_ADDRESS__)
+#define PARTS_TRIALS 200
+#else
+#define PARTS_TRIALS 600
+#endif
+
+TEST(finalize_by_parts_gives_the_one_thread_table)
+{
+    static const int jobs[] = { 2, 3, 4, 7, 64, 1000 };
+    int trials = PARTS_TRIALS, moved = 0;
+    for (int trial = 0; trial < trials && !t_current_failed; trial++) {
+        uint64_t seed = rnd_state;
+        size_t want, want2;
+        int lanes = trial % 2 ? 4 : 40; /* few lanes: the slices are bucketed by parts too */
+        int sorted = trial % 4 >= 2;    /* in time order: lanes of two ordered runs, the instants after the rest */
+        sts_timeline *one = random_trace(1, lanes, 400, sorted, &want);
+        int j = jobs[trial % 6];
+        rnd_state = seed;
+        sts_timeline *many = random_trace(1, lanes, 400, sorted, &want2);
+        many->jobs = j;
+        many->fin_min_parallel = 0;
+        if (!fin(one) || !fin(many)) {
+            T_FAIL_AT("trial %d: finalize failed", trial);
+        } else {
+            const char *why = same_table(one, many);
+            if (why) T_FAIL_AT("trial %d (-j %d, %zu lanes): %s", trial, j, one->lanes.n, why);
+            for (size_t l = 1; l < many->lanes.n; l++)
+                moved += many->lanes.v[l].first_track != l; /* a track before it was an overflow track */
+        }
+        sts_timeline_free(one);
+        sts_timeline_free(many);
+    }
+    /* The renumbering was exercised: lanes whose tracks moved past their index. */
+    T_TRUE(moved > 0);
 }
 
 /* The same events written as Chrome JSON and as XSpace read back into the same model:
@@ -964,7 +1083,7 @@ TEST(json_and_xplane_readers_give_the_same_model)
     snprintf(pb, sizeof pb, "/tmp/sts_test_model_%d.xplane.pb", (int)getpid());
     for (int trial = 0; trial < 300 && !t_current_failed; trial++) {
         size_t want;
-        sts_timeline *tl = random_trace(0, &want);
+        sts_timeline *tl = random_trace(0, 3, 64, 0, &want);
         /* XSpace has no instants of their own: keep thread slices only. */
         tl->instants.n = 0;
         if (!fin(tl)) {
@@ -1021,6 +1140,122 @@ TEST(finalize_refuses_a_span_beyond_int64)
     T_EQ_I64(sts_tl_finalize(tl, &err), STS_ERR_RANGE);
     T_CONTAINS(err.message, "event 0");
     sts_timeline_free(tl);
+}
+
+/* A lane whose tokens are two ordered runs (its complete slices, then its instants,
+ * earlier in time than the last slice) is told by where its order steps back; bucketed
+ * by parts, that step can be inside a part or exactly where a part begins (n slices
+ * then m instants: with two parts and n == m, the second part begins with the first
+ * instant). Either way the table is the one thread's. */
+TEST(finalize_by_parts_finds_a_step_back_at_a_part_boundary)
+{
+    static const size_t ns[] = { 50, 100, 150 };
+    for (size_t a = 0; a < 3; a++)
+        for (int jobs = 1; jobs <= 6; jobs++) {
+            sts_timeline *tl[2];
+            for (int t = 0; t < 2; t++) {
+                tl[t] = mk(1);
+                uint32_t ln = lane(tl[t], 1, 1);
+                for (size_t i = 0; i < ns[a]; i++)
+                    X(tl[t], ln, "x", (int64_t)i * 1000, 100);
+                for (size_t j = 0; j < 100; j++)
+                    I(tl[t], ln, "i", (int64_t)j * 1000 + 500, 't');
+                tl[t]->jobs = t ? jobs : 1;
+                tl[t]->fin_min_parallel = 0;
+                T_TRUE(fin(tl[t]));
+            }
+            const char *why = same_table(tl[0], tl[1]);
+            if (why) T_FAIL_AT("%zu slices, -j %d: %s", ns[a], jobs, why);
+            size_t n;
+            const sts_slice *s = sts_timeline_slices(tl[1], &n);
+            for (size_t i = 1; i < n; i++) /* in time order: the instants went between the slices */
+                if (s[i].ts < s[i - 1].ts) T_FAIL_AT("-j %d: slice %zu starts before slice %zu", jobs, i, i - 1);
+            sts_timeline_free(tl[0]);
+            sts_timeline_free(tl[1]);
+        }
+}
+
+/* A timeline emptied for another use (a chunk reader's, read into chunk after chunk) is
+ * a new one with its arrays' memory kept: the same raw contents as a new timeline, and
+ * the same table once the same events go into both, after a use that finalized it,
+ * warned, and filled every array and map. */
+TEST(a_cleared_timeline_is_a_new_one)
+{
+    for (int trial = 0; trial < 200 && !t_current_failed; trial++) {
+        size_t want, want2;
+        sts_timeline *used = random_trace(1, 6, 200, trial % 2, &want);
+        sts_tl_warn(used, "a warning to be forgotten");
+        T_TRUE(fin(used));
+        size_t cap = used->slices.cap;
+        T_EQ_I64(sts_tl_clear(used, "random.json", "chrome-json", STS_ARGS_ALL), 0);
+        sts_timeline *fresh = sts_tl_new("random.json", "chrome-json", STS_ARGS_ALL);
+        const char *why = tl_same(used, fresh);
+        if (why) T_FAIL_AT("trial %d, emptied: %s", trial, why);
+        T_EQ_U64(used->slices.cap, cap); /* the memory is kept */
+        T_EQ_U64(used->tracks.n + used->overlaps.n + used->warnings.n + used->finalized, 0);
+        uint64_t seed = rnd_state;
+        random_trace_into(used, 1, 6, 200, trial % 2, &want);
+        rnd_state = seed;
+        random_trace_into(fresh, 1, 6, 200, trial % 2, &want2);
+        if ((why = tl_same(used, fresh))) T_FAIL_AT("trial %d, filled again: %s", trial, why);
+        T_TRUE(fin(used) && fin(fresh));
+        if ((why = same_table(used, fresh))) T_FAIL_AT("trial %d, finalized: %s", trial, why);
+        sts_timeline_free(used);
+        sts_timeline_free(fresh);
+    }
+}
+
+/* A finalize on threads side by side fails as the one thread does, naming the same
+ * event: a slice whose end does not fit, a span beyond int64 (found only once the parts'
+ * spans are joined), a slice or E event on a lane that does not exist. And slices with a
+ * negative duration are set to 0 with the same warning. */
+static sts_timeline *faulty(int fault, size_t at, int jobs)
+{
+    sts_timeline *tl = mk(1);
+    uint32_t ln[2] = { lane(tl, 1, 1), lane(tl, 1, 2) };
+    for (size_t i = 0; i < 300; i++) {
+        int64_t ts = (int64_t)i * 1000, dur = 500;
+        if (i == at && fault == 1) ts = INT64_MAX - 10;
+        if (i == at && fault == 2) ts = -9000000000000000000;
+        if (i == at + 100 && fault == 2) ts = 9000000000000000000;
+        if (i % 7 == 3 && fault == 0) dur = -5;
+        sts_slice *s = add_slice(tl, ln[i % 2], "s", ts, dur);
+        if (i == at && fault == 3) s->lane = 7;
+    }
+    if (fault == 4) {
+        E(tl, ln[0], 1000);
+        tl->ends.v[0].lane = 9;
+    }
+    tl->jobs = jobs;
+    tl->fin_min_parallel = 0;
+    return tl;
+}
+
+TEST(finalize_by_parts_fails_as_one_thread_does)
+{
+    static const size_t ats[] = { 0, 1, 149, 150, 199, 298 };
+    for (int fault = 0; fault <= 4; fault++)
+        for (size_t a = 0; a < 6; a++)
+            for (int jobs = 2; jobs <= 5; jobs++) {
+                size_t at = fault == 2 ? ats[a] % 200 : ats[a];
+                sts_timeline *one = faulty(fault, at, 1), *many = faulty(fault, at, jobs);
+                sts_error e1 = STS_ERROR_INIT, e2 = STS_ERROR_INIT;
+                sts_status s1 = sts_tl_finalize(one, &e1), s2 = sts_tl_finalize(many, &e2);
+                T_EQ_I64(s2, s1);
+                T_EQ_I64(s1, fault == 0 ? STS_OK : fault <= 2 ? STS_ERR_RANGE : STS_ERR_INTERNAL);
+                T_EQ_STR(e2.message, e1.message);
+                if (fault == 0) {
+                    const char *why = same_table(one, many);
+                    if (why) T_FAIL_AT("-j %d: %s", jobs, why);
+                    char want[64];
+                    snprintf(want, sizeof want, "%d slices had a negative duration",
+                             (300 - 3 + 6) / 7); /* i % 7 == 3 */
+                    T_EQ_U64(many->warnings.n, 1);
+                    T_CONTAINS(many->warnings.v[0], want);
+                }
+                sts_timeline_free(one);
+                sts_timeline_free(many);
+            }
 }
 
 /* ---- through the Chrome JSON reader ------------------------------------------------ */
@@ -1166,8 +1401,12 @@ int main(void)
     RUN(two_ordered_runs_merge_as_a_sort);
     RUN(random_forests_shuffled);
     RUN(random_traces_keep_the_invariants);
+    RUN(finalize_by_parts_gives_the_one_thread_table);
     RUN(json_and_xplane_readers_give_the_same_model);
     RUN(finalize_refuses_a_span_beyond_int64);
+    RUN(finalize_by_parts_fails_as_one_thread_does);
+    RUN(finalize_by_parts_finds_a_step_back_at_a_part_boundary);
+    RUN(a_cleared_timeline_is_a_new_one);
     RUN(json_driven_nesting);
     RUN(json_driven_clamp_and_overlap);
     RUN(json_order_follows_perfetto_sorter);

@@ -1,0 +1,43 @@
+#include "base/threads.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#define MAX_THREADS 256
+
+int sts_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+typedef struct queue {
+    void (*fn)(void *);
+    char *blocks;
+    size_t size, n;
+    atomic_size_t next;
+} queue;
+
+static void *take(void *arg)
+{
+    queue *q = arg;
+    size_t k;
+    while ((k = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed)) < q->n)
+        q->fn(q->blocks + k * q->size);
+    return NULL;
+}
+
+void sts_run_parts(void (*fn)(void *block), void *blocks, size_t size, size_t n, size_t threads)
+{
+    queue q = { fn, blocks, size, n, 0 };
+    if (threads > n) threads = n;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    pthread_t th[MAX_THREADS];
+    size_t started = 0;
+    while (started + 1 < threads && pthread_create(&th[started], NULL, take, &q) == 0)
+        started++;
+    take(&q);
+    for (size_t k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+}
