@@ -10,7 +10,10 @@
  *
  * Cost model: a 1 GB trace holds millions of slices, so every step is a sequential pass
  * or a sort of one lane's tokens, and extra memory is a few 4-byte arrays per slice,
- * never a second slice array. */
+ * never a second slice array. The bucketing (by parts of the slice array) and the
+ * replay (by parts of the lanes) run on the threads tl->jobs allows, with the one
+ * thread's result (docs/ARCHITECTURE.md, "On threads"); the permutation runs on one,
+ * as each of its moves depends on the one before. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,11 +250,11 @@ static void merge_notes(const sts_timeline *tl, lanes_work *w, const bucket_part
                 desc++;
                 split = from - w->off[l];
             }
+            /* The part's step back counts as it would in one pass; its place matters
+             * only when it is the lane's one step back. */
             uint32_t d = part[k].notes.desc[l];
             if (d && desc < 2) {
-                split =
-                    part[k]
-                        .notes.split[l]; /* the part's first step back: the one that counts when it is the only one */
+                split = part[k].notes.split[l];
                 desc = desc + d < 2 ? desc + d : 2;
             }
             last = w->tok[to - 1];
@@ -262,6 +265,7 @@ static void merge_notes(const sts_timeline *tl, lanes_work *w, const bucket_part
         prev[l] = last;
     }
 }
+
 /* The slices bucketed by parts side by side, when bucket_parts() allows: 0 done (with
  * prev, *c and the counts and offsets of w set), 1 when one thread must do it (nothing
  * of w changed), -1 when memory is exhausted. */
@@ -270,8 +274,8 @@ static int bucket_by_parts(sts_timeline *tl, lanes_work *w, uint32_t *prev, span
     size_t nl = w->nl, ns = tl->slices.n, n = bucket_parts(tl, nl);
     if (n < 2) return 1;
     bucket_part part[FIN_MAX_THREADS];
-    size_t *mem = calloc(n * (2 * nl + 1), sizeof *mem); /* fill and split per part, then prev and desc */
-    uint32_t *mem32 = calloc(n * (2 * nl + 1), sizeof *mem32);
+    size_t *mem = calloc(n * (2 * nl + 1), sizeof *mem);       /* per part: fill, split */
+    uint32_t *mem32 = calloc(n * (2 * nl + 1), sizeof *mem32); /* per part: prev, desc */
     if (!mem || !mem32) {
         free(mem);
         free(mem32);
@@ -416,7 +420,7 @@ static int merge_two_runs(const sts_timeline *tl, uint32_t *seg, size_t m, size_
 }
 
 /* Sorts the lanes that are neither in order nor two ordered runs (those are merged by
- * the replay, lane by lane: see replay_part_main). One scratch array for all, the
+ * the replay, lane by lane: see replay_part_run). One scratch array for all, the
  * size of the largest, so the sorts run one after another. */
 static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 {
