@@ -210,8 +210,10 @@ typedef struct jr_chunk {
 /* Where chunk i starts, or UINT64_MAX past the last one. */
 uint64_t sts_jr_chunk_from(const jr_plan *h, size_t i);
 
-/* Reads chunk i into a timeline of its own (c zeroed by the caller). Leaves it unclean
- * when anything is not plain, so that the serial reader takes that stretch. */
+/* Reads chunk i into a timeline of its own (c zeroed by the caller, but for c->tl: a
+ * timeline to empty and read into again, or NULL for a new one). Leaves it unclean
+ * when anything is not plain, so that the serial reader takes that stretch; c->tl may
+ * then still hold a timeline, for the caller to use again or free. */
 void sts_jr_read_chunk(const jr_plan *h, size_t i, jr_chunk *c);
 
 /* Peers (json_peers.c). Starts them on h's chunks: 0, or -1 when they will not read. */

@@ -154,10 +154,6 @@ static uint64_t find_start(const jr_plan *P, uint64_t at)
     return found;
 }
 
-/* Reads chunk i into a timeline of its own: c->tl emptied, when the caller left one
- * there to be used again, else a new one. Leaves the chunk unclean when anything is
- * not plain, so that the serial reader takes that stretch (c->tl may then still hold
- * a timeline, for the caller to use again or free). */
 void sts_jr_read_chunk(const jr_plan *P, size_t i, jr_chunk *c)
 {
     uint64_t stop_at = sts_jr_chunk_from(P, i + 1);
