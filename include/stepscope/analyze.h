@@ -102,8 +102,8 @@ typedef struct sts_name_summary {
 /* One summary per distinct slice name, ranked by self time (descending), then total
  * time (descending), then name (bytewise ascending). On success *out is a new array
  * of *n entries the caller frees with free() (NULL when there are no slices). Uses
- * about 24 bytes of temporary memory per slice of the largest lane (of the part each
- * thread is on, with scope->jobs > 1) plus 8 per slice. */
+ * about 24 bytes of temporary memory per slice of the largest lane (of the largest
+ * each thread meets, with scope->jobs > 1) plus 8 per slice. */
 sts_status sts_name_summaries(const sts_timeline *tl, sts_name_summary **out, size_t *n, sts_error *err);
 
 /* The same over the slices `scope` keeps (NULL: all), keyed as scope->group says.

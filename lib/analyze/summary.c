@@ -165,6 +165,8 @@ typedef struct part {
     sts_an_scope *x; /* shared and only read: a scope with a name pattern (whose memo
                         is written as names are met) is summarized in one part */
     size_t l0, l1;   /* its lanes */
+    walker *walkers; /* one per thread, shared by the parts each thread runs (a view of a
+                        large lane is tens of MB: made once per thread, not per part) */
     rows r;
     uint32_t *to; /* its row -> the merged row */
     size_t *fill; /* its row -> where its next duration goes in durs */
@@ -172,7 +174,7 @@ typedef struct part {
     int bad;
 } part;
 
-static void part_rows(part *p)
+static void part_rows(part *p, walker *w)
 {
     const sts_slice *s = sts_timeline_slices(p->tl, NULL);
     const sts_lane *ln = sts_timeline_lanes(p->tl, NULL);
@@ -188,20 +190,18 @@ static void part_rows(part *p)
         p->bad = 1;
         return;
     }
-    walker w = { 0 };
     for (size_t l = p->l0; l < p->l1 && !p->bad; l++) {
         if (!sts_an_scope_lane(x, (uint32_t)l)) continue;
-        p->bad = walk_lane(&w, p->tl, (uint32_t)l, sts_an_scope_window(x)) != 0;
-        for (size_t k = 0; k < w.v.n && !p->bad; k++) {
-            const sts_an_iv *iv = &w.v.iv[k];
+        p->bad = walk_lane(w, p->tl, (uint32_t)l, sts_an_scope_window(x)) != 0;
+        for (size_t k = 0; k < w->v.n && !p->bad; k++) {
+            const sts_an_iv *iv = &w->v.iv[k];
             if (!sts_an_scope_name(x, s[iv->idx].name)) continue;
             uint32_t row = row_for(&p->r, p->tl, &s[iv->idx], x->group);
             int64_t dur = iv->end - iv->ts;
             p->bad = row == STS_NONE;
-            if (!p->bad) add(&p->r, row, dur, dur - w.u[k]);
+            if (!p->bad) add(&p->r, row, dur, dur - w->u[k]);
         }
     }
-    walker_free(&w);
 }
 
 /* Scatters the part's durations by row: the rows and their places are known. */
@@ -235,18 +235,20 @@ static void medians_of(median_job *m)
         m->r->v.v[g].median_ns = sts_median_i64(m->durs + m->start[g], m->start[g + 1] - m->start[g]);
 }
 
-static void rows_run(void *p)
+static void rows_run(void *p, size_t thread)
 {
-    part_rows(p);
+    part_rows(p, &((part *)p)->walkers[thread]);
 }
 
-static void durations_run(void *p)
+static void durations_run(void *p, size_t thread)
 {
+    (void)thread;
     part_durations(p);
 }
 
-static void medians_run(void *p)
+static void medians_run(void *p, size_t thread)
 {
+    (void)thread;
     medians_of(p);
 }
 
@@ -359,13 +361,18 @@ static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, un
     memset(parts, 0, sizeof parts);
     size_t threads = jobs > MAX_THREADS ? MAX_THREADS : jobs ? jobs : 1;
     size_t np = split_lanes(tl, x, threads == 1 ? 1 : threads * PARTS_PER_THREAD, parts);
+    walker walkers[MAX_THREADS];
+    memset(walkers, 0, sizeof walkers);
     for (size_t i = 0; i < np; i++) {
         parts[i].tl = tl;
         parts[i].x = x;
+        parts[i].walkers = walkers;
         parts[i].r.key_op = r->key_op;
         parts[i].r.key_module = r->key_module;
     }
     sts_run_parts(rows_run, parts, sizeof *parts, np, threads);
+    for (size_t t = 0; t < threads; t++) /* before the medians' memory is taken */
+        walker_free(&walkers[t]);
     int bad = 0;
     for (size_t i = 0; i < np; i++)
         bad |= parts[i].bad;

@@ -13,31 +13,41 @@ int sts_cores(void)
 }
 
 typedef struct queue {
-    void (*fn)(void *);
+    void (*fn)(void *, size_t);
     char *blocks;
     size_t size, n;
     atomic_size_t next;
 } queue;
 
+typedef struct taker {
+    queue *q;
+    size_t thread;
+} taker;
+
 static void *take(void *arg)
 {
-    queue *q = arg;
+    const taker *t = arg;
+    queue *q = t->q;
     size_t k;
     while ((k = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed)) < q->n)
-        q->fn(q->blocks + k * q->size);
+        q->fn(q->blocks + k * q->size, t->thread);
     return NULL;
 }
 
-void sts_run_parts(void (*fn)(void *block), void *blocks, size_t size, size_t n, size_t threads)
+void sts_run_parts(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n, size_t threads)
 {
     queue q = { fn, blocks, size, n, 0 };
     if (threads > n) threads = n;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     pthread_t th[MAX_THREADS];
+    taker tk[MAX_THREADS];
     size_t started = 0;
-    while (started + 1 < threads && pthread_create(&th[started], NULL, take, &q) == 0)
-        started++;
-    take(&q);
+    for (; started + 1 < threads; started++) {
+        tk[started + 1] = (taker){ &q, started + 1 };
+        if (pthread_create(&th[started], NULL, take, &tk[started + 1]) != 0) break;
+    }
+    tk[0] = (taker){ &q, 0 };
+    take(&tk[0]);
     for (size_t k = 0; k < started; k++)
         pthread_join(th[k], NULL);
 }

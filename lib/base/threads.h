@@ -14,7 +14,9 @@ int sts_cores(void);
  * has taken, so a block as large as the rest together runs beside all the others. A
  * thread that cannot be started leaves its share to those that could; every block is
  * run exactly once either way, and fn's results must not depend on which thread ran a
- * block. Returns when every block is done. */
-void sts_run_parts(void (*fn)(void *block), void *blocks, size_t size, size_t n, size_t threads);
+ * block. fn also gets the running thread's number, from 0 to threads - 1 (this thread
+ * is 0), for scratch kept per thread from block to block. Returns when every block is
+ * done. */
+void sts_run_parts(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n, size_t threads);
 
 #endif

@@ -195,8 +195,9 @@ typedef struct bucket_part {
     int bad;   /* a lane or a time out of range: the one-thread pass names it */
 } bucket_part;
 
-static void bucket_part_run(void *arg)
+static void bucket_part_run(void *arg, size_t thread)
 {
+    (void)thread;
     bucket_part *p = arg;
     sts_timeline *tl = p->tl;
     const lanes_work *w = p->w;
@@ -538,8 +539,9 @@ typedef struct replay_part {
     int rc; /* 0, or -1: no memory */
 } replay_part;
 
-static void replay_part_run(void *arg)
+static void replay_part_run(void *arg, size_t thread)
 {
+    (void)thread;
     replay_part *p = arg;
     const replay_ctx *q = p->q;
     const lanes_work *w = q->w;
