@@ -252,35 +252,24 @@ static void medians_run(void *p, size_t thread)
     medians_of(p);
 }
 
-static uint64_t kept_in(const sts_an_scope *x, const sts_lane *ln, size_t l)
+/* Lane l's kept slices, the weight by which the lanes are cut into parts. */
+static uint64_t kept_in(const void *ctx, size_t l)
 {
-    return sts_an_scope_lane(x, (uint32_t)l) ? ln[l].slice_count : 0;
+    const sts_an_scope *x = ctx;
+    return sts_an_scope_lane(x, (uint32_t)l) ? sts_timeline_lanes(x->tl, NULL)[l].slice_count : 0;
 }
 
-/* The lanes cut into at most n runs of about as many kept slices each, each cut at the
- * lane boundary nearest its share. Returns the runs made. */
+/* The lanes cut into at most n runs of about as many kept slices each (one run for a
+ * scope with a name pattern: see part). Returns the runs made. */
 static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, size_t n, part *parts)
 {
-    size_t nl;
-    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
-    uint64_t total = 0, before = 0; /* kept slices of all lanes; of lanes [0, l) */
-    for (size_t l = 0; l < nl; l++)
-        total += kept_in(x, ln, l);
-    if (x->by_name || total == 0) n = 1;
-    size_t made = 0, l = 0;
-    parts[0].l0 = 0;
-    for (size_t k = 1; k < n; k++) {
-        uint64_t want = total / n * k + total % n * k / n;
-        while (l < nl && before + kept_in(x, ln, l) <= want)
-            before += kept_in(x, ln, l++);
-        /* before <= want < before + lane l's: the nearer boundary */
-        size_t at = l < nl && before + kept_in(x, ln, l) - want < want - before ? l + 1 : l;
-        if (at > parts[made].l0 && at < nl) {
-            parts[made++].l1 = at;
-            parts[made].l0 = at;
-        }
+    size_t nl, cut[MAX_PARTS + 1];
+    sts_timeline_lanes(tl, &nl);
+    size_t made = sts_cut_even(nl, kept_in, x, x->by_name ? 1 : n, cut);
+    for (size_t k = 0; k < made; k++) {
+        parts[k].l0 = cut[k];
+        parts[k].l1 = cut[k + 1];
     }
-    parts[made++].l1 = nl;
     return made;
 }
 

@@ -51,3 +51,23 @@ void sts_run_parts(void (*fn)(void *block, size_t thread), void *blocks, size_t 
     for (size_t k = 0; k < started; k++)
         pthread_join(th[k], NULL);
 }
+
+size_t sts_cut_even(size_t n, uint64_t (*weight)(const void *ctx, size_t i), const void *ctx, size_t parts, size_t *cut)
+{
+    uint64_t total = 0, before = 0; /* the weight of all items; of items [0, i) */
+    for (size_t i = 0; i < n; i++)
+        total += weight(ctx, i);
+    if (total == 0) parts = 1;
+    size_t made = 0, i = 0;
+    cut[0] = 0;
+    for (size_t k = 1; k < parts; k++) {
+        uint64_t want = total / parts * k + total % parts * k / parts;
+        while (i < n && before + weight(ctx, i) <= want)
+            before += weight(ctx, i++);
+        /* before <= want < before + item i's: the nearer boundary */
+        size_t at = i < n && before + weight(ctx, i) - want < want - before ? i + 1 : i;
+        if (at > cut[made] && at < n) cut[++made] = at;
+    }
+    cut[++made] = n;
+    return made;
+}

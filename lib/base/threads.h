@@ -3,6 +3,7 @@
 #define STS_BASE_THREADS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The cores online, from 1 to 256 (a machine that reports none counts as one; beyond
  * 256, threads cost more than they bring to any stage here). What "one thread per
@@ -18,5 +19,12 @@ int sts_cores(void);
  * is 0), for scratch kept per thread from block to block. Returns when every block is
  * done. */
 void sts_run_parts(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n, size_t threads);
+
+/* Cuts items 0..n-1 (lanes, say) into at most `parts` runs of about equal weight: run
+ * k is items [cut[k], cut[k + 1]), each cut at the item boundary nearest its share of
+ * the total. cut needs parts + 1 entries. Returns the runs made: fewer where an item
+ * outweighs a share; one when parts is 0 or 1 or nothing weighs. */
+size_t sts_cut_even(size_t n, uint64_t (*weight)(const void *ctx, size_t i), const void *ctx, size_t parts,
+                    size_t *cut);
 
 #endif

@@ -26,6 +26,14 @@
 #define FIN_PARTS_PER_THREAD 4
 #define FIN_MAX_PARTS        (FIN_MAX_THREADS * FIN_PARTS_PER_THREAD)
 
+/* The threads a step over `work` items may use: those tl->jobs allows, when there are
+ * enough items to pay for them; else 1. */
+static size_t fin_threads(const sts_timeline *tl, size_t work)
+{
+    if (tl->jobs < 2 || work < tl->fin_min_parallel) return 1;
+    return (size_t)tl->jobs < FIN_MAX_THREADS ? (size_t)tl->jobs : FIN_MAX_THREADS;
+}
+
 sts_status sts_fin_nomem(const sts_timeline *tl, sts_error *err)
 {
     return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory while nesting %zu slices", tl->info.path,
@@ -229,9 +237,7 @@ static void bucket_part_run(void *arg, size_t thread)
  * lane each) cost no more than the tokens (4 bytes a slice). 1: one thread. */
 static size_t bucket_parts(const sts_timeline *tl, size_t nl)
 {
-    size_t ns = tl->slices.n;
-    if (tl->jobs < 2 || ns < tl->fin_min_parallel || ns < 2) return 1;
-    size_t parts = (size_t)tl->jobs < FIN_MAX_THREADS ? (size_t)tl->jobs : FIN_MAX_THREADS;
+    size_t ns = tl->slices.n, parts = ns < 2 ? 1 : fin_threads(tl, ns);
     while (parts > 1 && 6 * nl * parts > ns)
         parts--;
     return parts;
@@ -560,31 +566,11 @@ static void replay_part_run(void *arg, size_t thread)
     }
 }
 
-/* Threads for the replay: those finalize may use, when there are enough events to pay
- * for them. */
-static size_t replay_threads(const sts_timeline *tl, const lanes_work *w)
+/* Lane l's events, the weight by which the lanes are cut into parts. */
+static uint64_t lane_events(const void *ctx, size_t l)
 {
-    if (tl->jobs < 2 || w->off[w->nl] < tl->fin_min_parallel) return 1;
-    return (size_t)tl->jobs < FIN_MAX_THREADS ? (size_t)tl->jobs : FIN_MAX_THREADS;
-}
-
-/* Cuts the lanes into at most `parts` runs of about equal numbers of events: part k is
- * lanes [cut[k], cut[k + 1]), each cut at the lane boundary nearest its share. Returns
- * the parts made (fewer where lanes are larger than a share). */
-static size_t cut_parts(const lanes_work *w, size_t parts, size_t *cut)
-{
-    size_t total = w->off[w->nl], made = 0, l = 0;
-    cut[0] = 0;
-    for (size_t k = 1; k < parts; k++) {
-        size_t want = total / parts * k + total % parts * k / parts;
-        while (l < w->nl && w->off[l + 1] <= want)
-            l++;
-        /* off[l] <= want < off[l + 1]: the nearer boundary */
-        size_t at = l < w->nl && w->off[l + 1] - want < want - w->off[l] ? l + 1 : l;
-        if (at > cut[made] && at < w->nl) cut[++made] = at;
-    }
-    cut[++made] = w->nl;
-    return made;
+    const lanes_work *w = ctx;
+    return w->off[l + 1] - w->off[l];
 }
 
 /* Moves the tracks of lanes [l0, l1) by delta, once the tracks of the lanes before
@@ -607,10 +593,10 @@ static void shift_tracks(sts_timeline *tl, size_t l0, size_t l1, uint32_t delta)
 static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t0, uint32_t *order, fin_lane_out *out,
                       fin_shift *shift)
 {
-    size_t threads = replay_threads(tl, w), cut[FIN_MAX_PARTS + 1];
+    size_t threads = fin_threads(tl, w->off[w->nl]), cut[FIN_MAX_PARTS + 1];
     replay_part part[FIN_MAX_PARTS];
     replay_ctx q = { tl, w, t0, order, out };
-    size_t n = cut_parts(w, threads == 1 ? 1 : FIN_PARTS_PER_THREAD * threads, cut);
+    size_t n = sts_cut_even(w->nl, lane_events, w, threads == 1 ? 1 : FIN_PARTS_PER_THREAD * threads, cut);
     for (size_t k = 0; k < n; k++)
         part[k] = (replay_part){ &q, cut[k], cut[k + 1], NULL, -1 };
     sts_run_parts(replay_part_run, part, sizeof *part, n, threads);
