@@ -103,6 +103,9 @@ uint32_t sts_an_name_bound(const sts_timeline *tl);
 /* Memory-exhausted error naming what was being computed. */
 sts_status sts_an_nomem(sts_error *err, const char *what);
 
+/* qsort's comparison for int64_t values, ascending. */
+int sts_an_cmp_i64(const void *a, const void *b);
+
 /* A name pattern: exact equality, or a compiled POSIX extended regex searched for. */
 typedef struct sts_an_matcher {
     const char *text;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/an_impl.h"
 #include "stepscope/analyze.h"
 
 /* Three-way partition around v[pivot]; on return v[0..*lt) < p, v[*lt..*gt) == p,
@@ -50,7 +51,7 @@ static void select_kth(int64_t *v, size_t n, size_t k)
     }
 }
 
-static int cmp_i64(const void *a, const void *b)
+int sts_an_cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
@@ -84,7 +85,7 @@ static void select_kth_sampled(int64_t *v, size_t n, size_t k)
         int64_t smp[SAMPLE];
         for (size_t i = 0; i < SAMPLE; i++)
             smp[i] = v[i * n / SAMPLE + n / SAMPLE / 2];
-        qsort(smp, SAMPLE, sizeof *smp, cmp_i64);
+        qsort(smp, SAMPLE, sizeof *smp, sts_an_cmp_i64);
         size_t ks = k * SAMPLE / n;
         int64_t lo = smp[ks > MARGIN ? ks - MARGIN : 0], hi = smp[ks + MARGIN < SAMPLE ? ks + MARGIN : SAMPLE - 1];
         size_t a = keep_front(v, n, lo, 0); /* [0, a) < lo */

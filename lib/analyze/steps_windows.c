@@ -160,12 +160,6 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Statistics of one lane's busy time over every step (idle steps count 0). */
 static int lane_stats(windows_ctx *c, uint32_t lane)
 {
@@ -181,7 +175,7 @@ static int lane_stats(windows_ctx *c, uint32_t lane)
         c->values.v[c->values.n++] = b;
         x->total_ns += b;
     }
-    qsort(c->values.v, m, sizeof *c->values.v, cmp_i64);
+    qsort(c->values.v, m, sizeof *c->values.v, sts_an_cmp_i64);
     const int64_t *v = c->values.v;
     size_t n = c->nsteps;
 #define AT(i) ((i) < zeros ? 0 : v[(i)-zeros])
