@@ -64,7 +64,29 @@ FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 
 LIB := $(BUILD)/libstepscope.a
 CLI := $(BUILD)/stepscope
+FLAGS := $(BUILD)/flags
 -include programs/programs.mk
+
+# Plain `make` on a machine that lacks the packages: one line that says what to run,
+# not a compiler error (`make test` and `make demo` run scripts/deps.sh themselves).
+ifeq ($(filter-out all,$(MAKECMDGOALS)),)
+  ifeq ($(shell printf '\043include <CL/cl.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo ok),)
+    $(error the OpenCL headers (CL/cl.h) are missing: `make deps` installs what the build needs (as root; otherwise it prints the apt-get command))
+  endif
+endif
+
+# Objects and programs are remade when the flags they were built with change: a
+# library installed since the last build (ISA-L, MPI: scripts/deps.sh) turns on its -D,
+# and a stale object would go on silently without it. The flags are kept in
+# $(BUILD)/flags, rewritten (here, as the Makefile is read) only when they differ, so
+# that its time stamp moves only then.
+FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) | $(LDFLAGS) $(LDLIBS) $(MPI_LIBS)
+flags_differ = $(subst $(1),,$(2))$(subst $(2),,$(1))
+ifneq ($(call flags_differ,$(file <$(FLAGS)),$(FLAGS_NOW)),)
+  $(shell mkdir -p $(BUILD))
+  $(file >$(FLAGS),$(FLAGS_NOW))
+endif
+$(FLAGS): ;
 
 .SECONDARY:
 .PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \
@@ -74,12 +96,12 @@ lib: $(LIB)
 
 $(BUILD)/obj/programs/%.o: CPPFLAGS += -Iprograms
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(FLAGS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c $(FLAGS)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
@@ -89,7 +111,7 @@ $(LIB): $(LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)ar rcs $@ $^
 
-$(CLI): $(PROG_OBJ) $(LIB)
+$(CLI): $(PROG_OBJ) $(LIB) $(FLAGS)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(PROG_OBJ) $(LIB) $(LDLIBS) -o $@
 

@@ -15,7 +15,7 @@ else
 $(MPI_OBJS): MPI_NOTE := MPI: off ($(MPICC) not found; apt-get install libopenmpi-dev openmpi-bin for --mpi)
 endif
 # Say which, when the MPI part is compiled.
-$(MPI_OBJS): $(BUILD)/obj/programs/%.o: programs/%.c
+$(MPI_OBJS): $(BUILD)/obj/programs/%.o: programs/%.c $(FLAGS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $< [$(MPI_NOTE)]"
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@

@@ -13,6 +13,27 @@ t_run make -C "$root" -n BUILD="$T_TMP/b"
 t_ok "plain make links the CLI" grep -q -- "-o $T_TMP/b/stepscope" <<<"$T_OUT"
 t_ok "plain make archives the library" grep -q "$T_TMP/b/libstepscope.a" <<<"$T_OUT"
 
+t_run make -C "$root" BUILD="$T_TMP/nh" CC="cc -nostdinc"
+t_ok "plain make without the OpenCL headers fails" test "$T_RC" = 2
+t_ok "and says to run make deps" grep -q "CL/cl.h) are missing: .make deps. installs" <<<"$T_ERR"
+
+# ---- a change of flags remakes what they built ---------------------------------------
+# (scripts/deps.sh installing ISA-L after a first build turns on -DSTS_HAVE_ISAL: the
+# objects built before must not go on without it)
+obj=$T_TMP/f/obj/lib/base/clock.o
+t_run make -C "$root" -s BUILD="$T_TMP/f" "$obj"
+t_ok "one object builds in a new build folder" test "$T_RC" = 0 -a -f "$obj"
+t_run make -C "$root" -q BUILD="$T_TMP/f" "$obj"
+t_ok "with the same flags it is up to date" test "$T_RC" = 0
+t_run make -C "$root" -q BUILD="$T_TMP/f" OPT="-O2 -g -DSTS_FLAGS_CHANGED" "$obj"
+t_ok "with other flags it is out of date" test "$T_RC" = 1
+t_ok "the build folder keeps the flags of the last make" grep -q -- "-DSTS_FLAGS_CHANGED" "$T_TMP/f/flags"
+t_run make -C "$root" -q BUILD="$T_TMP/f" "$obj"
+t_ok "back to the first flags, it is out of date again" test "$T_RC" = 1
+t_run make -C "$root" -s BUILD="$T_TMP/f" "$obj"
+t_run make -C "$root" -q BUILD="$T_TMP/f" "$obj"
+t_ok "made again, it is up to date" test "$T_RC" = 0
+
 # ---- symbols -------------------------------------------------------------------------
 lib=$build/libstepscope.a
 if [ ! -f "$lib" ]; then
