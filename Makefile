@@ -80,12 +80,9 @@ endif
 # and a stale object would go on silently without it. The flags are kept in
 # $(BUILD)/flags, rewritten (here, as the Makefile is read) only when they differ, so
 # that its time stamp moves only then.
-FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) | $(LDFLAGS) $(LDLIBS) $(MPI_LIBS)
 flags_differ = $(subst $(1),,$(2))$(subst $(2),,$(1))
-ifneq ($(call flags_differ,$(file <$(FLAGS)),$(FLAGS_NOW)),)
-  $(shell mkdir -p $(BUILD))
-  $(file >$(FLAGS),$(FLAGS_NOW))
-endif
+keep_flags = $(if $(call flags_differ,$(file <$(1)),$(2)),$(shell mkdir -p $(dir $(1)))$(file >$(1),$(2)))
+$(call keep_flags,$(FLAGS),$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) | $(LDFLAGS) $(LDLIBS) $(MPI_LIBS))
 $(FLAGS): ;
 
 .SECONDARY:
@@ -209,14 +206,17 @@ FUZZ_SECONDS ?= 3600
 FUZZ_SHORT_SECONDS ?= 15
 FUZZ_DIR := $(BUILD)/fuzzer
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
+FUZZ_CFLAGS := -std=c11 -g -O1 $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZ_LIB := $(FUZZ_DIR)/libstepscope-fuzz.a
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(GEN_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(FUZZ_DIR)/%)
 FUZZ_OK = $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n){return 0;}' | \
             $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo 1)
 
-$(FUZZ_DIR)/obj/%.o: %.c
+$(call keep_flags,$(FUZZ_DIR)/flags,$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS))
+$(FUZZ_DIR)/flags: ;
+
+$(FUZZ_DIR)/obj/%.o: %.c $(FUZZ_DIR)/flags
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@

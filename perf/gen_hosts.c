@@ -247,6 +247,8 @@ static int mkdirs(const char *path)
     return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static int fail(const char *fmt, ...)
 {
     va_list ap;

@@ -61,10 +61,12 @@ static void out_flush(out *o)
 static void put_raw(out *o, const char *s, size_t n)
 {
     if (o->len + n > sizeof o->buf) out_flush(o);
-    if (n > sizeof o->buf) { /* not reached with our strings; kept for safety */
+    while (n > sizeof o->buf) { /* not reached with our strings: written in buffers' worth */
         memcpy(o->buf, s, sizeof o->buf);
         o->len = sizeof o->buf;
-        return;
+        out_flush(o);
+        s += sizeof o->buf;
+        n -= sizeof o->buf;
     }
     memcpy(o->buf + o->len, s, n);
     o->len += n;

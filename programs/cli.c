@@ -34,6 +34,8 @@ void cli_usage(const cli_spec *spec, FILE *f)
     fprintf(f, "\nexit status: 0 ok, 1 bad input, 2 usage error\n");
 }
 
+static int usage_error(const cli_spec *spec, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static int usage_error(const cli_spec *spec, const char *fmt, ...)
 {
     va_list ap;

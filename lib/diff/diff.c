@@ -42,6 +42,8 @@ const char *sts_dd_strdup(sts_diff *d, const char *s)
     return p;
 }
 
+static const char *vprintf_arena(sts_diff *d, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static const char *vprintf_arena(sts_diff *d, const char *fmt, va_list ap)
 {
     va_list ap2;

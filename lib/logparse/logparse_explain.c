@@ -60,10 +60,19 @@ typedef struct miss {
     char sname[LP_MAX_STATICS][128], sbefore[LP_MAX_STATICS][128], snow[LP_MAX_STATICS][128];
 } miss;
 
+/* Copies kept for display are cut to their buffers on purpose (the ledger keeps the
+ * whole text); the length snprintf would have written is looked at only so that the
+ * compiler knows the cut is meant. */
+static void cut_copy(char *dst, size_t size, const char *a, const char *b)
+{
+    int n = b ? snprintf(dst, size, "%s: %s", a, b) : snprintf(dst, size, "%s", a);
+    if (n < 0) dst[0] = 0;
+}
+
 static void add(miss *m, sts_miss_category cat, const char *detail)
 {
     sts_lp_reason(m->x, m->ident, cat, detail, &m->seen);
-    if (!m->nreasons++) snprintf(m->first, sizeof m->first, "%s: %s", sts_miss_category_name(cat), detail);
+    if (!m->nreasons++) cut_copy(m->first, sizeof m->first, sts_miss_category_name(cat), detail);
 }
 
 static void observe(miss *m, const char *arg, sts_lg_what what, int dim, const char *before, const char *now)
@@ -80,9 +89,9 @@ static void static_value(miss *m, const char *arg, const char *before, const cha
 {
     observe(m, arg, STS_LG_VALUE, -1, before, now);
     if (m->nstatics >= LP_MAX_STATICS) return;
-    snprintf(m->sname[m->nstatics], sizeof m->sname[0], "%s", arg);
-    snprintf(m->sbefore[m->nstatics], sizeof m->sbefore[0], "%s", before);
-    snprintf(m->snow[m->nstatics], sizeof m->snow[0], "%s", now);
+    cut_copy(m->sname[m->nstatics], sizeof m->sname[0], arg, NULL);
+    cut_copy(m->sbefore[m->nstatics], sizeof m->sbefore[0], before, NULL);
+    cut_copy(m->snow[m->nstatics], sizeof m->snow[0], now, NULL);
     m->nstatics++;
 }
 

@@ -122,7 +122,8 @@ static void fmt_signed(double v, int dec, char *buf, size_t n)
     int zero = 1;
     for (const char *p = num; *p; p++)
         if (*p >= '1' && *p <= '9') zero = 0;
-    snprintf(buf, n, "%s%s", v < 0 && !zero ? "\xe2\x88\x92" : "", num);
+    /* A label longer than the caller's buffer is cut there, as it asked. */
+    if (snprintf(buf, n, "%s%s", v < 0 && !zero ? "\xe2\x88\x92" : "", num) < 0 && n) buf[0] = 0;
 }
 
 void sts_axis_tick_label(const sts_axis *a, int i, char *buf, size_t n)

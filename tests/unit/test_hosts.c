@@ -30,6 +30,8 @@ typedef struct text {
     size_t n, cap;
 } text;
 
+static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void add(text *t, const char *fmt, ...)
 {
     va_list ap;

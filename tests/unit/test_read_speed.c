@@ -815,7 +815,7 @@ static tbuf plain_trace(uint64_t seed, int n)
                 open--;
                 break;
             }
-            /* fall through */
+            __attribute__((fallthrough));
         case 2:
             putf(&b,
                  "%s{\"ph\": \"C\", \"name\": \"mem\", \"id\": %u, \"ts\": %llu, \"pid\": %u, \"args\": {\"v\": %u}}",
