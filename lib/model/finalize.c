@@ -460,14 +460,18 @@ static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 
 /* Swaps slices into place tracking where each went (pos: original index -> position,
  * at: position -> original index). Unlike following cycles, the next few moves are
- * known in advance, so their cache misses are prefetched and overlap. */
-int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n)
+ * known in advance, so their cache misses are prefetched and overlap. The two arrays
+ * come from the caller's scratch where it is large enough: memory already touched,
+ * where a new array costs its page faults (on a VM, clearing each page is dear). */
+int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n, uint32_t *scratch, size_t nscratch)
 {
     enum { AHEAD = 8 };
-    uint32_t *pos = malloc((n ? n : 1) * sizeof *pos), *at = malloc((n ? n : 1) * sizeof *at);
+    uint32_t *pos = nscratch >= n && n ? scratch : malloc((n ? n : 1) * sizeof *pos);
+    uint32_t *at = nscratch >= 2 * n && n ? scratch + n : malloc((n ? n : 1) * sizeof *at);
+    int own_pos = pos != scratch, own_at = at != scratch + n;
     if (!pos || !at) {
-        free(pos);
-        free(at);
+        if (own_pos) free(pos);
+        if (own_at) free(at);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -489,8 +493,8 @@ int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n)
         at[p] = y;
         pos[y] = p;
     }
-    free(pos);
-    free(at);
+    if (own_pos) free(pos);
+    if (own_at) free(at);
     return 0;
 }
 
@@ -763,10 +767,15 @@ sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
     fin_shift shift = { 0 };
     int moved = rc ? 0 : replay_all(tl, &w, t0, order, out, &shift);
     if (moved < 0) rc = -1;
-    work_free(&w); /* spent: freed before the permutation's own arrays */
+    /* Spent; the tokens' array (a slot per slice and end) is the permutation's scratch. */
+    uint32_t *scratch = w.tok;
+    size_t nscratch = w.tok ? tl->slices.n + tl->ends.n : 0;
+    w.tok = NULL;
+    work_free(&w);
     free(t0);
-    if (rc == 0 && moved && sts_fin_permute_swaps(tl->slices.v, order, tl->slices.n) != 0)
+    if (rc == 0 && moved && sts_fin_permute_swaps(tl->slices.v, order, tl->slices.n, scratch, nscratch) != 0)
         sts_fin_permute_cycles(tl->slices.v, order, tl->slices.n);
+    free(scratch);
     free(order);
     for (size_t k = 0; rc == 0 && k < shift.n; k++)
         shift_tracks(tl, shift.v[k].l0, shift.v[k].l1, shift.v[k].delta);

@@ -77,9 +77,10 @@ void sts_fin_replay_free(fin_replay *r);
 int sts_fin_replay_moved(const fin_replay *r);
 
 /* Moves slice order[k] to position k for every k. The swap version tracks where each
- * slice went (8 bytes per slice; -1 when they cannot be had); the cycle version needs
- * no memory and consumes order. Both give the same result. */
-int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n);
+ * slice went (8 bytes per slice: taken from `scratch`, an array of `nscratch` the caller
+ * has done with, as far as it goes, else allocated; -1 when they cannot be had); the
+ * cycle version needs no memory and consumes order. Both give the same result. */
+int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n, uint32_t *scratch, size_t nscratch);
 void sts_fin_permute_cycles(sts_slice *s, uint32_t *order, size_t n);
 
 #endif

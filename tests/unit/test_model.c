@@ -604,8 +604,8 @@ static uint64_t rnd(void)
     return rnd_state;
 }
 
-/* The fallback permutation (no memory) and the fast one (tracked swaps) agree with
- * gathering into a second array. */
+/* The fallback permutation (no memory) and the fast one (tracked swaps, its arrays
+ * allocated or in the caller's scratch) agree with gathering into a second array. */
 TEST(permutations_agree)
 {
     for (int round = 0; round < 50; round++) {
@@ -626,7 +626,13 @@ TEST(permutations_agree)
         for (size_t k = 0; k < n; k++)
             want[k] = a[order[k]];
         memcpy(copy, order, n * sizeof *copy);
-        T_EQ_I64(sts_fin_permute_swaps(a, order, n), 0);
+        /* The swaps' two arrays: both allocated, one from the scratch, both from it. */
+        size_t nscratch = round % 3 == 0 ? 0 : round % 3 == 1 ? n + rnd() % n : 2 * n + rnd() % 3;
+        uint32_t *scratch = nscratch ? malloc(nscratch * sizeof *scratch) : NULL;
+        for (size_t i = 0; i < nscratch; i++)
+            scratch[i] = (uint32_t)rnd(); /* what the caller left there does not matter */
+        T_EQ_I64(sts_fin_permute_swaps(a, order, n, scratch, nscratch), 0);
+        free(scratch);
         sts_fin_permute_cycles(b, copy, n);
         T_TRUE(memcmp(a, want, n * sizeof *a) == 0);
         T_TRUE(memcmp(b, want, n * sizeof *b) == 0);
