@@ -165,6 +165,7 @@ typedef struct part {
     sts_an_scope *x; /* shared and only read: a scope with a name pattern (whose memo
                         is written as names are met) is summarized in one part */
     size_t l0, l1;   /* its lanes */
+    uint64_t weight; /* their kept slices */
     walker *walkers; /* one per thread, shared by the parts each thread runs (a view of a
                         large lane is tens of MB: made once per thread, not per part) */
     rows r;
@@ -269,8 +270,17 @@ static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, size_t 
     for (size_t k = 0; k < made; k++) {
         parts[k].l0 = cut[k];
         parts[k].l1 = cut[k + 1];
+        for (size_t l = cut[k]; l < cut[k + 1]; l++)
+            parts[k].weight += kept_in(x, l);
     }
     return made;
+}
+
+static int heavier_first(const void *a, const void *b)
+{
+    const part *x = a, *y = b;
+    if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+    return (x->l0 > y->l0) - (x->l0 < y->l0);
 }
 
 static int merge_rows(rows *r, part *parts, size_t np, sts_group g)
@@ -359,6 +369,9 @@ static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, un
         parts[i].r.key_op = r->key_op;
         parts[i].r.key_module = r->key_module;
     }
+    /* The heaviest parts are taken first: a large lane taken last would run alone at
+     * the end while the other threads wait. The rows do not depend on the order. */
+    if (np > 1) qsort(parts, np, sizeof *parts, heavier_first);
     sts_run_parts(rows_run, parts, sizeof *parts, np, threads);
     for (size_t t = 0; t < threads; t++) /* before the medians' memory is taken */
         walker_free(&walkers[t]);
