@@ -263,7 +263,10 @@ typedef struct jr {
     size_t tmp_cap;
     jkey *keys; /* JR_KEYS entries, direct-mapped */
 
-    jlane_slot *lanes;  /* JR_LANES entries */
+    jlane_slot *lanes; /* JR_LANES entries */
+    /* Lanes beyond the cache's reach (many lanes interleaved): a pid and tid written as
+     * plain integers below 2^31, (pid << 32 | tid) + 1, -> the lane they made. */
+    sts_u64map lane_map;
     jchain event_chain; /* layouts of event keys */
     jchain args_chain;  /* layouts of args keys */
 

@@ -207,6 +207,28 @@ static uint64_t lane_word(const jevent *ev, int field)
     return w ^ ((uint64_t)s->n << 56) ^ ((uint64_t)s->kind << 48);
 }
 
+/* The lane map's key of an event whose pid and tid are both written as plain integers
+ * (digits only, no leading zero) below 2^31; 0 for any other. Such a pair makes the same
+ * lane every time (the labels are its digits, and nothing else decides), so the lane it
+ * made once can be looked up by value. */
+static uint64_t int_lane_key(const jevent *ev)
+{
+    if ((ev->have & (BIT(F_PID) | BIT(F_TID))) != (BIT(F_PID) | BIT(F_TID))) return 0;
+    const jspan *p = &ev->f[F_PID], *t = &ev->f[F_TID];
+    if (p->kind != JK_NUMBER || !p->is_int || !p->fast || p->neg || p->ip >= 0x80000000u || p->n != digits(p->ip))
+        return 0;
+    if (t->kind != JK_NUMBER || !t->is_int || !t->fast || t->neg || t->ip >= 0x80000000u || t->n != digits(t->ip))
+        return 0;
+    return (p->ip << 32 | t->ip) + 1;
+}
+
+/* Remembers the lane in the cache slot, for the events of the lane that come next. */
+static void lane_cached(jlane_slot *slot, const jevent *ev, uint32_t lane)
+{
+    slot->lane = STS_NONE;
+    if (lane_key_set(&slot->pid, ev, F_PID) && lane_key_set(&slot->tid, ev, F_TID)) slot->lane = lane;
+}
+
 static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
 {
     if (!r->lanes) {
@@ -222,6 +244,12 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
     jlane_slot *slot = &r->lanes[(h ^ (h >> 29)) % JR_LANES];
     if (slot->lane != STS_NONE && lane_key_eq(&slot->pid, ev, F_PID) && lane_key_eq(&slot->tid, ev, F_TID)) {
         *lane = slot->lane;
+        if (r->lane_hint) *r->lane_hint = *lane + 1;
+        return T_OK;
+    }
+    uint64_t key = int_lane_key(ev);
+    if (key && (*lane = sts_u64map_get(&r->lane_map, key)) != UINT32_MAX) {
+        lane_cached(slot, ev, *lane);
         if (r->lane_hint) *r->lane_hint = *lane + 1;
         return T_OK;
     }
@@ -251,8 +279,8 @@ static int event_lane(jr *r, const jevent *ev, uint32_t *lane)
     if (*lane == STS_NONE) return T_NOMEM;
     /* Perfetto names a thread after a tid written as a string. */
     if (have_tid && ev->f[F_TID].kind == JK_STRING && r->tl->lanes.n > before) r->tl->lanes.v[*lane].name = label;
-    slot->lane = STS_NONE;
-    if (lane_key_set(&slot->pid, ev, F_PID) && lane_key_set(&slot->tid, ev, F_TID)) slot->lane = *lane;
+    lane_cached(slot, ev, *lane);
+    if (key && sts_u64map_put(&r->lane_map, key, *lane) != 0) return T_NOMEM;
     if (r->lane_hint) *r->lane_hint = *lane + 1;
     return T_OK;
 }
@@ -864,6 +892,7 @@ void sts_jr_release(jr *r)
     free(r->tmp);
     free(r->keys);
     free(r->lanes);
+    sts_u64map_release(&r->lane_map);
     sts_jr_skip_release(&r->skip);
     sts_jr_intern_release(&r->strs);
 }

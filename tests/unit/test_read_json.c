@@ -321,6 +321,73 @@ TEST(pid_tid_forms)
     done(&r);
 }
 
+/* More lanes than the reader's lane cache holds, interleaved, so that lanes are found
+ * again through the map of integer pids and tids, with the same pid spelled as a number
+ * on some events and as a string on others, tid 0, a missing tid, and pids and tids too
+ * large for the map (some of whose bits would collide in one 64-bit key): every slice lands on the lane its own pid and
+ * tid name, and each distinct pair makes one lane. The expected labels are worked out here from the texts. */
+TEST(many_interleaved_lanes_keep_their_identity)
+{
+    enum { LANES = 300, ROUNDS = 4 };
+    char pid_text[LANES][32], tid_text[LANES][32];
+    buf b = { 0 };
+    puts_(&b, "[");
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int i = 0; i < LANES; i++) {
+            unsigned long long pid = (unsigned long long)(i % 23), tid = 1000u + (unsigned)i;
+            if (i % 7 == 3) pid = 3000000000ull + (unsigned)(i % 3); /* beyond the map's keys */
+            if (i % 11 == 5) tid = 4000000000ull + (unsigned)i;
+            if (i % 13 == 6) tid = 0; /* the process's pid stands for it (but pid 0 keeps 0) */
+            /* Pairs whose bits would run together in a 64-bit key of pid and tid. */
+            if (i == LANES - 1) pid = 1, tid = 5;
+            if (i == LANES - 6) pid = 2, tid = 5;
+            if (i == LANES - 4) pid = 1, tid = (1ull << 32) + 5; /* (1, 5) if the tid spilled */
+            if (i == LANES - 5) pid = (1ull << 32) + 2, tid = 5; /* (2, 5) if the pid wrapped */
+            snprintf(pid_text[i], sizeof pid_text[i], "%llu", pid);
+            snprintf(tid_text[i], sizeof tid_text[i], "%llu", tid);
+            char pid_json[40], tid_json[48];
+            /* pid 7 is a string on odd rounds: the same process as the number 7 */
+            snprintf(pid_json, sizeof pid_json, pid == 7 && round % 2 ? "\"%llu\"" : "%llu", pid);
+            if (i % 17 == 9) /* a string tid */
+                snprintf(tid_json, sizeof tid_json, "\"t%d\"", i), snprintf(tid_text[i], sizeof tid_text[i], "t%d", i);
+            else
+                snprintf(tid_json, sizeof tid_json, "%llu", tid);
+            int string_tid = i % 17 == 9, no_tid = !string_tid && tid == 0 && i % 2; /* missing: 0 */
+            putf(&b, "%s{\"ph\":\"X\",\"name\":\"L%d\",\"pid\":%s%s%s,\"ts\":%d,\"dur\":1}\n", round || i ? "," : "", i,
+                 pid_json, no_tid ? "" : ",\"tid\":", no_tid ? "" : tid_json, 10 * round + 1);
+            if (!string_tid && tid == 0 && pid != 0) memcpy(tid_text[i], pid_text[i], sizeof tid_text[i]);
+        }
+    }
+    puts_(&b, "]");
+    run r = load(b.p);
+    T_EQ_I64(r.st, STS_OK);
+    sts_timeline *tl = r.tl;
+    T_EQ_U64(tl->slices.n, (uint64_t)LANES * ROUNDS);
+    size_t distinct = 0;
+    for (int i = 0; i < LANES; i++) {
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strcmp(pid_text[k], pid_text[i]) == 0 && strcmp(tid_text[k], tid_text[i]) == 0;
+        distinct += !seen;
+    }
+    T_EQ_U64(tl->lanes.n, distinct);
+    size_t wrong = 0;
+    for (size_t k = 0; k < tl->slices.n; k++) {
+        const sts_slice *sl = &tl->slices.v[k];
+        int i = atoi(str(&r, sl->name) + 1);
+        const sts_lane *ln = &tl->lanes.v[sl->lane];
+        const char *pl = str(&r, tl->procs.v[ln->process].label), *ll = str(&r, ln->label);
+        if (strcmp(pl, pid_text[i]) != 0 || strcmp(ll, tid_text[i]) != 0) {
+            if (!wrong++)
+                printf("  slice %zu of lane def %d: pid %s tid %s, want %s %s\n", k, i, pl, ll, pid_text[i],
+                       tid_text[i]);
+        }
+    }
+    T_EQ_U64(wrong, 0);
+    done(&r);
+    free(b.p);
+}
+
 static int64_t one_ts(const char *ts_text, int *res, sts_status *st)
 {
     char json[256];
@@ -1054,6 +1121,7 @@ int main(void)
     RUN(truncated_file_keeps_complete_events);
     RUN(phases_stored_in_place);
     RUN(pid_tid_forms);
+    RUN(many_interleaved_lanes_keep_their_identity);
     RUN(timestamps_exact);
     RUN(out_of_range_numbers_rejected);
     RUN(rejected_events_warn);
