@@ -39,11 +39,15 @@ typedef enum sts_json_layout {
 
 typedef struct sts_jsonw sts_jsonw;
 
-/* A writer of one JSON document onto `f` (which stays the caller's). Returns NULL when
- * memory runs out. */
+/* A writer of one JSON document onto `f` (which stays the caller's). The text is
+ * gathered in the writer (64 KB at a time) and reaches `f` when that fills, at
+ * sts_jsonw_finish() and at sts_jsonw_free(): write nothing else to `f` in between.
+ * Returns NULL when memory runs out. */
 sts_jsonw *sts_jsonw_create(FILE *f, sts_json_layout layout);
 
-/* Frees the writer, not the stream; NULL is a no-op. */
+/* Frees the writer, not the stream, after handing the stream what it still holds (a
+ * document abandoned on an error ends where it was cut, as it would unbuffered); NULL is
+ * a no-op. */
 void sts_jsonw_free(sts_jsonw *w);
 
 /* Containers. A key precedes each value inside an object. */

@@ -554,6 +554,68 @@ TEST(json_writer_failures)
     sts_jsonw_free(NULL);
 }
 
+/* Larger than the writer's buffer (64 KB), with values that straddle its edge at every
+ * offset and one string longer than the buffer itself: the text is the one built here
+ * piece by piece. */
+static void doc_large(sts_jsonw *w)
+{
+    sts_jsonw_arr_begin(w);
+    for (int i = 0; i < 30000; i++)
+        sts_jsonw_i64(w, (int64_t)i * 7919 - 100000);
+    static char big[200000];
+    for (size_t k = 0; k + 1 < sizeof big; k++)
+        big[k] = (char)('a' + k % 26);
+    sts_jsonw_str(w, big);
+    sts_jsonw_str(w, "end");
+    sts_jsonw_arr_end(w);
+}
+
+TEST(json_writer_larger_than_its_buffer)
+{
+    sts_status st;
+    char *out = render(STS_JSON_COMPACT, doc_large, &st);
+    T_EQ_I64(st, STS_OK);
+    size_t cap = 600000, n = 0;
+    char *want = malloc(cap);
+    T_TRUE(want != NULL);
+    if (!out || !want) {
+        free(out);
+        free(want);
+        return;
+    }
+    want[n++] = '[';
+    for (int i = 0; i < 30000; i++)
+        n += (size_t)snprintf(want + n, cap - n, "%s%lld", i ? "," : "", (long long)i * 7919 - 100000);
+    want[n++] = ',';
+    want[n++] = '"';
+    for (size_t k = 0; k + 1 < 200000; k++)
+        want[n++] = (char)('a' + k % 26);
+    n += (size_t)snprintf(want + n, cap - n, "\",\"end\"]\n");
+    T_EQ_U64(strlen(out), n);
+    T_TRUE(memcmp(out, want, n) == 0);
+    free(out);
+    free(want);
+}
+
+/* A document abandoned on an error (freed, not finished) still reaches the stream as
+ * far as it was written, as it did when every token went to the stream at once. */
+TEST(json_writer_freed_unfinished_hands_over_its_text)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    T_TRUE(f != NULL);
+    if (!f) return;
+    sts_jsonw *w = sts_jsonw_create(f, STS_JSON_COMPACT);
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "cut");
+    sts_jsonw_i64(w, 42);
+    sts_jsonw_free(w);
+    fclose(f);
+    T_EQ_STR(buf, "{\"cut\":42");
+    free(buf);
+}
+
 static void put_mem(void *ctx, const char *p, size_t n)
 {
     FILE *f = ctx;
@@ -930,6 +992,8 @@ int main(void)
     RUN(json_writer_values);
     RUN(json_writer_layouts);
     RUN(json_writer_failures);
+    RUN(json_writer_larger_than_its_buffer);
+    RUN(json_writer_freed_unfinished_hands_over_its_text);
     RUN(json_escape_each_byte);
     RUN(json_integers);
     RUN(json_microseconds_exact);
