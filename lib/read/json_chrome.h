@@ -121,7 +121,8 @@ typedef struct jevent {
 } jevent;
 
 /* Lane cache: recent (pid, tid) pairs exactly as written, direct-mapped, so events
- * from interleaved threads find their lane without hashing labels. */
+ * from interleaved threads find their lane without hashing labels (behind it, for pairs
+ * of plain integers, jr's lane_map). */
 #define JR_LANE_KEY 32
 #define JR_LANES    64
 typedef struct jlane_key {
