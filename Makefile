@@ -80,8 +80,9 @@ endif
 # and a stale object would go on silently without it. The flags are kept in
 # $(BUILD)/flags, rewritten (here, as the Makefile is read) only when they differ, so
 # that its time stamp moves only then.
+# (stripped: the text as given ends in a newline, which the file keeps and reading drops)
 flags_differ = $(subst $(1),,$(2))$(subst $(2),,$(1))
-keep_flags = $(if $(call flags_differ,$(file <$(1)),$(2)),$(shell mkdir -p $(dir $(1)))$(file >$(1),$(2)))
+keep_flags = $(if $(call flags_differ,$(strip $(file <$(1))),$(strip $(2))),$(shell mkdir -p $(dir $(1)))$(file >$(1),$(strip $(2))))
 $(call keep_flags,$(FLAGS),$(CC) $(CPPFLAGS) $(CFLAGS) $(MPI_CFLAGS) | $(LDFLAGS) $(LDLIBS) $(MPI_LIBS))
 $(FLAGS): ;
 
