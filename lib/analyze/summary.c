@@ -165,7 +165,6 @@ typedef struct part {
     sts_an_scope *x; /* shared and only read: a scope with a name pattern (whose memo
                         is written as names are met) is summarized in one part */
     size_t l0, l1;   /* its lanes */
-    uint64_t weight; /* their kept slices */
     walker *walkers; /* one per thread, shared by the parts each thread runs (a view of a
                         large lane is tens of MB: made once per thread, not per part) */
     rows r;
@@ -261,8 +260,9 @@ static uint64_t kept_in(const void *ctx, size_t l)
 }
 
 /* The lanes cut into at most n runs of about as many kept slices each (one run for a
- * scope with a name pattern: see part). Returns the runs made. */
-static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, size_t n, part *parts)
+ * scope with a name pattern: see part), and each run's kept slices. Returns the runs
+ * made. */
+static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, size_t n, part *parts, uint64_t *kept)
 {
     size_t nl, cut[MAX_PARTS + 1];
     sts_timeline_lanes(tl, &nl);
@@ -270,17 +270,11 @@ static size_t split_lanes(const sts_timeline *tl, const sts_an_scope *x, size_t 
     for (size_t k = 0; k < made; k++) {
         parts[k].l0 = cut[k];
         parts[k].l1 = cut[k + 1];
+        kept[k] = 0;
         for (size_t l = cut[k]; l < cut[k + 1]; l++)
-            parts[k].weight += kept_in(x, l);
+            kept[k] += kept_in(x, l);
     }
     return made;
-}
-
-static int heavier_first(const void *a, const void *b)
-{
-    const part *x = a, *y = b;
-    if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
-    return (x->l0 > y->l0) - (x->l0 < y->l0);
 }
 
 static int merge_rows(rows *r, part *parts, size_t np, sts_group g)
@@ -359,7 +353,8 @@ static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, un
     part parts[MAX_PARTS];
     memset(parts, 0, sizeof parts);
     size_t threads = jobs > MAX_THREADS ? MAX_THREADS : jobs ? jobs : 1;
-    size_t np = split_lanes(tl, x, threads == 1 ? 1 : threads * PARTS_PER_THREAD, parts);
+    uint64_t kept[MAX_PARTS];
+    size_t np = split_lanes(tl, x, threads == 1 ? 1 : threads * PARTS_PER_THREAD, parts, kept);
     walker walkers[MAX_THREADS];
     memset(walkers, 0, sizeof walkers);
     for (size_t i = 0; i < np; i++) {
@@ -369,10 +364,7 @@ static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, un
         parts[i].r.key_op = r->key_op;
         parts[i].r.key_module = r->key_module;
     }
-    /* The heaviest parts are taken first: a large lane taken last would run alone at
-     * the end while the other threads wait. The rows do not depend on the order. */
-    if (np > 1) qsort(parts, np, sizeof *parts, heavier_first);
-    sts_run_parts(rows_run, parts, sizeof *parts, np, threads);
+    sts_run_parts_heaviest_first(rows_run, parts, sizeof *parts, np, threads, kept);
     for (size_t t = 0; t < threads; t++) /* before the medians' memory is taken */
         walker_free(&walkers[t]);
     int bad = 0;

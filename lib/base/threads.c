@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define MAX_THREADS 256
@@ -16,6 +17,7 @@ typedef struct queue {
     void (*fn)(void *, size_t);
     char *blocks;
     size_t size, n;
+    const size_t *order; /* the k-th block taken is blocks[order[k]]; NULL: blocks[k] */
     atomic_size_t next;
 } queue;
 
@@ -30,26 +32,47 @@ static void *take(void *arg)
     queue *q = t->q;
     size_t k;
     while ((k = atomic_fetch_add_explicit(&q->next, 1, memory_order_relaxed)) < q->n)
-        q->fn(q->blocks + k * q->size, t->thread);
+        q->fn(q->blocks + (q->order ? q->order[k] : k) * q->size, t->thread);
     return NULL;
 }
 
-void sts_run_parts(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n, size_t threads)
+static void run_queue(queue *q, size_t threads)
 {
-    queue q = { fn, blocks, size, n, 0 };
-    if (threads > n) threads = n;
+    if (threads > q->n) threads = q->n;
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     pthread_t th[MAX_THREADS];
     taker tk[MAX_THREADS];
     size_t started = 0;
     for (; started + 1 < threads; started++) {
-        tk[started + 1] = (taker){ &q, started + 1 };
+        tk[started + 1] = (taker){ q, started + 1 };
         if (pthread_create(&th[started], NULL, take, &tk[started + 1]) != 0) break;
     }
-    tk[0] = (taker){ &q, 0 };
+    tk[0] = (taker){ q, 0 };
     take(&tk[0]);
     for (size_t k = 0; k < started; k++)
         pthread_join(th[k], NULL);
+}
+
+void sts_run_parts(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n, size_t threads)
+{
+    queue q = { fn, blocks, size, n, NULL, 0 };
+    run_queue(&q, threads);
+}
+
+void sts_run_parts_heaviest_first(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n,
+                                  size_t threads, const uint64_t *weight)
+{
+    /* Without memory for the order, array order: the same results, only later. */
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; order && i < n; i++) { /* insertion: a few hundred parts at most */
+        size_t j = i;
+        for (; j > 0 && weight[order[j - 1]] < weight[i]; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    queue q = { fn, blocks, size, n, order, 0 };
+    run_queue(&q, threads);
+    free(order);
 }
 
 size_t sts_cut_even(size_t n, uint64_t (*weight)(const void *ctx, size_t i), const void *ctx, size_t parts, size_t *cut)

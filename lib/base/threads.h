@@ -20,6 +20,12 @@ int sts_cores(void);
  * done. */
 void sts_run_parts(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n, size_t threads);
 
+/* sts_run_parts, the blocks taken heaviest first (by weight[i], ties in array order),
+ * where the array's own order could leave a large block to run alone at the end while
+ * the other threads wait. The blocks stay where they are. */
+void sts_run_parts_heaviest_first(void (*fn)(void *block, size_t thread), void *blocks, size_t size, size_t n,
+                                  size_t threads, const uint64_t *weight);
+
 /* Cuts items 0..n-1 (lanes, say) into at most `parts` runs of about equal weight: run
  * k is items [cut[k], cut[k + 1]), each cut at the item boundary nearest its share of
  * the total. cut needs parts + 1 entries. Returns the runs made: fewer where an item

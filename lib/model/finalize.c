@@ -545,25 +545,9 @@ typedef struct replay_ctx {
 typedef struct replay_part {
     const replay_ctx *q;
     size_t l0, l1;
-    uint64_t weight; /* its lanes' events */
     fin_replay *r;
     int rc; /* 0, or -1: no memory */
 } replay_part;
-
-/* Heaviest first, for the run: a large lane taken last would run alone at the end. */
-static int replay_heavier_first(const void *a, const void *b)
-{
-    const replay_part *x = a, *y = b;
-    if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
-    return (x->l0 > y->l0) - (x->l0 < y->l0);
-}
-
-/* Lane order, for the commit. */
-static int replay_lane_order(const void *a, const void *b)
-{
-    const replay_part *x = a, *y = b;
-    return (x->l0 > y->l0) - (x->l0 < y->l0);
-}
 
 static void replay_part_run(void *arg, size_t thread)
 {
@@ -617,20 +601,21 @@ static int replay_all(sts_timeline *tl, const lanes_work *w, const fin_track0 *t
     replay_part part[FIN_MAX_PARTS];
     replay_ctx q = { tl, w, t0, order, out };
     size_t n = sts_cut_even(w->nl, lane_events, w, threads == 1 ? 1 : FIN_PARTS_PER_THREAD * threads, cut);
-    for (size_t k = 0; k < n; k++)
-        part[k] = (replay_part){ &q, cut[k], cut[k + 1], w->off[cut[k + 1]] - w->off[cut[k]], NULL, -1 };
-    if (n > 1) qsort(part, n, sizeof *part, replay_heavier_first);
-    sts_run_parts(replay_part_run, part, sizeof *part, n, threads);
-    if (n > 1) qsort(part, n, sizeof *part, replay_lane_order);
+    uint64_t events[FIN_MAX_PARTS];
+    for (size_t k = 0; k < n; k++) {
+        part[k] = (replay_part){ &q, cut[k], cut[k + 1], NULL, -1 };
+        events[k] = w->off[cut[k + 1]] - w->off[cut[k]];
+    }
+    sts_run_parts_heaviest_first(replay_part_run, part, sizeof *part, n, threads, events);
     int rc = 0, moved = 0;
     uint32_t base = (uint32_t)tl->tracks.n;
     shift->n = 0;
     for (size_t k = 0; k < n; k++) {
         if (rc == 0 && part[k].rc == 0) {
-            if (base != part[k].l0) {
-                shift->v[shift->n].l0 = part[k].l0;
-                shift->v[shift->n].l1 = part[k].l1;
-                shift->v[shift->n++].delta = base - (uint32_t)part[k].l0;
+            if (base != cut[k]) {
+                shift->v[shift->n].l0 = cut[k];
+                shift->v[shift->n].l1 = cut[k + 1];
+                shift->v[shift->n++].delta = base - (uint32_t)cut[k];
             }
             base += sts_fin_replay_tracks(part[k].r);
             moved |= sts_fin_replay_moved(part[k].r);

@@ -10,6 +10,7 @@
 #include "base/pb.h"
 #include "base/pbstream.h"
 #include "base/sbuf.h"
+#include "base/threads.h"
 #include "base/utf8.h"
 #include "ref_duration.h"
 #include "stepscope.h"
@@ -616,6 +617,50 @@ TEST(json_writer_freed_unfinished_hands_over_its_text)
     free(buf);
 }
 
+/* A block of the run: where it was taken in the order, and how often it ran. */
+typedef struct run_block {
+    size_t *taken; /* shared counter, where the order is checked on one thread; or NULL */
+    size_t at;
+    _Atomic int runs;
+} run_block;
+
+static void run_block_fn(void *p, size_t thread)
+{
+    (void)thread;
+    run_block *b = p;
+    b->runs++;
+    if (b->taken) b->at = (*b->taken)++;
+}
+
+/* Heaviest first, ties in array order, each block once; on several threads too. */
+TEST(parts_run_heaviest_first)
+{
+    enum { N = 9 };
+    const uint64_t weight[N] = { 3, 9, 3, 0, 9, 1, 5, 3, 2 };
+    size_t taken = 0;
+    run_block b[N];
+    for (size_t i = 0; i < N; i++)
+        b[i] = (run_block){ &taken, 0, 0 };
+    sts_run_parts_heaviest_first(run_block_fn, b, sizeof *b, N, 1, weight);
+    /* worked out by hand: 9 (1), 9 (4), 5 (6), 3 (0), 3 (2), 3 (7), 2 (8), 1 (5), 0 (3) */
+    const size_t want_at[N] = { 3, 0, 4, 8, 1, 7, 2, 5, 6 };
+    for (size_t i = 0; i < N; i++) {
+        T_EQ_I64(b[i].runs, 1);
+        T_EQ_U64(b[i].at, want_at[i]);
+    }
+    static run_block many[200];
+    static uint64_t w[200];
+    for (size_t i = 0; i < 200; i++) {
+        many[i] = (run_block){ NULL, 0, 0 };
+        w[i] = (i * 7919) % 13;
+    }
+    sts_run_parts_heaviest_first(run_block_fn, many, sizeof *many, 200, 4, w);
+    size_t once = 0;
+    for (size_t i = 0; i < 200; i++)
+        once += many[i].runs == 1;
+    T_EQ_U64(once, 200);
+}
+
 static void put_mem(void *ctx, const char *p, size_t n)
 {
     FILE *f = ctx;
@@ -992,6 +1037,7 @@ int main(void)
     RUN(json_writer_values);
     RUN(json_writer_layouts);
     RUN(json_writer_failures);
+    RUN(parts_run_heaviest_first);
     RUN(json_writer_larger_than_its_buffer);
     RUN(json_writer_freed_unfinished_hands_over_its_text);
     RUN(json_escape_each_byte);
