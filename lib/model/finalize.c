@@ -466,9 +466,9 @@ static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n, uint32_t *scratch, size_t nscratch)
 {
     enum { AHEAD = 8 };
-    uint32_t *pos = nscratch >= n && n ? scratch : malloc((n ? n : 1) * sizeof *pos);
-    uint32_t *at = nscratch >= 2 * n && n ? scratch + n : malloc((n ? n : 1) * sizeof *at);
-    int own_pos = pos != scratch, own_at = at != scratch + n;
+    int own_pos = !(n && nscratch >= n), own_at = !(n && nscratch >= 2 * n);
+    uint32_t *pos = own_pos ? malloc((n ? n : 1) * sizeof *pos) : scratch;
+    uint32_t *at = own_at ? malloc((n ? n : 1) * sizeof *at) : scratch + n;
     if (!pos || !at) {
         if (own_pos) free(pos);
         if (own_at) free(at);
