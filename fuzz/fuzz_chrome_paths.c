@@ -53,9 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t k = 1 + data[size - 1] / 3 % 4;
     for (size_t i = 0; i < k; i++)
         splits[i] = n * (i + 1) / (k + 1) + data[size - 2] % 32;
-    const sts_jr_tuning reference = { 1, 1, 0, 0, NULL, 0, 0, NULL };
-    const sts_jr_tuning fast = { 0, 1, 0, 0, NULL, 0, 0, NULL };
-    const sts_jr_tuning chunked = { 0, 2, 0, 1, splits, k, 0, NULL };
+    const sts_jr_tuning reference = { 1, 1, 0, 0, NULL, 0, 0, NULL, NULL };
+    const sts_jr_tuning fast = { 0, 1, 0, 0, NULL, 0, 0, NULL, NULL };
+    const sts_jr_tuning chunked = { 0, 2, 0, 1, splits, k, 0, NULL, NULL };
     outcome a, b, c;
     read_one(data, n, mode, &reference, &a);
     read_one(data, n, mode, &fast, &b);
@@ -80,8 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t gn = zn - z.avail_out;
         deflateEnd(&z);
         if (ok) {
-            const sts_jr_tuning inline_inflate = { 0, 1, 0, 0, NULL, 0, 1, NULL };
-            const sts_jr_tuning feed_chunks = { 0, 2, 64, 1, NULL, 0, 0, NULL };
+            const sts_jr_tuning inline_inflate = { 0, 1, 0, 0, NULL, 0, 1, NULL, NULL };
+            const sts_jr_tuning feed_chunks = { 0, 2, 64, 1, NULL, 0, 0, NULL, NULL };
             read_one(gz, gn, mode, &inline_inflate, &a);
             read_one(gz, gn, mode, &fast, &b);
             read_one(gz, gn, mode, &feed_chunks, &c);

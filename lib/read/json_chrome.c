@@ -19,6 +19,7 @@
 #define MAX_EVENT     ((size_t)1 << 30)
 #define PROGRESS_STEP ((uint64_t)4 << 20)
 #define FEED_WINDOW   ((uint64_t)8 << 20) /* inflated bytes kept ahead of the reader */
+#define PROBE         ((uint64_t)2 << 20) /* read by one thread before chunks may take over */
 
 static void describe(const jr *r, const char *at, char *buf, size_t n)
 {
@@ -550,7 +551,11 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
         int threads = r.jobs > 0 ? r.jobs : sts_cores();
         r.jobs = threads > 2 ? threads - 1 : 1;
     }
-    if (r.jobs != 1 || r.peers) r.stop_at = 0; /* the first event is the first stop point: chunks may take over */
+    /* Chunks may take over at the first event past the probe: the probe's events tell a
+     * wide trace (one of a million lanes, interleaved) before any worker starts. Peers
+     * and explicit chunk plans (tests) start at the first event. */
+    int planned = tune && (tune->chunk || tune->nsplits);
+    if (r.jobs != 1 || r.peers) r.stop_at = r.peers || planned ? 0 : PROBE;
     if (feed) {
         /* Inflate on a thread of its own, overlapping the parse; the window holds what
          * chunk workers may read ahead. */
@@ -582,6 +587,7 @@ sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const s
         rc = sts_completion_check(&r.done, r.path, tl->info.bytes, "a \"" STS_COMPLETION_TAIL "\" metadata event", err);
     if (rc == STS_OK && r.progress) r.progress(sts_instream_raw_offset(in), sts_instream_raw_size(in), r.progress_user);
     if (tune && tune->shaped) *tune->shaped = r.shape_hits;
+    if (tune && tune->chunks) *tune->chunks = r.chunks_merged;
     sts_jr_fini(&r);
     return rc;
 }

@@ -234,6 +234,7 @@ typedef struct sts_jr_tuning {
     size_t nsplits;
     int inline_inflate; /* gzip: inflate on the reading thread, not a thread of its own */
     uint64_t *shaped;   /* when set: receives how many events the serial reader took by shape */
+    uint64_t *chunks;   /* when set: receives how many chunks read elsewhere were merged */
 } sts_jr_tuning;
 
 typedef struct jr {
@@ -278,10 +279,11 @@ typedef struct jr {
     /* The lane (+ 1; 0: not known yet) of events whose shape fixes "pid" and "tid":
      * commit takes it from there, and fills it in the first time. NULL otherwise. */
     uint32_t *lane_hint;
-    int reference;       /* parse every event with sts_jr_parse_event (tests compare the two) */
-    int vhit;            /* json_values.h: whether the last value repeated a remembered one */
-    jshapes *shapes;     /* whole-event shapes (json_shape.c), or NULL */
-    uint64_t shape_hits; /* events taken by a shape (tests check the path ran) */
+    int reference;          /* parse every event with sts_jr_parse_event (tests compare the two) */
+    int vhit;               /* json_values.h: whether the last value repeated a remembered one */
+    jshapes *shapes;        /* whole-event shapes (json_shape.c), or NULL */
+    uint64_t shape_hits;    /* events taken by a shape (tests check the path ran) */
+    uint64_t chunks_merged; /* chunks read by workers or peers and merged (tests check the plan) */
 
     jr_range *range;              /* read from here instead of `in` (a chunk worker, or the serial
                                    * reader inside the events when they are read in chunks) */
@@ -410,6 +412,10 @@ int sts_jr_merge(sts_timeline *dst, const sts_timeline *src, uint64_t event_base
  * sorter pushes are all there, and the trace's span with it still fits in int64 ns
  * (else the serial reader must read the stretch, refusing what does not fit). */
 int sts_jr_mergeable(const sts_timeline *dst, const sts_timeline *src);
+
+/* 1 when the events read into tl meet about as many new lanes and strings as events:
+ * a trace wide rather than long, whose chunks cost as much to merge as to read. */
+int sts_jr_wide(const sts_timeline *tl);
 
 /* sts_read_chrome_json with knobs (tune may be NULL). */
 sts_status sts_read_chrome_json_with(sts_instream *in, sts_timeline *tl, const sts_open_options *opt,

@@ -140,6 +140,11 @@ int sts_jr_mergeable(const sts_timeline *dst, const sts_timeline *src)
     return !__builtin_sub_overflow(hi, lo, &span);
 }
 
+int sts_jr_wide(const sts_timeline *tl)
+{
+    return tl->info.events > 4096 && (uint64_t)(tl->lanes.n + tl->strings.count) * 4 > tl->info.events;
+}
+
 static void add_counts(sts_timeline *dst, const sts_timeline *src)
 {
     sts_timeline_info *d = &dst->info;

@@ -286,6 +286,9 @@ static int plan(jr *r, const top *t, const sts_jr_tuning *tune, uint64_t at)
     unsigned peers = r->peers && src.fd >= 0 && !(tune && tune->nsplits) ? r->peers->count : 0;
     uint64_t min_par = tune && tune->min_parallel ? tune->min_parallel : MIN_PARALLEL;
     if ((threads < 2 && peers == 0) || at >= src.end || (!src.feed && src.end - at < min_par)) return 0;
+    /* What the serial reader has read (the probe: see json_chrome.c) already shows a
+     * wide trace: workers would only read chunks that are dropped after the first. */
+    if (peers == 0 && sts_jr_wide(r->tl)) return 0;
 
     jr_par *P = calloc(1, sizeof *P);
     if (!P) return -1;
@@ -431,12 +434,12 @@ sts_status sts_jr_par_step(jr *r, top *t, const sts_jr_tuning *tune, uint64_t at
             return STS_ERR_NOMEM;
         }
         r->index += c->elements;
+        r->chunks_merged++;
         at = c->stop;
         int ended = c->ended;
         /* A trace wide rather than long (each chunk meets most of a huge set of lanes)
          * costs as much to merge as to read: one thread does the rest better. */
-        const sts_timeline *ct = c->tl;
-        int wide = (uint64_t)(ct->lanes.n + ct->strings.count) * 4 > ct->info.events && ct->info.events > 4096;
+        int wide = sts_jr_wide(c->tl);
         give_spare_locked(P, own.tl);
         drop(P, m);
         if (r->feed) { /* the reader goes on at `at` or later: what lies before is done with */

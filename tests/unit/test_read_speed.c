@@ -46,9 +46,9 @@ static got read_with(const char *data, size_t n, const char *path, sts_args_mode
     return g;
 }
 
-static const sts_jr_tuning SERIAL_REFERENCE = { 1, 1, 0, 0, NULL, 0, 0, NULL };
-static const sts_jr_tuning SERIAL_FAST = { 0, 1, 0, 0, NULL, 0, 0, NULL };
-static const sts_jr_tuning INLINE_INFLATE = { 0, 1, 0, 0, NULL, 0, 1, NULL };
+static const sts_jr_tuning SERIAL_REFERENCE = { 1, 1, 0, 0, NULL, 0, 0, NULL, NULL };
+static const sts_jr_tuning SERIAL_FAST = { 0, 1, 0, 0, NULL, 0, 0, NULL, NULL };
+static const sts_jr_tuning INLINE_INFLATE = { 0, 1, 0, 0, NULL, 0, 1, NULL, NULL };
 
 /* Both runs agree on status and message, and on success on the whole timeline (a
  * failed read's timeline is thrown away by the opener); says what differs otherwise. */
@@ -423,7 +423,7 @@ TEST(fast_parser_matches_reference_on_fuzz_corpus)
 static int chunks_agree(const char *what, const char *data, size_t n, const char *path, const uint64_t *splits,
                         size_t nsplits)
 {
-    sts_jr_tuning chunked = { 0, 2, 0, 1, splits, nsplits, 0, NULL };
+    sts_jr_tuning chunked = { 0, 2, 0, 1, splits, nsplits, 0, NULL, NULL };
     got a = read_with(data, n, path, STS_ARGS_KNOWN, &SERIAL_FAST);
     got b = read_with(data, n, path, STS_ARGS_KNOWN, &chunked);
     int ok = agree(what, &a, &b);
@@ -528,7 +528,7 @@ TEST(chunks_by_size_give_one_pass)
 {
     tbuf b = trace(4242, 3000);
     for (int jobs = 2; jobs <= 5; jobs++) {
-        sts_jr_tuning tune = { 0, jobs, 4096 + (uint64_t)jobs * 777, 1, NULL, 0, 0, NULL };
+        sts_jr_tuning tune = { 0, jobs, 4096 + (uint64_t)jobs * 777, 1, NULL, 0, 0, NULL, NULL };
         got a = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
         got c = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &tune);
         T_TRUE(agree("sized chunks", &a, &c));
@@ -536,6 +536,42 @@ TEST(chunks_by_size_give_one_pass)
         drop(&c);
     }
     free(b.p);
+}
+
+/* n complete events spread over `lanes` threads, in turn. */
+static tbuf lanes_trace(int n, int lanes)
+{
+    tbuf b = { NULL, 0, 0 };
+    puts_(&b, "{\"traceEvents\": [\n");
+    for (int i = 0; i < n; i++)
+        putf(&b, "%s{\"ph\": \"X\", \"name\": \"op\", \"ts\": %d, \"dur\": 5, \"pid\": 1, \"tid\": %d}", i ? ",\n" : "",
+             10 * i, i % lanes);
+    puts_(&b, "\n]}\n");
+    return b;
+}
+
+/* A trace wide rather than long (each event on a lane of its own) is read by one thread
+ * from the first event on: the probe, the events read before chunks may take over,
+ * tells it before any worker starts. A long trace of the same size is read in chunks.
+ * Both give the one-pass timeline. */
+TEST(wide_trace_is_read_by_one_thread_long_one_in_chunks)
+{
+    for (int wide = 0; wide < 2; wide++) {
+        tbuf b = lanes_trace(100000, wide ? 100000 : 4);
+        T_TRUE(b.n > ((size_t)4 << 20)); /* twice the probe at least, so chunks could follow it */
+        uint64_t chunks = UINT64_MAX;
+        sts_jr_tuning tune = { 0, 2, 0, 1, NULL, 0, 0, NULL, &chunks };
+        got a = read_with(b.p, b.n, NULL, STS_ARGS_KNOWN, &SERIAL_FAST);
+        got c = read_with(b.p, b.n, NULL, STS_ARGS_KNOWN, &tune);
+        T_TRUE(agree(wide ? "wide" : "long", &a, &c));
+        if (wide)
+            T_EQ_U64(chunks, 0);
+        else
+            T_TRUE(chunks > 0 && chunks != UINT64_MAX);
+        drop(&a);
+        drop(&c);
+        free(b.p);
+    }
 }
 
 /* ---- whole events by shape (json_shape.c) ------------------------------------------ */
@@ -763,7 +799,7 @@ static got read_peers(const char *path, int jobs, uint64_t chunk, fake_peers *f)
     opt.args = STS_ARGS_ALL;
     opt.peers = &f->pub;
     opt.flows = g_flows;
-    sts_jr_tuning tune = { 0, jobs, chunk, 1, NULL, 0, 0, NULL };
+    sts_jr_tuning tune = { 0, jobs, chunk, 1, NULL, 0, 0, NULL, NULL };
     g.st = sts_read_chrome_json_with(in, g.tl, &opt, &tune, &err);
     snprintf(g.msg, sizeof g.msg, "%s", g.st == STS_OK ? "" : err.message);
     sts_instream_free(in);
@@ -1105,7 +1141,7 @@ TEST(flows_counted_not_kept)
     for (uint64_t seed = 1; seed <= 60; seed++) {
         tbuf b = trace(seed * 7919, 60 + (int)(seed % 150));
         uint64_t splits[4] = { b.n / 5 + rnd(30), 2 * b.n / 5, 3 * b.n / 5 + rnd(30), 4 * b.n / 5 };
-        sts_jr_tuning chunked = { 0, 2, 0, 1, splits, 4, 0, NULL };
+        sts_jr_tuning chunked = { 0, 2, 0, 1, splits, 4, 0, NULL, NULL };
         got keep = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
         g_flows = STS_FLOWS_COUNT;
         got count = read_with(b.p, b.n, NULL, STS_ARGS_ALL, &SERIAL_FAST);
@@ -1151,8 +1187,8 @@ TEST(flows_counted_not_kept)
 static int gzip_paths_agree(const char *what, const char *gz, size_t n)
 {
     const sts_jr_tuning tunes[3] = { SERIAL_FAST,
-                                     { 0, 2, 4096, 1, NULL, 0, 0, NULL },
-                                     { 0, 3, 4096, 1, NULL, 0, 0, NULL } };
+                                     { 0, 2, 4096, 1, NULL, 0, 0, NULL, NULL },
+                                     { 0, 3, 4096, 1, NULL, 0, 0, NULL, NULL } };
     got a = read_with(gz, n, NULL, STS_ARGS_KNOWN, &INLINE_INFLATE);
     int ok = 1;
     for (int i = 0; i < 3 && ok; i++) {
@@ -1277,6 +1313,7 @@ int main(void)
     RUN(chunks_of_random_traces_give_one_pass);
     RUN(chunks_report_errors_and_truncation_as_one_pass);
     RUN(chunks_by_size_give_one_pass);
+    RUN(wide_trace_is_read_by_one_thread_long_one_in_chunks);
     RUN(peers_give_one_pass);
     RUN(peers_withheld_or_damaged_chunks_are_read_here);
     RUN(peers_read_their_own_copy_of_the_path);
