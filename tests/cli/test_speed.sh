@@ -101,7 +101,7 @@ fi
 
 # The chunked reader's threads (workers, the inflater, peers' callbacks) under
 # ThreadSanitizer: the unit tests that start threads, from the build make check-tsan makes.
-threaded="chunks_by_size_give_one_pass peers_give_one_pass gzip_feed_and_chunks_match_inline_inflate gzip_errors_are_the_same_on_every_path"
+threaded="chunks_by_size_give_one_pass wide_trace_is_read_by_one_thread_long_one_in_chunks peers_give_one_pass gzip_feed_and_chunks_match_inline_inflate gzip_errors_are_the_same_on_every_path"
 if t_tsan "chunked reader under ThreadSanitizer" test_read_speed; then
   t_run env STS_TEST_ONLY="$threaded" TSAN_OPTIONS=halt_on_error=1 "$T_TSAN"
   t_ok "the chunked reader's threaded tests, all $(wc -w <<<"$threaded") run and race-free under ThreadSanitizer" \
