@@ -11,6 +11,7 @@ Everything is measured side by side in this one run, on the same files:
     file; its per-name count/total/self are checked against what the generator wrote
     (FACTS) before any speed is printed, so a fast wrong answer shows as WRONG ANSWER;
   - the inflater stepscope uses, alone (`igzip -dc` with ISA-L, else zlib: --zinflate);
+    with ISA-L, also the zlib fallback (STEPSCOPE_INFLATE=zlib) against zlib alone;
   - the Python pass the lesson does (py_nesting.py --float: json.load + nesting);
   - Perfetto's trace_processor importing the file and counting its slices (--tp);
   - Holistic Trace Analysis loading it (hta_breakdown.py, from --venv-python);
@@ -133,9 +134,9 @@ def run_peer(args, peers, row, key, title, argv, size, env_large, mem_factor, ch
         print(f"  {title:22s}not run: {why}")
 
 
-def analyze(args, path, jobs, facts=None):
+def analyze(args, path, jobs, facts=None, env=None):
     m = measure.run_median([args.cli, 'analyze', '-q', '-j', str(jobs), '--json', path], args.runs,
-                           keep_output=True)
+                           env=env, keep_output=True)
     if m['rc'] != 0:
         return m, [f"exit {m['rc']}: {m['err'].strip()[:300]}"]
     doc = json.loads(m['out'])
@@ -174,6 +175,19 @@ def bench_trace(args, peers, label, plain, gz, facts_path, results):
     if inf['rc'] == 0:
         row['inflate'] = dict(keep(inf), tool=name)
         print(f"  {name + ' alone':22s}{fmt(inf, size)}")
+    if name != 'zlib inflate' and args.zinflate:
+        # The fallback where ISA-L is missing: zlib inflates several times slower than
+        # the parse reads, so there the inflater is what gzip input waits on.
+        jobs = max(args.jobs)
+        m, bad = analyze(args, gz, jobs, facts, env=dict(os.environ, STEPSCOPE_INFLATE='zlib'))
+        z = measure.run_median([args.zinflate, gz], args.runs)
+        if bad:
+            ok = False
+            print(f"  stepscope gzip zlib: WRONG ANSWER or failure: {bad[:3]}")
+        elif z['rc'] == 0:
+            row[f'gzip_zlib_j{jobs}'], row['inflate_zlib'] = keep(m), keep(z)
+            print(f"  {'gzip zlib -j ' + str(jobs):22s}{fmt(m, size, events)}  runs {m['walls']}")
+            print(f"  {'zlib inflate alone':22s}{fmt(z, size)}")
     run_peer(args, peers, row, 'python', 'python json+nesting', [sys.executable, os.path.join(HERE, 'py_nesting.py'),
                                                                    plain, '--float'], size, 'BENCH_PY_LARGE', 7)
     if args.tp:
@@ -217,6 +231,10 @@ def ratios(row, jobs):
     if gbest and inf:
         print(f"  gzip: {gbest['wall'] / inf['wall']:.2f}x the wall time of {inf['tool']} alone"
               + (f" ({g1['wall'] / inf['wall']:.2f}x at -j 1)" if g1 else ''))
+    gz_zlib = next((row[k] for k in row if k.startswith('gzip_zlib_j')), None)
+    if gz_zlib and row.get('inflate_zlib'):
+        print(f"  gzip with zlib (the fallback): {gz_zlib['wall'] / row['inflate_zlib']['wall']:.2f}x the wall time "
+              f"of zlib alone")
     if one and len(jobs) > 1:
         print("  scaling: " + ", ".join(f"-j {j} {one['wall'] / row[f'plain_j{j}']['wall']:.2f}x"
                                          for j in jobs if f'plain_j{j}' in row))
