@@ -129,7 +129,7 @@ $(BUILD)/fuzz/%_replay: $(BUILD)/obj/fuzz/%.o $(BUILD)/obj/fuzz/replay.o $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Everything the test runner needs, for one build flavour.
-unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/perf/gen_trace
+unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/perf/gen_trace $(BUILD)/perf/runstat
 
 # `make test`: install what is missing, check the house rules, then the suite in a normal
 # build and again under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz

@@ -10,4 +10,5 @@
 #   perf/ab.sh perf/out/kineto_1G_compact.json /tmp/stepscope.old build/stepscope
 set -u
 cd "$(dirname "$0")/.." || exit 1
+export STS_RUNSTAT=${STS_RUNSTAT:-${BUILD:-build}/perf/runstat} # each build's own peak RSS
 exec python3 perf/peers/ab_builds.py "$@"

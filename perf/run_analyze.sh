@@ -21,9 +21,10 @@ gen=$BUILD/perf/gen_trace
 wide=$BUILD/perf/gen_wide
 out=perf/out
 mkdir -p "$out"
-for f in "$cli" "$gen" "$wide" "$BUILD/perf/zinflate"; do
+for f in "$cli" "$gen" "$wide" "$BUILD/perf/zinflate" "$BUILD/perf/runstat"; do
   [ -x "$f" ] || { echo "run_analyze: $f is missing (make BUILD=$BUILD all $f)"; exit 1; }
 done
+export STS_RUNSTAT=$BUILD/perf/runstat # each command's own peak RSS (perf/peers/measure.py)
 
 gen_hash=$(sha256sum perf/gen_trace.c | cut -c1-16)
 traces=()

@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 cli=$BUILD/stepscope
 gen=$BUILD/perf/gen_trace
+export STS_RUNSTAT=$BUILD/perf/runstat # each command's own peak RSS (perf/peers/measure.py)
 out=perf/out
 mkdir -p "$out"
 scripts/python_site.sh

@@ -13,9 +13,10 @@ cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 out=perf/out
 mkdir -p "$out"
-for f in "$BUILD/stepscope" "$BUILD/perf/gen_trace" "$BUILD/perf/gen_xplane"; do
+for f in "$BUILD/stepscope" "$BUILD/perf/gen_trace" "$BUILD/perf/gen_xplane" "$BUILD/perf/runstat"; do
   [ -x "$f" ] || { echo "run_xplane: $f is missing (make BUILD=$BUILD all $f)"; exit 1; }
 done
+export STS_RUNSTAT=$BUILD/perf/runstat # each command's own peak RSS (perf/peers/measure.py)
 hash=$(cat perf/gen_trace.c perf/gen_xplane.c lib/write/xplane_write.c | sha256sum | cut -c1-16)
 files=()
 make_xplane() { # LABEL JSON_SIZE

@@ -16,7 +16,8 @@ Everything is measured side by side in this one run, on the same files:
   - Perfetto's trace_processor importing the file and counting its slices (--tp);
   - Holistic Trace Analysis loading it (hta_breakdown.py, from --venv-python);
   - a wide trace (--wide: many processes and lanes, few events each).
-Wall time is the median of --runs; CPU time (user + sys) and peak RSS come from wait4.
+Wall time is the median of --runs; CPU time (user + sys) and peak RSS come from wait4, each
+command run under perf/runstat so that its peak is its own (see measure.py).
 
 Environment: BENCH_PY_LARGE=0 / BENCH_TP_LARGE=0 / BENCH_HTA_LARGE=1 choose whether
 the peers run on traces over 200 MB (else extrapolated linearly from the smaller one,
