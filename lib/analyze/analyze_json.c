@@ -1,6 +1,6 @@
-/* `analyze --json`'s pieces: the trace's facts, names, lanes and processes of a scoped
- * analysis. One writer for the CLI and the Python binding, so their documents cannot
- * drift apart (tests/python compares them). */
+/* `analyze --json`: the trace's facts, the scope, names, lanes and processes of a
+ * scoped analysis and the overlaps. One writer for the CLI and the Python binding, so
+ * their documents cannot drift apart (tests/python compares them). */
 #include <stdlib.h>
 
 #include "analyze/an_impl.h"
@@ -25,9 +25,8 @@ void sts_busy_write_json(sts_jsonw *w, const sts_busy *b)
     K(w, "end_ns"), sts_jsonw_i64(w, b->end_ns);
 }
 
-static void phases(sts_jsonw *j, const uint64_t *by_phase)
+void sts_phases_write_json(sts_jsonw *j, const uint64_t by_phase[128])
 {
-    K(j, "by_phase");
     sts_jsonw_obj_begin(j);
     for (int c = 0; c < 128; c++) {
         if (!by_phase[c]) continue;
@@ -74,7 +73,7 @@ void sts_timeline_info_write_json(sts_jsonw *w, const sts_timeline *tl, int64_t 
     K(w, "compressed"), sts_jsonw_bool(w, in->compressed);
     K(w, "truncated"), sts_jsonw_bool(w, in->truncated);
     K(w, "events"), sts_jsonw_u64(w, in->events);
-    phases(w, in->by_phase);
+    K(w, "by_phase"), sts_phases_write_json(w, in->by_phase);
     counts(w, tl);
     K(w, "ts_min_ns"), sts_jsonw_i64(w, in->ts_min);
     K(w, "ts_max_ns"), sts_jsonw_i64(w, in->ts_max);
@@ -100,13 +99,40 @@ static const char *group_title(sts_group g)
     return g == STS_GROUP_HLO_OP ? "hlo_op" : g == STS_GROUP_HLO_MODULE ? "hlo_module" : "name";
 }
 
-static void names(sts_jsonw *j, const sts_timeline *tl, const sts_analysis_results *r, sts_group group)
+static void scope(sts_jsonw *j, const sts_analysis *a)
 {
-    size_t show = r->top && r->top < r->nnames ? r->top : r->nnames;
+    const sts_scope *sc = sts_analysis_scope(a);
+    const sts_analysis_options *o = sts_analysis_get_options(a);
+    K(j, "scope");
+    sts_jsonw_obj_begin(j);
+    K(j, "lane"), o->lane_pattern ? sts_jsonw_str(j, o->lane_pattern) : sts_jsonw_null(j);
+    K(j, "lanes_matched"), o->lane_pattern ? sts_jsonw_u64(j, sc->nlanes) : sts_jsonw_null(j);
+    K(j, "name"), sc->name ? sts_jsonw_str(j, sc->name) : sts_jsonw_null(j);
+    K(j, "window");
+    if (sc->windowed) {
+        sts_jsonw_obj_begin(j);
+        K(j, "start_ns"), sts_jsonw_i64(j, sc->start_ns);
+        K(j, "end_ns"), sts_jsonw_i64(j, sc->end_ns);
+        K(j, "step"), o->window_step != STS_NO_STEP ? sts_jsonw_i64(j, o->window_step) : sts_jsonw_null(j);
+        sts_jsonw_obj_end(j);
+    } else {
+        sts_jsonw_null(j);
+    }
+    K(j, "group"), sts_jsonw_str(j, group_title(sc->group));
+    sts_jsonw_obj_end(j);
+}
+
+static void names(sts_jsonw *j, const sts_analysis *a, size_t top)
+{
+    const sts_timeline *tl = sts_analysis_timeline(a);
+    sts_group group = sts_analysis_scope(a)->group;
+    size_t nn;
+    const sts_name_summary *rows = sts_analysis_names(a, &nn);
+    size_t show = top && top < nn ? top : nn;
     K(j, "names");
     sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < show; i++) {
-        const sts_name_summary *s = &r->names[i];
+        const sts_name_summary *s = &rows[i];
         sts_jsonw_obj_begin(j);
         K(j, "name"), sts_jsonw_str(j, sts_timeline_string(tl, s->name));
         K(j, "count"), sts_jsonw_u64(j, s->count);
@@ -134,16 +160,19 @@ static int kept(const sts_scope *sc, uint32_t l)
     return 0;
 }
 
-static void lanes(sts_jsonw *j, const sts_timeline *tl, const sts_scope *sc, const uint32_t *order,
-                  const sts_busy *busy)
+static void lanes(sts_jsonw *j, const sts_analysis *a)
 {
+    const sts_timeline *tl = sts_analysis_timeline(a);
+    const sts_scope *sc = sts_analysis_scope(a);
+    const sts_busy *busy = sts_analysis_lane_busy(a, NULL);
     size_t nl;
-    const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+    const uint32_t *order = sts_analysis_lane_order(a, &nl);
+    const sts_lane *ln = sts_timeline_lanes(tl, NULL);
     K(j, "lanes");
     sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < nl; k++) {
         uint32_t l = order[k];
-        if (sc && sc->lanes && !busy[l].slices && !kept(sc, l)) continue;
+        if (sc->lanes && !busy[l].slices && !kept(sc, l)) continue;
         sts_jsonw_obj_begin(j);
         sts_an_json_lane_fields(j, tl, l);
         K(j, "tracks"), sts_jsonw_u64(j, ln[l].track_count);
@@ -153,16 +182,19 @@ static void lanes(sts_jsonw *j, const sts_timeline *tl, const sts_scope *sc, con
     sts_jsonw_arr_end(j);
 }
 
-static void processes(sts_jsonw *j, const sts_timeline *tl, const sts_scope *sc, const uint32_t *porder,
-                      const sts_busy *pbusy)
+static void processes(sts_jsonw *j, const sts_analysis *a)
 {
+    const sts_timeline *tl = sts_analysis_timeline(a);
+    const sts_busy *pbusy = sts_analysis_process_busy(a, NULL);
     size_t np;
-    const sts_process *procs = sts_timeline_processes(tl, &np);
+    const uint32_t *porder = sts_analysis_process_order(a, &np);
+    const sts_process *procs = sts_timeline_processes(tl, NULL);
+    int some_lanes = sts_analysis_scope(a)->lanes != NULL;
     K(j, "processes");
     sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < np; k++) {
         uint32_t p = porder[k];
-        if (sc && sc->lanes && !pbusy[p].slices) continue;
+        if (some_lanes && !pbusy[p].slices) continue;
         sts_jsonw_obj_begin(j);
         K(j, "pid"), sts_jsonw_str(j, sts_timeline_string(tl, procs[p].label));
         K(j, "process"), sts_jsonw_str(j, sts_timeline_string(tl, procs[p].name));
@@ -172,29 +204,64 @@ static void processes(sts_jsonw *j, const sts_timeline *tl, const sts_scope *sc,
     sts_jsonw_arr_end(j);
 }
 
-sts_status sts_analysis_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_analysis_results *r, sts_error *err)
+static void overlap_list(sts_jsonw *j, const sts_timeline *tl, size_t max)
 {
-    if (!r->lane_busy || !r->process_busy || (r->nnames && !r->names))
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
-                             "analysis JSON: the results lack per-lane or per-process busy times or names");
-    size_t nl, np;
-    sts_timeline_lanes(tl, &nl);
-    sts_timeline_processes(tl, &np);
-    uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
-    uint32_t *porder = malloc((np ? np : 1) * sizeof *porder);
-    sts_status st = STS_OK;
-    if (!order || !porder) {
-        st = sts_error_set(err, STS_ERR_NOMEM, -1, "analysis JSON: out of memory ordering %zu lanes", nl);
-    } else {
-        sts_lane_display_order(tl, order);
-        st = sts_process_display_order(tl, order, porder, err);
+    size_t n;
+    const sts_overlap *ov = sts_timeline_overlaps(tl, &n);
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    K(j, "overlap_list");
+    sts_jsonw_arr_begin(j);
+    for (size_t i = 0; i < n && (!max || i < max); i++) {
+        const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
+        sts_jsonw_obj_begin(j);
+        K(j, "name"), sts_jsonw_str(j, sts_timeline_string(tl, c->name));
+        K(j, "parent"), sts_jsonw_str(j, sts_timeline_string(tl, p->name));
+        K(j, "pid"), sts_jsonw_str(j, sts_lane_pid(tl, c->lane));
+        K(j, "tid"), sts_jsonw_str(j, sts_lane_tid(tl, c->lane));
+        K(j, "ts_ns"), sts_jsonw_i64(j, c->ts);
+        K(j, "dur_ns"), sts_jsonw_i64(j, c->dur);
+        K(j, "parent_ts_ns"), sts_jsonw_i64(j, p->ts);
+        K(j, "parent_dur_ns"), sts_jsonw_i64(j, p->dur);
+        K(j, "overrun_ns"), sts_jsonw_i64(j, ov[i].overrun_ns);
+        sts_jsonw_obj_end(j);
     }
-    if (st == STS_OK) {
-        names(w, tl, r, r->scope ? r->scope->group : STS_GROUP_NAME);
-        lanes(w, tl, r->scope, order, r->lane_busy);
-        processes(w, tl, r->scope, porder, r->process_busy);
+    sts_jsonw_arr_end(j);
+}
+
+static void overlap_groups(sts_jsonw *j, const sts_analysis *a)
+{
+    const sts_timeline *tl = sts_analysis_timeline(a);
+    size_t n;
+    const sts_overlap_group *g = sts_analysis_overlap_groups(a, &n);
+    K(j, "overlap_groups");
+    sts_jsonw_arr_begin(j);
+    for (size_t k = 0; k < n; k++) {
+        sts_jsonw_obj_begin(j);
+        K(j, "name"), sts_jsonw_str(j, sts_timeline_string(tl, g[k].name));
+        K(j, "parent"), sts_jsonw_str(j, sts_timeline_string(tl, g[k].parent));
+        K(j, "count"), sts_jsonw_u64(j, g[k].count);
+        K(j, "min_overrun_ns"), sts_jsonw_i64(j, g[k].min_ns);
+        K(j, "max_overrun_ns"), sts_jsonw_i64(j, g[k].max_ns);
+        sts_jsonw_obj_end(j);
     }
-    free(order);
-    free(porder);
-    return st;
+    sts_jsonw_arr_end(j);
+}
+
+sts_status sts_analysis_write_json(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, sts_error *err)
+{
+    (void)err;
+    const sts_timeline *tl = sts_analysis_timeline(a);
+    const sts_timeline_info *in = sts_timeline_get_info(tl);
+    sts_jsonw_obj_begin(w);
+    K(w, "trace"), sts_timeline_info_write_json(w, tl, sts_analysis_busy(a)->union_ns);
+    scope(w, a);
+    names(w, a, top);
+    lanes(w, a);
+    processes(w, a);
+    K(w, "clamped"), sts_jsonw_u64(w, in->clamped);
+    K(w, "overlaps"), sts_jsonw_u64(w, in->overlaps);
+    overlap_list(w, tl, overlaps);
+    overlap_groups(w, a);
+    sts_jsonw_obj_end(w);
+    return STS_OK;
 }

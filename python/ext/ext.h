@@ -50,6 +50,9 @@ typedef struct ext_json {
 /* Opens the memory stream and a compact writer; raises MemoryError on failure. */
 int ext_json_begin(ext_json *j);
 
+/* The same with the layout given (STS_JSON_TWO_LEVELS: the CLI's --json bytes). */
+int ext_json_begin_as(ext_json *j, sts_json_layout layout);
+
 /* Finishes the document and returns it as a str (NULL with an exception set on failure).
  * Frees everything either way. */
 PyObject *ext_json_end(ext_json *j);

@@ -1,6 +1,6 @@
-"""Trace.info, names(), lanes(), processes() and steps() hold what the CLI's --json
-prints, on every fixture (and on lesson 3's JAX profile directory when tests/interop
-made one)."""
+"""Trace.analyze() and steps() are the bytes the CLI's --json prints, and Trace.info,
+names(), lanes() and processes() its parts, on every fixture (and on lesson 3's JAX
+profile directory when tests/interop made one)."""
 import json
 import warnings
 
@@ -34,6 +34,19 @@ def test_analyze_documents_equal_cli(cli, fixtures_dir, rel, path):
         assert t.processes() == want["processes"]
 
 
+@pytest.mark.parametrize("rel,path", FIXTURES, ids=IDS)
+def test_analyze_document_is_the_clis_bytes(cli, fixtures_dir, rel, path):
+    _, out, _ = run_cli(cli, "analyze", path, "--json")
+    _, out_top, _ = run_cli(cli, "analyze", path, "--json", "--top", "3", "--overlaps", "-j", "1")
+    with open_quiet(path) as t:
+        d = t.analyze()
+        assert d.text.encode("utf-8") == out
+        assert d["trace"] == t.info and d["scope"]["group"] == "name"
+        # One thread or several: the same document.
+        assert t.analyze(jobs=1).text == d.text and t.analyze(jobs=3).text == d.text
+        assert t.analyze(top=3, overlaps=True).text.encode("utf-8") == out_top
+
+
 def steps_cli(cli, path, step=None):
     args = ["steps", path, "--json"] + (["--step", step] if step else [])
     rc, out, err = run_cli(cli, *args, check=False)
@@ -45,7 +58,10 @@ def test_steps_equal_cli(cli, fixtures_dir, rel, path):
     rc, want, err = steps_cli(cli, path)
     with open_quiet(path) as t:
         if rc == 0:
-            assert t.steps() == want
+            got = t.steps()
+            assert got == want
+            _, out, _ = run_cli(cli, "steps", path, "--json")
+            assert got.text.encode("utf-8") == out
         else:
             assert rc == 1, err
             with pytest.raises(stepscope.NoStepsFound) as e:
@@ -111,6 +127,7 @@ def test_scoped_analysis_equals_cli(cli, fixtures_dir, rel):
         for kw, flags in cases:
             _, out, _ = run_cli(cli, "analyze", path, "--json", *flags)
             want = json.loads(out)
+            assert t.analyze(**kw).text.encode("utf-8") == out, flags
             assert t.names(**kw) == want["names"], flags
             kw.pop("group", None)
             assert t.lanes(**kw) == want["lanes"], flags
@@ -130,7 +147,7 @@ def test_steps_options_equal_cli(cli, fixtures_dir, rel):
                           (dict(lanes=lane["pid"]), ["--lanes", lane["pid"]])):
             rc, out, err = run_cli(cli, "steps", path, "--json", *flags, check=False)
             assert rc == 0, err
-            assert t.steps(**kw) == json.loads(out), flags
+            assert t.steps(**kw).text.encode("utf-8") == out, flags
 
 
 def test_lane_and_step_errors_carry_the_cli_text(cli, fixtures_dir):
