@@ -165,20 +165,6 @@ static int compute(analysis *a, const args *o, int jobs)
 
 /* ---- human output ----------------------------------------------------------------- */
 
-static void print_phases(const sts_timeline_info *info)
-{
-    int first = 1;
-    for (int c = 0; c < 128; c++) {
-        if (!info->by_phase[c]) continue;
-        if (c > 32 && c < 127)
-            printf("%s%c %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
-        else
-            printf("%s0x%02x %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
-        first = 0;
-    }
-    printf("%s\n", first ? "" : ")");
-}
-
 /* A name cut to NAME_CUT characters for one line of text. */
 static void put_name(const char *s)
 {
@@ -217,7 +203,7 @@ static void print_facts(const analysis *a)
     printf("format      %s, %" PRIu64 " bytes%s%s\n", in->format, in->bytes, in->compressed ? " (gzip)" : "",
            in->truncated ? ", TRUNCATED: complete events imported" : "");
     printf("events      %" PRIu64, in->events);
-    print_phases(in);
+    tc_print_phases(in->by_phase);
     printf("lanes       %zu in %zu process%s\n", a->nlanes, a->nprocs, a->nprocs == 1 ? "" : "es");
     sts_fmt_duration((double)(in->ts_max - in->ts_min), d1, sizeof d1);
     printf("slices      %zu\nspan        %s (ts %" PRId64 " to %" PRId64 " ns)\n", a->nslices, d1, in->ts_min,
@@ -287,34 +273,6 @@ static void print_names(const analysis *a, size_t top)
     }
 }
 
-/* One row of a busy-time table: the label cells, then slices, busy, span and busy%.
- * A NULL `b` prints the header with `cells` as column titles. */
-static void busy_row(const char *const *cells, const int *widths, size_t ncells, const sts_busy *b)
-{
-    for (size_t c = 0; c < ncells; c++) {
-        printf("  ");
-        tc_cell(stdout, cells[c], widths[c], 1);
-    }
-    if (!b) {
-        printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
-        return;
-    }
-    char u[32], sp[32];
-    sts_fmt_duration((double)(b->union_ns), u, sizeof u);
-    sts_fmt_duration((double)(b->span_ns), sp, sizeof sp);
-    printf("  %9" PRIu64 " %*s %*s %5.1f%%\n", b->slices, sts_fmt_field(u, 11), u, sts_fmt_field(sp, 11), sp,
-           b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
-}
-
-/* Widens widths[] to fit cells (each capped at caps[]). */
-static void fit_widths(const char *const *cells, const int *caps, int *widths, size_t ncells)
-{
-    for (size_t c = 0; c < ncells; c++) {
-        int w = tc_width(cells[c], caps[c]);
-        if (w > widths[c]) widths[c] = w;
-    }
-}
-
 static void lane_cells(const analysis *a, uint32_t l, const char *cells[4])
 {
     cells[0] = sts_lane_pid(a->tl, l);
@@ -333,9 +291,9 @@ static void print_lanes(const analysis *a)
     for (size_t k = 0; k < a->nlanes; k++) {
         if (!a->busy[a->order[k]].slices) continue;
         lane_cells(a, a->order[k], cells);
-        fit_widths(cells, caps, widths, 4);
+        tc_fit_widths(cells, caps, widths, 4);
     }
-    busy_row(titles, widths, 4, NULL);
+    tc_busy_row(titles, widths, 4, NULL);
     size_t hidden = 0;
     for (size_t k = 0; k < a->nlanes; k++) {
         uint32_t l = a->order[k];
@@ -344,7 +302,7 @@ static void print_lanes(const analysis *a)
             continue;
         }
         lane_cells(a, l, cells);
-        busy_row(cells, widths, 4, &a->busy[l]);
+        tc_busy_row(cells, widths, 4, &a->busy[l]);
     }
     if (hidden)
         printf("  (%zu lane%s without %sslices not shown)\n", hidden, hidden == 1 ? "" : "s",
@@ -364,9 +322,9 @@ static void print_processes(const analysis *a)
         if (!a->pbusy[p].slices) continue;
         cells[0] = sts_timeline_string(a->tl, procs[p].label);
         cells[1] = sts_timeline_string(a->tl, procs[p].name);
-        fit_widths(cells, caps, widths, 2);
+        tc_fit_widths(cells, caps, widths, 2);
     }
-    busy_row(titles, widths, 2, NULL);
+    tc_busy_row(titles, widths, 2, NULL);
     size_t hidden = 0;
     for (size_t k = 0; k < a->nprocs; k++) {
         uint32_t p = a->porder[k];
@@ -376,7 +334,7 @@ static void print_processes(const analysis *a)
         }
         cells[0] = sts_timeline_string(a->tl, procs[p].label);
         cells[1] = sts_timeline_string(a->tl, procs[p].name);
-        busy_row(cells, widths, 2, &a->pbusy[p]);
+        tc_busy_row(cells, widths, 2, &a->pbusy[p]);
     }
     if (hidden) printf("  (%zu process%s without slices not shown)\n", hidden, hidden == 1 ? "" : "es");
 }

@@ -60,4 +60,15 @@ void tc_cell(FILE *f, const char *s, int width, int left);
 /* Display width of s in characters (UTF-8 aware), capped at `cap`. */
 int tc_width(const char *s, int cap);
 
+/* Prints events by phase, " (X 12, B 3)", and the newline ending the line. */
+void tc_print_phases(const uint64_t *by_phase);
+
+/* One row of a busy-time table (analyze's lanes, processes, hosts): the label cells,
+ * each in its width, then slices, busy, span and busy%. A NULL `b` prints the header,
+ * `cells` being the column titles. */
+void tc_busy_row(const char *const *cells, const int *widths, size_t ncells, const sts_busy *b);
+
+/* Widens widths[] to fit cells (each capped at caps[]). */
+void tc_fit_widths(const char *const *cells, const int *caps, int *widths, size_t ncells);
+
 #endif

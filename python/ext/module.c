@@ -189,6 +189,8 @@ static PyMethodDef methods[] = {
     FN("info_json", ext_info_json, METH_O, "analyze --json's trace object"),
     FN("analyze_json", ext_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json"),
     FN("steps_json", ext_steps_json, METH_VARARGS | METH_KEYWORDS, "steps --json"),
+    FN("hosts_analyze_json", ext_hosts_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json on several hosts"),
+    FN("hosts_steps_json", ext_hosts_steps_json, METH_VARARGS | METH_KEYWORDS, "steps --json on several hosts"),
     FN("ledger_json", ext_ledger_json, METH_VARARGS, "ledger --json of logs and texts"),
     FN("bench", ext_bench, METH_VARARGS | METH_KEYWORDS, "runs the C harness over Python callables"),
     { NULL, NULL, 0, NULL },
