@@ -25,7 +25,7 @@ static void key_str(sts_jsonw *w, const char *k, const char *v)
 static void i64_array(sts_jsonw *w, const char *k, const int64_t *v, size_t n)
 {
     sts_jsonw_key(w, k);
-    if (n > MAX_SAMPLES_WRITTEN) {
+    if (n > MAX_SAMPLES_WRITTEN || !v) { /* too many, or (read back) not written */
         sts_jsonw_null(w);
         return;
     }
