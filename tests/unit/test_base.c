@@ -487,7 +487,8 @@ TEST(json_writer_key_values)
                   "\"f\":0.1,\"nan\":null,\"b\":false,\"z\":null}\n");
     free(out);
     for (int layout = STS_JSON_COMPACT; layout <= STS_JSON_TWO_LEVELS; layout++) {
-        char *a = render((sts_json_layout)layout, doc_kv, &st), *b = render((sts_json_layout)layout, doc_kv_apart, &st2);
+        char *a = render((sts_json_layout)layout, doc_kv, &st),
+             *b = render((sts_json_layout)layout, doc_kv_apart, &st2);
         T_EQ_STR(a, b);
         free(a);
         free(b);
