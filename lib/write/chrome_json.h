@@ -19,18 +19,22 @@ typedef struct sts_cjw {
     const sts_lane *lanes;
     const sts_arg *args;
     size_t nprocs, nlanes, nargs;
-    int64_t *tid;       /* per lane: the tid written */
-    int32_t *tid_order; /* per lane: 1-based position within its process */
-    int64_t first_pid;  /* the pid the completion record names */
-    uint64_t events;    /* events written so far, the completion record's head included */
+    int64_t *tid;                         /* per lane: the tid written */
+    int32_t *tid_order;                   /* per lane: 1-based position within its process */
+    int labels;                           /* see sts_cjw_open() */
+    unsigned char *proc_text, *lane_text; /* with labels: per process and lane, written as its label's text */
+    uint32_t first_proc;                  /* the process the completion record names (STS_NONE: pid 0) */
+    uint64_t events;                      /* events written so far, the completion record's head included */
 } sts_cjw;
 
 /* Chooses every lane's tid and opens `path` (gzip when it ends in ".gz"), then writes
  * the top-level object's head with displayTimeUnit `time_unit` and the completion
- * record's head naming the pid of process `first_proc` (STS_NONE: pid 0). On failure
- * nothing is left behind and err says why. */
+ * record's head naming the pid of process `first_proc` (STS_NONE: pid 0). `labels`:
+ * a pid or tid the trace wrote as text ("CPU functions") is written as that text
+ * again, not as the number derived from it. On failure nothing is left behind and
+ * err says why. */
 sts_status sts_cjw_open(sts_cjw *w, const sts_timeline *tl, const char *path, const sts_write_options *opts,
-                        const char *time_unit, uint32_t first_proc, sts_error *err);
+                        const char *time_unit, uint32_t first_proc, int labels, sts_error *err);
 
 /* Writes the completion record's tail and the end of the object, and renames the file
  * into place; frees what open allocated either way. */
@@ -44,8 +48,11 @@ void sts_cjw_abort(sts_cjw *w);
  * it marks and the processes holding one of them. */
 void sts_cjw_metadata(sts_cjw *w, const unsigned char *lane_on);
 
-/* The pid written for process `proc`: its own, or 2^40 + proc beyond +-2^53. */
+/* The number written for process `proc`'s pid: its own, or 2^40 + proc beyond +-2^53. */
 int64_t sts_cjw_pid(const sts_cjw *w, uint32_t proc);
+/* Process `proc`'s pid (0 out of range), lane `lane`'s tid, as a JSON value. */
+void sts_cjw_put_pid(sts_cjw *w, uint32_t proc);
+void sts_cjw_put_tid(sts_cjw *w, uint32_t lane);
 
 /* Starts an event with `head` (the separator goes before it). */
 void sts_cjw_event(sts_cjw *w, const char *head);
@@ -59,6 +66,8 @@ void sts_cjw_f64(sts_cjw *w, double v);
 void sts_cjw_us(sts_cjw *w, int64_t ns);
 /* A string id as a JSON string. */
 void sts_cjw_str(sts_cjw *w, uint32_t id);
+/* A NUL-terminated text as a JSON string. */
+void sts_cjw_text(sts_cjw *w, const char *s);
 /* "pid":P,"tid":T for a lane; STS_NONE or an index out of range writes pid 0. */
 void sts_cjw_pid_tid(sts_cjw *w, uint32_t lane);
 /* ,"name":N and ,"cat":C when cat is not 0. */

@@ -60,7 +60,11 @@ void sts_cjw_phase(sts_cjw *w, char phase)
 
 void sts_cjw_str(sts_cjw *w, uint32_t id)
 {
-    const char *s = sts_timeline_string(w->tl, id);
+    sts_cjw_text(w, sts_timeline_string(w->tl, id));
+}
+
+void sts_cjw_text(sts_cjw *w, const char *s)
+{
     sts_json_escape(s, strlen(s), put_wfile, w->f);
 }
 
@@ -110,6 +114,52 @@ int64_t sts_cjw_pid(const sts_cjw *w, uint32_t proc)
     return pid > -JSON_SAFE_INT && pid < JSON_SAFE_INT ? pid : BIG_TID + (int64_t)proc;
 }
 
+/* Whether `label` is the decimal text of v, as a JSON number would be read. */
+static int label_is(const char *label, int64_t v)
+{
+    char b[STS_JSON_NUM_MAX];
+    sts_json_fmt_i64(b, v);
+    return strcmp(label, b) == 0;
+}
+
+/* With labels, which pids and tids were written in the trace as text ("CPU functions")
+ * rather than as numbers: those are written as the text again. */
+static int choose_labels(sts_cjw *w)
+{
+    w->proc_text = calloc(w->nprocs + 1, 1);
+    w->lane_text = calloc(w->nlanes + 1, 1);
+    if (!w->proc_text || !w->lane_text) return -1;
+    for (size_t p = 0; p < w->nprocs; p++) {
+        const char *t = sts_timeline_string(w->tl, w->procs[p].label);
+        w->proc_text[p] = *t && !label_is(t, w->procs[p].pid);
+    }
+    for (size_t l = 0; l < w->nlanes; l++) {
+        const char *t = sts_timeline_string(w->tl, w->lanes[l].label);
+        w->lane_text[l] = *t && !label_is(t, w->lanes[l].tid);
+    }
+    return 0;
+}
+
+void sts_cjw_put_pid(sts_cjw *w, uint32_t proc)
+{
+    if (proc >= w->nprocs)
+        sts_cjw_lit(w, "0");
+    else if (w->proc_text && w->proc_text[proc])
+        sts_cjw_str(w, w->procs[proc].label);
+    else
+        sts_cjw_i64(w, sts_cjw_pid(w, proc));
+}
+
+void sts_cjw_put_tid(sts_cjw *w, uint32_t lane)
+{
+    if (lane >= w->nlanes)
+        sts_cjw_lit(w, "0");
+    else if (w->lane_text && w->lane_text[lane])
+        sts_cjw_str(w, w->lanes[lane].label);
+    else
+        sts_cjw_i64(w, w->tid[lane]);
+}
+
 void sts_cjw_pid_tid(sts_cjw *w, uint32_t lane)
 {
     sts_cjw_lit(w, "\"pid\":");
@@ -117,9 +167,9 @@ void sts_cjw_pid_tid(sts_cjw *w, uint32_t lane)
         sts_cjw_lit(w, "0,\"tid\":0");
         return;
     }
-    sts_cjw_i64(w, sts_cjw_pid(w, w->lanes[lane].process));
+    sts_cjw_put_pid(w, w->lanes[lane].process);
     sts_cjw_lit(w, ",\"tid\":");
-    sts_cjw_i64(w, w->tid[lane]);
+    sts_cjw_put_tid(w, lane);
 }
 
 static void arg_value(sts_cjw *w, const sts_arg *a)
@@ -182,14 +232,15 @@ void sts_cjw_name_cat(sts_cjw *w, uint32_t name, uint32_t cat)
     }
 }
 
-static void meta_event(sts_cjw *w, int64_t pid, const int64_t *tid, const char *what, const char *key, uint32_t str,
+/* A metadata event of process `proc`, or of lane `lane` when it is not STS_NONE. */
+static void meta_event(sts_cjw *w, uint32_t proc, uint32_t lane, const char *what, const char *key, uint32_t str,
                        int64_t num)
 {
     sts_cjw_event(w, "{\"ph\":\"M\",\"pid\":");
-    sts_cjw_i64(w, pid);
-    if (tid) {
+    sts_cjw_put_pid(w, proc);
+    if (lane != STS_NONE) {
         sts_cjw_lit(w, ",\"tid\":");
-        sts_cjw_i64(w, *tid);
+        sts_cjw_put_tid(w, lane);
     }
     sts_cjw_lit(w, ",\"name\":\"");
     sts_cjw_lit(w, what);
@@ -219,19 +270,20 @@ void sts_cjw_metadata(sts_cjw *w, const unsigned char *lane_on)
         if (pr->global) continue; /* finalize's holder of global tracks: no process of the trace */
         if (lane_on && proc_on && !proc_on[p]) continue; /* out of memory: every process, which is harmless */
         int64_t pid = sts_cjw_pid(w, (uint32_t)p);
-        uint32_t name = pr->name ? pr->name : pr->label;
-        if (name) meta_event(w, pid, NULL, "process_name", "name", name, 0);
+        /* The writer names an unnamed process after its pid; with labels (the cut) it
+         * stays as the trace had it. */
+        uint32_t name = pr->name ? pr->name : w->labels ? 0 : pr->label;
+        if (name) meta_event(w, (uint32_t)p, STS_NONE, "process_name", "name", name, 0);
         /* JAX sorts processes by pid (701 for the host). */
         int64_t sort = pr->sort_index ? pr->sort_index : pid >= INT32_MIN && pid <= INT32_MAX ? pid : (int64_t)p;
-        meta_event(w, pid, NULL, "process_sort_index", "sort_index", STS_NONE, sort);
+        meta_event(w, (uint32_t)p, STS_NONE, "process_sort_index", "sort_index", STS_NONE, sort);
     }
     free(proc_on);
     for (size_t l = 0; l < w->nlanes; l++) {
         const sts_lane *ln = &w->lanes[l];
         if (!writes_meta(ln, w->nprocs) || (lane_on && !lane_on[l])) continue;
-        int64_t pid = sts_cjw_pid(w, ln->process), tid = w->tid[l];
-        if (ln->name) meta_event(w, pid, &tid, "thread_name", "name", ln->name, 0);
-        meta_event(w, pid, &tid, "thread_sort_index", "sort_index", STS_NONE,
+        if (ln->name) meta_event(w, ln->process, (uint32_t)l, "thread_name", "name", ln->name, 0);
+        meta_event(w, ln->process, (uint32_t)l, "thread_sort_index", "sort_index", STS_NONE,
                    ln->sort_index ? ln->sort_index : w->tid_order[l]);
     }
 }
@@ -340,19 +392,23 @@ static void cjw_free(sts_cjw *w)
 {
     free(w->tid);
     free(w->tid_order);
+    free(w->proc_text);
+    free(w->lane_text);
     w->tid = NULL;
     w->tid_order = NULL;
+    w->proc_text = w->lane_text = NULL;
 }
 
 sts_status sts_cjw_open(sts_cjw *w, const sts_timeline *tl, const char *path, const sts_write_options *opts,
-                        const char *time_unit, uint32_t first_proc, sts_error *err)
+                        const char *time_unit, uint32_t first_proc, int labels, sts_error *err)
 {
     memset(w, 0, sizeof *w);
     w->tl = tl;
     w->procs = sts_timeline_processes(tl, &w->nprocs);
     w->lanes = sts_timeline_lanes(tl, &w->nlanes);
     w->args = sts_timeline_args(tl, &w->nargs);
-    if (choose_tids(w) != 0) {
+    w->labels = labels;
+    if (choose_tids(w) != 0 || (labels && choose_labels(w) != 0)) {
         cjw_free(w);
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
     }
@@ -361,12 +417,12 @@ sts_status sts_cjw_open(sts_cjw *w, const sts_timeline *tl, const char *path, co
         cjw_free(w);
         return err ? err->code : STS_ERR_IO;
     }
-    w->first_pid = first_proc < w->nprocs ? sts_cjw_pid(w, first_proc) : 0;
+    w->first_proc = first_proc;
     sts_cjw_lit(w, "{\"displayTimeUnit\":");
     sts_json_escape(time_unit, strlen(time_unit), put_wfile, w->f);
     sts_cjw_lit(w, ",\"traceEvents\":[\n");
     sts_cjw_event(w, STS_COMPLETION_JSON_OPEN); /* the file announces its completion record... */
-    sts_cjw_i64(w, w->first_pid);
+    sts_cjw_put_pid(w, first_proc);
     sts_cjw_lit(w, STS_COMPLETION_JSON_HEAD_REST);
     return STS_OK;
 }
@@ -376,7 +432,7 @@ sts_status sts_cjw_commit(sts_cjw *w, sts_error *err)
     char tail[32];
     snprintf(tail, sizeof tail, "%" PRIu64 "}}", w->events - 1);
     sts_cjw_event(w, STS_COMPLETION_JSON_OPEN); /* ...and ends with it */
-    sts_cjw_i64(w, w->first_pid);
+    sts_cjw_put_pid(w, w->first_proc);
     sts_cjw_lit(w, STS_COMPLETION_JSON_TAIL_REST);
     sts_cjw_lit(w, tail);
     sts_cjw_lit(w, "\n]}\n");
@@ -400,7 +456,7 @@ sts_status sts_write_chrome_json(const sts_timeline *tl, const char *path, const
     size_t nprocs;
     sts_timeline_processes(tl, &nprocs);
     sts_cjw w;
-    sts_status st = sts_cjw_open(&w, tl, path, opts, "ns", nprocs ? 0 : STS_NONE, err);
+    sts_status st = sts_cjw_open(&w, tl, path, opts, "ns", nprocs ? 0 : STS_NONE, 0, err);
     if (st != STS_OK) return st;
     sts_cjw_metadata(&w, NULL);
     slices(&w);
