@@ -37,9 +37,9 @@ typedef struct tc_read_opts {
     }
 
 /* What a trace command keeps of what it reads, into opt: the args an --args value names
- * (NULL: the command's default, known for slices and analysis for the others), and
- * flow events counted, not kept, since no command reads them. Returns CLI_OK, or
- * prints the usage error and returns CLI_USAGE. */
+ * (NULL: the command's default, known for slices, all for cut and analysis for the
+ * others), and flow events counted, not kept, since only cut (which keeps them) reads
+ * them. Returns CLI_OK, or prints the usage error and returns CLI_USAGE. */
 int tc_keep_options(const char *cmd, const char *args, sts_open_options *opt);
 
 /* Opens `path` (a file, "-", or a profile directory at any level; `run` picks a run,
