@@ -29,10 +29,11 @@ typedef struct sts_cjw {
 
 /* Chooses every lane's tid and opens `path` (gzip when it ends in ".gz"), then writes
  * the top-level object's head with displayTimeUnit `time_unit` and the completion
- * record's head naming the pid of process `first_proc` (STS_NONE: pid 0). `labels`:
- * a pid or tid the trace wrote as text ("CPU functions") is written as that text
- * again, not as the number derived from it. On failure nothing is left behind and
- * err says why. */
+ * record's head naming the pid of process `first_proc` (STS_NONE: pid 0). `labels`
+ * (the cut): a pid or tid the trace wrote as text ("CPU functions") is written as that
+ * text again, not as the number derived from it, and the file says
+ * "stepscope_exact_times": true (read without the rounding tolerance). On failure
+ * nothing is left behind and err says why. */
 sts_status sts_cjw_open(sts_cjw *w, const sts_timeline *tl, const char *path, const sts_write_options *opts,
                         const char *time_unit, uint32_t first_proc, int labels, sts_error *err);
 

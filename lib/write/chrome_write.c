@@ -420,6 +420,7 @@ sts_status sts_cjw_open(sts_cjw *w, const sts_timeline *tl, const char *path, co
     w->first_proc = first_proc;
     sts_cjw_lit(w, "{\"displayTimeUnit\":");
     sts_json_escape(time_unit, strlen(time_unit), put_wfile, w->f);
+    if (labels) sts_cjw_lit(w, ",\"stepscope_exact_times\":true");
     sts_cjw_lit(w, ",\"traceEvents\":[\n");
     sts_cjw_event(w, STS_COMPLETION_JSON_OPEN); /* the file announces its completion record... */
     sts_cjw_put_pid(w, first_proc);
