@@ -287,6 +287,20 @@ static int print_json(const sts_timeline *tl, const args *o, const chosen *w, si
     return cli_json_finish("cut", j);
 }
 
+/* Whether any slice of the trace, anywhere, has the name (or matches it): tells a typo
+ * from a window that holds none of them. */
+static int name_anywhere(const sts_timeline *tl, const char *name)
+{
+    sts_scope sc = STS_SCOPE_INIT;
+    sc.name = name;
+    sts_name_summary *rows = NULL;
+    size_t n = 0;
+    sts_error err = STS_ERROR_INIT;
+    int found = sts_name_summaries_in(tl, &sc, &rows, &n, &err) == STS_OK && n > 0;
+    free(rows);
+    return found;
+}
+
 /* ---- the command ------------------------------------------------------------------------- */
 
 static int run(const char *path, const args *o, const tc_read_opts *ro, int64_t min_dur)
@@ -315,9 +329,12 @@ static int run(const char *path, const args *o, const tc_read_opts *ro, int64_t 
         cut.source = in->path;
         sts_error err = STS_ERROR_INIT;
         sts_status s = sts_write_chrome_json_cut(tl, &cut, o->out, NULL, &st, &err);
-        if (s != STS_OK) {
+        if (s == STS_ERR_NOT_FOUND && o->name && !name_anywhere(tl, o->name)) {
+            fprintf(stderr, "stepscope cut: no slice name of %s matches '%s'\n", in->path, o->name);
+            ts_suggest_names(tl, o->name);
+            rc = CLI_BAD_INPUT;
+        } else if (s != STS_OK) {
             fprintf(stderr, "stepscope cut: error: %s\n", err.message);
-            if (s == STS_ERR_NOT_FOUND && o->name) ts_suggest_names(tl, o->name);
             rc = s == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
         }
     }
