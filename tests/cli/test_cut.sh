@@ -114,7 +114,7 @@ else
   refuse "an unwritable output directory" 1 "cannot write in $W/ro: Permission denied" "$W/t.json" -o "$W/ro/c.json"
 fi
 refuse "-o names a directory" 1 "is a directory" "$W/t.json" -o "$W"
-refuse "-o under a file" 1 "cannot write in $W/t.json: Not a directory" "$W/t.json" -o "$W/t.json/c.json"
+refuse "-o under a file (the writer's own error)" 1 "t.json/c.json: cannot open for writing: .*Not a directory" "$W/t.json" -o "$W/t.json/c.json"
 refuse "a window after the trace" 1 "lies outside .*span 0 to 3.15 ms" "$W/t.json" -o "$W/c.json" --window 5ms:6ms
 refuse "a window before the trace" 1 "lies outside" "$W/t.json" -o "$W/c.json" --window=-2ms:-1ms
 refuse "an empty window" 2 "is empty" "$W/t.json" -o "$W/c.json" --window 1ms:1ms
