@@ -1,5 +1,6 @@
 /* `steps --json`'s document, one writer for the CLI and the Python binding. */
 #include "analyze/json_impl.h"
+#include "stepscope/devview.h"
 
 #define K(j, key) sts_jsonw_key((j), (key))
 
@@ -53,7 +54,7 @@ static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_chi
     sts_jsonw_obj_end(j);
 }
 
-static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
+static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -73,6 +74,11 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
         K(j, "unattributed_ns"), sts_jsonw_i64(j, x->unattributed_ns);
         K(j, "naive_ns"), sts_jsonw_i64(j, x->naive_ns);
         windows(j, tl, s, x);
+        if (dv) {
+            size_t nd;
+            const sts_devview_window *dw = sts_devview_step_windows(dv, k, &nd);
+            K(j, "devices"), sts_devview_write_windows_json(j, tl, dv, dw, nd);
+        }
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -141,8 +147,9 @@ static void summary(sts_jsonw *j, const sts_steps *s)
     sts_jsonw_obj_end(j);
 }
 
-sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
-                                sts_error *err)
+/* The document, with each step's device windows and the device summary when dv is given. */
+static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                            const sts_devview *dv, sts_error *err)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -161,10 +168,28 @@ sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_
     sts_jsonw_obj_end(w);
     K(w, "other_lanes"), sts_jsonw_u64(w, sts_steps_other_lanes(s));
     K(w, "xprof_view"), sts_jsonw_bool(w, xprof_view);
-    steps(w, tl, s);
+    steps(w, tl, s, dv);
     children(w, tl, s);
     window_lanes(w, tl, s);
     summary(w, s);
+    if (dv) K(w, "device"), sts_devview_write_json(w, tl, dv);
     sts_jsonw_obj_end(w);
     return STS_OK;
+}
+
+sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                                sts_error *err)
+{
+    return write_doc(w, tl, s, xprof_view, NULL, err);
+}
+
+sts_status sts_steps_write_json_device(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                                       const sts_devview *v, sts_error *err)
+{
+    size_t n;
+    sts_steps_list(s, &n);
+    if (v && n && (!sts_devview_has_steps(v) || !sts_devview_step_windows(v, n - 1, NULL)))
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "steps JSON: the device view was not computed for these steps (options.steps)");
+    return write_doc(w, tl, s, xprof_view, v, err);
 }
