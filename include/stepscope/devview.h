@@ -224,8 +224,11 @@ void sts_devview_free(sts_devview *v);
 /* The devices, in process display order; owned by the handle. */
 const sts_devview_device *sts_devview_devices(const sts_devview *v, size_t *n);
 /* The windows: with steps, step-major (step k's devices are [k * ndevices, (k + 1) *
- * ndevices)); else one per device. Owned by the handle. */
+ * ndevices)); else one per device (sts_devview_span_windows()). Owned by the handle. */
 const sts_devview_window *sts_devview_windows(const sts_devview *v, size_t *n);
+/* Each device's span window (its first op's start to its last op's end), with or
+ * without steps: the whole trace's numbers. One per device; owned by the handle. */
+const sts_devview_window *sts_devview_span_windows(const sts_devview *v, size_t *n);
 /* Step k's windows (NULL when k is out of range or there are no steps), *n of them. */
 const sts_devview_window *sts_devview_step_windows(const sts_devview *v, size_t k, size_t *n);
 /* Every device op with its launch, by device, then start time. Owned by the handle. */
@@ -254,7 +257,7 @@ void sts_devview_write_windows_json(sts_jsonw *w, const sts_timeline *tl, const 
                                     const sts_devview_window *windows, size_t n);
 
 /* Writes the view's summary as one object: the devices, the links, the rules with
- * their hits, the warnings, and (without steps) each device's span window. */
+ * their hits, the warnings, and each device's span window ("windows"). */
 void sts_devview_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_devview *v);
 
 /* `steps --json --device`'s document: sts_steps_write_json()'s, each step with its

@@ -32,6 +32,7 @@ void sts_devview_free(sts_devview *v)
     STS_VEC_RELEASE(v->warnings);
     STS_VEC_RELEASE(v->devices);
     STS_VEC_RELEASE(v->windows);
+    STS_VEC_RELEASE(v->spans);
     STS_VEC_RELEASE(v->launches);
     STS_VEC_RELEASE(v->orphans);
     STS_VEC_RELEASE(v->hits);
@@ -70,7 +71,14 @@ sts_status sts_devview_compute(const sts_timeline *tl, const sts_devview_options
 }
 
 STS_VEC_ACCESSOR(sts_devview_devices, sts_devview, sts_devview_device, devices)
-STS_VEC_ACCESSOR(sts_devview_windows, sts_devview, sts_devview_window, windows)
+STS_VEC_ACCESSOR(sts_devview_span_windows, sts_devview, sts_devview_window, spans)
+
+const sts_devview_window *sts_devview_windows(const sts_devview *v, size_t *n)
+{
+    if (!v->nsteps) return sts_devview_span_windows(v, n);
+    if (n) *n = v->windows.n;
+    return v->windows.v;
+}
 STS_VEC_ACCESSOR(sts_devview_launches, sts_devview, sts_devview_launch, launches)
 STS_VEC_ACCESSOR(sts_devview_orphan_calls, sts_devview, uint32_t, orphans)
 STS_VEC_ACCESSOR(sts_devview_rule_hits, sts_devview, uint64_t, hits)

@@ -59,7 +59,8 @@ typedef struct dv_op {
 
 struct sts_devview {
     STS_VEC(sts_devview_device) devices;
-    STS_VEC(sts_devview_window) windows;
+    STS_VEC(sts_devview_window) windows; /* per step and device */
+    STS_VEC(sts_devview_window) spans;   /* per device: its span */
     STS_VEC(sts_devview_launch) launches;
     STS_VEC(uint32_t) orphans;
     STS_VEC(uint64_t) hits;

@@ -177,9 +177,7 @@ void sts_devview_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_devv
     for (size_t i = 0; i < v->warnings.n; i++)
         sts_jsonw_str(w, v->warnings.v[i]);
     sts_jsonw_arr_end(w);
-    if (!v->nsteps) {
-        K(w, "windows");
-        sts_devview_write_windows_json(w, tl, v, v->windows.v, v->windows.n);
-    }
+    K(w, "windows");
+    sts_devview_write_windows_json(w, tl, v, v->spans.v, v->spans.n);
     sts_jsonw_obj_end(w);
 }

@@ -51,9 +51,11 @@ static int cmp_ev(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
+/* Step k's window on device d; k == SPAN: the device's span window. */
+#define SPAN SIZE_MAX
 static sts_devview_window *window(const sweep *w, size_t k, uint32_t d)
 {
-    return &w->v->windows.v[w->nsteps ? k * w->ndev + d : d];
+    return k == SPAN ? &w->v->spans.v[d] : &w->v->windows.v[k * w->ndev + d];
 }
 
 static void credit(sts_devview_window *x, int64_t len, const state *st)
@@ -112,13 +114,11 @@ static size_t first_start_at(const sweep *w, int64_t t)
 
 static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
 {
-    if (!w->nsteps) {
-        sts_devview_window *x = window(w, 0, d);
-        int64_t lo = a > x->start_ns ? a : x->start_ns,
-                hi = b < x->start_ns + x->window_ns ? b : x->start_ns + x->window_ns;
-        if (hi > lo) credit(x, hi - lo, st);
-        return;
-    }
+    sts_devview_window *x = window(w, SPAN, d);
+    int64_t lo0 = a > x->start_ns ? a : x->start_ns;
+    int64_t hi0 = b < x->start_ns + x->window_ns ? b : x->start_ns + x->window_ns;
+    if (hi0 > lo0) credit(x, hi0 - lo0, st);
+    if (!w->nsteps) return;
     size_t end = first_start_at(w, b);
     for (size_t k = first_reach_after(w, a); k < end; k++) {
         int64_t lo = a > w->w0[k] ? a : w->w0[k], hi = b < w->w1[k] ? b : w->w1[k];
@@ -220,7 +220,7 @@ static int add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
     }
     x->matched++;
     if (STS_VEC_RESERVE(w->pairs, w->pairs.n + 2) != 0) return -1;
-    w->pairs.v[w->pairs.n++] = (int64_t)k;
+    w->pairs.v[w->pairs.n++] = k == SPAN ? -1 : (int64_t)k;
     w->pairs.v[w->pairs.n++] = o->start - o->launch;
     return 0;
 }
@@ -237,7 +237,7 @@ static void delay_stats(sweep *w, uint32_t d)
         size_t m = hi - lo;
         const int64_t *at = &w->pairs.v[2 * lo];
 #define DELAY(i) (at[2 * (i) + 1])
-        sts_devview_window *x = window(w, (size_t)k, d);
+        sts_devview_window *x = window(w, k < 0 ? SPAN : (size_t)k, d);
         x->known |= STS_DEVVIEW_KNOWN_DELAY;
         x->delay_max_ns = DELAY(m - 1);
         x->delay_p90_ns = DELAY((9 * m + 9) / 10 - 1);
@@ -252,10 +252,7 @@ static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
 {
     w->pairs.n = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!w->nsteps) {
-            if (add_op(w, window(w, 0, d), 0, &o[i]) != 0) return -1;
-            continue;
-        }
+        if (add_op(w, window(w, SPAN, d), SPAN, &o[i]) != 0) return -1;
         for (size_t k = first_reach_after(w, o[i].start); k < w->nsteps && w->w0[k] <= o[i].start; k++)
             if (o[i].start < w->w1[k] && add_op(w, window(w, k, d), k, &o[i]) != 0) return -1;
     }
@@ -265,6 +262,16 @@ static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
 
 /* ---- the windows ------------------------------------------------------------------------ */
 
+static void init_window(sweep *w, sts_devview_window *x, size_t k, uint32_t d)
+{
+    const sts_devview_device *dev = &w->v->devices.v[d];
+    x->device = d;
+    x->step = k == SPAN ? STS_NONE : (uint32_t)k;
+    x->start_ns = k == SPAN ? dev->start_ns : w->w0[k];
+    x->window_ns = k == SPAN ? dev->end_ns - dev->start_ns : w->w1[k] - w->w0[k];
+    if (dev->matched) x->known = STS_DEVVIEW_KNOWN_IDLE_SPLIT | STS_DEVVIEW_KNOWN_QUEUE;
+}
+
 static int setup(sweep *w, const sts_steps *steps)
 {
     size_t n = 0;
@@ -272,10 +279,13 @@ static int setup(sweep *w, const sts_steps *steps)
     w->nsteps = n;
     w->ndev = w->v->devices.n;
     w->v->nsteps = n;
-    size_t nw = n ? n * w->ndev : w->ndev;
-    if (STS_VEC_RESERVE(w->v->windows, nw ? nw : 1) != 0) return -1;
+    size_t nw = n * w->ndev;
+    if (STS_VEC_RESERVE(w->v->windows, nw ? nw : 1) != 0 || STS_VEC_RESERVE(w->v->spans, w->ndev ? w->ndev : 1) != 0)
+        return -1;
     memset(w->v->windows.v, 0, (nw ? nw : 1) * sizeof *w->v->windows.v);
+    memset(w->v->spans.v, 0, (w->ndev ? w->ndev : 1) * sizeof *w->v->spans.v);
     w->v->windows.n = nw;
+    w->v->spans.n = w->ndev;
     if (n) {
         w->w0 = malloc(n * sizeof *w->w0);
         w->w1 = malloc(n * sizeof *w->w1);
@@ -287,34 +297,34 @@ static int setup(sweep *w, const sts_steps *steps)
             w->reach[k] = k && w->reach[k - 1] > w->w1[k] ? w->reach[k - 1] : w->w1[k];
         }
     }
-    for (size_t k = 0; k < (n ? n : 1); k++)
-        for (uint32_t d = 0; d < w->ndev; d++) {
-            sts_devview_window *x = window(w, k, d);
-            const sts_devview_device *dev = &w->v->devices.v[d];
-            x->device = d;
-            x->step = n ? (uint32_t)k : STS_NONE;
-            x->start_ns = n ? w->w0[k] : dev->start_ns;
-            x->window_ns = n ? w->w1[k] - w->w0[k] : dev->end_ns - dev->start_ns;
-            if (dev->matched) x->known = STS_DEVVIEW_KNOWN_IDLE_SPLIT | STS_DEVVIEW_KNOWN_QUEUE;
-        }
+    for (uint32_t d = 0; d < w->ndev; d++) {
+        init_window(w, window(w, SPAN, d), SPAN, d);
+        for (size_t k = 0; k < n; k++)
+            init_window(w, window(w, k, d), k, d);
+    }
     return 0;
 }
 
 /* Time-weighted mean of the queue, and what the trace cannot tell set to unknown. */
+static void finish_window(sts_devview_window *x)
+{
+    x->queue_mean = x->window_ns > 0 ? x->queue_mean / (double)x->window_ns : 0;
+    if (!(x->known & STS_DEVVIEW_KNOWN_IDLE_SPLIT)) {
+        x->host_wait_ns = x->kernel_wait_ns = 0;
+        x->other_idle_ns = x->idle_ns;
+    }
+    if (!(x->known & STS_DEVVIEW_KNOWN_QUEUE)) {
+        x->queue_mean = 0;
+        x->queue_max = 0;
+    }
+}
+
 static void finish_windows(sweep *w)
 {
-    for (size_t i = 0; i < w->v->windows.n; i++) {
-        sts_devview_window *x = &w->v->windows.v[i];
-        x->queue_mean = x->window_ns > 0 ? x->queue_mean / (double)x->window_ns : 0;
-        if (!(x->known & STS_DEVVIEW_KNOWN_IDLE_SPLIT)) {
-            x->host_wait_ns = x->kernel_wait_ns = 0;
-            x->other_idle_ns = x->idle_ns;
-        }
-        if (!(x->known & STS_DEVVIEW_KNOWN_QUEUE)) {
-            x->queue_mean = 0;
-            x->queue_max = 0;
-        }
-    }
+    for (size_t i = 0; i < w->v->windows.n; i++)
+        finish_window(&w->v->windows.v[i]);
+    for (size_t i = 0; i < w->v->spans.n; i++)
+        finish_window(&w->v->spans.v[i]);
 }
 
 int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, const sts_steps *steps)

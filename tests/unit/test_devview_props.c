@@ -345,8 +345,11 @@ static int check_trace(const sts_timeline *tl, const sts_devview_rules *rules, i
                 if (bf.ops[i].end > hi) hi = bf.ops[i].end;
             }
         if (dv[d].start_ns != lo * 1000 || dv[d].end_ns != hi * 1000) bad = 1;
+        /* The span window, with or without steps; without, it is the window too. */
+        const sts_devview_window *span = &sts_devview_span_windows(v, NULL)[d];
+        bad |= check_against(&bf, dev, lo, hi, span, linked[dev]);
         if (!nst) {
-            bad |= check_against(&bf, dev, lo, hi, &w[d], linked[dev]);
+            if (&w[d] != span) bad = 1;
             continue;
         }
         for (size_t k = 0; k < nst && !bad; k++)
