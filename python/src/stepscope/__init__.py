@@ -16,13 +16,13 @@ from ._bench import BenchResult, bench, fmt_seconds
 from ._errors import (CheckError, Error, FormatError, InputOutputError, InvalidArgument, NoStepsFound,
                       NotFoundError, OutOfMemory, TraceWarning)
 from ._ledger import Ledger, ledger
-from ._trace import Dictionary, Slices, Trace, open, open_bytes
+from ._trace import DeviceLaunches, Dictionary, Slices, Trace, open, open_bytes
 
 _stepscope._set_error_factory(_errors._make)
 
 __version__ = _stepscope.version()
 
-__all__ = ["open", "open_bytes", "Trace", "Slices", "Dictionary", "bench", "BenchResult", "fmt_seconds", "ledger", "Ledger",
+__all__ = ["open", "open_bytes", "Trace", "Slices", "Dictionary", "DeviceLaunches", "bench", "BenchResult", "fmt_seconds", "ledger", "Ledger",
            "Error", "FormatError", "NotFoundError", "InputOutputError", "InvalidArgument", "OutOfMemory",
            "NoStepsFound", "CheckError", "TraceWarning", "jax", "torch", "__version__"]
 
