@@ -151,6 +151,43 @@ d = json.loads(sys.stdin.read())
 x = d["steps"][1]["devices"][0]
 assert x["idle"]["host_wait_ns"] is None and x["queue"]["max"] is None and x["launches"]["matched"] == 0, x' <<<"$T_OUT"
 
+# diff: the device rows judged by --expect. NEW overlaps the all-reduce with compute and
+# fills the gap after it: exposed communication halves (300 -> 150 us a step), idle
+# shrinks (400 -> 300 us); a few microseconds of jitter keep the samples apart.
+python3 - "$W/base.json" "$W/new.json" <<'PY'
+import json, random, sys
+for path, new in ((sys.argv[1], False), (sys.argv[2], True)):
+    rnd = random.Random(7 if new else 3)
+    ev = [{"ph": "M", "name": "thread_name", "pid": 0, "tid": t, "args": {"name": "stream %d " % t}} for t in (7, 8)]
+    c = 0
+    def op(ts, tid, start, dur, name):
+        global c
+        c += 1
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": ts, "dur": 2, "args": {"correlation": c}})
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": tid, "ts": start, "dur": dur, "args": {"correlation": c}})
+    for k in range(20):
+        t, j = 1000 * k, rnd.randint(0, 9)
+        ev.append({"ph": "X", "name": "ProfilerStep#%d" % k, "pid": 100, "tid": 100, "ts": t, "dur": 1000})
+        op(t + 10, 7, t + 100, 300 + j, "gemm")
+        op(t + 20, 8, t + (250 if new else 400) + j, 300, "ncclDevKernel_AllReduce_Sum_f32_RING_LL")
+        if new:
+            op(t + 30, 7, t + 550 + j, 250, "gemm2")
+    json.dump({"traceEvents": ev}, open(path, "w"))
+PY
+t_run "$STEPSCOPE" diff "$W/base.json" "$W/new.json" --expect device.idle:shrink --expect "communication.exposed:shrink>=30%" --expect device.host_wait:grow
+t_ok "diff --expect device.idle:shrink and communication.exposed:shrink>=30% hold" \
+  test -n "$(grep -E '^  held +device.idle:shrink' <<<"$T_OUT")" -a -n "$(grep -E '^  held +communication.exposed:shrink>=30%' <<<"$T_OUT")"
+t_ok "diff: a wrong device prediction fails (exit 3)" test "$T_RC" = 3 -a -n "$(grep -E '^  failed +device.host_wait:grow' <<<"$T_OUT")"
+t_run "$STEPSCOPE" diff "$W/base.json" "$W/new.json" --json
+t_ok "diff --json: the device rows, exposed communication's median 300 -> 150 us" python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+rows = {r["key"]: r for r in d["intervals"]}
+for k in ("device.busy", "device.idle", "device.host_wait", "device.kernel_wait", "device.compute", "communication.exposed", "device.launch_delay"):
+    assert k in rows, (k, sorted(rows))
+e = rows["communication.exposed"]
+assert e["base"]["median_ns"] == 300000 and e["new"]["median_ns"] == 150000, e' <<<"$T_OUT"
+
 # Every fixture with device lanes: the invariants hold on every window.
 fx=$(t_fixtures)
 if [ -z "$fx" ]; then
