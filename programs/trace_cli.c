@@ -54,10 +54,11 @@ static void print_warnings(const char *cmd, const sts_timeline *tl)
 }
 
 /* What a command keeps when --args is not given: slices shows the args it keeps, so it
- * keeps the known ones; the analyses keep only what they read, which on a Kineto trace
- * is a third of the memory a read holds. */
+ * keeps the known ones; cut writes a trace, so it keeps them all; the analyses keep
+ * only what they read, which on a Kineto trace is a third of the memory a read holds. */
 static sts_args_mode default_args(const char *cmd)
 {
+    if (strcmp(cmd, "cut") == 0) return STS_ARGS_ALL;
     return strcmp(cmd, "slices") == 0 ? STS_ARGS_KNOWN : STS_ARGS_ANALYSIS;
 }
 
@@ -86,7 +87,8 @@ static int args_mode(const char *cmd, const char *text, sts_args_mode *mode)
 
 int tc_keep_options(const char *cmd, const char *args, sts_open_options *opt)
 {
-    opt->flows = STS_FLOWS_COUNT; /* the trace commands count flows; none reads them */
+    /* The trace commands count flows; only cut, which writes them, keeps them. */
+    opt->flows = strcmp(cmd, "cut") == 0 ? STS_FLOWS_KEEP : STS_FLOWS_COUNT;
     return args_mode(cmd, args, &opt->args);
 }
 
