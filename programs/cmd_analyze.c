@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "hosts_cli.h"
+#include "memory_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -15,7 +16,7 @@
 #define NAME_CUT      72
 
 typedef struct args {
-    int json, top, all_overlaps;
+    int json, top, all_overlaps, memory;
     const char *run, *argmode, *lane, *name, *window, *step, *group;
 } args;
 
@@ -407,7 +408,7 @@ static int print_json(const analysis *a, const args *o)
 
 int cmd_analyze(int argc, char **argv)
 {
-    args o = { 0, INT_MIN, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    args o = { 0, INT_MIN, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     const cli_opt opts[] = {
@@ -425,6 +426,9 @@ int cmd_analyze(int argc, char **argv)
           "name (default), hlo_op or hlo_module: XLA ops counted under their hlo_op (with its hlo_module) or "
           "hlo_module args" },
         { "overlaps", CLI_FLAG, &o.all_overlaps, NULL, "list every overlap (default: a count and the most common)" },
+        { "memory", CLI_FLAG, &o.memory, NULL,
+          "device memory over time instead: per device its peak, when, what was live there, bytes at start and "
+          "end, allocations and frees (one host; docs/memory.md)" },
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -434,7 +438,7 @@ int cmd_analyze(int argc, char **argv)
     const cli_spec spec = {
         "analyze",
         "TRACE... [--json] [--top N] [--lane PATTERN] [--name PATTERN] [--window START:END|STEP] [--group BY] "
-        "[--overlaps] [--run NAME] [--args MODE] [-j N] [--mpi]",
+        "[--overlaps] [--memory] [--run NAME] [--args MODE] [-j N] [--mpi]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into the slice they started in or overran it (overlaps); every\n"
@@ -463,7 +467,8 @@ int cmd_analyze(int argc, char **argv)
         rc = CLI_USAGE;
     }
     if (rc < 0) {
-        const char *one_host = o.lane           ? "--lane"
+        const char *one_host = o.memory         ? "--memory"
+                               : o.lane         ? "--lane"
                                : o.name         ? "--name"
                                : o.window       ? "--window"
                                : o.group        ? "--group"
@@ -477,7 +482,13 @@ int cmd_analyze(int argc, char **argv)
     free(pos);
     if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
+    if (o.memory) ro.args_flags = STS_ARGS_WITH_MEMORY;
     if ((rc = tc_open("analyze", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
+    if (o.memory) {
+        rc = mc_print("analyze", tl, NULL, o.json);
+        sts_timeline_free(tl);
+        return rc;
+    }
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a, &o, ro.jobs);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "hosts_cli.h"
+#include "memory_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -279,7 +280,7 @@ static int no_steps(const sts_timeline *tl, const sts_steps *s)
 }
 
 typedef struct args {
-    int json, xprof, names;
+    int json, xprof, names, memory;
     const char *step, *run, *argmode, *lanes;
 } args;
 
@@ -316,6 +317,8 @@ static int run(sts_timeline *tl, const args *o)
     int rc = CLI_OK;
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
+    else if (o->memory)
+        rc = mc_print("steps", tl, s, o->json);
     else if (o->json)
         rc = print_json(&v);
     else
@@ -327,7 +330,7 @@ static int run(sts_timeline *tl, const args *o)
 
 int cmd_steps(int argc, char **argv)
 {
-    args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL };
+    args o = { 0, 0, INT_MIN, 0, NULL, NULL, NULL, NULL };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     double ratio = 1.1;
@@ -340,6 +343,9 @@ int cmd_steps(int argc, char **argv)
         { "xprof", CLI_FLAG, &o.xprof, NULL,
           "XProf's overview view: with more than 5 steps, leave out the first and the last" },
         { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md)" },
+        { "memory", CLI_FLAG, &o.memory, NULL,
+          "device memory per step instead: peak, at start and end, allocations and frees, what was live at the "
+          "peak (one host; docs/memory.md)" },
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -351,8 +357,8 @@ int cmd_steps(int argc, char **argv)
     };
     const cli_spec spec = {
         "steps",
-        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] "
-        "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
+        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--memory] "
+        "[--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
         "remainder and the double-counted total that adding step and children would give;\n"
@@ -381,7 +387,7 @@ int cmd_steps(int argc, char **argv)
         rc = CLI_USAGE;
     }
     if (rc < 0) {
-        const char *one_host = o.lanes ? "--lanes" : names_given ? "--names" : NULL;
+        const char *one_host = o.memory ? "--memory" : o.lanes ? "--lanes" : names_given ? "--names" : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
         rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
     }
@@ -390,6 +396,7 @@ int cmd_steps(int argc, char **argv)
     free(pos);
     if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
+    if (o.memory) ro.args_flags = STS_ARGS_WITH_MEMORY;
     if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
     rc = run(tl, &o);
     sts_timeline_free(tl);

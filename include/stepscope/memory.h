@@ -72,35 +72,36 @@ typedef struct sts_memory_device {
     uint64_t events;    /* events (or counter samples) read */
     uint64_t allocations, frees;
     int64_t allocated_bytes, freed_bytes;
-    int64_t start_bytes; /* in use before the first event; -1 unknown */
-    int64_t end_bytes;   /* in use after the last; -1 unknown */
-    int64_t peak_bytes;  /* the most in use; -1 unknown */
-    int64_t peak_ts_ns;  /* when first reached */
-    uint32_t first_live, live_count; /* live at the peak, in sts_memory_lives(), the most bytes first */
-    int64_t untracked_bytes;         /* in use at the peak but allocated before the capture; -1 unknown */
+    int64_t start_bytes;               /* in use before the first event; -1 unknown */
+    int64_t end_bytes;                 /* in use after the last; -1 unknown */
+    int64_t peak_bytes;                /* the most in use; -1 unknown */
+    int64_t peak_ts_ns;                /* when first reached */
+    uint32_t first_live, live_count;   /* live at the peak, in sts_memory_lives(), the most bytes first */
+    int64_t untracked_bytes;           /* in use at the peak but allocated before the capture; -1 unknown */
     uint32_t first_point, point_count; /* in sts_memory_points(), in time order */
     /* Bad or partial input, counted (and warned once per device): */
-    uint64_t unmatched_frees;    /* frees of an address the capture never saw allocated */
-    uint64_t reused_addrs;       /* allocations of an address still live (a free is missing) */
-    uint64_t bad_totals;         /* totals negative or not a number: that point left out */
+    uint64_t unmatched_frees;     /* frees of an address the capture never saw allocated */
+    uint64_t reused_addrs;        /* allocations of an address still live (a free is missing) */
+    uint64_t bad_totals;          /* totals negative or not a number: that point left out */
     uint64_t inconsistent_totals; /* a total that moved by other than the event's bytes (events missing) */
-    uint64_t bad_events;         /* events without their size: skipped */
+    uint64_t bad_events;          /* events without their size: skipped */
     /* Bytes in use at each step's end, growing across steps (see sts_memory_options.steps):
      * a suspicion, never a proof. leak_suspect when there are 3 or more steps whose end is
      * known, the last ends above the first, no step ends below the first, and at least
      * two thirds of the step-to-step changes grew. */
     int leak_suspect;
-    uint32_t leak_steps, leak_grew; /* steps compared; changes that grew (of leak_steps - 1) */
+    uint32_t leak_steps, leak_grew;          /* steps compared; changes that grew (of leak_steps - 1) */
     int64_t leak_first_step, leak_last_step; /* their step numbers */
     int64_t leak_growth_bytes;               /* end of the last step minus end of the first */
-    uint32_t first_kept, kept_count; /* allocated in an earlier step, live at the last step's end (sts_memory_lives()) */
-    int64_t kept_bytes;              /* their sum; -1 unknown (no addresses) */
+    uint32_t first_kept,
+        kept_count;     /* allocated in an earlier step, live at the last step's end (sts_memory_lives()) */
+    int64_t kept_bytes; /* their sum; -1 unknown (no addresses) */
 } sts_memory_device;
 
 /* One step on one device. Unknown values are -1. */
 typedef struct sts_memory_step {
-    uint32_t step;   /* index into sts_steps_list() */
-    uint32_t device; /* index into sts_memory_devices() */
+    uint32_t step;                  /* index into sts_steps_list() */
+    uint32_t device;                /* index into sts_memory_devices() */
     int64_t start_bytes, end_bytes; /* in use when the step begins and ends */
     int64_t peak_bytes, peak_ts_ns; /* the most in use during [ts, ts + dur) (the start included) */
     uint64_t allocations, frees;    /* events inside the window */
@@ -136,6 +137,12 @@ void sts_memory_write_json(sts_jsonw *w, const sts_memory *m);
  * "live_at_peak": [{"name", "within", "bytes", "count"}], "untracked_bytes",
  * "allocations", "allocated_bytes", "frees", "freed_bytes", "start_bytes", "end_bytes"}]. */
 void sts_memory_write_step_json(sts_jsonw *w, const sts_memory *m, size_t k);
+
+/* Writes the memory document of `steps --memory --json` and `analyze --memory --json`
+ * (docs/memory.md, docs/json-schemas.md): {"trace", "devices": [device...], "steps":
+ * [{"step", "ts_ns", "dur_ns", "memory": [entry...]}] (null when s is NULL), "warnings"}.
+ * `m` was found with s as its options' steps (or without steps when s is NULL). */
+sts_status sts_memory_write_document(sts_jsonw *w, const sts_timeline *tl, const sts_memory *m, const sts_steps *s);
 
 #ifdef __cplusplus
 }

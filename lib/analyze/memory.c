@@ -7,6 +7,7 @@
  * the capture began after some allocations (every real trace): their frees are counted
  * as unmatched and their bytes show as untracked at a peak, never subtracted twice. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "base/vec.h"
 #include "stepscope/memory.h"
 
-#define UNKNOWN (-1)
+#define UNKNOWN  (-1)
 #define NO_TOTAL INT64_MIN
 
 /* One allocation event (or counter sample). */
@@ -25,7 +26,7 @@ typedef struct mev {
     int64_t total; /* in use after it; NO_TOTAL when the trace does not say */
     uint64_t addr;
     uint32_t dev;
-    uint32_t seq;  /* slice (or counter) index: ties in ts keep the trace's order */
+    uint32_t seq; /* slice (or counter) index: ties in ts keep the trace's order */
     int has_addr;
     const char *name, *within;
 } mev;
@@ -35,13 +36,15 @@ typedef struct devkey {
     const char *source;
 } devkey;
 
+typedef STS_VEC(devkey) devkeys;
+
 /* What a snapshot of the live allocations is for. */
 enum { SNAP_DEVICE, SNAP_STEP, SNAP_KEPT };
 
 typedef struct snap {
-    int64_t after;  /* the position (in the device's events) after which it is taken; -1: before any */
-    int what;       /* SNAP_* */
-    uint32_t index; /* device or step entry */
+    int64_t after;          /* the position (in the device's events) after which it is taken; -1: before any */
+    int what;               /* SNAP_* */
+    uint32_t index;         /* device or step entry */
     int64_t from_ts, to_ts; /* SNAP_KEPT: only allocations made in [from_ts, to_ts) */
 } snap;
 
@@ -53,6 +56,7 @@ struct sts_memory {
     STS_VEC(char *) warnings;
     STS_VEC(char *) names;
     size_t nsteps;
+    size_t ndev; /* devices in all (the stride of steps), known before any is filled */
 };
 
 void sts_memory_free(sts_memory *m)
@@ -137,7 +141,7 @@ static const char *arg_str(const sts_timeline *tl, uint32_t args, const char *ke
     return s && *s ? s : NULL;
 }
 
-static int dev_index(STS_VEC(devkey) * keys, const char *name, const char *source, uint32_t *out)
+static int dev_index(devkeys *keys, const char *name, const char *source, uint32_t *out)
 {
     for (size_t i = 0; i < keys->n; i++)
         if (keys->v[i].source == source && strcmp(keys->v[i].name, name) == 0) {
@@ -159,9 +163,9 @@ static int dev_index(STS_VEC(devkey) * keys, const char *name, const char *sourc
 /* c10::DeviceType, as Kineto writes "Device Type". */
 static void kineto_device(int have_type, int64_t type, int have_id, int64_t id, char *buf, size_t n)
 {
-    static const char *const types[] = { "cpu",  "cuda",  "mkldnn", "opengl", "opencl", "ideep", "hip",
-                                         "fpga", "maia",  "xla",    "vulkan", "metal",  "xpu",   "mps",
-                                         "meta", "hpu",   "ve",     "lazy",   "ipu",    "mtia",  "privateuseone" };
+    static const char *const types[] = { "cpu",  "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip",
+                                         "fpga", "maia", "xla",    "vulkan", "metal",  "xpu",   "mps",
+                                         "meta", "hpu",  "ve",     "lazy",   "ipu",    "mtia",  "privateuseone" };
     if (have_type != 1) {
         snprintf(buf, n, "unknown device");
         return;
@@ -182,7 +186,7 @@ typedef struct reader {
     const sts_slice *s;
     const unsigned char *is_step; /* per slice: a step of opt->steps */
     STS_VEC(mev) ev;
-    STS_VEC(devkey) keys;
+    devkeys keys;
     uint64_t *bad_events; /* per device key, grown with keys */
     size_t nbad;
 } reader;
@@ -222,7 +226,7 @@ static int read_kineto(reader *r, uint32_t i)
     char name[64];
     kineto_device(ht, type, hi, id, name, sizeof name);
     uint32_t dev;
-    if (dev_index((void *)&r->keys, name, "kineto", &dev) != 0) return -1;
+    if (dev_index(&r->keys, name, "kineto", &dev) != 0) return -1;
     if (arg_i64(r->tl, e->args, "Bytes", &bytes) != 1) return note_bad(r, dev);
     mev *m = STS_VEC_PUSH(r->ev);
     if (!m) return -1;
@@ -243,7 +247,7 @@ static int read_xspace(reader *r, uint32_t i, int is_free)
     const sts_slice *e = &r->s[i];
     const char *alloc = arg_str(r->tl, e->args, "allocator_name");
     uint32_t dev;
-    if (dev_index((void *)&r->keys, alloc ? alloc : "unknown allocator", "xspace", &dev) != 0) return -1;
+    if (dev_index(&r->keys, alloc ? alloc : "unknown allocator", "xspace", &dev) != 0) return -1;
     int64_t bytes = 0, total = 0, addr = 0;
     if (arg_i64(r->tl, e->args, "allocation_bytes", &bytes) != 1 || bytes < 0) return note_bad(r, dev);
     mev *m = STS_VEC_PUSH(r->ev);
@@ -294,7 +298,7 @@ static int read_counters(reader *r)
         const char *id = c[i].id ? sts_timeline_string(r->tl, c[i].id) : "";
         snprintf(dn, sizeof dn, "%s%s%s%s%s", name, *id ? " id: " : "", id, *series ? " " : "", series);
         uint32_t dev;
-        if (dev_index((void *)&r->keys, dn, "counter", &dev) != 0) return -1;
+        if (dev_index(&r->keys, dn, "counter", &dev) != 0) return -1;
         mev *m = STS_VEC_PUSH(r->ev);
         if (!m) return -1;
         memset(m, 0, sizeof *m);
@@ -525,7 +529,7 @@ static int leak_check(device_ctx *d, sts_memory_device *dv, const sts_step *st, 
     uint32_t m = 0, grew = 0;
     int below = 0;
     for (size_t k = 0; k < nst; k++) {
-        int64_t e = d->m->steps.v[base + k * d->m->devices.n].end_bytes;
+        int64_t e = d->m->steps.v[base + k * d->m->ndev].end_bytes;
         if (e < 0) continue;
         if (m == 0) first = e, dv->leak_first_step = st[k].index, first_ts = st[k].ts;
         if (m > 0 && e > prev) grew++;
@@ -579,7 +583,8 @@ static void totals(device_ctx *d, sts_memory_device *dv)
     dv->peak_ts_ns = d->n ? d->e[0].ts : UNKNOWN;
     int64_t peak_after = -1;
     for (size_t j = 0; j < d->n; j++)
-        if (d->after[j] > dv->peak_bytes) dv->peak_bytes = d->after[j], dv->peak_ts_ns = d->e[j].ts, peak_after = (int64_t)j;
+        if (d->after[j] > dv->peak_bytes)
+            dv->peak_bytes = d->after[j], dv->peak_ts_ns = d->e[j].ts, peak_after = (int64_t)j;
     if (dv->peak_bytes < 0) dv->peak_ts_ns = UNKNOWN;
     dv->untracked_bytes = UNKNOWN;
     dv->kept_bytes = UNKNOWN;
@@ -610,10 +615,10 @@ static int device_warnings(sts_memory *m, const sts_memory_device *dv)
 {
     char what[640] = "";
     size_t at = 0;
-#define PART(cond, ...)                                                                                  \
-    if (cond && at < sizeof what) {                                                                      \
-        at += (size_t)snprintf(what + at, sizeof what - at, "%s", at ? "; " : "");                       \
-        if (at < sizeof what) at += (size_t)snprintf(what + at, sizeof what - at, __VA_ARGS__);          \
+#define PART(cond, ...)                                                                         \
+    if (cond && at < sizeof what) {                                                             \
+        at += (size_t)snprintf(what + at, sizeof what - at, "%s", at ? "; " : "");              \
+        if (at < sizeof what) at += (size_t)snprintf(what + at, sizeof what - at, __VA_ARGS__); \
     }
     PART(dv->bad_events, "%llu event%s without a size (skipped)", (unsigned long long)dv->bad_events,
          dv->bad_events == 1 ? "" : "s")
@@ -656,15 +661,17 @@ static int one_device(sts_memory *m, const devkey *k, const mev *e, size_t n, co
     for (size_t j = 0; j < n && !bad; j++) {
         if (d.after[j] < 0) continue;
         sts_memory_point *p = STS_VEC_PUSH(m->points);
-        if (!p) bad = 1;
-        else *p = (sts_memory_point){ e[j].ts, d.after[j] };
+        if (!p)
+            bad = 1;
+        else
+            *p = (sts_memory_point){ e[j].ts, d.after[j] };
     }
     dv->point_count = (uint32_t)(m->points.n - dv->first_point);
     size_t nst = 0;
     const sts_step *st = opt->steps ? sts_steps_list(opt->steps, &nst) : NULL;
     uint32_t devno = (uint32_t)(m->devices.n - 1);
     for (size_t s = 0; s < nst && !bad; s++) {
-        uint32_t at = (uint32_t)(s * m->devices.n + devno);
+        uint32_t at = (uint32_t)(s * m->ndev + devno);
         m->steps.v[at].step = (uint32_t)s;
         m->steps.v[at].device = devno;
         bad = step_entry(&d, dv, &st[s], at) != 0;
@@ -741,6 +748,7 @@ sts_status sts_memory_find(const sts_timeline *tl, const sts_memory_options *opt
         g_rank = NULL;
     }
     m->nsteps = nd ? nst : 0;
+    m->ndev = nd;
     if (!bad && nd && nst) {
         bad = STS_VEC_RESERVE(m->steps, nst * nd) != 0;
         if (!bad) memset(m->steps.v, 0, nst * nd * sizeof *m->steps.v), m->steps.n = nst * nd;

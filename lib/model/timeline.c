@@ -304,9 +304,18 @@ int sts_arg_key_is_collective(const char *key, size_t n)
 {
     /* Keep in step with lib/hosts/coll_extract.c. */
     static const char *const coll[] = {
-        "Collective name", "Process Group Name", "Process Group ID", "Process Group Ranks",
-        "Group size",      "Seq",                "In msg nelems",    "Out msg nelems",
-        "dtype",           "Rank",               "correlation",      "External id",
+        "Collective name",
+        "Process Group Name",
+        "Process Group ID",
+        "Process Group Ranks",
+        "Group size",
+        "Seq",
+        "In msg nelems",
+        "Out msg nelems",
+        "dtype",
+        "Rank",
+        "correlation",
+        "External id",
     };
     return key_in(coll, sizeof coll / sizeof coll[0], key, n);
 }
@@ -315,9 +324,9 @@ int sts_arg_key_is_memory(const char *key, size_t n)
 {
     /* Keep in step with lib/analyze/memory.c. */
     static const char *const mem[] = {
-        "Bytes",          "Addr",            "Total Allocated",  "Device Id", "Device Type",
-        "allocator_name", "bytes_allocated", "allocation_bytes", "addr",      "tf_op",
-        "region_type",
+        "Bytes",       "Addr",           "Total Allocated", "Device Id",
+        "Device Type", "allocator_name", "bytes_allocated", "allocation_bytes",
+        "addr",        "tf_op",          "region_type",
     };
     return key_in(mem, sizeof mem / sizeof mem[0], key, n);
 }
