@@ -79,5 +79,6 @@ PyObject *ext_hosts_analyze_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_ledger_json(PyObject *self, PyObject *args);
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_memory_json(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif

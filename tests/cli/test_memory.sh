@@ -85,6 +85,34 @@ cp "$W/m.json" "$W/m2.json"
 t_run "$STEPSCOPE" steps --memory "$W/m.json" "$W/m2.json"
 t_ok "--memory with several hosts is refused" test "$T_RC" = 2 -a -n "$(grep -F -- "--memory" <<<"$T_ERR")"
 
+# diff: memory.peak per step, a shrink gated by --expect.
+python3 - "$W" <<'PY'
+import json, sys
+for name, scale in (("a", 1000), ("b", 500)):
+    ev = [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]
+    total = 0
+    for k in range(20):
+        t = 1000 * (k + 1)
+        ev.append({"ph": "X", "name": "ProfilerStep#%d" % k, "pid": 1, "tid": 1, "ts": t, "dur": 900})
+        for dt, b in ((20, scale * (k % 3 + 1)), (40, -scale * (k % 3 + 1))):
+            total += b
+            ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": t + dt,
+                       "args": {"Device Type": 1, "Device Id": 0, "Addr": 64 * k, "Bytes": b, "Total Allocated": total}})
+    json.dump({"traceEvents": ev}, open(sys.argv[1] + "/%s.json" % name, "w"))
+PY
+t_run "$STEPSCOPE" diff "$W/a.json" "$W/b.json" --expect memory.peak:shrink
+t_ok "diff --expect memory.peak:shrink holds when every step's peak halved" \
+  test "$T_RC" = 0 -a -n "$(grep -F "memory.peak" <<<"$T_OUT" | grep -F " B")"
+t_run "$STEPSCOPE" diff "$W/b.json" "$W/a.json" --expect memory.peak:shrink
+t_ok "diff --expect memory.peak:shrink fails when it grew" test "$T_RC" != 0
+t_run "$STEPSCOPE" diff --json "$W/a.json" "$W/b.json"
+t_ok "diff --json: memory.peak samples are each step's peak, in bytes" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); r = [x for x in d["intervals"] if x["key"] == "memory.peak"][0]
+assert r["unit"] == "bytes" and r["base"]["samples"] == [1000 * (k % 3 + 1) for k in range(20)], r
+assert r["new"]["samples"] == [500 * (k % 3 + 1) for k in range(20)], r
+' "$T_OUT"
+
 FX=$(t_fixtures)
 K="$FX/traces/kineto/h100_bert_small.json.gz"
 if [ -n "$FX" ] && [ -f "$K" ]; then

@@ -15,6 +15,7 @@ _ARGS = {
     "none": _stepscope.ARGS_NONE,
     "all": _stepscope.ARGS_ALL,
     "analysis": _stepscope.ARGS_ANALYSIS,
+    "memory": _stepscope.ARGS_ANALYSIS | _stepscope.ARGS_WITH_MEMORY,  # analysis + what memory() reads
 }
 _SHOWN_WARNINGS = 10
 _GROUPS = ("name", "hlo_op", "hlo_module")
@@ -129,6 +130,13 @@ class Trace:
         --xprof (XProf's overview view). Raises NoStepsFound, listing what was tried,
         when there are none."""
         return Document(_stepscope.steps_json(self._cap, step, lanes, int(names), bool(xprof)))
+
+    def memory(self, steps=False, step=None):
+        """Device memory over time: `stepscope analyze --memory --json` as a Document,
+        or with steps=True `steps --memory --json` (per step; `step` as in steps()).
+        Open the trace with args="memory" (or "all") so the events' sizes are kept.
+        Raises when the trace holds no memory events (docs/memory.md)."""
+        return Document(_stepscope.memory_json(self._cap, bool(steps), step))
 
     def __repr__(self):
         i = self.info
