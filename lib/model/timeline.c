@@ -302,7 +302,7 @@ int sts_arg_key_is_analyzed(const char *key, size_t n)
 
 int sts_arg_key_is_collective(const char *key, size_t n)
 {
-    /* Keep in step with lib/hosts/coll_extract.c. */
+    /* The keys the collective matching of issue 32 will read (not built yet: kept on request only). */
     static const char *const coll[] = {
         "Collective name",
         "Process Group Name",

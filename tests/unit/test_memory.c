@@ -340,8 +340,22 @@ TEST(counter_series)
     sts_timeline_free(tl);
 }
 
+/* The flag keeps the memory keys on top of any base mode, and nothing it does not name. */
+TEST(args_flag)
+{
+    sts_args_mode m = (sts_args_mode)(STS_ARGS_ANALYSIS | STS_ARGS_WITH_MEMORY);
+    T_TRUE(sts_args_mode_keeps(m, "Total Allocated", 15));
+    T_TRUE(sts_args_mode_keeps(m, "step_num", 8));
+    T_TRUE(!sts_args_mode_keeps(STS_ARGS_ANALYSIS, "Total Allocated", 15));
+    T_TRUE(!sts_args_mode_keeps(m, "Seq", 3));
+    T_TRUE(sts_args_mode_keeps((sts_args_mode)(STS_ARGS_NONE | STS_ARGS_WITH_MEMORY), "Bytes", 5));
+    T_TRUE(!sts_args_mode_keeps((sts_args_mode)(STS_ARGS_NONE | STS_ARGS_WITH_MEMORY), "step_num", 8));
+    T_TRUE(!sts_args_mode_keeps((sts_args_mode)(STS_ARGS_ANALYSIS | 0x400), "step_num", 8));
+}
+
 int main(void)
 {
+    RUN(args_flag);
     RUN(known_peaks);
     RUN(random_invariants);
     RUN(bad_input);

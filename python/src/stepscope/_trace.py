@@ -26,7 +26,8 @@ def open(path, run=None, args="analysis"):  # noqa: A001 (the module's verb, as 
     or a JAX profile directory (`run` picks a run; the latest by default). `args`
     keeps only the event arguments the analyses read ("analysis", the default, as
     the CLI's analyze: step_num, hlo_op, hlo_module), those stepscope uses ("known"),
-    all of them ("all") or none; info["args_kept"] counts them. Flow events are
+    all of them ("all") or none, or "memory" (analysis and the memory events' sizes,
+    addresses and totals Trace.memory() reads); info["args_kept"] counts them. Flow events are
     counted in info["flows"], not kept, as the CLI does.
     Raises stepscope.Error (NotFoundError, FormatError, ...) with the reader's message.
     The reader's warnings become TraceWarning warnings and Trace.warnings."""
