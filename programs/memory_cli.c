@@ -73,7 +73,8 @@ static void print_steps(const sts_memory *m, const sts_steps *s)
     size_t nst, nd;
     const sts_step *st = sts_steps_list(s, &nst);
     const sts_memory_device *d = sts_memory_devices(m, &nd);
-    printf("\nper step%32s %22s %22s %8s %8s\n", "peak", "at start", "at end", "allocs", "frees");
+    printf("\nper step\n  %-11s %-16s %22s %22s %22s %8s %8s\n", "step", "device", "peak", "at start", "at end",
+           "allocs", "frees");
     for (size_t k = 0; k < nst; k++) {
         size_t n;
         const sts_memory_step *e = sts_memory_step_entries(m, k, &n);
