@@ -174,6 +174,43 @@ static void print_hosts(const sts_hosts *h, const sts_alignment *a)
     }
 }
 
+/* Per host and device, its windows summed over the host's steps (ms); nothing when no
+ * host kept a device view. */
+static void print_devices(const sts_hosts *h)
+{
+    int head = 0;
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        size_t nd;
+        const sts_host_device_step *dv = sts_hosts_device_steps(h, i, &nd);
+        for (size_t a = 0; a < nd; a++) {
+            if (dv[a].step != dv[0].step) break; /* each device once: the first step lists them all */
+            int64_t busy = 0, idle = 0, hw = 0, kw = 0, exposed = 0, window = 0;
+            int split = 1;
+            for (size_t b = a; b < nd; b++) {
+                if (strcmp(dv[b].device, dv[a].device) != 0) continue;
+                window += dv[b].w.window_ns;
+                busy += dv[b].w.busy_ns;
+                idle += dv[b].w.idle_ns;
+                hw += dv[b].w.host_wait_ns;
+                kw += dv[b].w.kernel_wait_ns;
+                exposed += dv[b].w.exposed_ns;
+                split &= (dv[b].w.known & STS_DEVVIEW_KNOWN_IDLE_SPLIT) != 0;
+            }
+            if (!head++)
+                printf("\ndevices per host (ms, summed over the host's steps; docs/device.md)\n  %-20s %-16s %11s %11s "
+                       "%11s %11s %11s %11s\n",
+                       "host", "device", "window", "busy", "idle", "host_wait", "kernel_wait", "exposed comm");
+            printf("  %-20s %-16s %11.3f %11.3f %11.3f ", host_name(h, (uint32_t)i), dv[a].device, ms(window), ms(busy),
+                   ms(idle));
+            if (split)
+                printf("%11.3f %11.3f", ms(hw), ms(kw));
+            else
+                printf("%11s %11s", "unknown", "unknown");
+            printf(" %11.3f\n", ms(exposed));
+        }
+    }
+}
+
 /* ---- JSON -------------------------------------------------------------------------------- */
 
 static void json_by(sts_jsonw *j, const sts_hosts *h, const sts_aligned_step *s)
@@ -193,7 +230,8 @@ static void json_by(sts_jsonw *j, const sts_hosts *h, const sts_aligned_step *s)
     sts_jsonw_obj_end(j);
 }
 
-static void json_host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host_step *s)
+static void json_host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host_step *s,
+                           const sts_host_device_step *dev, size_t ndev)
 {
     size_t nch, nco;
     const sts_host_child *ch = sts_hosts_step_children(h, i, &nch);
@@ -223,6 +261,7 @@ static void json_host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts
         sts_jsonw_obj_end(j);
         sts_jsonw_obj_end(j);
     }
+    if (dev) sts_jsonw_key(j, "devices"), sts_host_device_steps_write_json(j, dev, ndev);
     sts_jsonw_obj_end(j);
 }
 
@@ -261,8 +300,14 @@ static void json_hosts(sts_jsonw *j, const sts_hosts *h, const sts_alignment *a)
         const sts_host_step *st = sts_hosts_steps(h, i, &n);
         sts_jsonw_key(j, "steps");
         sts_jsonw_arr_begin(j);
-        for (size_t k = 0; k < n; k++)
-            json_host_step(j, h, i, &st[k]);
+        size_t nd, at = 0;
+        const sts_host_device_step *dv = sts_hosts_device_steps(h, i, &nd);
+        for (size_t k = 0; k < n; k++) {
+            size_t lo = at;
+            while (at < nd && dv[at].step == k)
+                at++;
+            json_host_step(j, h, i, &st[k], dv ? dv + lo : NULL, at - lo);
+        }
         sts_jsonw_arr_end(j);
         sts_jsonw_obj_end(j);
     }
@@ -355,6 +400,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
         print_aligned(h, s, n);
         print_stragglers(h, s, n, ratio);
         print_hosts(h, a);
+        print_devices(h);
         if (fflush(stdout) != 0) rc = cli_fail(CLI_BAD_INPUT, "steps: cannot write to standard output");
     }
     sts_alignment_free(a);
