@@ -266,6 +266,13 @@ void sts_devview_write_window_named_json(sts_jsonw *w, const char *device, const
  * their hits, the warnings, and each device's span window ("windows"). */
 void sts_devview_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_devview *v);
 
+/* `analyze --json --device`'s document: sts_analysis_write_json()'s with a top-level
+ * "device" object (sts_devview_write_json()) after the rest; `v` NULL writes
+ * sts_analysis_write_json()'s bytes. `v` must have been computed over the timeline `a`
+ * analyzed. */
+sts_status sts_analysis_write_json_device(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps,
+                                          const sts_devview *v, sts_error *err);
+
 /* `steps --json --device`'s document: sts_steps_write_json()'s, each step with its
  * "devices" (sts_devview_write_windows_json()), and a top-level "device" object
  * (sts_devview_write_json()). `v` must have been computed with options.steps = s. */

@@ -78,9 +78,8 @@ void sts_hostset_assign(const sts_hostset *set, size_t parts, uint32_t *part_of)
 #define STS_HOSTS_FACTS 0x1u /* busy times, lanes, processes, overlaps of each host (info and warnings: always) */
 #define STS_HOSTS_NAMES 0x2u /* per slice name over all hosts (needs the durations) */
 #define STS_HOSTS_STEPS 0x4u /* each host's steps, children and device collectives */
-#define STS_HOSTS_DEVICE                                                                                 \
-    0x8u /* with STS_HOSTS_STEPS: each host's device view per step and device (sts_hosts_device_steps()) \
-          */
+/* With STS_HOSTS_STEPS: each host's device view per step and device (sts_hosts_device_steps()). */
+#define STS_HOSTS_DEVICE 0x8u
 
 typedef struct sts_hosts_options {
     sts_open_options open;  /* how each file is opened (args kept; open.run is ignored) */
@@ -252,6 +251,7 @@ sts_status sts_hosts_set_median(sts_hosts *h, const char *name, int64_t median_n
 const sts_host_steps_info *sts_hosts_steps_info(const sts_hosts *h, size_t i);
 const sts_host_step *sts_hosts_steps(const sts_hosts *h, size_t i, size_t *n);
 const sts_host_child *sts_hosts_step_children(const sts_hosts *h, size_t i, size_t *n);
+const sts_host_collective *sts_hosts_step_collectives(const sts_hosts *h, size_t i, size_t *n);
 /* Host i's device view (STS_HOSTS_DEVICE): per kept step, one entry per device, step
  * by step; NULL and *n = 0 when not asked for or the host has no device ops. */
 const sts_host_device_step *sts_hosts_device_steps(const sts_hosts *h, size_t i, size_t *n);
@@ -259,7 +259,6 @@ const sts_host_device_step *sts_hosts_device_steps(const sts_hosts *h, size_t i,
 /* Writes entries[0..n) of one host step as `steps --device --json`'s "devices" array:
  * sts_devview_write_windows_json()'s bytes for the same trace. */
 void sts_host_device_steps_write_json(sts_jsonw *w, const sts_host_device_step *entries, size_t n);
-const sts_host_collective *sts_hosts_step_collectives(const sts_hosts *h, size_t i, size_t *n);
 
 /* ---- serializing ------------------------------------------------------------------- */
 
@@ -337,6 +336,47 @@ const sts_host_step_stats *sts_alignment_hosts(const sts_alignment *a, size_t *n
 size_t sts_alignment_rule_mismatches(const sts_alignment *a);
 /* The most common rule among hosts with steps. */
 sts_step_rule sts_alignment_rule(const sts_alignment *a);
+/* The straggler ratio the steps were aligned with. */
+double sts_alignment_ratio(const sts_alignment *a);
+
+/* ---- what the hosts add up to, and their documents ---------------------------------- */
+
+/* The hosts' facts together, for analyze's header: counts and bytes summed over hosts,
+ * `compressed`, `truncated` and `fine` (1 ns resolution) counting hosts, `busy` and
+ * `span` each host's busy union and busy span summed, `longest` the host (record
+ * index) whose trace spans the longest (ts_max - ts_min; ties, the first). */
+typedef struct sts_hosts_totals {
+    uint64_t bytes, events, by_phase[128], skipped, rejected, clamped, overlaps, unmatched_end, unclosed_begin;
+    uint64_t processes, lanes, slices, instants, counters, asyncs, flows, args, warnings;
+    uint64_t compressed, truncated, fine;
+    int64_t busy, span;
+    size_t longest;
+} sts_hosts_totals;
+
+void sts_hosts_add_up(const sts_hosts *h, sts_hosts_totals *out);
+
+/* The hosts' formats as text into out (cap bytes, cut to fit): "xplane" when every host
+ * has one format, else each format with its host count in order of first appearance,
+ * "xplane (12), chrome-json (4)". */
+void sts_hosts_formats(const sts_hosts *h, char *out, size_t cap);
+
+/* Writes `analyze --json`'s document for several hosts as one value (keys in
+ * docs/hosts.md): "trace" (the totals, `run` the hostset's run or null), "hosts" (each
+ * host's facts and kept warnings), "names" over every host (the first `top`; 0: all;
+ * needs sts_hosts_finish()), each host's "lanes" and "processes", "clamped",
+ * "overlaps" and each host's kept overlaps in "overlap_list". Needs records read with
+ * STS_HOSTS_FACTS | STS_HOSTS_NAMES. Allocates nothing; returns STS_OK. */
+sts_status sts_hosts_write_analyze_json(sts_jsonw *w, const sts_hosts *h, const char *run, size_t top, sts_error *err);
+
+/* Writes `steps --json`'s document for several hosts as one value (keys in
+ * docs/hosts.md): the hosts' common rule, each host's steps with their children and
+ * device time and its statistics over the aligned steps, every step number across the
+ * hosts with its spread, slowest host and cause, and the stragglers; with records read
+ * with STS_HOSTS_DEVICE, each host step's "devices" (sts_host_device_steps_write_json()). `a` is
+ * sts_hosts_align()'s of `h`; `run` the hostset's run (NULL: null). An alignment of no
+ * steps is STS_ERR_INVALID_ARG with nothing written. */
+sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
+                                      sts_error *err);
 
 /* Device lanes and collective names (sts_lane_is_device(), sts_collective_kind()) are
  * declared in stepscope/devview.h, which this header includes. */

@@ -262,7 +262,7 @@ want=$(python3 - "$W/one1.json" <<'PY'
 import json, sys
 d = [s["devices"][0] for s in json.load(open(sys.argv[1]))["steps"]]
 ms = lambda k: sum(x[k] for x in d) / 1e6
-print("  %-20s %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f" % ("rank1", "GPU 0", ms("window_ns"), ms("busy_ns"),
+print("  %-5s %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %12.3f" % ("rank1", "GPU 0", ms("window_ns"), ms("busy_ns"),
       sum(x["idle"]["total_ns"] for x in d) / 1e6, sum(x["idle"]["host_wait_ns"] for x in d) / 1e6,
       sum(x["idle"]["kernel_wait_ns"] for x in d) / 1e6, sum(x["overlap"]["exposed_communication_ns"] for x in d) / 1e6))
 PY
