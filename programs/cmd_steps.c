@@ -385,7 +385,8 @@ int cmd_steps(int argc, char **argv)
         "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
         "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
         "and what it spent longer on than the median host (device collectives included), and the\n"
-        "stragglers.",
+        "stragglers; with --device, each host's device view per step (--categories and\n"
+        "--explain apply to one trace).",
         opts,
         1,
         argc,
@@ -409,13 +410,14 @@ int cmd_steps(int argc, char **argv)
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.memory      ? "--memory"
-                               : o.lanes     ? "--lanes"
-                               : names_given ? "--names"
-                               : o.dc.device ? "--device"
-                                             : NULL;
+        const char *one_host = o.memory          ? "--memory"
+                               : o.lanes         ? "--lanes"
+                               : names_given     ? "--names"
+                               : o.dc.categories ? "--categories"
+                               : o.dc.explain    ? "--explain"
+                                                 : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
-        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
+        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;
