@@ -203,6 +203,14 @@ static PyObject *none_to_null(PyObject *o)
     return o == Py_None ? NULL : o;
 }
 
+/* 1 when `o` is NULL or callable; else 0 with a TypeError naming the argument. */
+static int callable_or_null(PyObject *o, const char *what)
+{
+    if (!o || PyCallable_Check(o)) return 1;
+    PyErr_Format(PyExc_TypeError, "bench: %s must be callable or None", what);
+    return 0;
+}
+
 /* bench(fn, args, kwargs, ready, setup, check, *, name, boundary, dtype, reference,
  *       shapes, repeats, warmup, dispatch, atol, rtol, backend, device, runtime)
  * -> (json text, checked, passed, leaf details) */
@@ -227,6 +235,12 @@ PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "bench: fn must be callable");
         return NULL;
     }
+    /* PyObject_Call() takes a dict and nothing else: anything else crashes it. */
+    if (p.kwargs && !PyDict_Check(p.kwargs))
+        return PyErr_Format(PyExc_TypeError, "bench: kwargs must be a dict of keyword arguments or None");
+    if (!callable_or_null(p.ready, "ready") || !callable_or_null(p.setup, "setup") ||
+        !callable_or_null(p.check, "check"))
+        return NULL;
     sts_bench_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.name = name ? name : "bench";

@@ -4,6 +4,8 @@ import json
 import os
 import math
 import statistics
+import subprocess
+import sys
 import threading
 import time
 
@@ -120,6 +122,38 @@ def test_check_structure_and_nan():
     with pytest.raises(stepscope.CheckError) as e:
         stepscope.bench(lambda: np.array([1.0, math.nan]), check=np.array([1.0, 2.0]), repeats=1)
     assert e.value.result.max_abs_error is None  # NaN: unknown in JSON, and a failure
+
+
+def test_kwargs_not_a_mapping_raise_not_crash():
+    # A list, a str or an int reached PyObject_Call as the keyword dict and killed the
+    # interpreter (SIGSEGV): run in a child so a crash fails this test alone.
+    code = """if 1:
+        import stepscope
+        from stepscope import _stepscope
+        f = lambda *a, **k: 1
+        for bad in ([1, 2], "abc", 0, 10 ** 30, b"x", (1,)):
+            for call in (lambda: stepscope.bench(f, kwargs=bad),
+                         lambda: _stepscope.bench(f, (), bad, None, None, None)):
+                try:
+                    call()
+                except TypeError as e:
+                    assert "kwargs" in str(e), e
+                else:
+                    raise AssertionError("kwargs=%r did not raise" % (bad,))
+        for arg in range(3):
+            spec = [None, None, None]
+            spec[arg] = [1, 2]
+            try:
+                _stepscope.bench(f, (), None, *spec)
+            except TypeError as e:
+                assert ("ready", "setup", "check")[arg] in str(e), e
+            else:
+                raise AssertionError("a list as callback %d did not raise" % arg)
+        assert stepscope.bench(lambda x=0: x, kwargs={"x": 2}, check=2.0, repeats=1).check["passed"]
+        print("ok")
+    """
+    p = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 0 and p.stdout == b"ok\n", (p.returncode, p.stderr.decode("utf-8", "replace"))
 
 
 def test_report_roundtrip_and_stepscope_report(cli, tmp_path):

@@ -2,6 +2,7 @@
 the timing, the statistics and the stability verdict, and writing the report."""
 import inspect
 import platform
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -161,6 +162,12 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
         raise TypeError("bench: fn must be callable, not %s" % type(fn).__name__)
     if ready is not None and not callable(ready):
         raise TypeError("bench: ready must be callable (the completion boundary), not %s" % type(ready).__name__)
+    if setup is not None and not callable(setup):
+        raise TypeError("bench: setup must be callable (it places the inputs), not %s" % type(setup).__name__)
+    if kwargs is not None:
+        if not isinstance(kwargs, Mapping):
+            raise TypeError("bench: kwargs must be a dict of keyword arguments for fn, not %s" % type(kwargs).__name__)
+        kwargs = dict(kwargs)
     if isinstance(repeats, bool) or not isinstance(repeats, int) or isinstance(warmup, bool) or not isinstance(warmup, int):
         raise TypeError("bench: repeats and warmup are ints")
     checker = None
