@@ -13,7 +13,8 @@
  * (base/completion.h) at both ends.
  *
  * Async-signal-safety: only open, write, fsync, close, rename, unlink, sigaction,
- * raise, getpid and clock_gettime are called; no allocation, no stdio, no locks. The
+ * raise, getpid and clock_gettime are called; no allocation, no stdio, no locks.
+ * Strings are written as the JSON writers write them: escaped, and valid UTF-8. The
  * registry and the chunks are read with atomic loads, numbers are formatted by hand
  * into a static buffer. Converting ticks uses the provisional rate measured at start
  * (integer arithmetic). Scopes still open in any thread are written as "B" events
@@ -29,6 +30,7 @@
 
 #include "base/completion.h"
 #include "base/outfile.h"
+#include "base/utf8.h"
 #include "trace/recorder_impl.h"
 
 /* The fatal signals, then the two that ask a process to end. */
@@ -143,8 +145,17 @@ static void out_json_str(const char *s, size_t n)
         } else if (c < 0x20) {
             char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
             out_bytes(e, 6);
-        } else {
+        } else if (c < 0x80) {
             out_bytes((const char *)&c, 1);
+        } else {
+            /* As the JSON writers: a byte that begins no UTF-8 sequence becomes U+FFFD
+             * (sts_utf8_len() only reads memory, so it is safe here). */
+            size_t len = sts_utf8_len((const unsigned char *)s + i, strnlen(s + i, n - i));
+            if (len) {
+                out_bytes(s + i, len);
+                i += len - 1;
+            } else
+                out_bytes("\xef\xbf\xbd", 3);
         }
     }
     out_bytes("\"", 1);

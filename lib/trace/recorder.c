@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/utf8.h"
+
 sts_recorder sts_rec = { .lock = PTHREAD_MUTEX_INITIALIZER };
 uint32_t sts__trace_on;
 
@@ -42,6 +44,7 @@ static void default_name(sts_tstate *s)
     if (pthread_getname_np(pthread_self(), buf, sizeof buf) != 0 || !buf[0])
         snprintf(buf, sizeof buf, "thread %lld", (long long)s->tid);
     snprintf(s->name, sizeof s->name, "%s", buf);
+    sts_utf8_trim(s->name); /* the kernel keeps 15 bytes of a name, cutting characters */
 }
 
 /* The calling thread's state, created (or recycled) on first use. Holds the lock. */
@@ -259,7 +262,7 @@ static void put_arg(uint32_t kind, const char *key, int64_t i, double dv, const 
     size_t len = 0, size = sizeof(sts_rec_arg);
     if (kind == STS_REC_ARG_STR) {
         if (!str) str = "";
-        len = strnlen(str, STS_REC_STR_MAX);
+        len = sts_utf8_cut(str, strnlen(str, STS_REC_STR_MAX)); /* kept whole characters */
         size = (STS_REC_ARG_HEADER + len + 1 + 7) & ~(size_t)7;
     }
     char *p = sts_rec_reserve(s, size);
@@ -323,7 +326,10 @@ void sts_trace_thread_name(const char *name)
     if (!name) return;
     pthread_mutex_lock(&sts_rec.lock);
     sts_tstate *s = state_for_thread();
-    if (s) snprintf(s->name, sizeof s->name, "%s", name);
+    if (s) {
+        snprintf(s->name, sizeof s->name, "%s", name);
+        sts_utf8_trim(s->name);
+    }
     pthread_mutex_unlock(&sts_rec.lock);
 }
 

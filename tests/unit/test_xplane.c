@@ -129,6 +129,36 @@ TEST(encoder_known_bytes)
     free(b.v);
 }
 
+static void enc_bad_utf8(sts_pb_writer *w)
+{
+    sts_pb_begin(w, 1);
+    sts_pb_put_str(w, 2,
+                   "a\xff"
+                   "b\xc3\xa9\xe2\x82"); /* a, bad, b, é, a cut € */
+    sts_pb_end(w);
+    sts_pb_put_str(w, 3, "\xed\xa0\x80"); /* a surrogate: three bad bytes */
+}
+
+/* A proto3 string must be UTF-8, or parsers refuse the whole file: each bad byte is
+ * written as U+FFFD, and the lengths (the submessage's too) count the repair. */
+TEST(encoder_repairs_strings_that_are_not_utf8)
+{
+    buf b = build(enc_bad_utf8);
+    T_TRUE(bytes_eq(&b, "0a0f"
+                        "120d"
+                        "61"
+                        "efbfbd"
+                        "62"
+                        "c3a9"
+                        "efbfbd"
+                        "efbfbd"
+                        "1a09"
+                        "efbfbd"
+                        "efbfbd"
+                        "efbfbd"));
+    free(b.v);
+}
+
 static void enc_nested(sts_pb_writer *w)
 {
     /* A 200-byte payload needs a 2-byte length; the outer length must count it. */
@@ -1144,6 +1174,7 @@ int main(void)
 {
     write_seeds();
     RUN(encoder_known_bytes);
+    RUN(encoder_repairs_strings_that_are_not_utf8);
     RUN(encoder_nested_sizes);
     RUN(encoder_detects_misuse);
     RUN(varint_round_trip);
