@@ -451,9 +451,8 @@ void sts_crash_hold(void)
     holding = 1;
 }
 
-void sts_crash_finish(void)
+static void uninstall(void)
 {
-    if (!installed) return;
     for (size_t i = 0; i < NHANDLED; i++) {
         struct sigaction cur;
         if (ours[i] && sigaction(handled[i], NULL, &cur) == 0 && cur.sa_handler == on_signal)
@@ -462,7 +461,20 @@ void sts_crash_finish(void)
     }
     installed = 0;
     holding = 0;
+}
+
+void sts_crash_finish(void)
+{
+    if (!installed) return;
+    uninstall();
     int sig = held;
     held = 0;
     if (sig) raise(sig); /* the SIGTERM or SIGINT that came while stop wrote the profile */
+}
+
+void sts_crash_forget(void)
+{
+    if (!installed) return;
+    uninstall();
+    held = 0; /* the parent's signal, not the child's */
 }

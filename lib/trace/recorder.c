@@ -424,6 +424,42 @@ static sts_status check_options(const sts_trace_options *o, sts_error *err)
     return STS_OK;
 }
 
+/* fork(): the child must not find the registry locked by a thread it does not have,
+ * and must not go on with the parent's session. That session (its events so far, its
+ * directory, its stop at exit, its signal dump) belongs to the parent: a child that
+ * kept it wrote a second run of the parent's events at its exit, which could become the
+ * directory's latest. The child records nothing until it starts a session of its own.
+ * Only the forking thread lives on in it, so the others' states are free for reuse. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&sts_rec.lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&sts_rec.lock);
+}
+
+static void fork_child(void)
+{
+    if (atomic_load_explicit(&sts_rec.session, memory_order_relaxed) != 0) {
+        atomic_store_explicit(&sts_rec.session, 0, memory_order_relaxed);
+        __atomic_store_n(&sts__trace_on, 0u, __ATOMIC_RELAXED);
+        sts_crash_forget();
+    }
+    for (sts_tstate *t = atomic_load_explicit(&sts_rec.threads, memory_order_relaxed); t;
+         t = atomic_load_explicit(&t->next, memory_order_relaxed))
+        if (t != tls_state) atomic_store_explicit(&t->exited, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&sts_rec.lock);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void watch_forks(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 static char host_copy[256];
 
 sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_error *err)
@@ -442,6 +478,7 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     o.chunk_bytes &= ~(size_t)7;
     sts_status st = check_options(&o, err);
     if (st != STS_OK) return st;
+    pthread_once(&fork_once, watch_forks);
 
     pthread_mutex_lock(&sts_rec.lock);
     if (atomic_load_explicit(&sts_rec.session, memory_order_relaxed) != 0) {
