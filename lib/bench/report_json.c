@@ -98,6 +98,8 @@ static void check_object(sts_jsonw *w, const sts_bench_check *c)
     sts_jsonw_key(w, "passed");
     sts_jsonw_bool(w, c->checked && c->passed);
     key_str(w, "reference", c->reference[0] ? c->reference : "host, double-precision accumulation");
+    sts_jsonw_key(w, "equal_nan");
+    sts_jsonw_bool(w, c->equal_nan);
     sts_jsonw_key(w, "leaves");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < c->nleaves; i++) {

@@ -212,22 +212,24 @@ static int callable_or_null(PyObject *o, const char *what)
 }
 
 /* bench(fn, args, kwargs, ready, setup, check, *, name, boundary, dtype, reference,
- *       shapes, repeats, warmup, dispatch, atol, rtol, backend, device, runtime)
+ *       shapes, repeats, warmup, dispatch, atol, rtol, backend, device, runtime, equal_nan)
  * -> (json text, checked, passed, leaf details) */
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *keys[] = { "fn",       "args",  "kwargs",    "ready",  "setup",   "check",  "name",
                             "boundary", "dtype", "reference", "shapes", "repeats", "warmup", "dispatch",
-                            "atol",     "rtol",  "backend",   "device", "runtime", NULL };
+                            "atol",     "rtol",  "backend",   "device", "runtime", "equal_nan", NULL };
     pyspec p = { 0 };
     PyObject *shapes = Py_None, *runtime = Py_None;
     const char *name = "bench", *boundary = "", *dtype = "", *reference = NULL, *backend = "", *device = "";
     int repeats = 7, warmup = 0, dispatch = 0;
     double atol = 0, rtol = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzO", keys, &p.fn, &PyTuple_Type, &p.args, &p.kwargs,
-                                     &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference, &shapes,
-                                     &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime))
+    int equal_nan = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzOp", keys, &p.fn, &PyTuple_Type, &p.args,
+                                     &p.kwargs, &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference,
+                                     &shapes, &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime,
+                                     &equal_nan))
         return NULL;
     p.kwargs = none_to_null(p.kwargs), p.ready = none_to_null(p.ready);
     p.setup = none_to_null(p.setup), p.check = none_to_null(p.check);
@@ -258,6 +260,7 @@ PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
     spec.dispatch_repeats = dispatch;
     spec.atol = atol;
     spec.rtol = rtol;
+    spec.equal_nan = equal_nan;
     sts_bench_env env;
     sts_bench_env_collect_host(&env);
     snprintf(env.backend, sizeof env.backend, "%s", backend ? backend : "");
