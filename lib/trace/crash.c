@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "base/completion.h"
-#include "base/outfile.h"
+#include "base/outfile_fd.h"
 #include "base/utf8.h"
 #include "trace/recorder_impl.h"
 
