@@ -80,7 +80,6 @@ static int check_counts(bench_args *a)
     return rc != -1 ? rc : parse_tolerance("rtol", a->rtol_text, &a->rtol);
 }
 
-
 static int parse_matmul(const char *s, sts_matmul_kind *k)
 {
     static const char *const names[] = { "auto", "tiled", "blocked", "naive" };
@@ -199,7 +198,8 @@ int cmd_bench(int argc, char **argv)
         { "seed", CLI_INT, &a.seed, "N", "seed of the normal inputs (default 4)" },
         { "atol", CLI_STRING, &a.atol_text, "X",
           "absolute tolerance of the check, a finite number >= 0 (default: the lesson's, see docs)" },
-        { "rtol", CLI_STRING, &a.rtol_text, "X", "relative tolerance of the check, a finite number >= 0 (default 2e-5)" },
+        { "rtol", CLI_STRING, &a.rtol_text, "X",
+          "relative tolerance of the check, a finite number >= 0 (default 2e-5)" },
         { "device", CLI_STRING, &a.device, "SPEC",
           "OpenCL device: index or name part (default $STEPSCOPE_DEVICE, "
           "else the first GPU, else the first CPU)" },

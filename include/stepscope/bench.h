@@ -73,9 +73,9 @@ typedef struct sts_check_leaf {
 typedef struct sts_bench_check {
     int checked; /* 0 when the spec has no check */
     int passed;
-    char reference[96]; /* what the result was compared with, in words; "" = the host reference */
-    double atol, rtol;  /* finite, >= 0 (sts_bench_run refuses others) */
-    int equal_nan;      /* a NaN matches a NaN (NumPy's equal_nan) */
+    char reference[96];   /* what the result was compared with, in words; "" = the host reference */
+    double atol, rtol;    /* finite, >= 0 (sts_bench_run refuses others) */
+    int equal_nan;        /* a NaN matches a NaN (NumPy's equal_nan) */
     double max_abs_error; /* over every leaf */
     size_t nleaves;
     sts_check_leaf leaves[STS_CHECK_MAX_LEAVES];
@@ -170,8 +170,8 @@ typedef struct sts_bench_result {
 } sts_bench_result;
 
 /* Runs the benchmark described by `spec`. Repeats < 1, warmup < 0, a tolerance that is
- * negative, infinite or NaN, or a missing call / wait give STS_ERR_INVALID_ARG; an error from a callback is passed on. A failed check
- * is not an error here: see result->check.passed. On success the caller owns *out
+ * negative, infinite or NaN, or a missing call / wait give STS_ERR_INVALID_ARG; an error from a callback is passed on.
+ * A failed check is not an error here: see result->check.passed. On success the caller owns *out
  * (sts_bench_result_free). */
 sts_status sts_bench_run(const sts_bench_spec *spec, sts_bench_result **out, sts_error *err);
 

@@ -217,8 +217,8 @@ static int callable_or_null(PyObject *o, const char *what)
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "fn",       "args",  "kwargs",    "ready",  "setup",   "check",  "name",
-                            "boundary", "dtype", "reference", "shapes", "repeats", "warmup", "dispatch",
+    static char *keys[] = { "fn",       "args",  "kwargs",    "ready",  "setup",   "check",     "name",
+                            "boundary", "dtype", "reference", "shapes", "repeats", "warmup",    "dispatch",
                             "atol",     "rtol",  "backend",   "device", "runtime", "equal_nan", NULL };
     pyspec p = { 0 };
     PyObject *shapes = Py_None, *runtime = Py_None;
@@ -226,9 +226,9 @@ PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
     int repeats = 7, warmup = 0, dispatch = 0;
     double atol = 0, rtol = 0;
     int equal_nan = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzOp", keys, &p.fn, &PyTuple_Type, &p.args,
-                                     &p.kwargs, &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference,
-                                     &shapes, &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzOp", keys, &p.fn, &PyTuple_Type, &p.args, &p.kwargs,
+                                     &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference, &shapes,
+                                     &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime,
                                      &equal_nan))
         return NULL;
     p.kwargs = none_to_null(p.kwargs), p.ready = none_to_null(p.ready);

@@ -203,3 +203,30 @@ def test_stepscope_diff_reads_two_python_results(cli, tmp_path):
     assert rc in (0, 4), err  # 4: a prediction the samples cannot decide
     d = json.loads(out)
     assert "work" in json.dumps(d)
+
+
+def test_check_infinities_and_nan_like_numpy_isclose():
+    # Each pair judged as numpy.isclose judges it (an infinite reference once passed any
+    # value, inf failed against inf and passed against -inf).
+    pairs = [(math.inf, math.inf), (-math.inf, -math.inf), (math.inf, -math.inf), (1.0, math.inf),
+             (math.inf, 1.0), (math.nan, math.nan), (math.nan, 1.0), (1.0, math.nan), (1.0, 1.0 + 1e-9)]
+    for equal_nan in (False, True):
+        for got, want in pairs:
+            expect = bool(np.isclose(got, want, rtol=1e-5, atol=1e-8, equal_nan=equal_nan))
+            g, w = np.array([got]), np.array([want])
+            if expect:
+                r = stepscope.bench(lambda: g, check=w, atol=1e-8, rtol=1e-5, repeats=1, equal_nan=equal_nan)
+                assert r.check["passed"] and r.check["equal_nan"] == equal_nan, (got, want, equal_nan)
+            else:
+                with pytest.raises(stepscope.CheckError):
+                    stepscope.bench(lambda: g, check=w, atol=1e-8, rtol=1e-5, repeats=1, equal_nan=equal_nan)
+
+
+def test_tolerances_validated():
+    for bad in (-1, -1e-300, math.nan, math.inf, -math.inf):
+        for key in ("atol", "rtol"):
+            with pytest.raises(stepscope.InvalidArgument, match=key + " must be a finite number >= 0"):
+                stepscope.bench(lambda: 1.0, **{key: bad}, repeats=1)
+    for bad in ("0.1", None, [1e-5], True):
+        with pytest.raises(TypeError, match="atol must be a real number"):
+            stepscope.bench(lambda: 1.0, atol=bad, repeats=1)
