@@ -199,6 +199,9 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
     if boundary is None:
         boundary = ("inputs ready before the clock; call plus ready(result)" if ready is not None
                     else "call until it returns (no completion boundary given: fn must be synchronous)")
+    for what, value in (("shapes", shapes), ("versions", versions)):
+        if value is not None and not isinstance(value, Mapping):
+            raise TypeError("bench: %s must be a dict, not %s" % (what, type(value).__name__))
     shape_list = [(k, [int(d) for d in v]) for k, v in shapes.items()] if shapes is not None else \
         _default_shapes(fn, args)
     py_backend, py_device, py_versions = python_runtime()
