@@ -1,6 +1,7 @@
 /* `stepscope bench [predict|energy|structured]`: lesson 1's workload on an OpenCL
  * device, with the boundary drawn correctly (docs/bench.md). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@ typedef struct bench_args {
     int repeats, warmup, dispatch, seed;
     const char *device, *out, *matmul;
     int json, list;
-    double atol, rtol;
+    const char *atol_text, *rtol_text; /* NULL: the workload's own tolerances */
+    double atol, rtol;                 /* parsed by check_counts */
 } bench_args;
 
 /* "64x32" or "64,32" into two dimensions. */
@@ -52,16 +54,30 @@ static int resolve_shapes(bench_args *a)
     return -1;
 }
 
-static int check_counts(const bench_args *a)
+/* --atol / --rtol: a finite number >= 0 (-1 once meant "the default", silently, and a
+ * NaN or infinity made the check fail or pass every value). Returns -1 (set or left),
+ * or CLI_USAGE after printing why. */
+static int parse_tolerance(const char *name, const char *text, double *out)
+{
+    if (!text) return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= 0) || !isfinite(v))
+        return cli_fail(CLI_USAGE, "bench: --%s expects a finite number >= 0, got '%s'", name, text);
+    *out = v == 0 ? 0 : v; /* -0 prints as 0 */
+    return -1;
+}
+
+static int check_counts(bench_args *a)
 {
     if (a->repeats < 1) return cli_fail(CLI_USAGE, "bench: --repeats must be at least 1 (got %d)", a->repeats);
     if (a->repeats > 100000) return cli_fail(CLI_USAGE, "bench: --repeats is limited to 100000 (got %d)", a->repeats);
     if (a->warmup < 0) return cli_fail(CLI_USAGE, "bench: --warmup must be 0 or more (got %d)", a->warmup);
     if (a->dispatch < -1) return cli_fail(CLI_USAGE, "bench: --dispatch must be -1 (none), 0 (as --repeats) or more");
     if (a->seed < 0) return cli_fail(CLI_USAGE, "bench: --seed must be 0 or more (got %d)", a->seed);
-    if ((!(a->atol >= 0) && a->atol != -1) || (!(a->rtol >= 0) && a->rtol != -1))
-        return cli_fail(CLI_USAGE, "bench: --atol and --rtol must be 0 or more");
-    return -1;
+    int rc = parse_tolerance("atol", a->atol_text, &a->atol);
+    return rc != -1 ? rc : parse_tolerance("rtol", a->rtol_text, &a->rtol);
 }
 
 static int parse_matmul(const char *s, sts_matmul_kind *k)
@@ -150,8 +166,8 @@ static int run(const bench_args *a, sts_workload_kind kind, sts_matmul_kind mm)
         spec.repeats = a->repeats;
         spec.warmup = a->warmup;
         spec.dispatch_repeats = a->dispatch;
-        if (a->atol >= 0) spec.atol = a->atol;
-        if (a->rtol >= 0) spec.rtol = a->rtol;
+        if (a->atol_text) spec.atol = a->atol;
+        if (a->rtol_text) spec.rtol = a->rtol;
         if (sts_bench_run(&spec, &r, &err) == STS_OK) {
             sts_bench_env env;
             sts_bench_env_collect(&env, dev);
@@ -169,7 +185,7 @@ static int run(const bench_args *a, sts_workload_kind kind, sts_matmul_kind mm)
 int cmd_bench(int argc, char **argv)
 {
     static bench_args a;
-    a = (bench_args){ 64, 32, 16, NULL, NULL, 7, 0, 0, 4, NULL, NULL, "auto", 0, 0, -1, -1 };
+    a = (bench_args){ 64, 32, 16, NULL, NULL, 7, 0, 0, 4, NULL, NULL, "auto", 0, 0, NULL, NULL, 0, 0 };
     const cli_opt opts[] = {
         { "rows", CLI_INT, &a.rows, "N", "rows of x (default 64)" },
         { "features", CLI_INT, &a.features, "N", "columns of x = rows of w (default 32)" },
@@ -180,8 +196,10 @@ int cmd_bench(int argc, char **argv)
         { "warmup", CLI_INT, &a.warmup, "N", "untimed waited calls after the first (default 0)" },
         { "dispatch", CLI_INT, &a.dispatch, "N", "dispatch-only samples: 0 = as many as --repeats, -1 = none" },
         { "seed", CLI_INT, &a.seed, "N", "seed of the normal inputs (default 4)" },
-        { "atol", CLI_DOUBLE, &a.atol, "X", "absolute tolerance of the check (default: the lesson's, see docs)" },
-        { "rtol", CLI_DOUBLE, &a.rtol, "X", "relative tolerance of the check (default 2e-5)" },
+        { "atol", CLI_STRING, &a.atol_text, "X",
+          "absolute tolerance of the check, a finite number >= 0 (default: the lesson's, see docs)" },
+        { "rtol", CLI_STRING, &a.rtol_text, "X",
+          "relative tolerance of the check, a finite number >= 0 (default 2e-5)" },
         { "device", CLI_STRING, &a.device, "SPEC",
           "OpenCL device: index or name part (default $STEPSCOPE_DEVICE, "
           "else the first GPU, else the first CPU)" },

@@ -55,8 +55,10 @@ double sts_median(const double *x, size_t n);
 
 #define STS_CHECK_MAX_LEAVES 4
 
-/* The comparison of one output ("leaf") with its reference: |got - want| <= atol +
- * rtol * |want| for every value. */
+/* The comparison of one output ("leaf") with its reference, value by value, by
+ * NumPy's isclose(): |got - want| <= atol + rtol * |want| for finite values; an
+ * infinity matches only the same infinity; a NaN matches nothing, or only a NaN when
+ * equal_nan is set. */
 typedef struct sts_check_leaf {
     char name[32];
     int ndim;
@@ -71,8 +73,9 @@ typedef struct sts_check_leaf {
 typedef struct sts_bench_check {
     int checked; /* 0 when the spec has no check */
     int passed;
-    char reference[96]; /* what the result was compared with, in words; "" = the host reference */
-    double atol, rtol;
+    char reference[96];   /* what the result was compared with, in words; "" = the host reference */
+    double atol, rtol;    /* finite, >= 0 (sts_bench_run refuses others) */
+    int equal_nan;        /* a NaN matches a NaN (NumPy's equal_nan) */
     double max_abs_error; /* over every leaf */
     size_t nleaves;
     sts_check_leaf leaves[STS_CHECK_MAX_LEAVES];
@@ -80,7 +83,9 @@ typedef struct sts_bench_check {
 
 /* Compares float32 results with a double reference and appends the leaf to `check`
  * (up to STS_CHECK_MAX_LEAVES; later leaves still count in passed and max_abs_error),
- * updating passed and max_abs_error. A NaN anywhere is a mismatch. */
+ * updating passed and max_abs_error, by the rule of sts_check_leaf. A value that
+ * matches adds 0 to max_abs_error whatever it is; an infinity or NaN that does not
+ * makes it infinite (null in JSON). */
 void sts_check_add_f32(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const float *got,
                        const double *want, size_t count);
 
@@ -127,8 +132,9 @@ typedef struct sts_bench_spec {
     int warmup;            /* untimed waited calls after the first; >= 0 */
     int repeats;           /* synchronized samples; >= 1 */
     int dispatch_repeats;  /* dispatch-only samples; 0 = as many as repeats, < 0 = none */
-    double atol, rtol;     /* tolerances handed to check */
+    double atol, rtol;     /* tolerances handed to check: finite and >= 0 */
     const char *reference; /* what check compares with, in words; NULL = "host, double-precision accumulation" */
+    int equal_nan;         /* handed to check: a NaN result matches a NaN reference */
 } sts_bench_spec;
 
 /* ---------------------------------------------------------------- results */
@@ -163,9 +169,9 @@ typedef struct sts_bench_result {
     char warning[256]; /* why the run is unstable, in words; "" when stable */
 } sts_bench_result;
 
-/* Runs the benchmark described by `spec`. Repeats < 1, warmup < 0 or a missing call /
- * wait give STS_ERR_INVALID_ARG; an error from a callback is passed on. A failed check
- * is not an error here: see result->check.passed. On success the caller owns *out
+/* Runs the benchmark described by `spec`. Repeats < 1, warmup < 0, a tolerance that is
+ * negative, infinite or NaN, or a missing call / wait give STS_ERR_INVALID_ARG; an error from a callback is passed on.
+ * A failed check is not an error here: see result->check.passed. On success the caller owns *out
  * (sts_bench_result_free). */
 sts_status sts_bench_run(const sts_bench_spec *spec, sts_bench_result **out, sts_error *err);
 

@@ -155,7 +155,9 @@ typedef struct sts_log_stats {
  * holds, never with its size. Errors: STS_ERR_IO / STS_ERR_NOT_FOUND when the file
  * cannot be read (or a gzip stream is corrupt); STS_ERR_FORMAT when an over-long line
  * holds NUL bytes (binary data such as /dev/zero, not a text log), naming the byte
- * offset. What was parsed before an error stays in the ledger. */
+ * offset. What was parsed before an error stays in the ledger. A regular file this
+ * ledger already read (the same device and inode, under any name) is not read again:
+ * a warning says so. */
 sts_status sts_ledger_parse_log(sts_ledger *l, const char *path, sts_error *err);
 
 /* As sts_ledger_parse_log() for text already in memory (not inflated); `name` is used

@@ -112,8 +112,16 @@ typedef struct sts_an_matcher {
     void *re; /* regex_t *; NULL for exact equality */
 } sts_an_matcher;
 
+/* Refuses (STS_ERR_INVALID_ARG naming `what`) a pattern the regex compiler would take
+ * too deep or too long over: groups nested deeper than STS_AN_PATTERN_MAX_DEPTH, or more
+ * than STS_AN_PATTERN_MAX_SIZE positions once its intervals are expanded. */
+#define STS_AN_PATTERN_MAX_DEPTH 64
+#define STS_AN_PATTERN_MAX_SIZE  4096
+sts_status sts_an_pattern_check(const char *pattern, const char *what, sts_error *err);
+
 /* exact: match by equality; else compile `pattern` as an extended regex
- * (STS_ERR_INVALID_ARG naming `what` when it does not compile). */
+ * (STS_ERR_INVALID_ARG naming `what` when it does not compile, or when
+ * sts_an_pattern_check() refuses it). */
 sts_status sts_an_matcher_init(sts_an_matcher *m, const char *pattern, int exact, const char *what, sts_error *err);
 int sts_an_matcher_match(const sts_an_matcher *m, const char *s);
 void sts_an_matcher_release(sts_an_matcher *m);

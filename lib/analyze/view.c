@@ -106,6 +106,8 @@ sts_status sts_an_matcher_init(sts_an_matcher *m, const char *pattern, int exact
     m->text = pattern;
     m->re = NULL;
     if (exact) return STS_OK;
+    sts_status st = sts_an_pattern_check(pattern, what, err);
+    if (st != STS_OK) return st;
     regex_t *re = malloc(sizeof *re);
     if (!re) return sts_an_nomem(err, "compiling a pattern");
     int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);

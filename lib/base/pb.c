@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/utf8.h"
 
 /* ---- reader ---- */
 
@@ -329,9 +330,43 @@ void sts_pb_put_bytes(sts_pb_writer *w, uint32_t num, const void *p, size_t n)
     emit_bytes(w, p, n);
 }
 
-void sts_pb_put_str(sts_pb_writer *w, uint32_t num, const char *s)
+/* The bytes of s[0..n) once every byte that begins no well-formed UTF-8 sequence is
+ * replaced by U+FFFD (3 bytes), as the JSON writers replace it. */
+static size_t repaired_len(const unsigned char *s, size_t n)
 {
-    sts_pb_put_bytes(w, num, s, strlen(s));
+    size_t out = 0;
+    for (size_t i = 0; i < n;) {
+        size_t len = s[i] < 0x80 ? 1 : sts_utf8_len(s + i, n - i);
+        out += len ? len : 3;
+        i += len ? len : 1;
+    }
+    return out;
+}
+
+/* A protobuf string must be UTF-8 (proto3 parsers refuse the whole message otherwise),
+ * so a name holding other bytes is written repaired. */
+void sts_pb_put_str(sts_pb_writer *w, uint32_t num, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t n = strlen(str), out = repaired_len(s, n);
+    if (out == n) {
+        sts_pb_put_bytes(w, num, s, n);
+        return;
+    }
+    emit_tag(w, num, STS_PB_LEN);
+    emit_varint(w, out);
+    size_t start = 0, i = 0; /* s[start, i) is valid and not yet written */
+    while (i < n) {
+        size_t len = s[i] < 0x80 ? 1 : sts_utf8_len(s + i, n - i);
+        if (len) {
+            i += len;
+            continue;
+        }
+        emit_bytes(w, s + start, i - start);
+        emit_bytes(w, "\xef\xbf\xbd", 3);
+        start = ++i;
+    }
+    emit_bytes(w, s + start, n - start);
 }
 
 void sts_pb_begin(sts_pb_writer *w, uint32_t num)

@@ -231,7 +231,9 @@ void sts_pb_put_uint(sts_pb_writer *w, uint32_t num, uint64_t v);
 void sts_pb_put_int(sts_pb_writer *w, uint32_t num, int64_t v); /* int64: two's complement varint */
 void sts_pb_put_double(sts_pb_writer *w, uint32_t num, double v);
 void sts_pb_put_bytes(sts_pb_writer *w, uint32_t num, const void *p, size_t n);
-void sts_pb_put_str(sts_pb_writer *w, uint32_t num, const char *s); /* NUL-terminated */
+/* A NUL-terminated string; bytes that are not UTF-8 are written as U+FFFD (a protobuf
+ * string must be UTF-8), each as the JSON writers write it. */
+void sts_pb_put_str(sts_pb_writer *w, uint32_t num, const char *s);
 
 /* Opens a submessage as field `num`; everything up to the matching sts_pb_end() is
  * its content. */

@@ -263,12 +263,14 @@ static sts_status run_of(reader *r, const sts_jval *o, const char *member, sts_b
 
 /* Depth first, in document order: every object holding warm samples is a run, wherever
  * it sits (the result itself, then its "variants"). */
-static sts_status find_runs(reader *r, const sts_jval *v, const char *member, int depth)
+static sts_status find_runs(reader *r, const sts_jval *v, const char *member, int variant, int depth)
 {
     if (!v || depth > MAX_DEPTH) return STS_OK;
     sts_status st = STS_OK;
     if (v->type == STS_J_OBJ) {
-        if (sts_json_get(v, "warm_samples_seconds")) {
+        /* A variant is a run even without its samples: left out, it "disappeared" and
+         * a prediction that it shrank held. */
+        if (sts_json_get(v, "warm_samples_seconds") || variant) {
             if (r->d->mem->runs.n == STS_BENCH_DOC_MAX_RUNS)
                 return sts_error_set(r->err, STS_ERR_LIMIT, (int64_t)v->offset, "%s: byte %zu: more than %d runs",
                                      r->name, v->offset, STS_BENCH_DOC_MAX_RUNS);
@@ -276,11 +278,12 @@ static sts_status find_runs(reader *r, const sts_jval *v, const char *member, in
             if (!run) return nomem(r);
             if ((st = run_of(r, v, member, run)) != STS_OK) return st;
         }
+        int variants = member && !strcmp(member, "variants");
         for (size_t i = 0; i < v->u.obj.n && st == STS_OK; i++)
-            st = find_runs(r, v->u.obj.members[i].val, v->u.obj.members[i].key, depth + 1);
+            st = find_runs(r, v->u.obj.members[i].val, v->u.obj.members[i].key, variants, depth + 1);
     } else if (v->type == STS_J_ARR) {
         for (size_t i = 0; i < v->u.arr.n && st == STS_OK; i++)
-            st = find_runs(r, v->u.arr.items[i], NULL, depth + 1);
+            st = find_runs(r, v->u.arr.items[i], NULL, 0, depth + 1);
     }
     return st;
 }
@@ -321,8 +324,12 @@ sts_status sts_bench_read_json(const char *text, size_t len, const char *name, s
     if (!d) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     reader r = { d, name, err };
     sts_status st = sts_json_parse(&d->mem->dom, text, len, name, err);
-    if (st == STS_OK) st = find_runs(&r, d->mem->dom.root, NULL, 0);
-    if (st == STS_OK && d->mem->runs.n == 0)
+    if (st == STS_OK) st = find_runs(&r, d->mem->dom.root, NULL, 0, 0);
+    /* A variant without samples is a run of a bench result, not what makes one. */
+    size_t measured = 0;
+    for (size_t i = 0; st == STS_OK && i < d->mem->runs.n; i++)
+        measured += d->mem->runs.v[i].warm.given;
+    if (st == STS_OK && measured == 0)
         st = sts_error_set(err, STS_ERR_FORMAT, 0,
                            "%s: not a bench result: expected a bench result, an object with \"warm_samples_seconds\" "
                            "(at the top level or in \"variants\")",

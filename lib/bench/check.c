@@ -5,6 +5,22 @@
 
 #include "stepscope/bench.h"
 
+/* NumPy's isclose(got, want, rtol, atol, equal_nan): the formula for finite values
+ * (where inf * 0 or inf - inf would make it wrong: an infinite reference passed any
+ * value, inf failed against inf and passed against -inf); an infinity equals only
+ * itself; a NaN equals only a NaN, and only with equal_nan. *err is the value's
+ * error: |got - want|, 0 for a non-finite match, infinite for a non-finite mismatch. */
+static int close_to(const sts_bench_check *c, double got, double want, double *err)
+{
+    if (isfinite(got) && isfinite(want)) {
+        *err = fabs(got - want);
+        return *err <= c->atol + c->rtol * fabs(want);
+    }
+    int ok = (isnan(got) || isnan(want)) ? c->equal_nan && isnan(got) && isnan(want) : got == want;
+    *err = ok ? 0 : INFINITY;
+    return ok;
+}
+
 /* One leaf; exactly one of got32 and got64 is set. */
 static void add_leaf(sts_bench_check *check, const char *name, int ndim, const int64_t *shape, const float *got32,
                      const double *got64, const double *want, size_t count)
@@ -23,12 +39,11 @@ static void add_leaf(sts_bench_check *check, const char *name, int ndim, const i
     leaf.count = count;
     for (size_t i = 0; i < count; i++) {
         double got = got32 ? (double)got32[i] : got64[i];
-        double err = fabs(got - want[i]);
-        /* NaN fails both comparisons, so it is a mismatch and the worst error. */
-        int ok = err <= check->atol + check->rtol * fabs(want[i]);
+        double err;
+        int ok = close_to(check, got, want[i], &err);
         if (!ok) leaf.mismatches++;
-        if (!(err <= leaf.max_abs_error)) {
-            leaf.max_abs_error = isnan(err) ? INFINITY : err;
+        if (err > leaf.max_abs_error) {
+            leaf.max_abs_error = err;
             leaf.worst_index = i;
             leaf.worst_got = got;
             leaf.worst_want = want[i];

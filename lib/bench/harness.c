@@ -1,5 +1,6 @@
 /* bench: the harness. It draws the boundaries: setup outside the clock, the first call
  * apart, synchronized samples, dispatch-only intervals labelled apart. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,12 @@ static sts_status validate(const sts_bench_spec *s, sts_error *err)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "repeats must be at least 1 (got %d)", s->repeats);
     if (s->warmup < 0)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "warmup must be 0 or more (got %d)", s->warmup);
+    /* A negative or NaN tolerance failed every value and an infinite one passed every
+     * value, silently. */
+    if (!(s->atol >= 0 && s->atol < INFINITY))
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "atol must be a finite number >= 0 (got %g)", s->atol);
+    if (!(s->rtol >= 0 && s->rtol < INFINITY))
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "rtol must be a finite number >= 0 (got %g)", s->rtol);
     if (s->nshapes > STS_BENCH_MAX_SHAPES)
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "at most %d shapes (got %zu)", STS_BENCH_MAX_SHAPES,
                              s->nshapes);
@@ -135,6 +142,7 @@ static sts_bench_result *alloc_result(const sts_bench_spec *s)
     r->warmup = s->warmup;
     r->check.atol = s->atol;
     r->check.rtol = s->rtol;
+    r->check.equal_nan = s->equal_nan != 0;
     if (s->reference) snprintf(r->check.reference, sizeof r->check.reference, "%s", s->reference);
     return r;
 }

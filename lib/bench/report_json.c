@@ -81,6 +81,7 @@ static void check_object(sts_jsonw *w, const sts_bench_check *c)
     sts_jsonw_kv_bool(w, "checked", c->checked);
     sts_jsonw_kv_bool(w, "passed", c->checked && c->passed);
     sts_jsonw_kv_str(w, "reference", c->reference[0] ? c->reference : "host, double-precision accumulation");
+    sts_jsonw_kv_bool(w, "equal_nan", c->equal_nan);
     sts_jsonw_key(w, "leaves");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < c->nleaves; i++) {

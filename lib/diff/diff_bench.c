@@ -79,27 +79,51 @@ static const sts_bench_series *series_of(const sts_bench_run_doc *r, const char 
                                                     : &r->dispatch;
 }
 
-/* One sample row from an array of seconds; absent in both runs: no row. */
+/* A row whose value one run cannot tell: both sides' samples kept, the verdict unknown,
+ * so a prediction about it is inconclusive (docs/diff.md). Without it the warm key went
+ * to the next row (the first call's) and a workload without samples "disappeared". */
+static sts_status unknown_row(sts_diff *d, const char *name, const char *group, sts_dd_series xb, sts_dd_series xn,
+                              const char *note, sts_error *err)
+{
+    sts_status st = sts_dd_add_samples(d, name, group, "ns", "call", xb, xn, note, err);
+    if (st != STS_OK) return st;
+    sts_diff_stats *s = &d->rows.v[d->rows.n - 1].stats;
+    s->method = STS_DIFF_METHOD_NONE;
+    s->verdict = STS_DIFF_INCONCLUSIVE;
+    s->samples_needed = 0;
+    return STS_OK;
+}
+
+/* One sample row from an array of seconds; absent in both runs: no row. The warm
+ * samples always have their row while the workload is in both runs: unknown where a
+ * run has none. Device and dispatch-only samples measured in one run only are noted
+ * (no device clock in the other), not an appearance. */
 static sts_status samples_row(sts_diff *d, const char *name, const char *group, const char *key, const workload *b,
                               const workload *n, const doc *db, const doc *dn, sts_error *err)
 {
     static const sts_bench_series none = { 0 };
     const sts_bench_series *sb = b ? series_of(b->run, key) : &none, *sn = n ? series_of(n->run, key) : &none;
+    int warm = !strcmp(group, "warm");
     int64_t *v[2] = { NULL, NULL };
     size_t nv[2] = { 0, 0 }, nulls[2] = { 0, 0 };
     sts_status st = nanos(db, key, sb, &v[0], &nv[0], &nulls[0], err);
     if (st == STS_OK) st = nanos(dn, key, sn, &v[1], &nv[1], &nulls[1], err);
-    if (st == STS_OK && (sb->given || sn->given)) {
-        char note[160] = "";
+    if (st == STS_OK && (sb->given || sn->given || (warm && b && n))) {
+        char note[200] = "";
         if (nulls[0] || nulls[1])
             snprintf(note, sizeof note, "%zu unmeasured (null) samples in BASE and %zu in NEW were left out", nulls[0],
                      nulls[1]);
         sts_dd_series xb = { v[0], NULL, nv[0] }, xn = { v[1], NULL, nv[1] };
         if (b && n && (!nv[0] || !nv[1])) {
-            /* Measured in one run only (no device clock in the other): not an appearance. */
-            if (sts_dd_note(d, "%s: \"%s\" is measured in %s only: not compared", name, key, nv[0] ? "BASE" : "NEW") !=
-                STS_OK)
-                st = sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+            const char *side = !nv[0] && !nv[1] ? "either run" : !nv[0] ? "BASE" : "NEW";
+            if (warm) {
+                if (!note[0]) snprintf(note, sizeof note, "no \"%s\" measured in %s: unknown", key, side);
+                st = unknown_row(d, name, group, xb, xn, note, err);
+            } else if (nv[0] || nv[1]) {
+                if (sts_dd_note(d, "%s: \"%s\" is measured in %s only: not compared", name, key,
+                                nv[0] ? "BASE" : "NEW") != STS_OK)
+                    st = sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+            }
         } else {
             st = sts_dd_add_samples(d, name, group, "ns", "call", xb, xn, note[0] ? note : NULL, err);
         }

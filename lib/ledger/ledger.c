@@ -75,6 +75,7 @@ void sts_ledger_free(sts_ledger *l)
     STS_VEC_RELEASE(l->syncs);
     STS_VEC_RELEASE(l->warnings);
     STS_VEC_RELEASE(l->churn);
+    STS_VEC_RELEASE(l->files);
     sts_u64map_release(&l->fn_by_name);
     sts_u64map_release(&l->sig_seen);
     sts_u64map_release(&l->comp_by_key);
@@ -425,6 +426,16 @@ sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *sco
     return STS_OK;
 }
 
+const char *sts_lg_file_seen(sts_ledger *l, uint64_t dev, uint64_t ino, const char *path)
+{
+    for (size_t i = 0; i < l->files.n; i++)
+        if (l->files.v[i].dev == dev && l->files.v[i].ino == ino) return lg_str(l, l->files.v[i].path);
+    uint32_t id = sts_lg_intern(l, path);
+    lg_file *f = id == UINT32_MAX ? NULL : STS_VEC_PUSH(l->files);
+    if (f) *f = (lg_file){ dev, ino, id };
+    return NULL;
+}
+
 void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
 {
     if (l->warnings.n >= MAX_WARNINGS) return;
@@ -433,7 +444,10 @@ void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(full, sizeof full, "%s:%" PRId64 ": %s", name, line, msg);
+    if (line > 0)
+        snprintf(full, sizeof full, "%s:%" PRId64 ": %s", name, line, msg);
+    else
+        snprintf(full, sizeof full, "%s: %s", name, msg); /* about the whole file */
     uint32_t id = sts_lg_intern(l, full);
     if (id == UINT32_MAX) return;
     uint32_t *slot = STS_VEC_PUSH(l->warnings);

@@ -65,6 +65,12 @@ typedef struct lg_churn {
     int64_t nvalues, specializations, cost_ns, nbuckets;
 } lg_churn;
 
+/* A log file read, by its identity on disk. */
+typedef struct lg_file {
+    uint64_t dev, ino;
+    uint32_t path; /* string id */
+} lg_file;
+
 struct sts_ledger {
     sts_strtab strs;
     STS_VEC(lg_fn) fns;
@@ -80,6 +86,7 @@ struct sts_ledger {
     STS_VEC(lg_sync) syncs;
     STS_VEC(uint32_t) warnings;
     STS_VEC(lg_churn) churn;
+    STS_VEC(lg_file) files; /* the logs read, to read a file given twice once */
     sts_log_stats log;
     int explain_seen; /* a log held jax_explain_cache_misses records */
     int finalized;

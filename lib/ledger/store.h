@@ -55,10 +55,14 @@ sts_status sts_lg_add_row(sts_ledger *l, const sts_ledger_call *c, const char *s
 sts_status sts_lg_add_reason(sts_ledger *l, const char *function, sts_miss_category cat, const char *detail,
                              int count_category, sts_error *err);
 
-/* Keeps a warning "name:line: message" (up to the first 1,000; the caller counts them
+/* Keeps a warning "name:line: message" ("name: message" when line is 0) (up to the first 1,000; the caller counts them
  * in the log statistics). */
 void sts_lg_warn(sts_ledger *l, const char *name, int64_t line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* The path under which the file (dev, ino) was read before, or NULL after recording it
+ * under `path` (NULL too when memory is exhausted: the file is then read again). */
+const char *sts_lg_file_seen(sts_ledger *l, uint64_t dev, uint64_t ino, const char *path);
 
 /* Adds one parse's counters to the ledger's. */
 void sts_lg_log_add(sts_ledger *l, const sts_log_stats *d);

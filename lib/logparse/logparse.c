@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/instream.h"
 #include "base/mem.h"
@@ -311,6 +312,16 @@ sts_status sts_ledger_parse_log(sts_ledger *l, const char *path, sts_error *err)
     sts_error local = STS_ERROR_INIT;
     if (!err) err = &local;
     if (!l || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: no ledger or path");
+    /* One log given twice (a glob and a name, a link) counted every compile twice. */
+    struct stat sb;
+    const char *prev = strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
+                           ? sts_lg_file_seen(l, (uint64_t)sb.st_dev, (uint64_t)sb.st_ino, path)
+                           : NULL;
+    if (prev) {
+        sts_lg_warn(l, path, 0, "the same file as %s, given twice: read once", prev);
+        sts_lg_log_add(l, &(sts_log_stats){ .warnings = 1 });
+        return STS_OK;
+    }
     sts_instream *in = sts_instream_open(path, err);
     if (!in) return err->code;
     lp_ctx x;

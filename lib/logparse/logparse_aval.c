@@ -3,6 +3,7 @@
 #include "logparse/logparse.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +75,10 @@ static int parse_dims(const char *p, const char *e, sts_argsig *a)
         while (p < c && *p == ' ')
             p++;
         if (nd < STS_LEDGER_MAX_DIMS) {
-            char *end;
+            char *end = (char *)p;
+            errno = 0;
             long long v = isdigit((unsigned char)*p) ? strtoll(p, &end, 10) : -1;
+            if (errno == ERANGE) v = -1; /* saturated to INT64_MAX: unknown, not a wrong size */
             /* "8@x" is dimension 8 sharded along mesh axis x; a name is a symbolic dimension. */
             a->shape[nd] = v >= 0 && (end == c || *end == '@' || *end == ' ') ? v : -1;
         }

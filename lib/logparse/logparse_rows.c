@@ -20,6 +20,12 @@ uint32_t sts_lp_str(lp_ctx *x, const char *s, size_t n)
     return id;
 }
 
+/* Whether c can start a qualname's part: an identifier or "<lambda>"/"<locals>". */
+static int qual_part(char c)
+{
+    return isalpha((unsigned char)c) || c == '_' || c == '<';
+}
+
 /* Strips "jit(...)"-style wrappers, an XLA module prefix and a qualname's dotted path. */
 static void base_name(const char *raw, size_t n, int module, char *out, size_t cap)
 {
@@ -51,8 +57,8 @@ static void base_name(const char *raw, size_t n, int module, char *out, size_t c
             angle++;
         else if (raw[i] == '>' && angle)
             angle--;
-        else if (raw[i] == '.' && !angle && i + 1 < n)
-            start = i + 1;
+        else if (raw[i] == '.' && !angle && i + 1 < n && qual_part(raw[i + 1]))
+            start = i + 1; /* "Outer.method", never "1.0" (which was "0", one with "2.0") */
     }
     snprintf(out, cap, "%.*s", (int)(n - start), raw + start);
     if (!out[0]) snprintf(out, cap, "<unnamed>");
@@ -111,6 +117,14 @@ long sts_lp_ident_for(lp_ctx *x, const char *raw, size_t n, int module)
     uint32_t bound = sts_u64map_get(&x->bind, (uint64_t)key + 1);
     if (bound != UINT32_MAX) {
         lp_ident *id = &x->idents.v[bound];
+        const char *shown = lp_str(x, id->display);
+        if (strcmp(shown, base) != 0 && has_symbol(base) && has_symbol(shown)) {
+            /* Two Python spellings that sanitize alike ("a+1" and "a-1", "+x" and "-x")
+             * are two functions; the sanitized module name goes to the latest. */
+            long ident = sts_lp_ident(x, base, key, 0);
+            sts_lp_bind(x, key, ident);
+            return ident;
+        }
         /* Prefer the name as Python spelled it ("<lambda>") over the sanitized module
          * name ("_lambda_") an earlier line gave, while nothing was recorded under it. */
         if (!id->has_site && id->fn < 0 && has_symbol(base) && !has_symbol(lp_str(x, id->display))) {

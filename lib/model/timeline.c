@@ -82,8 +82,33 @@ int sts_tl_clear(sts_timeline *tl, const char *path, const char *format, sts_arg
     return rc;
 }
 
+/* s with each NUL byte as U+2400 (SYMBOL FOR NULL), the form the JSON reader gives
+ * "\u0000": names are C strings downstream, and a NUL cut them (two names shown alike,
+ * CSV cells cut). */
+static uint32_t intern_visible_nul(sts_timeline *tl, const char *s, size_t n)
+{
+    size_t nul = 0;
+    for (size_t i = 0; i < n; i++)
+        nul += s[i] == 0;
+    if (n > (SIZE_MAX - 1) / 3) return STS_NONE;
+    char *buf = malloc(n + 2 * nul + 1);
+    if (!buf) return STS_NONE;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i]) {
+            buf[o++] = s[i];
+            continue;
+        }
+        buf[o++] = (char)0xe2, buf[o++] = (char)0x90, buf[o++] = (char)0x80;
+    }
+    uint32_t id = sts_strtab_intern(&tl->strings, buf, o);
+    free(buf);
+    return id == UINT32_MAX ? STS_NONE : id;
+}
+
 uint32_t sts_tl_intern(sts_timeline *tl, const char *s, size_t n)
 {
+    if (n && memchr(s, 0, n)) return intern_visible_nul(tl, s, n);
     uint32_t id = sts_strtab_intern(&tl->strings, s, n);
     return id == UINT32_MAX ? STS_NONE : id;
 }

@@ -65,6 +65,10 @@ size_t sts_jr_unescape(const char *s, size_t n, char *out)
             }
         }
         if (cp >= 0xd800 && cp < 0xe000) cp = 0xfffd; /* a lone surrogate has no UTF-8 form */
+        /* U+0000 as U+2400 (SYMBOL FOR NULL, 3 bytes of the 6 read): every name is a C
+         * string downstream, so "k\u0000a" and "k\u0000b" were two rows both shown
+         * as "k" and CSV cut the name. */
+        if (cp == 0) cp = 0x2400;
         o += put_utf8(out + o, cp);
     }
     return o;

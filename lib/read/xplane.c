@@ -880,6 +880,14 @@ static sts_status read_line(reader *x, const sts_pb_field *lf)
     return STS_OK;
 }
 
+/* 1 when an earlier plane has `pid`. */
+static int pid_taken(const reader *x, int64_t pid)
+{
+    for (size_t k = 0; k < x->pids.n; k++)
+        if (x->pids.v[k] == pid) return 1;
+    return 0;
+}
+
 /* The pid XProf's trace viewer would give the plane (see read/xplane.h). */
 static int64_t plane_pid(reader *x, const uint8_t *name, size_t n, size_t plane_index)
 {
@@ -898,11 +906,13 @@ static int64_t plane_pid(reader *x, const uint8_t *name, size_t n, size_t plane_
             pid = ord + 1;
         }
     }
-    for (size_t k = 0; k < x->pids.n; k++) {
-        if (x->pids.v[k] == pid) {
-            pid = 1000 + (int64_t)plane_index;
-            break;
-        }
+    /* A pid already taken moves to 1000 + plane index, and on from there while that is
+     * taken too (/device:GPU:1000 and /device:TPU:1000 would otherwise merge into one
+     * process, one device's kernels nested in the other's). */
+    if (pid_taken(x, pid)) {
+        pid = 1000 + (int64_t)plane_index;
+        while (pid_taken(x, pid))
+            pid++;
     }
     return pid;
 }

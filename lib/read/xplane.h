@@ -6,8 +6,8 @@
  *   - a plane with at least one line becomes a process named after the plane
  *     ("/host:CPU", "/device:GPU:0"); its pid follows XProf's trace viewer: 701 for
  *     the host, ordinal + 1 for "/device:<kind>:<N>", 500 + plane index for other
- *     planes (a pid already taken moves to 1000 + plane index). Planes without lines
- *     ("/host:metadata", "Task Environment") are skipped;
+ *     planes (a pid already taken moves to 1000 + plane index, or the next free one).
+ *     Planes without lines ("/host:metadata", "Task Environment") are skipped;
  *   - a line becomes a lane (tid = line id; lines sharing an id share the lane), named
  *     by its display_name, else its name; lanes of "/device:" planes are
  *     STS_LANE_DEVICE;

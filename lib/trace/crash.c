@@ -13,7 +13,8 @@
  * (base/completion.h) at both ends.
  *
  * Async-signal-safety: only open, write, fsync, close, rename, unlink, sigaction,
- * raise, getpid and clock_gettime are called; no allocation, no stdio, no locks. The
+ * raise, getpid and clock_gettime are called; no allocation, no stdio, no locks.
+ * Strings are written as the JSON writers write them: escaped, and valid UTF-8. The
  * registry and the chunks are read with atomic loads, numbers are formatted by hand
  * into a static buffer. Converting ticks uses the provisional rate measured at start
  * (integer arithmetic). Scopes still open in any thread are written as "B" events
@@ -29,6 +30,7 @@
 
 #include "base/completion.h"
 #include "base/outfile_fd.h"
+#include "base/utf8.h"
 #include "trace/recorder_impl.h"
 
 /* The fatal signals, then the two that ask a process to end. */
@@ -143,8 +145,17 @@ static void out_json_str(const char *s, size_t n)
         } else if (c < 0x20) {
             char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
             out_bytes(e, 6);
-        } else {
+        } else if (c < 0x80) {
             out_bytes((const char *)&c, 1);
+        } else {
+            /* As the JSON writers: a byte that begins no UTF-8 sequence becomes U+FFFD
+             * (sts_utf8_len() only reads memory, so it is safe here). */
+            size_t len = sts_utf8_len((const unsigned char *)s + i, strnlen(s + i, n - i));
+            if (len) {
+                out_bytes(s + i, len);
+                i += len - 1;
+            } else
+                out_bytes("\xef\xbf\xbd", 3);
         }
     }
     out_bytes("\"", 1);
@@ -440,9 +451,8 @@ void sts_crash_hold(void)
     holding = 1;
 }
 
-void sts_crash_finish(void)
+static void uninstall(void)
 {
-    if (!installed) return;
     for (size_t i = 0; i < NHANDLED; i++) {
         struct sigaction cur;
         if (ours[i] && sigaction(handled[i], NULL, &cur) == 0 && cur.sa_handler == on_signal)
@@ -451,7 +461,20 @@ void sts_crash_finish(void)
     }
     installed = 0;
     holding = 0;
+}
+
+void sts_crash_finish(void)
+{
+    if (!installed) return;
+    uninstall();
     int sig = held;
     held = 0;
     if (sig) raise(sig); /* the SIGTERM or SIGINT that came while stop wrote the profile */
+}
+
+void sts_crash_forget(void)
+{
+    if (!installed) return;
+    uninstall();
+    held = 0; /* the parent's signal, not the child's */
 }

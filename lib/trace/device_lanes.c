@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "stepscope/device.h"
 #include "trace/build.h"
 #include "trace/devclock.h"
@@ -86,6 +87,7 @@ static void on_enqueue(void *user, const char *name, sts_event *ev)
         op->floor_tick = floor;
         op->depth = depth > STS_TRACE_MAX_DEPTH ? STS_TRACE_MAX_DEPTH : depth;
         snprintf(op->name, sizeof op->name, "%s", name ? name : sts_event_name(ev));
+        sts_utf8_trim(op->name);
     }
     pthread_mutex_unlock(&t->lock);
 }
@@ -341,6 +343,7 @@ sts_status sts_trace_device(sts_device *dev, sts_error *err)
     }
     snprintf(t->process, sizeof t->process, "/device:%s:%d", kind, same_kind);
     snprintf(t->lane, sizeof t->lane, "queue 0 (%s)", info->name);
+    sts_utf8_trim(t->lane);
     pthread_mutex_init(&t->lock, NULL);
     ntrackers++;
     sts_build_dev.finish = finish;

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/utf8.h"
+
 sts_recorder sts_rec = { .lock = PTHREAD_MUTEX_INITIALIZER };
 uint32_t sts__trace_on;
 
@@ -42,6 +44,7 @@ static void default_name(sts_tstate *s)
     if (pthread_getname_np(pthread_self(), buf, sizeof buf) != 0 || !buf[0])
         snprintf(buf, sizeof buf, "thread %lld", (long long)s->tid);
     snprintf(s->name, sizeof s->name, "%s", buf);
+    sts_utf8_trim(s->name); /* the kernel keeps 15 bytes of a name, cutting characters */
 }
 
 /* The calling thread's state, created (or recycled) on first use. Holds the lock. */
@@ -259,7 +262,7 @@ static void put_arg(uint32_t kind, const char *key, int64_t i, double dv, const 
     size_t len = 0, size = sizeof(sts_rec_arg);
     if (kind == STS_REC_ARG_STR) {
         if (!str) str = "";
-        len = strnlen(str, STS_REC_STR_MAX);
+        len = sts_utf8_cut(str, strnlen(str, STS_REC_STR_MAX)); /* kept whole characters */
         size = (STS_REC_ARG_HEADER + len + 1 + 7) & ~(size_t)7;
     }
     char *p = sts_rec_reserve(s, size);
@@ -323,7 +326,10 @@ void sts_trace_thread_name(const char *name)
     if (!name) return;
     pthread_mutex_lock(&sts_rec.lock);
     sts_tstate *s = state_for_thread();
-    if (s) snprintf(s->name, sizeof s->name, "%s", name);
+    if (s) {
+        snprintf(s->name, sizeof s->name, "%s", name);
+        sts_utf8_trim(s->name);
+    }
     pthread_mutex_unlock(&sts_rec.lock);
 }
 
@@ -418,6 +424,42 @@ static sts_status check_options(const sts_trace_options *o, sts_error *err)
     return STS_OK;
 }
 
+/* fork(): the child must not find the registry locked by a thread it does not have,
+ * and must not go on with the parent's session. That session (its events so far, its
+ * directory, its stop at exit, its signal dump) belongs to the parent: a child that
+ * kept it wrote a second run of the parent's events at its exit, which could become the
+ * directory's latest. The child records nothing until it starts a session of its own.
+ * Only the forking thread lives on in it, so the others' states are free for reuse. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&sts_rec.lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&sts_rec.lock);
+}
+
+static void fork_child(void)
+{
+    if (atomic_load_explicit(&sts_rec.session, memory_order_relaxed) != 0) {
+        atomic_store_explicit(&sts_rec.session, 0, memory_order_relaxed);
+        __atomic_store_n(&sts__trace_on, 0u, __ATOMIC_RELAXED);
+        sts_crash_forget();
+    }
+    for (sts_tstate *t = atomic_load_explicit(&sts_rec.threads, memory_order_relaxed); t;
+         t = atomic_load_explicit(&t->next, memory_order_relaxed))
+        if (t != tls_state) atomic_store_explicit(&t->exited, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&sts_rec.lock);
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void watch_forks(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 static char host_copy[256];
 
 sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_error *err)
@@ -436,6 +478,7 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     o.chunk_bytes &= ~(size_t)7;
     sts_status st = check_options(&o, err);
     if (st != STS_OK) return st;
+    pthread_once(&fork_once, watch_forks);
 
     pthread_mutex_lock(&sts_rec.lock);
     if (atomic_load_explicit(&sts_rec.session, memory_order_relaxed) != 0) {

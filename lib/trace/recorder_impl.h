@@ -160,5 +160,8 @@ static inline void sts_rec_count(_Atomic uint64_t *c)
 void sts_crash_install(void);
 void sts_crash_hold(void);
 void sts_crash_finish(void);
+/* In a child made by fork(): removes the handlers (the session and its dump are the
+ * parent's) without raising what the parent held. Async-signal-safe. */
+void sts_crash_forget(void);
 
 #endif

@@ -203,23 +203,33 @@ static PyObject *none_to_null(PyObject *o)
     return o == Py_None ? NULL : o;
 }
 
+/* 1 when `o` is NULL or callable; else 0 with a TypeError naming the argument. */
+static int callable_or_null(PyObject *o, const char *what)
+{
+    if (!o || PyCallable_Check(o)) return 1;
+    PyErr_Format(PyExc_TypeError, "bench: %s must be callable or None", what);
+    return 0;
+}
+
 /* bench(fn, args, kwargs, ready, setup, check, *, name, boundary, dtype, reference,
- *       shapes, repeats, warmup, dispatch, atol, rtol, backend, device, runtime)
+ *       shapes, repeats, warmup, dispatch, atol, rtol, backend, device, runtime, equal_nan)
  * -> (json text, checked, passed, leaf details) */
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "fn",       "args",  "kwargs",    "ready",  "setup",   "check",  "name",
-                            "boundary", "dtype", "reference", "shapes", "repeats", "warmup", "dispatch",
-                            "atol",     "rtol",  "backend",   "device", "runtime", NULL };
+    static char *keys[] = { "fn",       "args",  "kwargs",    "ready",  "setup",   "check",     "name",
+                            "boundary", "dtype", "reference", "shapes", "repeats", "warmup",    "dispatch",
+                            "atol",     "rtol",  "backend",   "device", "runtime", "equal_nan", NULL };
     pyspec p = { 0 };
     PyObject *shapes = Py_None, *runtime = Py_None;
     const char *name = "bench", *boundary = "", *dtype = "", *reference = NULL, *backend = "", *device = "";
     int repeats = 7, warmup = 0, dispatch = 0;
     double atol = 0, rtol = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzO", keys, &p.fn, &PyTuple_Type, &p.args, &p.kwargs,
+    int equal_nan = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzOp", keys, &p.fn, &PyTuple_Type, &p.args, &p.kwargs,
                                      &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference, &shapes,
-                                     &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime))
+                                     &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime,
+                                     &equal_nan))
         return NULL;
     p.kwargs = none_to_null(p.kwargs), p.ready = none_to_null(p.ready);
     p.setup = none_to_null(p.setup), p.check = none_to_null(p.check);
@@ -227,6 +237,12 @@ PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "bench: fn must be callable");
         return NULL;
     }
+    /* PyObject_Call() takes a dict and nothing else: anything else crashes it. */
+    if (p.kwargs && !PyDict_Check(p.kwargs))
+        return PyErr_Format(PyExc_TypeError, "bench: kwargs must be a dict of keyword arguments or None");
+    if (!callable_or_null(p.ready, "ready") || !callable_or_null(p.setup, "setup") ||
+        !callable_or_null(p.check, "check"))
+        return NULL;
     sts_bench_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.name = name ? name : "bench";
@@ -244,6 +260,7 @@ PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
     spec.dispatch_repeats = dispatch;
     spec.atol = atol;
     spec.rtol = rtol;
+    spec.equal_nan = equal_nan;
     sts_bench_env env;
     sts_bench_env_collect_host(&env);
     snprintf(env.backend, sizeof env.backend, "%s", backend ? backend : "");

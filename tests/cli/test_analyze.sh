@@ -160,4 +160,16 @@ if t_tsan "names by parts under ThreadSanitizer" test_analyze_props; then
   t_ok "names by parts and the analysis's threads: right and race-free under ThreadSanitizer" \
     test "$T_RC" = 0 -a -n "$(grep -x "2 passed, 0 failed, 0 skipped" <<<"$T_OUT")"
 fi
+# "\u0000" in a name is U+2400, visible everywhere names are printed: "k\u0000a" and
+# "k\u0000b" were two rows both shown as "k", and slices --csv cut the name at the NUL.
+printf '{"traceEvents":[{"ph":"X","name":"k\\u0000a","ts":0,"dur":5,"pid":1,"tid":1},{"ph":"X","name":"k\\u0000b","ts":10,"dur":7,"pid":1,"tid":1}]}' >"$T_TMP/nul.json"
+t_run "$STEPSCOPE" analyze "$T_TMP/nul.json"
+t_ok "analyze: names with a NUL are shown with ␀, two distinct rows" test "$T_RC" = 0 -a \
+  -n "$(grep -E '^  k␀b +1 ' <<<"$T_OUT")" -a -n "$(grep -E '^  k␀a +1 ' <<<"$T_OUT")"
+t_run "$STEPSCOPE" slices --csv "$T_TMP/nul.json"
+t_ok "slices --csv carries the whole name" test "$T_RC" = 0 -a \
+  "$(printf '%s\n' "$T_OUT" | tail -n 2 | cut -d, -f6 | tr '\n' ' ')" = "k␀a k␀b "
+t_run "$STEPSCOPE" analyze --json "$T_TMP/nul.json"
+t_ok "analyze --json: both names in full" test "$T_RC" = 0 -a \
+  "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(n["name"] for n in d["names"]))')" = "['k␀a', 'k␀b']"
 t_done

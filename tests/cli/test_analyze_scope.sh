@@ -120,6 +120,16 @@ t_ok "--lane with no match exits 1 and suggests the near lane" \
   test "$T_RC" = 1 -a -n "$(grep -F "no lane of" <<<"$T_ERR")" -a -n "$(grep -F "did you mean 'worker'" <<<"$T_ERR")"
 t_run "$STEPSCOPE" analyze "$W/ov.json" --lane 'x(('
 t_ok "--lane with an invalid regex is a usage error naming it" test "$T_RC" = 2 -a -n "$(grep -F 'x((' <<<"$T_ERR")"
+# 30,000 nested groups overflowed the stack in glibc's recursive regcomp (SIGSEGV).
+deep=$(printf '%30000s' '' | tr ' ' '(')
+for how in "analyze --lane" "analyze --name" "steps --step" "steps --lanes"; do
+  t_run "$STEPSCOPE" ${how% *} "$W/ov.json" ${how#* } "$deep"
+  t_ok "${how}: 30,000 nested groups are a usage error naming the limit" \
+    test "$T_RC" = 2 -a -n "$(grep -F "(30000 bytes) is too complex for the regular-expression engine: it nests groups more than 64 deep" <<<"$T_ERR")"
+done
+t_run "$STEPSCOPE" analyze "$W/ov.json" --name '((a{0,100}){0,100}){0,100}'
+t_ok "--name with intervals a million positions long is refused at once" \
+  test "$T_RC" = 2 -a -n "$(grep -F "more than 4096 positions once its intervals are expanded" <<<"$T_ERR")"
 
 # --name: the kept slices' self time still nets out what lies inside them.
 t_run "$STEPSCOPE" analyze --json "$W/ov.json" --name '^(step|work)$'

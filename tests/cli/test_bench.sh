@@ -85,6 +85,18 @@ t_ok "mismatched shapes are a usage error naming both" test "$T_RC" = 2 -a \
   -n "$(printf '%s' "$T_ERR" | grep 'input_shape \[64,32\] and weight_shape \[33,16\] do not match')"
 t_run "$STEPSCOPE" bench --features 0
 t_ok "a zero dimension is a usage error" test "$T_RC" = 2
+# Tolerances: -1 once silently meant the default; NaN, inf or a negative made the check
+# fail or pass every value.
+for tol in atol rtol; do
+  for v in -1 -0.5 nan inf -inf 1e999 abc ''; do
+    t_run "$STEPSCOPE" bench --$tol "$v" --repeats 1
+    t_ok "--$tol '$v' is a usage error naming it" test "$T_RC" = 2 -a \
+      -n "$(printf '%s' "$T_ERR" | grep -F -- "--$tol expects a finite number >= 0, got '$v'")"
+  done
+done
+t_run "$STEPSCOPE" bench --atol 0 --rtol 0.5 --repeats 1 --json
+t_ok "--atol 0 --rtol 0.5 are used as given" test "$T_RC" = 0 -a \
+  "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["atol"], r["rtol"], r["check"]["equal_nan"])')" = "0 0.5 False"
 # A user must learn from --help that bench times stepscope's own workload, and where
 # the harness for their own code is.
 t_run "$STEPSCOPE" bench --help

@@ -136,6 +136,37 @@ EOF
 t_run "$STEPSCOPE" diff "$d/bench_a.json" "$d/bench_b.json" --expect predict:shrink --expect predict.first_call:shrink
 t_ok "bench: warm samples shrank (held), the first call is one observation (inconclusive): exit 4" \
   test "$T_RC" = 4 -a -n "$(printf '%s' "$T_OUT" | grep 'one observation per run')"
+# NEW without warm samples: the warm key is unknown (it held the first call's row); a
+# variant without the samples field is unknown, not "disappeared" (shrink held, exit 0);
+# a result diffed with itself never says "measured in NEW only".
+cat >"$d/bench_nowarm.json" <<'EOF'
+{"schema": "stepscope.bench/1", "name": "predict", "input_shape": [64, 32], "first_call_seconds": 0.0198,
+ "warm_samples_seconds": [], "device_samples_seconds": []}
+EOF
+t_run "$STEPSCOPE" diff "$d/bench_a.json" "$d/bench_nowarm.json" --expect predict:shrink --json
+t_ok "bench: NEW with no warm samples: the warm key is unknown (null), the prediction inconclusive: exit 4" \
+  test "$T_RC" = 4 -a "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); r={x["key"]: x for x in d["intervals"]}
+print(r["predict"]["group"], r["predict"]["new"]["n"], r["predict"]["new"]["median_ns"], r["predict"]["verdict"], r["predict.first_call"]["new"]["median_ns"], d["predictions"][0]["result"])')" = "warm 0 None inconclusive 19800000 inconclusive"
+t_run "$STEPSCOPE" diff "$d/bench_a.json" "$d/bench_nowarm.json"
+t_ok "bench: ... and the text table says unknown on the warm row" \
+  test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep -E '^  predict +[0-9.]+ µs +unknown .* unknown$')"
+for f in a nowarm; do
+  t_run "$STEPSCOPE" diff "$d/bench_$f.json" "$d/bench_$f.json"
+  t_ok "bench: bench_$f diffed with itself says nothing is measured in one run only" \
+    test "$T_RC" = 0 -a -z "$(printf '%s' "$T_OUT" | grep 'only: not compared')"
+done
+cat >"$d/bench_var_a.json" <<'EOF'
+{"schema": "stepscope.bench/1", "name": "main", "warm_samples_seconds": [1e-5, 1.1e-5, 1.2e-5],
+ "variants": {"fast": {"name": "fast", "warm_samples_seconds": [4.12e-5, 3.98e-5, 4.05e-5, 6.3e-5, 4.01e-5, 3.95e-5]}}}
+EOF
+cat >"$d/bench_var_b.json" <<'EOF'
+{"schema": "stepscope.bench/1", "name": "main", "warm_samples_seconds": [1e-5, 1.1e-5, 1.2e-5],
+ "variants": {"fast": {"name": "fast", "first_call_seconds": 0.01}}}
+EOF
+t_run "$STEPSCOPE" diff "$d/bench_var_a.json" "$d/bench_var_b.json" --expect fast:shrink
+t_ok "bench: a variant without warm_samples_seconds is unknown, not disappeared: shrink inconclusive, exit 4" \
+  test "$T_RC" = 4 -a -n "$(printf '%s' "$T_OUT" | grep 'fast is unknown in NEW')" \
+  -a -z "$(printf '%s' "$T_OUT" | grep 'disappeared')"
 cat >"$d/ledger_a.json" <<'EOF'
 {"schema": "stepscope.ledger/1", "functions": [{"name": "batch_loss", "compiles": 8, "specializations": 8, "traces": 8}],
  "rows": [], "host_syncs": null}

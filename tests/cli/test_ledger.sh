@@ -243,4 +243,30 @@ assert m == [sum((i + 1) ** 2 for i in range(5)), sum((i + 1) ** 2 for i in rang
   t_ok "demo retrace --json prints the ledger" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '"schema": "stepscope.ledger/1"')"
   t_ok "STEPSCOPE_LOG_COMPILES=1 logs each trace and compile" test "$(printf '%s\n' "$T_ERR" | grep -c '^stepscope: Finished tracing ')" = 9 -a "$(printf '%s\n' "$T_ERR" | grep -c '^stepscope: Tracing broken_branch .* failed after .*STS_ERR_DYNAMIC_BRANCH$')" = 1 -a "$(printf '%s\n' "$T_ERR" | grep -c '^stepscope: Finished compiling ')" = 9
 fi
+# Distinct names that sanitize alike ("a+1" and "a-1" were one function) or end in a
+# dotted number ("1.0" and "2.0" were both "0"); one log given twice (through a link too)
+# is read once, with a warning; a 20-digit dimension is unknown, never INT64_MAX.
+for n in 'a+1' 'a-1' '+x' '-x' '1.0' '2.0'; do
+  printf 'Finished tracing + transforming %s for pjit in 0.001 sec\n' "$n"
+  printf 'Compiling jit(%s) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n' "$n"
+  printf 'Finished XLA compilation of jit(%s) in 0.01 sec\n' "$n"
+done >"$T_TMP/names.log"
+t_run "$STEPSCOPE" ledger --json "$T_TMP/names.log"
+t_ok "ledger: a+1, a-1, +x, -x, 1.0, 2.0 are six functions, one compile each" test "$T_RC" = 0 -a \
+  "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted((f["name"], f["compiles"]) for f in d["functions"]))')" = \
+  "[('+x', 1), ('-x', 1), ('1.0', 1), ('2.0', 1), ('a+1', 1), ('a-1', 1)]"
+ln -s "$T_TMP/names.log" "$T_TMP/names-link.log"
+t_run "$STEPSCOPE" ledger --json "$T_TMP/names.log" "$T_TMP/names.log" "$T_TMP/names-link.log"
+t_ok "ledger: a log given twice (and through a link) is read once, with a warning naming both" test "$T_RC" = 0 -a \
+  "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(f["compiles"] for f in d["functions"]), d["log_stats"]["files"], d["log_stats"]["warnings"])')" = "6 1 2" -a \
+  -n "$(printf '%s' "$T_ERR" | grep -F "names-link.log: the same file as $T_TMP/names.log, given twice: read once")"
+cp "$T_TMP/names.log" "$T_TMP/names-copy.log"
+t_run "$STEPSCOPE" ledger --json "$T_TMP/names.log" "$T_TMP/names-copy.log"
+t_ok "ledger: two files with the same lines are two logs (two processes may log alike)" test "$T_RC" = 0 -a \
+  "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(f["compiles"] for f in d["functions"]))')" = 12
+printf 'Compiling jit(f) with global shapes and types (ShapedArray(float32[12345678901234567890,4]),). Argument mapping: (UnspecifiedValue,).\n' >"$T_TMP/big.log"
+t_run "$STEPSCOPE" ledger --json "$T_TMP/big.log"
+t_ok "ledger: a 20-digit dimension is unknown (null), never 9223372036854775807" test "$T_RC" = 0 -a \
+  "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rows"][0]["args"][0]["shape"])')" = "[None, 4]" -a \
+  -z "$(printf '%s' "$T_OUT" | grep 9223372036854775807)"
 t_done

@@ -4,6 +4,8 @@ import json
 import os
 import math
 import statistics
+import subprocess
+import sys
 import threading
 import time
 
@@ -122,6 +124,38 @@ def test_check_structure_and_nan():
     assert e.value.result.max_abs_error is None  # NaN: unknown in JSON, and a failure
 
 
+def test_kwargs_not_a_mapping_raise_not_crash():
+    # A list, a str or an int reached PyObject_Call as the keyword dict and killed the
+    # interpreter (SIGSEGV): run in a child so a crash fails this test alone.
+    code = """if 1:
+        import stepscope
+        from stepscope import _stepscope
+        f = lambda *a, **k: 1
+        for bad in ([1, 2], "abc", 0, 10 ** 30, b"x", (1,)):
+            for call in (lambda: stepscope.bench(f, kwargs=bad),
+                         lambda: _stepscope.bench(f, (), bad, None, None, None)):
+                try:
+                    call()
+                except TypeError as e:
+                    assert "kwargs" in str(e), e
+                else:
+                    raise AssertionError("kwargs=%r did not raise" % (bad,))
+        for arg in range(3):
+            spec = [None, None, None]
+            spec[arg] = [1, 2]
+            try:
+                _stepscope.bench(f, (), None, *spec)
+            except TypeError as e:
+                assert ("ready", "setup", "check")[arg] in str(e), e
+            else:
+                raise AssertionError("a list as callback %d did not raise" % arg)
+        assert stepscope.bench(lambda x=0: x, kwargs={"x": 2}, check=2.0, repeats=1).check["passed"]
+        print("ok")
+    """
+    p = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.returncode == 0 and p.stdout == b"ok\n", (p.returncode, p.stderr.decode("utf-8", "replace"))
+
+
 def test_report_roundtrip_and_stepscope_report(cli, tmp_path):
     r = stepscope.bench(lambda: None, repeats=3, name="noop", versions={"mylib": "1.2"})
     assert r.schema == "stepscope.bench/1"
@@ -169,3 +203,30 @@ def test_stepscope_diff_reads_two_python_results(cli, tmp_path):
     assert rc in (0, 4), err  # 4: a prediction the samples cannot decide
     d = json.loads(out)
     assert "work" in json.dumps(d)
+
+
+def test_check_infinities_and_nan_like_numpy_isclose():
+    # Each pair judged as numpy.isclose judges it (an infinite reference once passed any
+    # value, inf failed against inf and passed against -inf).
+    pairs = [(math.inf, math.inf), (-math.inf, -math.inf), (math.inf, -math.inf), (1.0, math.inf),
+             (math.inf, 1.0), (math.nan, math.nan), (math.nan, 1.0), (1.0, math.nan), (1.0, 1.0 + 1e-9)]
+    for equal_nan in (False, True):
+        for got, want in pairs:
+            expect = bool(np.isclose(got, want, rtol=1e-5, atol=1e-8, equal_nan=equal_nan))
+            g, w = np.array([got]), np.array([want])
+            if expect:
+                r = stepscope.bench(lambda: g, check=w, atol=1e-8, rtol=1e-5, repeats=1, equal_nan=equal_nan)
+                assert r.check["passed"] and r.check["equal_nan"] == equal_nan, (got, want, equal_nan)
+            else:
+                with pytest.raises(stepscope.CheckError):
+                    stepscope.bench(lambda: g, check=w, atol=1e-8, rtol=1e-5, repeats=1, equal_nan=equal_nan)
+
+
+def test_tolerances_validated():
+    for bad in (-1, -1e-300, math.nan, math.inf, -math.inf):
+        for key in ("atol", "rtol"):
+            with pytest.raises(stepscope.InvalidArgument, match=key + " must be a finite number >= 0"):
+                stepscope.bench(lambda: 1.0, **{key: bad}, repeats=1)
+    for bad in ("0.1", None, [1e-5], True):
+        with pytest.raises(TypeError, match="atol must be a real number"):
+            stepscope.bench(lambda: 1.0, atol=bad, repeats=1)

@@ -2,6 +2,8 @@
 the CLI prints after "stepscope CMD: error: "."""
 import gzip
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -73,6 +75,37 @@ def test_bad_arguments():
         stepscope.open("x.json", args="some")
     with pytest.raises(TypeError):
         stepscope.open(None)
+
+
+def test_deeply_nested_patterns_raise(cli, tmp_path):
+    # 30,000 nested groups overflowed the stack in glibc's recursive regcomp (SIGSEGV):
+    # each pattern argument raises the CLI's usage error instead, in a child so a crash
+    # fails this test alone.
+    p = tmp_path / "t.json"
+    p.write_text('[{"ph": "X", "name": "step", "pid": 1, "tid": 1, "ts": 0, "dur": 5}]')
+    deep = "(" * 30000
+    code = """if 1:
+        import sys, stepscope
+        t = stepscope.open(sys.argv[1])
+        for call in (lambda: t.names(lane=sys.argv[2]), lambda: t.names(name=sys.argv[2]),
+                     lambda: t.lanes(lane=sys.argv[2]), lambda: t.steps(step=sys.argv[2]),
+                     lambda: t.steps(lanes=sys.argv[2])):
+            try:
+                call()
+            except stepscope.InvalidArgument as e:
+                print(e)
+            else:
+                raise AssertionError("a pattern 30,000 groups deep did not raise")
+    """
+    r = subprocess.run([sys.executable, "-c", code, str(p), deep], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode == 0, (r.returncode, r.stderr.decode("utf-8", "replace"))
+    lines = r.stdout.decode().splitlines()
+    assert len(lines) == 5
+    assert all("(30000 bytes) is too complex for the regular-expression engine: it nests groups more than 64 deep"
+               in line for line in lines), lines
+    for line, args in ((lines[0], ("analyze", p, "--lane", deep)), (lines[3], ("steps", p, "--step", deep))):
+        rc, _, err = run_cli(cli, *args, check=False)
+        assert rc == 2 and err == "stepscope %s: error: %s\n" % (args[0], line), (rc, err)
 
 
 def test_ledger_bad_inputs(cli, tmp_path):

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyze/an_impl.h"
 #include "model/finalize.h"
 #include "model/timeline_impl.h"
 #include "stepscope.h"
@@ -549,6 +550,126 @@ TEST(steps_given_name_and_regex)
     sts_timeline_free(tl);
 }
 
+/* `unit` n times, then `tail`; the caller frees it. */
+static char *repeated(const char *head, const char *unit, size_t n, const char *tail)
+{
+    size_t hl = strlen(head), ul = strlen(unit), tl = strlen(tail);
+    char *p = malloc(hl + ul * n + tl + 1);
+    if (!p) return NULL;
+    memcpy(p, head, hl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(p + hl + i * ul, unit, ul);
+    memcpy(p + hl + ul * n, tail, tl + 1);
+    return p;
+}
+
+/* glibc's regcomp recurses once per nested group and copies a group per count of its
+ * interval: 30,000 `(` overflowed the stack (SIGSEGV) and ((a{0,100}){0,100}){0,100}
+ * took half a minute. Such patterns are refused before it, naming what passed which
+ * limit; the patterns at the limits still compile and match. */
+TEST(patterns_deep_or_huge_are_refused_before_regcomp)
+{
+    static const struct {
+        const char *head, *unit, *tail;
+        size_t n;
+        const char *why;
+    } bad[] = {
+        { "", "(", "", 30000, "nests groups more than 64 deep" },
+        { "", "(", "a", 65, "nests groups more than 64 deep" },
+        { "", "(a", ")", 65, "nests groups more than 64 deep" },
+        { "x|", "(|", "", 30000, "nests groups more than 64 deep" },
+        { "[a]", "(", "", 30000, "nests groups more than 64 deep" },
+        { "", "a?", "", 65536, "more than 4096 positions" },
+        { "", "()", "", 65536, "more than 4096 positions" },
+        { "", "a|", "", 30000, "more than 4096 positions" },
+        { "", "[[:alpha:]]*", "", 30000, "more than 4096 positions" },
+        { "", "a", "", 5000, "more than 4096 positions" },
+        { "((a{0,100}){0,100}){0,100}", "", "", 0, "more than 4096 positions" },
+        { "a{0,32767}", "", "", 0, "more than 4096 positions" },
+        { "(ab){2000}{2000}{2000}{2000}", "", "", 0, "more than 4096 positions" },
+        { "a{99999999999999999999}", "", "", 0, "more than 4096 positions" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *p = repeated(bad[i].head, bad[i].unit, bad[i].n, bad[i].tail);
+        T_TRUE(p != NULL);
+        if (!p) return;
+        sts_an_matcher m;
+        sts_error err = STS_ERROR_INIT;
+        T_EQ_I64(sts_an_matcher_init(&m, p, 0, "lane pattern", &err), STS_ERR_INVALID_ARG);
+        T_CONTAINS(err.message, "lane pattern '");
+        T_CONTAINS(err.message, "too complex for the regular-expression engine");
+        T_CONTAINS(err.message, bad[i].why);
+        free(p);
+    }
+    /* At the limits, and what only looks deep: brackets and escapes open no group. */
+    static const struct {
+        const char *head, *unit, *tail;
+        size_t n;
+        const char *subject;
+        int matches;
+    } good[] = {
+        { "", "(", "a", 64, "xa", 1 },
+        { "", "(a", "", 0, "a", 1 },
+        { "", "[(]", "", 3000, "((((", 0 },
+        { "", "\\(", "", 2000, "((", 0 },
+        { "", "a?", "b", 2000, "aab", 1 },
+        { "", "a", "", 4096, "a", 0 },
+        { "(a{0,60}){0,60}b", "", "", 0, "aaab", 1 },
+        { "^learner_st.p$", "", "", 0, "learner_step", 1 },
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char *p = repeated(good[i].head, good[i].unit, good[i].n, good[i].tail);
+        if (good[i].n && strcmp(good[i].unit, "(") == 0) {
+            /* close the 64 groups */
+            char *q = repeated(p, ")", good[i].n, "");
+            free(p);
+            p = q;
+        }
+        T_TRUE(p != NULL);
+        if (!p) return;
+        sts_an_matcher m;
+        sts_error err = STS_ERROR_INIT;
+        sts_status st = sts_an_matcher_init(&m, p, 0, "lane pattern", &err);
+        if (st != STS_OK) T_FAIL_AT("pattern %zu refused: %s", i, err.message);
+        if (st == STS_OK) {
+            T_EQ_I64(sts_an_matcher_match(&m, good[i].subject), good[i].matches);
+            sts_an_matcher_release(&m);
+        }
+        free(p);
+    }
+    /* From each public entry point that takes a pattern. */
+    sts_timeline *tl = mk(1);
+    uint32_t ln = lane(tl, 1, 1);
+    lesson_steps(tl, ln, 0);
+    T_TRUE(fin(tl));
+    char *deep = repeated("", "(", 30000, "");
+    T_TRUE(deep != NULL);
+    if (!deep) return;
+    sts_error err = STS_ERROR_INIT;
+    sts_step_options o = STS_STEP_OPTIONS_INIT;
+    o.step = deep;
+    sts_steps *s = NULL;
+    T_EQ_I64(sts_steps_find(tl, &o, &s, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "step '((((");
+    T_CONTAINS(err.message, "(30000 bytes) is too complex");
+    uint32_t *lanes = NULL;
+    size_t nl = 0;
+    sts_error_clear(&err);
+    T_EQ_I64(sts_lanes_matching(tl, deep, &lanes, &nl, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "too complex");
+    free(lanes);
+    sts_scope sc = STS_SCOPE_INIT;
+    sc.name = deep;
+    sts_name_summary *names = NULL;
+    size_t nn = 0;
+    sts_error_clear(&err);
+    T_EQ_I64(sts_name_summaries_in(tl, &sc, &names, &nn, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "name pattern '((((");
+    free(names);
+    free(deep);
+    sts_timeline_free(tl);
+}
+
 TEST(no_steps_lists_candidates)
 {
     sts_timeline *tl = mk(1);
@@ -691,6 +812,7 @@ int main(void)
     RUN(steps_from_step_num_args);
     RUN(steps_from_repeated_name);
     RUN(steps_given_name_and_regex);
+    RUN(patterns_deep_or_huge_are_refused_before_regcomp);
     RUN(no_steps_lists_candidates);
     RUN(open_errors_name_the_file);
     RUN(fixture_torch_lesson);

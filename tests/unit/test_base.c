@@ -966,6 +966,48 @@ TEST(utf8_validation)
     T_EQ_U64(sts_utf8_decode((const unsigned char *)"\xe2\x82\xac", 3), 0x20ac);
 }
 
+/* The recorder cuts names to fixed sizes: the cut must split no character. Over every
+ * length of a text made of 1- to 4-byte characters (boundaries known from how it was
+ * built), the cut is the largest boundary at or below the length; and a text that
+ * ends in a lead byte with fewer continuation bytes than it announces loses them. */
+TEST(utf8_cut_on_character_boundaries)
+{
+    static const char *const chars[] = { "a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "z", "\xe2\x82\xac" };
+    char text[64];
+    int boundary[64] = { 0 };
+    size_t n = 0;
+    boundary[0] = 1;
+    for (int r = 0; r < 2; r++)
+        for (size_t c = 0; c < sizeof chars / sizeof chars[0]; c++) {
+            size_t l = strlen(chars[c]);
+            memcpy(text + n, chars[c], l);
+            n += l;
+            boundary[n] = 1;
+        }
+    for (size_t len = 0; len <= n; len++) {
+        size_t want = len;
+        while (!boundary[want])
+            want--;
+        if (sts_utf8_cut(text, len) != want)
+            T_FAIL_AT("cut at %zu: got %zu, want %zu", len, sts_utf8_cut(text, len), want);
+    }
+    char buf[16];
+    snprintf(buf, sizeof buf, "%s", "kernel-named-x\xc3");
+    sts_utf8_trim(buf);
+    T_EQ_STR(buf, "kernel-named-x");
+    snprintf(buf, sizeof buf, "%s", "ab\xf0\x9f\x98");
+    sts_utf8_trim(buf);
+    T_EQ_STR(buf, "ab");
+    /* Bytes that are invalid anyway are left for the writers to replace. */
+    snprintf(buf, sizeof buf, "%s", "ab\x80\x80\x80\x80");
+    sts_utf8_trim(buf);
+    T_EQ_STR(buf, "ab\x80\x80\x80\x80");
+    snprintf(buf, sizeof buf, "%s", "\xc3\xa9\xc3\xa9");
+    sts_utf8_trim(buf);
+    T_EQ_STR(buf, "\xc3\xa9\xc3\xa9");
+    T_EQ_U64(sts_utf8_cut("", 0), 0);
+}
+
 /* ---- JSON DOM ----------------------------------------------------------------- */
 
 static sts_status parse(sts_jdoc *d, const char *s, sts_error *err)
@@ -1092,6 +1134,7 @@ int main(void)
     RUN(json_microseconds_exact);
     RUN(json_doubles_shortest);
     RUN(utf8_validation);
+    RUN(utf8_cut_on_character_boundaries);
     RUN(json_dom_parses_values);
     RUN(json_dom_errors_name_the_byte);
     RUN(json_dom_keeps_noncharacters_the_page_replaces);

@@ -131,6 +131,53 @@ TEST(check_f64_matches_f32_rule)
     T_NEAR(d.max_abs_error, 9, 0, 0);
 }
 
+/* The rule against NumPy's isclose() (docs/bench.md), written out case by case: an
+ * infinite reference once passed any value (inf * rtol), inf failed against inf (inf -
+ * inf is NaN) and passed against -inf. */
+static int one_close(double got, double want, double atol, double rtol, int equal_nan, double *err)
+{
+    sts_bench_check c;
+    memset(&c, 0, sizeof c);
+    c.atol = atol, c.rtol = rtol, c.equal_nan = equal_nan;
+    sts_check_add_f64(&c, "v", 0, NULL, &got, &want, 1);
+    if (err) *err = c.max_abs_error;
+    return c.passed;
+}
+
+TEST(check_infinities_and_nan_like_isclose)
+{
+    double e;
+    T_EQ_I64(one_close(INFINITY, INFINITY, 1e-5, 1e-5, 0, &e), 1);
+    T_NEAR(e, 0, 0, 0);
+    T_EQ_I64(one_close(-INFINITY, -INFINITY, 0, 0, 0, NULL), 1);
+    T_EQ_I64(one_close(INFINITY, -INFINITY, 1e-5, 1e-5, 0, &e), 0);
+    T_TRUE(isinf(e));
+    T_EQ_I64(one_close(1.0, INFINITY, 1e-5, 1e-5, 0, &e), 0);
+    T_TRUE(isinf(e));
+    T_EQ_I64(one_close(1e300, INFINITY, 1e-5, 1e-5, 0, NULL), 0);
+    T_EQ_I64(one_close(INFINITY, 1.0, 1e-5, 1e-5, 0, NULL), 0);
+    T_EQ_I64(one_close(NAN, NAN, 1e-5, 1e-5, 0, &e), 0);
+    T_TRUE(isinf(e));
+    T_EQ_I64(one_close(NAN, NAN, 1e-5, 1e-5, 1, &e), 1);
+    T_NEAR(e, 0, 0, 0);
+    T_EQ_I64(one_close(NAN, 1.0, 1e-5, 1e-5, 1, NULL), 0);
+    T_EQ_I64(one_close(1.0, NAN, 1e-5, 1e-5, 1, NULL), 0);
+    T_EQ_I64(one_close(NAN, INFINITY, 1e-5, 1e-5, 1, NULL), 0);
+    /* Finite values keep the formula, at its edge: |1.5 - 1| = 0.5 <= 0.25 + 0.25 * 1. */
+    T_EQ_I64(one_close(1.5, 1.0, 0.25, 0.25, 0, &e), 1);
+    T_NEAR(e, 0.5, 0, 0);
+    T_EQ_I64(one_close(1.5, 1.0, 0.25, 0.2, 0, NULL), 0);
+    /* A float32 that overflowed to inf against a finite double reference. */
+    sts_bench_check c;
+    memset(&c, 0, sizeof c);
+    c.atol = 1e-5;
+    float got32[2] = { INFINITY, 2.0f };
+    double want[2] = { INFINITY, 2.0 };
+    sts_check_add_f32(&c, "f", 0, NULL, got32, want, 2);
+    T_EQ_I64(c.passed, 1);
+    T_NEAR(c.max_abs_error, 0, 0, 0);
+}
+
 /* ---------------------------------------------------------------- the harness with fakes */
 
 typedef struct fake {
@@ -344,6 +391,18 @@ TEST(harness_rejects_bad_specs)
     s.wait = NULL;
     T_EQ_I64(sts_bench_run(&s, &r, &err), STS_ERR_INVALID_ARG);
     T_CONTAINS(err.message, "call and a wait");
+    /* Tolerances: negative, NaN or infinite are refused, naming which. */
+    const double bad[] = { -1, -1e-300, NAN, INFINITY, -INFINITY };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = fake_spec(&f, 1, 0, 0);
+        s.atol = bad[i];
+        T_EQ_I64(sts_bench_run(&s, &r, &err), STS_ERR_INVALID_ARG);
+        T_CONTAINS(err.message, "atol must be a finite number >= 0");
+        s = fake_spec(&f, 1, 0, 0);
+        s.rtol = bad[i];
+        T_EQ_I64(sts_bench_run(&s, &r, &err), STS_ERR_INVALID_ARG);
+        T_CONTAINS(err.message, "rtol must be a finite number >= 0");
+    }
     T_EQ_I64(f.calls, 0);
 }
 
@@ -716,6 +775,7 @@ int main(void)
     RUN(stats_edge_cases);
     RUN(check_tolerances_and_nan);
     RUN(check_f64_matches_f32_rule);
+    RUN(check_infinities_and_nan_like_isclose);
     RUN(harness_calls_in_order);
     RUN(harness_dispatch_counts);
     RUN(dispatch_only_is_shorter_than_synchronized);

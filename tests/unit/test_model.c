@@ -164,6 +164,24 @@ static const char *broken(const sts_timeline *tl)
 
 /* ---- nesting ----------------------------------------------------------------------- */
 
+/* A NUL inside a name (XSpace strings may hold one) is U+2400, visible: downstream
+ * every name is a C string, and "k\0a" and "k\0b" were two names both "k". */
+TEST(intern_shows_nul_visibly)
+{
+    sts_timeline *tl = sts_tl_new("t.json", "chrome-json", STS_ARGS_KNOWN);
+    T_TRUE(tl != NULL);
+    uint32_t a = sts_tl_intern(tl, "k\0a", 3), b = sts_tl_intern(tl, "k\0b", 3);
+    uint32_t lead = sts_tl_intern(tl, "\0\0", 2), plain = sts_tl_intern(tl, "k", 1);
+    T_TRUE(a != b && a != plain && b != plain);
+    T_EQ_STR(sts_strtab_get(&tl->strings, a), "k\xe2\x90\x80"
+                                              "a");
+    T_EQ_STR(sts_strtab_get(&tl->strings, b), "k\xe2\x90\x80"
+                                              "b");
+    T_EQ_STR(sts_strtab_get(&tl->strings, lead), "\xe2\x90\x80\xe2\x90\x80");
+    T_EQ_I64(sts_tl_intern(tl, "k\0a", 3), a);
+    sts_tl_free(tl);
+}
+
 TEST(child_before_parent_at_equal_ts)
 {
     sts_timeline *tl = mk(1);
@@ -1385,6 +1403,7 @@ TEST(json_span_beyond_int64_is_refused_not_wrapped)
 
 int main(void)
 {
+    RUN(intern_shows_nul_visibly);
     RUN(child_before_parent_at_equal_ts);
     RUN(equal_ts_equal_dur_keeps_file_order);
     RUN(half_open_siblings);

@@ -996,6 +996,109 @@ TEST(exit_flush_writes_profile)
     tt_rmtree(dir);
 }
 
+/* Slices named `name` on any lane. */
+static size_t count_named(const sts_timeline *tl, const char *name)
+{
+    size_t n, k = 0;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(sts_timeline_string(tl, s[i].name), name) == 0;
+    return k;
+}
+
+/* Runs under DIR/plugins/profile. */
+static int runs_in(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/plugins/profile", dir);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* The forked child: none of the parent's session is its own. Its exit status holds a
+ * bit per failure: 1 still recording, 2 could stop the parent's session, 4 or 8 its
+ * own session would not start or stop. exit(), not _exit(): the at-exit flush ran. */
+static void forked_child(const char *dir)
+{
+    int bad = sts_trace_active() ? 1 : 0;
+    {
+        STS_SCOPE("in the child");
+    }
+    sts_error err = STS_ERROR_INIT;
+    if (sts_trace_stop(NULL, &err) != STS_ERR_STATE) bad |= 2;
+    char own[128];
+    snprintf(own, sizeof own, "%s/child", dir);
+    if (sts_trace_start(own, NULL, NULL) != STS_OK) bad |= 4;
+    {
+        STS_SCOPE("the child's own");
+    }
+    if (sts_trace_stop(NULL, NULL) != STS_OK) bad |= 8;
+    exit(bad);
+}
+
+static void child_forks(const char *dir)
+{
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.flush_at_exit = 1;
+    o.flush_on_signal = 1;
+    o.host = "fork-test";
+    if (sts_trace_start(dir, &o, NULL) != STS_OK) _exit(20);
+    {
+        STS_SCOPE("the parent's before the fork");
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) forked_child(dir);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    {
+        STS_SCOPE("the parent's after the fork");
+    }
+    if (sts_trace_stop(NULL, NULL) != STS_OK) _exit(21);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 22);
+}
+
+/* A child made by fork() inherited the session: its exit wrote a second run of the
+ * parent's events (which could become the directory's latest). Now the child records
+ * nothing of it, cannot stop it, and records a session of its own alone. */
+TEST(fork_child_does_not_inherit_the_session)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    int status = in_child(child_forks, dir);
+    T_TRUE(WIFEXITED(status));
+    if (WIFEXITED(status) && WEXITSTATUS(status) != 0) T_FAIL_AT("the processes failed: code %d", WEXITSTATUS(status));
+    T_EQ_I64(runs_in(dir), 1);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_timeline_open(dir, NULL, &tl, &err), STS_OK);
+    if (!tl) T_FAIL_AT("%s", err.message);
+    if (tl) {
+        T_EQ_U64(count_named(tl, "the parent's before the fork"), 1);
+        T_EQ_U64(count_named(tl, "the parent's after the fork"), 1);
+        T_EQ_U64(count_named(tl, "in the child"), 0);
+        T_EQ_U64(count_named(tl, "the child's own"), 0);
+    }
+    sts_timeline_free(tl);
+    char own[128];
+    snprintf(own, sizeof own, "%s/child", dir);
+    T_EQ_I64(runs_in(own), 1);
+    tl = NULL;
+    T_EQ_I64(sts_timeline_open(own, NULL, &tl, &err), STS_OK);
+    if (tl) {
+        T_EQ_U64(count_named(tl, "the child's own"), 1);
+        T_EQ_U64(count_named(tl, "the parent's before the fork"), 0);
+        T_EQ_U64(count_named(tl, "in the child"), 0);
+    }
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
 /* Compares the recorder's own timeline with one read back from a file: same slices,
  * times to the nanosecond, same depths and parents. */
 static void same_slices(const sts_timeline *a, const sts_timeline *b)
@@ -1327,6 +1430,7 @@ int main(void)
 #ifndef TRACE_CORE_ONLY
     RUN(crash_dump_cut_short_is_an_error);
     RUN(exit_flush_writes_profile);
+    RUN(fork_child_does_not_inherit_the_session);
     RUN(round_trip_both_formats);
     RUN(device_lanes);
     RUN(device_slices_match_the_device_clock);

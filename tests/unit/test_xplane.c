@@ -11,6 +11,7 @@
 
 #include "base/instream.h"
 #include "base/pb.h"
+#include "model/finalize.h"
 #include "model/timeline_impl.h"
 #include "read/readers.h"
 #include "read/xplane.h"
@@ -126,6 +127,36 @@ TEST(encoder_known_bytes)
                         "1a03089601"
                         "21000000000000f03f"
                         "28ffffffffffffffffff01"));
+    free(b.v);
+}
+
+static void enc_bad_utf8(sts_pb_writer *w)
+{
+    sts_pb_begin(w, 1);
+    sts_pb_put_str(w, 2,
+                   "a\xff"
+                   "b\xc3\xa9\xe2\x82"); /* a, bad, b, é, a cut € */
+    sts_pb_end(w);
+    sts_pb_put_str(w, 3, "\xed\xa0\x80"); /* a surrogate: three bad bytes */
+}
+
+/* A proto3 string must be UTF-8, or parsers refuse the whole file: each bad byte is
+ * written as U+FFFD, and the lengths (the submessage's too) count the repair. */
+TEST(encoder_repairs_strings_that_are_not_utf8)
+{
+    buf b = build(enc_bad_utf8);
+    T_TRUE(bytes_eq(&b, "0a0f"
+                        "120d"
+                        "61"
+                        "efbfbd"
+                        "62"
+                        "c3a9"
+                        "efbfbd"
+                        "efbfbd"
+                        "1a09"
+                        "efbfbd"
+                        "efbfbd"
+                        "efbfbd"));
     free(b.v);
 }
 
@@ -374,6 +405,57 @@ static void space_rules(sts_pb_writer *w)
 
     sts_pb_put_str(w, 2, "device 5 failed to start");
     sts_pb_put_str(w, 4, "host-a");
+}
+
+/* Three device planes whose pids collide in a chain: /device:GPU:1000 is pid 1001,
+ * /device:TPU:1000 wants 1001 and then 1000 + its index 1, taken too; /device:XPU:1001
+ * wants 1002 and then 1000 + 2. Each holds one kernel over the same interval. */
+static void space_pid_chain(sts_pb_writer *w)
+{
+    static const char *const names[] = { "/device:GPU:1000", "/device:TPU:1000", "/device:XPU:1001" };
+    for (int i = 0; i < 3; i++) {
+        sts_pb_begin(w, 1);
+        sts_pb_put_str(w, 2, names[i]);
+        sts_pb_begin(w, 3);
+        sts_pb_put_int(w, 1, 7);
+        sts_pb_begin(w, 4);
+        event(w, 1, 0, 2000000);
+        sts_pb_end(w);
+        sts_pb_end(w);
+        emeta(w, 1, "kernel", NULL, 0);
+        sts_pb_end(w);
+    }
+}
+
+/* The second pid a plane tries (1000 + index) was taken as given: two devices shared
+ * one pid, so one lane, one kernel nested in the other's. */
+TEST(reader_pid_fallback_is_checked_again)
+{
+    buf b = build(space_pid_chain);
+    sts_status st;
+    sts_error err;
+    sts_timeline *tl = read_mem(b.v, b.n, STS_ARGS_KNOWN, &st, &err);
+    T_EQ_I64(st, STS_OK);
+    T_EQ_I64(sts_tl_finalize(tl, &err), STS_OK);
+    size_t np, nl, ns;
+    const sts_process *p = sts_timeline_processes(tl, &np);
+    const sts_lane *l = sts_timeline_lanes(tl, &nl);
+    const sts_slice *sl = sts_timeline_slices(tl, &ns);
+    T_EQ_U64(np, 3);
+    if (np == 3) {
+        T_EQ_I64(p[0].pid, 1001); /* ordinal + 1 */
+        T_EQ_I64(p[1].pid, 1002); /* 1001 taken, then 1000 + 1 taken: the next free */
+        T_EQ_I64(p[2].pid, 1003); /* 1002 taken, then 1000 + 2 taken: the next free */
+    }
+    T_EQ_U64(nl, 3);
+    for (size_t i = 0; i < nl && i < 3; i++)
+        T_EQ_U64(l[i].slice_count, 1);
+    T_EQ_U64(ns, 3);
+    for (size_t i = 0; i < ns; i++)
+        T_EQ_I64(sl[i].depth, 0);
+    T_EQ_U64(tl->info.overlaps, 0);
+    sts_tl_free(tl);
+    free(b.v);
 }
 
 static const sts_arg *arg(const sts_timeline *tl, const sts_slice *s, const char *key)
@@ -1147,11 +1229,13 @@ int main(void)
 {
     write_seeds();
     RUN(encoder_known_bytes);
+    RUN(encoder_repairs_strings_that_are_not_utf8);
     RUN(encoder_nested_sizes);
     RUN(encoder_detects_misuse);
     RUN(varint_round_trip);
     RUN(decoder_faults);
     RUN(reader_mapping_rules);
+    RUN(reader_pid_fallback_is_checked_again);
     RUN(reader_args_modes);
     RUN(reader_gzip_file);
     RUN(error_length_past_end_of_file);

@@ -1,7 +1,9 @@
 """Benchmarking a Python callable lesson 1's way, with the C harness (lib/bench) doing
 the timing, the statistics and the stability verdict, and writing the report."""
 import inspect
+import numbers
 import platform
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -79,6 +81,14 @@ def _check_leaves(result, reference):
     return out
 
 
+def _tolerance(value, what):
+    """A tolerance as a float; the C harness refuses one that is negative, infinite or
+    NaN."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("bench: %s must be a real number, not %s" % (what, type(value).__name__))
+    return float(value)
+
+
 def _failure_message(name, leaves, atol, rtol):
     parts = []
     for leaf in leaves:
@@ -88,7 +98,8 @@ def _failure_message(name, leaves, atol, rtol):
                                                    leaf["max_abs_error"], leaf["worst_index"], leaf["worst_got"],
                                                    leaf["worst_want"]))
     return ("bench %s: the result does not match the reference (|got - want| <= atol + rtol * |want| with atol %g, "
-            "rtol %g): %s" % (name, atol, rtol, "; ".join(parts) or "a leaf beyond the first four differs"))
+            "rtol %g; an infinity matches only itself, a NaN only a NaN with equal_nan=True): %s"
+            % (name, atol, rtol, "; ".join(parts) or "a leaf beyond the first four differs"))
 
 
 # ---- the description of the run --------------------------------------------------------
@@ -136,7 +147,7 @@ def python_runtime():
 
 def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTOL, repeats=7, warmup=0,
           dispatch=None, setup=None, kwargs=None, name=None, boundary=None, shapes=None, dtype=None,
-          reference=None, backend=None, device=None, versions=None):
+          reference=None, backend=None, device=None, versions=None, equal_nan=False):
     """Benchmarks `fn(*args, **kwargs)` lesson 1's way and returns a BenchResult.
 
     The C harness calls `setup()` outside the clock (place and wait for the inputs),
@@ -150,9 +161,11 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
 
     `check` is the reference: an array, a dict/list/tuple of arrays shaped like the
     result, or a callable taking the result and returning one. The last sample's
-    result is compared after the clock, in float64: |got - want| <= atol + rtol *
-    |want| for every value. A mismatch raises CheckError (its `result` holds the
-    measurements).
+    result is compared after the clock, in float64, as numpy.isclose(got, want, rtol,
+    atol, equal_nan) compares: |got - want| <= atol + rtol * |want| for finite values,
+    an infinity matches only the same infinity, a NaN only a NaN and only with
+    `equal_nan`. atol and rtol are finite numbers >= 0 (else InvalidArgument). A
+    mismatch raises CheckError (its `result` holds the measurements).
 
     `name`, `boundary`, `shapes` ({key: shape}), `dtype`, `reference` (words for what
     check compares with) and `backend`, `device`, `versions` ({name: version}) describe
@@ -161,8 +174,15 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
         raise TypeError("bench: fn must be callable, not %s" % type(fn).__name__)
     if ready is not None and not callable(ready):
         raise TypeError("bench: ready must be callable (the completion boundary), not %s" % type(ready).__name__)
+    if setup is not None and not callable(setup):
+        raise TypeError("bench: setup must be callable (it places the inputs), not %s" % type(setup).__name__)
+    if kwargs is not None:
+        if not isinstance(kwargs, Mapping):
+            raise TypeError("bench: kwargs must be a dict of keyword arguments for fn, not %s" % type(kwargs).__name__)
+        kwargs = dict(kwargs)
     if isinstance(repeats, bool) or not isinstance(repeats, int) or isinstance(warmup, bool) or not isinstance(warmup, int):
         raise TypeError("bench: repeats and warmup are ints")
+    atol, rtol = _tolerance(atol, "atol"), _tolerance(rtol, "rtol")
     checker = None
     if check is not None:
         ref_cache = []
@@ -179,6 +199,9 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
     if boundary is None:
         boundary = ("inputs ready before the clock; call plus ready(result)" if ready is not None
                     else "call until it returns (no completion boundary given: fn must be synchronous)")
+    for what, value in (("shapes", shapes), ("versions", versions)):
+        if value is not None and not isinstance(value, Mapping):
+            raise TypeError("bench: %s must be a dict, not %s" % (what, type(value).__name__))
     shape_list = [(k, [int(d) for d in v]) for k, v in shapes.items()] if shapes is not None else \
         _default_shapes(fn, args)
     py_backend, py_device, py_versions = python_runtime()
@@ -190,8 +213,9 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
         fn, tuple(args), kwargs, ready, setup, checker,
         name=str(label), boundary=boundary, dtype=dtype if dtype is not None else _default_dtype(args),
         reference=reference or ("the caller's reference, compared in float64" if check is not None else None),
-        shapes=shape_list, repeats=repeats, warmup=warmup, dispatch=dispatch_n, atol=float(atol), rtol=float(rtol),
-        backend=backend or py_backend, device=device if device is not None else py_device, runtime=vers)
+        shapes=shape_list, repeats=repeats, warmup=warmup, dispatch=dispatch_n, atol=atol, rtol=rtol,
+        backend=backend or py_backend, device=device if device is not None else py_device, runtime=vers,
+        equal_nan=bool(equal_nan))
     r = BenchResult(text)
     if checked and not passed:
         raise CheckError(_failure_message(r["name"], leaves, atol, rtol), result=r)

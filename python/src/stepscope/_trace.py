@@ -105,6 +105,9 @@ class Trace:
         if group not in _GROUPS:
             raise ValueError("group must be one of %s, not %r" % (", ".join(_GROUPS), group))
         if window is not None:
+            # A list of one, a str or a number gave IndexError or passed a character on.
+            if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
+                raise TypeError("window must be (start_ns, end_ns), not %r" % (window,))
             window = (int(window[0]), int(window[1]))
         return Document(_stepscope.analyze_json(self._cap, lane, name, window, _GROUPS.index(group), int(top),
                                                 bool(overlaps), int(jobs)))
