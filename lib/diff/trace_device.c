@@ -86,11 +86,12 @@ static int fill(side_rows *o, const sts_devview *v, const sts_steps *s)
     for (size_t k = 0; k < nsteps && nd; k++) {
         const sts_devview_window *w = sts_devview_step_windows(v, k, NULL);
         for (int r = 0; r < R_COUNT; r++) {
-            int64_t sum = 0, x;
+            int64_t sum = 0;
             int known = 1;
             for (size_t d = 0; d < (r == R_DELAY ? 1 : nd) && known; d++) {
+                int64_t x = 0;
                 known = value(&w[d], r, &x);
-                sum += x;
+                if (known) sum += x;
             }
             if (!known) continue;
             o->v[r][o->n[r]] = sum;
