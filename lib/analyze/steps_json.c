@@ -1,5 +1,6 @@
 /* `steps --json`'s document, one writer for the CLI and the Python binding. */
 #include "analyze/json_impl.h"
+#include "analyze/critpath_impl.h"
 #include "stepscope/devview.h"
 
 #define K(j, key) sts_jsonw_key((j), (key))
@@ -54,7 +55,8 @@ static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_chi
     sts_jsonw_obj_end(j);
 }
 
-static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv)
+static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv,
+                  const sts_critpath *cp)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -79,6 +81,7 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, cons
             const sts_devview_window *dw = sts_devview_step_windows(dv, k, &nd);
             K(j, "devices"), sts_devview_write_windows_json(j, tl, dv, dw, nd);
         }
+        if (cp) K(j, "critical_path"), sts_critpath_write_step_json(j, tl, cp, k);
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -149,7 +152,7 @@ static void summary(sts_jsonw *j, const sts_steps *s)
 
 /* The document, with each step's device windows and the device summary when dv is given. */
 static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
-                            const sts_devview *dv, sts_error *err)
+                            const sts_devview *dv, const sts_critpath *cp, sts_error *err)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -168,11 +171,12 @@ static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_step
     sts_jsonw_obj_end(w);
     K(w, "other_lanes"), sts_jsonw_u64(w, sts_steps_other_lanes(s));
     K(w, "xprof_view"), sts_jsonw_bool(w, xprof_view);
-    steps(w, tl, s, dv);
+    steps(w, tl, s, dv, cp);
     children(w, tl, s);
     window_lanes(w, tl, s);
     summary(w, s);
     if (dv) K(w, "device"), sts_devview_write_json(w, tl, dv);
+    if (cp) K(w, "critical_path"), sts_critpath_write_summary_json(w, cp);
     sts_jsonw_obj_end(w);
     return STS_OK;
 }
@@ -180,7 +184,7 @@ static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_step
 sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
                                 sts_error *err)
 {
-    return write_doc(w, tl, s, xprof_view, NULL, err);
+    return write_doc(w, tl, s, xprof_view, NULL, NULL, err);
 }
 
 sts_status sts_steps_write_json_device(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
@@ -191,5 +195,18 @@ sts_status sts_steps_write_json_device(sts_jsonw *w, const sts_timeline *tl, con
     if (v && n && (!sts_devview_has_steps(v) || !sts_devview_step_windows(v, n - 1, NULL)))
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
                              "steps JSON: the device view was not computed for these steps (options.steps)");
-    return write_doc(w, tl, s, xprof_view, v, err);
+    return write_doc(w, tl, s, xprof_view, v, NULL, err);
+}
+
+sts_status sts_steps_write_json_critpath(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                                         const sts_devview *dv, const sts_critpath *cp, sts_error *err)
+{
+    size_t n;
+    sts_steps_list(s, &n);
+    if (!cp || cp->nsteps != n)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "steps JSON: the critical path was not computed for these steps");
+    if (dv && n && (!sts_devview_has_steps(dv) || !sts_devview_step_windows(dv, n - 1, NULL)))
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "steps JSON: the device view was not computed for these steps (options.steps)");
+    return write_doc(w, tl, s, xprof_view, dv, cp, err);
 }
