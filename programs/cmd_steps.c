@@ -430,6 +430,7 @@ int cmd_steps(int argc, char **argv)
         return rc;
     }
     sts_timeline *tl = NULL;
+    ro.keep_flows = cp_wanted(&o.cp);
     if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) == CLI_OK) rc = run(tl, &o);
     sts_timeline_free(tl);
     dc_release(&o.dc);

@@ -264,9 +264,14 @@ static int syncs(build *b, uint32_t gfirst, uint32_t gend, uint32_t dfirst, uint
         if (we <= s->ts) continue;
         s->wait = byend[lo - 1];
         s->tail = se - we;
-        if (add_edge(cp, s->wait, v, CP_E_SYNC, 0)) {
-            free(byend);
-            return -1;
+        /* every op ending inside the sync is waited for; the latest binds */
+        for (size_t j = lo, seen = 0; j > 0 && seen < 256; j--, seen++) {
+            const sts_cp_node *x = &cp->nodes[byend[j - 1]];
+            if (x->ts + x->dur <= s->ts) break;
+            if (add_edge(cp, byend[j - 1], v, CP_E_SYNC, 0)) {
+                free(byend);
+                return -1;
+            }
         }
     }
     free(byend);
@@ -528,7 +533,7 @@ static int path_of(sts_critpath *cp, size_t k)
     size_t n = g->nnodes ? g->nnodes : 1;
     int64_t *start = malloc(n * sizeof *start), *end = malloc(n * sizeof *end);
     uint32_t *bind = malloc(n * sizeof *bind);
-    uint8_t *wb = malloc(n);
+    uint32_t *wb = malloc(n * sizeof *wb);
     int rc = -1;
     if (start && end && bind && wb) {
         ps->length_ns = sts_cp_replay(cp, g, NULL, start, end, bind, wb);

@@ -14,7 +14,7 @@ static int64_t scaled(int64_t v, double f)
 }
 
 int64_t sts_cp_replay(const sts_critpath *cp, const sts_cp_graph *g, const double *factor, int64_t *start,
-                      int64_t *end, uint32_t *bind, uint8_t *waitbound)
+                      int64_t *end, uint32_t *bind, uint32_t *endby)
 {
     const uint32_t *order = cp->order + g->first_order;
     uint32_t f = g->first_node;
@@ -34,11 +34,16 @@ int64_t sts_cp_replay(const sts_critpath *cp, const sts_cp_graph *g, const doubl
         start[i] = s;
         bind[i] = best;
         end[i] = s + scaled(x->dur, fx);
-        waitbound[i] = 0;
+        endby[i] = STS_NONE;
         if (x->wait != STS_NONE) {
-            int64_t we = end[x->wait - f] + scaled(x->tail, fx);
-            end[i] = we >= s ? we : s;
-            waitbound[i] = we >= s;
+            int64_t e = s;
+            for (uint32_t k2 = x->first_in; k2 < x->first_in + x->nin; k2++) {
+                const sts_cp_edge *ed = &cp->edges[k2];
+                if (ed->type != CP_E_SYNC) continue;
+                int64_t we = end[ed->from - f] + (ed->from == x->wait ? scaled(x->tail, fx) : 0);
+                if (we > e || (we == e && endby[i] == STS_NONE)) e = we, endby[i] = ed->from;
+            }
+            end[i] = e;
         }
     }
     return g->last == STS_NONE ? 0 : end[g->last - f] - g->ts;
@@ -65,7 +70,7 @@ static int push(sts_critpath *cp, uint32_t slice, uint32_t lane, uint32_t kind, 
 }
 
 int sts_cp_walk(sts_critpath *cp, const sts_cp_graph *g, const int64_t *start, const int64_t *end,
-                const uint32_t *bind, const uint8_t *waitbound)
+                const uint32_t *bind, const uint32_t *endby)
 {
     size_t first = cp->niv;
     uint32_t f = g->first_node, v = g->last;
@@ -74,9 +79,9 @@ int sts_cp_walk(sts_critpath *cp, const sts_cp_graph *g, const int64_t *start, c
         uint32_t i = v - f;
         const sts_cp_node *x = &cp->nodes[v];
         if (at_end) {
-            if (waitbound[i]) {
-                if (push(cp, x->slice, x->lane, STS_CP_SYNC, end[x->wait - f], end[i])) return -1;
-                v = x->wait;
+            if (endby[i] != STS_NONE) {
+                if (push(cp, x->slice, x->lane, STS_CP_SYNC, end[endby[i] - f], end[i])) return -1;
+                v = endby[i];
                 continue;
             }
             if (push(cp, x->slice, x->lane, x->kind, start[i], end[i])) return -1;
@@ -232,7 +237,7 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
     int64_t *start = malloc(cap * sizeof *start), *end = malloc(cap * sizeof *end);
     int64_t *per = malloc((cp->nsteps ? cp->nsteps : 1) * sizeof *per);
     uint32_t *bind = malloc(cap * sizeof *bind);
-    uint8_t *wb = malloc(cap);
+    uint32_t *wb = malloc(cap * sizeof *wb);
     int rc = -1;
     if (!fac || !start || !end || !per || !bind || !wb) goto out;
     p->min_pct = INFINITY, p->max_pct = -INFINITY;
