@@ -30,7 +30,7 @@ typedef struct view {
     const sts_steps_summary *sum;
     size_t n, nch, ncs, nw, nwn, nwl;
     int xprof;
-    const sts_devview *dv; /* --device */
+    const sts_devview *dv;  /* --device */
     const sts_critpath *cp; /* --critical-path */
 } view;
 
@@ -375,7 +375,8 @@ int cmd_steps(int argc, char **argv)
     const cli_spec spec = {
         "steps",
         "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--device "
-        "[--categories FILE] [--explain]] [--critical-path [--what-if NAME=FACTOR|top=N]...] [--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
+        "[--categories FILE] [--explain]] [--critical-path [--what-if NAME=FACTOR|top=N]...] [--run NAME] [--args "
+        "MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
         "remainder and the double-counted total that adding step and children would give;\n"
@@ -415,10 +416,10 @@ int cmd_steps(int argc, char **argv)
     }
     if (rc < 0) {
         const char *one_host = o.lanes            ? "--lanes"
-                               : names_given        ? "--names"
-                               : o.dc.device        ? "--device"
+                               : names_given      ? "--names"
+                               : o.dc.device      ? "--device"
                                : cp_wanted(&o.cp) ? "--critical-path"
-                                                    : NULL;
+                                                  : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
         rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
     }

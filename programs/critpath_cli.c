@@ -142,7 +142,8 @@ void cp_print_summary(const sts_critpath *cp)
     const sts_critpath_counts *cn = sts_critpath_get_counts(cp);
     printf("\ncritical path: %zu of %zu steps known; %.3f ms in all:", known, n, (double)total / 1e6);
     for (int c = 0; c < STS_CP_KINDS; c++)
-        if (by[c]) printf(" %s %.1f%%", sts_cp_kind_name((sts_cp_kind)c), total ? 100.0 * (double)by[c] / (double)total : 0.0);
+        if (by[c])
+            printf(" %s %.1f%%", sts_cp_kind_name((sts_cp_kind)c), total ? 100.0 * (double)by[c] / (double)total : 0.0);
     printf("\n  graph: %" PRIu64 " nodes, %" PRIu64 " edges (program %" PRIu64 ", launch %" PRIu64 ", stream %" PRIu64
            ", sync %" PRIu64 ", flow %" PRIu64 "); dropped: %" PRIu64 " pointing back in time, %" PRIu64
            " breaking cycles\n",

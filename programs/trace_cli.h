@@ -12,8 +12,8 @@
 
 /* The reading options every trace command takes: -j/--jobs N and -q/--quiet. */
 typedef struct tc_read_opts {
-    int jobs;  /* threads for a large uncompressed JSON trace; 0: one per core */
-    int quiet; /* no progress line */
+    int jobs;       /* threads for a large uncompressed JSON trace; 0: one per core */
+    int quiet;      /* no progress line */
     int keep_flows; /* keep flow events (the critical path follows them); set by the command */
 } tc_read_opts;
 /* clang-format off */

@@ -38,11 +38,11 @@ extern "C" {
 #endif
 
 typedef enum sts_cp_kind {
-    STS_CP_HOST = 0,   /* host compute: a host slice that is no launch and no sync */
-    STS_CP_LAUNCH,     /* a launch call, and the delay from a launch's start to its op's start */
-    STS_CP_SYNC,       /* a synchronization, past the end of the work it waited for */
-    STS_CP_IDLE,       /* time no traced slice explains: host gaps, stream gaps, the wait for the first event */
-    STS_CP_COMPUTE,    /* device ops, by their device-view category */
+    STS_CP_HOST = 0, /* host compute: a host slice that is no launch and no sync */
+    STS_CP_LAUNCH,   /* a launch call, and the delay from a launch's start to its op's start */
+    STS_CP_SYNC,     /* a synchronization, past the end of the work it waited for */
+    STS_CP_IDLE,     /* time no traced slice explains: host gaps, stream gaps, the wait for the first event */
+    STS_CP_COMPUTE,  /* device ops, by their device-view category */
     STS_CP_COMMUNICATION,
     STS_CP_MEMCPY,
     STS_CP_MEMSET,
@@ -91,8 +91,8 @@ typedef struct sts_critpath sts_critpath;
 /* Builds each step's graph and finds its critical path. `dv` must have been computed with
  * options.steps = s (its launches link host and device). O(events log events). On
  * success *out is a new handle (free with sts_critpath_free()). */
-sts_status sts_critpath_compute(const sts_timeline *tl, const sts_steps *s, const sts_devview *dv,
-                                sts_critpath **out, sts_error *err);
+sts_status sts_critpath_compute(const sts_timeline *tl, const sts_steps *s, const sts_devview *dv, sts_critpath **out,
+                                sts_error *err);
 
 /* Frees the handle; NULL is a no-op. */
 void sts_critpath_free(sts_critpath *cp);

@@ -9,8 +9,8 @@
 
 #define MAX_WARNINGS 8
 
-static const char *const KIND_NAMES[STS_CP_KINDS] = { "host",    "launch",        "sync_wait", "idle",        "compute",
-                                                      "communication", "memcpy",    "memset", "device_other" };
+static const char *const KIND_NAMES[STS_CP_KINDS] = { "host",          "launch", "sync_wait", "idle",        "compute",
+                                                      "communication", "memcpy", "memset",    "device_other" };
 
 const char *sts_cp_kind_name(sts_cp_kind k)
 {
@@ -18,11 +18,20 @@ const char *sts_cp_kind_name(sts_cp_kind k)
 }
 
 /* The rule table: exact names, then substrings. */
-static const char *const SYNC_EXACT[] = { "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-                                          "cudaMemcpy",            "cuCtxSynchronize",      "cuStreamSynchronize",
-                                          "cuEventSynchronize",    "cuMemcpy",              "hipDeviceSynchronize",
-                                          "hipStreamSynchronize",  "hipEventSynchronize",   "hipMemcpy",
-                                          "clFinish",              "clWaitForEvents" };
+static const char *const SYNC_EXACT[] = { "cudaDeviceSynchronize",
+                                          "cudaStreamSynchronize",
+                                          "cudaEventSynchronize",
+                                          "cudaMemcpy",
+                                          "cuCtxSynchronize",
+                                          "cuStreamSynchronize",
+                                          "cuEventSynchronize",
+                                          "cuMemcpy",
+                                          "hipDeviceSynchronize",
+                                          "hipStreamSynchronize",
+                                          "hipEventSynchronize",
+                                          "hipMemcpy",
+                                          "clFinish",
+                                          "clWaitForEvents" };
 static const char *const SYNC_SUB[] = { "BlockHostUntilReady", "WaitForCompletion", "block_until_ready" };
 
 int sts_critpath_sync_rule(const char *name)
@@ -180,11 +189,16 @@ static int host_lane(build *b, uint32_t lane, int64_t ws, int64_t we, int is_ste
 static uint32_t device_kind(uint8_t category)
 {
     switch (category) {
-    case STS_DV_COMPUTE: return STS_CP_COMPUTE;
-    case STS_DV_COMMUNICATION: return STS_CP_COMMUNICATION;
-    case STS_DV_MEMCPY: return STS_CP_MEMCPY;
-    case STS_DV_MEMSET: return STS_CP_MEMSET;
-    default: return STS_CP_DEVICE_OTHER;
+    case STS_DV_COMPUTE:
+        return STS_CP_COMPUTE;
+    case STS_DV_COMMUNICATION:
+        return STS_CP_COMMUNICATION;
+    case STS_DV_MEMCPY:
+        return STS_CP_MEMCPY;
+    case STS_DV_MEMSET:
+        return STS_CP_MEMSET;
+    default:
+        return STS_CP_DEVICE_OTHER;
     }
 }
 
@@ -213,8 +227,7 @@ static int device_ops(build *b, int64_t ws, int64_t we, uint32_t *first, uint32_
             if (prev != STS_NONE && b->cp->nodes[prev].ts + b->cp->nodes[prev].dur <= s->ts) {
                 if (add_edge(b->cp, prev, id, CP_E_STREAM, 0)) return -1;
             }
-            if (prev == STS_NONE ||
-                b->cp->nodes[prev].ts + b->cp->nodes[prev].dur < s->ts + s->dur)
+            if (prev == STS_NONE || b->cp->nodes[prev].ts + b->cp->nodes[prev].dur < s->ts + s->dur)
                 b->lane_last_op[s->lane] = id;
             if (x->host_slice != STS_NONE && b->first_seg[x->host_slice] != STS_NONE &&
                 add_edge(b->cp, b->first_seg[x->host_slice], id, CP_E_LAUNCH, 1))
@@ -246,8 +259,7 @@ static int syncs(build *b, uint32_t gfirst, uint32_t gend, uint32_t dfirst, uint
     qsort(byend, dcount, sizeof *byend, cmp_end);
     for (uint32_t v = gfirst; v < gend; v++) {
         sts_cp_node *s = &cp->nodes[v];
-        if (s->kind != STS_CP_SYNC || s->slice == STS_NONE || b->first_seg[s->slice] != b->last_seg[s->slice])
-            continue;
+        if (s->kind != STS_CP_SYNC || s->slice == STS_NONE || b->first_seg[s->slice] != b->last_seg[s->slice]) continue;
         int64_t se = s->ts + s->dur;
         size_t lo = 0, hi = dcount;
         while (lo < hi) {
@@ -316,7 +328,8 @@ static int flows(build *b, int64_t ws, int64_t we)
 
 static const char *node_name(const sts_critpath *cp, const sts_cp_node *x)
 {
-    return x->slice == STS_NONE ? "(gap)" : sts_timeline_string(cp->tl, sts_timeline_slices(cp->tl, NULL)[x->slice].name);
+    return x->slice == STS_NONE ? "(gap)"
+                                : sts_timeline_string(cp->tl, sts_timeline_slices(cp->tl, NULL)[x->slice].name);
 }
 
 static int64_t anchor(const sts_cp_node *p, const sts_cp_edge *e)
@@ -394,7 +407,9 @@ static int finish_graph(sts_critpath *cp, sts_cp_graph *g, size_t step)
                 sts_cp_edge *e = &cp->edges[k];
                 if (e->type == 255 || done[e->from - f]) continue;
                 cp->counts.cycles++;
-                warn(cp, "step %zu: a cycle through '%s' (at %lld ns) and '%s' (at %lld ns); the %s edge into the first is dropped",
+                warn(cp,
+                     "step %zu: a cycle through '%s' (at %lld ns) and '%s' (at %lld ns); the %s edge into the first is "
+                     "dropped",
                      step, node_name(cp, v), (long long)v->ts, node_name(cp, &cp->nodes[e->from]),
                      (long long)cp->nodes[e->from].ts, EDGE_NAMES[e->type]);
                 if (e->type == CP_E_SYNC) v->wait = STS_NONE;
@@ -589,12 +604,13 @@ static void release(build *b)
     free(b->lane_last_op), free(b->dev_first), free(b->dev_count), free(b->fs), free(b->ff);
 }
 
-sts_status sts_critpath_compute(const sts_timeline *tl, const sts_steps *s, const sts_devview *dv,
-                                sts_critpath **out, sts_error *err)
+sts_status sts_critpath_compute(const sts_timeline *tl, const sts_steps *s, const sts_devview *dv, sts_critpath **out,
+                                sts_error *err)
 {
     *out = NULL;
     if (!tl || !s || !dv)
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "critical path: a timeline, its steps and its device view are needed");
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "critical path: a timeline, its steps and its device view are needed");
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
     sts_critpath *cp = calloc(1, sizeof *cp);

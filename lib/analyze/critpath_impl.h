@@ -58,13 +58,13 @@ struct sts_critpath {
  * global edge index, STS_NONE for the step's start) and endby[] (for a sync whose end a
  * waited op decided, that op's node; else STS_NONE). Returns the step's
  * replayed end minus its start. */
-int64_t sts_cp_replay(const sts_critpath *cp, const sts_cp_graph *g, const double *factor, int64_t *start,
-                      int64_t *end, uint32_t *bind, uint32_t *endby);
+int64_t sts_cp_replay(const sts_critpath *cp, const sts_cp_graph *g, const double *factor, int64_t *start, int64_t *end,
+                      uint32_t *bind, uint32_t *endby);
 
 /* Walks the path of a replay back from g->last, appending intervals to cp->iv. Returns
  * 0, or -1 out of memory. */
-int sts_cp_walk(sts_critpath *cp, const sts_cp_graph *g, const int64_t *start, const int64_t *end,
-                const uint32_t *bind, const uint32_t *endby);
+int sts_cp_walk(sts_critpath *cp, const sts_cp_graph *g, const int64_t *start, const int64_t *end, const uint32_t *bind,
+                const uint32_t *endby);
 
 /* Writes the steps document's top-level "critical_path" object. */
 void sts_critpath_write_summary_json(sts_jsonw *w, const sts_critpath *cp);

@@ -13,8 +13,8 @@ static int64_t scaled(int64_t v, double f)
     return f == 1.0 ? v : (int64_t)llround((double)v * f);
 }
 
-int64_t sts_cp_replay(const sts_critpath *cp, const sts_cp_graph *g, const double *factor, int64_t *start,
-                      int64_t *end, uint32_t *bind, uint32_t *endby)
+int64_t sts_cp_replay(const sts_critpath *cp, const sts_cp_graph *g, const double *factor, int64_t *start, int64_t *end,
+                      uint32_t *bind, uint32_t *endby)
 {
     const uint32_t *order = cp->order + g->first_order;
     uint32_t f = g->first_node;
@@ -69,8 +69,8 @@ static int push(sts_critpath *cp, uint32_t slice, uint32_t lane, uint32_t kind, 
     return 0;
 }
 
-int sts_cp_walk(sts_critpath *cp, const sts_cp_graph *g, const int64_t *start, const int64_t *end,
-                const uint32_t *bind, const uint32_t *endby)
+int sts_cp_walk(sts_critpath *cp, const sts_cp_graph *g, const int64_t *start, const int64_t *end, const uint32_t *bind,
+                const uint32_t *endby)
 {
     size_t first = cp->niv;
     uint32_t f = g->first_node, v = g->last;

@@ -204,7 +204,8 @@ sts_status sts_steps_write_json_critpath(sts_jsonw *w, const sts_timeline *tl, c
     size_t n;
     sts_steps_list(s, &n);
     if (!cp || cp->nsteps != n)
-        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "steps JSON: the critical path was not computed for these steps");
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "steps JSON: the critical path was not computed for these steps");
     if (dv && n && (!sts_devview_has_steps(dv) || !sts_devview_step_windows(dv, n - 1, NULL)))
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
                              "steps JSON: the device view was not computed for these steps (options.steps)");

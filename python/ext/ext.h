@@ -74,6 +74,7 @@ PyObject *ext_analyze_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_steps_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_steps_device_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_device_json(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_steps_critpath_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_device_launches(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_ledger_json(PyObject *self, PyObject *args);
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw);

@@ -185,6 +185,7 @@ static PyMethodDef methods[] = {
     FN("analyze_json", ext_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json's names, lanes, processes"),
     FN("steps_json", ext_steps_json, METH_VARARGS | METH_KEYWORDS, "steps --json"),
     FN("steps_device_json", ext_steps_device_json, METH_VARARGS | METH_KEYWORDS, "steps --json --device"),
+    FN("steps_critpath_json", ext_steps_critpath_json, METH_VARARGS | METH_KEYWORDS, "steps --json --critical-path"),
     FN("device_json", ext_device_json, METH_VARARGS | METH_KEYWORDS, "analyze --device --json's device object"),
     FN("device_launches", ext_device_launches, METH_VARARGS | METH_KEYWORDS, "every device op and its launch"),
     FN("ledger_json", ext_ledger_json, METH_VARARGS, "ledger --json of logs and texts"),

@@ -50,8 +50,8 @@ static void stream(tb *b, int s)
 static void host(tb *b, int tid, double ts, double dur, const char *name, long corr)
 {
     comma(b);
-    put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":100,\"tid\":%d,\"ts\":%g,\"dur\":%g", name, tid, ts,
-        dur);
+    put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":100,\"tid\":%d,\"ts\":%g,\"dur\":%g", name, tid,
+        ts, dur);
     if (corr) put(b, ",\"args\":{\"correlation\":%ld}", corr);
     put(b, "}");
 }
@@ -317,7 +317,10 @@ TEST(random_graphs_keep_the_invariants)
             while (t < t0 + 900) {
                 double d = 1 + rnd(40);
                 unsigned what = rnd(4);
-                const char *nm = what == 0 ? "cudaLaunchKernel" : what == 1 ? "cudaStreamSynchronize" : rnd(2) ? "op_a" : "op_b";
+                const char *nm = what == 0   ? "cudaLaunchKernel"
+                                 : what == 1 ? "cudaStreamSynchronize"
+                                 : rnd(2)    ? "op_a"
+                                             : "op_b";
                 host(&b, 100, t, d, nm, what == 0 ? corr : 0);
                 if (what == 0) {
                     int s = (int)rnd(2);

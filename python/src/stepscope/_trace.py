@@ -115,7 +115,8 @@ class Trace:
         """Every process with its busy time: `analyze --json`'s "processes"."""
         return self._analyze(lane, name, window, "name")["processes"]
 
-    def steps(self, step=None, lanes=None, names=5, xprof=False, device=False, categories=None):
+    def steps(self, step=None, lanes=None, names=5, xprof=False, device=False, categories=None,
+              critical_path=False, what_if=None):
         """The steps, their breakdown, and what the other lanes did during each:
         `stepscope steps --json`, with its --step (a slice name, else an extended regex
         over names), --lanes (the other lanes to report), --names (names kept per
@@ -124,7 +125,18 @@ class Trace:
         idle time by cause, launches and queue) and the document a "device" summary;
         categories is --categories, a rule file's path (docs/device.md; the args its
         arg:KEY fields read must be kept: open(..., args="all")). Raises NoStepsFound,
-        listing what was tried, when there are none."""
+        listing what was tried, when there are none. critical_path=True (or a what_if,
+        a list of "NAME=FACTOR" or "top=N" strings) is --critical-path and --what-if:
+        each step gains "critical_path" and the document a "critical_path" summary with
+        the predictions (docs/critical-path.md; with the default lanes, names and
+        categories only; a Trace keeps no flows, so flow edges between threads are not
+        followed)."""
+        if critical_path or what_if:
+            if lanes is not None or int(names) != 5 or categories is not None:
+                raise ValueError("critical_path= takes step=, xprof=, device= and what_if= only")
+            text = _stepscope.steps_critpath_json(self._cap, step, bool(xprof), bool(device), list(what_if or []))
+            if text is not None:
+                return json.loads(text)
         if device:
             text = _stepscope.steps_device_json(self._cap, step, lanes, int(names), bool(xprof), categories)
             if text is not None:
