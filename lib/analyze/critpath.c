@@ -237,12 +237,16 @@ static int device_ops(build *b, int64_t ws, int64_t we, uint32_t *first, uint32_
     return 0;
 }
 
-static const sts_cp_node *sort_nodes;
+typedef struct endkey {
+    int64_t end;
+    uint32_t id;
+} endkey;
+
 static int cmp_end(const void *a, const void *b)
 {
-    const sts_cp_node *x = &sort_nodes[*(const uint32_t *)a], *y = &sort_nodes[*(const uint32_t *)b];
-    int64_t ex = x->ts + x->dur, ey = y->ts + y->dur;
-    return ex < ey ? -1 : ex > ey ? 1 : 0;
+    const endkey *x = a, *y = b;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* Each sync segment waits for the latest-ending device op that ended inside it and
@@ -251,11 +255,10 @@ static int syncs(build *b, uint32_t gfirst, uint32_t gend, uint32_t dfirst, uint
 {
     sts_critpath *cp = b->cp;
     if (!dcount) return 0;
-    uint32_t *byend = malloc(dcount * sizeof *byend);
+    endkey *byend = malloc(dcount * sizeof *byend);
     if (!byend) return -1;
     for (uint32_t i = 0; i < dcount; i++)
-        byend[i] = dfirst + i;
-    sort_nodes = cp->nodes;
+        byend[i].id = dfirst + i, byend[i].end = cp->nodes[dfirst + i].ts + cp->nodes[dfirst + i].dur;
     qsort(byend, dcount, sizeof *byend, cmp_end);
     for (uint32_t v = gfirst; v < gend; v++) {
         sts_cp_node *s = &cp->nodes[v];
@@ -264,23 +267,22 @@ static int syncs(build *b, uint32_t gfirst, uint32_t gend, uint32_t dfirst, uint
         size_t lo = 0, hi = dcount;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            const sts_cp_node *x = &cp->nodes[byend[mid]];
-            if (x->ts + x->dur <= se)
+            if (byend[mid].end <= se)
                 lo = mid + 1;
             else
                 hi = mid;
         }
         if (!lo) continue;
-        const sts_cp_node *w = &cp->nodes[byend[lo - 1]];
+        const sts_cp_node *w = &cp->nodes[byend[lo - 1].id];
         int64_t we = w->ts + w->dur;
         if (we <= s->ts) continue;
-        s->wait = byend[lo - 1];
+        s->wait = byend[lo - 1].id;
         s->tail = se - we;
         /* every op ending inside the sync is waited for; the latest binds */
         for (size_t j = lo, seen = 0; j > 0 && seen < 256; j--, seen++) {
-            const sts_cp_node *x = &cp->nodes[byend[j - 1]];
+            const sts_cp_node *x = &cp->nodes[byend[j - 1].id];
             if (x->ts + x->dur <= s->ts) break;
-            if (add_edge(cp, byend[j - 1], v, CP_E_SYNC, 0)) {
+            if (add_edge(cp, byend[j - 1].id, v, CP_E_SYNC, 0)) {
                 free(byend);
                 return -1;
             }
@@ -351,7 +353,7 @@ static const char *const EDGE_NAMES[] = { "program", "launch", "stream", "sync",
 static int finish_graph(sts_critpath *cp, sts_cp_graph *g, size_t step)
 {
     sts_cp_edge *E = cp->edges + g->first_edge;
-    qsort(E, g->nedges, sizeof *E, cmp_to);
+    if (g->nedges) qsort(E, g->nedges, sizeof *E, cmp_to);
     for (uint32_t i = 0; i < g->nedges; i++) {
         sts_cp_edge *e = &E[i];
         const sts_cp_node *p = &cp->nodes[e->from], *t = &cp->nodes[e->to];
