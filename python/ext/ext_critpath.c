@@ -9,51 +9,59 @@
 #include "stepscope/devview.h"
 #include "tl.h"
 
-/* The what-ifs, as the CLI runs them: top=N ranks, anything else is NAME=FACTOR. 0, or
+/* The what-ifs, as the CLI runs them: top=N ranks, anything else is NAME=FACTOR; `text`
+ * holds them one a line (the limited API has no cheap way to read a list of str). 0, or
  * -1 with an exception set. */
-static int what_ifs(sts_critpath *cp, PyObject *seq)
+static int one_what_if(sts_critpath *cp, const char *c)
 {
-    if (!seq || seq == Py_None) return 0;
-    PyObject *fast = PySequence_Fast(seq, "what_if expects a sequence of strings");
-    if (!fast) return -1;
-    int rc = 0;
-    for (Py_ssize_t i = 0; !rc && i < PySequence_Fast_GET_SIZE(fast); i++) {
-        const char *c = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i));
-        if (!c) {
-            rc = -1;
-            break;
+    if (!strncmp(c, "top=", 4)) {
+        char *end;
+        long k = strtol(c + 4, &end, 10);
+        if (end == c + 4 || *end || k < 1 || k > 64) {
+            ext_raise_msg(STS_ERR_INVALID_ARG, "what-if '%s': top=N expects N from 1 to 64", c);
+            return -1;
         }
-        if (!strncmp(c, "top=", 4)) {
-            char *end;
-            long k = strtol(c + 4, &end, 10);
-            if (end == c + 4 || *end || k < 1 || k > 64) {
-                ext_raise_msg(STS_ERR_INVALID_ARG, "what-if '%s': top=N expects N from 1 to 64", c);
-                rc = -1;
-            } else
-                sts_critpath_what_if_top(cp, (size_t)k);
-            continue;
-        }
-        sts_error err = STS_ERROR_INIT;
-        sts_status st = sts_critpath_what_if(cp, &c, 1, NULL, &err);
-        if (st != STS_OK) {
-            ext_raise(st, &err);
-            rc = -1;
-        }
+        sts_critpath_what_if_top(cp, (size_t)k);
+        return 0;
     }
-    Py_DECREF(fast);
-    return rc;
+    sts_error err = STS_ERROR_INIT;
+    sts_status st = sts_critpath_what_if(cp, &c, 1, NULL, &err);
+    if (st == STS_OK) return 0;
+    ext_raise(st, &err);
+    return -1;
 }
 
-/* steps_critpath_json(timeline, step, xprof, device, what_if): None when there are no
+static int what_ifs(sts_critpath *cp, const char *text)
+{
+    while (text && *text) {
+        const char *nl = strchr(text, '\n');
+        size_t n = nl ? (size_t)(nl - text) : strlen(text);
+        char *one = malloc(n + 1);
+        if (!one) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(one, text, n);
+        one[n] = 0;
+        int rc = one_what_if(cp, one);
+        free(one);
+        if (rc) return -1;
+        text = nl ? nl + 1 : text + n;
+    }
+    return 0;
+}
+
+/* steps_critpath_json(timeline, step, xprof, device, what_if): what_if one change a
+ * line; None when there are no
  * steps (the caller asks steps_json() for the error that explains it). */
 PyObject *ext_steps_critpath_json(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
     static char *keys[] = { "timeline", "step", "xprof", "device", "what_if", NULL };
-    PyObject *cap, *wi = NULL;
-    const char *step = NULL;
+    PyObject *cap;
+    const char *step = NULL, *wi = NULL;
     int xprof = 0, device = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zppO", keys, &cap, &step, &xprof, &device, &wi)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zppz", keys, &cap, &step, &xprof, &device, &wi)) return NULL;
     const sts_timeline *tl = tl_get(cap);
     if (!tl) return NULL;
     sts_step_options o = STS_STEP_OPTIONS_INIT;

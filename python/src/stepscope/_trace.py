@@ -134,7 +134,10 @@ class Trace:
         if critical_path or what_if:
             if lanes is not None or int(names) != 5 or categories is not None:
                 raise ValueError("critical_path= takes step=, xprof=, device= and what_if= only")
-            text = _stepscope.steps_critpath_json(self._cap, step, bool(xprof), bool(device), list(what_if or []))
+            changes = list(what_if or [])
+            if any("\n" in c for c in changes):
+                raise ValueError("what_if: a change holds a newline")
+            text = _stepscope.steps_critpath_json(self._cap, step, bool(xprof), bool(device), "\n".join(changes))
             if text is not None:
                 return json.loads(text)
         if device:
