@@ -113,6 +113,7 @@ enum { M_EXACT, M_KIND, M_REGEX };
 typedef struct matcher {
     int how;
     const char *name;
+    uint32_t id; /* M_EXACT: the name's string id once found; STS_NONE before */
     uint32_t kind;
     regex_t re;
     double factor;
@@ -126,6 +127,8 @@ static const char *node_name(const sts_critpath *cp, const sts_cp_node *x)
 static int matches(const sts_critpath *cp, const matcher *m, const sts_cp_node *x)
 {
     if (m->how == M_KIND) return x->kind == m->kind;
+    if (m->how == M_EXACT && m->id != STS_NONE)
+        return x->slice != STS_NONE && sts_timeline_slices(cp->tl, NULL)[x->slice].name == m->id;
     const char *nm = node_name(cp, x);
     if (!nm) return 0;
     return m->how == M_EXACT ? !strcmp(nm, m->name) : !regexec(&m->re, nm, 0, NULL, 0);
@@ -189,6 +192,10 @@ static sts_status parse(const sts_critpath *cp, const char *change, char *buf, s
     m->name = buf;
     m->factor = f;
     m->how = M_EXACT;
+    m->id = STS_NONE;
+    for (size_t i = 0; i < cp->nnodes && m->id == STS_NONE; i++)
+        if (cp->nodes[i].slice != STS_NONE && !strcmp(node_name(cp, &cp->nodes[i]), buf))
+            m->id = sts_timeline_slices(cp->tl, NULL)[cp->nodes[i].slice].name;
     if ((*matched = count_matches(cp, m))) return STS_OK;
     for (uint32_t c = 0; c < 5; c++)
         if (!strcmp(buf, CATS[c])) {
@@ -207,17 +214,19 @@ static sts_status parse(const sts_critpath *cp, const char *change, char *buf, s
     return suggest(cp, change, buf, err);
 }
 
-static uint32_t main_lane(const sts_cp_interval *iv, size_t n)
+/* The lane holding most of a path (`acc` holds a zeroed entry per lane; left zeroed). */
+static uint32_t main_lane(const sts_cp_interval *iv, size_t n, int64_t *acc)
 {
     uint32_t best = STS_NONE;
-    int64_t bt = -1;
+    for (size_t i = 0; i < n; i++)
+        if (iv[i].lane != STS_NONE) acc[iv[i].lane] += iv[i].dur_ns;
     for (size_t i = 0; i < n; i++) {
-        if (iv[i].lane == STS_NONE) continue;
-        int64_t t = 0;
-        for (size_t j = 0; j < n; j++)
-            if (iv[j].lane == iv[i].lane) t += iv[j].dur_ns;
-        if (t > bt) bt = t, best = iv[i].lane;
+        uint32_t l = iv[i].lane;
+        if (l == STS_NONE) continue;
+        if (best == STS_NONE || acc[l] > acc[best] || (acc[l] == acc[best] && l < best)) best = l;
     }
+    for (size_t i = 0; i < n; i++)
+        if (iv[i].lane != STS_NONE) acc[iv[i].lane] = 0;
     return best;
 }
 
@@ -238,8 +247,11 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
     int64_t *per = malloc((cp->nsteps ? cp->nsteps : 1) * sizeof *per);
     uint32_t *bind = malloc(cap * sizeof *bind);
     uint32_t *wb = malloc(cap * sizeof *wb);
+    size_t nlanes;
+    sts_timeline_lanes(cp->tl, &nlanes);
+    int64_t *acc = calloc(nlanes ? nlanes : 1, sizeof *acc);
     int rc = -1;
-    if (!fac || !start || !end || !per || !bind || !wb) goto out;
+    if (!fac || !start || !end || !per || !bind || !wb || !acc) goto out;
     p->min_pct = INFINITY, p->max_pct = -INFINITY;
     size_t nper = 0;
     for (size_t k = 0; k < cp->nsteps; k++) {
@@ -254,9 +266,9 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
         int64_t len = sts_cp_replay(cp, g, fac, start, end, bind, wb);
         size_t mark = cp->niv;
         if (sts_cp_walk(cp, g, start, end, bind, wb)) goto out;
-        uint32_t now = main_lane(cp->iv + mark, cp->niv - mark);
+        uint32_t now = main_lane(cp->iv + mark, cp->niv - mark, acc);
         cp->niv = mark;
-        if (now != main_lane(cp->iv + ps->first_interval, ps->interval_count)) p->path_moved = 1;
+        if (now != main_lane(cp->iv + ps->first_interval, ps->interval_count, acc)) p->path_moved = 1;
         p->original_ns += ps->length_ns;
         p->predicted_ns += len;
         per[nper++] = len;
@@ -277,7 +289,7 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
         snprintf(p->expect, sizeof p->expect, "step:%s>=%d%%", c < 0 ? "shrink" : "grow", (int)floor(fabs(c)));
     rc = 0;
 out:
-    free(fac), free(start), free(end), free(per), free(bind), free(wb);
+    free(fac), free(start), free(end), free(per), free(bind), free(wb), free(acc);
     return rc;
 }
 
