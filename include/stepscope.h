@@ -13,6 +13,7 @@
 #include "stepscope/analyze.h"
 #include "stepscope/devview.h"
 #include "stepscope/memory.h"
+#include "stepscope/critpath.h"
 #include "stepscope/hosts.h"
 #include "stepscope/write.h"
 #include "stepscope/trace.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "critpath_cli.h"
 #include "devview_cli.h"
 #include "hosts_cli.h"
 #include "memory_cli.h"
@@ -30,7 +31,8 @@ typedef struct view {
     const sts_steps_summary *sum;
     size_t n, nch, ncs, nw, nwn, nwl;
     int xprof;
-    const sts_devview *dv; /* --device */
+    const sts_devview *dv;  /* --device */
+    const sts_critpath *cp; /* --critical-path */
 } view;
 
 static const char *name_of(const view *v, uint32_t id)
@@ -136,6 +138,7 @@ static void print_step_rows(const view *v)
         printf("%s\n", s->child_count ? "" : "(no children)");
         print_windows(v, s);
         if (v->dv) dc_print_step(v->tl, v->dv, k);
+        if (v->cp) cp_print_step(v->tl, v->cp, k);
     }
     printf("(step: the step number (step_num arg, else N of NAME#N, else the ordinal); start is relative to the "
            "trace's first timestamp; all columns in ms; indented: the children, then other lanes during the step)\n");
@@ -256,7 +259,9 @@ static int print_json(const view *v)
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
     sts_error err = STS_ERROR_INIT;
-    if (sts_steps_write_json_device(j, v->tl, v->s, v->xprof, v->dv, &err) != STS_OK) {
+    sts_status st = v->cp ? sts_steps_write_json_critpath(j, v->tl, v->s, v->xprof, v->dv, v->cp, &err)
+                          : sts_steps_write_json_device(j, v->tl, v->s, v->xprof, v->dv, &err);
+    if (st != STS_OK) {
         sts_jsonw_free(j);
         fprintf(stderr, "stepscope steps: error: %s\n", err.message);
         return CLI_BAD_INPUT;
@@ -286,6 +291,7 @@ typedef struct args {
     int json, xprof, names, memory;
     const char *step, *run, *argmode, *lanes;
     dc_opts dc;
+    cp_opts cp;
 } args;
 
 static int run(sts_timeline *tl, const args *o)
@@ -320,18 +326,23 @@ static int run(sts_timeline *tl, const args *o)
     v.sum = sts_steps_get_summary(s);
     int rc = CLI_OK;
     sts_devview *dv = NULL;
+    sts_critpath *cp = NULL;
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
     else if (o->memory)
         rc = mc_print("steps", tl, s, o->json);
     else if (o->dc.device && (rc = dc_compute("steps", &o->dc, tl, s, &dv)) != CLI_OK)
         ;
-    else if ((v.dv = dv, o->json))
+    else if (cp_wanted(&o->cp) && (rc = cp_compute("steps", &o->cp, tl, s, dv, &cp)) != CLI_OK)
+        ;
+    else if ((v.dv = dv, v.cp = cp, o->json))
         rc = print_json(&v);
     else {
         print_human(&v);
         if (dv) dc_print_summary(tl, dv, o->dc.explain);
+        if (cp) cp_print_summary(cp);
     }
+    sts_critpath_free(cp);
     sts_devview_free(dv);
     sts_steps_free(s);
     free(lanes);
@@ -340,7 +351,7 @@ static int run(sts_timeline *tl, const args *o)
 
 int cmd_steps(int argc, char **argv)
 {
-    args o = { 0, 0, INT_MIN, 0, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
+    args o = { 0, 0, INT_MIN, 0, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL }, { 0, { { 0 }, 0 } } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     double ratio = 1.1;
@@ -357,6 +368,7 @@ int cmd_steps(int argc, char **argv)
         { "memory", CLI_FLAG, &o.memory, NULL,
           "device memory per step instead: peak, at start and end, allocations and frees, what was live at the "
           "peak (one host; docs/memory.md)" },
+        CP_OPTS(o.cp),
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -369,7 +381,8 @@ int cmd_steps(int argc, char **argv)
     const cli_spec spec = {
         "steps",
         "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--device "
-        "[--categories FILE] [--explain]] [--memory] [--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
+        "[--categories FILE] [--explain]] [--memory] [--critical-path [--what-if NAME=FACTOR|top=N]...] [--run NAME] "
+        "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
         "remainder and the double-counted total that adding step and children would give;\n"
@@ -379,6 +392,9 @@ int cmd_steps(int argc, char **argv)
         "streams), where the device's time went: busy time by category, compute hidden under\n"
         "communication, idle time by cause (the host had not launched the next work yet, or it\n"
         "was launched and waiting), launch delays and queue length (docs/device.md).\n"
+        "--critical-path adds each step's critical path through host threads, launches, device\n"
+        "streams and syncs, by kind; --what-if replays it with durations scaled and predicts\n"
+        "the step time, printing --expect lines for diff (docs/critical-path.md).\n"
         "Without --step, steps are ProfilerStep#N slices, else slices with a step_num arg,\n"
         "else the outermost name repeated on one lane with the most time that holds other\n"
         "slices. Exit 1 when none are found (the candidates tried are listed).\n"
@@ -410,12 +426,13 @@ int cmd_steps(int argc, char **argv)
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.memory          ? "--memory"
-                               : o.lanes         ? "--lanes"
-                               : names_given     ? "--names"
-                               : o.dc.categories ? "--categories"
-                               : o.dc.explain    ? "--explain"
-                                                 : NULL;
+        const char *one_host = o.memory           ? "--memory"
+                               : o.lanes          ? "--lanes"
+                               : names_given      ? "--names"
+                               : o.dc.categories  ? "--categories"
+                               : o.dc.explain     ? "--explain"
+                               : cp_wanted(&o.cp) ? "--critical-path"
+                                                  : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
         rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);
     }
@@ -428,6 +445,7 @@ int cmd_steps(int argc, char **argv)
     }
     sts_timeline *tl = NULL;
     if (o.memory) ro.args_flags = STS_ARGS_WITH_MEMORY;
+    ro.keep_flows = cp_wanted(&o.cp);
     if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) == CLI_OK) rc = run(tl, &o);
     sts_timeline_free(tl);
     dc_release(&o.dc);

@@ -120,6 +120,7 @@ int tc_open(const char *cmd, const char *path, const char *run, const char *args
     if (rc != CLI_OK) return rc;
     if (ro && ro->args_flags && opt.args != STS_ARGS_ALL)
         opt.args = (sts_args_mode)((unsigned)opt.args | ro->args_flags);
+    if (ro && ro->keep_flows) opt.flows = STS_FLOWS_KEEP;
     progress p = { cmd, { 0, 0 }, { 0, 0 }, 0 };
     if (isatty(STDERR_FILENO) && !(ro && ro->quiet)) {
         clock_gettime(CLOCK_MONOTONIC, &p.start);

@@ -1,5 +1,6 @@
 /* `steps --json`'s document, one writer for the CLI and the Python binding. */
 #include "analyze/json_impl.h"
+#include "analyze/critpath_impl.h"
 #include "stepscope/devview.h"
 
 static void windows(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_step *x)
@@ -52,7 +53,8 @@ static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_chi
     sts_jsonw_obj_end(j);
 }
 
-static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv)
+static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv,
+                  const sts_critpath *cp)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -77,6 +79,10 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, cons
             const sts_devview_window *dw = sts_devview_step_windows(dv, k, &nd);
             sts_jsonw_key(j, "devices");
             sts_devview_write_windows_json(j, tl, dv, dw, nd);
+        }
+        if (cp) {
+            sts_jsonw_key(j, "critical_path");
+            sts_critpath_write_step_json(j, tl, cp, k);
         }
         sts_jsonw_obj_end(j);
     }
@@ -148,7 +154,7 @@ static void summary(sts_jsonw *j, const sts_steps *s)
 
 /* The document, with each step's device windows and the device summary when dv is given. */
 static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
-                            const sts_devview *dv, sts_error *err)
+                            const sts_devview *dv, const sts_critpath *cp, sts_error *err)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -167,13 +173,17 @@ static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_step
     sts_jsonw_obj_end(w);
     sts_jsonw_kv_u64(w, "other_lanes", sts_steps_other_lanes(s));
     sts_jsonw_kv_bool(w, "xprof_view", xprof_view);
-    steps(w, tl, s, dv);
+    steps(w, tl, s, dv, cp);
     children(w, tl, s);
     window_lanes(w, tl, s);
     summary(w, s);
     if (dv) {
         sts_jsonw_key(w, "device");
         sts_devview_write_json(w, tl, dv);
+    }
+    if (cp) {
+        sts_jsonw_key(w, "critical_path");
+        sts_critpath_write_summary_json(w, cp);
     }
     sts_jsonw_obj_end(w);
     return STS_OK;
@@ -182,7 +192,7 @@ static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_step
 sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
                                 sts_error *err)
 {
-    return write_doc(w, tl, s, xprof_view, NULL, err);
+    return write_doc(w, tl, s, xprof_view, NULL, NULL, err);
 }
 
 sts_status sts_steps_write_json_device(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
@@ -193,5 +203,19 @@ sts_status sts_steps_write_json_device(sts_jsonw *w, const sts_timeline *tl, con
     if (v && n && (!sts_devview_has_steps(v) || !sts_devview_step_windows(v, n - 1, NULL)))
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
                              "steps JSON: the device view was not computed for these steps (options.steps)");
-    return write_doc(w, tl, s, xprof_view, v, err);
+    return write_doc(w, tl, s, xprof_view, v, NULL, err);
+}
+
+sts_status sts_steps_write_json_critpath(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                                         const sts_devview *dv, const sts_critpath *cp, sts_error *err)
+{
+    size_t n;
+    sts_steps_list(s, &n);
+    if (!cp || cp->nsteps != n)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "steps JSON: the critical path was not computed for these steps");
+    if (dv && n && (!sts_devview_has_steps(dv) || !sts_devview_step_windows(dv, n - 1, NULL)))
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "steps JSON: the device view was not computed for these steps (options.steps)");
+    return write_doc(w, tl, s, xprof_view, dv, cp, err);
 }

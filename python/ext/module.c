@@ -192,6 +192,7 @@ static PyMethodDef methods[] = {
     FN("hosts_analyze_json", ext_hosts_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json on several hosts"),
     FN("hosts_steps_json", ext_hosts_steps_json, METH_VARARGS | METH_KEYWORDS, "steps --json on several hosts"),
     FN("steps_device_json", ext_steps_device_json, METH_VARARGS | METH_KEYWORDS, "steps --json --device"),
+    FN("steps_critpath_json", ext_steps_critpath_json, METH_VARARGS | METH_KEYWORDS, "steps --json --critical-path"),
     FN("device_json", ext_device_json, METH_VARARGS | METH_KEYWORDS, "analyze --device --json's device object"),
     FN("device_launches", ext_device_launches, METH_VARARGS | METH_KEYWORDS, "every device op and its launch"),
     FN("ledger_json", ext_ledger_json, METH_VARARGS, "ledger --json of logs and texts"),

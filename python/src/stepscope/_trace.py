@@ -126,17 +126,32 @@ class Trace:
         """Every process with its busy time: `analyze --json`'s "processes"."""
         return self.analyze(lane, name, window)["processes"]
 
-    def steps(self, step=None, lanes=None, names=5, xprof=False, device=False, categories=None):
+    def steps(self, step=None, lanes=None, names=5, xprof=False, device=False, categories=None,
+              critical_path=False, what_if=None):
         """The steps, their breakdown, and what the other lanes did during each:
         `stepscope steps --json` as a Document (a dict; .text holds the CLI's bytes),
-        with its --step (a slice name, else an extended regex over names), --lanes (the
-        other lanes to report), --names (names kept per lane and step; 0 = all) and
-        --xprof (XProf's overview view). device=True is --device: each step gains
-        "devices" (per device: busy time by category, overlap, idle time by cause,
-        launches and queue) and the document a "device" summary; categories is
-        --categories, a rule file's path (docs/device.md; the args its arg:KEY fields
-        read must be kept: open(..., args="all")). Raises NoStepsFound, listing what was
-        tried, when there are none."""
+        with its --step (a slice name, else an extended regex
+        over names), --lanes (the other lanes to report), --names (names kept per
+        lane and step; 0 = all) and --xprof (XProf's overview view). device=True is
+        --device: each step gains "devices" (per device: busy time by category, overlap,
+        idle time by cause, launches and queue) and the document a "device" summary;
+        categories is --categories, a rule file's path (docs/device.md; the args its
+        arg:KEY fields read must be kept: open(..., args="all")). Raises NoStepsFound,
+        listing what was tried, when there are none. critical_path=True (or a what_if,
+        a list of "NAME=FACTOR" or "top=N" strings) is --critical-path and --what-if:
+        each step gains "critical_path" and the document a "critical_path" summary with
+        the predictions (docs/critical-path.md; with the default lanes, names and
+        categories only; a Trace keeps no flows, so flow edges between threads are not
+        followed)."""
+        if critical_path or what_if:
+            if lanes is not None or int(names) != 5 or categories is not None:
+                raise ValueError("critical_path= takes step=, xprof=, device= and what_if= only")
+            changes = list(what_if or [])
+            if any("\n" in c for c in changes):
+                raise ValueError("what_if: a change holds a newline")
+            text = _stepscope.steps_critpath_json(self._cap, step, bool(xprof), bool(device), "\n".join(changes))
+            if text is not None:
+                return Document(text)
         if device:
             text = _stepscope.steps_device_json(self._cap, step, lanes, int(names), bool(xprof), categories)
             if text is not None:

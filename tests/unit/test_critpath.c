@@ -1,0 +1,408 @@
+/* The critical path and what-if on generated Kineto-shaped traces whose paths are known
+ * by construction (worked out beside each test), a property test over random traces, and
+ * the real fixtures when present. Times in the traces are microseconds; answers in ns. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stepscope.h"
+#include "test.h"
+
+#define US 1000
+
+typedef struct tb {
+    char *p;
+    size_t n, cap;
+    int events;
+} tb;
+
+static void put(tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(tb *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (k >= 0 && (size_t)k < b->cap - b->n) {
+            b->n += (size_t)k;
+            return;
+        }
+        b->cap = b->cap ? b->cap * 2 : 4096;
+        b->p = realloc(b->p, b->cap);
+    }
+}
+
+static void comma(tb *b)
+{
+    put(b, b->events++ ? ",\n" : "{\"traceEvents\":[\n");
+}
+
+static void stream(tb *b, int s)
+{
+    comma(b);
+    put(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"stream %d \"}}", s, s);
+}
+
+/* A host slice on thread `tid` of pid 100 (corr 0: none). */
+static void host(tb *b, int tid, double ts, double dur, const char *name, long corr)
+{
+    comma(b);
+    put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":100,\"tid\":%d,\"ts\":%g,\"dur\":%g", name, tid,
+        ts, dur);
+    if (corr) put(b, ",\"args\":{\"correlation\":%ld}", corr);
+    put(b, "}");
+}
+
+static void dev(tb *b, int s, double ts, double dur, const char *name, long corr)
+{
+    comma(b);
+    put(b,
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%g,\"dur\":%g,\"args\":{"
+        "\"correlation\":%ld,\"stream\":%d}}",
+        name, s, ts, dur, corr, s);
+}
+
+static void step(tb *b, int n, double ts, double dur)
+{
+    char name[32];
+    snprintf(name, sizeof name, "ProfilerStep#%d", n);
+    host(b, 100, ts, dur, name, 0);
+}
+
+static void flow(tb *b, char ph, int id, int tid, double ts)
+{
+    comma(b);
+    put(b, "{\"ph\":\"%c\",\"id\":%d,\"pid\":100,\"tid\":%d,\"ts\":%g,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"%s}", ph,
+        id, tid, ts, ph == 'f' ? ",\"bp\":\"e\"" : "");
+}
+
+typedef struct run {
+    sts_timeline *tl;
+    sts_steps *s;
+    sts_devview *dv;
+    sts_critpath *cp;
+} run;
+
+static int open_run(tb *b, run *r)
+{
+    memset(r, 0, sizeof *r);
+    put(b, "]}");
+    sts_open_options o = STS_OPEN_OPTIONS_INIT;
+    o.args = STS_ARGS_ANALYSIS;
+    o.flows = STS_FLOWS_KEEP;
+    sts_error err = STS_ERROR_INIT;
+    int ok = sts_timeline_open_mem(b->p, b->n, "critpath-test", &o, &r->tl, &err) == STS_OK;
+    free(b->p);
+    memset(b, 0, sizeof *b);
+    sts_step_options so = STS_STEP_OPTIONS_INIT;
+    ok = ok && sts_steps_find(r->tl, &so, &r->s, &err) == STS_OK;
+    sts_devview_options vo = STS_DEVVIEW_OPTIONS_INIT;
+    vo.steps = r->s;
+    ok = ok && sts_devview_compute(r->tl, &vo, &r->dv, &err) == STS_OK;
+    ok = ok && sts_critpath_compute(r->tl, r->s, r->dv, &r->cp, &err) == STS_OK;
+    if (!ok) fprintf(stderr, "open: %s\n", err.message);
+    return ok;
+}
+
+static void close_run(run *r)
+{
+    sts_critpath_free(r->cp);
+    sts_devview_free(r->dv);
+    sts_steps_free(r->s);
+    sts_timeline_free(r->tl);
+}
+
+/* The invariants every path keeps: it tiles the step, the kinds add up. */
+static void check_path(const run *r)
+{
+    size_t n, ns;
+    const sts_cp_step *ps = sts_critpath_steps(r->cp, &n);
+    const sts_step *st = sts_steps_list(r->s, &ns);
+    const sts_cp_interval *iv = sts_critpath_intervals(r->cp, NULL);
+    T_EQ_I64((int64_t)n, (int64_t)ns);
+    for (size_t k = 0; k < n && k < ns; k++) {
+        if (!ps[k].known) continue;
+        T_EQ_I64(ps[k].length_ns, st[k].dur);
+        int64_t sum = 0, at = st[k].ts;
+        for (int c = 0; c < STS_CP_KINDS; c++) {
+            T_TRUE(ps[k].by_kind_ns[c] >= 0);
+            sum += ps[k].by_kind_ns[c];
+        }
+        T_EQ_I64(sum, ps[k].length_ns);
+        for (uint32_t i = ps[k].first_interval; i < ps[k].first_interval + ps[k].interval_count; i++) {
+            T_EQ_I64(iv[i].ts_ns, at); /* disjoint, in order, no hole */
+            T_TRUE(iv[i].dur_ns > 0);
+            at = iv[i].ts_ns + iv[i].dur_ns;
+        }
+        T_EQ_I64(at, st[k].ts + st[k].dur);
+    }
+}
+
+static int64_t kind_ns(const run *r, size_t k, sts_cp_kind kind)
+{
+    return sts_critpath_steps(r->cp, NULL)[k].by_kind_ns[kind];
+}
+
+static sts_cp_prediction what_if(run *r, const char *change, sts_status *st)
+{
+    sts_cp_prediction p;
+    memset(&p, 0, sizeof p);
+    sts_error err = STS_ERROR_INIT;
+    *st = sts_critpath_what_if(r->cp, &change, 1, &p, &err);
+    if (*st != STS_OK) {
+        memcpy(p.change, err.message, sizeof p.change - 1);
+        p.change[sizeof p.change - 1] = 0;
+    }
+    return p;
+}
+
+TEST(host_bound_step)
+{
+    /* Step [0,100): work [0,90) host, a launch [90,92) of k [93,96). The step's own
+     * time [92,100) is host; the kernel hangs off the path: host 98, launch 2. */
+    tb b = { 0 };
+    stream(&b, 7);
+    step(&b, 1, 0, 100);
+    host(&b, 100, 0, 90, "work", 0);
+    host(&b, 100, 90, 2, "cudaLaunchKernel", 1);
+    dev(&b, 7, 93, 3, "k", 1);
+    run r;
+    T_TRUE(open_run(&b, &r));
+    if (!r.cp) return close_run(&r);
+    check_path(&r);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 98 * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), 2 * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), 0);
+    sts_status st;
+    sts_cp_prediction p = what_if(&r, "k=0.5", &st); /* off the path: no change */
+    T_EQ_I64(st, STS_OK);
+    T_EQ_I64(p.predicted_ns, 100 * US);
+    p = what_if(&r, "work=0.5", &st); /* on it: 45 us saved */
+    T_EQ_I64(p.predicted_ns, 55 * US);
+    T_EQ_STR(p.expect, "step:shrink>=45%");
+    close_run(&r);
+}
+
+TEST(device_bound_step_and_sync_wait)
+{
+    /* Launch [0,5) of kernel [10,90); cudaDeviceSynchronize [5,95); step self [95,100).
+     * Path: launch delay [0,10) launch, kernel [10,90) compute 80, the sync past the
+     * kernel's end [90,95) sync_wait 5, step self 5 host. */
+    tb b = { 0 };
+    stream(&b, 7);
+    step(&b, 1, 0, 100);
+    host(&b, 100, 0, 5, "cudaLaunchKernel", 1);
+    host(&b, 100, 5, 90, "cudaDeviceSynchronize", 0);
+    dev(&b, 7, 10, 80, "gemm", 1);
+    run r;
+    T_TRUE(open_run(&b, &r));
+    if (!r.cp) return close_run(&r);
+    check_path(&r);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), 10 * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), 80 * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_SYNC), 5 * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 5 * US);
+    /* Halving the kernel: it ends at 10 + 40; the sync 5 later; the step 5 after. */
+    sts_status st;
+    sts_cp_prediction p = what_if(&r, "gemm=0.5", &st);
+    T_EQ_I64(p.predicted_ns, (10 + 40 + 5 + 5) * US);
+    p = what_if(&r, "compute=0", &st); /* a category */
+    T_EQ_I64(p.predicted_ns, (10 + 5 + 5) * US);
+    p = what_if(&r, "gemm=1", &st);
+    T_EQ_I64(p.predicted_ns, 100 * US);
+    T_EQ_STR(p.expect, "step:same");
+    close_run(&r);
+}
+
+TEST(two_streams_the_later_binds)
+{
+    /* Launch A [0,2) -> kA on stream 7 [5,50); launch B [2,4) -> kB on stream 8 [6,80);
+     * sync [4,85); self [85,100). The sync waits for both; kB ends last and binds. */
+    tb b = { 0 };
+    stream(&b, 7);
+    stream(&b, 8);
+    step(&b, 1, 0, 100);
+    host(&b, 100, 0, 2, "cudaLaunchKernel", 1);
+    host(&b, 100, 2, 2, "cudaLaunchKernel", 2);
+    host(&b, 100, 4, 81, "cudaDeviceSynchronize", 0);
+    dev(&b, 7, 5, 45, "kA", 1);
+    dev(&b, 8, 6, 74, "kB", 2);
+    run r;
+    T_TRUE(open_run(&b, &r));
+    if (!r.cp) return close_run(&r);
+    check_path(&r);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), 74 * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), (2 + 4) * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_SYNC), 5 * US);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 15 * US);
+    /* kB halved ends at 43, +5 = 48, but kA still ends at 50: the path moves to stream 7
+     * and the step is 50 + 15 (the other ops wait for nothing extra). */
+    sts_status st;
+    sts_cp_prediction p = what_if(&r, "kB=0.5", &st);
+    T_EQ_I64(p.predicted_ns, (50 + 15) * US);
+    close_run(&r);
+}
+
+TEST(cycle_from_bad_flows_is_broken_and_warned)
+{
+    /* Two threads, flows both ways between slices starting at 0: a cycle. */
+    tb b = { 0 };
+    step(&b, 1, 0, 100);
+    host(&b, 100, 0, 50, "a", 0);
+    host(&b, 200, 0, 50, "c", 0);
+    flow(&b, 's', 1, 100, 0);
+    flow(&b, 'f', 1, 200, 0);
+    flow(&b, 's', 2, 200, 0);
+    flow(&b, 'f', 2, 100, 0);
+    run r;
+    T_TRUE(open_run(&b, &r));
+    if (!r.cp) return close_run(&r);
+    check_path(&r);
+    T_TRUE(sts_critpath_get_counts(r.cp)->cycles >= 1);
+    size_t nw;
+    const char *const *w = sts_critpath_warnings(r.cp, &nw);
+    int named = 0;
+    for (size_t i = 0; i < nw; i++)
+        named |= strstr(w[i], "cycle") && strstr(w[i], "'a'") && strstr(w[i], "'c'");
+    T_TRUE(named);
+    close_run(&r);
+}
+
+TEST(what_if_naming_nothing_suggests)
+{
+    tb b = { 0 };
+    step(&b, 1, 0, 100);
+    host(&b, 100, 0, 50, "input_wait", 0);
+    run r;
+    T_TRUE(open_run(&b, &r));
+    if (!r.cp) return close_run(&r);
+    sts_status st;
+    sts_cp_prediction p = what_if(&r, "input_wiat=0.5", &st);
+    T_EQ_I64(st, STS_ERR_INVALID_ARG);
+    T_TRUE(strstr(p.change, "did you mean 'input_wait'") != NULL);
+    what_if(&r, "input_wait=-1", &st);
+    T_EQ_I64(st, STS_ERR_INVALID_ARG);
+    what_if(&r, "input_wait", &st);
+    T_EQ_I64(st, STS_ERR_INVALID_ARG);
+    sts_cp_prediction q = what_if(&r, "input_wait=0x", &st);
+    T_EQ_I64(st, STS_OK);
+    T_EQ_I64(q.predicted_ns, 50 * US);
+    close_run(&r);
+}
+
+/* ---- property test -------------------------------------------------------------------- */
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static unsigned rnd(unsigned n)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (unsigned)(rng % n);
+}
+
+TEST(random_graphs_keep_the_invariants)
+{
+    for (int iter = 0; iter < 40; iter++) {
+        tb b = { 0 };
+        stream(&b, 7);
+        stream(&b, 8);
+        long corr = 1;
+        int nsteps = 1 + (int)rnd(3);
+        for (int k = 0; k < nsteps; k++) {
+            double t0 = k * 1000.0, t = t0;
+            step(&b, k, t0, 1000);
+            int dev_t[2] = { (int)t0, (int)t0 };
+            while (t < t0 + 900) {
+                double d = 1 + rnd(40);
+                unsigned what = rnd(4);
+                const char *nm = what == 0   ? "cudaLaunchKernel"
+                                 : what == 1 ? "cudaStreamSynchronize"
+                                 : rnd(2)    ? "op_a"
+                                             : "op_b";
+                host(&b, 100, t, d, nm, what == 0 ? corr : 0);
+                if (what == 0) {
+                    int s = (int)rnd(2);
+                    double ds = t + rnd(20) > dev_t[s] ? t + rnd(20) : dev_t[s];
+                    double dd = 1 + rnd(60);
+                    dev(&b, 7 + s, ds, dd, rnd(2) ? "kern_x" : "kern_y", corr++);
+                    dev_t[s] = (int)(ds + dd);
+                }
+                if (rnd(3) == 0) host(&b, 200, t, d, "worker", 0);
+                if (rnd(8) == 0) {
+                    flow(&b, 's', (int)corr + 100000, 200, t);
+                    flow(&b, 'f', (int)corr + 100000, 100, t + d + rnd(10));
+                }
+                t += d + rnd(5);
+            }
+        }
+        run r;
+        T_TRUE(open_run(&b, &r));
+        if (!r.cp) {
+            close_run(&r);
+            continue;
+        }
+        check_path(&r);
+        const char *names[] = { "op_a", "kern_x", "kern_y", "cudaStreamSynchronize", "worker" };
+        for (size_t i = 0; i < 5; i++) {
+            char c[64];
+            sts_status st;
+            snprintf(c, sizeof c, "%s=1", names[i]);
+            sts_cp_prediction one = what_if(&r, c, &st);
+            if (st != STS_OK) continue; /* the name did not occur */
+            T_EQ_I64(one.predicted_ns, one.original_ns);
+            snprintf(c, sizeof c, "%s=0.5", names[i]);
+            sts_cp_prediction half = what_if(&r, c, &st);
+            T_TRUE(half.predicted_ns <= half.original_ns); /* shrinking never lengthens */
+            snprintf(c, sizeof c, "%s=0", names[i]);
+            sts_cp_prediction zero = what_if(&r, c, &st);
+            T_TRUE(zero.predicted_ns <= half.predicted_ns);
+        }
+        close_run(&r);
+    }
+}
+
+/* ---- the real fixtures ----------------------------------------------------------------- */
+
+TEST(kineto_fixtures_tile_their_steps)
+{
+    const char *dir = getenv("STEPSCOPE_FIXTURES");
+    const char *names[] = { "simple_add_flows.json.gz", "h100_bert_small.json.gz", "profiler_steps_rank0.json.gz",
+                            "ns_resolution_rank0.json.gz" };
+    char path[1024];
+    int any = 0;
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/traces/kineto/%s", dir ? dir : "/work/shared/fixtures", names[i]);
+        if (access(path, R_OK)) continue;
+        any = 1;
+        run r;
+        memset(&r, 0, sizeof r);
+        sts_open_options o = STS_OPEN_OPTIONS_INIT;
+        o.args = STS_ARGS_ANALYSIS;
+        o.flows = STS_FLOWS_KEEP;
+        sts_error err = STS_ERROR_INIT;
+        sts_step_options so = STS_STEP_OPTIONS_INIT;
+        sts_devview_options vo = STS_DEVVIEW_OPTIONS_INIT;
+        int ok = sts_timeline_open(path, &o, &r.tl, &err) == STS_OK && sts_steps_find(r.tl, &so, &r.s, &err) == STS_OK;
+        vo.steps = r.s;
+        ok = ok && sts_devview_compute(r.tl, &vo, &r.dv, &err) == STS_OK &&
+             sts_critpath_compute(r.tl, r.s, r.dv, &r.cp, &err) == STS_OK;
+        T_TRUE(ok);
+        if (ok) check_path(&r);
+        close_run(&r);
+    }
+    if (!any) T_SKIP("no Kineto fixtures");
+}
+
+int main(void)
+{
+    RUN(host_bound_step);
+    RUN(device_bound_step_and_sync_wait);
+    RUN(two_streams_the_later_binds);
+    RUN(cycle_from_bad_flows_is_broken_and_warned);
+    RUN(what_if_naming_nothing_suggests);
+    RUN(random_graphs_keep_the_invariants);
+    RUN(kineto_fixtures_tile_their_steps);
+    return t_done();
+}
