@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "hosts_cli.h"
+#include "hostsync_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -26,6 +27,7 @@ typedef struct view {
     const sts_window_name *wn;
     const sts_window_lane_stats *wl;
     const sts_steps_summary *sum;
+    const sts_host_syncs *hs; /* NULL when they could not be found (out of memory) */
     size_t n, nch, ncs, nw, nwn, nwl;
     int xprof;
 } view;
@@ -132,6 +134,7 @@ static void print_step_rows(const view *v)
         }
         printf("%s\n", s->child_count ? "" : "(no children)");
         print_windows(v, s);
+        hs_print_step(v->tl, v->hs, (uint32_t)k);
     }
     printf("(step: the step number (step_num arg, else N of NAME#N, else the ordinal); start is relative to the "
            "trace's first timestamp; all columns in ms; indented: the children, then other lanes during the step)\n");
@@ -243,6 +246,7 @@ static void print_human(const view *v)
     print_children(v);
     print_lanes(v);
     print_summary(v);
+    if (v->hs) hs_print_total(v->tl, v->hs, v->n);
 }
 
 /* ---- JSON ---------------------------------------------------------------------------- */
@@ -313,6 +317,9 @@ static int run(sts_timeline *tl, const args *o)
     v.wn = sts_steps_window_names(s, &v.nwn);
     v.wl = sts_steps_window_lanes(s, &v.nwl);
     v.sum = sts_steps_get_summary(s);
+    sts_host_syncs *hs = NULL;
+    if (!o->json && sts_steps_rule(s) != STS_STEP_RULE_NONE) (void)sts_host_syncs_find(tl, s, &hs, NULL);
+    v.hs = hs;
     int rc = CLI_OK;
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
@@ -320,6 +327,7 @@ static int run(sts_timeline *tl, const args *o)
         rc = print_json(&v);
     else
         print_human(&v);
+    sts_host_syncs_free(hs);
     sts_steps_free(s);
     free(lanes);
     return rc;

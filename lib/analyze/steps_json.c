@@ -1,5 +1,6 @@
 /* `steps --json`'s document, one writer for the CLI and the Python binding. */
 #include "analyze/json_impl.h"
+#include "stepscope/hostsync.h"
 
 static void windows(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_step *x)
 {
@@ -51,7 +52,29 @@ static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_chi
     sts_jsonw_obj_end(j);
 }
 
-static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
+/* The step's host syncs (stepscope/hostsync.h); "where" is null when no slice encloses one. */
+static void host_syncs(sts_jsonw *j, const sts_timeline *tl, const sts_host_syncs *h, uint32_t step)
+{
+    size_t first, n = sts_host_syncs_of_step(h, step, &first);
+    const sts_host_sync *hs = sts_host_syncs_list(h, NULL);
+    sts_jsonw_key(j, "host_syncs");
+    sts_jsonw_arr_begin(j);
+    for (size_t i = first; i < first + n; i++) {
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_kv_str(j, "name", hs[i].name);
+        sts_jsonw_kv_u64(j, "count", hs[i].count);
+        sts_jsonw_kv_i64(j, "wait_ns", hs[i].wait_ns);
+        sts_jsonw_key(j, "where");
+        if (hs[i].where == STS_NONE)
+            sts_jsonw_null(j);
+        else
+            sts_jsonw_str(j, sts_timeline_string(tl, hs[i].where));
+        sts_jsonw_obj_end(j);
+    }
+    sts_jsonw_arr_end(j);
+}
+
+static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_host_syncs *h)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -71,6 +94,7 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
         sts_jsonw_kv_i64(j, "unattributed_ns", x->unattributed_ns);
         sts_jsonw_kv_i64(j, "naive_ns", x->naive_ns);
         windows(j, tl, s, x);
+        host_syncs(j, tl, h, (uint32_t)k);
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -148,6 +172,9 @@ sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
                              "steps JSON: no steps found in %s (sts_steps_tried() says what was looked for)",
                              sts_timeline_get_info(tl)->path);
+    sts_host_syncs *h = NULL;
+    sts_status rc = sts_host_syncs_find(tl, s, &h, err);
+    if (rc != STS_OK) return rc;
     sts_step_rule rule = sts_steps_rule(s);
     sts_jsonw_obj_begin(w);
     sts_jsonw_kv_str(w, "trace", sts_timeline_get_info(tl)->path);
@@ -159,7 +186,9 @@ sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_
     sts_jsonw_obj_end(w);
     sts_jsonw_kv_u64(w, "other_lanes", sts_steps_other_lanes(s));
     sts_jsonw_kv_bool(w, "xprof_view", xprof_view);
-    steps(w, tl, s);
+    sts_jsonw_kv_u64(w, "host_syncs_outside_steps", sts_host_syncs_outside(h));
+    steps(w, tl, s, h);
+    sts_host_syncs_free(h);
     children(w, tl, s);
     window_lanes(w, tl, s);
     summary(w, s);
