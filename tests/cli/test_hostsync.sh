@@ -84,4 +84,28 @@ assert all(s["host_syncs"] == [] for s in d["steps"]) and d["host_syncs_outside_
 t_run "$STEPSCOPE" steps "$W/none.json"
 t_ok "steps: no syncs said as none found" grep -q "host syncs:    none found" <<<"$T_OUT"
 
+# diff: per-step host syncs and their wait as rows keyed host_syncs and host_sync_wait,
+# for --expect. Twelve steps; BASE has 3 aten::item per step, NEW 1.
+python3 - "$W" <<'PY'
+import json, sys
+for nm, per in (("a", 3), ("b", 1)):
+    ev = []
+    for k in range(12):
+        t = 10000 * k
+        ev.append({"ph": "X", "name": "ProfilerStep#%d" % k, "pid": 1, "tid": 1, "ts": t, "dur": 9000})
+        for i in range(per):
+            ev.append({"ph": "X", "name": "aten::item", "pid": 1, "tid": 1, "ts": t + 2000 + 1000 * i,
+                       "dur": 300 + (k * 13 + i * 7) % 40})
+    json.dump(ev, open("%s/%s.json" % (sys.argv[1], nm), "w"))
+PY
+t_run "$STEPSCOPE" diff "$W/a.json" "$W/b.json" --expect host_syncs:shrink --expect host_sync_wait:shrink --json
+t_ok "diff --expect host_syncs:shrink holds when the syncs per step fall from 3 to 1" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+rows = {r["key"]: r for r in d["intervals"]}
+assert rows["host_syncs"]["unit"] == "count" and rows["host_sync_wait"]["unit"] == "ns", rows.keys()
+assert [p["result"] for p in d["predictions"]] == ["held", "held"], d["predictions"]' "$T_OUT"
+t_run "$STEPSCOPE" diff "$W/a.json" "$W/b.json" --expect host_syncs:grow
+t_ok "diff --expect host_syncs:grow fails (exit 3) when they shrank" test "$T_RC" -eq 3
+
 t_done
