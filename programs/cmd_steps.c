@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "hosts_cli.h"
 #include "hostsync_cli.h"
+#include "steps_range.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -29,7 +30,7 @@ typedef struct view {
     const sts_steps_summary *sum;
     const sts_host_syncs *hs; /* NULL when they could not be found (out of memory) */
     size_t n, nch, ncs, nw, nwn, nwl;
-    int xprof;
+    int xprof, summary;
 } view;
 
 static const char *name_of(const view *v, uint32_t id)
@@ -242,6 +243,15 @@ static void print_human(const view *v)
         printf("note: %zu other lane%s matching slices (e.g. the same marker on a device lane); "
                "this lane has the most\n",
                sts_steps_other_lanes(v->s), sts_steps_other_lanes(v->s) == 1 ? " holds" : "s hold");
+    if (sts_steps_out_of_range(v->s))
+        printf("--steps:       %zu step%s outside the range left out; the summaries are over the %zu kept\n",
+               sts_steps_out_of_range(v->s), sts_steps_out_of_range(v->s) == 1 ? "" : "s", v->n);
+    if (v->summary) {
+        sr_print_summary_rows(v->tl, v->s, v->hs);
+        print_summary(v);
+        if (v->hs) hs_print_total(v->tl, v->hs, v->n);
+        return;
+    }
     print_step_rows(v);
     print_children(v);
     print_lanes(v);
@@ -283,8 +293,8 @@ static int no_steps(const sts_timeline *tl, const sts_steps *s)
 }
 
 typedef struct args {
-    int json, xprof, names;
-    const char *step, *run, *argmode, *lanes;
+    int json, xprof, names, summary;
+    const char *step, *run, *argmode, *lanes, *range;
 } args;
 
 static int run(sts_timeline *tl, const args *o)
@@ -293,6 +303,12 @@ static int run(sts_timeline *tl, const args *o)
     so.step = o->step;
     so.xprof_view = o->xprof;
     so.window_names = (size_t)o->names;
+    if (o->range && sr_parse(o->range, &so.first_index, &so.last_index) != 0)
+        return cli_fail(CLI_USAGE,
+                        "steps: --steps expects N, FIRST:LAST or FIRST..LAST (step numbers; e.g. 5:10), got '%s'",
+                        o->range);
+    if (so.first_index > so.last_index)
+        return cli_fail(CLI_USAGE, "steps: --steps %s: the first step comes after the last", o->range);
     uint32_t *lanes = NULL;
     if (o->lanes) {
         int rc = ts_lanes("steps", tl, o->lanes, &lanes, &so.nwindow_lanes);
@@ -310,6 +326,7 @@ static int run(sts_timeline *tl, const args *o)
     v.tl = tl;
     v.s = s;
     v.xprof = o->xprof;
+    v.summary = o->summary;
     v.st = sts_steps_list(s, &v.n);
     v.ch = sts_steps_children(s, &v.nch);
     v.cs = sts_steps_child_stats(s, &v.ncs);
@@ -323,6 +340,11 @@ static int run(sts_timeline *tl, const args *o)
     int rc = CLI_OK;
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
+    else if (!v.n && sts_steps_out_of_range(s))
+        rc = cli_fail(CLI_BAD_INPUT,
+                      "steps: --steps %s: none of the %zu steps of %s is numbered in that range (see 'stepscope "
+                      "steps --summary')",
+                      o->range, sts_steps_out_of_range(s), sts_timeline_get_info(tl)->path);
     else if (o->json)
         rc = print_json(&v);
     else
@@ -335,7 +357,7 @@ static int run(sts_timeline *tl, const args *o)
 
 int cmd_steps(int argc, char **argv)
 {
-    args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL };
+    args o = { 0, 0, INT_MIN, 0, NULL, NULL, NULL, NULL, NULL };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     double ratio = 1.1;
@@ -347,6 +369,11 @@ int cmd_steps(int argc, char **argv)
         { "names", CLI_INT, &o.names, "N", "names kept per lane and step, longest first (default 5; 0 = all)" },
         { "xprof", CLI_FLAG, &o.xprof, NULL,
           "XProf's overview view: with more than 5 steps, leave out the first and the last" },
+        { "steps", CLI_STRING, &o.range, "RANGE",
+          "only the steps numbered N, or FIRST:LAST (FIRST..LAST; both included, either may be empty); the "
+          "summaries are over those. Exit 1 when none is" },
+        { "summary", CLI_FLAG, &o.summary, NULL,
+          "one line per step (number, times, host syncs, longest child), then the summary" },
         { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md)" },
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
@@ -359,7 +386,8 @@ int cmd_steps(int argc, char **argv)
     };
     const cli_spec spec = {
         "steps",
-        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] "
+        "TRACE... [--step NAME-or-REGEX] [--steps RANGE] [--summary] [--lanes PATTERN] [--names N] [--xprof] "
+        "[--json] [--run NAME] "
         "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
@@ -389,7 +417,11 @@ int cmd_steps(int argc, char **argv)
         rc = CLI_USAGE;
     }
     if (rc < 0) {
-        const char *one_host = o.lanes ? "--lanes" : names_given ? "--names" : NULL;
+        const char *one_host = o.lanes       ? "--lanes"
+                               : names_given ? "--names"
+                               : o.range     ? "--steps"
+                               : o.summary   ? "--summary"
+                                             : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
         rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
     }

@@ -20,6 +20,7 @@ struct sts_steps {
     sts_steps_summary summary;
     size_t other_lanes;
     size_t dropped;
+    size_t out_of_range;
     STS_VEC(char *) tried;
     STS_VEC(uint32_t) suggestions;
 };

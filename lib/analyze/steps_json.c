@@ -154,6 +154,7 @@ static void summary(sts_jsonw *j, const sts_steps *s)
     sts_jsonw_kv_f64(j, "stddev_ns", y->stddev_ns);
     sts_jsonw_kv_u64(j, "partial", y->partial);
     sts_jsonw_kv_u64(j, "dropped", sts_steps_dropped(s));
+    sts_jsonw_kv_u64(j, "out_of_range", sts_steps_out_of_range(s));
     sts_jsonw_kv_i64(j, "children_ns", y->children_ns);
     sts_jsonw_kv_i64(j, "unattributed_ns", y->unattributed_ns);
     sts_jsonw_kv_i64(j, "unattributed_min_ns", y->unattributed_min_ns);
