@@ -243,6 +243,10 @@ static void print_human(const view *v)
         printf("note: %zu other lane%s matching slices (e.g. the same marker on a device lane); "
                "this lane has the most\n",
                sts_steps_other_lanes(v->s), sts_steps_other_lanes(v->s) == 1 ? " holds" : "s hold");
+    if (sts_steps_bookkeeping_lanes(v->s))
+        printf("note: %zu lane%s of profiler bookkeeping only (PyTorch Profiler (N) spans) left out of the other "
+               "lanes (--lanes names them to see them)\n",
+               sts_steps_bookkeeping_lanes(v->s), sts_steps_bookkeeping_lanes(v->s) == 1 ? "" : "s");
     if (sts_steps_out_of_range(v->s))
         printf("--steps:       %zu step%s outside the range left out; the summaries are over the %zu kept\n",
                sts_steps_out_of_range(v->s), sts_steps_out_of_range(v->s) == 1 ? "" : "s", v->n);

@@ -341,6 +341,9 @@ size_t sts_steps_other_lanes(const sts_steps *s);
 size_t sts_steps_dropped(const sts_steps *s);
 /* The steps left out by first_index / last_index of sts_step_options. */
 size_t sts_steps_out_of_range(const sts_steps *s);
+/* Lanes left out of the windows because they hold only profiler bookkeeping (Kineto's
+ * "PyTorch Profiler (N)" spans); only when window_lanes is NULL (every lane). */
+size_t sts_steps_bookkeeping_lanes(const sts_steps *s);
 /* One line per rule or candidate tried, for explaining an empty result; owned by the
  * handle. */
 const char *const *sts_steps_tried(const sts_steps *s, size_t *n);

@@ -186,6 +186,7 @@ sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_
     sts_an_json_lane_fields(w, tl, st[0].lane);
     sts_jsonw_obj_end(w);
     sts_jsonw_kv_u64(w, "other_lanes", sts_steps_other_lanes(s));
+    sts_jsonw_kv_u64(w, "bookkeeping_lanes", sts_steps_bookkeeping_lanes(s));
     sts_jsonw_kv_bool(w, "xprof_view", xprof_view);
     sts_jsonw_kv_u64(w, "host_syncs_outside_steps", sts_host_syncs_outside(h));
     steps(w, tl, s, h);

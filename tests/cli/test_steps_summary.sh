@@ -63,4 +63,29 @@ t_ok "steps --steps 1:x: a usage error naming what it expects" test "$T_RC" -eq 
 t_run "$STEPSCOPE" steps --help
 t_ok "steps --help lists --steps and --summary" test -n "$(grep -- '--summary' <<<"$T_OUT$T_ERR")" -a -n "$(grep -- '--steps RANGE' <<<"$T_OUT$T_ERR")"
 
+# Profiler bookkeeping: Kineto's "PyTorch Profiler (0)" span on its own lane says when
+# the profiler ran; it is left out of the other lanes (counted), unless --lanes names it.
+python3 - "$W/k.json" <<'PY'
+import json, sys
+ev = [{"ph": "M", "name": "process_name", "pid": "Spans", "args": {"name": "Spans"}},
+      {"ph": "X", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 0, "dur": 5000}]
+for k in range(4):
+    ev.append({"ph": "X", "name": "ProfilerStep#%d" % k, "pid": 1, "tid": 1, "ts": 100 + 1000 * k, "dur": 900})
+    ev.append({"ph": "X", "name": "kernel", "pid": 2, "tid": 7, "ts": 200 + 1000 * k, "dur": 300})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+t_run "$STEPSCOPE" steps --json "$W/k.json"
+t_ok "steps: a bookkeeping-only lane is left out of the windows and counted" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["bookkeeping_lanes"] == 1, d["bookkeeping_lanes"]
+assert [w["tid"] for w in d["window_lanes"]] == ["7"], d["window_lanes"]' "$T_OUT"
+t_run "$STEPSCOPE" steps "$W/k.json"
+t_ok "steps: the bookkeeping lane said in text" test -n "$(grep 'profiler bookkeeping only' <<<"$T_OUT")"
+t_run "$STEPSCOPE" steps --json "$W/k.json" --lanes 'PyTorch Profiler'
+t_ok "steps --lanes naming the bookkeeping lane keeps it" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["bookkeeping_lanes"] == 0 and [w["thread"] for w in d["window_lanes"]] == ["PyTorch Profiler"], d' "$T_OUT"
+
 t_done
