@@ -14,6 +14,7 @@
 #include "stepscope/devview.h"
 #include "stepscope/memory.h"
 #include "stepscope/critpath.h"
+#include "stepscope/hostsync.h"
 #include "stepscope/hosts.h"
 #include "stepscope/write.h"
 #include "stepscope/trace.h"

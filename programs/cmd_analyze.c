@@ -160,8 +160,10 @@ static int compute(analysis *a, const args *o, int jobs)
     a->all = *sts_analysis_busy(a->an);
     a->groups = sts_analysis_overlap_groups(a->an, &a->ngroups);
     if (o->name && a->nnames == 0) {
+        /* A filter that matches nothing exits 1, as --lane does (docs/stepscope.1, EXIT STATUS). */
         fprintf(stderr, "stepscope analyze: no slice name matches '%s'\n", o->name);
         ts_suggest_names(tl, o->name);
+        return CLI_BAD_INPUT;
     }
     return CLI_OK;
 }

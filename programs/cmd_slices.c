@@ -102,7 +102,8 @@ static int64_t table_dur(const sts_slice *s)
 
 /* One row: the lane prefix ("pid,tid,"), then ts, dur, depth and the name, then the
  * track when asked for. */
-static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s, const char *name, const char *track)
+static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s, const char *name, const char *track,
+                    int end_line)
 {
     size_t n = strlen(name), tn = track ? strlen(track) : 0;
     char *p = csv_room(c, plen + 3 * 21 + 2 * n + 2 * tn + 6);
@@ -120,7 +121,7 @@ static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s,
             csv_put(c, ",", 1);
             csv_field(c, track);
         }
-        csv_put(c, "\n", 1);
+        if (end_line) csv_put(c, "\n", 1);
         return;
     }
     memcpy(p, prefix, plen);
@@ -136,13 +137,133 @@ static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s,
         *p++ = ',';
         p = put_field(p, track, tn, strcspn(track, ",\"\r\n"));
     }
-    *p++ = '\n';
+    if (end_line) *p++ = '\n';
     c->len = (size_t)(p - c->buf);
 }
 
+/* ---- --args KEY,KEY: the args as columns ------------------------------------------ */
+
+#define ARG_KEYS_MAX 32
+
+typedef struct arg_keys {
+    const char *text; /* the --args value, "KEY,KEY" */
+    size_t n;
+    uint32_t id[ARG_KEYS_MAX]; /* string ids in the trace; STS_NONE when no event has the key */
+} arg_keys;
+
+/* Whether --args names keys rather than a mode. */
+static int is_key_list(const char *text)
+{
+    static const char *const modes[] = { "analysis", "known", "all", "none" };
+    if (!text) return 0;
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+        if (strcmp(text, modes[i]) == 0) return 0;
+    return 1;
+}
+
+/* The header's key columns; the ids of the keys in `tl`. */
+static int key_columns(csv *c, const sts_timeline *tl, arg_keys *k, int header)
+{
+    k->n = 0;
+    for (const char *p = k->text; *p;) {
+        size_t len = strcspn(p, ",");
+        if (!len || k->n == ARG_KEYS_MAX)
+            return cli_fail(CLI_USAGE,
+                            "slices: --args expects a mode (analysis, known, all, none) or up to %d "
+                            "comma-separated arg keys, got '%s'",
+                            ARG_KEYS_MAX, k->text);
+        char key[256];
+        snprintf(key, sizeof key, "%.*s", (int)(len < 255 ? len : 255), p);
+        k->id[k->n++] = sts_timeline_find_string(tl, key);
+        if (header) {
+            csv_put(c, ",", 1);
+            csv_field(c, key);
+        }
+        p += len;
+        if (*p == ',') p++;
+    }
+    return CLI_OK;
+}
+
+/* JSON without the whitespace outside its strings ("[[1, 2]]" as "[[1,2]]"), so a
+ * pretty-printed Kineto "Input Dims" takes one line. The result lives until the next call. */
+static const char *compact_json(const char *s)
+{
+    static char *buf;
+    static size_t cap;
+    size_t n = strlen(s);
+    if (n + 1 > cap) {
+        char *b = realloc(buf, n + 1);
+        if (!b) return s;
+        buf = b;
+        cap = n + 1;
+    }
+    size_t o = 0;
+    int in_str = 0, esc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (in_str) {
+            in_str = esc || ch != '"';
+            esc = !esc && ch == '\\';
+        } else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
+            continue;
+        } else if (ch == '"') {
+            in_str = 1;
+        }
+        buf[o++] = ch;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* One arg's value as text: numbers in decimal, strings and JSON as written, "" when absent. */
+static void arg_text(const sts_timeline *tl, const sts_arg *a, char *buf, size_t cap, const char **out)
+{
+    switch (a->type) {
+    case STS_ARG_INT:
+        snprintf(buf, cap, "%" PRId64, a->v.i);
+        break;
+    case STS_ARG_DOUBLE:
+        snprintf(buf, cap, "%.17g", a->v.d);
+        break;
+    case STS_ARG_BOOL:
+        snprintf(buf, cap, "%s", a->v.i ? "true" : "false");
+        break;
+    case STS_ARG_STRING:
+        *out = sts_timeline_string(tl, a->v.str);
+        return;
+    case STS_ARG_JSON:
+        *out = sts_timeline_string(tl, a->v.str);
+        if (strpbrk(*out, " \n\r\t")) *out = compact_json(*out);
+        return;
+    default:
+        buf[0] = 0;
+    }
+    *out = buf;
+}
+
+static void key_cells(csv *c, const sts_timeline *tl, const sts_arg *args, const sts_slice *s, const arg_keys *k)
+{
+    for (size_t j = 0; j < k->n; j++) {
+        const char *v = "";
+        char buf[40];
+        for (uint32_t i = s->args; k->id[j] != STS_NONE && i != STS_NONE; i++) {
+            if (args[i].key == k->id[j]) {
+                arg_text(tl, &args[i], buf, sizeof buf, &v);
+                break;
+            }
+            if (args[i].last) break;
+        }
+        csv_put(c, ",", 1);
+        csv_field(c, v);
+    }
+    csv_put(c, "\n", 1);
+}
+
 /* The slices of one trace; `host` (several hosts: the host's name, else NULL) becomes
- * a first column, and the header is written when `header` is set. */
-static int write_csv(const sts_timeline *tl, const char *host, int header, int with_track)
+ * a first column, and the header is written when `header` is set. `keys`: --args KEY,KEY
+ * columns, or NULL. */
+static int write_csv(const sts_timeline *tl, const char *host, int header, int with_track, arg_keys *keys)
 {
     size_t nl;
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
@@ -158,7 +279,14 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
     static const char head[] = "pid,tid,ts_ns,dur_ns,depth,name\n", head_track[] = ",track\n";
     if (header && host) csv_put(&c, "host,", 5);
     if (header) csv_put(&c, head, sizeof head - 2);
-    if (header) csv_put(&c, with_track ? head_track : "\n", with_track ? sizeof head_track - 1 : 1);
+    if (header && with_track) csv_put(&c, head_track, sizeof head_track - 2);
+    if (keys && key_columns(&c, tl, keys, header) != CLI_OK) {
+        free(order);
+        free(c.buf);
+        return CLI_USAGE;
+    }
+    if (header) csv_put(&c, "\n", 1);
+    const sts_arg *targs = sts_timeline_args(tl, NULL);
     const sts_track *tracks = sts_timeline_tracks(tl, NULL);
     char *tbuf = malloc(TRACK_TEXT);
     if (!tbuf) c.failed = 1;
@@ -179,9 +307,11 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
         csv_put(&pre, ",", 1);
         csv_field(&pre, tid);
         csv_put(&pre, ",", 1);
-        for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++)
+        for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
             csv_row(&c, pre.buf, pre.len, &s[i], sts_timeline_string(tl, s[i].name),
-                    with_track ? sts_track_label(tl, &tracks[s[i].track], tbuf, TRACK_TEXT) : NULL);
+                    with_track ? sts_track_label(tl, &tracks[s[i].track], tbuf, TRACK_TEXT) : NULL, !keys);
+            if (keys) key_cells(&c, tl, targs, &s[i], keys);
+        }
         free(pre.buf);
     }
     csv_flush(&c);
@@ -197,7 +327,7 @@ static sts_status host_csv(size_t i, const sts_host_file *f, const sts_timeline 
 {
     (void)err;
     int *u = user; /* u[0]: the result, u[1]: --track */
-    u[0] = write_csv(tl, f->name, i == 0, u[1]);
+    u[0] = write_csv(tl, f->name, i == 0, u[1], NULL);
     return u[0] == CLI_OK ? STS_OK : STS_ERR_IO;
 }
 
@@ -219,6 +349,10 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     if (nh == 1) {
         sts_hostset_free(set);
         return HC_SINGLE;
+    }
+    if (is_key_list(args)) {
+        sts_hostset_free(set);
+        return cli_fail(CLI_USAGE, "slices: --args KEY,KEY (arg columns) reads one host; got %zu", nh);
     }
     const char *const *notes = sts_hostset_notes(set, &nn);
     for (size_t i = 0; i < nn; i++)
@@ -246,7 +380,7 @@ int cmd_slices(int argc, char **argv)
     };
     const cli_spec spec = {
         "slices",
-        "TRACE... --csv [--track] [--run NAME] [--args MODE] [-j N] [-q]",
+        "TRACE... --csv [--track] [--args MODE | --args KEY,KEY] [--run NAME] [-j N] [-q]",
         "Writes every slice of Perfetto's slice table as CSV with the header\n"
         "pid,tid,ts_ns,dur_ns,depth,name: lanes in display order (process sort index, pid,\n"
         "thread sort index, tid), then by ts, then in the order Perfetto's importer makes\n"
@@ -258,7 +392,10 @@ int cmd_slices(int argc, char **argv)
         "thread, overflow N (complete slices that overlap, spilled as Perfetto does), async N\n"
         "NAME or global async N NAME, instants or global instants. Names are quoted per\n"
         "RFC 4180. Several hosts (files, or a profile run holding several): a first column,\n"
-        "host, and the hosts one after another, in name order.",
+        "host, and the hosts one after another, in name order.\n"
+        "--args KEY,KEY (names that are not a mode) keeps every arg and adds a column per key\n"
+        "after the others: the slice's value of that arg (numbers in decimal, strings and\n"
+        "JSON as written), empty where the slice has none (e.g. --args 'Input Dims,step_num').",
         opts,
         1,
         argc,
@@ -270,8 +407,10 @@ int cmd_slices(int argc, char **argv)
     if (rc < 0) rc = hosts_csv(pos, npos, run, args, HC_JOBS(ro), track);
     (void)csv_flag;
     sts_timeline *tl = NULL;
-    if (rc == HC_SINGLE && (rc = tc_open("slices", pos[0], run, args, &ro, &tl)) == CLI_OK)
-        rc = write_csv(tl, NULL, 1, track);
+    arg_keys keys = { args, 0, { 0 } };
+    int with_keys = is_key_list(args);
+    if (rc == HC_SINGLE && (rc = tc_open("slices", pos[0], run, with_keys ? "all" : args, &ro, &tl)) == CLI_OK)
+        rc = write_csv(tl, NULL, 1, track, with_keys ? &keys : NULL);
     sts_timeline_free(tl);
     free(pos);
     return rc;

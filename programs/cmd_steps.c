@@ -12,6 +12,8 @@
 #include "devview_cli.h"
 #include "hosts_cli.h"
 #include "memory_cli.h"
+#include "hostsync_cli.h"
+#include "steps_range.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -29,8 +31,9 @@ typedef struct view {
     const sts_window_name *wn;
     const sts_window_lane_stats *wl;
     const sts_steps_summary *sum;
+    const sts_host_syncs *hs; /* NULL when they could not be found (out of memory) */
     size_t n, nch, ncs, nw, nwn, nwl;
-    int xprof;
+    int xprof, summary;
     const sts_devview *dv;  /* --device */
     const sts_critpath *cp; /* --critical-path */
 } view;
@@ -139,6 +142,7 @@ static void print_step_rows(const view *v)
         print_windows(v, s);
         if (v->dv) dc_print_step(v->tl, v->dv, k);
         if (v->cp) cp_print_step(v->tl, v->cp, k);
+        hs_print_step(v->tl, v->hs, (uint32_t)k);
     }
     printf("(step: the step number (step_num arg, else N of NAME#N, else the ordinal); start is relative to the "
            "trace's first timestamp; all columns in ms; indented: the children, then other lanes during the step)\n");
@@ -246,10 +250,24 @@ static void print_human(const view *v)
         printf("note: %zu other lane%s matching slices (e.g. the same marker on a device lane); "
                "this lane has the most\n",
                sts_steps_other_lanes(v->s), sts_steps_other_lanes(v->s) == 1 ? " holds" : "s hold");
+    if (sts_steps_bookkeeping_lanes(v->s))
+        printf("note: %zu lane%s of profiler bookkeeping only (PyTorch Profiler (N) spans) left out of the other "
+               "lanes (--lanes names them to see them)\n",
+               sts_steps_bookkeeping_lanes(v->s), sts_steps_bookkeeping_lanes(v->s) == 1 ? "" : "s");
+    if (sts_steps_out_of_range(v->s))
+        printf("--steps:       %zu step%s outside the range left out; the summaries are over the %zu kept\n",
+               sts_steps_out_of_range(v->s), sts_steps_out_of_range(v->s) == 1 ? "" : "s", v->n);
+    if (v->summary) {
+        sr_print_summary_rows(v->tl, v->s, v->hs);
+        print_summary(v);
+        if (v->hs) hs_print_total(v->tl, v->hs, v->n);
+        return;
+    }
     print_step_rows(v);
     print_children(v);
     print_lanes(v);
     print_summary(v);
+    if (v->hs) hs_print_total(v->tl, v->hs, v->n);
 }
 
 /* ---- JSON ---------------------------------------------------------------------------- */
@@ -288,8 +306,8 @@ static int no_steps(const sts_timeline *tl, const sts_steps *s)
 }
 
 typedef struct args {
-    int json, xprof, names, memory;
-    const char *step, *run, *argmode, *lanes;
+    int json, xprof, names, memory, summary;
+    const char *step, *run, *argmode, *lanes, *range;
     dc_opts dc;
     cp_opts cp;
 } args;
@@ -300,6 +318,12 @@ static int run(sts_timeline *tl, const args *o)
     so.step = o->step;
     so.xprof_view = o->xprof;
     so.window_names = (size_t)o->names;
+    if (o->range && sr_parse(o->range, &so.first_index, &so.last_index) != 0)
+        return cli_fail(CLI_USAGE,
+                        "steps: --steps expects N, FIRST:LAST or FIRST..LAST (step numbers; e.g. 5:10), got '%s'",
+                        o->range);
+    if (so.first_index > so.last_index)
+        return cli_fail(CLI_USAGE, "steps: --steps %s: the first step comes after the last", o->range);
     uint32_t *lanes = NULL;
     if (o->lanes) {
         int rc = ts_lanes("steps", tl, o->lanes, &lanes, &so.nwindow_lanes);
@@ -317,6 +341,7 @@ static int run(sts_timeline *tl, const args *o)
     v.tl = tl;
     v.s = s;
     v.xprof = o->xprof;
+    v.summary = o->summary;
     v.st = sts_steps_list(s, &v.n);
     v.ch = sts_steps_children(s, &v.nch);
     v.cs = sts_steps_child_stats(s, &v.ncs);
@@ -324,11 +349,19 @@ static int run(sts_timeline *tl, const args *o)
     v.wn = sts_steps_window_names(s, &v.nwn);
     v.wl = sts_steps_window_lanes(s, &v.nwl);
     v.sum = sts_steps_get_summary(s);
+    sts_host_syncs *hs = NULL;
+    if (!o->json && sts_steps_rule(s) != STS_STEP_RULE_NONE) (void)sts_host_syncs_find(tl, s, &hs, NULL);
+    v.hs = hs;
     int rc = CLI_OK;
     sts_devview *dv = NULL;
     sts_critpath *cp = NULL;
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
+    else if (!v.n && sts_steps_out_of_range(s))
+        rc = cli_fail(CLI_BAD_INPUT,
+                      "steps: --steps %s: none of the %zu steps of %s is numbered in that range (see 'stepscope "
+                      "steps --summary')",
+                      o->range, sts_steps_out_of_range(s), sts_timeline_get_info(tl)->path);
     else if (o->memory)
         rc = mc_print("steps", tl, s, o->json);
     else if (o->dc.device && (rc = dc_compute("steps", &o->dc, tl, s, &dv)) != CLI_OK)
@@ -344,6 +377,7 @@ static int run(sts_timeline *tl, const args *o)
     }
     sts_critpath_free(cp);
     sts_devview_free(dv);
+    sts_host_syncs_free(hs);
     sts_steps_free(s);
     free(lanes);
     return rc;
@@ -351,7 +385,7 @@ static int run(sts_timeline *tl, const args *o)
 
 int cmd_steps(int argc, char **argv)
 {
-    args o = { 0, 0, INT_MIN, 0, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL }, { 0, { { 0 }, 0 } } };
+    args o = { 0, 0, INT_MIN, 0, 0, NULL, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL }, { 0, { { 0 }, 0 } } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     double ratio = 1.1;
@@ -363,6 +397,11 @@ int cmd_steps(int argc, char **argv)
         { "names", CLI_INT, &o.names, "N", "names kept per lane and step, longest first (default 5; 0 = all)" },
         { "xprof", CLI_FLAG, &o.xprof, NULL,
           "XProf's overview view: with more than 5 steps, leave out the first and the last" },
+        { "steps", CLI_STRING, &o.range, "RANGE",
+          "only the steps numbered N, or FIRST:LAST (FIRST..LAST; both included, either may be empty); the "
+          "summaries are over those. Exit 1 when none is" },
+        { "summary", CLI_FLAG, &o.summary, NULL,
+          "one line per step (number, times, host syncs, longest child), then the summary" },
         { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md)" },
         DC_OPTS(o.dc),
         { "memory", CLI_FLAG, &o.memory, NULL,
@@ -380,8 +419,9 @@ int cmd_steps(int argc, char **argv)
     };
     const cli_spec spec = {
         "steps",
-        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--device "
-        "[--categories FILE] [--explain]] [--memory] [--critical-path [--what-if NAME=FACTOR|top=N]...] [--run NAME] "
+        "TRACE... [--step NAME-or-REGEX] [--steps RANGE] [--summary] [--lanes PATTERN] [--names N] [--xprof] "
+        "[--json] [--device [--categories FILE] [--explain]] [--memory] [--critical-path [--what-if "
+        "NAME=FACTOR|top=N]...] [--run NAME] "
         "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
@@ -432,6 +472,8 @@ int cmd_steps(int argc, char **argv)
                                : o.dc.categories  ? "--categories"
                                : o.dc.explain     ? "--explain"
                                : cp_wanted(&o.cp) ? "--critical-path"
+                               : o.range          ? "--steps"
+                               : o.summary        ? "--summary"
                                                   : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
         rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);

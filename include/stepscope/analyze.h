@@ -200,9 +200,13 @@ typedef struct sts_step_options {
     /* XProf's overview page view: with more than 5 steps, leave out the first and
      * the last (they may be partial); see sts_steps_dropped(). */
     int xprof_view;
+    /* Only the steps numbered first_index..last_index (sts_step.index, both included) are
+     * kept, after xprof_view; the summaries are over those. INT64_MIN / INT64_MAX: no bound.
+     * The steps left out are counted by sts_steps_out_of_range(). */
+    int64_t first_index, last_index;
 } sts_step_options;
 /* clang-format off */
-#define STS_STEP_OPTIONS_INIT { NULL, NULL, 0, 5, 0 }
+#define STS_STEP_OPTIONS_INIT { NULL, NULL, 0, 5, 0, INT64_MIN, INT64_MAX }
 /* clang-format on */
 
 /* One child name inside one step: the step's children (see sts_step) with this name,
@@ -335,6 +339,11 @@ const sts_steps_summary *sts_steps_get_summary(const sts_steps *s);
 size_t sts_steps_other_lanes(const sts_steps *s);
 /* Steps left out by options->xprof_view (0 or 2); the list and summary exclude them. */
 size_t sts_steps_dropped(const sts_steps *s);
+/* The steps left out by first_index / last_index of sts_step_options. */
+size_t sts_steps_out_of_range(const sts_steps *s);
+/* Lanes left out of the windows because they hold only profiler bookkeeping (Kineto's
+ * "PyTorch Profiler (N)" spans); only when window_lanes is NULL (every lane). */
+size_t sts_steps_bookkeeping_lanes(const sts_steps *s);
 /* One line per rule or candidate tried, for explaining an empty result; owned by the
  * handle. */
 const char *const *sts_steps_tried(const sts_steps *s, size_t *n);

@@ -165,4 +165,8 @@ static inline const int64_t *sts_an_scope_window(const sts_an_scope *x)
     return x->windowed ? x->window : NULL;
 }
 
+/* Whether the lane holds only profiler bookkeeping ("PyTorch Profiler (N)" spans; see
+ * bookkeeping.c). */
+int sts_an_lane_is_bookkeeping(const sts_timeline *tl, uint32_t lane);
+
 #endif

@@ -175,6 +175,7 @@ static void lanes(sts_jsonw *j, const sts_analysis *a)
         if (sc->lanes && !busy[l].slices && !kept(sc, l)) continue;
         sts_jsonw_obj_begin(j);
         sts_an_json_lane_fields(j, tl, l);
+        sts_jsonw_kv_u64(j, "lane", l); /* the key Python's Slices.lane shares */
         sts_jsonw_kv_u64(j, "tracks", ln[l].track_count);
         sts_busy_write_json(j, &busy[l]);
         sts_jsonw_obj_end(j);

@@ -82,6 +82,16 @@ size_t sts_steps_other_lanes(const sts_steps *s)
     return s->other_lanes;
 }
 
+size_t sts_steps_bookkeeping_lanes(const sts_steps *s)
+{
+    return s->bookkeeping_lanes;
+}
+
+size_t sts_steps_out_of_range(const sts_steps *s)
+{
+    return s->out_of_range;
+}
+
 size_t sts_steps_dropped(const sts_steps *s)
 {
     return s->dropped;

@@ -242,6 +242,24 @@ static int fill_steps(const sts_timeline *tl, sts_steps *s, const uint32_t *slic
     return bad ? -1 : 0;
 }
 
+/* Keeps the steps numbered first..last, and their children (each step's are contiguous
+ * and in step order, so moving them forward in place is safe). */
+static void keep_range(sts_steps *s, int64_t first, int64_t last)
+{
+    size_t o = 0, oc = 0;
+    for (size_t k = 0; k < s->steps.n; k++) {
+        sts_step x = s->steps.v[k];
+        if (x.index < first || x.index > last) continue;
+        memmove(&s->children.v[oc], &s->children.v[x.first_child], x.child_count * sizeof *s->children.v);
+        x.first_child = (uint32_t)oc;
+        oc += x.child_count;
+        s->steps.v[o++] = x;
+    }
+    s->out_of_range = s->steps.n - o;
+    s->steps.n = o;
+    s->children.n = oc;
+}
+
 sts_status sts_steps_breakdown_fill(const sts_timeline *tl, sts_steps *s, const uint32_t *slices, size_t n,
                                     const sts_step_options *o, sts_error *err)
 {
@@ -252,6 +270,8 @@ sts_status sts_steps_breakdown_fill(const sts_timeline *tl, sts_steps *s, const 
     size_t skip = o->xprof_view && n > 5 ? 1 : 0;
     s->dropped = 2 * skip;
     if (!bad) bad = fill_steps(tl, s, slices, n, skip, &ns) != 0;
+    if (!bad && (o->first_index != INT64_MIN || o->last_index != INT64_MAX))
+        keep_range(s, o->first_index, o->last_index);
     if (!bad) bad = child_stats(s, ns.seen_in, bound) != 0 || summarize(s) != 0;
     free(ns.seen_in);
     free(ns.entry);

@@ -20,6 +20,8 @@ struct sts_steps {
     sts_steps_summary summary;
     size_t other_lanes;
     size_t dropped;
+    size_t out_of_range;
+    size_t bookkeeping_lanes;
     STS_VEC(char *) tried;
     STS_VEC(uint32_t) suggestions;
 };

@@ -2,6 +2,7 @@
 #include "analyze/json_impl.h"
 #include "analyze/critpath_impl.h"
 #include "stepscope/devview.h"
+#include "stepscope/hostsync.h"
 
 static void windows(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_step *x)
 {
@@ -53,8 +54,30 @@ static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_chi
     sts_jsonw_obj_end(j);
 }
 
+/* The step's host syncs (stepscope/hostsync.h); "where" is null when no slice encloses one. */
+static void host_syncs(sts_jsonw *j, const sts_timeline *tl, const sts_host_syncs *h, uint32_t step)
+{
+    size_t first, n = sts_host_syncs_of_step(h, step, &first);
+    const sts_host_sync *hs = sts_host_syncs_list(h, NULL);
+    sts_jsonw_key(j, "host_syncs");
+    sts_jsonw_arr_begin(j);
+    for (size_t i = first; i < first + n; i++) {
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_kv_str(j, "name", hs[i].name);
+        sts_jsonw_kv_u64(j, "count", hs[i].count);
+        sts_jsonw_kv_i64(j, "wait_ns", hs[i].wait_ns);
+        sts_jsonw_key(j, "where");
+        if (hs[i].where == STS_NONE)
+            sts_jsonw_null(j);
+        else
+            sts_jsonw_str(j, sts_timeline_string(tl, hs[i].where));
+        sts_jsonw_obj_end(j);
+    }
+    sts_jsonw_arr_end(j);
+}
+
 static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv,
-                  const sts_critpath *cp)
+                  const sts_critpath *cp, const sts_host_syncs *h)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -74,6 +97,7 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, cons
         sts_jsonw_kv_i64(j, "unattributed_ns", x->unattributed_ns);
         sts_jsonw_kv_i64(j, "naive_ns", x->naive_ns);
         windows(j, tl, s, x);
+        host_syncs(j, tl, h, (uint32_t)k);
         if (dv) {
             size_t nd;
             const sts_devview_window *dw = sts_devview_step_windows(dv, k, &nd);
@@ -143,6 +167,7 @@ static void summary(sts_jsonw *j, const sts_steps *s)
     sts_jsonw_kv_f64(j, "stddev_ns", y->stddev_ns);
     sts_jsonw_kv_u64(j, "partial", y->partial);
     sts_jsonw_kv_u64(j, "dropped", sts_steps_dropped(s));
+    sts_jsonw_kv_u64(j, "out_of_range", sts_steps_out_of_range(s));
     sts_jsonw_kv_i64(j, "children_ns", y->children_ns);
     sts_jsonw_kv_i64(j, "unattributed_ns", y->unattributed_ns);
     sts_jsonw_kv_i64(j, "unattributed_min_ns", y->unattributed_min_ns);
@@ -162,6 +187,9 @@ static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_step
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
                              "steps JSON: no steps found in %s (sts_steps_tried() says what was looked for)",
                              sts_timeline_get_info(tl)->path);
+    sts_host_syncs *h = NULL;
+    sts_status rc = sts_host_syncs_find(tl, s, &h, err);
+    if (rc != STS_OK) return rc;
     sts_step_rule rule = sts_steps_rule(s);
     sts_jsonw_obj_begin(w);
     sts_jsonw_kv_str(w, "trace", sts_timeline_get_info(tl)->path);
@@ -172,8 +200,11 @@ static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_step
     sts_an_json_lane_fields(w, tl, st[0].lane);
     sts_jsonw_obj_end(w);
     sts_jsonw_kv_u64(w, "other_lanes", sts_steps_other_lanes(s));
+    sts_jsonw_kv_u64(w, "bookkeeping_lanes", sts_steps_bookkeeping_lanes(s));
     sts_jsonw_kv_bool(w, "xprof_view", xprof_view);
-    steps(w, tl, s, dv, cp);
+    sts_jsonw_kv_u64(w, "host_syncs_outside_steps", sts_host_syncs_outside(h));
+    steps(w, tl, s, dv, cp, h);
+    sts_host_syncs_free(h);
     children(w, tl, s);
     window_lanes(w, tl, s);
     summary(w, s);

@@ -321,6 +321,10 @@ sts_status sts_steps_windows_fill(const sts_timeline *tl, sts_steps *s, const st
         uint32_t l = lanes ? lanes[k] : (uint32_t)k;
         if (l == own || done[l]) continue;
         done[l] = 1;
+        if (!lanes && sts_an_lane_is_bookkeeping(tl, l)) { /* asked for by --lanes: kept */
+            s->bookkeeping_lanes++;
+            continue;
+        }
         bad = one_lane(&c, l) != 0;
     }
     if (!bad) bad = place_records(&c) != 0;

@@ -10,6 +10,7 @@
 #include "base/vec.h"
 #include "diff/diff_impl.h"
 #include "stepscope/analyze.h"
+#include "stepscope/hostsync.h"
 
 typedef struct series {
     STS_VEC(int64_t) v;
@@ -295,6 +296,55 @@ static sts_status step_field_row(sts_diff *d, const run *r, const char *name, st
     return st;
 }
 
+/* Per step of one run: its host syncs' count and wait (stepscope/hostsync.h). */
+static sts_status sync_series(const run *r, int64_t *count, int64_t *wait, int64_t *ix, uint64_t *any, sts_error *err)
+{
+    sts_host_syncs *h = NULL;
+    sts_status st = sts_host_syncs_find(r->tl, r->steps, &h, err);
+    if (st != STS_OK) return st;
+    const sts_host_sync *hs = sts_host_syncs_list(h, NULL);
+    for (size_t k = 0; k < r->nsteps; k++) {
+        size_t first, n = sts_host_syncs_of_step(h, (uint32_t)k, &first);
+        count[k] = wait[k] = 0;
+        ix[k] = r->list[k].index;
+        for (size_t i = first; i < first + n; i++) {
+            count[k] += hs[i].count;
+            wait[k] += hs[i].wait_ns;
+        }
+        *any += (uint64_t)count[k];
+    }
+    sts_host_syncs_free(h);
+    return STS_OK;
+}
+
+/* Rows `host_syncs` (per step, how many) and `host_sync_wait` (the host's wait in them),
+ * when either run shows any. */
+static sts_status host_sync_rows(sts_diff *d, const run *r, sts_error *err)
+{
+    int64_t *buf[2] = { NULL, NULL };
+    uint64_t any = 0;
+    sts_status st = STS_OK;
+    for (int side = 0; side < 2 && st == STS_OK; side++) {
+        size_t n = r[side].nsteps ? r[side].nsteps : 1;
+        buf[side] = malloc(3 * n * sizeof(int64_t));
+        st = buf[side] ? sync_series(&r[side], buf[side], buf[side] + n, buf[side] + 2 * n, &any, err) : nomem(err);
+    }
+    if (st == STS_OK && any) {
+        size_t nb = r[0].nsteps ? r[0].nsteps : 1, nn = r[1].nsteps ? r[1].nsteps : 1;
+        sts_dd_series bc = { buf[0], buf[0] + 2 * nb, r[0].nsteps }, nc = { buf[1], buf[1] + 2 * nn, r[1].nsteps };
+        sts_dd_series bw = { buf[0] + nb, buf[0] + 2 * nb, r[0].nsteps },
+                      nw = { buf[1] + nn, buf[1] + 2 * nn, r[1].nsteps };
+        st = sts_dd_add_samples(d, "host_syncs", "host_syncs", "count", "step", bc, nc,
+                                "host syncs per step (docs/host-syncs.md)", err);
+        if (st == STS_OK)
+            st = sts_dd_add_samples(d, "host_sync_wait", "host_syncs", "ns", "step", bw, nw,
+                                    "the host's wait in host syncs per step", err);
+    }
+    free(buf[0]);
+    free(buf[1]);
+    return st;
+}
+
 typedef struct ranked {
     int64_t total;
     const char *name;
@@ -514,6 +564,7 @@ static sts_status compare(sts_diff *d, run *r, names *t, sts_error *err)
         sts_steps *steps[2] = { r[0].steps, r[1].steps };
         st = sts_dd_device_rows(d, tls, steps, err);
     }
+    if (st == STS_OK && per_step) st = host_sync_rows(d, r, err);
     if (st == STS_OK) st = other_rows(d, t, per_step, err);
     const sts_timeline *tls[2] = { r[0].tl, r[1].tl };
     const sts_steps *steps[2] = { per_step ? r[0].steps : NULL, per_step ? r[1].steps : NULL };

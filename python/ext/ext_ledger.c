@@ -38,18 +38,52 @@ static PyObject *warning_list(const sts_ledger *l)
     return list;
 }
 
-/* ledger_json(sources) -> (json text, records, lines, warnings). */
+/* One host sync measured in Python: (label, scope or None, "read"/"wait"/"scalar", wait_ns),
+ * recorded as sts_ledger_read/wait/scalar record theirs. */
+static sts_status add_sync(sts_ledger *l, PyObject *t, sts_error *err)
+{
+    const char *label, *scope, *kind;
+    long long wait;
+    if (!PyArg_ParseTuple(t, "szsL", &label, &scope, &kind, &wait)) return STS_ERR_INVALID_ARG;
+    for (int k = STS_SYNC_READ; k <= STS_SYNC_SCALAR; k++)
+        if (strcmp(kind, sts_sync_kind_name((sts_sync_kind)k)) == 0)
+            return sts_ledger_add_sync(l, label, scope, (sts_sync_kind)k, (int64_t)wait, err);
+    PyErr_Format(PyExc_ValueError, "host sync kind %s: expected read, wait or scalar", kind);
+    return STS_ERR_INVALID_ARG;
+}
+
+static sts_status add_syncs(sts_ledger *l, PyObject *syncs, sts_error *err)
+{
+    Py_ssize_t n = syncs && syncs != Py_None ? PySequence_Size(syncs) : 0;
+    if (n < 0) return STS_ERR_INVALID_ARG;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PySequence_GetItem(syncs, i);
+        sts_status st = t ? add_sync(l, t, err) : STS_ERR_INVALID_ARG;
+        Py_XDECREF(t);
+        if (st != STS_OK) return st;
+    }
+    return STS_OK;
+}
+
+/* ledger_json(sources, syncs=None) -> (json text, records, lines, warnings); syncs: see
+ * add_sync(). */
 PyObject *ext_ledger_json(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *sources;
-    if (!PyArg_ParseTuple(args, "O", &sources)) return NULL;
+    PyObject *sources, *syncs = NULL;
+    if (!PyArg_ParseTuple(args, "O|O", &sources, &syncs)) return NULL;
     Py_ssize_t n = PySequence_Size(sources);
     if (n < 0) return NULL;
     sts_ledger *l = sts_ledger_create();
     if (!l) return PyErr_NoMemory();
     sts_error err = STS_ERROR_INIT;
     PyObject *out = NULL;
+    sts_status sst = add_syncs(l, syncs, &err);
+    if (sst != STS_OK) {
+        if (!PyErr_Occurred()) ext_raise(sst, &err);
+        sts_ledger_free(l);
+        return NULL;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *src = PySequence_GetItem(sources, i);
         sts_status st = src ? parse_one(l, src, &err) : STS_ERR_INVALID_ARG;

@@ -248,8 +248,10 @@ static int fill_columns(const sts_timeline *tl, const uint32_t *order, columns *
     return 0;
 }
 
-/* Per lane, the codes of its pid and tid texts. */
-static PyObject *lane_codes(const sts_timeline *tl, dict_enc *pids, dict_enc *tids)
+typedef const char *(*lane_text)(const sts_timeline *tl, uint32_t lane);
+
+/* Per lane, the codes of two of its texts (pid and tid; process and thread name). */
+static PyObject *lane_codes(const sts_timeline *tl, dict_enc *pids, dict_enc *tids, lane_text fp, lane_text ft)
 {
     size_t nl;
     sts_timeline_lanes(tl, &nl);
@@ -257,8 +259,7 @@ static PyObject *lane_codes(const sts_timeline *tl, dict_enc *pids, dict_enc *ti
     PyObject *pc = ext_column((Py_ssize_t)nl, 4, (void **)&p), *tc = ext_column((Py_ssize_t)nl, 4, (void **)&t);
     if (!pc || !tc) goto fail;
     for (size_t l = 0; l < nl; l++)
-        if ((p[l] = enc_code(pids, sts_lane_pid(tl, (uint32_t)l))) < 0 ||
-            (t[l] = enc_code(tids, sts_lane_tid(tl, (uint32_t)l))) < 0)
+        if ((p[l] = enc_code(pids, fp(tl, (uint32_t)l))) < 0 || (t[l] = enc_code(tids, ft(tl, (uint32_t)l))) < 0)
             goto fail;
     return Py_BuildValue("(NN)", pc, tc);
 fail:
@@ -290,25 +291,32 @@ PyObject *ext_slices(PyObject *self, PyObject *cap)
     uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
     int32_t *map = malloc(((size_t)top + 1) * sizeof *map);
     columns c;
-    dict_enc names, tracks, pids, tids;
+    dict_enc names, tracks, pids, tids, procs, threads;
     int ok = columns_alloc(&c, (Py_ssize_t)n) == 0;
+    ok = enc_init(&procs) == 0 && ok;
+    ok = enc_init(&threads) == 0 && ok;
     ok = enc_init(&names) == 0 && ok;
     ok = enc_init(&tracks) == 0 && ok;
     ok = enc_init(&pids) == 0 && ok;
     ok = enc_init(&tids) == 0 && ok;
     int32_t *tcode = ok ? track_codes(tl, &tracks, &ntc) : NULL;
-    PyObject *out = NULL, *lanes = NULL;
+    PyObject *out = NULL, *lanes = NULL, *lnames = NULL;
     if (!order || !map) PyErr_NoMemory();
     if (ok && order && map && tcode) {
         memset(map, 0xff, ((size_t)top + 1) * sizeof *map);
         sts_lane_display_order(tl, order);
-        if (fill_columns(tl, order, &c, map, &names, tcode) == 0 && (lanes = lane_codes(tl, &pids, &tids)))
-            out = Py_BuildValue("{s:n,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:N}", "rows", (Py_ssize_t)n, "lane",
-                                c.lane, "ts_ns", c.ts, "dur_ns", c.dur, "depth", c.depth, "name", c.name, "name_table",
-                                names.table, "track", c.track, "track_table", tracks.table, "pid_table", pids.table,
-                                "tid_table", tids.table, "lane_pid_tid", lanes);
-        else
+        if (fill_columns(tl, order, &c, map, &names, tcode) == 0 &&
+            (lanes = lane_codes(tl, &pids, &tids, sts_lane_pid, sts_lane_tid)) &&
+            (lnames = lane_codes(tl, &procs, &threads, sts_lane_process_name, sts_lane_thread_name)))
+            out = Py_BuildValue("{s:n,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:N,s:O,s:O,s:N}", "rows", (Py_ssize_t)n,
+                                "lane", c.lane, "ts_ns", c.ts, "dur_ns", c.dur, "depth", c.depth, "name", c.name,
+                                "name_table", names.table, "track", c.track, "track_table", tracks.table, "pid_table",
+                                pids.table, "tid_table", tids.table, "lane_pid_tid", lanes, "process_table",
+                                procs.table, "thread_table", threads.table, "lane_names", lnames);
+        else {
             Py_XDECREF(lanes);
+            Py_XDECREF(lnames);
+        }
     }
     free(order);
     free(map);
@@ -318,5 +326,7 @@ PyObject *ext_slices(PyObject *self, PyObject *cap)
     enc_free(&tracks);
     enc_free(&pids);
     enc_free(&tids);
+    enc_free(&procs);
+    enc_free(&threads);
     return out;
 }

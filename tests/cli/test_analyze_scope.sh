@@ -141,8 +141,8 @@ assert got == {"step": 40000, "work": 25000}, got
 assert d["trace"]["busy_ns"] == 70000, d["trace"]["busy_ns"]
 ' "$T_OUT"
 t_run "$STEPSCOPE" analyze "$W/ov.json" --name wrok
-t_ok "--name with no match says so and suggests names" \
-  test "$T_RC" = 0 -a -n "$(grep -F "no slice name matches 'wrok'" <<<"$T_ERR")" -a -n "$(grep -F "'work'" <<<"$T_ERR")"
+t_ok "--name with no match says so, suggests names and exits 1 as --lane does" \
+  test "$T_RC" = 1 -a -z "$T_OUT" -a -n "$(grep -F "no slice name matches 'wrok'" <<<"$T_ERR")" -a -n "$(grep -F "'work'" <<<"$T_ERR")"
 
 # --window: every slice cut to [START, END) after the trace's first timestamp.
 t_run "$STEPSCOPE" analyze --json "$W/ov.json" --window 0.02ms:40us

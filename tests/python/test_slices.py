@@ -69,7 +69,7 @@ def test_to_pandas_matches_columns(fixtures_dir):
     with stepscope.open(dict(FIXTURES).get("chrome/simple_trace.json", FIXTURES[0][1])) as t:
         s = t.slices()
     df = s.to_pandas()
-    assert list(df.columns) == list(s.columns) + ["lane"]
+    assert list(df.columns) == list(s.columns) + ["lane", "process", "thread"]
     assert len(df) == len(s)
     assert isinstance(df["name"].dtype, pd.CategoricalDtype)
     assert df["name"].astype(str).tolist() == [r[5] for r in s.rows()]

@@ -28,6 +28,38 @@ class BenchResult(Document):
             self["name"], fmt_seconds(self["first_call_seconds"]), fmt_seconds(self["warm_median_seconds"]),
             len(self["warm_samples_seconds"]), ", UNSTABLE" if self["unstable"] else "", verdict)
 
+    def table(self):
+        """The result as text for people, the table `stepscope show BENCH.json` prints:
+        the boundary, the first call, the warm median, min and max, each sample, the
+        dispatch-only median and the check; what the result lacks is "unknown"."""
+        warm = [x for x in self.get("warm_samples_seconds") or [] if x is not None]
+        check = self.get("check") or {}
+        verdict = ("unknown" if not check else "not checked" if not check.get("checked")
+                   else "passed" if check.get("passed") else "FAILED")
+        disp = self.get("dispatch_only_seconds")
+        if isinstance(disp, list):
+            d = [x for x in disp if x is not None]
+            disp = float(np.median(d)) if d else None
+        lines = ["%s" % self.get("name", "(unnamed)"),
+                 "  boundary:    %s" % self.get("boundary", "unknown"),
+                 "  first call:  %s" % fmt_seconds(self.get("first_call_seconds")),
+                 "  warm:        median %s, min %s, max %s over %d samples" % (
+                     fmt_seconds(self.get("warm_median_seconds")), fmt_seconds(min(warm) if warm else None),
+                     fmt_seconds(max(warm) if warm else None), len(warm)),
+                 "  samples:     %s" % ", ".join(fmt_seconds(x) for x in warm),
+                 "  dispatch:    %s" % fmt_seconds(disp),
+                 "  check:       %s" % verdict]
+        if self.get("unstable"):
+            lines.append("  UNSTABLE: the warm samples spread widely")
+        lines += ["  warning:     %s" % w for w in self.get("warnings") or []]
+        return "\n".join(lines)
+
+    def print(self, file=None):
+        """Prints table() (to sys.stdout, or `file`)."""
+        import sys
+
+        print(self.table(), file=file or sys.stdout)
+
 
 def fmt_seconds(s):
     """A duration as stepscope writes durations ("35.2 µs"); None is "unknown"."""

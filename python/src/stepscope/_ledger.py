@@ -40,8 +40,8 @@ def _source(s, i):
     return ("path", os.fsencode(os.fspath(s)))
 
 
-def _parse(sources, allow_empty=False):
-    text, records, lines, warns = _stepscope.ledger_json(sources)
+def _parse(sources, allow_empty=False, syncs=None):
+    text, records, lines, warns = _stepscope.ledger_json(sources, syncs)
     if records == 0 and not allow_empty:
         names = [s[1].decode("utf-8", "replace") if isinstance(s[1], bytes) else s[1] for s in sources]
         raise FormatError(

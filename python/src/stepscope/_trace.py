@@ -226,14 +226,18 @@ def _column(buf, dtype):
 class Slices:
     """Perfetto's slice table of a trace as columns, one row per slice:
 
-    pid, tid   Dictionary: as written in the trace (strings, as the CLI prints them)
+    pid, tid   Dictionary: as written in the trace (strings, as the CLI prints them);
+               to_pandas() and to_arrow() give them as int64 when every value is an integer
+    process, thread
+               Dictionary: the lane's process and thread names ("" when the trace names none)
     ts_ns      int64: start, ns on the trace's clock
     dur_ns     int64: duration, ns (after nesting; a clamped child's is clamped)
     depth      int32: 0 for roots
     name       Dictionary: the slice name
     track      Dictionary: the track inside the lane ("thread", "overflow 1", ...)
     lane       int32: the library's lane index (a lane's rows are contiguous, lanes in
-               the display order Trace.lanes() lists them in)
+               the display order Trace.lanes() lists them in); the "lane" key of
+               Trace.lanes() entries holds the same index, to join on
 
     The arrays wrap memory the C code filled, without a copy and without a Python
     object per row."""
@@ -251,12 +255,15 @@ class Slices:
         lane_pid, lane_tid = raw["lane_pid_tid"]
         self.pid = Dictionary(_column(lane_pid, np.int32)[self.lane], raw["pid_table"])
         self.tid = Dictionary(_column(lane_tid, np.int32)[self.lane], raw["tid_table"])
+        lane_proc, lane_thread = raw["lane_names"]
+        self.process = Dictionary(_column(lane_proc, np.int32)[self.lane], raw["process_table"])
+        self.thread = Dictionary(_column(lane_thread, np.int32)[self.lane], raw["thread_table"])
 
     def __len__(self):
         return self._rows
 
     def __getitem__(self, column):
-        if column not in self.columns and column != "lane":
+        if column not in self.columns and column not in ("lane", "process", "thread"):
             raise KeyError(column)
         return getattr(self, column)
 
@@ -273,23 +280,39 @@ class Slices:
         for i in range(self._rows):
             yield tuple(c[i] if isinstance(c, Dictionary) else int(c[i]) for c in cols)
 
+    _table_columns = ("lane", "process", "thread")
+
+    def _ids(self, column):
+        """pid or tid as int64 when every value of its table is an integer, else None."""
+        d = getattr(self, column)
+        try:
+            values = np.array([int(v) for v in d.values], dtype=np.int64)
+        except ValueError:
+            return None
+        return values[d.codes] if len(values) else np.empty(0, dtype=np.int64)
+
     def to_pandas(self):
-        """A pandas DataFrame; text columns are Categoricals (codes plus the table)."""
+        """A pandas DataFrame; text columns are Categoricals (codes plus the table); pid and
+        tid are int64 when every one is an integer (df.pid == 701 then works)."""
         import pandas as pd
 
         data = {}
-        for c in self.columns + ("lane",):
-            v = getattr(self, c)
+        for c in self.columns + self._table_columns:
+            v = self._ids(c) if c in ("pid", "tid") else None
+            if v is None:
+                v = getattr(self, c)
             data[c] = v.to_pandas() if isinstance(v, Dictionary) else v
         return pd.DataFrame(data, copy=False)
 
     def to_arrow(self):
-        """A pyarrow Table; text columns are dictionary arrays."""
+        """A pyarrow Table; text columns are dictionary arrays; pid and tid as in to_pandas()."""
         import pyarrow as pa
 
         arrays, names = [], []
-        for c in self.columns + ("lane",):
-            v = getattr(self, c)
+        for c in self.columns + self._table_columns:
+            v = self._ids(c) if c in ("pid", "tid") else None
+            if v is None:
+                v = getattr(self, c)
             arrays.append(v.to_arrow() if isinstance(v, Dictionary) else pa.array(v))
             names.append(c)
         return pa.Table.from_arrays(arrays, names=names)

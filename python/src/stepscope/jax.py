@@ -5,6 +5,9 @@ compile log of a block of code as a specialization ledger.
     with stepscope.jax.compile_log() as log:
         ...                                 # calls that trace and compile
     log.function("score")["compiles"]       # log is the ledger once the block ends
+    with stepscope.jax.sync_log() as syncs:
+        loss = syncs.scalar(loss_dev, "loss")  # float(loss_dev), its wait recorded
+    syncs["host_syncs"]                     # the ledger's host-sync section
 """
 import io
 import logging
@@ -15,6 +18,7 @@ import numpy as np
 from ._bench import DEFAULT_ATOL, DEFAULT_RTOL
 from ._bench import bench as _bench
 from ._ledger import Ledger, _parse
+from ._syncs import sync_log  # noqa: F401 (stepscope.jax.sync_log)
 
 BOUNDARY = "input already placed; call plus output synchronization"
 

@@ -1,0 +1,63 @@
+/* Host syncs in text: one line per step that has any, and a total. */
+#include "hostsync_cli.h"
+
+#include <stdio.h>
+
+#define HS_PER_LINE 3 /* kinds named per step line */
+
+static void put_where(const sts_timeline *tl, uint32_t where)
+{
+    if (where == STS_NONE)
+        printf(" (enclosing slice unknown)");
+    else
+        printf(" in %s", sts_timeline_string(tl, where));
+}
+
+void hs_print_step(const sts_timeline *tl, const sts_host_syncs *h, uint32_t step)
+{
+    size_t first, n = sts_host_syncs_of_step(h, step, &first);
+    if (!n) return;
+    const sts_host_sync *hs = sts_host_syncs_list(h, NULL);
+    uint64_t count = 0;
+    int64_t wait = 0;
+    for (size_t i = first; i < first + n; i++) {
+        count += hs[i].count;
+        wait += hs[i].wait_ns;
+    }
+    char d[32];
+    sts_fmt_duration((double)wait, d, sizeof d);
+    printf("%9shost syncs: %llu, the host waited %s:", "", (unsigned long long)count, d);
+    for (size_t i = first; i < first + n && i < first + HS_PER_LINE; i++) {
+        sts_fmt_duration((double)hs[i].wait_ns, d, sizeof d);
+        printf("%s %s x%u %s", i == first ? "" : ";", hs[i].name, hs[i].count, d);
+        put_where(tl, hs[i].where);
+    }
+    printf("%s\n", n > HS_PER_LINE ? "; ... (--json lists them all)" : "");
+}
+
+void hs_print_total(const sts_timeline *tl, const sts_host_syncs *h, size_t nsteps)
+{
+    (void)tl;
+    size_t n;
+    const sts_host_sync *hs = sts_host_syncs_list(h, &n);
+    uint64_t count = 0;
+    int64_t wait = 0;
+    size_t steps_with = 0;
+    for (size_t k = 0; k < nsteps; k++)
+        if (sts_host_syncs_of_step(h, (uint32_t)k, NULL)) steps_with++;
+    for (size_t i = 0; i < n; i++) {
+        count += hs[i].count;
+        wait += hs[i].wait_ns;
+    }
+    size_t out = sts_host_syncs_outside(h);
+    if (!count) {
+        printf("host syncs:    none found in the steps by the rules of docs/host-syncs.md");
+    } else {
+        char d[32];
+        sts_fmt_duration((double)wait, d, sizeof d);
+        printf("host syncs:    %llu in %zu of %zu steps, the host waited %s in them (rules: docs/host-syncs.md)",
+               (unsigned long long)count, steps_with, nsteps, d);
+    }
+    if (out) printf("; %zu more outside the steps", out);
+    printf("\n");
+}
