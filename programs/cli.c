@@ -180,11 +180,30 @@ int cli_report(const char *command, const sts_error *err)
     return CLI_BAD_INPUT;
 }
 
+int cli_stdout_error(const char *command, int e)
+{
+    fprintf(stderr, "stepscope %s: error: cannot write to standard output: %s\n", command, strerror(e));
+    return CLI_BAD_INPUT;
+}
+
+int cli_stdout_check(const char *command)
+{
+    int e = sts_stream_failure(stdout);
+    return e ? cli_stdout_error(command, e) : CLI_OK;
+}
+
+int cli_stdout_finish(const char *command, int rc)
+{
+    return rc == CLI_OK ? cli_stdout_check(command) : rc;
+}
+
 int cli_json_finish(const char *command, sts_jsonw *j)
 {
     sts_status st = sts_jsonw_finish(j);
+    int e = sts_jsonw_errno(j);
     sts_jsonw_free(j);
     if (st == STS_OK) return CLI_OK;
+    if (st == STS_ERR_IO) return cli_stdout_error(command, e);
     fprintf(stderr, "stepscope %s: error: writing the JSON output: %s\n", command, sts_strerror(st));
     return CLI_BAD_INPUT;
 }

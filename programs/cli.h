@@ -57,6 +57,20 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* Prints an sts_error to stderr as "stepscope CMD: message"; returns CLI_BAD_INPUT. */
 int cli_report(const char *command, const sts_error *err);
 
+/* Prints "stepscope CMD: error: cannot write to standard output: REASON" (strerror(e));
+ * returns CLI_BAD_INPUT. */
+int cli_stdout_error(const char *command, int e);
+
+/* The same when writing to standard output failed (the reason from
+ * sts_stream_failure); returns CLI_BAD_INPUT then, else CLI_OK. */
+int cli_stdout_check(const char *command);
+
+/* The exit status of a command that returned `rc`: a command that succeeded but
+ * whose output did not all reach standard output (a full disk, a closed pipe's
+ * EPIPE) fails, so `stepscope X > file` never exits 0 having lost text. A command
+ * that already failed keeps its status and its own message. */
+int cli_stdout_finish(const char *command, int rc);
+
 /* Finishes and frees a --json document written to stdout; prints the error and returns
  * CLI_BAD_INPUT when it could not be written whole, else CLI_OK. */
 int cli_json_finish(const char *command, sts_jsonw *j);

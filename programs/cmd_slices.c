@@ -1,5 +1,6 @@
 /* stepscope slices: every slice of Perfetto's slice table as CSV, lanes in display
  * order, then by ts and the order the importer made them. */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -18,12 +19,18 @@ typedef struct csv {
     FILE *f;
     char *buf;
     size_t len, cap;
-    int failed;
+    int failed; /* the errno of the first failure, 0 while none */
 } csv;
+
+/* stdio keeps only a flag once a write failed: its reason is kept here. */
+static void csv_note(csv *c, int ok)
+{
+    if (!ok && !c->failed) c->failed = errno ? errno : EIO;
+}
 
 static void csv_flush(csv *c)
 {
-    if (c->len && fwrite(c->buf, 1, c->len, c->f) != c->len) c->failed = 1;
+    if (c->len) csv_note(c, fwrite(c->buf, 1, c->len, c->f) == c->len);
     c->len = 0;
 }
 
@@ -31,7 +38,7 @@ static void csv_put(csv *c, const char *s, size_t n)
 {
     if (c->len + n > c->cap) csv_flush(c);
     if (n > c->cap) {
-        if (fwrite(s, 1, n, c->f) != n) c->failed = 1;
+        csv_note(c, fwrite(s, 1, n, c->f) == n);
         return;
     }
     memcpy(c->buf + c->len, s, n);
@@ -161,7 +168,7 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
     if (header) csv_put(&c, with_track ? head_track : "\n", with_track ? sizeof head_track - 1 : 1);
     const sts_track *tracks = sts_timeline_tracks(tl, NULL);
     char *tbuf = malloc(TRACK_TEXT);
-    if (!tbuf) c.failed = 1;
+    if (!tbuf) c.failed = ENOMEM;
     for (size_t k = 0; k < nl && !c.failed; k++) {
         const sts_lane *ln = &lanes[order[k]];
         if (!ln->slice_count) continue;
@@ -171,7 +178,7 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
         size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 8;
         csv pre = { NULL, malloc(room), 0, room, 0 };
         if (!pre.buf) {
-            c.failed = 1;
+            c.failed = ENOMEM;
             break;
         }
         if (host) csv_field(&pre, host), csv_put(&pre, ",", 1);
@@ -185,12 +192,11 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
         free(pre.buf);
     }
     csv_flush(&c);
-    if (fflush(stdout) != 0) c.failed = 1;
     free(order);
     free(c.buf);
     free(tbuf);
-    if (c.failed) return cli_fail(CLI_BAD_INPUT, "slices: cannot write the CSV to standard output");
-    return CLI_OK;
+    if (c.failed == ENOMEM) return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
+    return c.failed ? cli_stdout_error("slices", c.failed) : cli_stdout_check("slices");
 }
 
 static sts_status host_csv(size_t i, const sts_host_file *f, const sts_timeline *tl, void *user, sts_error *err)

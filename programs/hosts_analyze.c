@@ -474,7 +474,7 @@ int hc_print_analyze(const sts_hosts *h, const sts_hostset *set, int json, size_
         print_lanes(h);
         print_processes(h);
         print_overlaps(h, &t);
-        return fflush(stdout) == 0 ? CLI_OK : cli_fail(CLI_BAD_INPUT, "analyze: cannot write to standard output");
+        return cli_stdout_check("analyze");
     }
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");

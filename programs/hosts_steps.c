@@ -355,7 +355,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
         print_aligned(h, s, n);
         print_stragglers(h, s, n, ratio);
         print_hosts(h, a);
-        if (fflush(stdout) != 0) rc = cli_fail(CLI_BAD_INPUT, "steps: cannot write to standard output");
+        rc = cli_stdout_check("steps");
     }
     sts_alignment_free(a);
     return rc;

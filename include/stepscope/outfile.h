@@ -66,6 +66,17 @@ sts_status sts_outfile_abandon(sts_outfile *f, sts_error *err);
 /* Writes `n` bytes as the whole of `path`, atomically as above. */
 sts_status sts_outfile_write_all(const char *path, const void *data, size_t n, sts_error *err);
 
+/* For a stream that is not an sts_outfile (standard output): flushes `f` and says
+ * whether any write to it failed. Returns 0, or the errno of the failure (ENOSPC for a
+ * full disk). stdio keeps only a flag once a write failed, not its errno, but keeps the
+ * bytes it could not write, so the flush here fails again and gives the reason; EIO
+ * when none can be told. Call it once the stream's last byte was written. */
+int sts_stream_failure(FILE *f);
+
+/* "standard output" for stdout, "standard error" for stderr, else "the output stream":
+ * how a writer handed a FILE * names it in its messages. Returns a static string. */
+const char *sts_stream_name(FILE *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -275,3 +275,17 @@ sts_status sts_outfile_write_all(const char *path, const void *data, size_t n, s
     sts_outfile_write(f, data, n);
     return sts_outfile_commit(f, err);
 }
+
+int sts_stream_failure(FILE *f)
+{
+    errno = 0;
+    int flushed = fflush(f) == 0;
+    int e = errno;
+    if (flushed && !ferror(f)) return 0;
+    return !flushed && e ? e : EIO;
+}
+
+const char *sts_stream_name(FILE *f)
+{
+    return f == stdout ? "standard output" : f == stderr ? "standard error" : "the output stream";
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stepscope/json.h"
+#include "stepscope/outfile.h"
 
 static void ns_or_null(sts_jsonw *w, const char *key, int64_t ns)
 {
@@ -337,7 +338,10 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
     }
     sts_jsonw_obj_end(w);
     st = sts_jsonw_finish(w);
+    int e = sts_jsonw_errno(w);
     sts_jsonw_free(w);
+    if (st == STS_ERR_IO)
+        return sts_error_set(err, st, -1, "ledger: cannot write to %s: %s", sts_stream_name(f), strerror(e));
     if (st != STS_OK) return sts_error_set(err, st, -1, "ledger: write error: %s", sts_strerror(st));
     return STS_OK;
 }
@@ -389,6 +393,7 @@ sts_status sts_ledger_write_csv(sts_ledger *l, FILE *f, sts_error *err)
         csv_str(f, c->source);
         fputc('\n', f);
     }
-    if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
+    int e = sts_stream_failure(f);
+    if (e) return sts_error_set(err, STS_ERR_IO, -1, "ledger: cannot write to %s: %s", sts_stream_name(f), strerror(e));
     return STS_OK;
 }

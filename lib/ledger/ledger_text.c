@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stepscope/format.h"
+#include "stepscope/outfile.h"
 
 static void print_functions(const sts_ledger *l, FILE *f)
 {
@@ -130,6 +131,7 @@ sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err)
         fprintf(f, "  warning: %s\n", lg_str(l, l->warnings.v[i]));
     if (l->log.warnings > (int64_t)l->warnings.n)
         fprintf(f, "  ... %" PRId64 " more warnings\n", l->log.warnings - (int64_t)l->warnings.n);
-    if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
+    int e = sts_stream_failure(f);
+    if (e) return sts_error_set(err, STS_ERR_IO, -1, "ledger: cannot write to %s: %s", sts_stream_name(f), strerror(e));
     return STS_OK;
 }

@@ -1,5 +1,6 @@
 #include "test.h"
 
+#include <errno.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -549,6 +550,20 @@ TEST(json_writer_failures)
         sts_jsonw *w = sts_jsonw_create(full, STS_JSON_COMPACT);
         sts_jsonw_str(w, "lost");
         T_EQ_I64(sts_jsonw_finish(w), STS_ERR_IO);
+        T_EQ_I64(sts_jsonw_errno(w), ENOSPC); /* the reason, not a bare I/O error */
+        sts_jsonw_free(w);
+        fclose(full);
+    }
+    /* Larger than stdio's buffer: written past it, stdio keeps no bytes that a later
+     * flush could fail on again, so the writer must have kept the reason itself. */
+    full = fopen("/dev/full", "w");
+    if (full) {
+        sts_jsonw *w = sts_jsonw_create(full, STS_JSON_COMPACT);
+        static char big[300000];
+        memset(big, 'x', sizeof big - 1);
+        sts_jsonw_str(w, big);
+        T_EQ_I64(sts_jsonw_finish(w), STS_ERR_IO);
+        T_EQ_I64(sts_jsonw_errno(w), ENOSPC);
         sts_jsonw_free(w);
         fclose(full);
     }
@@ -569,6 +584,26 @@ static void doc_large(sts_jsonw *w)
     sts_jsonw_str(w, big);
     sts_jsonw_str(w, "end");
     sts_jsonw_arr_end(w);
+}
+
+/* A stream handed to a writer: its failure and the reason at the end (ENOSPC of a full
+ * device), not a bare flag. */
+TEST(stream_failure_gives_the_reason)
+{
+    FILE *ok = tmpfile();
+    T_TRUE(ok != NULL);
+    if (ok) {
+        fputs("fine", ok);
+        T_EQ_I64(sts_stream_failure(ok), 0);
+        fclose(ok);
+    }
+    FILE *full = fopen("/dev/full", "w");
+    if (!full) return;
+    fputs("lost", full);
+    T_EQ_I64(sts_stream_failure(full), ENOSPC);
+    T_TRUE(sts_stream_failure(full) != 0); /* asked again: still failed (its bytes were dropped) */
+    fclose(full);
+    T_EQ_STR(sts_stream_name(stdout), "standard output");
 }
 
 TEST(json_writer_larger_than_its_buffer)
@@ -1037,6 +1072,7 @@ int main(void)
     RUN(json_writer_values);
     RUN(json_writer_layouts);
     RUN(json_writer_failures);
+    RUN(stream_failure_gives_the_reason);
     RUN(parts_run_heaviest_first);
     RUN(json_writer_larger_than_its_buffer);
     RUN(json_writer_freed_unfinished_hands_over_its_text);
