@@ -64,4 +64,47 @@ else
   t_skip "output to a full device" "/dev/full is not writable here"
 fi
 
+# ---- item 11: -o never names an input ---------------------------------------------
+# `report` is the one command that reads inputs and writes -o (bench --out and demo
+# --out read none). Every name of the input is refused, the input keeps its bytes.
+d="$T_TMP/o11"
+mkdir -p "$d/sub" "$d/prof/plugins/profile/run1"
+cp "$a" "$d/in.json"
+cp "$log" "$d/l.log"
+"$STEPSCOPE" ledger --json "$log" >"$d/ledger.json" 2>/dev/null
+ln -s in.json "$d/link.json"
+ln "$d/in.json" "$d/hard.json"
+gzip -c "$a" >"$d/prof/plugins/profile/run1/host.trace.json.gz"
+sum0=$(cksum <"$d/in.json")
+refused() { # NAME FILE-THAT-MUST-STAY CMD...
+  local name=$1 keep=$2
+  shift 2
+  local before
+  before=$(cksum <"$keep")
+  t_run "$@"
+  t_ok "$name: exit 1" test "$T_RC" = 1
+  t_ok "$name: the message says it would replace an input" grep -q "would replace it: name another output file" <<<"$T_ERR"
+  t_ok "$name: the input is intact" test "$(cksum <"$keep")" = "$before"
+}
+refused "report IN -o IN" "$d/in.json" "$STEPSCOPE" report "$d/in.json" -o "$d/in.json"
+refused "report IN -o LINK-TO-IN" "$d/in.json" "$STEPSCOPE" report "$d/in.json" -o "$d/link.json"
+t_ok "report IN -o LINK-TO-IN: the link is still a link" test -L "$d/link.json"
+refused "report LINK -o IN" "$d/in.json" "$STEPSCOPE" report "$d/link.json" -o "$d/in.json"
+refused "report IN -o HARD-LINK" "$d/in.json" "$STEPSCOPE" report "$d/in.json" -o "$d/hard.json"
+refused "report IN -o another spelling" "$d/in.json" "$STEPSCOPE" report "$d/in.json" -o "$d/sub/../in.json"
+refused "report A IN -o IN (the second input)" "$d/in.json" "$STEPSCOPE" report "$b" "$d/in.json" -o "$d/in.json"
+refused "report LEDGER.json -o LEDGER.json" "$d/ledger.json" \
+  "$STEPSCOPE" report "$d/ledger.json" -o "$d/ledger.json"
+refused "report PROFILE-DIR -o the run's trace" "$d/prof/plugins/profile/run1/host.trace.json.gz" \
+  "$STEPSCOPE" report "$d/prof" -o "$d/prof/plugins/profile/run1/host.trace.json.gz"
+refused "report IN --svg DIR, a figure's file is IN" "$d/in.json" \
+  bash -c 'cp "$1" "$2/fig-lanes.svg" && exec "$3" report "$2/fig-lanes.svg" -o "$2/out.html" --svg "$2"' _ \
+  "$a" "$d/sub" "$STEPSCOPE"
+t_ok "report IN --svg DIR: the figure that is an input is intact" cmp -s "$a" "$d/sub/fig-lanes.svg"
+t_ok "report IN -o IN: IN kept its bytes through all of it" test "$(cksum <"$d/in.json")" = "$sum0"
+t_run "$STEPSCOPE" report "$d/in.json" -o "$d/report.html"
+t_ok "report IN -o another file still writes it" test "$T_RC" = 0 -a -s "$d/report.html"
+t_run "$STEPSCOPE" report "$d/prof" -o "$d/prof/report.html"
+t_ok "report PROFILE-DIR -o a new file inside it is written" test "$T_RC" = 0 -a -s "$d/prof/report.html"
+
 t_done
