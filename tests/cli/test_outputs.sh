@@ -107,4 +107,71 @@ t_ok "report IN -o another file still writes it" test "$T_RC" = 0 -a -s "$d/repo
 t_run "$STEPSCOPE" report "$d/prof" -o "$d/prof/report.html"
 t_ok "report PROFILE-DIR -o a new file inside it is written" test "$T_RC" = 0 -a -s "$d/prof/report.html"
 
+# ---- item 12: -o through symbolic links, and signals while writing ----------------
+d="$T_TMP/o12"
+mkdir -p "$d/sub"
+ln -s nowhere.html "$d/dangling.html"
+ln -s sub/far.html "$d/dangling-rel.html"
+ln -s dangling.html "$d/chain.html"
+ln -s loop2 "$d/loop1"
+ln -s loop1 "$d/loop2"
+ln -s "$d/sub/abs.html" "$d/dangling-abs.html"
+t_run "$STEPSCOPE" report "$a" -o "$d/dangling.html"
+t_ok "-o DANGLING-LINK: exit 0" test "$T_RC" = 0
+t_ok "-o DANGLING-LINK: the link is still the link" test "$(readlink "$d/dangling.html")" = nowhere.html
+t_ok "-o DANGLING-LINK: its target holds the report, as '>' would write it" grep -q "<html" "$d/nowhere.html"
+t_run "$STEPSCOPE" report "$a" -o "$d/dangling-rel.html"
+t_ok "-o DANGLING-LINK into a folder: the target beside the link's folder holds the report" \
+  grep -q "<html" "$d/sub/far.html"
+t_ok "-o DANGLING-LINK into a folder: the link is still a link" test -L "$d/dangling-rel.html"
+t_run "$STEPSCOPE" report "$a" -o "$d/dangling-abs.html"
+t_ok "-o DANGLING-LINK, absolute: its target holds the report" grep -q "<html" "$d/sub/abs.html"
+rm "$d/nowhere.html"
+t_run "$STEPSCOPE" report "$a" -o "$d/chain.html"
+t_ok "-o LINK-TO-DANGLING-LINK: both links stay, the end of the chain holds the report" \
+  test -L "$d/chain.html" -a -L "$d/dangling.html" -a -f "$d/nowhere.html"
+t_run "$STEPSCOPE" report "$a" -o "$d/loop1"
+t_ok "-o LINK-LOOP: exit 1" test "$T_RC" = 1
+t_ok "-o LINK-LOOP: the message says it is a loop" grep -q "loop1: cannot open for writing: a symbolic link loop" <<<"$T_ERR"
+t_ok "-o LINK-LOOP: both links are as they were" \
+  test "$(readlink "$d/loop1")" = loop2 -a "$(readlink "$d/loop2")" = loop1
+t_ok "-o: no temporary file is left beside any of them" test -z "$(find "$d" -name '.*.tmp*')"
+
+# A signal that ends the process while the output is written or committed (raised from
+# the write or the fsync by the fault shim) leaves the old file whole and no temporary
+# file: the process still dies of the signal. env --default-signal undoes a SIGINT
+# ignored by whoever started the test.
+shim="$T_TMP/fault_shim.so"
+if ${CC:-cc} -shared -fPIC -O1 -o "$shim" "$root/tests/cli/fault_shim.c" -ldl 2>"$T_TMP/shim.err"; then
+  if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"; fi
+  for when in SIGNAL FSYNC_SIGNAL; do
+    for sig in INT TERM HUP; do
+      num=$(kill -l "$sig")
+      step=write
+      [ "$when" = FSYNC_SIGNAL ] && step=commit
+      w="$T_TMP/o12-$when-$sig"
+      mkdir -p "$w"
+      echo "previous report" >"$w/report.html"
+      # Through a shell of its own, which says "Terminated" into the captured stderr.
+      t_run bash -c '"$@"; exit $?' _ env --default-signal="$sig" LD_PRELOAD="$shim" STS_FAULT_DIR="$w" "STS_FAULT_$when=$num" \
+        "$STEPSCOPE" report "$a" -o "$w/report.html"
+      t_ok "SIG$sig in the report's $step: the process dies of SIG$sig" test "$T_RC" = $((128 + num))
+      t_ok "SIG$sig in the report's $step: the old file is whole" \
+        test "$(cat "$w/report.html")" = "previous report"
+      t_ok "SIG$sig in the report's $step: no temporary file is left" \
+        test -z "$(find "$w" -name '.*.tmp*')"
+    done
+  done
+  # A program that handles the signal itself keeps its handler: an ignored SIGTERM
+  # leaves the report to be written whole.
+  w="$T_TMP/o12-ignored"
+  mkdir -p "$w"
+  t_run env --ignore-signal=TERM LD_PRELOAD="$shim" STS_FAULT_DIR="$w" STS_FAULT_FSYNC_SIGNAL=15 \
+    "$STEPSCOPE" report "$a" -o "$w/report.html"
+  t_ok "SIGTERM ignored, in the commit: the report is written, exit 0" test "$T_RC" = 0 -a -s "$w/report.html"
+else
+  T_ERR=$(cat "$T_TMP/shim.err")
+  t_ok "the fault-injection shim builds" false
+fi
+
 t_done
