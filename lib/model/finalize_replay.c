@@ -19,7 +19,11 @@
  *
  * Cost: the walk stops at the first entry that proves nothing below it can react (a
  * complete entry whose ends below never shrink, or an open B with only open B's below),
- * so properly nested slices cost O(1) each, as a plain stack would. */
+ * so properly nested slices cost O(1) each, as a plain stack would. Zero-length slices
+ * at one instant stack without end and prove nothing about what lies below them; a
+ * zero-length slice arriving at that instant leaves each of them as it is, so the walk
+ * steps over their whole run at once (entry.zrun) and a million of them cost O(1) each
+ * too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +35,8 @@ typedef struct entry {
     int64_t ts, end;  /* end: PENDING while open */
     uint32_t pos;     /* the slice's final position */
     uint32_t raw;     /* its raw index */
+    uint32_t zrun;    /* zero-length: how many zero-length entries at its instant end here, itself
+                         included, counted downwards without a gap; 0 for any other entry */
     uint8_t regular;  /* complete, as is everything below, with ends never shrinking downwards */
     uint8_t open_run; /* open, as is everything below */
 } entry;
@@ -131,6 +137,7 @@ static void set_flags(stack *st, size_t i)
     const entry *below = i ? &st->v[i - 1] : NULL;
     e->regular = e->end != PENDING && (!below || (below->regular && e->end <= below->end));
     e->open_run = e->end == PENDING && (!below || below->open_run);
+    e->zrun = e->end != e->ts ? 0 : below && below->zrun && below->ts == e->ts ? below->zrun + 1 : 1;
 }
 
 static sts_slice *slice_of(const fin_replay *r, const entry *e)
@@ -174,6 +181,9 @@ static int walk(fin_replay *r, stack *st, int64_t ts, int open, int64_t *end, in
         if (flagged) {
             if (ts <= e->end) {
                 if (e->regular) return 0;
+                /* A run of zero-length entries at one instant shares its end, so none
+                 * of it is regular either: each would be passed. */
+                if (e->zrun > 1) i -= e->zrun - 1;
                 continue;
             }
             cut_above(r, st, i, e->end);
@@ -182,6 +192,13 @@ static int walk(fin_replay *r, stack *st, int64_t ts, int open, int64_t *end, in
         }
         if (e->end < ts || (e->end == ts && !(zero && e->end == e->ts))) {
             st->n--; /* the top, whichever entry ended: as Perfetto does */
+            continue;
+        }
+        if (zero && e->zrun > 1 && e->ts == ts) {
+            /* Zero-length at this instant, as the new one is, and so is each entry of
+             * its run below: none has ended, none is overrun, none ends after ts; the
+             * walk would pass each without a change. */
+            i -= e->zrun - 1;
             continue;
         }
         if (open) {
@@ -270,6 +287,7 @@ static inline int fast_complete(fin_replay *r, uint32_t raw, sts_slice *s, int64
     entry *e = &st->v[st->n - 1];
     e->regular = 1; /* nested in a regular top, or alone */
     e->open_run = 0;
+    e->zrun = end == ts; /* the top, if any, ends after ts: no zero-length run below */
     if (end > r->last) r->last = end;
     return 0;
 }
