@@ -53,6 +53,11 @@ struct fin_replay {
     stack main;
     stack *over; /* the lane's overflow tracks */
     size_t nover, over_cap;
+    /* Over the overflow tracks, leaf k for track k: the least and the greatest end of
+     * a top (INT64_MAX for an empty track; INT64_MAX, INT64_MIN past the last track),
+     * so the first track a slice fits on is found in O(log tracks) (see spill()). */
+    int64_t *tmin, *tmax;
+    size_t tcap;     /* leaves, a power of two; node i has children 2i and 2i + 1 */
     uint32_t track0; /* global index of the lane's own track */
     int64_t res;     /* the rounding tolerance on this lane (0: none) */
     int64_t last;    /* the lane's last timestamp so far */
@@ -126,6 +131,8 @@ void sts_fin_replay_free(fin_replay *r)
     for (size_t k = 0; k < r->over_cap; k++)
         free(r->over[k].v);
     free(r->over);
+    free(r->tmin);
+    free(r->tmax);
     free(r->tracks.v);
     free(r->overlaps.v);
     free(r);
@@ -226,7 +233,7 @@ static int walk(fin_replay *r, stack *st, int64_t ts, int open, int64_t *end, in
 static int grow(stack *st)
 {
     if (st->n < st->cap) return 0;
-    size_t cap = st->cap ? st->cap * 2 : 64;
+    size_t cap = st->cap ? st->cap * 2 : 4; /* small: a staircase makes a track per slice */
     entry *v = realloc(st->v, cap * sizeof *v);
     if (!v) return -1;
     st->v = v;
@@ -292,16 +299,101 @@ static inline int fast_complete(fin_replay *r, uint32_t raw, sts_slice *s, int64
     return 0;
 }
 
-/* A complete slice that overlaps: onto the first overflow track where it nests inside
- * the innermost open slice or follows them all, else onto a new one. */
-static int spill(fin_replay *r, uint32_t raw, int64_t ts, int64_t end)
+/* ---- the first overflow track that fits ------------------------------------------ */
+
+static void tree_set(fin_replay *r, size_t k, int64_t lo, int64_t hi)
 {
-    for (size_t k = 0; k < r->nover; k++) {
+    size_t i = r->tcap + k;
+    r->tmin[i] = lo;
+    r->tmax[i] = hi;
+    for (i /= 2; i; i /= 2) {
+        int64_t a = r->tmin[2 * i], b = r->tmin[2 * i + 1], c = r->tmax[2 * i], d = r->tmax[2 * i + 1];
+        r->tmin[i] = a < b ? a : b;
+        r->tmax[i] = c > d ? c : d;
+    }
+}
+
+/* Leaf k from its track: the end of its top, or INT64_MAX for an empty track. */
+static void tree_track(fin_replay *r, size_t k)
+{
+    const stack *st = &r->over[k];
+    int64_t v = st->n ? st->v[st->n - 1].end : INT64_MAX;
+    tree_set(r, k, v, v);
+}
+
+/* Room for leaf k; a larger tree is built from the tracks. */
+static int tree_room(fin_replay *r, size_t k)
+{
+    if (k < r->tcap) return 0;
+    size_t cap = r->tcap ? r->tcap : 8;
+    while (cap <= k)
+        cap *= 2;
+    int64_t *lo = malloc(2 * cap * sizeof *lo), *hi = malloc(2 * cap * sizeof *hi);
+    if (!lo || !hi) {
+        free(lo);
+        free(hi);
+        return -1;
+    }
+    free(r->tmin);
+    free(r->tmax);
+    r->tmin = lo, r->tmax = hi, r->tcap = cap;
+    for (size_t i = 0; i < 2 * cap; i++)
+        lo[i] = INT64_MAX, hi[i] = INT64_MIN;
+    for (size_t j = 0; j < r->nover; j++)
+        tree_track(r, j);
+    return 0;
+}
+
+/* A slice starting at ts: every overflow track's tops that have ended by then are
+ * popped, each track found in O(log tracks) and each entry popped once. Popping them
+ * now or when a later slice would reach the track gives the same stacks: slices come
+ * by ts, so what has ended by ts has ended for every later slice too. */
+static void tree_pop_ended(fin_replay *r, int64_t ts)
+{
+    while (r->tcap && r->tmin[1] <= ts) {
+        size_t i = 1;
+        while (i < r->tcap)
+            i = r->tmin[2 * i] <= ts ? 2 * i : 2 * i + 1;
+        size_t k = i - r->tcap;
         stack *st = &r->over[k];
         while (st->n && st->v[st->n - 1].end <= ts)
             st->n--;
-        if (st->n == 0 || end <= st->v[st->n - 1].end) return push(r, st, (uint32_t)k + 1, raw, ts, end);
+        tree_track(r, k);
     }
+}
+
+/* The first overflow track whose top ends at or after `end` (or that is empty), once
+ * the ended tops are popped; -1 when none. */
+static long tree_first_fit(const fin_replay *r, int64_t end)
+{
+    if (!r->tcap || r->tmax[1] < end) return -1;
+    size_t i = 1;
+    while (i < r->tcap)
+        i = r->tmax[2 * i] >= end ? 2 * i : 2 * i + 1;
+    return (long)(i - r->tcap);
+}
+
+/* Past a lane: its tracks' leaves back to "no track", in O(tracks log tracks). */
+static void tree_clear(fin_replay *r)
+{
+    for (size_t k = 0; k < r->nover && k < r->tcap; k++)
+        tree_set(r, k, INT64_MAX, INT64_MIN);
+}
+
+/* A complete slice that overlaps: onto the first overflow track where it nests inside
+ * the innermost open slice or follows them all, else onto a new one. A staircase of
+ * slices each overrunning the one before puts each on a new track: the tracks are
+ * searched in a tree (above), not one by one, which made that quadratic. */
+static int spill(fin_replay *r, uint32_t raw, int64_t ts, int64_t end)
+{
+    tree_pop_ended(r, ts);
+    long fit = tree_first_fit(r, end);
+    if (fit >= 0) {
+        if (push(r, &r->over[fit], (uint32_t)fit + 1, raw, ts, end) != 0) return -1;
+        tree_track(r, (size_t)fit);
+        return 0;
+    }
+    if (tree_room(r, r->nover) != 0) return -1;
     if (r->nover == r->over_cap) {
         size_t cap = r->over_cap ? r->over_cap * 2 : 4;
         stack *v = realloc(r->over, cap * sizeof *v);
@@ -313,7 +405,9 @@ static int spill(fin_replay *r, uint32_t raw, int64_t ts, int64_t end)
     stack *st = &r->over[r->nover++];
     st->n = 0;
     st->count = 0;
-    return push(r, st, (uint32_t)r->nover, raw, ts, end);
+    if (push(r, st, (uint32_t)r->nover, raw, ts, end) != 0) return -1;
+    tree_track(r, r->nover - 1);
+    return 0;
 }
 
 /* A complete slice (X, an instant, n). Only complete slices with a duration on a
@@ -426,6 +520,7 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     sts_timeline *tl = r->tl;
     r->main.n = 0;
     r->main.count = 0;
+    tree_clear(r);
     r->nover = 0;
     r->track0 = r->track_base + (uint32_t)r->tracks.n;
     r->pos = pos;
