@@ -277,7 +277,9 @@ static int cmp_input_id(const void *pa, const void *pb)
 {
     const input_id *a = pa, *b = pb;
     if (a->regular != b->regular) return a->regular < b->regular ? -1 : 1;
-    int c = a->regular ? (a->dev != b->dev ? (a->dev < b->dev ? -1 : 1) : a->ino != b->ino ? (a->ino < b->ino ? -1 : 1) : 0)
+    int c = a->regular ? (a->dev != b->dev   ? (a->dev < b->dev ? -1 : 1)
+                          : a->ino != b->ino ? (a->ino < b->ino ? -1 : 1)
+                                             : 0)
                        : strcmp(a->path, b->path);
     if (c) return c;
     return a->index < b->index ? -1 : a->index > b->index;
