@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "hosts_cli.h"
 #include "trace_cli.h"
+#include "stepscope/format.h"
 
 #define TRACK_TEXT 4096
 
@@ -60,15 +61,18 @@ static char *put_i64(char *p, int64_t v)
     return p + (sizeof tmp - (size_t)i);
 }
 
-/* RFC 4180: a field holding a comma, quote, CR or LF is quoted, its quotes doubled.
- * Writes at p, which has room for 2 * strlen(s) + 2 bytes; returns the end. */
+/* RFC 4180: a field holding a comma, quote, CR or LF is quoted, its quotes doubled;
+ * one a spreadsheet would take for a formula is quoted with a "'" first (docs/csv.md).
+ * Writes at p, which has room for 2 * strlen(s) + 3 bytes; returns the end. */
 static char *put_field(char *p, const char *s, size_t n, size_t plain)
 {
-    if (plain == n) {
+    int formula = sts_csv_formula(s, n);
+    if (plain == n && !formula) {
         memcpy(p, s, n);
         return p + n;
     }
     *p++ = '"';
+    if (formula) *p++ = '\'';
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '"') *p++ = '"';
         *p++ = s[i];
@@ -88,12 +92,13 @@ static char *csv_room(csv *c, size_t need)
 static void csv_field(csv *c, const char *s)
 {
     size_t n = strlen(s), plain = strcspn(s, ",\"\r\n");
-    char *p = csv_room(c, 2 * n + 2);
+    char *p = csv_room(c, 2 * n + 3);
     if (p) {
         c->len = (size_t)(put_field(p, s, n, plain) - c->buf);
         return;
     }
     csv_put(c, "\"", 1); /* longer than the buffer: piece by piece */
+    if (sts_csv_formula(s, n)) csv_put(c, "'", 1);
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '"') csv_put(c, "\"", 1);
         csv_put(c, s + i, 1);
@@ -112,7 +117,7 @@ static int64_t table_dur(const sts_slice *s)
 static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s, const char *name, const char *track)
 {
     size_t n = strlen(name), tn = track ? strlen(track) : 0;
-    char *p = csv_room(c, plen + 3 * 21 + 2 * n + 2 * tn + 6);
+    char *p = csv_room(c, plen + 3 * 21 + 2 * n + 2 * tn + 8);
     if (!p) {
         csv_put(c, prefix, plen);
         char num[72], *q = put_i64(num, s->ts);
@@ -175,7 +180,7 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
         /* The lane prefix is the same on every row: format it once. Quoting at most
          * doubles a field, so the buffer never needs flushing. */
         const char *pid = sts_lane_pid(tl, order[k]), *tid = sts_lane_tid(tl, order[k]);
-        size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 8;
+        size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 11;
         csv pre = { NULL, malloc(room), 0, room, 0 };
         if (!pre.buf) {
             c.failed = ENOMEM;
@@ -213,7 +218,7 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     sts_hostset *set = NULL;
     sts_error err = STS_ERROR_INIT;
     if (jobs != INT_MIN && jobs < 1) {
-        fprintf(stderr, "stepscope slices: --jobs expects a number of threads (0: one per core), got %d\n", jobs);
+        cli_say(stderr, "stepscope slices: --jobs expects a number of threads (0: one per core), got %d\n", jobs);
         return CLI_USAGE;
     }
     if (sts_hostset_expand(inputs, (size_t)n, run, &set, &err) != STS_OK) {
@@ -228,7 +233,7 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     }
     const char *const *notes = sts_hostset_notes(set, &nn);
     for (size_t i = 0; i < nn; i++)
-        fprintf(stderr, "stepscope slices: %s\n", notes[i]);
+        cli_say(stderr, "stepscope slices: %s\n", notes[i]);
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     int rc = tc_keep_options("slices", args, &opt), u[2] = { CLI_OK, track };
     if (rc == CLI_OK && sts_hostset_each(set, &opt, jobs == INT_MIN ? 0 : (unsigned)jobs, host_csv, u, &err) != STS_OK)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stepscope/format.h"
 #include "stepscope/json.h"
 #include "stepscope/outfile.h"
 
@@ -305,10 +306,12 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
     return STS_OK;
 }
 
-/* RFC 4180: quote every text field, doubling inner quotes. */
+/* RFC 4180: quote every text field, doubling inner quotes; one a spreadsheet would
+ * take for a formula gets a "'" first (docs/csv.md). */
 static void csv_str(FILE *f, const char *s)
 {
     fputc('"', f);
+    if (s && sts_csv_formula(s, strlen(s))) fputc('\'', f);
     for (; s && *s; s++) {
         if (*s == '"') fputc('"', f);
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);

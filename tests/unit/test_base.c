@@ -970,6 +970,63 @@ TEST(duration_rule_against_reference)
         }
 }
 
+/* Issue 34 item 15: what a terminal would obey (C0, DEL, C1 as UTF-8 or a lone byte)
+ * becomes '?', one per control; every other byte, UTF-8 included, is kept. Checked
+ * against a byte-by-byte statement of the rule over every byte pair. */
+static void put_text_of(const char *s, size_t n, char *out, size_t cap)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    T_TRUE(f != NULL);
+    T_EQ_I64(sts_fmt_put_text(f, s, n), 0);
+    fclose(f);
+    snprintf(out, cap, "%.*s", (int)len, buf);
+    free(buf);
+}
+
+TEST(terminal_text_controls)
+{
+    char out[256];
+    put_text_of("a\033]0;t\007b\x7f\xc2\x9b"
+                "2J\x9b"
+                "c\xc2\xb5s\n",
+                19, out, sizeof out);
+    T_EQ_STR(out, "a?]0;t?b??2J?c\xc2\xb5s?");
+    for (int a = 0; a < 256; a++)
+        for (int b = 1; b < 256; b++) {
+            char in[2] = { (char)a, (char)b };
+            put_text_of(in, 2, out, sizeof out);
+            int c0 = a < 0x20 || a == 0x7f || (a >= 0x80 && a <= 0x9f);
+            int c1 = a == 0xc2 && b >= 0x80 && b <= 0x9f;
+            int bc = b < 0x20 || b == 0x7f || (b >= 0x80 && b <= 0x9f);
+            char want[3];
+            if (c1)
+                snprintf(want, sizeof want, "?");
+            else
+                snprintf(want, sizeof want, "%c%c", c0 ? '?' : a, bc ? '?' : b);
+            if (a == 0) continue; /* out is a C string: a NUL first is checked as '?' below */
+            if (strcmp(out, want) != 0) T_FAIL_AT("bytes %02x %02x: got '%s'", a, b, out);
+        }
+    put_text_of("\0x", 2, out, sizeof out);
+    T_EQ_STR(out, "?x");
+}
+
+/* Issue 34 item 16: the cells a spreadsheet would evaluate, and the numbers it would
+ * not (docs/csv.md). */
+TEST(csv_formula_cells)
+{
+    static const char *const formula[] = { "=1+2", "+cmd", "-2+3", "@SUM(A1)", "\tx",   "\rx",  "-",    "+",  "=",
+                                           "-e5",  "-1e",  "--1",  "-1.2.3",   "-0x10", "-inf", "-nan", "+1 " };
+    static const char *const plain[] = { "", "a=1", "x-1", "-1", "+1", "-2.5e3", "-2.5E-3", "-.5", "-5.", "12", "1e9" };
+    for (size_t i = 0; i < sizeof formula / sizeof *formula; i++)
+        if (!sts_csv_formula(formula[i], strlen(formula[i]))) T_FAIL_AT("'%s' is not guarded", formula[i]);
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+        if (sts_csv_formula(plain[i], strlen(plain[i]))) T_FAIL_AT("'%s' is guarded", plain[i]);
+    T_EQ_I64(sts_csv_formula("-1", 1), 1); /* "-" alone: the length counts, not the NUL */
+    T_EQ_I64(sts_csv_formula("\0=", 2), 0);
+}
+
 TEST(duration_table_field)
 {
     char buf[STS_FMT_DURATION_MAX], line[64];
@@ -1134,5 +1191,7 @@ int main(void)
     RUN(duration_rule_examples);
     RUN(duration_rule_against_reference);
     RUN(duration_table_field);
+    RUN(terminal_text_controls);
+    RUN(csv_formula_cells);
     return t_done();
 }
