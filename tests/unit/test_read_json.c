@@ -571,6 +571,28 @@ TEST(malformed_input_errors)
     expect_error("{\"m\": [1,}], \"traceEvents\": []}", STS_ERR_PARSE, "byte 9: expected a value");
     expect_error("[{,}]", STS_ERR_PARSE, "byte 2 (event 0): expected a string key, found ','");
     expect_error("[{\"a\":1,}]", STS_ERR_PARSE, "byte 8 (event 0): expected a string key, found '}'");
+    /* Issue 34 item 17: JSON has no leading zeros; "05" was read as 5. Every place a
+     * number is read: ts (converted while scanned), an integer pid, an arg deep in
+     * arrays, a key skipped before traceEvents, a key after it; 0, -0.5 and 0e1 stay.
+     * The byte named is the digit after the 0, where the number stops being JSON. */
+    static const char lz[] = "expected '.', an exponent or the number's end after a leading 0 (JSON numbers have no "
+                             "leading zeros), found ";
+    char want[300];
+    snprintf(want, sizeof want, "trace.json: byte 33 (event 0): %s'5'", lz);
+    expect_error("[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":05,\"dur\":1}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 34 (event 0): %s'5'", lz);
+    expect_error("[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":-05,\"dur\":1}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 18 (event 0): %s'1'", lz);
+    expect_error("[{\"ph\":\"X\",\"pid\":01}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 24 (event 0): %s'0'", lz);
+    expect_error("[{\"args\":{\"x\":[1,{\"y\":-007}]}}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 17: %s'0'", lz);
+    expect_error("{\"meta\":{\"a\":[1,00]},\"traceEvents\":[]}", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 27: %s'1'", lz);
+    expect_error("{\"traceEvents\":[],\"meta\":-01}", STS_ERR_PARSE, want);
+    run z = load("[{\"ph\":\"X\",\"pid\":0,\"tid\":1,\"ts\":0,\"dur\":0.5,\"args\":{\"a\":0e1,\"b\":-0.5,\"c\":-0}}]");
+    T_EQ_I64(z.st, STS_OK);
+    done(&z);
     /* The error fills the offset and event index fields too. */
     run r = load("[{}, {\"ph\": @}]");
     T_EQ_I64(r.st, STS_ERR_PARSE);
