@@ -71,6 +71,8 @@ struct fin_replay {
     STS_VEC(sts_track) tracks;
     STS_VEC(sts_overlap) overlaps;
     uint64_t misplaced_end, clamped, unmatched_end, unclosed_begin, overflow_tracks;
+    uint64_t unmatched_async_end, unclosed_async_begin;
+    int async; /* the lane replayed is an async track: its events are b and e */
 };
 
 int sts_fin_replay_moved(const fin_replay *r)
@@ -120,6 +122,8 @@ int sts_fin_replay_commit(fin_replay *r)
     tl->info.clamped += r->clamped;
     tl->info.unmatched_end += r->unmatched_end;
     tl->info.unclosed_begin += r->unclosed_begin;
+    tl->unmatched_async_end += r->unmatched_async_end;
+    tl->unclosed_async_begin += r->unclosed_async_begin;
     tl->info.overflow_tracks += r->overflow_tracks;
     return 0;
 }
@@ -469,6 +473,7 @@ static void end_event(fin_replay *r, const sts_end_event *e)
     long m = match(r, e);
     if (m < 0) {
         r->unmatched_end++;
+        r->unmatched_async_end += (uint64_t)r->async;
         return;
     }
     entry *b = &st->v[m];
@@ -495,6 +500,7 @@ static void finish(fin_replay *r)
         s->dur = r->last - s->ts;
         s->flags |= STS_SLICE_UNCLOSED;
         r->unclosed_begin++;
+        r->unclosed_async_begin += (uint64_t)r->async;
     }
     st->n = 0;
 }
@@ -518,6 +524,7 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     r->opened = 0;
     r->hi = INT64_MIN;
     sts_timeline *tl = r->tl;
+    r->async = tl->lanes.v[lane].kind == STS_LANE_ASYNC;
     r->main.n = 0;
     r->main.count = 0;
     tree_clear(r);
