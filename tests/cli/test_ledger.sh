@@ -243,4 +243,8 @@ assert m == [sum((i + 1) ** 2 for i in range(5)), sum((i + 1) ** 2 for i in rang
   t_ok "demo retrace --json prints the ledger" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep '"schema": "stepscope.ledger/1"')"
   t_ok "STEPSCOPE_LOG_COMPILES=1 logs each trace and compile" test "$(printf '%s\n' "$T_ERR" | grep -c '^stepscope: Finished tracing ')" = 9 -a "$(printf '%s\n' "$T_ERR" | grep -c '^stepscope: Tracing broken_branch .* failed after .*STS_ERR_DYNAMIC_BRANCH$')" = 1 -a "$(printf '%s\n' "$T_ERR" | grep -c '^stepscope: Finished compiling ')" = 9
 fi
+# Issue 34 item 17: a directory given as a log was "expected a trace file".
+t_run "$STEPSCOPE" ledger "$T_TMP"
+t_ok "ledger of a directory: exit 1, a file expected, no word of a trace" \
+  [ "$T_RC" = 1 ] && grep -qF "$T_TMP: is a directory, expected a file" <<<"$T_ERR" && ! grep -q trace <<<"$T_ERR"
 t_done
