@@ -40,6 +40,17 @@ for f in t.json t.json.gz x.xplane.pb x.xplane.pb.gz ${BIG:+BIG}; do
   t_run timeout 300 "$STEPSCOPE" slices "$W/fifo"
   t_ok "$f through a FIFO reads the same slices (opened once: no hang)" test "$T_RC" = 0 -a "$T_OUT" = "$want"
 done
+# Issue 34 item 17: a FIFO or standard input that gives nothing was an "empty file".
+rm -f "$W/fifo"
+mkfifo "$W/fifo"
+(timeout 300 sh -c ': >"$1"' _ "$W/fifo" &)
+t_run timeout 300 "$STEPSCOPE" analyze "$W/fifo"
+t_ok "an empty FIFO: exit 1, 'empty input', not a regular file, no 'empty file'" test "$T_RC" = 1 \
+  -a -n "$(grep -F "$W/fifo: byte 0: empty input (it gave no bytes; not a regular file)" <<<"$T_ERR")" \
+  -a -z "$(grep -F "empty file" <<<"$T_ERR")"
+t_run sh -c ': | "$1" analyze -' _ "$STEPSCOPE"
+t_ok "empty standard input: exit 1, 'standard input gave no bytes'" test "$T_RC" = 1 \
+  -a -n "$(grep -F "empty input (standard input gave no bytes)" <<<"$T_ERR")"
 t_run sh -c 'cat "$1" | "$2" analyze -' _ "$W/t.json" "$STEPSCOPE"
 t_ok "cat t.json | stepscope analyze - exits 0" test "$T_RC" = 0 -a -n "$(grep '^slices *4' <<<"$T_OUT")"
 
