@@ -91,7 +91,7 @@ static int receive(int k, uint64_t *index)
     if ((size_t)count > p->cap) {
         unsigned char *nb = realloc(p->buf, (size_t)count);
         if (!nb) { /* the message cannot be taken, and the pair cannot go on without it */
-            fprintf(stderr, "stepscope: rank %d: out of memory for rank %d's chunk of %d bytes\n", hm_rank(), r, count);
+            cli_say(stderr, "stepscope: rank %d: out of memory for rank %d's chunk of %d bytes\n", hm_rank(), r, count);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         p->buf = nb;
@@ -227,14 +227,14 @@ int hm_chunks_serve(const char *cmd, int owner, unsigned part)
         return CLI_OK; /* the owner reads alone */
     void *plan = malloc(count > 0 ? (size_t)count : 1);
     if (!plan) {
-        fprintf(stderr, "stepscope %s: rank %d: out of memory for a plan of %d bytes\n", cmd, hm_rank(), count);
+        cli_say(stderr, "stepscope %s: rank %d: out of memory for a plan of %d bytes\n", cmd, hm_rank(), count);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_Recv(plan, count, MPI_BYTE, owner, TAG_PLAN, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (count > 0) {
         sts_error err = STS_ERROR_INIT;
         if (sts_chunk_serve(plan, (size_t)count, part, send_chunk, &owner, &err) != STS_OK)
-            fprintf(stderr, "stepscope %s: rank %d: its chunks are read by rank %d: %s\n", cmd, hm_rank(), owner,
+            cli_say(stderr, "stepscope %s: rank %d: its chunks are read by rank %d: %s\n", cmd, hm_rank(), owner,
                     err.message);
         uint64_t done = 0;
         MPI_Send(&done, 1, MPI_UINT64_T, owner, TAG_DONE, MPI_COMM_WORLD);

@@ -41,7 +41,7 @@ static int usage_error(const cli_spec *spec, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "stepscope %s: ", spec->command);
-    vfprintf(stderr, fmt, ap);
+    cli_vsay(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
     fprintf(stderr, "usage: stepscope %s %s\n(see 'stepscope %s --help')\n", spec->command, spec->synopsis,
@@ -168,23 +168,85 @@ int cli_fail(int code, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fputs("stepscope: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    cli_vsay(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
     return code;
 }
 
+void cli_put_text(FILE *f, const char *s)
+{
+    sts_fmt_put_text(f, s, strlen(s));
+}
+
+void cli_vsay(FILE *f, const char *fmt, va_list ap)
+{
+    char small[512], *buf = small;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1)) != NULL) vsnprintf(buf, (size_t)n + 1, fmt, again);
+    va_end(again);
+    if (n < 0) return;
+    if (!buf) buf = small, n = (int)sizeof small - 1; /* out of memory: the start of it */
+    /* A newline is kept: the messages are lines, and it moves no cursor elsewhere. */
+    for (const char *p = buf, *end = buf + n; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        sts_fmt_put_text(f, p, len);
+        if (nl) fputc('\n', f);
+        p += len + (nl != NULL);
+    }
+    if (buf != small) free(buf);
+}
+
+void cli_say(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cli_vsay(f, fmt, ap);
+    va_end(ap);
+}
+
+void cli_warn_text(const char *command, const char *message)
+{
+    fprintf(stderr, "stepscope %s: warning: ", command);
+    cli_put_text(stderr, message);
+    fputc('\n', stderr);
+}
+
 int cli_report(const char *command, const sts_error *err)
 {
-    fprintf(stderr, "stepscope %s: error: %s\n", command, err->message[0] ? err->message : sts_strerror(err->code));
+    fprintf(stderr, "stepscope %s: error: ", command);
+    cli_put_text(stderr, err->message[0] ? err->message : sts_strerror(err->code));
+    fputc('\n', stderr);
     return CLI_BAD_INPUT;
+}
+
+int cli_stdout_error(const char *command, int e)
+{
+    fprintf(stderr, "stepscope %s: error: cannot write to standard output: %s\n", command, strerror(e));
+    return CLI_BAD_INPUT;
+}
+
+int cli_stdout_check(const char *command)
+{
+    int e = sts_stream_failure(stdout);
+    return e ? cli_stdout_error(command, e) : CLI_OK;
+}
+
+int cli_stdout_finish(const char *command, int rc)
+{
+    return rc == CLI_OK ? cli_stdout_check(command) : rc;
 }
 
 int cli_json_finish(const char *command, sts_jsonw *j)
 {
     sts_status st = sts_jsonw_finish(j);
+    int e = sts_jsonw_errno(j);
     sts_jsonw_free(j);
     if (st == STS_OK) return CLI_OK;
+    if (st == STS_ERR_IO) return cli_stdout_error(command, e);
     fprintf(stderr, "stepscope %s: error: writing the JSON output: %s\n", command, sts_strerror(st));
     return CLI_BAD_INPUT;
 }

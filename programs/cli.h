@@ -3,6 +3,7 @@
 #ifndef STS_PROGRAMS_CLI_H
 #define STS_PROGRAMS_CLI_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "stepscope.h"
@@ -56,6 +57,32 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 /* Prints an sts_error to stderr as "stepscope CMD: message"; returns CLI_BAD_INPUT. */
 int cli_report(const char *command, const sts_error *err);
+
+/* Prints "stepscope CMD: error: cannot write to standard output: REASON" (strerror(e));
+ * returns CLI_BAD_INPUT. */
+int cli_stdout_error(const char *command, int e);
+
+/* The same when writing to standard output failed (the reason from
+ * sts_stream_failure); returns CLI_BAD_INPUT then, else CLI_OK. */
+int cli_stdout_check(const char *command);
+
+/* Writes s to f with its controls (ESC, BEL, DEL, C1) as '?' (sts_fmt_put_text): for
+ * every name from an input that reaches a terminal. */
+void cli_put_text(FILE *f, const char *s);
+
+/* fprintf(f, fmt, ...) with the text made safe as cli_put_text does, newlines kept: for
+ * every message to stderr that may hold a name or a path from an input. */
+void cli_say(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_vsay(FILE *f, const char *fmt, va_list ap);
+
+/* "stepscope CMD: warning: " then the message, made safe by cli_put_text, and a newline. */
+void cli_warn_text(const char *command, const char *message);
+
+/* The exit status of a command that returned `rc`: a command that succeeded but
+ * whose output did not all reach standard output (a full disk, a closed pipe's
+ * EPIPE) fails, so `stepscope X > file` never exits 0 having lost text. A command
+ * that already failed keeps its status and its own message. */
+int cli_stdout_finish(const char *command, int rc);
 
 /* Finishes and frees a --json document written to stdout; prints the error and returns
  * CLI_BAD_INPUT when it could not be written whole, else CLI_OK. */

@@ -61,7 +61,7 @@ static int parse_group(const char *g, sts_group *out)
     } else if (!strcmp(g, "hlo_module")) {
         *out = STS_GROUP_HLO_MODULE;
     } else {
-        fprintf(stderr, "stepscope analyze: --group expects name, hlo_op or hlo_module, got '%s'\n", g);
+        cli_say(stderr, "stepscope analyze: --group expects name, hlo_op or hlo_module, got '%s'\n", g);
         return CLI_USAGE;
     }
     return CLI_OK;
@@ -73,7 +73,7 @@ static int window_of_step(analysis *a, const args *o, int64_t *start, int64_t *e
     char *e;
     long long want = strtoll(o->window, &e, 10);
     if (e == o->window || *e) {
-        fprintf(stderr, "stepscope analyze: --window expects START:END or a step number, got '%s'\n", o->window);
+        cli_say(stderr, "stepscope analyze: --window expects START:END or a step number, got '%s'\n", o->window);
         return CLI_USAGE;
     }
     sts_step_options so = STS_STEP_OPTIONS_INIT;
@@ -84,7 +84,7 @@ static int window_of_step(analysis *a, const args *o, int64_t *start, int64_t *e
     sts_steps *s = NULL;
     sts_error err = STS_ERROR_INIT;
     if (sts_steps_find(a->tl, &so, &s, &err) != STS_OK) {
-        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
+        cli_say(stderr, "stepscope analyze: error: %s\n", err.message);
         return err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
     size_t n;
@@ -104,7 +104,7 @@ static int window_of_step(analysis *a, const args *o, int64_t *start, int64_t *e
                 " (see 'stepscope steps')\n",
                 want, st[0].index, st[n - 1].index);
     else if (rc != CLI_OK)
-        fprintf(stderr, "stepscope analyze: --window %lld: no steps found in %s (see 'stepscope steps')\n", want,
+        cli_say(stderr, "stepscope analyze: --window %lld: no steps found in %s (see 'stepscope steps')\n", want,
                 a->info->path);
     sts_steps_free(s);
     return rc;
@@ -149,7 +149,7 @@ static int compute(analysis *a, const args *o, int jobs)
     sts_error err = STS_ERROR_INIT;
     sts_status st = sts_analysis_run(tl, &a->scope, &ao, &a->an, &err);
     if (st != STS_OK) {
-        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
+        cli_say(stderr, "stepscope analyze: error: %s\n", err.message);
         return st == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
     a->names = sts_analysis_names(a->an, &a->nnames);
@@ -161,7 +161,7 @@ static int compute(analysis *a, const args *o, int jobs)
     a->groups = sts_analysis_overlap_groups(a->an, &a->ngroups);
     if (o->name && a->nnames == 0) {
         /* A filter that matches nothing exits 1, as --lane does (docs/stepscope.1, EXIT STATUS). */
-        fprintf(stderr, "stepscope analyze: no slice name matches '%s'\n", o->name);
+        cli_say(stderr, "stepscope analyze: no slice name matches '%s'\n", o->name);
         ts_suggest_names(tl, o->name);
         return CLI_BAD_INPUT;
     }
@@ -186,8 +186,8 @@ static void print_scope(const analysis *a, const args *o)
 {
     if (!a->scoped && a->scope.group == STS_GROUP_NAME) return;
     char d1[32], d2[32];
-    if (o->lane) printf("lanes       %zu matching '%s'\n", a->nlanes_kept, o->lane);
-    if (o->name) printf("names       matching '%s'\n", o->name);
+    if (o->lane) cli_say(stdout, "lanes       %zu matching '%s'\n", a->nlanes_kept, o->lane);
+    if (o->name) cli_say(stdout, "names       matching '%s'\n", o->name);
     if (a->scope.windowed) {
         sts_fmt_duration((double)(a->scope.start_ns - a->info->ts_min), d1, sizeof d1);
         sts_fmt_duration((double)(a->scope.end_ns - a->info->ts_min), d2, sizeof d2);
@@ -204,7 +204,7 @@ static void print_facts(const analysis *a)
 {
     const sts_timeline_info *in = a->info;
     char d1[32], d2[32];
-    printf("trace       %s\n", in->path);
+    cli_say(stdout, "trace       %s\n", in->path);
     printf("format      %s, %" PRIu64 " bytes%s%s\n", in->format, in->bytes, in->compressed ? " (gzip)" : "",
            in->truncated ? ", TRUNCATED: complete events imported" : "");
     printf("events      %" PRIu64, in->events);
@@ -355,7 +355,7 @@ static void print_overlap(const analysis *a, const sts_overlap *ov)
     put_name(sts_timeline_string(a->tl, c->name));
     printf("' (ts %" PRId64 " ns, %s) overran '", c->ts, d);
     put_name(sts_timeline_string(a->tl, p->name));
-    printf("' by %s on pid %s tid %s\n", o, sts_lane_pid(a->tl, c->lane), sts_lane_tid(a->tl, c->lane));
+    cli_say(stdout, "' by %s on pid %s tid %s\n", o, sts_lane_pid(a->tl, c->lane), sts_lane_tid(a->tl, c->lane));
 }
 
 static void print_overlaps(const analysis *a, int all)
@@ -385,7 +385,7 @@ static void print_overlaps(const analysis *a, int all)
             printf("' by %s", lo);
         else
             printf("' by %s to %s", lo, hi);
-        printf(" (pid %s tid %s)\n", sts_lane_pid(a->tl, g->lane), sts_lane_tid(a->tl, g->lane));
+        cli_say(stdout, " (pid %s tid %s)\n", sts_lane_pid(a->tl, g->lane), sts_lane_tid(a->tl, g->lane));
     }
     if (show < a->ngroups)
         printf("  ... %zu more pair%s of names; --overlaps lists every overlap\n", a->ngroups - show,
@@ -405,7 +405,7 @@ static int print_json(const analysis *a, const args *o, const sts_devview *dv)
     if (sts_analysis_write_json_device(j, a->an, top, o->all_overlaps ? 0 : STS_ANALYSIS_JSON_OVERLAPS, dv, &err) !=
         STS_OK) {
         sts_jsonw_free(j);
-        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
+        cli_say(stderr, "stepscope analyze: error: %s\n", err.message);
         return CLI_BAD_INPUT;
     }
     return cli_json_finish("analyze", j);
@@ -466,12 +466,12 @@ int cmd_analyze(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
     sts_group g = STS_GROUP_NAME;
     if (rc < 0 && o.top != INT_MIN && o.top < 0) {
-        fprintf(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", o.top);
+        cli_say(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", o.top);
         rc = CLI_USAGE;
     }
     if (rc < 0 && parse_group(o.group, &g) != CLI_OK) rc = CLI_USAGE;
     if (rc < 0 && o.step && !o.window) {
-        fprintf(stderr, "stepscope analyze: --step only chooses the steps --window STEP counts; give --window\n");
+        cli_say(stderr, "stepscope analyze: --step only chooses the steps --window STEP counts; give --window\n");
         rc = CLI_USAGE;
     }
     if (rc < 0 && o.dc.device && (o.lane || o.name || o.window)) {
@@ -484,7 +484,7 @@ int cmd_analyze(int argc, char **argv)
         rc = CLI_USAGE;
     }
     if (rc < 0 && o.dc.device && o.memory) {
-        fprintf(stderr, "stepscope analyze: --device and --memory each print a document of their own; give one\n");
+        cli_say(stderr, "stepscope analyze: --device and --memory each print a document of their own; give one\n");
         rc = CLI_USAGE;
     }
     if (rc < 0) {

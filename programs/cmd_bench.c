@@ -93,7 +93,7 @@ static int runtime_error(sts_device *dev, const sts_error *err)
 {
     const char *cut = err->code == STS_ERR_BUILD ? strstr(err->message, "compiler log:\n") : NULL;
     if (!cut || !dev) return cli_report("bench", err);
-    fprintf(stderr, "stepscope bench: error: %.*s\n%s\n", (int)(cut - err->message) + 13, err->message,
+    cli_say(stderr, "stepscope bench: error: %.*s\n%s\n", (int)(cut - err->message) + 13, err->message,
             sts_device_last_build_log(dev));
     return CLI_BAD_INPUT;
 }

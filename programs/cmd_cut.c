@@ -93,12 +93,12 @@ static const sts_step *step_numbered(const sts_step *st, size_t n, int64_t index
 
 static void explain_no_steps(const sts_timeline *tl, const sts_steps *s, const args *o)
 {
-    fprintf(stderr, "stepscope cut: --steps %s: no steps found in %s", o->steps, sts_timeline_get_info(tl)->path);
+    cli_say(stderr, "stepscope cut: --steps %s: no steps found in %s", o->steps, sts_timeline_get_info(tl)->path);
     size_t n;
     const char *const *tried = sts_steps_tried(s, &n);
-    fprintf(stderr, "%s\n", n ? "; tried:" : "");
+    cli_say(stderr, "%s\n", n ? "; tried:" : "");
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "  %s\n", tried[i]);
+        cli_say(stderr, "  %s\n", tried[i]);
     if (o->step) ts_suggest_names(tl, o->step);
 }
 
@@ -112,7 +112,7 @@ static void missing_step(const sts_step *st, size_t n, int64_t want, const char 
     const sts_step *near = NULL;
     for (size_t k = 0; k < n; k++)
         if (!near || llabs(st[k].index - want) < llabs(near->index - want)) near = &st[k];
-    if (near) fprintf(stderr, "did you mean %" PRId64 "?\n", near->index);
+    if (near) cli_say(stderr, "did you mean %" PRId64 "?\n", near->index);
 }
 
 static int window_of_steps(const sts_timeline *tl, const args *o, chosen *w)
@@ -130,7 +130,7 @@ static int window_of_steps(const sts_timeline *tl, const args *o, chosen *w)
     sts_steps *s = NULL;
     sts_error err = STS_ERROR_INIT;
     if (sts_steps_find(tl, &so, &s, &err) != STS_OK) {
-        fprintf(stderr, "stepscope cut: error: %s\n", err.message);
+        cli_say(stderr, "stepscope cut: error: %s\n", err.message);
         return err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
     size_t n;
@@ -330,11 +330,11 @@ static int run(const char *path, const args *o, const tc_read_opts *ro, int64_t 
         sts_error err = STS_ERROR_INIT;
         sts_status s = sts_write_chrome_json_cut(tl, &cut, o->out, NULL, &st, &err);
         if (s == STS_ERR_NOT_FOUND && o->name && !name_anywhere(tl, o->name)) {
-            fprintf(stderr, "stepscope cut: no slice name of %s matches '%s'\n", in->path, o->name);
+            cli_say(stderr, "stepscope cut: no slice name of %s matches '%s'\n", in->path, o->name);
             ts_suggest_names(tl, o->name);
             rc = CLI_BAD_INPUT;
         } else if (s != STS_OK) {
-            fprintf(stderr, "stepscope cut: error: %s\n", err.message);
+            cli_say(stderr, "stepscope cut: error: %s\n", err.message);
             rc = s == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
         }
     }

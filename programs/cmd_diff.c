@@ -169,6 +169,7 @@ int cmd_diff(int argc, char **argv)
             if (sts_diff_write_json(d, stdout, &err) != STS_OK) rc = cli_report("diff", &err);
         } else {
             sts_diff_print(d, stdout, (size_t)top);
+            rc = cli_stdout_check("diff"); /* before the verdict's status, which would hide it */
         }
         if (rc == CLI_OK) rc = sts_diff_exit_status(d);
     }

@@ -11,9 +11,9 @@ static void print_warnings(const sts_ledger *l)
 {
     size_t n = sts_ledger_warning_count(l);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "stepscope ledger: warning: %s\n", sts_ledger_warning(l, i));
+        cli_warn_text("ledger", sts_ledger_warning(l, i));
     long long all = (long long)sts_ledger_log_stats(l).warnings;
-    if (all > (long long)n) fprintf(stderr, "stepscope ledger: warning: ... and %lld more\n", all - (long long)n);
+    if (all > (long long)n) cli_say(stderr, "stepscope ledger: warning: ... and %lld more\n", all - (long long)n);
 }
 
 int cmd_ledger(int argc, char **argv)

@@ -43,7 +43,7 @@ int cmd_report(int argc, char **argv)
     int rc = cli_parse(&spec, argc, args, pos, &npos);
     if (rc >= 0) return rc;
     if (!out) {
-        fprintf(stderr, "stepscope report: missing -o FILE (where to write the HTML)\n");
+        cli_say(stderr, "stepscope report: missing -o FILE (where to write the HTML)\n");
         cli_usage(&spec, stderr);
         return CLI_USAGE;
     }
@@ -56,7 +56,7 @@ int cmd_report(int argc, char **argv)
             sts_report_free(r);
             return cli_report("report", &err);
         }
-        fprintf(stderr, "report: %s: read as %s\n", pos[i], sts_report_input_name(kind));
+        cli_say(stderr, "report: %s: read as %s\n", pos[i], sts_report_input_name(kind));
     }
     if (sts_report_write_html(r, out, &err) != STS_OK) {
         sts_report_free(r);

@@ -1,5 +1,6 @@
 /* stepscope slices: every slice of Perfetto's slice table as CSV, lanes in display
  * order, then by ts and the order the importer made them. */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "cli.h"
 #include "hosts_cli.h"
 #include "trace_cli.h"
+#include "stepscope/format.h"
 
 #define TRACK_TEXT 4096
 
@@ -18,12 +20,18 @@ typedef struct csv {
     FILE *f;
     char *buf;
     size_t len, cap;
-    int failed;
+    int failed; /* the errno of the first failure, 0 while none */
 } csv;
+
+/* stdio keeps only a flag once a write failed: its reason is kept here. */
+static void csv_note(csv *c, int ok)
+{
+    if (!ok && !c->failed) c->failed = errno ? errno : EIO;
+}
 
 static void csv_flush(csv *c)
 {
-    if (c->len && fwrite(c->buf, 1, c->len, c->f) != c->len) c->failed = 1;
+    if (c->len) csv_note(c, fwrite(c->buf, 1, c->len, c->f) == c->len);
     c->len = 0;
 }
 
@@ -31,7 +39,7 @@ static void csv_put(csv *c, const char *s, size_t n)
 {
     if (c->len + n > c->cap) csv_flush(c);
     if (n > c->cap) {
-        if (fwrite(s, 1, n, c->f) != n) c->failed = 1;
+        csv_note(c, fwrite(s, 1, n, c->f) == n);
         return;
     }
     memcpy(c->buf + c->len, s, n);
@@ -53,15 +61,18 @@ static char *put_i64(char *p, int64_t v)
     return p + (sizeof tmp - (size_t)i);
 }
 
-/* RFC 4180: a field holding a comma, quote, CR or LF is quoted, its quotes doubled.
- * Writes at p, which has room for 2 * strlen(s) + 2 bytes; returns the end. */
+/* RFC 4180: a field holding a comma, quote, CR or LF is quoted, its quotes doubled;
+ * one a spreadsheet would take for a formula is quoted with a "'" first (docs/csv.md).
+ * Writes at p, which has room for 2 * strlen(s) + 3 bytes; returns the end. */
 static char *put_field(char *p, const char *s, size_t n, size_t plain)
 {
-    if (plain == n) {
+    int formula = sts_csv_formula(s, n);
+    if (plain == n && !formula) {
         memcpy(p, s, n);
         return p + n;
     }
     *p++ = '"';
+    if (formula) *p++ = '\'';
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '"') *p++ = '"';
         *p++ = s[i];
@@ -81,12 +92,13 @@ static char *csv_room(csv *c, size_t need)
 static void csv_field(csv *c, const char *s)
 {
     size_t n = strlen(s), plain = strcspn(s, ",\"\r\n");
-    char *p = csv_room(c, 2 * n + 2);
+    char *p = csv_room(c, 2 * n + 3);
     if (p) {
         c->len = (size_t)(put_field(p, s, n, plain) - c->buf);
         return;
     }
     csv_put(c, "\"", 1); /* longer than the buffer: piece by piece */
+    if (sts_csv_formula(s, n)) csv_put(c, "'", 1);
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '"') csv_put(c, "\"", 1);
         csv_put(c, s + i, 1);
@@ -106,7 +118,7 @@ static void csv_row(csv *c, const char *prefix, size_t plen, const sts_slice *s,
                     int end_line)
 {
     size_t n = strlen(name), tn = track ? strlen(track) : 0;
-    char *p = csv_room(c, plen + 3 * 21 + 2 * n + 2 * tn + 6);
+    char *p = csv_room(c, plen + 3 * 21 + 2 * n + 2 * tn + 8);
     if (!p) {
         csv_put(c, prefix, plen);
         char num[72], *q = put_i64(num, s->ts);
@@ -289,17 +301,17 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
     const sts_arg *targs = sts_timeline_args(tl, NULL);
     const sts_track *tracks = sts_timeline_tracks(tl, NULL);
     char *tbuf = malloc(TRACK_TEXT);
-    if (!tbuf) c.failed = 1;
+    if (!tbuf) c.failed = ENOMEM;
     for (size_t k = 0; k < nl && !c.failed; k++) {
         const sts_lane *ln = &lanes[order[k]];
         if (!ln->slice_count) continue;
         /* The lane prefix is the same on every row: format it once. Quoting at most
          * doubles a field, so the buffer never needs flushing. */
         const char *pid = sts_lane_pid(tl, order[k]), *tid = sts_lane_tid(tl, order[k]);
-        size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 8;
+        size_t room = 2 * (strlen(pid) + strlen(tid) + (host ? strlen(host) : 0)) + 11;
         csv pre = { NULL, malloc(room), 0, room, 0 };
         if (!pre.buf) {
-            c.failed = 1;
+            c.failed = ENOMEM;
             break;
         }
         if (host) csv_field(&pre, host), csv_put(&pre, ",", 1);
@@ -315,12 +327,11 @@ static int write_csv(const sts_timeline *tl, const char *host, int header, int w
         free(pre.buf);
     }
     csv_flush(&c);
-    if (fflush(stdout) != 0) c.failed = 1;
     free(order);
     free(c.buf);
     free(tbuf);
-    if (c.failed) return cli_fail(CLI_BAD_INPUT, "slices: cannot write the CSV to standard output");
-    return CLI_OK;
+    if (c.failed == ENOMEM) return cli_fail(CLI_BAD_INPUT, "slices: out of memory");
+    return c.failed ? cli_stdout_error("slices", c.failed) : cli_stdout_check("slices");
 }
 
 static sts_status host_csv(size_t i, const sts_host_file *f, const sts_timeline *tl, void *user, sts_error *err)
@@ -337,7 +348,7 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     sts_hostset *set = NULL;
     sts_error err = STS_ERROR_INIT;
     if (jobs != INT_MIN && jobs < 1) {
-        fprintf(stderr, "stepscope slices: --jobs expects a number of threads (0: one per core), got %d\n", jobs);
+        cli_say(stderr, "stepscope slices: --jobs expects a number of threads (0: one per core), got %d\n", jobs);
         return CLI_USAGE;
     }
     if (sts_hostset_expand(inputs, (size_t)n, run, &set, &err) != STS_OK) {
@@ -356,7 +367,7 @@ static int hosts_csv(const char *const *inputs, int n, const char *run, const ch
     }
     const char *const *notes = sts_hostset_notes(set, &nn);
     for (size_t i = 0; i < nn; i++)
-        fprintf(stderr, "stepscope slices: %s\n", notes[i]);
+        cli_say(stderr, "stepscope slices: %s\n", notes[i]);
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     int rc = tc_keep_options("slices", args, &opt), u[2] = { CLI_OK, track };
     if (rc == CLI_OK && sts_hostset_each(set, &opt, jobs == INT_MIN ? 0 : (unsigned)jobs, host_csv, u, &err) != STS_OK)

@@ -104,7 +104,8 @@ static void print_windows(const view *v, const sts_step *s)
         char label[160], d[32];
         lane_label(v, w->lane, label, sizeof label);
         sts_fmt_duration((double)(w->busy_ns), d, sizeof d);
-        printf("%9s%s: busy %s (%.1f%%):", "", label, d, s->dur ? 100.0 * (double)w->busy_ns / (double)s->dur : 0.0);
+        cli_say(stdout, "%9s%s: busy %s (%.1f%%):", "", label, d,
+                s->dur ? 100.0 * (double)w->busy_ns / (double)s->dur : 0.0);
         for (uint32_t m = w->first_name; m < w->first_name + w->name_count && m < w->first_name + TEXT_NAMES; m++) {
             sts_fmt_duration((double)(v->wn[m].ns), d, sizeof d);
             printf("%s ", m == w->first_name ? "" : ",");
@@ -241,9 +242,15 @@ static void print_human(const view *v)
     const char *nm = common_name(v);
     uint32_t lane = v->st[0].lane;
     const char *thread = sts_lane_thread_name(v->tl, lane);
-    printf("%zu step%s%s%s%s on pid %s tid %s%s%s%s\n", v->n, v->n == 1 ? "" : "s", nm ? " '" : "", nm ? nm : "",
-           nm ? "'" : "", sts_lane_pid(v->tl, lane), sts_lane_tid(v->tl, lane), *thread ? " (" : "", thread,
-           *thread ? ")" : "");
+    printf("%zu step%s%s", v->n, v->n == 1 ? "" : "s", nm ? " '" : "");
+    cli_put_text(stdout, nm ? nm : "");
+    printf("%s on pid ", nm ? "'" : "");
+    cli_put_text(stdout, sts_lane_pid(v->tl, lane));
+    fputs(" tid ", stdout);
+    cli_put_text(stdout, sts_lane_tid(v->tl, lane));
+    fputs(*thread ? " (" : "", stdout);
+    cli_put_text(stdout, thread);
+    fputs(*thread ? ")\n" : "\n", stdout);
     printf("found by: %s (%s)\n", sts_step_rule_name(sts_steps_rule(v->s)),
            sts_step_rule_description(sts_steps_rule(v->s)));
     if (sts_steps_other_lanes(v->s))
@@ -281,8 +288,7 @@ static int print_json(const view *v)
                           : sts_steps_write_json_device(j, v->tl, v->s, v->xprof, v->dv, &err);
     if (st != STS_OK) {
         sts_jsonw_free(j);
-        fprintf(stderr, "stepscope steps: error: %s\n", err.message);
-        return CLI_BAD_INPUT;
+        return cli_report("steps", &err);
     }
     return cli_json_finish("steps", j);
 }
@@ -291,17 +297,23 @@ static int no_steps(const sts_timeline *tl, const sts_steps *s)
 {
     size_t n;
     const char *const *tried = sts_steps_tried(s, &n);
-    fprintf(stderr, "stepscope steps: no steps found in %s; tried:\n", sts_timeline_get_info(tl)->path);
-    for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "  - %s\n", tried[i]);
+    cli_say(stderr, "stepscope steps: no steps found in %s; tried:\n", sts_timeline_get_info(tl)->path);
+    for (size_t i = 0; i < n; i++) {
+        fputs("  - ", stderr);
+        cli_put_text(stderr, tried[i]);
+        fputc('\n', stderr);
+    }
     const uint32_t *sug = sts_steps_suggestions(s, &n);
     if (n) {
-        fprintf(stderr, "did you mean ");
-        for (size_t i = 0; i < n; i++)
-            fprintf(stderr, "%s'%s'", i ? ", " : "", sts_timeline_string(tl, sug[i]));
-        fprintf(stderr, "?\n");
+        cli_say(stderr, "did you mean ");
+        for (size_t i = 0; i < n; i++) {
+            cli_say(stderr, "%s'", i ? ", " : "");
+            cli_put_text(stderr, sts_timeline_string(tl, sug[i]));
+            fputc('\'', stderr);
+        }
+        cli_say(stderr, "?\n");
     }
-    fprintf(stderr, "name the step slice with --step NAME (or an extended regex)\n");
+    cli_say(stderr, "name the step slice with --step NAME (or an extended regex)\n");
     return CLI_BAD_INPUT;
 }
 
@@ -334,7 +346,7 @@ static int run(sts_timeline *tl, const args *o)
     sts_error err = STS_ERROR_INIT;
     if (sts_steps_find(tl, &so, &s, &err) != STS_OK) {
         free(lanes);
-        fprintf(stderr, "stepscope steps: error: %s\n", err.message);
+        cli_say(stderr, "stepscope steps: error: %s\n", err.message);
         return err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
     view v = { 0 };
@@ -454,11 +466,11 @@ int cmd_steps(int argc, char **argv)
     int names_given = o.names != INT_MIN;
     if (o.names == INT_MIN) o.names = 5;
     if (rc < 0 && o.names < 0) {
-        fprintf(stderr, "stepscope steps: --names expects N >= 0, got %d\n", o.names);
+        cli_say(stderr, "stepscope steps: --names expects N >= 0, got %d\n", o.names);
         rc = CLI_USAGE;
     }
     if (rc < 0 && o.dc.device && o.memory) {
-        fprintf(stderr, "stepscope steps: --device and --memory each print a document of their own; give one\n");
+        cli_say(stderr, "stepscope steps: --device and --memory each print a document of their own; give one\n");
         rc = CLI_USAGE;
     }
     if (rc < 0) {

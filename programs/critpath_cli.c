@@ -34,7 +34,7 @@ int cp_compute(const char *cmd, const cp_opts *o, const sts_timeline *tl, const 
         sts_devview_options vo = STS_DEVVIEW_OPTIONS_INIT;
         vo.steps = s;
         if (sts_devview_compute(tl, &vo, &own, &err) != STS_OK) {
-            fprintf(stderr, "stepscope %s: error: %s\n", cmd, err.message);
+            cli_say(stderr, "stepscope %s: error: %s\n", cmd, err.message);
             return CLI_BAD_INPUT;
         }
         dv = own;
@@ -43,18 +43,18 @@ int cp_compute(const char *cmd, const cp_opts *o, const sts_timeline *tl, const 
     sts_status st = sts_critpath_compute(tl, s, dv, &cp, &err);
     sts_devview_free(own);
     if (st != STS_OK) {
-        fprintf(stderr, "stepscope %s: error: %s\n", cmd, err.message);
+        cli_say(stderr, "stepscope %s: error: %s\n", cmd, err.message);
         return CLI_BAD_INPUT;
     }
     size_t nw;
     const char *const *w = sts_critpath_warnings(cp, &nw);
     for (size_t i = 0; i < nw; i++)
-        fprintf(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
+        cli_say(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
     for (int i = 0; i < o->what_if.n; i++) {
         size_t top = 0;
         int t = top_of(o->what_if.v[i], &top);
         if (t < 0) {
-            fprintf(stderr, "stepscope %s: error: --what-if '%s': top=N expects N from 1 to 64\n", cmd,
+            cli_say(stderr, "stepscope %s: error: --what-if '%s': top=N expects N from 1 to 64\n", cmd,
                     o->what_if.v[i]);
             sts_critpath_free(cp);
             return CLI_USAGE;
@@ -64,7 +64,7 @@ int cp_compute(const char *cmd, const cp_opts *o, const sts_timeline *tl, const 
             continue;
         }
         if (sts_critpath_what_if(cp, &o->what_if.v[i], 1, NULL, &err) != STS_OK) {
-            fprintf(stderr, "stepscope %s: error: %s\n", cmd, err.message);
+            cli_say(stderr, "stepscope %s: error: %s\n", cmd, err.message);
             sts_critpath_free(cp);
             return err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
         }

@@ -27,7 +27,7 @@ int dc_prepare(const char *cmd, dc_opts *o, const char **argmode)
 {
     o->rules = NULL;
     if (!o->device && (o->categories || o->explain)) {
-        fprintf(stderr, "stepscope %s: %s needs --device\n", cmd, o->categories ? "--categories" : "--explain");
+        cli_say(stderr, "stepscope %s: %s needs --device\n", cmd, o->categories ? "--categories" : "--explain");
         return CLI_USAGE;
     }
     if (!o->device || !o->categories) return CLI_OK;
@@ -37,7 +37,7 @@ int dc_prepare(const char *cmd, dc_opts *o, const char **argmode)
         for (size_t m = 0; m < sizeof MODES / sizeof MODES[0]; m++) {
             if (dropped_key(o->rules, MODES[m].mode)) continue;
             if (m) {
-                fprintf(stderr, "stepscope %s: %s reads args the analyses do not keep: reading with --args %s\n", cmd,
+                cli_say(stderr, "stepscope %s: %s reads args the analyses do not keep: reading with --args %s\n", cmd,
                         o->categories, MODES[m].name);
                 *argmode = MODES[m].name;
             }
@@ -55,7 +55,7 @@ int dc_prepare(const char *cmd, dc_opts *o, const char **argmode)
     if (!named) return CLI_OK; /* reading says what --args takes */
     const char *key = dropped_key(o->rules, mode);
     if (key) {
-        fprintf(stderr, "stepscope %s: %s reads arg '%s', which --args %s drops (--args all keeps it)\n", cmd,
+        cli_say(stderr, "stepscope %s: %s reads arg '%s', which --args %s drops (--args all keeps it)\n", cmd,
                 o->categories, key, *argmode);
         dc_release(o);
         return CLI_USAGE;
@@ -79,7 +79,7 @@ int dc_compute(const char *cmd, const dc_opts *o, const sts_timeline *tl, const 
     size_t n;
     const char *const *w = sts_devview_warnings(*out, &n);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
+        cli_say(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
     return CLI_OK;
 }
 

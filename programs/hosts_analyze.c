@@ -27,9 +27,9 @@ static void print_facts(const sts_hosts *h, const sts_hostset *set, const sts_ho
 {
     size_t n = sts_hosts_count(h);
     char d1[32], d2[32], fm[256];
-    printf("hosts       %zu (%s to %s), each host's processes its own\n", n, sts_hosts_info(h, 0)->name,
-           sts_hosts_info(h, n - 1)->name);
-    if (sts_hostset_run(set)) printf("run         %s\n", sts_hostset_run(set));
+    cli_say(stdout, "hosts       %zu (%s to %s), each host's processes its own\n", n, sts_hosts_info(h, 0)->name,
+            sts_hosts_info(h, n - 1)->name);
+    if (sts_hostset_run(set)) cli_say(stdout, "run         %s\n", sts_hostset_run(set));
     sts_hosts_formats(h, fm, sizeof fm);
     printf("format      %s, %" PRIu64 " bytes in all", fm, t->bytes);
     if (t->compressed) printf(", %" PRIu64 " gzip", t->compressed);
@@ -183,8 +183,8 @@ static void print_overlaps(const sts_hosts *h, const sts_hosts_totals *t)
         char ov[32], d[32];
         sts_fmt_duration((double)o[0].overrun_ns, ov, sizeof ov);
         sts_fmt_duration((double)o[0].dur_ns, d, sizeof d);
-        printf("  %s: '%s' (ts %" PRId64 " ns, %s) overruns '%s' by %s on pid %s tid %s\n", sts_hosts_info(h, i)->name,
-               o[0].name, o[0].ts_ns, d, o[0].parent, ov, o[0].pid, o[0].tid);
+        cli_say(stdout, "  %s: '%s' (ts %" PRId64 " ns, %s) overruns '%s' by %s on pid %s tid %s\n",
+                sts_hosts_info(h, i)->name, o[0].name, o[0].ts_ns, d, o[0].parent, ov, o[0].pid, o[0].tid);
         shown++;
     }
 }
@@ -200,7 +200,7 @@ int hc_print_analyze(const sts_hosts *h, const sts_hostset *set, int json, size_
         print_lanes(h);
         print_processes(h);
         print_overlaps(h, &t);
-        return fflush(stdout) == 0 ? CLI_OK : cli_fail(CLI_BAD_INPUT, "analyze: cannot write to standard output");
+        return cli_stdout_check("analyze");
     }
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");

@@ -12,7 +12,7 @@ static void print_notes(const char *cmd, const sts_hostset *set)
     size_t n;
     const char *const *notes = sts_hostset_notes(set, &n);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "stepscope %s: %s\n", cmd, notes[i]);
+        cli_say(stderr, "stepscope %s: %s\n", cmd, notes[i]);
 }
 
 /* The hosts' warnings: the first 10 of all, host by host, then a count of the rest. */
@@ -25,11 +25,16 @@ static void print_warnings(const char *cmd, const sts_hosts *h)
         const char *const *w = sts_hosts_warnings(h, i, &n);
         total += in->warnings_total;
         hosts += in->warnings_total > 0;
-        for (size_t k = 0; k < n && shown < 10; k++, shown++)
-            fprintf(stderr, "stepscope %s: warning: %s: %s\n", cmd, in->name, w[k]);
+        for (size_t k = 0; k < n && shown < 10; k++, shown++) {
+            cli_say(stderr, "stepscope %s: warning: ", cmd);
+            cli_put_text(stderr, in->name);
+            fputs(": ", stderr);
+            cli_put_text(stderr, w[k]);
+            fputc('\n', stderr);
+        }
     }
     if (total > shown)
-        fprintf(stderr, "stepscope %s: warning: ... and %" PRIu64 " more warning%s (%" PRIu64 " host%s warned)\n", cmd,
+        cli_say(stderr, "stepscope %s: warning: ... and %" PRIu64 " more warning%s (%" PRIu64 " host%s warned)\n", cmd,
                 total - shown, total - shown == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s");
 }
 
@@ -55,7 +60,7 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     *set = NULL;
     *out = NULL;
     if (o->jobs != INT_MIN && o->jobs < 1) {
-        fprintf(stderr, "stepscope %s: --jobs expects a number of threads (0: one per core), got %d\n", o->cmd,
+        cli_say(stderr, "stepscope %s: --jobs expects a number of threads (0: one per core), got %d\n", o->cmd,
                 o->jobs);
         return CLI_USAGE;
     }
@@ -82,7 +87,7 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     }
     if (o->one_host) {
         if (!o->mpi || hm_rank() == 0)
-            fprintf(stderr, "stepscope %s: %s applies to one trace; with %zu hosts it is not supported (yet)\n", o->cmd,
+            cli_say(stderr, "stepscope %s: %s applies to one trace; with %zu hosts it is not supported (yet)\n", o->cmd,
                     o->one_host, n);
         return CLI_USAGE;
     }
@@ -117,7 +122,7 @@ int hc_analyze(const hc_opts *o, int json, size_t top)
 int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, int device)
 {
     if (!(ratio >= 1.0) || ratio > 1e9) {
-        fprintf(stderr, "stepscope %s: --straggler-ratio expects a number >= 1, got %g\n", o->cmd, ratio);
+        cli_say(stderr, "stepscope %s: --straggler-ratio expects a number >= 1, got %g\n", o->cmd, ratio);
         return CLI_USAGE;
     }
     /* Each host's steps as for one trace; its windows on other lanes are not kept. */

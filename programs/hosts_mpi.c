@@ -101,7 +101,7 @@ int hm_init(const char *cmd)
     MPI_Initialized(&inited);
     int provided = 0; /* threads read files and chunks; only this one calls MPI */
     if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-        fprintf(stderr, "stepscope %s: --mpi: MPI_Init failed\n", cmd);
+        cli_say(stderr, "stepscope %s: --mpi: MPI_Init failed\n", cmd);
         return CLI_BAD_INPUT;
     }
     atexit(finalize_at_exit);
@@ -226,21 +226,21 @@ int hm_share_set(const char *cmd, sts_hostset **set, int rc0, const char *msg0)
     int rc = rc0;
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (rc != CLI_OK) {
-        if (g_rank == 0 && msg0) fprintf(stderr, "%s\n", msg0);
+        if (g_rank == 0 && msg0) cli_say(stderr, "%s\n", msg0);
         return rc;
     }
     void *buf = NULL;
     size_t len = 0;
     if (g_rank == 0 && pack_set(*set, &buf, &len) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
     if (bcast_bytes(&buf, &len) != 0) {
-        if (g_rank == 0) fprintf(stderr, "stepscope %s: error: the list of hosts is too long for one message\n", cmd);
+        if (g_rank == 0) cli_say(stderr, "stepscope %s: error: the list of hosts is too long for one message\n", cmd);
         free(buf);
         return CLI_BAD_INPUT;
     }
     int bad = g_rank != 0 && unpack_set(buf, len, set) != 0, any = 0;
     free(buf);
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any && g_rank == 0) fprintf(stderr, "stepscope %s: error: a rank ran out of memory\n", cmd);
+    if (any && g_rank == 0) cli_say(stderr, "stepscope %s: error: a rank ran out of memory\n", cmd);
     return any ? CLI_BAD_INPUT : CLI_OK;
 }
 
@@ -265,8 +265,8 @@ static int agree(const char *cmd, int rc, const char *msg)
             failed++;
             if (first < 0) first = r;
         }
-        fprintf(stderr, "stepscope %s: error: rank %d: %s", cmd, first, all + (size_t)first * sizeof mine);
-        if (failed > 1) fprintf(stderr, " (and %d more rank%s failed)", failed - 1, failed == 2 ? "" : "s");
+        cli_say(stderr, "stepscope %s: error: rank %d: %s", cmd, first, all + (size_t)first * sizeof mine);
+        if (failed > 1) cli_say(stderr, " (and %d more rank%s failed)", failed - 1, failed == 2 ? "" : "s");
         fputc('\n', stderr);
     }
     free(all);

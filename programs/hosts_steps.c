@@ -77,14 +77,14 @@ static void print_rules(const sts_hosts *h, const sts_alignment *a)
         size_t k;
         sts_hosts_steps(h, i, &k);
         if (!k)
-            printf("note: %s has no steps (%s)\n", host_name(h, (uint32_t)i),
-                   si->ntried ? si->tried[si->ntried - 1] : "nothing matched");
+            cli_say(stdout, "note: %s has no steps (%s)\n", host_name(h, (uint32_t)i),
+                    si->ntried ? si->tried[si->ntried - 1] : "nothing matched");
         else if (si->rule != rule)
-            printf("note: %s's steps were found by %s: numbers may not match the other hosts'\n",
-                   host_name(h, (uint32_t)i), sts_step_rule_name(si->rule));
+            cli_say(stdout, "note: %s's steps were found by %s: numbers may not match the other hosts'\n",
+                    host_name(h, (uint32_t)i), sts_step_rule_name(si->rule));
         if (si->duplicates)
-            printf("note: %s repeats step numbers: %zu later step%s with a number already seen left out\n",
-                   host_name(h, (uint32_t)i), si->duplicates, si->duplicates == 1 ? "" : "s");
+            cli_say(stdout, "note: %s repeats step numbers: %zu later step%s with a number already seen left out\n",
+                    host_name(h, (uint32_t)i), si->duplicates, si->duplicates == 1 ? "" : "s");
     }
 }
 
@@ -234,11 +234,11 @@ static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alig
 static int no_steps(const sts_hosts *h)
 {
     const sts_host_steps_info *si = sts_hosts_steps_info(h, 0);
-    fprintf(stderr, "stepscope steps: no steps found on any of the %zu hosts; on %s, tried:\n", sts_hosts_count(h),
+    cli_say(stderr, "stepscope steps: no steps found on any of the %zu hosts; on %s, tried:\n", sts_hosts_count(h),
             host_name(h, 0));
     for (size_t i = 0; si && i < si->ntried; i++)
-        fprintf(stderr, "  - %s\n", si->tried[i]);
-    fprintf(stderr, "name the step slice with --step NAME (or an extended regex)\n");
+        cli_say(stderr, "  - %s\n", si->tried[i]);
+    cli_say(stderr, "name the step slice with --step NAME (or an extended regex)\n");
     return CLI_BAD_INPUT;
 }
 
@@ -260,7 +260,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
         print_stragglers(h, s, n, ratio);
         print_hosts(h, a);
         print_devices(h);
-        if (fflush(stdout) != 0) rc = cli_fail(CLI_BAD_INPUT, "steps: cannot write to standard output");
+        rc = cli_stdout_check("steps");
     }
     sts_alignment_free(a);
     return rc;

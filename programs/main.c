@@ -50,23 +50,24 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return CLI_OK;
+        return cli_stdout_finish("--help", CLI_OK);
     }
-    if (strcmp(argv[1], "--version") == 0) return cmd_version(1, argv + 1);
+    if (strcmp(argv[1], "--version") == 0) return cli_stdout_finish("--version", cmd_version(1, argv + 1));
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return cli_stdout_finish(commands[i].name, commands[i].fn(argc - 1, argv + 1));
     }
-    fprintf(stderr, "stepscope: unknown command '%s'\n", argv[1]);
+    cli_say(stderr, "stepscope: unknown command '%s'\n", argv[1]);
     const char *names[sizeof commands / sizeof commands[0]];
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         names[i] = commands[i].name;
     size_t pick[3];
     size_t k = sts_suggest(argv[1], names, sizeof names / sizeof names[0], pick, 3);
     if (k) {
-        fprintf(stderr, "did you mean ");
+        cli_say(stderr, "did you mean ");
         for (size_t i = 0; i < k; i++)
-            fprintf(stderr, "%s'stepscope %s'", i ? ", " : "", names[pick[i]]);
-        fprintf(stderr, "?\n\n");
+            cli_say(stderr, "%s'stepscope %s'", i ? ", " : "", names[pick[i]]);
+        cli_say(stderr, "?\n\n");
     }
     usage(stderr);
     return CLI_USAGE;

@@ -104,7 +104,7 @@ int mc_print(const char *cmd, const sts_timeline *tl, const sts_steps *s, int js
     size_t nw, nd;
     const char *const *w = sts_memory_warnings(m, &nw);
     for (size_t i = 0; i < nw; i++)
-        fprintf(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
+        cli_say(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
     const sts_memory_device *d = sts_memory_devices(m, &nd);
     int rc = CLI_OK;
     if (!nd) {

@@ -47,9 +47,9 @@ static void print_warnings(const char *cmd, const sts_timeline *tl)
     const char *const *w = sts_timeline_warnings(tl, &n, &total);
     size_t show = n < 10 ? n : 10;
     for (size_t i = 0; i < show; i++)
-        fprintf(stderr, "stepscope %s: warning: %s\n", cmd, w[i]);
+        cli_warn_text(cmd, w[i]);
     if (total > show)
-        fprintf(stderr, "stepscope %s: warning: ... and %" PRIu64 " more warning%s\n", cmd, total - show,
+        cli_say(stderr, "stepscope %s: warning: ... and %" PRIu64 " more warning%s\n", cmd, total - show,
                 total - show == 1 ? "" : "s");
 }
 
@@ -81,7 +81,7 @@ static int args_mode(const char *cmd, const char *text, sts_args_mode *mode)
             return CLI_OK;
         }
     }
-    fprintf(stderr, "stepscope %s: --args expects analysis, known, all or none, got '%s'\n", cmd, text);
+    cli_say(stderr, "stepscope %s: --args expects analysis, known, all or none, got '%s'\n", cmd, text);
     return CLI_USAGE;
 }
 
@@ -97,12 +97,12 @@ static void print_run(const char *cmd, const char *path, const sts_timeline_info
 {
     if (!in->run) return;
     if (in->runs == 0)
-        fprintf(stderr, "stepscope %s: %s: run %s, reading %s\n", cmd, path, in->run, in->path);
+        cli_say(stderr, "stepscope %s: %s: run %s, reading %s\n", cmd, path, in->run, in->path);
     else if (in->run_latest)
-        fprintf(stderr, "stepscope %s: %s: run %s (the latest of %u run%s), reading %s\n", cmd, path, in->run,
+        cli_say(stderr, "stepscope %s: %s: run %s (the latest of %u run%s), reading %s\n", cmd, path, in->run,
                 (unsigned)in->runs, in->runs == 1 ? "" : "s", in->path);
     else
-        fprintf(stderr, "stepscope %s: %s: run %s (chosen with --run; %u run%s), reading %s\n", cmd, path, in->run,
+        cli_say(stderr, "stepscope %s: %s: run %s (chosen with --run; %u run%s), reading %s\n", cmd, path, in->run,
                 (unsigned)in->runs, in->runs == 1 ? "" : "s", in->path);
 }
 
@@ -161,8 +161,7 @@ int tc_width(const char *s, int cap)
 /* Control characters (a newline in a name) would break the table. */
 static void put_printable(FILE *f, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
+    sts_fmt_put_text(f, s, n);
 }
 
 void tc_cell(FILE *f, const char *s, int width, int left)

@@ -15,10 +15,10 @@ static void print_suggestions(const char *word, const char *const *cands, size_t
     size_t pick[5];
     size_t k = sts_suggest(word, cands, n, pick, 5);
     if (!k) return;
-    fprintf(stderr, "did you mean ");
+    cli_say(stderr, "did you mean ");
     for (size_t i = 0; i < k; i++)
-        fprintf(stderr, "%s'%s'", i ? ", " : "", cands[pick[i]]);
-    fprintf(stderr, "?\n");
+        cli_say(stderr, "%s'%s'", i ? ", " : "", cands[pick[i]]);
+    cli_say(stderr, "?\n");
 }
 
 /* Each distinct string once, in first-seen order (a small quadratic dedupe would do
@@ -62,7 +62,7 @@ int ts_lanes(const char *cmd, const sts_timeline *tl, const char *pattern, uint3
 {
     sts_error err = STS_ERROR_INIT;
     if (sts_lanes_matching(tl, pattern, out, n, &err) != STS_OK) {
-        fprintf(stderr, "stepscope %s: error: %s\n", cmd, err.message);
+        cli_say(stderr, "stepscope %s: error: %s\n", cmd, err.message);
         return err.code == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
     if (*n) return CLI_OK;
@@ -135,13 +135,13 @@ int ts_parse_window(const char *cmd, const char *text, const sts_timeline *tl, i
     /* The trace's span is in int64 ns, so the sums below stay within range unless a
      * bound is absurd; those are refused. */
     if (__builtin_add_overflow(in->ts_min, a, start) || __builtin_add_overflow(in->ts_min, b, end)) {
-        fprintf(stderr, "stepscope %s: --window %s is out of range\n", cmd, text);
+        cli_say(stderr, "stepscope %s: --window %s is out of range\n", cmd, text);
         return -1;
     }
     if (colon == text) *start = in->ts_min;
     if (!colon[1]) *end = in->ts_max;
     if (*start >= *end) {
-        fprintf(stderr, "stepscope %s: --window %s is empty: START must be before END\n", cmd, text);
+        cli_say(stderr, "stepscope %s: --window %s is empty: START must be before END\n", cmd, text);
         return -1;
     }
     return 0;

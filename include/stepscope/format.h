@@ -1,9 +1,11 @@
 /* stepscope/format.h: how stepscope writes numbers for people, the same in the CLI,
- * the ledger text and the HTML report. */
+ * the ledger text and the HTML report; and how text from an input is made harmless
+ * for a terminal or a spreadsheet. */
 #ifndef STEPSCOPE_FORMAT_H
 #define STEPSCOPE_FORMAT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +34,19 @@ void sts_fmt_duration(double ns, char *buf, size_t n);
  * characters, so a table of durations stays aligned although "µs" takes two bytes for
  * one column. A longer s is printed whole, never cut. */
 int sts_fmt_field(const char *s, int width);
+
+/* Writes the n bytes of s to f with every byte or character a terminal would obey
+ * replaced by '?': the C0 controls (ESC, BEL, a newline in a name), DEL, and the C1
+ * controls, whether as UTF-8 (U+0080..U+009F) or as a lone byte 0x80..0x9F. Every
+ * name that comes from an input (a trace, a log) goes to a terminal through this, in
+ * tables, headers and warnings alike. Returns 0, or EOF when f failed. */
+int sts_fmt_put_text(FILE *f, const char *s, size_t n);
+
+/* 1 when the CSV text cell s (n bytes) would be read by a spreadsheet as a formula:
+ * it starts with '=', '+', '-', '@', a tab or a carriage return (OWASP's list) and is
+ * not a plain decimal number ("-12", "-1.5e3" stay numbers). Every CSV writer writes
+ * such a cell quoted, with a "'" before its first byte (docs/csv.md). */
+int sts_csv_formula(const char *s, size_t n);
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,11 @@ void sts_jsonw_raw(sts_jsonw *w, const char *json);
  * write error. */
 sts_status sts_jsonw_finish(sts_jsonw *w);
 
+/* Why a write to the stream failed: the errno of the first failed one (ENOSPC for a
+ * full disk), EIO when the stream only flagged an error; 0 while none failed. For the
+ * message after sts_jsonw_finish() returned STS_ERR_IO. */
+int sts_jsonw_errno(const sts_jsonw *w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,10 +13,17 @@
  *   if (sts_outfile_commit(f, &err) != STS_OK) return fail(&err);  // frees f either way
  *
  * A new file gets mode 0666 minus the process's umask; a replaced file keeps its mode.
- * A destination that is a symbolic link is resolved, and the file it points to is
- * replaced. A destination that exists and is not a regular file (/dev/null, a FIFO, a
- * terminal) cannot be replaced by a rename: it is written in place, without the
- * guarantee. */
+ * A destination that is a symbolic link is followed as the shell's `>` follows it: the
+ * file it points to is replaced, a dangling link's target is created (the link stays),
+ * and a loop is refused ("PATH: cannot open for writing: a symbolic link loop: ...").
+ * A destination that exists and is not a regular file (/dev/null, a FIFO, a terminal)
+ * cannot be replaced by a rename: it is written in place, without the guarantee.
+ *
+ * SIGINT, SIGTERM and SIGHUP, where they would end the process (their default
+ * disposition), remove the temporary files being written or committed before it ends
+ * (up to 16 at once): a handler is installed while one is open, and the default is
+ * back once none is. A program that handles them itself keeps its handler and decides
+ * (the recorder's signal dump removes them as well). */
 #ifndef STEPSCOPE_OUTFILE_H
 #define STEPSCOPE_OUTFILE_H
 
@@ -65,6 +72,17 @@ sts_status sts_outfile_abandon(sts_outfile *f, sts_error *err);
 
 /* Writes `n` bytes as the whole of `path`, atomically as above. */
 sts_status sts_outfile_write_all(const char *path, const void *data, size_t n, sts_error *err);
+
+/* For a stream that is not an sts_outfile (standard output): flushes `f` and says
+ * whether any write to it failed. Returns 0, or the errno of the failure (ENOSPC for a
+ * full disk). stdio keeps only a flag once a write failed, not its errno, but keeps the
+ * bytes it could not write, so the flush here fails again and gives the reason; EIO
+ * when none can be told. Call it once the stream's last byte was written. */
+int sts_stream_failure(FILE *f);
+
+/* "standard output" for stdout, "standard error" for stderr, else "the output stream":
+ * how a writer handed a FILE * names it in its messages. Returns a static string. */
+const char *sts_stream_name(FILE *f);
 
 #ifdef __cplusplus
 }

@@ -85,11 +85,14 @@ sts_status sts_report_add_note(sts_report *r, const char *heading, const char *t
  * caller frees with free(). */
 sts_status sts_report_render(const sts_report *r, char **html, size_t *len);
 
-/* Writes the page to `path` ("-" = standard output). */
+/* Writes the page to `path` ("-" = standard output). A path that is, under any name (a
+ * symbolic or hard link, another spelling), a file the report read with
+ * sts_report_add_path() is refused with STS_ERR_INVALID_ARG and left as it was. */
 sts_status sts_report_write_html(const sts_report *r, const char *path, sts_error *err);
 
 /* Writes each figure as DIR/<figure id>.svg, with its stylesheet embedded, creating
- * DIR when missing. *written (optional) receives the number of files. */
+ * DIR when missing. *written (optional) receives the number of files. As above, none
+ * is written when one of them would replace an input. */
 sts_status sts_report_write_svgs(const sts_report *r, const char *dir, size_t *written, sts_error *err);
 
 /* Number of figures so far, and the id of figure i ("fig-steps", "fig-bench-2"...);

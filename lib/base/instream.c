@@ -108,8 +108,9 @@ sts_instream *sts_instream_open(const char *path, sts_error *err)
     }
     struct stat st;
     if (fstat(fileno(in->f), &st) == 0) {
+        /* Not "a trace file": compile logs are opened here too. */
         if (S_ISDIR(st.st_mode)) {
-            sts_error_set(err, STS_ERR_IO, -1, "%s: is a directory, expected a trace file", path);
+            sts_error_set(err, STS_ERR_IO, -1, "%s: is a directory, expected a file", path);
             fclose(in->f);
             free(in);
             return NULL;

@@ -1,6 +1,7 @@
 #include "stepscope/json.h"
 #include "base/jsontext.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct sts_jsonw {
     int depth;
     int after_key;
     int unbalanced, too_deep;
+    int write_errno;                              /* the first failed write's errno, 0 while none failed */
     unsigned char has_value[STS_JSONW_MAX_DEPTH]; /* per open container */
 };
 
@@ -34,9 +36,16 @@ sts_jsonw *sts_jsonw_create(FILE *f, sts_json_layout layout)
     return w;
 }
 
+/* stdio keeps only a flag once a write failed; the reason is kept here, as errno has
+ * it right after the failed call. */
+static void note_write(sts_jsonw *w, int ok)
+{
+    if (!ok && !w->write_errno) w->write_errno = errno ? errno : EIO;
+}
+
 static void flush_buf(sts_jsonw *w)
 {
-    if (w->len) fwrite(w->buf, 1, w->len, w->f); /* a failure shows in ferror() at the finish */
+    if (w->len) note_write(w, fwrite(w->buf, 1, w->len, w->f) == w->len);
     w->len = 0;
 }
 
@@ -53,7 +62,7 @@ static void out(sts_jsonw *w, const char *p, size_t n)
     if (n > JSONW_BUF - w->len) {
         flush_buf(w);
         if (n >= JSONW_BUF) {
-            fwrite(p, 1, n, w->f);
+            note_write(w, fwrite(p, 1, n, w->f) == n);
             return;
         }
     }
@@ -238,8 +247,14 @@ sts_status sts_jsonw_finish(sts_jsonw *w)
 {
     out_c(w, '\n');
     flush_buf(w);
-    fflush(w->f);
+    note_write(w, fflush(w->f) == 0);
+    if (ferror(w->f)) note_write(w, 0);
     if (w->unbalanced || w->depth != 0 || w->after_key) return STS_ERR_STATE;
     if (w->too_deep) return STS_ERR_LIMIT;
-    return ferror(w->f) ? STS_ERR_IO : STS_OK;
+    return w->write_errno ? STS_ERR_IO : STS_OK;
+}
+
+int sts_jsonw_errno(const sts_jsonw *w)
+{
+    return w->write_errno;
 }

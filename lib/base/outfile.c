@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,94 @@ struct sts_outfile {
     char *path;  /* where the file goes (a symbolic link resolved) */
     char *shown; /* the name the caller gave, for messages */
     char *tmp;   /* the temporary file; NULL once renamed or removed */
+    int slot;    /* its place among the live temporary files, -1 when none */
 };
+
+/* ---- temporary files removed when a signal ends the process ---------------------
+ * SIGINT, SIGTERM or SIGHUP at their default disposition end the process at once,
+ * and a temporary file being written or committed would stay behind. While one is
+ * live, a handler for those of them that are at the default removes every live one,
+ * then restores the default and raises the signal again, so the process ends as it
+ * would have. A program that handles them itself keeps its handler. The names are
+ * kept in static slots (a handler may not read memory another thread is freeing);
+ * past LIVE_MAX files written at once, a later one is not covered. */
+#define LIVE_MAX 16
+static char live_name[LIVE_MAX][PATH_MAX];
+static atomic_int live_state[LIVE_MAX]; /* 0 free, 1 being filled, 2 live */
+static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NCLEANUP (sizeof cleanup_signals / sizeof cleanup_signals[0])
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static int live_count;             /* under live_lock */
+static int live_handler[NCLEANUP]; /* ours is installed for cleanup_signals[i] */
+
+void sts_outfile_remove_temps(void)
+{
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (atomic_load(&live_state[i]) == 2) unlink(live_name[i]);
+}
+
+static void on_signal(int sig)
+{
+    sts_outfile_remove_temps();
+    signal(sig, SIG_DFL);
+    raise(sig); /* blocked while this handler runs: delivered on return, by default */
+}
+
+/* With live_lock held: ours where the default would end the process. */
+static void install_handlers(void)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < NCLEANUP; i++) {
+        live_handler[i] = 0;
+        if (sigaction(cleanup_signals[i], NULL, &old) != 0) continue;
+        if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+        live_handler[i] = sigaction(cleanup_signals[i], &sa, NULL) == 0;
+    }
+}
+
+/* With live_lock held: the default back, where ours is still the handler. */
+static void remove_handlers(void)
+{
+    for (size_t i = 0; i < NCLEANUP; i++) {
+        struct sigaction cur;
+        if (live_handler[i] && sigaction(cleanup_signals[i], NULL, &cur) == 0 && cur.sa_handler == on_signal)
+            signal(cleanup_signals[i], SIG_DFL);
+        live_handler[i] = 0;
+    }
+}
+
+static void live_add(sts_outfile *f)
+{
+    f->slot = -1;
+    if (strlen(f->tmp) >= PATH_MAX) return;
+    for (int i = 0; i < LIVE_MAX; i++) {
+        int free_slot = 0;
+        if (atomic_compare_exchange_strong(&live_state[i], &free_slot, 1)) {
+            memcpy(live_name[i], f->tmp, strlen(f->tmp) + 1);
+            pthread_mutex_lock(&live_lock);
+            if (live_count++ == 0) install_handlers();
+            pthread_mutex_unlock(&live_lock);
+            atomic_store(&live_state[i], 2);
+            f->slot = i;
+            return;
+        }
+    }
+}
+
+/* Once the temporary file was renamed or removed (a handler between the two finds
+ * nothing to remove). */
+static void live_remove(sts_outfile *f)
+{
+    if (f->slot < 0) return;
+    atomic_store(&live_state[f->slot], 0);
+    f->slot = -1;
+    pthread_mutex_lock(&live_lock);
+    if (--live_count == 0) remove_handlers();
+    pthread_mutex_unlock(&live_lock);
+}
 
 static void note_failure(sts_outfile *f, const char *step, int e)
 {
@@ -75,15 +165,41 @@ static sts_status open_failed(sts_outfile *f, const char *shown, sts_error *err,
     return code;
 }
 
-/* Where a symbolic link points, so the file behind it is replaced and not the link. */
+/* Links followed before a loop is declared, as the kernel's limit (MAXSYMLINKS). */
+#define MAX_LINKS 40
+
+/* Where `path` leads when its last component is followed through every symbolic link,
+ * as open(O_CREAT) does for the shell's `>`: the file behind a link is replaced and not
+ * the link, and a dangling link's target is created. NULL with errno ELOOP for a loop
+ * (or a chain longer than MAX_LINKS), ENOMEM when memory is exhausted. Links among
+ * the directories on the way are left to the calls that use the path. */
 static char *resolve(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-        char *real = realpath(path, NULL);
-        if (real) return real;
+    char *cur = strdup(path);
+    for (int hops = 0; cur; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur; /* the file, or where it goes */
+        if (hops == MAX_LINKS) {
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        char target[PATH_MAX];
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0) return cur; /* gone since lstat: the path as given */
+        target[n] = 0;
+        const char *slash = strrchr(cur, '/');
+        size_t dirlen = target[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dirlen); /* a relative target is relative to the link's folder */
+            memcpy(next + dirlen, target, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
     }
-    return strdup(path);
+    errno = ENOMEM;
+    return NULL;
 }
 
 sts_status sts_outfile_open(const char *path, sts_outfile **out, sts_error *err)
@@ -93,9 +209,12 @@ sts_status sts_outfile_open(const char *path, sts_outfile **out, sts_error *err)
     sts_outfile *f = calloc(1, sizeof *f);
     if (!f) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
     f->fd = -1;
+    f->slot = -1;
     f->shown = strdup(path);
+    if (!f->shown) return open_failed(f, path, err, "out of memory", ENOMEM);
     f->path = resolve(path);
-    if (!f->shown || !f->path) return open_failed(f, path, err, "out of memory", ENOMEM);
+    if (!f->path && errno == ELOOP) return open_failed(f, path, err, "a symbolic link loop", ELOOP);
+    if (!f->path) return open_failed(f, path, err, "out of memory", ENOMEM);
     struct stat st;
     mode_t mode = 0666 & ~current_umask();
     if (stat(f->path, &st) == 0) {
@@ -119,6 +238,7 @@ sts_status sts_outfile_open(const char *path, sts_outfile **out, sts_error *err)
         f->tmp = NULL;
         return open_failed(f, path, err, "cannot create a temporary file beside it", e);
     }
+    live_add(f);
     /* mkostemp makes the file private (0600); give it the mode it will keep. */
     (void)fchmod(f->fd, mode);
     *out = f;
@@ -261,6 +381,7 @@ void sts_outfile_free(sts_outfile *f)
     if (f->stream) fclose(f->stream);
     if (f->fd >= 0) close(f->fd);
     if (f->tmp) unlink(f->tmp);
+    live_remove(f);
     free(f->tmp);
     free(f->path);
     free(f->shown);
@@ -274,4 +395,18 @@ sts_status sts_outfile_write_all(const char *path, const void *data, size_t n, s
     if (st != STS_OK) return st;
     sts_outfile_write(f, data, n);
     return sts_outfile_commit(f, err);
+}
+
+int sts_stream_failure(FILE *f)
+{
+    errno = 0;
+    int flushed = fflush(f) == 0;
+    int e = errno;
+    if (flushed && !ferror(f)) return 0;
+    return !flushed && e ? e : EIO;
+}
+
+const char *sts_stream_name(FILE *f)
+{
+    return f == stdout ? "standard output" : f == stderr ? "standard error" : "the output stream";
 }

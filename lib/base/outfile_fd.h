@@ -13,4 +13,9 @@
  * returned; 0 on success. */
 int sts_outfile_finish_fd(int fd, const char *tmp, const char *path, const char **step);
 
+/* Removes every temporary file of an sts_outfile still being written or committed.
+ * Async-signal-safe: for a signal handler that is about to end the process (the
+ * recorder's signal dump). */
+void sts_outfile_remove_temps(void);
+
 #endif

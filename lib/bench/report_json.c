@@ -1,8 +1,10 @@
 /* bench: the JSON report (schema "stepscope.bench/1", described in docs/bench.md). */
 #include <stdio.h>
+#include <string.h>
 
 #include "stepscope/bench.h"
 #include "stepscope/json.h"
+#include "stepscope/outfile.h"
 
 #define SCHEMA "stepscope.bench/1"
 
@@ -243,7 +245,10 @@ sts_status sts_bench_write_json(FILE *f, const sts_bench_result *main, const sts
     }
     sts_jsonw_obj_end(w);
     sts_status st = sts_jsonw_finish(w);
+    int e = sts_jsonw_errno(w);
     sts_jsonw_free(w);
+    if (st == STS_ERR_IO)
+        return sts_error_set(err, st, -1, "bench: cannot write the report to %s: %s", sts_stream_name(f), strerror(e));
     if (st != STS_OK) return sts_error_set(err, st, -1, "writing the bench report failed: %s", sts_strerror(st));
     return STS_OK;
 }

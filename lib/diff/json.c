@@ -6,6 +6,7 @@
 
 #include "diff/diff_impl.h"
 #include "stepscope/json.h"
+#include "stepscope/outfile.h"
 
 /* Sample arrays longer than this are left out (per-slice samples of a huge trace). */
 #define MAX_SAMPLES_WRITTEN 100000
@@ -173,7 +174,10 @@ sts_status sts_diff_write_json(const sts_diff *d, FILE *f, sts_error *err)
     if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
     write_document(w, d);
     sts_status st = sts_jsonw_finish(w);
+    int e = sts_jsonw_errno(w);
     sts_jsonw_free(w);
+    if (st == STS_ERR_IO)
+        return sts_error_set(err, st, -1, "diff: cannot write to %s: %s", sts_stream_name(f), strerror(e));
     if (st != STS_OK) return sts_error_set(err, st, -1, "diff: cannot write the JSON output (%s)", sts_strerror(st));
     return STS_OK;
 }

@@ -25,8 +25,7 @@ static size_t col_offset(const char *s, int col)
 
 static void put_printable(FILE *f, const char *s, size_t n)
 {
-    for (size_t k = 0; k < n; k++)
-        fputc((unsigned char)s[k] < 0x20 ? '?' : s[k], f);
+    sts_fmt_put_text(f, s, n);
 }
 
 /* Prints s in exactly `width` columns (UTF-8 aware), padded, or cut in the middle with

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stepscope/format.h"
 #include "stepscope/json.h"
+#include "stepscope/outfile.h"
 
 static void ns_or_null(sts_jsonw *w, const char *key, int64_t ns)
 {
@@ -296,15 +298,20 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
     }
     sts_jsonw_obj_end(w);
     st = sts_jsonw_finish(w);
+    int e = sts_jsonw_errno(w);
     sts_jsonw_free(w);
+    if (st == STS_ERR_IO)
+        return sts_error_set(err, st, -1, "ledger: cannot write to %s: %s", sts_stream_name(f), strerror(e));
     if (st != STS_OK) return sts_error_set(err, st, -1, "ledger: write error: %s", sts_strerror(st));
     return STS_OK;
 }
 
-/* RFC 4180: quote every text field, doubling inner quotes. */
+/* RFC 4180: quote every text field, doubling inner quotes; one a spreadsheet would
+ * take for a formula gets a "'" first (docs/csv.md). */
 static void csv_str(FILE *f, const char *s)
 {
     fputc('"', f);
+    if (s && sts_csv_formula(s, strlen(s))) fputc('\'', f);
     for (; s && *s; s++) {
         if (*s == '"') fputc('"', f);
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
@@ -348,6 +355,7 @@ sts_status sts_ledger_write_csv(sts_ledger *l, FILE *f, sts_error *err)
         csv_str(f, c->source);
         fputc('\n', f);
     }
-    if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
+    int e = sts_stream_failure(f);
+    if (e) return sts_error_set(err, STS_ERR_IO, -1, "ledger: cannot write to %s: %s", sts_stream_name(f), strerror(e));
     return STS_OK;
 }

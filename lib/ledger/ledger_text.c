@@ -6,6 +6,25 @@
 #include <string.h>
 
 #include "stepscope/format.h"
+#include "stepscope/outfile.h"
+
+/* Names, signatures and messages come from the log: their controls (ESC, BEL) must
+ * not reach the terminal (sts_fmt_put_text). */
+static void put_line(FILE *f, const char *s)
+{
+    sts_fmt_put_text(f, s, strlen(s));
+    fputc('\n', f);
+}
+
+/* "  " and the name, padded to w bytes as "%-*s" would. */
+static void put_name(FILE *f, const char *s, int w)
+{
+    size_t n = strlen(s);
+    fputs("  ", f);
+    sts_fmt_put_text(f, s, n);
+    for (size_t k = n; k < (size_t)w; k++)
+        fputc(' ', f);
+}
 
 static void print_functions(const sts_ledger *l, FILE *f)
 {
@@ -31,17 +50,20 @@ static void print_functions(const sts_ledger *l, FILE *f)
         else
             snprintf(hits, sizeof hits, "%" PRId64, in.hits);
         if (in.unknown && !unknown) unknown = in.unknown;
-        fprintf(f, "  %-*s %6" PRId64 " %6" PRId64 " %8" PRId64 " %7s %*s %*s %*s %5" PRId64 "\n", w, in.name, in.rows,
-                in.traces, in.compiles, hits, sts_fmt_field(tr, 11), tr, sts_fmt_field(co, 11), co,
-                sts_fmt_field(mx, 11), mx, in.signatures);
+        put_name(f, in.name, w);
+        fprintf(f, " %6" PRId64 " %6" PRId64 " %8" PRId64 " %7s %*s %*s %*s %5" PRId64 "\n", in.rows, in.traces,
+                in.compiles, hits, sts_fmt_field(tr, 11), tr, sts_fmt_field(co, 11), co, sts_fmt_field(mx, 11), mx,
+                in.signatures);
         if (in.persistent_hits || in.persistent_misses || in.persistent_writes)
             fprintf(f, "      persistent cache: %" PRId64 " hits, %" PRId64 " misses, %" PRId64 " writes\n",
                     in.persistent_hits, in.persistent_misses, in.persistent_writes);
         if (in.limit_hits)
             fprintf(f, "      hit the recompile limit %" PRId64 " time(s): later calls ran uncompiled\n",
                     in.limit_hits);
-        for (int64_t j = 0; j < in.signatures && j < 12; j++)
-            fprintf(f, "      sig %" PRId64 ": %s\n", j + 1, sts_ledger_function_signature(l, i, (size_t)j));
+        for (int64_t j = 0; j < in.signatures && j < 12; j++) {
+            fprintf(f, "      sig %" PRId64 ": ", j + 1);
+            put_line(f, sts_ledger_function_signature(l, i, (size_t)j));
+        }
         if (in.signatures > 12) fprintf(f, "      ... %" PRId64 " more signatures\n", in.signatures - 12);
     }
     if (unknown)
@@ -64,7 +86,9 @@ static void print_reasons(const sts_ledger *l, FILE *f)
         for (int k = 0; k < STS_MISS_COUNT; k++)
             any |= fn->reasons[k] > 0;
         if (!any) continue;
-        fprintf(f, "  %s:", lg_str(l, fn->name));
+        fputs("  ", f);
+        sts_fmt_put_text(f, lg_str(l, fn->name), strlen(lg_str(l, fn->name)));
+        fputc(':', f);
         for (int k = 0; k < STS_MISS_COUNT; k++)
             if (fn->reasons[k])
                 fprintf(f, " %s %" PRId64, sts_miss_category_name((sts_miss_category)k), fn->reasons[k]);
@@ -76,8 +100,10 @@ static void print_reasons(const sts_ledger *l, FILE *f)
                 more++;
                 continue;
             }
-            fprintf(f, "      [%s] %s (x%" PRId64 ")\n", sts_miss_category_name((sts_miss_category)l->reasons.v[r].cat),
-                    lg_str(l, l->reasons.v[r].detail), l->reasons.v[r].count);
+            const char *d = lg_str(l, l->reasons.v[r].detail);
+            fprintf(f, "      [%s] ", sts_miss_category_name((sts_miss_category)l->reasons.v[r].cat));
+            sts_fmt_put_text(f, d, strlen(d));
+            fprintf(f, " (x%" PRId64 ")\n", l->reasons.v[r].count);
         }
         if (more) fprintf(f, "      ... %zu more (all of them are in --json)\n", more);
     }
@@ -117,8 +143,10 @@ sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err)
     print_reasons(l, f);
     if (l->churn.n) {
         fprintf(f, "\nchurn\n");
-        for (size_t i = 0; i < l->churn.n; i++)
-            fprintf(f, "  %s\n", lg_str(l, l->churn.v[i].message));
+        for (size_t i = 0; i < l->churn.n; i++) {
+            fputs("  ", f);
+            put_line(f, lg_str(l, l->churn.v[i].message));
+        }
     }
     print_syncs(l, f);
     if (l->log.files)
@@ -126,10 +154,13 @@ sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err)
                 "\nlogs: %" PRId64 " file(s), %" PRId64 " lines, %" PRId64 " records, %" PRId64
                 " unknown lines skipped, %" PRId64 " warnings\n",
                 l->log.files, l->log.lines, l->log.records, l->log.skipped, l->log.warnings);
-    for (size_t i = 0; i < l->warnings.n; i++)
-        fprintf(f, "  warning: %s\n", lg_str(l, l->warnings.v[i]));
+    for (size_t i = 0; i < l->warnings.n; i++) {
+        fputs("  warning: ", f);
+        put_line(f, lg_str(l, l->warnings.v[i]));
+    }
     if (l->log.warnings > (int64_t)l->warnings.n)
         fprintf(f, "  ... %" PRId64 " more warnings\n", l->log.warnings - (int64_t)l->warnings.n);
-    if (ferror(f)) return sts_error_set(err, STS_ERR_IO, -1, "ledger: write error");
+    int e = sts_stream_failure(f);
+    if (e) return sts_error_set(err, STS_ERR_IO, -1, "ledger: cannot write to %s: %s", sts_stream_name(f), strerror(e));
     return STS_OK;
 }

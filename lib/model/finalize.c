@@ -714,19 +714,34 @@ static void warn(sts_timeline *tl)
         while (!(s->flags & STS_SLICE_UNCLOSED))
             s++;
         const sts_lane *ln = &tl->lanes.v[s->lane];
-        uint64_t n = in->unclosed_begin;
+        uint64_t n = in->unclosed_begin, na = tl->unclosed_async_begin;
+        /* Async b and e are named as the trace wrote them: "B ... E" called an async b
+         * a B, and its async track a pid and tid (both empty). */
+        const char *what = !na ? "B event" : na == n ? "async b event" : "B or async b event";
+        const char *closer = !na ? "an E" : na == n ? "an e of its id" : "an E (or async e)";
+        char where[300];
+        if (ln->kind == STS_LANE_ASYNC) {
+            char label[200];
+            snprintf(where, sizeof where, "on the async track %s",
+                     sts_track_label(tl, &tl->tracks.v[s->track], label, sizeof label));
+        } else
+            snprintf(where, sizeof where, "on pid %s tid %s",
+                     sts_strtab_get(&tl->strings, tl->procs.v[ln->process].label),
+                     sts_strtab_get(&tl->strings, ln->label));
         sts_tl_warn(tl,
-                    "%s: %llu B event%s never closed by an E; shown running to the last timestamp of %s lane "
-                    "(first: '%s' at ts %lld ns on pid %s tid %s)",
-                    in->path, (unsigned long long)n, n == 1 ? " was" : "s were", n == 1 ? "its" : "their",
-                    sts_strtab_get(&tl->strings, s->name), (long long)s->ts,
-                    sts_strtab_get(&tl->strings, tl->procs.v[ln->process].label),
-                    sts_strtab_get(&tl->strings, ln->label));
+                    "%s: %llu %s%s never closed by %s; shown running to the last timestamp of %s %s (first: '%s' at ts "
+                    "%lld ns %s)",
+                    in->path, (unsigned long long)n, what, n == 1 ? " was" : "s were", closer, n == 1 ? "its" : "their",
+                    na == n ? "track" : "lane", sts_strtab_get(&tl->strings, s->name), (long long)s->ts, where);
     }
     if (in->unmatched_end) {
-        uint64_t n = in->unmatched_end;
-        sts_tl_warn(tl, "%s: %llu E event%s matched no open B on %s lane and %s ignored", in->path,
-                    (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "its" : "their", n == 1 ? "was" : "were");
+        uint64_t n = in->unmatched_end, na = tl->unmatched_async_end;
+        const char *what = !na ? "E event" : na == n ? "async e event" : "E or async e event";
+        const char *opener = !na       ? (n == 1 ? "open B on its lane" : "open B on their lane")
+                             : na == n ? "open b of its id"
+                                       : "open B (or async b)";
+        sts_tl_warn(tl, "%s: %llu %s%s matched no %s and %s ignored", in->path, (unsigned long long)n, what,
+                    n == 1 ? "" : "s", opener, n == 1 ? "was" : "were");
     }
     if (in->repaired) {
         uint64_t n = in->repaired;

@@ -28,6 +28,7 @@ typedef struct aset {
     uint32_t proc; /* owning process, STS_NONE for global */
     uint32_t name; /* the track set's name */
     STS_VEC(atrack) tracks;
+    fin_u32vec idle; /* a min-heap of tracks that had no open slice when pushed (see first_idle) */
 } aset;
 
 typedef struct derive {
@@ -40,6 +41,7 @@ typedef struct derive {
     sts_u64map cookies;      /* (scope, dense id) -> cookie */
     sts_u64map set_of;       /* (scope, name) -> set */
     fin_u32vec root;         /* cookie -> name of its first event */
+    fin_u32vec holder;       /* cookie -> the track of its set holding it, STS_NONE when none */
     STS_VEC(aset) sets;
 } derive;
 
@@ -155,9 +157,10 @@ static uint32_t cookie_of(derive *d, const sts_async *a, uint32_t scope)
     uint32_t c = dense(&d->cookies, ((uint64_t)scope << 32 | id) + 1, (uint32_t)d->root.n, &fresh);
     if (c == STS_NONE) return STS_NONE;
     if (fresh) {
-        uint32_t *r = STS_VEC_PUSH(d->root);
-        if (!r) return STS_NONE;
+        uint32_t *r = STS_VEC_PUSH(d->root), *h = STS_VEC_PUSH(d->holder);
+        if (!r || !h) return STS_NONE;
         *r = a->name;
+        *h = STS_NONE;
     }
     return c;
 }
@@ -175,22 +178,68 @@ static uint32_t set_of(derive *d, uint32_t scope, uint32_t proc, uint32_t name)
     return s;
 }
 
-/* Perfetto's GetOrCreateTrackForCookie. */
-static long track_for(aset *set, uint32_t cookie)
+/* ---- the set's idle tracks, lowest first ----------------------------------------
+ * A track is pushed when it becomes idle (made, or its last open slice closed) and
+ * left in the heap when it becomes busy again: first_idle() drops such entries when
+ * they come to the top. Every idle track has an entry, so the top that is idle is the
+ * lowest idle track; a track pushed twice is found idle through either. */
+
+static int idle_push(aset *set, uint32_t k)
 {
-    for (size_t k = 0; k < set->tracks.n; k++)
-        if (set->tracks.v[k].cookie == cookie) return (long)k;
-    for (size_t k = 0; k < set->tracks.n; k++)
-        if (set->tracks.v[k].nest == 0) {
-            set->tracks.v[k].cookie = cookie;
-            return (long)k;
-        }
-    atrack *t = STS_VEC_PUSH(set->tracks);
-    if (!t) return -1;
-    t->cookie = cookie;
-    t->nest = 0;
-    t->lane = STS_NONE;
-    return (long)(set->tracks.n - 1);
+    uint32_t *slot = STS_VEC_PUSH(set->idle);
+    if (!slot) return -1;
+    uint32_t *h = set->idle.v;
+    size_t i = set->idle.n - 1;
+    for (; i && h[(i - 1) / 2] > k; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = k;
+    return 0;
+}
+
+static void idle_pop(aset *set)
+{
+    uint32_t *h = set->idle.v, last = h[--set->idle.n];
+    size_t n = set->idle.n, i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[c + 1] < h[c]) c++;
+        if (h[c] >= last) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n) h[i] = last;
+}
+
+static long first_idle(aset *set)
+{
+    while (set->idle.n && set->tracks.v[set->idle.v[0]].nest != 0)
+        idle_pop(set);
+    return set->idle.n ? (long)set->idle.v[0] : -1;
+}
+
+/* Perfetto's GetOrCreateTrackForCookie: the track holding the cookie, else the first
+ * track with no open slice, else a new one. Both found in O(log tracks): they were
+ * searched track by track, and open async slices under N distinct ids cost N^2. A
+ * cookie is held by one track at most (a track takes a cookie only when none holds it),
+ * so d->holder names it. */
+static long track_for(derive *d, aset *set, uint32_t cookie)
+{
+    if (d->holder.v[cookie] != STS_NONE) return (long)d->holder.v[cookie];
+    long k = first_idle(set);
+    if (k >= 0) {
+        d->holder.v[set->tracks.v[k].cookie] = STS_NONE;
+    } else {
+        atrack *t = STS_VEC_PUSH(set->tracks);
+        if (!t) return -1;
+        t->nest = 0;
+        t->lane = STS_NONE;
+        k = (long)(set->tracks.n - 1);
+        if (idle_push(set, (uint32_t)k) != 0) return -1;
+    }
+    set->tracks.v[k].cookie = cookie;
+    d->holder.v[cookie] = (uint32_t)k;
+    return k;
 }
 
 static int place_async(derive *d, const sts_async *a)
@@ -203,11 +252,11 @@ static int place_async(derive *d, const sts_async *a)
     uint32_t si = set_of(d, scope, local_id(a->id_kind) ? proc : STS_NONE, d->root.v[cookie]);
     if (si == STS_NONE) return -1;
     aset *set = &d->sets.v[si];
-    long k = track_for(set, cookie);
+    long k = track_for(d, set, cookie);
     if (k < 0) return -1;
     atrack *t = &set->tracks.v[k];
     if (a->phase == 'b') t->nest++;
-    if (a->phase == 'e' && t->nest > 0) t->nest--;
+    if (a->phase == 'e' && t->nest > 0 && --t->nest == 0 && idle_push(set, (uint32_t)k) != 0) return -1;
     if (t->lane == STS_NONE) {
         /* Perfetto names the track after the event that made it; the lane, after its set. */
         fin_track0 t0 = { set->proc == STS_NONE ? STS_TRACK_ASYNC_GLOBAL : STS_TRACK_ASYNC_PROCESS, (uint32_t)k,
@@ -275,10 +324,13 @@ sts_status sts_fin_derive(sts_timeline *tl, fin_track0 **t0, sts_error *err)
     if (!bad) bad = !(d.proc_instants = malloc((tl->procs.n + 1) * sizeof *d.proc_instants));
     if (!bad) memset(d.proc_instants, 0xff, (tl->procs.n + 1) * sizeof *d.proc_instants);
     if (!bad) bad = derive_instants(&d) != 0 || derive_async(&d) != 0;
-    for (size_t s = 0; s < d.sets.n; s++)
+    for (size_t s = 0; s < d.sets.n; s++) {
         free(d.sets.v[s].tracks.v);
+        free(d.sets.v[s].idle.v);
+    }
     free(d.sets.v);
     free(d.root.v);
+    free(d.holder.v);
     free(d.proc_instants);
     sts_u64map_release(&d.ids);
     sts_u64map_release(&d.cookies);

@@ -19,7 +19,11 @@
  *
  * Cost: the walk stops at the first entry that proves nothing below it can react (a
  * complete entry whose ends below never shrink, or an open B with only open B's below),
- * so properly nested slices cost O(1) each, as a plain stack would. */
+ * so properly nested slices cost O(1) each, as a plain stack would. Zero-length slices
+ * at one instant stack without end and prove nothing about what lies below them; a
+ * zero-length slice arriving at that instant leaves each of them as it is, so the walk
+ * steps over their whole run at once (entry.zrun) and a million of them cost O(1) each
+ * too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +35,8 @@ typedef struct entry {
     int64_t ts, end;  /* end: PENDING while open */
     uint32_t pos;     /* the slice's final position */
     uint32_t raw;     /* its raw index */
+    uint32_t zrun;    /* zero-length: how many zero-length entries at its instant end here, itself
+                         included, counted downwards without a gap; 0 for any other entry */
     uint8_t regular;  /* complete, as is everything below, with ends never shrinking downwards */
     uint8_t open_run; /* open, as is everything below */
 } entry;
@@ -47,6 +53,11 @@ struct fin_replay {
     stack main;
     stack *over; /* the lane's overflow tracks */
     size_t nover, over_cap;
+    /* Over the overflow tracks, leaf k for track k: the least and the greatest end of
+     * a top (INT64_MAX for an empty track; INT64_MAX, INT64_MIN past the last track),
+     * so the first track a slice fits on is found in O(log tracks) (see spill()). */
+    int64_t *tmin, *tmax;
+    size_t tcap;     /* leaves, a power of two; node i has children 2i and 2i + 1 */
     uint32_t track0; /* global index of the lane's own track */
     int64_t res;     /* the rounding tolerance on this lane (0: none) */
     int64_t last;    /* the lane's last timestamp so far */
@@ -60,6 +71,8 @@ struct fin_replay {
     STS_VEC(sts_track) tracks;
     STS_VEC(sts_overlap) overlaps;
     uint64_t misplaced_end, clamped, unmatched_end, unclosed_begin, overflow_tracks;
+    uint64_t unmatched_async_end, unclosed_async_begin;
+    int async; /* the lane replayed is an async track: its events are b and e */
 };
 
 int sts_fin_replay_moved(const fin_replay *r)
@@ -109,6 +122,8 @@ int sts_fin_replay_commit(fin_replay *r)
     tl->info.clamped += r->clamped;
     tl->info.unmatched_end += r->unmatched_end;
     tl->info.unclosed_begin += r->unclosed_begin;
+    tl->unmatched_async_end += r->unmatched_async_end;
+    tl->unclosed_async_begin += r->unclosed_async_begin;
     tl->info.overflow_tracks += r->overflow_tracks;
     return 0;
 }
@@ -120,6 +135,8 @@ void sts_fin_replay_free(fin_replay *r)
     for (size_t k = 0; k < r->over_cap; k++)
         free(r->over[k].v);
     free(r->over);
+    free(r->tmin);
+    free(r->tmax);
     free(r->tracks.v);
     free(r->overlaps.v);
     free(r);
@@ -131,6 +148,7 @@ static void set_flags(stack *st, size_t i)
     const entry *below = i ? &st->v[i - 1] : NULL;
     e->regular = e->end != PENDING && (!below || (below->regular && e->end <= below->end));
     e->open_run = e->end == PENDING && (!below || below->open_run);
+    e->zrun = e->end != e->ts ? 0 : below && below->zrun && below->ts == e->ts ? below->zrun + 1 : 1;
 }
 
 static sts_slice *slice_of(const fin_replay *r, const entry *e)
@@ -174,6 +192,9 @@ static int walk(fin_replay *r, stack *st, int64_t ts, int open, int64_t *end, in
         if (flagged) {
             if (ts <= e->end) {
                 if (e->regular) return 0;
+                /* A run of zero-length entries at one instant shares its end, so none
+                 * of it is regular either: each would be passed. */
+                if (e->zrun > 1) i -= e->zrun - 1;
                 continue;
             }
             cut_above(r, st, i, e->end);
@@ -182,6 +203,13 @@ static int walk(fin_replay *r, stack *st, int64_t ts, int open, int64_t *end, in
         }
         if (e->end < ts || (e->end == ts && !(zero && e->end == e->ts))) {
             st->n--; /* the top, whichever entry ended: as Perfetto does */
+            continue;
+        }
+        if (zero && e->zrun > 1 && e->ts == ts) {
+            /* Zero-length at this instant, as the new one is, and so is each entry of
+             * its run below: none has ended, none is overrun, none ends after ts; the
+             * walk would pass each without a change. */
+            i -= e->zrun - 1;
             continue;
         }
         if (open) {
@@ -209,7 +237,7 @@ static int walk(fin_replay *r, stack *st, int64_t ts, int open, int64_t *end, in
 static int grow(stack *st)
 {
     if (st->n < st->cap) return 0;
-    size_t cap = st->cap ? st->cap * 2 : 64;
+    size_t cap = st->cap ? st->cap * 2 : 4; /* small: a staircase makes a track per slice */
     entry *v = realloc(st->v, cap * sizeof *v);
     if (!v) return -1;
     st->v = v;
@@ -270,20 +298,106 @@ static inline int fast_complete(fin_replay *r, uint32_t raw, sts_slice *s, int64
     entry *e = &st->v[st->n - 1];
     e->regular = 1; /* nested in a regular top, or alone */
     e->open_run = 0;
+    e->zrun = end == ts; /* the top, if any, ends after ts: no zero-length run below */
     if (end > r->last) r->last = end;
     return 0;
 }
 
-/* A complete slice that overlaps: onto the first overflow track where it nests inside
- * the innermost open slice or follows them all, else onto a new one. */
-static int spill(fin_replay *r, uint32_t raw, int64_t ts, int64_t end)
+/* ---- the first overflow track that fits ------------------------------------------ */
+
+static void tree_set(fin_replay *r, size_t k, int64_t lo, int64_t hi)
 {
-    for (size_t k = 0; k < r->nover; k++) {
+    size_t i = r->tcap + k;
+    r->tmin[i] = lo;
+    r->tmax[i] = hi;
+    for (i /= 2; i; i /= 2) {
+        int64_t a = r->tmin[2 * i], b = r->tmin[2 * i + 1], c = r->tmax[2 * i], d = r->tmax[2 * i + 1];
+        r->tmin[i] = a < b ? a : b;
+        r->tmax[i] = c > d ? c : d;
+    }
+}
+
+/* Leaf k from its track: the end of its top, or INT64_MAX for an empty track. */
+static void tree_track(fin_replay *r, size_t k)
+{
+    const stack *st = &r->over[k];
+    int64_t v = st->n ? st->v[st->n - 1].end : INT64_MAX;
+    tree_set(r, k, v, v);
+}
+
+/* Room for leaf k; a larger tree is built from the tracks. */
+static int tree_room(fin_replay *r, size_t k)
+{
+    if (k < r->tcap) return 0;
+    size_t cap = r->tcap ? r->tcap : 8;
+    while (cap <= k)
+        cap *= 2;
+    int64_t *lo = malloc(2 * cap * sizeof *lo), *hi = malloc(2 * cap * sizeof *hi);
+    if (!lo || !hi) {
+        free(lo);
+        free(hi);
+        return -1;
+    }
+    free(r->tmin);
+    free(r->tmax);
+    r->tmin = lo, r->tmax = hi, r->tcap = cap;
+    for (size_t i = 0; i < 2 * cap; i++)
+        lo[i] = INT64_MAX, hi[i] = INT64_MIN;
+    for (size_t j = 0; j < r->nover; j++)
+        tree_track(r, j);
+    return 0;
+}
+
+/* A slice starting at ts: every overflow track's tops that have ended by then are
+ * popped, each track found in O(log tracks) and each entry popped once. Popping them
+ * now or when a later slice would reach the track gives the same stacks: slices come
+ * by ts, so what has ended by ts has ended for every later slice too. */
+static void tree_pop_ended(fin_replay *r, int64_t ts)
+{
+    while (r->tcap && r->tmin[1] <= ts) {
+        size_t i = 1;
+        while (i < r->tcap)
+            i = r->tmin[2 * i] <= ts ? 2 * i : 2 * i + 1;
+        size_t k = i - r->tcap;
         stack *st = &r->over[k];
         while (st->n && st->v[st->n - 1].end <= ts)
             st->n--;
-        if (st->n == 0 || end <= st->v[st->n - 1].end) return push(r, st, (uint32_t)k + 1, raw, ts, end);
+        tree_track(r, k);
     }
+}
+
+/* The first overflow track whose top ends at or after `end` (or that is empty), once
+ * the ended tops are popped; -1 when none. */
+static long tree_first_fit(const fin_replay *r, int64_t end)
+{
+    if (!r->tcap || r->tmax[1] < end) return -1;
+    size_t i = 1;
+    while (i < r->tcap)
+        i = r->tmax[2 * i] >= end ? 2 * i : 2 * i + 1;
+    return (long)(i - r->tcap);
+}
+
+/* Past a lane: its tracks' leaves back to "no track", in O(tracks log tracks). */
+static void tree_clear(fin_replay *r)
+{
+    for (size_t k = 0; k < r->nover && k < r->tcap; k++)
+        tree_set(r, k, INT64_MAX, INT64_MIN);
+}
+
+/* A complete slice that overlaps: onto the first overflow track where it nests inside
+ * the innermost open slice or follows them all, else onto a new one. A staircase of
+ * slices each overrunning the one before puts each on a new track: the tracks are
+ * searched in a tree (above), not one by one, which made that quadratic. */
+static int spill(fin_replay *r, uint32_t raw, int64_t ts, int64_t end)
+{
+    tree_pop_ended(r, ts);
+    long fit = tree_first_fit(r, end);
+    if (fit >= 0) {
+        if (push(r, &r->over[fit], (uint32_t)fit + 1, raw, ts, end) != 0) return -1;
+        tree_track(r, (size_t)fit);
+        return 0;
+    }
+    if (tree_room(r, r->nover) != 0) return -1;
     if (r->nover == r->over_cap) {
         size_t cap = r->over_cap ? r->over_cap * 2 : 4;
         stack *v = realloc(r->over, cap * sizeof *v);
@@ -295,7 +409,9 @@ static int spill(fin_replay *r, uint32_t raw, int64_t ts, int64_t end)
     stack *st = &r->over[r->nover++];
     st->n = 0;
     st->count = 0;
-    return push(r, st, (uint32_t)r->nover, raw, ts, end);
+    if (push(r, st, (uint32_t)r->nover, raw, ts, end) != 0) return -1;
+    tree_track(r, r->nover - 1);
+    return 0;
 }
 
 /* A complete slice (X, an instant, n). Only complete slices with a duration on a
@@ -357,6 +473,7 @@ static void end_event(fin_replay *r, const sts_end_event *e)
     long m = match(r, e);
     if (m < 0) {
         r->unmatched_end++;
+        r->unmatched_async_end += (uint64_t)r->async;
         return;
     }
     entry *b = &st->v[m];
@@ -383,6 +500,7 @@ static void finish(fin_replay *r)
         s->dur = r->last - s->ts;
         s->flags |= STS_SLICE_UNCLOSED;
         r->unclosed_begin++;
+        r->unclosed_async_begin += (uint64_t)r->async;
     }
     st->n = 0;
 }
@@ -406,8 +524,10 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     r->opened = 0;
     r->hi = INT64_MIN;
     sts_timeline *tl = r->tl;
+    r->async = tl->lanes.v[lane].kind == STS_LANE_ASYNC;
     r->main.n = 0;
     r->main.count = 0;
+    tree_clear(r);
     r->nover = 0;
     r->track0 = r->track_base + (uint32_t)r->tracks.n;
     r->pos = pos;

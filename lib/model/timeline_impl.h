@@ -60,6 +60,9 @@ typedef struct sts_tl_push {
 struct sts_timeline {
     sts_strtab strings;
     sts_timeline_info info;
+    /* Of info.unmatched_end and info.unclosed_begin, those on async tracks (e and b):
+     * the warnings name the events as the trace wrote them. */
+    uint64_t unmatched_async_end, unclosed_async_begin;
     sts_args_mode args_mode;
     int count_flows; /* STS_FLOWS_COUNT: flow events are counted in info.flows, not kept */
     int finalized;

@@ -115,6 +115,7 @@ json_num_rc sts_jr_us_to_ns(const char *s, size_t n, int64_t *ns, int *whole_us)
         p++;
     }
     if (p >= e || !json_is_digit(*p)) return JSON_NUM_SYNTAX;
+    if (*p == '0' && p + 1 < e && json_is_digit(p[1])) return JSON_NUM_SYNTAX; /* no leading zeros */
     /* Beyond this many microseconds the value cannot fit in int64 nanoseconds. */
     const uint64_t max_us = (uint64_t)INT64_MAX / 1000 + 1;
     uint64_t ip = 0;

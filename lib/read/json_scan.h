@@ -27,6 +27,9 @@ typedef struct json_fail {
     const char *expected; /* "a string key", "',' or '}' after a value", ... */
 } json_fail;
 
+/* What follows a number's leading 0: RFC 8259 (6) allows no leading zeros, "05". */
+#define LEADING_ZERO "'.', an exponent or the number's end after a leading 0 (JSON numbers have no leading zeros)"
+
 static inline const char *json_failed(json_fail *f, const char *at, const char *expected)
 {
     f->at = at;
@@ -202,6 +205,8 @@ static inline const char *json_scan_number(const char *p, int *is_int, json_fail
     int integral = 1;
     if (*p == '-') p++;
     if (!json_is_digit(*p)) return json_failed(f, p, "a digit");
+    /* JSON has no leading zeros (RFC 8259 6): "05" is not a number. */
+    if (*p == '0' && json_is_digit(p[1])) return json_failed(f, p + 1, LEADING_ZERO);
     p = json_skip_digits(p + 1);
     if (*p == '.') {
         p++;

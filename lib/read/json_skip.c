@@ -17,7 +17,7 @@ enum {
 };
 
 /* Number states, following the JSON grammar. */
-enum { N_START, N_MINUS, N_INT, N_DOT, N_FRAC, N_EXP, N_EXP_SIGN, N_EXP_DIGITS };
+enum { N_START, N_MINUS, N_INT, N_DOT, N_FRAC, N_EXP, N_EXP_SIGN, N_EXP_DIGITS, N_ZERO };
 
 void sts_jr_skip_start(json_skip *s)
 {
@@ -69,9 +69,11 @@ static int number_step(int st, char c)
     int digit = json_is_digit(c);
     switch (st) {
     case N_START:
-        return c == '-' ? N_MINUS : digit ? N_INT : -1;
+        return c == '-' ? N_MINUS : c == '0' ? N_ZERO : digit ? N_INT : -1;
     case N_MINUS:
-        return digit ? N_INT : -1;
+        return c == '0' ? N_ZERO : digit ? N_INT : -1;
+    case N_ZERO: /* JSON has no leading zeros: a digit cannot follow */
+        return c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_EXP : -1;
     case N_INT:
         return digit ? N_INT : c == '.' ? N_DOT : (c == 'e' || c == 'E') ? N_EXP : -1;
     case N_DOT:
@@ -213,7 +215,8 @@ json_skip_rc sts_jr_skip_feed(json_skip *s, const char *p, const char *e, const 
                 p++;
             }
             NEED(p);
-            if (s->num != N_INT && s->num != N_FRAC && s->num != N_EXP_DIGITS)
+            if (s->num == N_ZERO && json_is_digit(*p)) return error_at(p, LEADING_ZERO, stop, f);
+            if (s->num != N_INT && s->num != N_FRAC && s->num != N_EXP_DIGITS && s->num != N_ZERO)
                 return error_at(p, s->num == N_DOT ? "a digit after '.'" : "a digit", stop, f);
             s->state = SK_AFTER;
             break;

@@ -20,6 +20,7 @@ HOT const char *parse_number(jr *r, const char *p, jspan *v)
     int neg = *p == '-';
     p += neg;
     if (!json_is_digit(*p)) return json_failed(&r->fail, p, "a digit");
+    if (*p == '0' && json_is_digit(p[1])) return json_failed(&r->fail, p + 1, LEADING_ZERO);
     uint64_t ip = 0;
     /* Wraps past 19 digits, but then `fast` is 0 and ip is not used. The 8-byte loads
      * stay inside the buffer's padding. */

@@ -27,9 +27,16 @@ static sts_status not_a_trace(sts_instream *in, const sts_sniff *sn, sts_error *
 {
     const char *name = sts_instream_name(in);
     const char *gz = sts_instream_is_gzip(in) ? "gzip-compressed, " : "";
+    /* A FIFO, a pipe or standard input that gave nothing is no "empty file". */
+    struct stat st;
+    int std_in = strcmp(name, "-") == 0 || strcmp(name, "<stdin>") == 0;
+    int special = !std_in && stat(name, &st) == 0 && !S_ISREG(st.st_mode);
+    const char *empty = std_in    ? "empty input (standard input gave no bytes)"
+                        : special ? "empty input (it gave no bytes; not a regular file)"
+                                  : "empty file";
     if (sn->empty)
         return sts_error_set(err, STS_ERR_FORMAT, 0, "%s: byte 0: %s%s; %s", name,
-                             strcmp(sn->what, "empty") == 0 ? "empty file" : sn->what,
+                             strcmp(sn->what, "empty") == 0 ? empty : sn->what,
                              sts_instream_is_gzip(in) ? " once gzip is inflated" : "", EXPECTED);
     return sts_error_set(err, STS_ERR_FORMAT, 0, "%s: byte 0: not a trace: %slooks like %s; %s%s%s", name, gz, sn->what,
                          EXPECTED, sn->hint[0] ? "; " : "", sn->hint);

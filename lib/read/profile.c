@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char LAYOUT[] = "expected a JAX profile directory (DIR/plugins/profile/RUN/HOST.xplane.pb), its "
                              "plugins/profile folder, a run folder holding *.xplane.pb, perfetto_trace.json.gz or "
@@ -157,6 +158,38 @@ static int run_usable(const char *runs_dir, const char *name)
     return ok;
 }
 
+/* Why the trace file `path` cannot be read, as the listing saw it (size 0): a dangling
+ * symbolic link, a loop, a FIFO or a device was called "empty file (0 bytes)". */
+static void why_unreadable(const char *path, char *out, size_t cap)
+{
+    struct stat st, lst;
+    char target[1024];
+    if (lstat(path, &lst) != 0) {
+        snprintf(out, cap, "cannot be read (%s)", strerror(errno));
+    } else if (stat(path, &st) != 0) {
+        int e = errno;
+        ssize_t n = S_ISLNK(lst.st_mode) ? readlink(path, target, sizeof target - 1) : -1;
+        target[n > 0 ? n : 0] = 0;
+        if (e == ELOOP)
+            snprintf(out, cap, "a symbolic link loop (%s)", strerror(ELOOP));
+        else if (S_ISLNK(lst.st_mode) && e == ENOENT)
+            snprintf(out, cap, "a dangling symbolic link: its target %s does not exist",
+                     n > 0 ? target : "(unreadable)");
+        else
+            snprintf(out, cap, "cannot be read (%s)", strerror(e));
+    } else if (S_ISFIFO(st.st_mode)) {
+        snprintf(out, cap, "a FIFO (named pipe), not a regular file");
+    } else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+        snprintf(out, cap, "a device, not a regular file");
+    } else if (S_ISDIR(st.st_mode)) {
+        snprintf(out, cap, "a directory, not a regular file");
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(out, cap, "not a regular file");
+    } else {
+        snprintf(out, cap, "empty file (0 bytes)");
+    }
+}
+
 /* Picks the file of run folder `run_dir`, or explains why it holds none. `runs_dir`
  * and `runs` (may be NULL) let the message name another run that holds a trace. */
 static sts_status pick_in_run(const char *run_dir, const char *runs_dir, const sts_profile_names *runs, size_t idx,
@@ -193,10 +226,13 @@ static sts_status pick_in_run(const char *run_dir, const char *runs_dir, const s
     } else {
         char file[4096];
         if (join(file, sizeof file, run_dir, files.v[0].name) != 0) snprintf(file, sizeof file, "%s", run_dir);
-        st = sts_error_set(err, STS_ERR_FORMAT, 0,
-                           "%s: byte 0: empty file (0 bytes)%s: %s, %s, holds no readable trace (a profile cut short "
-                           "or still being written?)%s",
-                           file, files.n > 1 ? ", as are the run's other trace files" : "", which, pick->run, other);
+        char why[1200];
+        why_unreadable(file, why, sizeof why);
+        int empty = strncmp(why, "empty", 5) == 0;
+        st = sts_error_set(err, STS_ERR_FORMAT, 0, "%s: %s%s%s: %s, %s, holds no readable trace%s%s", file,
+                           empty ? "byte 0: " : "", why,
+                           files.n > 1 ? " (nor are the run's other trace files readable)" : "", which, pick->run,
+                           empty ? " (a profile cut short or still being written?)" : "", other);
     }
     sts_profile_files_release(&files);
     return st;

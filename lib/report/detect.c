@@ -144,6 +144,8 @@ sts_status sts_report_add_path(sts_report *r, const char *path, sts_report_input
             st = sts_timeline_read_stream(in, &opt, &tl, err);
         sts_instream_free(in);
     }
+    /* The file read: the run's file for a profile directory, else the path. */
+    if (st == STS_OK) st = sts_rpt_note_input(r, tl ? sts_timeline_get_info(tl)->path : path, err);
     if (st == STS_OK && tl) st = add_trace(r, tl, path, err);
     if (st == STS_OK && kind_out) *kind_out = kind;
     return st;

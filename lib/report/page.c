@@ -156,7 +156,9 @@ sts_status sts_report_write_html(const sts_report *r, const char *path, sts_erro
 {
     char *html;
     size_t n;
-    sts_status st = sts_report_render(r, &html, &n);
+    sts_status st = sts_rpt_output_is_no_input(r, path, err);
+    if (st != STS_OK) return st;
+    st = sts_report_render(r, &html, &n);
     if (st != STS_OK) return sts_error_set(err, st, -1, "%s: cannot render the report: %s", path, sts_strerror(st));
     st = write_file(path, html, n, err);
     free(html);
@@ -164,11 +166,28 @@ sts_status sts_report_write_html(const sts_report *r, const char *path, sts_erro
 }
 
 typedef struct svg_writer {
+    const sts_report *r;
     const char *dir;
     size_t *written;
     sts_error *err;
     sts_status st;
 } svg_writer;
+
+/* Before any is written: a figure's file that is an input refuses them all. */
+static void check_one(const sts_rpt_fig *f, void *user)
+{
+    svg_writer *w = user;
+    if (w->st != STS_OK) return;
+    size_t plen = strlen(w->dir) + strlen(f->id) + 8;
+    char *path = malloc(plen);
+    if (!path) {
+        w->st = sts_error_set(w->err, STS_ERR_NOMEM, -1, "%s: out of memory", w->dir);
+        return;
+    }
+    snprintf(path, plen, "%s/%s.svg", w->dir, f->id);
+    w->st = sts_rpt_output_is_no_input(w->r, path, w->err);
+    free(path);
+}
 
 static void write_one(const sts_rpt_fig *f, void *user)
 {
@@ -199,7 +218,8 @@ sts_status sts_report_write_svgs(const sts_report *r, const char *dir, size_t *w
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return sts_error_set(err, STS_ERR_IO, -1, "%s: not a directory", dir);
-    svg_writer w = { dir, written, err, STS_OK };
+    svg_writer w = { r, dir, written, err, STS_OK };
+    sts_rpt_each_fig(r, check_one, &w);
     sts_rpt_each_fig(r, write_one, &w);
     return w.st;
 }

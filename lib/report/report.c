@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void *sts_rpt_alloc(sts_report *r, size_t n)
 {
@@ -72,6 +73,37 @@ sts_status sts_report_create(const char *title, sts_report **out)
         return STS_ERR_NOMEM;
     }
     *out = r;
+    return STS_OK;
+}
+
+sts_status sts_rpt_note_input(sts_report *r, const char *path, sts_error *err)
+{
+    struct stat st;
+    if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0) return STS_OK;
+    sts_rpt_input_file *f = sts_rpt_alloc(r, sizeof *f);
+    if (!f || !(f->path = sts_rpt_strdup(r, path)))
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+    f->dev = (unsigned long long)st.st_dev;
+    f->ino = (unsigned long long)st.st_ino;
+    f->next = r->inputs;
+    r->inputs = f;
+    return STS_OK;
+}
+
+/* Compared by device and inode, as the file that `out` would replace: a name that
+ * resolves to an input through a link or another spelling is still that input. */
+sts_status sts_rpt_output_is_no_input(const sts_report *r, const char *out, sts_error *err)
+{
+    struct stat st;
+    if (strcmp(out, "-") == 0 || stat(out, &st) != 0) return STS_OK;
+    for (const sts_rpt_input_file *f = r->inputs; f; f = f->next)
+        if (f->dev == (unsigned long long)st.st_dev && f->ino == (unsigned long long)st.st_ino)
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                                 "%s: is %s%s%s; writing the report there would replace it: name another output "
+                                 "file",
+                                 out, strcmp(out, f->path) == 0 ? "an input" : "the input ",
+                                 strcmp(out, f->path) == 0 ? "" : f->path,
+                                 strcmp(out, f->path) == 0 ? "" : " (the same file)");
     return STS_OK;
 }
 

@@ -68,12 +68,29 @@ typedef struct sts_rpt_idcount {
     struct sts_rpt_idcount *next;
 } sts_rpt_idcount;
 
+/* A file the report read, which none of its outputs may replace. */
+typedef struct sts_rpt_input_file {
+    unsigned long long dev, ino;
+    const char *path;
+    struct sts_rpt_input_file *next;
+} sts_rpt_input_file;
+
 struct sts_report {
     sts_arena arena;
     const char *title;
     sts_rpt_section *sections, *last_section;
     sts_rpt_idcount *ids;
+    sts_rpt_input_file *inputs;
 };
+
+/* Notes `path` (a file the report read; "-", standard input, is no file) as one its
+ * outputs must not replace. Returns STS_OK, or STS_ERR_NOMEM. */
+sts_status sts_rpt_note_input(sts_report *r, const char *path, sts_error *err);
+
+/* STS_OK when writing `out` replaces no input: `out` does not exist, or is not, under
+ * any name (a symbolic link, a hard link, another spelling of the path), a file the
+ * report read. Else STS_ERR_INVALID_ARG, and err names both. */
+sts_status sts_rpt_output_is_no_input(const sts_report *r, const char *out, sts_error *err);
 
 /* Zeroed arena memory, NULL when exhausted. */
 void *sts_rpt_alloc(sts_report *r, size_t n);

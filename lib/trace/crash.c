@@ -417,6 +417,8 @@ static void on_signal(int sig)
         dumping = 1;
         dump(sig);
     }
+    /* The process ends: its half-written outputs go with it. */
+    if (i >= 0 && previous[i].sa_handler == SIG_DFL && !(previous[i].sa_flags & SA_SIGINFO)) sts_outfile_remove_temps();
     if (i >= 0) sigaction(sig, &previous[i], NULL);
     errno = saved;
     /* Blocked while this handler runs: delivered on return to the restored handler

@@ -62,7 +62,7 @@ class Browser:
         self.buf = b""
         self.next_id = 0
 
-    def call(self, method, params=None, session=None, timeout=20.0):
+    def call(self, method, params=None, session=None, timeout=200.0):
         self.next_id += 1
         msg = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
@@ -90,11 +90,11 @@ class Browser:
 
     def close(self):
         try:
-            self.call("Browser.close", timeout=5)
+            self.call("Browser.close", timeout=50)
         except Exception:
             pass
         try:
-            self.proc.wait(timeout=5)
+            self.proc.wait(timeout=50)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
@@ -102,7 +102,7 @@ class Browser:
         os.close(self.rfd)
 
 
-def evaluate(b, session, expr, timeout=20.0):
+def evaluate(b, session, expr, timeout=200.0):
     r = b.call("Runtime.evaluate", {"expression": expr, "returnByValue": True,
                                     "awaitPromise": True}, session, timeout)
     if "exceptionDetails" in r:
@@ -114,7 +114,7 @@ def evaluate(b, session, expr, timeout=20.0):
 def open_frontend(b):
     target = b.call("Target.createTarget", {"url": FRONTEND})["targetId"]
     session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 150
     while time.monotonic() < deadline:
         here = evaluate(b, session, "location.href + ' ' + document.readyState")
         if here == FRONTEND + " complete":
@@ -244,7 +244,7 @@ def main():
             b = Browser(a.browser, os.path.join(work, "profile"), log)
             try:
                 session = open_frontend(b)
-                res = json.loads(evaluate(b, session, PARSE_JS % json.dumps(text), timeout=60))
+                res = json.loads(evaluate(b, session, PARSE_JS % json.dumps(text), timeout=600))
             except Exception as e:  # the engine never answered: nothing was checked
                 print(f"  cannot run the DevTools trace engine: {e}", file=sys.stderr)
                 return 3

@@ -33,7 +33,7 @@ t_ok "devtools: stepscope steps --json reads the run" test "$T_RC" = 0
 t_done || exit 1
 printf '%s\n' "$T_OUT" >"$T_TMP/steps.json"
 
-timeout 60 python3 tests/browser/devtools_trace.py --browser "$browser" --trace "$trace" \
+timeout 900 python3 tests/browser/devtools_trace.py --browser "$browser" --trace "$trace" \
   --steps "$T_TMP/steps.json" 2>"$T_TMP/py.err"
 rc=$?
 case $rc in

@@ -50,7 +50,7 @@ dom="$out_dir/dom.html"
 log="$out_dir/chromium.log"
 shot="$out_dir/report.png"
 t0=$(date +%s)
-timeout 60 "$browser" "${flags[@]}" --dump-dom "$url" >"$dom" 2>"$log"
+timeout 600 "$browser" "${flags[@]}" --dump-dom "$url" >"$dom" 2>"$log"
 rc=$?
 if [ "$rc" != 0 ] || [ ! -s "$dom" ]; then
   echo "FAIL browser: chromium --dump-dom exited $rc; last lines of $log:"
@@ -67,7 +67,7 @@ print(max(600, min(16000, int(m.group(1)) + 16 if m else 6000)))
 PY
 )
 rm -f "$shot"
-timeout 60 "$browser" "${flags[@]}" --window-size=1000,"$height" --screenshot="$shot" "$url" >/dev/null 2>>"$log"
+timeout 600 "$browser" "${flags[@]}" --window-size=1000,"$height" --screenshot="$shot" "$url" >/dev/null 2>>"$log"
 t1=$(date +%s)
 
 # Console messages (errors, warnings, logs) from the page land in the log as CONSOLE lines.

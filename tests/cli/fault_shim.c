@@ -7,6 +7,8 @@
  *   STS_FAULT_AFTER=N   write(2) accepts N bytes in all, then fails with ENOSPC
  *   STS_FAULT_FSYNC=1   fsync(2) fails with EIO
  *   STS_FAULT_SIGNAL=S  the first write raises signal S first (a kill mid-write)
+ *   STS_FAULT_FSYNC_SIGNAL=S  the first fsync raises signal S first (a kill while
+ *                       an output is committed)
  * Every call here is async-signal-safe (the recorder's signal dump writes through
  * it), and the settings are read once, at load. */
 #define _GNU_SOURCE
@@ -21,7 +23,7 @@
 static char fault_dir[PATH_MAX];
 static size_t fault_dir_len;
 static long long budget = -1; /* bytes left before ENOSPC; -1: no limit */
-static int fail_fsync, raise_sig;
+static int fail_fsync, raise_sig, fsync_sig;
 static ssize_t (*real_write)(int, const void *, size_t);
 static int (*real_fsync)(int);
 
@@ -37,6 +39,8 @@ __attribute__((constructor)) static void init(void)
     fail_fsync = f && *f == '1';
     const char *s = getenv("STS_FAULT_SIGNAL");
     if (s) raise_sig = atoi(s);
+    const char *fs = getenv("STS_FAULT_FSYNC_SIGNAL");
+    if (fs) fsync_sig = atoi(fs);
 }
 
 /* Whether fd is a file under the fault directory. */
@@ -81,6 +85,11 @@ ssize_t write(int fd, const void *buf, size_t n)
 
 int fsync(int fd)
 {
+    if (fsync_sig && targeted(fd)) {
+        int sig = fsync_sig;
+        fsync_sig = 0;
+        raise(sig);
+    }
     if (fail_fsync && targeted(fd)) {
         errno = EIO;
         return -1;

@@ -135,7 +135,7 @@ else
   # leak-checked outside MPI in test_speed.sh and the unit tests).
   ASAN_BASE=${ASAN_OPTIONS:-}
   [ -n "${STEPSCOPE_SANITIZED:-}" ] && export ASAN_OPTIONS="$ASAN_BASE:fast_unwind_on_malloc=0"
-  MPIRUN="timeout 300 mpirun --oversubscribe"
+  MPIRUN="timeout 1200 mpirun --oversubscribe"
   for args in "analyze $P" "analyze --json $P" "steps $P" "steps --json $P" "analyze --json $P/kineto" \
               "steps --json $P/kineto/rank0.json.gz $P/kineto/rank1.json.gz $P/kineto/rank10.json.gz"; do
     # A folder of rank traces is no profile run: name the files.

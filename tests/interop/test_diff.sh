@@ -50,7 +50,7 @@ if [ "$have_jax" = 1 ]; then
   for run in "slow 0.02" "fast 0.002"; do
     set -- $run
     mkdir -p "$T_TMP/jax-$1"
-    timeout 600 "$py" scripts/interop/jax_lesson3.py "$T_TMP/jax-$1" "$2" 12 >"$T_TMP/jax-$1.log" 2>&1 || ok_jax=0
+    timeout 3000 "$py" scripts/interop/jax_lesson3.py "$T_TMP/jax-$1" "$2" 12 >"$T_TMP/jax-$1.log" 2>&1 || ok_jax=0
   done
   if [ "$ok_jax" = 0 ]; then
     echo "FAIL diff-jax: jax_lesson3.py failed"
@@ -113,7 +113,7 @@ if [ "$have_jax" = 1 ]; then
   for run in "raw" "pad --pad"; do
     set -- $run
     mkdir -p "$T_TMP/pad-$1"
-    JAX_LOG_COMPILES=1 timeout 600 "$py" scripts/interop/jax_padding.py "$T_TMP/pad-$1" ${2:-} 2>"$T_TMP/pad-$1/compile.log" >/dev/null
+    JAX_LOG_COMPILES=1 timeout 3000 "$py" scripts/interop/jax_padding.py "$T_TMP/pad-$1" ${2:-} 2>"$T_TMP/pad-$1/compile.log" >/dev/null
     "$STEPSCOPE" ledger "$T_TMP/pad-$1/compile.log" --json >"$T_TMP/pad-$1/ledger.json" 2>"$T_TMP/pad-$1/ledger.err"
   done
   t_run "$STEPSCOPE" diff "$T_TMP/pad-raw/ledger.json" "$T_TMP/pad-pad/ledger.json" --expect batch_loss:shrink \

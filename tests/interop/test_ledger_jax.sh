@@ -32,7 +32,7 @@ fi
 for mode in lesson2 lambda_loop static_int; do
   out=$T_TMP/$mode
   mkdir -p "$out"
-  if ! JAX_LOG_COMPILES=1 timeout 600 "$py" scripts/interop/jax_logs.py "$mode" "$out" 2>"$out/compile.log" >"$out/stdout"; then
+  if ! JAX_LOG_COMPILES=1 timeout 3000 "$py" scripts/interop/jax_logs.py "$mode" "$out" 2>"$out/compile.log" >"$out/stdout"; then
     echo "FAIL ledger-jax $mode: scripts/interop/jax_logs.py failed"
     tail -n 15 "$out/compile.log" | sed 's/^/  | /'
     T_FAILS=$((T_FAILS + 1))

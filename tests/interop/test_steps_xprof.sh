@@ -20,7 +20,7 @@ if ! "$py" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("xprof") is
 fi
 out=$T_TMP/steps
 mkdir -p "$out"
-if ! timeout 300 "$py" scripts/interop/jax_steps.py "$out" >"$out/log" 2>&1; then
+if ! timeout 3000 "$py" scripts/interop/jax_steps.py "$out" >"$out/log" 2>&1; then
   echo "FAIL xprof-steps: scripts/interop/jax_steps.py failed"
   tail -n 15 "$out/log" | sed 's/^/  | /'
   exit 1
@@ -37,6 +37,6 @@ t_ok "xprof-steps: text points to --xprof" grep -q -- "--xprof shows that view" 
 # XProf caches beside the file it converts: a copy of its own.
 mkdir -p "$out/x"
 cp "$xplane" "$out/x/"
-timeout 120 "$py" tests/interop/xprof_steps_check.py "$out/x/$(basename "$xplane")" "$out/plain.json" \
+timeout 1200 "$py" tests/interop/xprof_steps_check.py "$out/x/$(basename "$xplane")" "$out/plain.json" \
   "$out/xprof.json" 2>"$out/xprof.log" || { T_FAILS=$((T_FAILS + 1)); grep -E "Error|Traceback" -A3 "$out/xprof.log" | tail -n 8 | sed "s/^/  | /"; }
 t_done

@@ -48,7 +48,7 @@ mkdir -p "$T_TMP/xprof"
 cp "$xplane" "$T_TMP/xprof/"
 copy=$T_TMP/xprof/$(basename "$xplane")
 # XProf's C++ side logs every conversion to stderr; shown only when a check fails.
-timeout 120 "$py" tests/interop/xprof_check.py "$copy" "$T_TMP/steps.json" "$T_TMP/slices.csv" 2>"$T_TMP/xprof.log"
+timeout 1200 "$py" tests/interop/xprof_check.py "$copy" "$T_TMP/steps.json" "$T_TMP/slices.csv" 2>"$T_TMP/xprof.log"
 rc=$?
 if [ "$rc" != 0 ]; then
   echo "FAIL xprof: xprof_check.py exited $rc; the end of XProf's log:"

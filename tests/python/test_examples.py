@@ -20,7 +20,7 @@ def out(tmp_path_factory):
 
 def run_example(name, out):
     p = subprocess.run([sys.executable, os.path.join(EXAMPLES, name), "--out", str(out)],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=3000)
     assert p.returncode == 0, p.stderr[-3000:]
     return p.stdout
 

@@ -1,5 +1,6 @@
 #include "test.h"
 
+#include <errno.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -595,6 +596,20 @@ TEST(json_writer_failures)
         sts_jsonw *w = sts_jsonw_create(full, STS_JSON_COMPACT);
         sts_jsonw_str(w, "lost");
         T_EQ_I64(sts_jsonw_finish(w), STS_ERR_IO);
+        T_EQ_I64(sts_jsonw_errno(w), ENOSPC); /* the reason, not a bare I/O error */
+        sts_jsonw_free(w);
+        fclose(full);
+    }
+    /* Larger than stdio's buffer: written past it, stdio keeps no bytes that a later
+     * flush could fail on again, so the writer must have kept the reason itself. */
+    full = fopen("/dev/full", "w");
+    if (full) {
+        sts_jsonw *w = sts_jsonw_create(full, STS_JSON_COMPACT);
+        static char big[300000];
+        memset(big, 'x', sizeof big - 1);
+        sts_jsonw_str(w, big);
+        T_EQ_I64(sts_jsonw_finish(w), STS_ERR_IO);
+        T_EQ_I64(sts_jsonw_errno(w), ENOSPC);
         sts_jsonw_free(w);
         fclose(full);
     }
@@ -615,6 +630,26 @@ static void doc_large(sts_jsonw *w)
     sts_jsonw_str(w, big);
     sts_jsonw_str(w, "end");
     sts_jsonw_arr_end(w);
+}
+
+/* A stream handed to a writer: its failure and the reason at the end (ENOSPC of a full
+ * device), not a bare flag. */
+TEST(stream_failure_gives_the_reason)
+{
+    FILE *ok = tmpfile();
+    T_TRUE(ok != NULL);
+    if (ok) {
+        fputs("fine", ok);
+        T_EQ_I64(sts_stream_failure(ok), 0);
+        fclose(ok);
+    }
+    FILE *full = fopen("/dev/full", "w");
+    if (!full) return;
+    fputs("lost", full);
+    T_EQ_I64(sts_stream_failure(full), ENOSPC);
+    T_TRUE(sts_stream_failure(full) != 0); /* asked again: still failed (its bytes were dropped) */
+    fclose(full);
+    T_EQ_STR(sts_stream_name(stdout), "standard output");
 }
 
 TEST(json_writer_larger_than_its_buffer)
@@ -935,6 +970,75 @@ TEST(duration_rule_against_reference)
         }
 }
 
+/* Issue 34 item 15: what a terminal would obey (C0, DEL, C1 as UTF-8 or a lone byte)
+ * becomes '?', one per control; every other byte, UTF-8 included, is kept. Checked
+ * against a byte-by-byte statement of the rule over every byte pair. */
+static void put_text_of(const char *s, size_t n, char *out, size_t cap)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    T_TRUE(f != NULL);
+    T_EQ_I64(sts_fmt_put_text(f, s, n), 0);
+    fclose(f);
+    snprintf(out, cap, "%.*s", (int)len, buf);
+    free(buf);
+}
+
+TEST(terminal_text_controls)
+{
+    char out[256];
+    put_text_of("a\033]0;t\007b\x7f\xc2\x9b"
+                "2J\x9b"
+                "c\xc2\xb5s\n",
+                19, out, sizeof out);
+    T_EQ_STR(out, "a?]0;t?b??2J?c\xc2\xb5s?");
+    for (int a = 0; a < 256; a++)
+        for (int b = 1; b < 256; b++) {
+            char in[2] = { (char)a, (char)b };
+            put_text_of(in, 2, out, sizeof out);
+            /* A well-formed two-byte sequence (lead 0xC2..0xDF, a continuation byte) is
+             * one character: a C1 control when it is U+0080..U+009F, else kept whole,
+             * its continuation byte too (0x80..0x9F there is no lone C1 byte). */
+            int pair = a >= 0xc2 && a <= 0xdf && b >= 0x80 && b <= 0xbf;
+            int c1 = pair && a == 0xc2 && b <= 0x9f;
+            int c0 = a < 0x20 || a == 0x7f || (a >= 0x80 && a <= 0x9f);
+            int bc = !pair && (b < 0x20 || b == 0x7f || (b >= 0x80 && b <= 0x9f));
+            char want[3];
+            if (c1)
+                snprintf(want, sizeof want, "?");
+            else
+                snprintf(want, sizeof want, "%c%c", c0 ? '?' : a, bc ? '?' : b);
+            if (a == 0) continue; /* out is a C string: a NUL first is checked as '?' below */
+            if (strcmp(out, want) != 0) T_FAIL_AT("bytes %02x %02x: got '%s'", a, b, out);
+        }
+    put_text_of("\0x", 2, out, sizeof out);
+    T_EQ_STR(out, "?x");
+    /* U+2400 (E2 90 80) and U+4E00 (E4 B8 80): continuation bytes in 0x80..0x9F kept. */
+    put_text_of("k\xe2\x90\x80"
+                "a\xe4\xb8\x80",
+                8, out, sizeof out);
+    T_EQ_STR(out, "k\xe2\x90\x80"
+                  "a\xe4\xb8\x80");
+    put_text_of("\xe2\x90", 2, out, sizeof out); /* cut short: two lone bytes, 0x90 a C1 */
+    T_EQ_STR(out, "\xe2?");
+}
+
+/* Issue 34 item 16: the cells a spreadsheet would evaluate, and the numbers it would
+ * not (docs/csv.md). */
+TEST(csv_formula_cells)
+{
+    static const char *const formula[] = { "=1+2", "+cmd", "-2+3", "@SUM(A1)", "\tx",   "\rx",  "-",    "+",  "=",
+                                           "-e5",  "-1e",  "--1",  "-1.2.3",   "-0x10", "-inf", "-nan", "+1 " };
+    static const char *const plain[] = { "", "a=1", "x-1", "-1", "+1", "-2.5e3", "-2.5E-3", "-.5", "-5.", "12", "1e9" };
+    for (size_t i = 0; i < sizeof formula / sizeof *formula; i++)
+        if (!sts_csv_formula(formula[i], strlen(formula[i]))) T_FAIL_AT("'%s' is not guarded", formula[i]);
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
+        if (sts_csv_formula(plain[i], strlen(plain[i]))) T_FAIL_AT("'%s' is guarded", plain[i]);
+    T_EQ_I64(sts_csv_formula("-1", 1), 1); /* "-" alone: the length counts, not the NUL */
+    T_EQ_I64(sts_csv_formula("\0=", 2), 0);
+}
+
 TEST(duration_table_field)
 {
     char buf[STS_FMT_DURATION_MAX], line[64];
@@ -1126,6 +1230,7 @@ int main(void)
     RUN(json_writer_key_values);
     RUN(json_writer_layouts);
     RUN(json_writer_failures);
+    RUN(stream_failure_gives_the_reason);
     RUN(parts_run_heaviest_first);
     RUN(json_writer_larger_than_its_buffer);
     RUN(json_writer_freed_unfinished_hands_over_its_text);
@@ -1141,5 +1246,7 @@ int main(void)
     RUN(duration_rule_examples);
     RUN(duration_rule_against_reference);
     RUN(duration_table_field);
+    RUN(terminal_text_controls);
+    RUN(csv_formula_cells);
     return t_done();
 }

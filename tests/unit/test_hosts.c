@@ -720,6 +720,47 @@ TEST(hostset_names_and_order)
     T_EQ_I64(system(cmd), 0);
 }
 
+/* Issue 34: whether two inputs are one file was asked of every pair, with a stat each
+ * (4,000 hosts: 8 million stats, 14 s). 8,000 hosts: a minute that way, a fraction of a
+ * second now; the pair named is still the earliest input with a twin, and its
+ * earliest twin, whether named alike or through a symbolic link. */
+TEST(hostset_twins_among_8000_hosts)
+{
+    enum { N = 8000 };
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sts_hosts_XXXXXX");
+    if (!mkdtemp(tmpdir)) T_SKIP("no temporary directory");
+    static char path[N + 3][300];
+    static const char *in[N + 3];
+    int made = 1;
+    for (int k = 0; k < N && made; k++) {
+        snprintf(path[k], sizeof path[k], "%s/h%d.json", tmpdir, k);
+        FILE *f = fopen(path[k], "w");
+        made = f && fputs("[]", f) >= 0 && fclose(f) == 0;
+        in[k] = path[k];
+    }
+    snprintf(path[N], sizeof path[N], "%s/link-to-h5000.json", tmpdir);
+    made = made && symlink("h5000.json", path[N]) == 0;
+    T_TRUE(made);
+    sts_hostset *set = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_hostset_expand(in, N, NULL, &set, &err), STS_OK);
+    sts_hostset_free(set);
+    set = NULL;
+    in[N] = path[N];     /* h5000 again, through the link */
+    in[N + 1] = in[300]; /* h300 again, by its name: the earlier input with a twin */
+    in[N + 2] = in[300];
+    T_EQ_I64(sts_hostset_expand(in, N + 3, NULL, &set, &err), STS_ERR_INVALID_ARG);
+    char want[700];
+    snprintf(want, sizeof want, "%s and %s are the same file", path[300], path[300]);
+    T_CONTAINS(err.message, want);
+    T_EQ_I64(sts_hostset_expand(in, N + 1, NULL, &set, &err), STS_ERR_INVALID_ARG);
+    snprintf(want, sizeof want, "%s and %s are the same file", path[5000], path[N]);
+    T_CONTAINS(err.message, want);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    T_EQ_I64(system(cmd), 0);
+}
+
 TEST(assign_balances_by_size)
 {
     sts_host_file f[6] = { { "a", "a", 100 }, { "b", "b", 10 }, { "c", "c", 60 },
@@ -847,6 +888,7 @@ int main(void)
     RUN(steps_align_and_find_the_straggler);
     RUN(alignment_invariants_over_random_hosts);
     RUN(hostset_names_and_order);
+    RUN(hostset_twins_among_8000_hosts);
     RUN(assign_balances_by_size);
     RUN(reading_on_threads_gives_the_same_records);
     RUN(each_hands_timelines_over_in_order);

@@ -440,6 +440,85 @@ TEST(overflow_tracks_nest_follow_or_stack_up)
     sts_timeline_free(tl);
 }
 
+/* Each spilled slice goes to the first overflow track where it nests in the innermost
+ * open slice or follows them all: found in a tree of the tracks' tops, checked here
+ * against that rule applied track by track (a stack per track, popped as the slices
+ * go by). Roots follow each other on the thread's own track; every other slice starts
+ * inside one and overruns it, so it spills, and ends before the next root: the
+ * overflow tracks nest, follow, stack up and empty to fill again under the next root. */
+TEST(overflow_tracks_first_fit_as_track_by_track)
+{
+    enum { ROOTS = 30, PER = 100, N = ROOTS * PER, P = 100000, L = 50000 };
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    int ok = 1, deepest = 0, most = 0;
+    for (int round = 0; round < 8 && ok; round++) {
+        sts_timeline *tl = mk(0);
+        uint32_t ln = lane(tl, 1, 1);
+        static int64_t ts[N], end[N];
+        for (int j = 0; j < ROOTS; j++) {
+            X(tl, ln, "root", (int64_t)j * P, L);
+            for (int k = 0; k < PER; k++) {
+                rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+                int i = j * PER + k;
+                ts[i] = (int64_t)j * P + 1 + k * (L / PER) + (int64_t)(rng % 50); /* distinct, ascending */
+                end[i] = (int64_t)j * P + L + 2 + (int64_t)(rng >> 20) % (round % 2 ? 500 : P - L - 2);
+                X(tl, ln, "s", ts[i], end[i] - ts[i]);
+            }
+        }
+        T_TRUE(fin(tl));
+        static int64_t top[N][64];
+        static int depth[N];
+        int ntracks = 0;
+        size_t n;
+        const sts_slice *sl = sts_timeline_slices(tl, &n);
+        const sts_lane *l = &sts_timeline_lanes(tl, NULL)[0];
+        for (int i = 0; i < N && ok; i++) {
+            int t = 0;
+            for (; t < ntracks; t++) {
+                while (depth[t] && top[t][depth[t] - 1] <= ts[i])
+                    depth[t]--;
+                if (depth[t] == 0 || end[i] <= top[t][depth[t] - 1]) break;
+            }
+            if (t == ntracks) depth[ntracks++] = 0;
+            const sts_slice *got = &sl[i + i / PER + 1]; /* by ts, each root before its slices */
+            if (depth[t] == 64 || got->ts != ts[i] || got->track != l->first_track + 1 + (uint32_t)t ||
+                got->depth != depth[t])
+                ok = 0;
+            if (depth[t] > deepest) deepest = depth[t];
+            top[t][depth[t]++] = end[i];
+        }
+        if (ntracks > most) most = ntracks;
+        T_EQ_U64(tl->info.overflow_tracks, (uint64_t)ntracks);
+        sts_timeline_free(tl);
+    }
+    T_TRUE(ok);
+    T_TRUE(deepest >= 3 && most >= 20); /* the shapes above were there to be checked */
+}
+
+/* Issue 34: a staircase, each slice overrunning the one before, puts each on a new
+ * overflow track; each was found by trying every track in turn (6 MB took 40 s).
+ * 400,000 steps took about 20 minutes that way and take a fraction of a second now. */
+TEST(a_staircase_of_overlaps_on_400000_tracks)
+{
+    enum { N = 400000 };
+    sts_timeline *tl = mk(0); /* 1 ns resolution: each 1 us overrun spills */
+    uint32_t ln = lane(tl, 1, 1);
+    for (int64_t k = 0; k < N; k++)
+        X(tl, ln, "step", k * 1000, (N + 10) * 1000);
+    T_TRUE(fin(tl));
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, N);
+    const sts_lane *l = &sts_timeline_lanes(tl, NULL)[0];
+    T_EQ_U64(l->track_count, N);
+    T_EQ_U64(tl->info.overlaps, N - 1);
+    int ok = 1;
+    for (uint32_t k = 0; k < N; k++)
+        if (s[k].ts != k * 1000 || s[k].track != l->first_track + k || s[k].depth != 0) ok = 0;
+    T_TRUE(ok);
+    sts_timeline_free(tl);
+}
+
 TEST(ns_resolution_one_ns_clamps_two_ns_overlaps)
 {
     sts_timeline *tl = mk(0);
@@ -501,6 +580,41 @@ TEST(deep_nesting_without_recursion)
         int64_t want_depth = k > 65535 ? 65535 : (int64_t)k;
         if (s[k].ts != (int64_t)k || s[k].depth != want_depth || s[k].parent != (k ? (uint32_t)(k - 1) : STS_NONE))
             ok = 0;
+    }
+    T_TRUE(ok);
+    sts_timeline_free(tl);
+}
+
+/* Issue 34: zero-length slices at one instant each nest in the one before, and each
+ * walk of the stack once went through all of them (5 MB of them took 11 s, 21 MB more
+ * than 120 s). 600,000 on a bare lane, and 600,000 over an open B (under which every
+ * one is irregular), take half an hour each that way and a fraction of a second now:
+ * the table is what the walk always gave, each inside the one before. */
+TEST(a_million_zero_length_slices_at_one_instant)
+{
+    enum { N = 600000 };
+    sts_timeline *tl = mk(1);
+    uint32_t bare = lane(tl, 1, 1), under_b = lane(tl, 1, 2);
+    for (int k = 0; k < N; k++)
+        X(tl, bare, "z", 7000, 0);
+    B(tl, under_b, "open", 7000);
+    for (int k = 0; k < N; k++)
+        X(tl, under_b, "z", 7000, 0);
+    E(tl, under_b, 8000); /* at 7000 it would sort before the B, as in Perfetto */
+    T_TRUE(fin(tl));
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, 2 * N + 1);
+    const sts_lane *lanes = sts_timeline_lanes(tl, NULL);
+    int ok = 1;
+    for (uint32_t l = 0; l < 2; l++) {
+        uint32_t first = lanes[l].first_slice, off = lanes[l].slice_count == N + 1u; /* the B first */
+        for (uint32_t k = off; k < lanes[l].slice_count; k++) {
+            const sts_slice *z = &s[first + k];
+            uint32_t d = k > 65535 ? 65535 : k;
+            if (z->ts != 7000 || z->dur != 0 || z->depth != d || z->parent != (k ? first + k - 1 : STS_NONE)) ok = 0;
+        }
+        if (off && (s[first].dur != 1000 || (s[first].flags & STS_SLICE_UNCLOSED))) ok = 0; /* the E closed it */
     }
     T_TRUE(ok);
     sts_timeline_free(tl);
@@ -568,6 +682,47 @@ TEST(async_slices_on_compressed_tracks)
     T_EQ_I64(track_of(tl, "local")->kind, STS_TRACK_ASYNC_PROCESS);
     T_EQ_I64(get(tl, "local")->dur, 500);
     T_WELL_FORMED(tl);
+    sts_timeline_free(tl);
+}
+
+/* Issue 34: async slices under N distinct ids open at once each take a new track; the
+ * track of a cookie, then the first idle track, were searched track by track (200,000
+ * took 21 s). Here 300,000 open at once, close, and 300,000 more under new ids take the
+ * idle tracks lowest first: minutes that way, a fraction of a second now. */
+TEST(async_slices_under_300000_ids_at_once)
+{
+    enum { N = 300000 };
+    sts_timeline *tl = mk(1);
+    uint32_t ln = lane(tl, 1, 1);
+    char id[24];
+    for (int k = 0; k < N; k++) {
+        snprintf(id, sizeof id, "%d", k);
+        A(tl, ln, 'b', "req", id, STS_ASYNC_ID_STRING, (int64_t)k * 1000);
+    }
+    for (int k = 0; k < N; k++) {
+        snprintf(id, sizeof id, "%d", k);
+        A(tl, ln, 'e', "req", id, STS_ASYNC_ID_STRING, (int64_t)(N + k) * 1000);
+    }
+    for (int k = 0; k < N; k++) {
+        snprintf(id, sizeof id, "second-%d", k);
+        A(tl, ln, 'b', "req", id, STS_ASYNC_ID_STRING, (int64_t)(2 * N + k) * 1000);
+    }
+    T_TRUE(fin(tl));
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_track *t = sts_timeline_tracks(tl, NULL);
+    T_EQ_U64(n, 2 * N);
+    int ok = 1, tracks_of_set = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sts_track *tr = &t[s[i].track];
+        int64_t k = s[i].ts / 1000, want = k < N ? k : k - 2 * N; /* the first wave's track, then again */
+        if (tr->kind != STS_TRACK_ASYNC_GLOBAL || (int64_t)tr->index != want) ok = 0;
+        if (k < N && s[i].dur != (int64_t)N * 1000) ok = 0; /* each closed by its own e */
+        if (k >= N && !(s[i].flags & STS_SLICE_UNCLOSED)) ok = 0;
+        if ((int64_t)tr->index + 1 > tracks_of_set) tracks_of_set = (int)tr->index + 1;
+    }
+    T_TRUE(ok);
+    T_EQ_I64(tracks_of_set, N);
     sts_timeline_free(tl);
 }
 
@@ -1416,11 +1571,15 @@ int main(void)
     RUN(one_us_overrun_clamped_in_whole_us_trace);
     RUN(five_us_overrun_spills_to_an_overflow_track);
     RUN(overflow_tracks_nest_follow_or_stack_up);
+    RUN(overflow_tracks_first_fit_as_track_by_track);
+    RUN(a_staircase_of_overlaps_on_400000_tracks);
     RUN(ns_resolution_one_ns_clamps_two_ns_overlaps);
     RUN(children_kept_inside_parents);
     RUN(deep_nesting_without_recursion);
+    RUN(a_million_zero_length_slices_at_one_instant);
     RUN(instants_are_zero_length_slices_on_their_tracks);
     RUN(async_slices_on_compressed_tracks);
+    RUN(async_slices_under_300000_ids_at_once);
     RUN(track_labels);
     RUN(permutations_agree);
     RUN(two_ordered_runs_merge_as_a_sort);

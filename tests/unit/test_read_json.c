@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "model/finalize.h"
 #include "read/readers.h"
 
 /* One reader run over bytes in memory, named "trace.json" in messages. */
@@ -571,6 +572,28 @@ TEST(malformed_input_errors)
     expect_error("{\"m\": [1,}], \"traceEvents\": []}", STS_ERR_PARSE, "byte 9: expected a value");
     expect_error("[{,}]", STS_ERR_PARSE, "byte 2 (event 0): expected a string key, found ','");
     expect_error("[{\"a\":1,}]", STS_ERR_PARSE, "byte 8 (event 0): expected a string key, found '}'");
+    /* Issue 34 item 17: JSON has no leading zeros; "05" was read as 5. Every place a
+     * number is read: ts (converted while scanned), an integer pid, an arg deep in
+     * arrays, a key skipped before traceEvents, a key after it; 0, -0.5 and 0e1 stay.
+     * The byte named is the digit after the 0, where the number stops being JSON. */
+    static const char lz[] = "expected '.', an exponent or the number's end after a leading 0 (JSON numbers have no "
+                             "leading zeros), found ";
+    char want[300];
+    snprintf(want, sizeof want, "trace.json: byte 33 (event 0): %s'5'", lz);
+    expect_error("[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":05,\"dur\":1}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 34 (event 0): %s'5'", lz);
+    expect_error("[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":-05,\"dur\":1}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 18 (event 0): %s'1'", lz);
+    expect_error("[{\"ph\":\"X\",\"pid\":01}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 24 (event 0): %s'0'", lz);
+    expect_error("[{\"args\":{\"x\":[1,{\"y\":-007}]}}]", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 17: %s'0'", lz);
+    expect_error("{\"meta\":{\"a\":[1,00]},\"traceEvents\":[]}", STS_ERR_PARSE, want);
+    snprintf(want, sizeof want, "trace.json: byte 27: %s'1'", lz);
+    expect_error("{\"traceEvents\":[],\"meta\":-01}", STS_ERR_PARSE, want);
+    run z = load("[{\"ph\":\"X\",\"pid\":0,\"tid\":1,\"ts\":0,\"dur\":0.5,\"args\":{\"a\":0e1,\"b\":-0.5,\"c\":-0}}]");
+    T_EQ_I64(z.st, STS_OK);
+    done(&z);
     /* The error fills the offset and event index fields too. */
     run r = load("[{}, {\"ph\": @}]");
     T_EQ_I64(r.st, STS_ERR_PARSE);
@@ -1115,6 +1138,44 @@ TEST(fixtures_match_python)
     free(cmd.p);
 }
 
+/* Issue 34 item 17: an async b no e closed, and an e with no open b, were called "B
+ * event ... never closed by an E" on "pid  tid " (both empty); they are named as the
+ * trace wrote them, with their async track, and a B among them says both. */
+static int warned(run *r, const char *want)
+{
+    if (r->tl && !r->tl->finalized) {
+        sts_error err = STS_ERROR_INIT;
+        T_EQ_I64(sts_tl_finalize(r->tl, &err), STS_OK);
+    }
+    size_t nw;
+    const char *const *w = sts_timeline_warnings(r->tl, &nw, NULL);
+    for (size_t i = 0; i < nw; i++)
+        if (strstr(w[i], want)) return 1;
+    fprintf(stderr, "no warning contains \"%s\"; %zu warnings%s%s\n", want, nw, nw ? ", first: " : "", nw ? w[0] : "");
+    return 0;
+}
+
+TEST(async_begin_and_end_are_named_as_written)
+{
+    run r = load("[{\"ph\":\"b\",\"cat\":\"c\",\"id\":\"1\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":5},"
+                 "{\"ph\":\"e\",\"cat\":\"c\",\"id\":\"2\",\"name\":\"z\",\"pid\":1,\"tid\":1,\"ts\":9},"
+                 "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1}]");
+    T_EQ_I64(r.st, STS_OK);
+    T_TRUE(warned(&r, "1 async b event was never closed by an e of its id; shown running to the last timestamp of its "
+                      "track (first: 'a' at ts 5000 ns on the async track "));
+    T_TRUE(warned(&r, "1 async e event matched no open b of its id and was ignored"));
+    T_TRUE(!warned(&r, "B event") && !warned(&r, "pid  tid"));
+    done(&r);
+    run m = load("[{\"ph\":\"b\",\"cat\":\"c\",\"id\":\"1\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":5},"
+                 "{\"ph\":\"B\",\"name\":\"s\",\"pid\":1,\"tid\":1,\"ts\":6},"
+                 "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":3,\"ts\":1,\"dur\":1},"
+                 "{\"ph\":\"E\",\"pid\":1,\"tid\":3,\"ts\":7}]");
+    T_EQ_I64(m.st, STS_OK);
+    T_TRUE(warned(&m, "2 B or async b events were never closed by an E (or async e)"));
+    T_TRUE(warned(&m, "1 E event matched no open B on its lane and was ignored"));
+    done(&m);
+}
+
 int main(void)
 {
     RUN(array_and_object_forms);
@@ -1139,5 +1200,6 @@ int main(void)
     RUN(event_cut_at_every_buffer_position);
     RUN(whitespace_runs_of_every_length);
     RUN(fixtures_match_python);
+    RUN(async_begin_and_end_are_named_as_written);
     return t_done();
 }

@@ -332,6 +332,47 @@ TEST(profile_directory_at_any_level)
     rm_rf(root);
 }
 
+/* Issue 34 item 17: a run's only trace file that is a dangling symbolic link, a link
+ * loop, a FIFO or /dev/zero was called "empty file (0 bytes)"; each is named for what
+ * it is, and only a real empty file is "empty" (with "byte 0"). */
+TEST(unreadable_trace_files_are_named_for_what_they_are)
+{
+    const char *root = tmp("unreadable");
+    static const struct {
+        const char *kind, *want;
+    } cases[] = {
+        { "dangling", "h.xplane.pb: a dangling symbolic link: its target /nonexistent/stepscope-x does not exist: the "
+                      "latest run, run1, holds no readable trace" },
+        { "loop", "a.xplane.pb: a symbolic link loop (" },
+        { "fifo", "h.xplane.pb: a FIFO (named pipe), not a regular file: the latest run" },
+        { "zero", "h.xplane.pb: a device, not a regular file: the latest run" },
+        { "empty", "h.xplane.pb: byte 0: empty file (0 bytes): the latest run, run1, holds no readable trace (a "
+                   "profile cut short" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char run[700], a[800], b[800];
+        snprintf(run, sizeof run, "%s/%s/plugins/profile/run1", root, cases[i].kind);
+        mkdirs(run);
+        snprintf(a, sizeof a, "%s/%s", run, strcmp(cases[i].kind, "loop") ? "h.xplane.pb" : "a.xplane.pb");
+        snprintf(b, sizeof b, "%s/b.xplane.pb", run);
+        int made = 1;
+        if (!strcmp(cases[i].kind, "dangling")) made = symlink("/nonexistent/stepscope-x", a) == 0;
+        if (!strcmp(cases[i].kind, "loop")) made = symlink("b.xplane.pb", a) == 0 && symlink("a.xplane.pb", b) == 0;
+        if (!strcmp(cases[i].kind, "fifo")) made = mkfifo(a, 0644) == 0;
+        if (!strcmp(cases[i].kind, "zero")) made = symlink("/dev/zero", a) == 0;
+        if (!strcmp(cases[i].kind, "empty")) put(run, "h.xplane.pb", "", 0);
+        T_TRUE(made);
+        char dir[800];
+        snprintf(dir, sizeof dir, "%s/%s", root, cases[i].kind);
+        sts_error err = STS_ERROR_INIT;
+        T_TRUE(open_dir(dir, NULL, &err) == NULL);
+        T_EQ_I64(err.code, STS_ERR_FORMAT);
+        T_CONTAINS(err.message, cases[i].want);
+        if (strcmp(cases[i].kind, "empty")) T_TRUE(strstr(err.message, "empty") == NULL);
+    }
+    rm_rf(root);
+}
+
 TEST(profile_runs_and_files_are_listed_in_order)
 {
     const char *root = tmp("list");
@@ -386,5 +427,6 @@ int main(void)
     RUN(read_stream_leaves_the_stream_to_its_owner);
     RUN(profile_directory_at_any_level);
     RUN(profile_runs_and_files_are_listed_in_order);
+    RUN(unreadable_trace_files_are_named_for_what_they_are);
     return t_done();
 }
