@@ -112,7 +112,7 @@ int cmd_diff(int argc, char **argv)
           "NAME:shrink, NAME:grow or NAME:same, optionally sized: NAME:shrink>=20%, NAME:same<=5% (repeatable)" },
         { "json", CLI_FLAG, &json, NULL, "print JSON (schema stepscope.diff/1, docs/diff.md)" },
         { "step", CLI_STRING, &step, "NAME|REGEX", "traces: the step slices (default: detected, as in `steps`)" },
-        { "margin", CLI_DOUBLE, &margin, "PCT", "a change within +-PCT% of the base median is 'same' (default 5)" },
+        { "margin", CLI_DOUBLE, &margin, "PCT", "a change (NEW / BASE - 1) within +-PCT% is 'same' (default 5)" },
         { "confidence", CLI_DOUBLE, &confidence, "C", "of the intervals; the tests' level is 1 - C (default 0.95)" },
         { "top", CLI_INT, &top, "N", "text: show the first N other interval names (default 20, 0 = all)" },
         { 0 },

@@ -8,6 +8,10 @@
 #include "base/vec.h"
 #include "stepscope/diff.h"
 
+/* Above this many samples per run an estimate of what would decide is said as "more
+ * than 1,000": such an estimate extrapolates far past what the runs showed. */
+#define STS_DIFF_NEEDED_SAID 1000
+
 /* What a trace run looked like, for the header lines and the JSON. */
 typedef struct sts_dd_side {
     const char *name;      /* the path or label */

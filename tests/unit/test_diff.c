@@ -50,6 +50,12 @@ static int cmp64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* Every difference y_j - x_i, sorted. */
 static int64_t *all_diffs(const int64_t *x, size_t n, const int64_t *y, size_t m)
 {
@@ -242,12 +248,78 @@ TEST(four_against_four_complete_separation)
     free(d);
     T_EQ_I64(s.median_base, (1263000 + 1269000) / 2);
     T_EQ_I64(s.median_new, (259000 + 263000) / 2);
-    T_NEAR(s.change_pct, 100.0 * s.shift_ns / 1266000.0, 1e-12, 0);
+    /* The percent is the ratio's: the median of the 16 ratios new_j / base_i, minus 1. */
+    double ratios[16];
+    const double bs[4] = { 1253000, 1263000, 1269000, 1271000 }, ns[4] = { 255000, 259000, 263000, 270000 };
+    for (int i = 0; i < 16; i++)
+        ratios[i] = ns[i % 4] / bs[i / 4];
+    qsort(ratios, 16, sizeof ratios[0], cmp_double);
+    T_NEAR(s.change_pct, 100.0 * (sqrt(ratios[7] * ratios[8]) - 1.0), 1e-9, 0);
+    T_NEAR(s.ci_low_pct, 100.0 * (ratios[0] - 1.0), 1e-9, 0);
+    T_NEAR(s.ci_high_pct, 100.0 * (ratios[15] - 1.0), 1e-9, 0);
     T_EQ_I64(s.verdict, STS_DIFF_SHRANK);
 }
 
 /* Three against three cannot reach p < 0.05 (the smallest two-sided p is 2/20), and
  * no 95% interval exists: inconclusive, asking for at least four per run. */
+/* Durations of real loops are bimodal (a step that waits on the host now and then):
+ * 0.1 ms and 28 ms mixed. The old percent, a shift over the base median, put such an
+ * interval far below -100%; a ratio's never goes there. */
+TEST(bimodal_interval_stays_above_minus_100)
+{
+    int64_t base[12], newv[12];
+    for (int i = 0; i < 12; i++) {
+        base[i] = i % 3 ? 100000 + i * 1000 : 28000000 + i * 10000;
+        newv[i] = i % 4 ? 100000 + i * 900 : 28000000 + i * 9000;
+    }
+    sts_diff_stats s;
+    T_EQ_I64(sts_diff_samples(base, 12, newv, 12, NULL, &s, NULL), STS_OK);
+    T_TRUE(isfinite(s.ci_low_pct) && isfinite(s.ci_high_pct));
+    T_TRUE(s.ci_low_pct > -100.0);
+    T_TRUE(s.ci_low_pct <= s.change_pct && s.change_pct <= s.ci_high_pct);
+    /* The bounds are ratios of one new sample over one base sample, minus 1. */
+    T_TRUE(s.ci_low_pct >= 100.0 * (100000.0 / 28110000.0 - 1.0) - 1e-9);
+}
+
+/* Two modes are found and told by their medians; one outlier, a spread of one mode,
+ * zeros or too few samples are not two modes. */
+TEST(modes_found_and_not)
+{
+    int64_t v[10] = { 28000000, 100000, 101000, 28100000, 99000, 102000, 27900000, 100500, 98000, 103000 }, m[2];
+    T_EQ_I64(sts_diff_modes(v, 10, m), 1);
+    T_EQ_I64(m[0], 100500); /* the median of the seven lows 98000 .. 103000 */
+    T_EQ_I64(m[1], 28000000);
+    int64_t one_outlier[10] = { 100, 101, 102, 103, 104, 105, 106, 107, 108, 5000 };
+    T_EQ_I64(sts_diff_modes(one_outlier, 10, m), 0);
+    int64_t spread[8] = { 100, 150, 220, 330, 500, 740, 1100, 1650 };
+    T_EQ_I64(sts_diff_modes(spread, 8, m), 0);
+    int64_t zero[8] = { 0, 0, 0, 0, 1000, 1000, 1000, 1000 };
+    T_EQ_I64(sts_diff_modes(zero, 8, m), 0);
+    T_EQ_I64(sts_diff_modes(v, 5, m), 0);
+}
+
+/* Over random sample sets (one mode or two, any sizes from 4), a bounded percent
+ * interval lies in (-100%, +inf), holds the estimate, and agrees in sign with the ns
+ * interval (the same ranks of the same pairs). */
+TEST(percent_interval_is_a_ratio_interval_property)
+{
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 4 + rnd() % 20, m = 4 + rnd() % 20;
+        int64_t x[24], y[24];
+        int64_t lo = 1 + (int64_t)(rnd() % 1000), hi = lo * (int64_t)(1 + rnd() % 500);
+        for (size_t i = 0; i < n; i++)
+            x[i] = (rnd() % 3 ? lo : hi) + (int64_t)(rnd() % (uint64_t)(lo + 1));
+        for (size_t j = 0; j < m; j++)
+            y[j] = (rnd() % 2 ? lo : hi) + (int64_t)(rnd() % (uint64_t)(lo + 1)) - (trial % 7 == 0 ? lo : 0);
+        sts_diff_stats s;
+        T_EQ_I64(sts_diff_samples(x, n, y, m, NULL, &s, NULL), STS_OK);
+        if (isinf(s.ci_low_pct)) continue;
+        T_TRUE(s.ci_low_pct > -100.0);
+        T_TRUE(s.ci_low_pct <= s.change_pct + 1e-9 && s.change_pct <= s.ci_high_pct + 1e-9);
+        T_TRUE((s.ci_low_ns > 0) == (s.ci_low_pct > 0) && (s.ci_high_ns < 0) == (s.ci_high_pct < 0));
+    }
+}
+
 TEST(three_against_three_cannot_decide)
 {
     const int64_t base[3] = { 1000, 1010, 1020 }, newv[3] = { 100, 110, 120 };
@@ -943,6 +1015,41 @@ TEST(bench_results_compared)
     free(b);
 }
 
+/* What the text and the JSON say of bimodal samples, of an interval too few samples
+ * allow, and of a huge estimate of what would decide: words, never an infinity. */
+TEST(text_says_modes_no_interval_and_no_inf)
+{
+    double w0[10] = { 1e-4, 1.01e-4, 2.8e-2, 0.99e-4, 1.02e-4, 2.81e-2, 1.03e-4, 0.98e-4, 2.79e-2, 1e-4 };
+    double w1[10] = { 1e-4, 1.011e-4, 2.8e-2, 0.991e-4, 1.021e-4, 2.81e-2, 1.031e-4, 0.981e-4, 2.79e-2, 1.001e-4 };
+    char *a = bench_json("loop", w0, 10, 0.05, "[64, 32]", "tiny");
+    char *b = bench_json("loop", w1, 10, 0.05, "[64, 32]", "tiny");
+    sts_diff *d = NULL;
+    T_EQ_I64(sts_diff_bench_json(a, strlen(a), "a.json", b, strlen(b), "b.json", NULL, &d, NULL), STS_OK);
+    if (d) {
+        char *text = NULL, *json = NULL;
+        size_t tl = 0, jl = 0;
+        FILE *f = open_memstream(&text, &tl);
+        sts_diff_print(d, f, 0);
+        fclose(f);
+        f = open_memstream(&json, &jl);
+        T_EQ_I64(sts_diff_write_json(d, f, NULL), STS_OK);
+        fclose(f);
+        T_CONTAINS(text, "BASE: two modes: 0.1 ms and 28.0 ms; compare them apart");
+        T_CONTAINS(text, "NEW: two modes:");
+        T_CONTAINS(text, "none (too few)"); /* the variant's 2 against 2 samples */
+        T_TRUE(strstr(text, "inf") == NULL && strstr(json, "inf") == NULL && strstr(json, "Infinity") == NULL);
+        T_CONTAINS(json, "\"modes_ns\":[100000,28000000]"); /* medians of the 7 lows and the 3 highs */
+        const sts_diff_interval *loop = row_of(d, "loop");
+        if (loop && loop->stats.samples_needed > 1000) T_CONTAINS(text, "more than 1,000 calls");
+        T_TRUE(!loop || loop->stats.samples_needed <= 1000 || strstr(text, "~") == NULL);
+        free(text);
+        free(json);
+    }
+    sts_diff_free(d);
+    free(a);
+    free(b);
+}
+
 TEST(bench_bad_inputs)
 {
     double w[2] = { 1e-3, 2e-3 };
@@ -1219,6 +1326,9 @@ int main(void)
     RUN(kth_difference_matches_sorting_all_of_them);
     RUN(normal_quantile_and_tail);
     RUN(four_against_four_complete_separation);
+    RUN(bimodal_interval_stays_above_minus_100);
+    RUN(percent_interval_is_a_ratio_interval_property);
+    RUN(modes_found_and_not);
     RUN(three_against_three_cannot_decide);
     RUN(interval_is_the_rank_rule_on_sorted_differences);
     RUN(normal_approximation_is_named_and_close_to_exact);
@@ -1238,6 +1348,7 @@ int main(void)
     RUN(trace_bad_inputs);
     RUN(prediction_syntax);
     RUN(bench_results_compared);
+    RUN(text_says_modes_no_interval_and_no_inf);
     RUN(bench_bad_inputs);
     RUN(ledgers_compared);
     RUN(ledger_identity_is_name_and_site);
