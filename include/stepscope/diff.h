@@ -65,9 +65,13 @@ typedef struct sts_diff_options {
     double confidence; /* of the intervals; the test's level is 1 - confidence. (0.5, 1) */
     double margin_pct; /* a change within +-margin_pct of the base median counts as "same"; > 0 */
     const char *step;  /* traces: the step name or regex, as in sts_steps_find(); NULL: detect */
+    /* traces: "A=B" each, NEW's lane B compared as BASE's lane A (the rows' names, as
+     * "process / thread" with random per-process ids already left out); NULL: none */
+    const char *const *pair_lanes;
+    size_t npair_lanes;
 } sts_diff_options;
 /* clang-format off */
-#define STS_DIFF_OPTIONS_INIT { 0.95, 5.0, NULL }
+#define STS_DIFF_OPTIONS_INIT { 0.95, 5.0, NULL, NULL, 0 }
 /* clang-format on */
 
 /* The comparison of two samples. Fields that do not apply are NAN (doubles). */

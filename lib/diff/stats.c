@@ -388,6 +388,16 @@ static sts_status check_options(const sts_diff_options *o, sts_error *err)
     if (!(o->margin_pct > 0 && o->margin_pct < 1e6))
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: the margin must be a positive percentage, not %g",
                              o->margin_pct);
+    if (o->npair_lanes > 64)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: at most 64 lane pairs, not %zu", o->npair_lanes);
+    for (size_t i = 0; i < o->npair_lanes; i++) {
+        const char *p = o->pair_lanes ? o->pair_lanes[i] : NULL, *eq = p ? strchr(p, '=') : NULL;
+        if (!eq || eq == p || !eq[1])
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                                 "diff: a lane pair is BASE_LANE=NEW_LANE (as the rows name lanes, "
+                                 "\"python / worker\"), not '%s'",
+                                 p ? p : "(null)");
+    }
     return STS_OK;
 }
 

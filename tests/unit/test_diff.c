@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "diff/stats.h"
+#include "diff/diff_impl.h"
 #include "stepscope/analyze.h"
 #include "stepscope/diff.h"
 #include "test.h"
@@ -869,6 +870,85 @@ TEST(lanes_matched_by_name_not_id)
     sts_diff_free(d);
 }
 
+/* Two JAX runs: the worker threads carry a random id per process
+ * (tf_XLAEigen/-9088472200616544340); the rows match them by the name without it, and
+ * a lane renamed between runs is paired with --pair-lanes. */
+static const char jax_a[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":5,\"args\":{\"name\":\"/host:CPU\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":51,\"args\":{\"name\":\"tf_XLAEigen/"
+    "-9088472200616544340\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":52,\"args\":{\"name\":\"loader\"}},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":5,\"tid\":50,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":5,\"tid\":50,\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"dot\",\"pid\":5,\"tid\":51,\"ts\":20,\"dur\":30},"
+    "{\"ph\":\"X\",\"name\":\"dot\",\"pid\":5,\"tid\":51,\"ts\":120,\"dur\":40},"
+    "{\"ph\":\"X\",\"name\":\"read\",\"pid\":5,\"tid\":52,\"ts\":10,\"dur\":5}]}";
+static const char jax_b[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"args\":{\"name\":\"/host:CPU\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":9,\"tid\":91,\"args\":{\"name\":\"tf_XLAEigen/"
+    "7431520012338865409\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":9,\"tid\":92,\"args\":{\"name\":\"prefetch\"}},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":9,\"tid\":90,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":9,\"tid\":90,\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"dot\",\"pid\":9,\"tid\":91,\"ts\":20,\"dur\":10},"
+    "{\"ph\":\"X\",\"name\":\"read\",\"pid\":9,\"tid\":92,\"ts\":110,\"dur\":7}]}";
+
+TEST(jax_worker_lanes_match_without_random_ids)
+{
+    T_EQ_U64(sts_dd_stable_len("tf_XLAEigen/-9088472200616544340"), 11);
+    T_EQ_U64(sts_dd_stable_len("tf_XLAEigen/7431520012338865409"), 11);
+    T_EQ_U64(sts_dd_stable_len("worker-3"), 8);        /* a short number says which worker */
+    T_EQ_U64(sts_dd_stable_len("stream 1234567"), 14); /* no separator before it */
+    T_EQ_U64(sts_dd_stable_len("/1234567"), 8);
+    sts_diff *d = diff_of(jax_a, jax_b, "step", NULL);
+    T_TRUE(d != NULL);
+    if (!d) return;
+    const sts_diff_interval *w = row_of(d, "/host:CPU / tf_XLAEigen");
+    T_TRUE(w != NULL);
+    if (w) {
+        T_EQ_U64(w->stats.n_base, 2);
+        T_EQ_U64(w->stats.n_new, 2);
+        T_EQ_I64(w->base_samples[1], 40000);
+        T_EQ_I64(w->new_samples[0], 10000);
+        T_EQ_I64(w->new_samples[1], 0);
+    }
+    /* Without a pair the renamed lane is one that disappeared and one that appeared. */
+    T_EQ_I64(row_of(d, "/host:CPU / loader")->stats.verdict, STS_DIFF_DISAPPEARED);
+    sts_diff_free(d);
+
+    const char *pairs[] = { "/host:CPU / loader=/host:CPU / prefetch", "/host:CPU / x=/host:CPU / nothing" };
+    sts_timeline *ta = open_json(jax_a), *tb = open_json(jax_b);
+    sts_diff_options o = STS_DIFF_OPTIONS_INIT;
+    o.step = "step";
+    o.pair_lanes = pairs;
+    o.npair_lanes = 2;
+    d = NULL;
+    if (ta && tb) T_EQ_I64(sts_diff_timelines(ta, tb, &o, &d, NULL), STS_OK);
+    sts_timeline_free(ta);
+    sts_timeline_free(tb);
+    T_TRUE(d != NULL);
+    if (!d) return;
+    const sts_diff_interval *l = row_of(d, "/host:CPU / loader");
+    T_TRUE(l && l->stats.n_base == 2 && l->stats.n_new == 2);
+    if (l) T_EQ_I64(l->new_samples[1], 7000);
+    T_TRUE(row_of(d, "/host:CPU / prefetch") == NULL);
+    size_t nn;
+    const char *const *notes = sts_diff_notes(d, &nn);
+    int said = 0;
+    for (size_t i = 0; i < nn; i++)
+        said |= strstr(notes[i], "NEW has no lane named '/host:CPU / nothing'") != NULL;
+    T_TRUE(said);
+    sts_diff_free(d);
+    o.pair_lanes = (const char *[]){ "no equals sign" };
+    o.npair_lanes = 1;
+    sts_error err = STS_ERROR_INIT;
+    sts_diff_stats probe;
+    T_EQ_I64(sts_diff_samples(NULL, 0, NULL, 0, &o, &probe, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "not 'no equals sign'");
+}
+
 TEST(traces_without_steps_compare_slices)
 {
     const char *a = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
@@ -1344,6 +1424,7 @@ int main(void)
     RUN(names_in_one_run_only);
     RUN(interval_names_are_clipped_to_step_windows);
     RUN(lanes_matched_by_name_not_id);
+    RUN(jax_worker_lanes_match_without_random_ids);
     RUN(traces_without_steps_compare_slices);
     RUN(trace_bad_inputs);
     RUN(prediction_syntax);
