@@ -59,6 +59,10 @@ typedef struct lg_sync {
     int64_t wait_ns;
 } lg_sync;
 
+/* Whether the framework compiled f for itself (ledger_churn.c: a site inside its
+ * sources, or one of the eager operations JAX jits): no churn advice then. */
+int sts_lg_fn_internal(const sts_ledger *l, const lg_fn *f);
+
 typedef struct lg_churn {
     uint32_t fn, comp, values, buckets, message; /* comp: component text id */
     uint32_t ci;                                 /* the component, index + 1; 0 = an entry without values */

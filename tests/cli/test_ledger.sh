@@ -134,15 +134,30 @@ t_ok "torch logs: hits and host syncs unknown (not in PyTorch logs)" test -n "$(
   printf 'Compiling jit(f) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
   printf 'Finished XLA compilation of jit(f) in 0.01 sec\n'
   for _ in 1 2 3; do
-    printf 'Compiling jit(convert_element_type) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
-    printf 'Finished XLA compilation of jit(convert_element_type) in 0.01 sec\n'
+    printf 'Compiling jit(helper) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
+    printf 'Finished XLA compilation of jit(helper) in 0.01 sec\n'
   done
 } >"$T_TMP/helper.log"
 t_run "$STEPSCOPE" ledger "$T_TMP/helper.log"
-t_ok "explanations on: the unexplained helper's churn names no option to enable" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations .* not in the log; JAX.s cache-miss explanations (on in this log) did not name it either')" -a -z "$(printf '%s\n' "$T_OUT" | grep 'enable jax_explain')"
+t_ok "explanations on: the unexplained helper's churn names no option to enable" test -n "$(printf '%s\n' "$T_OUT" | grep '^  helper: 3 specializations .* not in the log; JAX.s cache-miss explanations (on in this log) did not name it either')" -a -z "$(printf '%s\n' "$T_OUT" | grep 'enable jax_explain')"
 grep -v 'TRACING\|^  ' "$T_TMP/helper.log" >"$T_TMP/helper-off.log"
 t_run "$STEPSCOPE" ledger "$T_TMP/helper-off.log"
-t_ok "explanations off: the hint to enable jax_explain_cache_misses is given" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations .*; enable jax_explain_cache_misses to name it')"
+t_ok "explanations off: the hint to enable jax_explain_cache_misses is given" test -n "$(printf '%s\n' "$T_OUT" | grep '^  helper: 3 specializations .*; enable jax_explain_cache_misses to name it')"
+
+# Functions JAX compiles for itself (eager jnp / lax operations outside jit) get no
+# padding or static-argument advice: their shapes follow the user's eager calls.
+for n in 8 9 10; do
+  printf 'Compiling jit(convert_element_type) with global shapes and types (ShapedArray(float32[%s]),). Argument mapping: (UnspecifiedValue,).\n' "$n"
+  printf 'Finished XLA compilation of jit(convert_element_type) in 0.01 sec\n'
+done >"$T_TMP/internal.log"
+for n in 8 9 10; do
+  printf 'Compiling jit(user_fn) with global shapes and types (ShapedArray(float32[%s]),). Argument mapping: (UnspecifiedValue,).\n' "$n"
+  printf 'Finished XLA compilation of jit(user_fn) in 0.01 sec\n'
+done >"$T_TMP/user.log"
+t_run "$STEPSCOPE" ledger "$T_TMP/internal.log"
+t_ok "a JAX-internal function: said compiled by JAX for itself, no padding advice" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations of a function JAX compiles for itself')" -a -z "$(printf '%s\n' "$T_OUT" | grep -i 'pad\|bucket\|static_arg')"
+t_run "$STEPSCOPE" ledger "$T_TMP/user.log"
+t_ok "the same log of a user's function still gets the shape advice" test -n "$(printf '%s\n' "$T_OUT" | grep '^  user_fn' | grep -i 'pad\|bucket')"
 
 # The HTML report's ledger panel: unknowns said, and no "zero means reuse" for a log.
 t_run "$STEPSCOPE" report "$T_TMP/ll.json" -o "$T_TMP/ll.html"
