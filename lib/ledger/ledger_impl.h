@@ -44,6 +44,7 @@ typedef struct lg_fn {
     int32_t identity_unknown; /* an anonymous name without a definition site */
     int64_t rows, traces, compiles, hits;
     int64_t trace_ns, lower_ns, compile_ns, max_compile_ns;
+    int64_t trace_known, lower_known, compile_known; /* rows that gave that time */
     int64_t miss_rows, miss_cost_ns, miss_cost_known;
     int64_t reasons[STS_MISS_COUNT];
     int64_t counters[STS_LG_REDEFINED + 1]; /* sts_lg_counter */

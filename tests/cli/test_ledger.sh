@@ -124,6 +124,14 @@ t_run "$STEPSCOPE" ledger "$L/jax-0.10-lesson2.log"
 t_ok "a dtype change JAX explained as a config change gets no cast advice" test -z "$(printf '%s\n' "$T_OUT" | grep 'gain_fn.*cast')" -a -n "$(printf '%s\n' "$T_OUT" | grep 'gain_fn (lesson2.py:125): weak type of gain took 2 values')"
 t_ok "a function re-created at one line is diagnosed from JAX's own words" test -n "$(printf '%s\n' "$T_OUT" | grep '^  loss (lesson2.py:120): 3 specializations .*2 of its cache misses were a new function object defined at the same line')"
 t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log"
+t_ok "torch logs: trace and compile times unknown in text, never 0 ns" test -n "$(printf '%s\n' "$T_OUT" | grep '^  forward (model.py:42) .* unknown  *unknown  *unknown ')" -a -z "$(printf '%s\n' "$T_OUT" | grep '^  forward.* 0 ns')"
+t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log" --json
+t_ok "torch logs: trace_ns, lower_ns and compile_ns are null in JSON, not 0" python3 -c '
+import json, sys
+f = json.loads(sys.stdin.read())["functions"][0]
+assert f["compiles"] > 0 and f["trace_ns"] is None and f["compile_ns"] is None and f["lower_ns"] is None, f
+' <<<"$T_OUT"
+t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log"
 t_ok "torch logs: hits and host syncs unknown (not in PyTorch logs)" test -n "$(printf '%s\n' "$T_OUT" | grep 'hits: unknown (not in PyTorch logs)')" -a -n "$(printf '%s\n' "$T_OUT" | grep '^host syncs: unknown (not in PyTorch logs)')"
 
 # The explain hint only when the log really lacks explanations: three compiles of a
