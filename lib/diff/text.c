@@ -60,7 +60,11 @@ static void ascii_pct(double p, char *buf, size_t cap)
         snprintf(buf, cap, "0%%");
     } else {
         double a = fabs(p);
-        snprintf(buf, cap, "%+.*f%%", a >= 10 ? 0 : a >= 1 ? 1 : 2, p);
+        int digits = a >= 10 ? 0 : a >= 1 ? 1 : 2;
+        /* A ratio's percent lies above -100%: never round it onto -100%. */
+        while (p > -100.0 && digits < 9 && -100.0 * pow(10, digits) == round(p * pow(10, digits)))
+            digits++;
+        snprintf(buf, cap, "%+.*f%%", digits, p);
     }
 }
 
