@@ -105,7 +105,7 @@ static int judge(sts_diff *d, const cli_list *expect)
 
 int cmd_diff(int argc, char **argv)
 {
-    static cli_list expect;
+    static cli_list expect, pair_lanes;
     static int json, top = 20;
     static const char *step;
     static double margin = 5.0, confidence = 0.95;
@@ -114,18 +114,22 @@ int cmd_diff(int argc, char **argv)
           "NAME:shrink, NAME:grow or NAME:same, optionally sized: NAME:shrink>=20%, NAME:same<=5% (repeatable)" },
         { "json", CLI_FLAG, &json, NULL, "print JSON (schema stepscope.diff/1, docs/diff.md)" },
         { "step", CLI_STRING, &step, "NAME|REGEX", "traces: the step slices (default: detected, as in `steps`)" },
-        { "margin", CLI_DOUBLE, &margin, "PCT", "a change within +-PCT% of the base median is 'same' (default 5)" },
+        { "margin", CLI_DOUBLE, &margin, "PCT", "a change (NEW / BASE - 1) within +-PCT% is 'same' (default 5)" },
         { "confidence", CLI_DOUBLE, &confidence, "C", "of the intervals; the tests' level is 1 - C (default 0.95)" },
         { "top", CLI_INT, &top, "N", "text: show the first N other interval names (default 20, 0 = all)" },
+        { "pair-lanes", CLI_MULTI, &pair_lanes, "A=B",
+          "traces: compare NEW's lane B as BASE's lane A, named as the rows name lanes (\"python / worker\"); "
+          "lanes match by name without random per-process ids anyway (repeatable)" },
         { 0 },
     };
     static const cli_spec spec = {
         "diff",
-        "BASE NEW [--expect PREDICTION]... [--json] [--step NAME] [--margin PCT] [--confidence C]",
+        "BASE NEW [--expect PREDICTION]... [--json] [--step NAME] [--margin PCT] [--confidence C]\n"
+        "       [--pair-lanes A=B]...",
         "Compare two runs: two traces (any format stepscope reads), two `bench --json` results or\n"
         "two ledgers (`ledger --json`), recognized by content. Per interval: both runs' samples\n"
         "(per step for traces), their medians, the change in percent with a confidence interval\n"
-        "(Hodges-Lehmann shift, distribution-free interval), a two-sided Mann-Whitney p-value\n"
+        "(NEW / BASE - 1, Hodges-Lehmann on log durations), a two-sided Mann-Whitney p-value\n"
         "(exact for small samples without ties, else normal with tie correction) and a verdict:\n"
         "shrank, grew, same (within the margin) or inconclusive (with the steps that would decide).\n"
         "Each --expect is judged held, failed or inconclusive with its reason.\n"
@@ -148,6 +152,8 @@ int cmd_diff(int argc, char **argv)
     opt.margin_pct = margin;
     opt.confidence = confidence;
     opt.step = step;
+    opt.pair_lanes = pair_lanes.v;
+    opt.npair_lanes = (size_t)pair_lanes.n;
     sts_error err = STS_ERROR_INIT;
     sts_diff_stats probe;
     if (sts_diff_samples(NULL, 0, NULL, 0, &opt, &probe, &err) != STS_OK) return cli_fail(CLI_USAGE, "%s", err.message);

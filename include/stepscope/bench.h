@@ -139,6 +139,9 @@ typedef struct sts_bench_spec {
 
 /* ---------------------------------------------------------------- results */
 
+/* The most warnings a caller may add to a result (sts_bench_result_note). */
+#define STS_BENCH_MAX_NOTES 4
+
 /* One run's measurements. Every pointer is owned by the result. Times are ns. */
 typedef struct sts_bench_result {
     char name[64];
@@ -167,6 +170,10 @@ typedef struct sts_bench_result {
     sts_bench_check check;
     int unstable;
     char warning[256]; /* why the run is unstable, in words; "" when stable */
+    /* further warnings a caller added after the run (sts_bench_result_note), written
+     * after `warning` in the report's "warnings" */
+    char notes[STS_BENCH_MAX_NOTES][256];
+    size_t nnotes;
 } sts_bench_result;
 
 /* Runs the benchmark described by `spec`. Repeats < 1, warmup < 0, a tolerance that is
@@ -177,6 +184,15 @@ sts_status sts_bench_run(const sts_bench_spec *spec, sts_bench_result **out, sts
 
 /* NULL is a no-op. */
 void sts_bench_result_free(sts_bench_result *r);
+
+/* Adds a warning about the run that only the caller can tell (the Python binding's
+ * boundary it drew for the caller, a first call that was not slower than the warm
+ * ones), cut to 255 bytes. Returns STS_ERR_LIMIT past STS_BENCH_MAX_NOTES. */
+sts_status sts_bench_result_note(sts_bench_result *r, const char *text);
+
+/* Replaces the boundary's words, cut to 159 bytes (for a caller who learns what the
+ * interval held only from the results, as the Python binding does). */
+void sts_bench_result_set_boundary(sts_bench_result *r, const char *text);
 
 /* first call / warm median; 0 when the median is 0. */
 double sts_bench_first_to_warm_ratio(const sts_bench_result *r);

@@ -65,9 +65,13 @@ typedef struct sts_diff_options {
     double confidence; /* of the intervals; the test's level is 1 - confidence. (0.5, 1) */
     double margin_pct; /* a change within +-margin_pct of the base median counts as "same"; > 0 */
     const char *step;  /* traces: the step name or regex, as in sts_steps_find(); NULL: detect */
+    /* traces: "A=B" each, NEW's lane B compared as BASE's lane A (the rows' names, as
+     * "process / thread" with random per-process ids already left out); NULL: none */
+    const char *const *pair_lanes;
+    size_t npair_lanes;
 } sts_diff_options;
 /* clang-format off */
-#define STS_DIFF_OPTIONS_INIT { 0.95, 5.0, NULL }
+#define STS_DIFF_OPTIONS_INIT { 0.95, 5.0, NULL, NULL, 0 }
 /* clang-format on */
 
 /* The comparison of two samples. Fields that do not apply are NAN (doubles). */
@@ -96,6 +100,14 @@ typedef struct sts_diff_stats {
  * out-of-range value, STS_ERR_NOMEM. */
 sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, size_t m, const sts_diff_options *opt,
                             sts_diff_stats *out, sts_error *err);
+
+/* Whether v[0..n) (any order, not modified) holds two modes, durations of a loop that
+ * now and then waits (0.1 ms and 28 ms): sorted, the widest ratio between neighbours is
+ * at least STS_DIFF_MODE_RATIO, with at least max(2, n / 10) samples on each side of it
+ * (so one outlier is no mode), all samples positive and n >= 6. Returns 1 and each
+ * side's median in modes[0] (the lower) and modes[1]; 0 when not; -1 on no memory. */
+int sts_diff_modes(const int64_t *v, size_t n, int64_t modes[2]);
+#define STS_DIFF_MODE_RATIO 4.0
 
 /* Two exact counts (a ledger's compiles): method COUNT, verdict from their order, and
  * the change in percent of base (NAN when base is 0). */

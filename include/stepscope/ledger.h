@@ -193,7 +193,8 @@ typedef struct sts_ledger_fn_info {
     int64_t compiles;
     int64_t hits;        /* calls that reused a specialization; -1 when unknown (logs) */
     const char *unknown; /* why calls and hits are unknown ("not in JAX logs"); NULL when known */
-    int64_t trace_ns;    /* totals over rows with known times; 0 when none known */
+    int64_t trace_ns; /* totals over rows with known times; -1 when there were traces (or, for lower_ns and compile_ns,
+                         compiles) and no row gave a time, as PyTorch logs; 0 when there was nothing to time */
     int64_t lower_ns;
     int64_t compile_ns;
     int64_t max_compile_ns; /* largest single compile; -1 when none known */

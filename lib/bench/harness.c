@@ -147,6 +147,18 @@ static sts_bench_result *alloc_result(const sts_bench_spec *s)
     return r;
 }
 
+sts_status sts_bench_result_note(sts_bench_result *r, const char *text)
+{
+    if (r->nnotes >= STS_BENCH_MAX_NOTES) return STS_ERR_LIMIT;
+    snprintf(r->notes[r->nnotes++], sizeof r->notes[0], "%s", text ? text : "");
+    return STS_OK;
+}
+
+void sts_bench_result_set_boundary(sts_bench_result *r, const char *text)
+{
+    snprintf(r->boundary, sizeof r->boundary, "%s", text ? text : "");
+}
+
 void sts_bench_result_free(sts_bench_result *r)
 {
     if (!r) return;

@@ -93,4 +93,6 @@ void sts_bench_print(FILE *f, const sts_bench_result *r)
     print_stats(f, r);
     print_check(f, &r->check);
     if (r->warning[0]) fprintf(f, "  warning     %s\n", r->warning);
+    for (size_t i = 0; i < r->nnotes; i++)
+        fprintf(f, "  warning     %s\n", r->notes[i]);
 }

@@ -177,6 +177,8 @@ static void result_fields(sts_jsonw *w, const sts_bench_result *r, const sts_ben
     sts_jsonw_key(w, "warnings");
     sts_jsonw_arr_begin(w);
     if (r->warning[0]) sts_jsonw_str(w, r->warning);
+    for (size_t i = 0; i < r->nnotes; i++)
+        sts_jsonw_str(w, r->notes[i]);
     sts_jsonw_arr_end(w);
 }
 

@@ -9,6 +9,17 @@
 #include "stepscope/analyze.h"
 #include "stepscope/diff.h"
 
+/* Above this many samples per run an estimate of what would decide is said as "more
+ * than 1,000": such an estimate extrapolates far past what the runs showed. */
+#define STS_DIFF_NEEDED_SAID 1000
+
+/* The most --pair-lanes pairs a diff takes (checked with the options). */
+#define STS_DIFF_MAX_LANE_PAIRS 64
+
+/* The length of a lane's process or thread name without its per-process random id
+ * (diff_trace.c): "tf_XLAEigen/-9088472200616544340" -> 11. */
+size_t sts_dd_stable_len(const char *name);
+
 /* What a trace run looked like, for the header lines and the JSON. */
 typedef struct sts_dd_side {
     const char *name;      /* the path or label */

@@ -396,10 +396,28 @@ static sts_status child_rows(sts_diff *d, names *t, sts_error *err)
 /* A lane's name for matching across runs: "process / thread" from their names, never
  * from ids that change between runs; the pid and tid as written only when a name is
  * missing. A second lane with the same name in one run gets " #2", in display order. */
+/* The length of a name without its per-process random part: a last "/", "-", "_", ":"
+ * or "#" followed by an optionally signed number of at least 6 digits, as JAX names its
+ * worker threads (tf_XLAEigen/-9088472200616544340); such a number is an id drawn anew by
+ * every process, while short numbers (worker-3, stream 7) name which one. */
+size_t sts_dd_stable_len(const char *name)
+{
+    size_t n = strlen(name), i = n;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    size_t digits = n - i;
+    if (digits < 6 || i == 0) return n;
+    if (name[i - 1] == '-' || name[i - 1] == '+') i--;
+    if (i == 0 || !strchr("/-_:#", name[i - 1])) return n;
+    return i - 1 > 0 ? i - 1 : n;
+}
+
 static void lane_label(const sts_timeline *tl, uint32_t lane, char *buf, size_t cap)
 {
     const char *pn = sts_lane_process_name(tl, lane), *tn = sts_lane_thread_name(tl, lane);
-    snprintf(buf, cap, "%s%s / %s%s", *pn ? "" : "pid ", *pn ? pn : sts_lane_pid(tl, lane), *tn ? "" : "tid ",
+    int pl = (int)sts_dd_stable_len(pn), tlen = (int)sts_dd_stable_len(tn);
+    snprintf(buf, cap, "%s%.*s / %s%.*s", *pn ? "" : "pid ", *pn ? pl : (int)strlen(sts_lane_pid(tl, lane)),
+             *pn ? pn : sts_lane_pid(tl, lane), *tn ? "" : "tid ", *tn ? tlen : (int)strlen(sts_lane_tid(tl, lane)),
              *tn ? tn : sts_lane_tid(tl, lane));
 }
 
@@ -410,8 +428,22 @@ typedef struct lane_series {
 
 typedef STS_VEC(lane_series) lane_list;
 
+/* NEW's lane named as the pair that names it (--pair-lanes A=B: B is compared as A). */
+static void paired_label(const sts_diff_options *o, char *label, size_t cap, unsigned char *used)
+{
+    for (size_t p = 0; p < o->npair_lanes && p < STS_DIFF_MAX_LANE_PAIRS; p++) {
+        const char *eq = strchr(o->pair_lanes[p], '=');
+        if (eq && strcmp(eq + 1, label) == 0) {
+            snprintf(label, cap, "%.*s", (int)(eq - o->pair_lanes[p]), o->pair_lanes[p]);
+            used[p] = 1;
+            return;
+        }
+    }
+}
+
 /* Per window lane of one run: its busy time in every step (0 where it is idle). */
-static sts_status lane_samples(names *t, run *r, lane_list *out, sts_error *err)
+static sts_status lane_samples(const sts_diff_options *o, int side, unsigned char *used, names *t, run *r,
+                               lane_list *out, sts_error *err)
 {
     size_t nl, nw;
     const sts_window_lane_stats *wl = sts_steps_window_lanes(r->steps, &nl);
@@ -419,6 +451,7 @@ static sts_status lane_samples(names *t, run *r, lane_list *out, sts_error *err)
     for (size_t i = 0; i < nl; i++) {
         char label[600];
         lane_label(r->tl, wl[i].lane, label, sizeof label);
+        if (side == 1) paired_label(o, label, sizeof label, used);
         size_t base = strlen(label);
         for (int dup = 2; dup < 1000 && sts_strtab_find(&t->tab, label, strlen(label)) != UINT32_MAX; dup++) {
             int seen = 0;
@@ -446,8 +479,13 @@ static sts_status lane_samples(names *t, run *r, lane_list *out, sts_error *err)
 static sts_status lane_rows(sts_diff *d, names *t, run *r, sts_error *err)
 {
     lane_list ls[2] = { { 0 }, { 0 } };
-    sts_status st = lane_samples(t, &r[0], &ls[0], err);
-    if (st == STS_OK) st = lane_samples(t, &r[1], &ls[1], err);
+    unsigned char used[STS_DIFF_MAX_LANE_PAIRS] = { 0 };
+    sts_status st = lane_samples(&d->opt, 0, used, t, &r[0], &ls[0], err);
+    if (st == STS_OK) st = lane_samples(&d->opt, 1, used, t, &r[1], &ls[1], err);
+    for (size_t p = 0; p < d->opt.npair_lanes && p < STS_DIFF_MAX_LANE_PAIRS && st == STS_OK; p++)
+        if (!used[p] && strchr(d->opt.pair_lanes[p], '='))
+            st = sts_dd_note(d, "--pair-lanes %s: NEW has no lane named '%s'", d->opt.pair_lanes[p],
+                             strchr(d->opt.pair_lanes[p], '=') + 1);
     for (int side = 0; side < 2 && st == STS_OK; side++) {
         for (size_t i = 0; i < ls[side].n && st == STS_OK; i++) {
             const lane_series *a = &ls[side].v[i], *b = NULL;

@@ -122,7 +122,9 @@ static void judge_presence(const sts_diff_stats *s, sts_diff_direction dir, judg
 static void undecided_samples(const sts_diff_interval *r, judgement *j)
 {
     char more[96] = "";
-    if (r->stats.samples_needed)
+    if (r->stats.samples_needed > STS_DIFF_NEEDED_SAID)
+        snprintf(more, sizeof more, "more than 1,000 %ss per run would be needed", r->sample);
+    else if (r->stats.samples_needed)
         snprintf(more, sizeof more, "about %llu %ss per run would be needed",
                  (unsigned long long)r->stats.samples_needed, r->sample);
     else
@@ -206,8 +208,12 @@ static void judge(const sts_diff *d, const sts_diff_interval *r, const parsed *p
          * or sameness within the margin): either way decides this prediction too. */
         if (j->result == STS_DIFF_UNDECIDED && size == d->opt.margin_pct && s->samples_needed) {
             size_t used = strlen(j->reason);
-            snprintf(j->reason + used, sizeof j->reason - used, "; about %llu %ss per run would be needed",
-                     (unsigned long long)s->samples_needed, r->sample);
+            if (s->samples_needed > STS_DIFF_NEEDED_SAID)
+                snprintf(j->reason + used, sizeof j->reason - used, "; more than 1,000 %ss per run would be needed",
+                         r->sample);
+            else
+                snprintf(j->reason + used, sizeof j->reason - used, "; about %llu %ss per run would be needed",
+                         (unsigned long long)s->samples_needed, r->sample);
         }
     } else if (isnan(p->size) || p->size == 0) {
         judge_direction(d, r, p->dir, j);

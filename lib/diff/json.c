@@ -52,6 +52,11 @@ static void write_side(sts_jsonw *w, const sts_diff_interval *r, int side)
         sts_jsonw_kv_null(w, mx);
     i64_array(w, count ? "samples" : "samples_ns", side ? r->new_samples : r->base_samples, n);
     i64_array(w, "index", side ? r->new_index : r->base_index, n);
+    int64_t modes[2];
+    if (!count && sts_diff_modes(side ? r->new_samples : r->base_samples, n, modes) == 1)
+        i64_array(w, "modes_ns", modes, 2);
+    else
+        sts_jsonw_kv_null(w, "modes_ns");
     sts_jsonw_obj_end(w);
 }
 

@@ -388,6 +388,16 @@ static sts_status check_options(const sts_diff_options *o, sts_error *err)
     if (!(o->margin_pct > 0 && o->margin_pct < 1e6))
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: the margin must be a positive percentage, not %g",
                              o->margin_pct);
+    if (o->npair_lanes > 64)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: at most 64 lane pairs, not %zu", o->npair_lanes);
+    for (size_t i = 0; i < o->npair_lanes; i++) {
+        const char *p = o->pair_lanes ? o->pair_lanes[i] : NULL, *eq = p ? strchr(p, '=') : NULL;
+        if (!eq || eq == p || !eq[1])
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                                 "diff: a lane pair is BASE_LANE=NEW_LANE (as the rows name lanes, "
+                                 "\"python / worker\"), not '%s'",
+                                 p ? p : "(null)");
+    }
     return STS_OK;
 }
 
@@ -425,6 +435,47 @@ static sts_status test_ranks(const int64_t *x, size_t n, const int64_t *y, size_
     return STS_OK;
 }
 
+/* Percent changes of durations are ratios, NEW / BASE - 1, so they lie in (-100%, +inf):
+ * the Hodges–Lehmann estimate and interval of the shift of log durations (the k-th
+ * smallest log(y_j / x_i)), taken with the same ranks as the shift's. Log values are
+ * fixed point (2^40 per unit: 1e-12 relative, well inside +-2^52 for any duration), so
+ * the exact k-th difference of the integer samples serves; a sample of 0 shifts every
+ * value by 1 (a nanosecond) first. Negative samples are no durations: the percent is
+ * then the shift over the base median, as for any other difference. */
+#define LOG_SCALE 1099511627776.0
+
+static int64_t *log_values(const int64_t *sorted, size_t n, int shift)
+{
+    int64_t *out = malloc((n ? n : 1) * sizeof *out);
+    for (size_t i = 0; out && i < n; i++)
+        out[i] = llround(log((double)sorted[i] + shift) * LOG_SCALE);
+    return out;
+}
+
+static double ratio_pct(const int64_t *lx, size_t n, const int64_t *ly, size_t m, uint64_t k)
+{
+    return 100.0 * expm1((double)sts_dstat_kth_diff(lx, n, ly, m, k) / LOG_SCALE);
+}
+
+static int ratio_percents(const int64_t *x, size_t n, const int64_t *y, size_t m, rank_choice rc, sts_diff_stats *s)
+{
+    if (x[0] < 0 || y[0] < 0) return 0;
+    int shift = x[0] == 0 || y[0] == 0;
+    int64_t *lx = log_values(x, n, shift), *ly = log_values(y, m, shift);
+    int ok = lx && ly;
+    if (ok) {
+        uint64_t nm = (uint64_t)n * m;
+        double a = (double)sts_dstat_kth_diff(lx, n, ly, m, (nm + 1) / 2);
+        double b = nm % 2 ? a : (double)sts_dstat_kth_diff(lx, n, ly, m, nm / 2 + 1);
+        s->change_pct = 100.0 * expm1(0.5 * (a + b) / LOG_SCALE);
+        s->ci_low_pct = rc.c < 0 ? -INFINITY : ratio_pct(lx, n, ly, m, (uint64_t)rc.c + 1);
+        s->ci_high_pct = rc.c < 0 ? INFINITY : ratio_pct(lx, n, ly, m, nm - (uint64_t)rc.c);
+    }
+    free(lx);
+    free(ly);
+    return ok;
+}
+
 static void shift_interval(const int64_t *x, size_t n, const int64_t *y, size_t m, rank_choice rc, sts_diff_stats *s)
 {
     uint64_t nm = (uint64_t)n * m;
@@ -440,7 +491,7 @@ static void shift_interval(const int64_t *x, size_t n, const int64_t *y, size_t 
         s->ci_high_ns = (double)sts_dstat_kth_diff(x, n, y, m, nm - (uint64_t)rc.c);
         s->ci_level = rc.level;
     }
-    if (s->median_base != 0) {
+    if (s->median_base != 0 && !ratio_percents(x, n, y, m, rc, s)) {
         double base = (double)s->median_base;
         s->change_pct = 100.0 * s->shift_ns / base;
         s->ci_low_pct = 100.0 * s->ci_low_ns / base;
@@ -488,6 +539,33 @@ sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, 
     }
     free(x);
     return st;
+}
+
+static int64_t median_sorted(const int64_t *v, size_t n)
+{
+    return n % 2 ? v[n / 2] : (int64_t)floor(((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0);
+}
+
+int sts_diff_modes(const int64_t *v, size_t n, int64_t modes[2])
+{
+    if (n < 6) return 0;
+    int64_t *x = malloc(n * sizeof *x);
+    if (!x) return -1;
+    memcpy(x, v, n * sizeof *x);
+    qsort(x, n, sizeof *x, cmp_i64);
+    size_t least = n / 10 > 2 ? n / 10 : 2, cut = 0;
+    double widest = 0;
+    for (size_t i = least; x[0] > 0 && i + least <= n; i++) {
+        double ratio = (double)x[i] / (double)x[i - 1];
+        if (ratio > widest) widest = ratio, cut = i;
+    }
+    int two = x[0] > 0 && widest >= STS_DIFF_MODE_RATIO;
+    if (two) {
+        modes[0] = median_sorted(x, cut);
+        modes[1] = median_sorted(x + cut, n - cut);
+    }
+    free(x);
+    return two;
 }
 
 void sts_diff_counts(int64_t base, int64_t new_, sts_diff_stats *out)

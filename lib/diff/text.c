@@ -54,12 +54,16 @@ static void ascii_pct(double p, char *buf, size_t cap)
     if (isnan(p)) {
         snprintf(buf, cap, "-");
     } else if (isinf(p)) {
-        snprintf(buf, cap, "%s", p < 0 ? "-inf" : "+inf");
+        snprintf(buf, cap, "unbounded");
     } else if (p == 0) {
         snprintf(buf, cap, "0%%");
     } else {
         double a = fabs(p);
-        snprintf(buf, cap, "%+.*f%%", a >= 10 ? 0 : a >= 1 ? 1 : 2, p);
+        int digits = a >= 10 ? 0 : a >= 1 ? 1 : 2;
+        /* A ratio's percent lies above -100%: never round it onto -100%. */
+        while (p > -100.0 && digits < 9 && -100.0 * pow(10, digits) == round(p * pow(10, digits)))
+            digits++;
+        snprintf(buf, cap, "%+.*f%%", digits, p);
     }
 }
 
@@ -84,7 +88,9 @@ static void value_cell(const sts_diff_interval *r, int side, char *buf, size_t c
 static void verdict_cell(const sts_diff_interval *r, char *buf, size_t cap)
 {
     const sts_diff_stats *s = &r->stats;
-    if (s->verdict == STS_DIFF_INCONCLUSIVE && s->samples_needed)
+    if (s->verdict == STS_DIFF_INCONCLUSIVE && s->samples_needed > STS_DIFF_NEEDED_SAID)
+        snprintf(buf, cap, "inconclusive (more than 1,000 %ss)", r->sample);
+    else if (s->verdict == STS_DIFF_INCONCLUSIVE && s->samples_needed)
         snprintf(buf, cap, "inconclusive (~%llu %ss)", (unsigned long long)s->samples_needed, r->sample);
     else if (s->method == STS_DIFF_METHOD_NONE && s->verdict == STS_DIFF_INCONCLUSIVE)
         snprintf(buf, cap, "unknown");
@@ -102,6 +108,8 @@ static void print_row(FILE *f, const sts_diff_interval *r, int indent)
     ascii_pct(s->change_pct, ch, sizeof ch);
     if (isnan(s->ci_low_pct)) {
         snprintf(ci, sizeof ci, "-");
+    } else if (isinf(s->ci_low_pct) || isinf(s->ci_high_pct)) {
+        snprintf(ci, sizeof ci, "none (too few)"); /* no interval at this confidence */
     } else {
         ascii_pct(s->ci_low_pct, lo, sizeof lo);
         ascii_pct(s->ci_high_pct, hi, sizeof hi);
@@ -117,6 +125,20 @@ static void print_row(FILE *f, const sts_diff_interval *r, int indent)
     /* sts_fmt_field: "µs" is two bytes for one column. */
     fprintf(f, " %*s %*s %8s %19s %8s %-11s %s\n", sts_fmt_field(b, 11), b, sts_fmt_field(n, 11), n, ch, ci, p,
             sts_diff_method_name(s->method), v);
+}
+
+/* Bimodal samples: the median and the shift describe neither mode. */
+static void print_modes(FILE *f, const sts_diff_interval *r)
+{
+    if (strcmp(r->unit, "count") == 0) return;
+    for (int side = 0; side < 2; side++) {
+        int64_t m[2];
+        size_t n = side ? r->stats.n_new : r->stats.n_base;
+        if (sts_diff_modes(side ? r->new_samples : r->base_samples, n, m) != 1) continue;
+        char a[48], b[48];
+        sts_dd_fmt_pair(m[0], m[1], a, b, sizeof a);
+        fprintf(f, "  %*s   %s: two modes: %s and %s; compare them apart\n", NAME_W, "", side ? "NEW" : "BASE", a, b);
+    }
 }
 
 static void header(const sts_diff *d, FILE *f)
@@ -167,13 +189,14 @@ void sts_diff_print(const sts_diff *d, FILE *f, size_t top)
             shown++;
         }
         print_row(f, r, strcmp(r->group, "child") == 0 || strcmp(r->group, "unattributed") == 0);
+        print_modes(f, r);
     }
     if (names > shown)
         fprintf(f, "  ... %zu more interval name%s (--top N, or --json for all)\n", names - shown,
                 names - shown == 1 ? "" : "s");
     int conf = (int)lround(d->opt.confidence * 100);
     fprintf(f,
-            "\n  change: Hodges-Lehmann shift in %% of the base median, with its %d%% interval; p: two-sided "
+            "\n  change: NEW / BASE - 1 (Hodges-Lehmann on log durations), with its %d%% interval; p: two-sided "
             "Mann-Whitney U;\n  test: exact, or normal (tie-corrected) approximation; same: within +-%g%%.\n"
             "  The verdicts compare these two runs, and whatever else differed between them (load, clocks):\n"
             "  repeat both runs to tell the change from run-to-run drift.\n",

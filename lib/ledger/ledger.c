@@ -308,6 +308,9 @@ static void add_totals(lg_fn *f, const sts_ledger_call *c)
     f->hits += c->hit ? 1 : 0;
     if (c->trace_ns > 0) f->trace_ns += c->trace_ns;
     if (c->lower_ns > 0) f->lower_ns += c->lower_ns;
+    f->trace_known += c->trace_ns >= 0;
+    f->lower_known += c->lower_ns >= 0;
+    f->compile_known += c->compile_ns >= 0;
     if (c->compile_ns >= 0) {
         f->compile_ns += c->compile_ns;
         if (c->compile_ns > f->max_compile_ns) f->max_compile_ns = c->compile_ns;

@@ -395,6 +395,82 @@ static int diagnose_unknown_identity(sts_ledger *l, size_t fi)
     return add_plain(l, fi, "identity not in the log", msg, 0);
 }
 
+/* Functions the framework compiles for itself: JAX jits each eager jnp / lax operation
+ * called outside a jit (jnp.asarray's `stage`, `iota`, `convert_element_type`, ...), so
+ * a log names them as if they were the user's; PyTorch compiles its own frames. Their
+ * specializations follow the user's eager calls and no padding or static argument of
+ * theirs stops them (jitting the code that calls them does). The rule: a site inside
+ * the framework's sources (".../jax/_src/", ".../torch/"), or, without a site, one of
+ * the names below (the operations JAX compiles eagerly, docs/ledger.md). */
+static const char *const jax_internal[] = {
+    "stage",
+    "iota",
+    "convert_element_type",
+    "broadcast_in_dim",
+    "concatenate",
+    "reshape",
+    "squeeze",
+    "transpose",
+    "dynamic_slice",
+    "dynamic_update_slice",
+    "gather",
+    "scatter",
+    "scatter-add",
+    "select_n",
+    "_where",
+    "_reduce_sum",
+    "_reduce_max",
+    "_reduce_min",
+    "_reduce_prod",
+    "_argmax",
+    "_argmin",
+    "clamp",
+    "integer_pow",
+    "_multi_slice",
+    "_pad",
+    "_einsum",
+    "cumsum",
+    "_cumulative_reduction",
+    "copy",
+    "_identity_fn",
+    "_convert_element_type",
+    "_lax_const",
+    "_reshape",
+    "_squeeze",
+    "_split",
+    "_take",
+    "_rewriting_take",
+    "_broadcast_arrays",
+    "_broadcast_to",
+    "_promote_dtypes",
+};
+
+int sts_lg_fn_internal(const sts_ledger *l, const lg_fn *f)
+{
+    const char *name = lg_str(l, f->name), *site = strstr(name, " (");
+    if (site && (strstr(site, "/jax/_src/") || strstr(site, "/jax/numpy/") || strstr(site, "/torch/"))) return 1;
+    if (f->source != STS_LEDGER_SRC_JAX_LOG) return 0;
+    size_t n = site ? (size_t)(site - name) : strlen(name);
+    for (size_t i = 0; i < sizeof jax_internal / sizeof jax_internal[0]; i++)
+        if (strlen(jax_internal[i]) == n && memcmp(jax_internal[i], name, n) == 0) return 1;
+    return 0;
+}
+
+static int diagnose_internal(sts_ledger *l, size_t fi)
+{
+    const lg_fn *f = &l->fns.v[fi];
+    char msg[1024];
+    int jax = f->source == STS_LEDGER_SRC_JAX_LOG;
+    snprintf(msg, sizeof msg,
+             "%s: %" PRId64 " specializations of a function %s compiles for itself (%s): no change to its "
+             "arguments stops them; %s",
+             lg_str(l, f->name), sts_lg_specializations(f), jax ? "JAX" : "PyTorch",
+             jax ? "an eager jnp / lax operation called outside jit" : "a frame inside torch",
+             jax ? "jit the code that calls it, so the operation joins that compile"
+                 : "compile the code around it, or leave it eager");
+    return add_plain(l, fi, "compiled by the framework", msg, 0);
+}
+
 static int cmp_churn(const void *a, const void *b)
 {
     const lg_churn *x = a, *y = b;
@@ -428,7 +504,7 @@ int sts_lg_churn_compute(sts_ledger *l)
     for (size_t ci = 0; rc == 0 && ci < l->comps.n; ci++) {
         const lg_comp *c = &l->comps.v[ci];
         const lg_fn *f = &l->fns.v[c->fn];
-        if (c->dead || c->vals.n < 2 || !worth(f) || f->identity_unknown) continue;
+        if (c->dead || c->vals.n < 2 || !worth(f) || f->identity_unknown || sts_lg_fn_internal(l, f)) continue;
         if (explained(f) && !c->named_by_log) continue;
         varying[c->fn] = 1;
         rc = diagnose_comp(l, ci);
@@ -442,7 +518,10 @@ int sts_lg_churn_compute(sts_ledger *l)
             rc = diagnose_redefined(l, fi);
         else if (!worth(f))
             continue;
-        else if (f->identity_unknown)
+        else if (sts_lg_fn_internal(l, f)) {
+            /* Traced inside the user's jit and never compiled alone: nothing to say. */
+            if (f->compiles >= CHURN_MIN_SPECIALIZATIONS) rc = diagnose_internal(l, fi);
+        } else if (f->identity_unknown)
             rc = diagnose_unknown_identity(l, fi);
         /* Only compiles make an invisible variation worth reporting: inner jitted helpers
          * are re-traced inside every outer trace without compiling. */

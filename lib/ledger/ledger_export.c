@@ -57,8 +57,7 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     const struct {
         const char *k;
         int64_t v;
-    } counts[] = { { "traces", in.traces },     { "compiles", in.compiles }, { "specializations", in.specializations },
-                   { "trace_ns", in.trace_ns }, { "lower_ns", in.lower_ns }, { "compile_ns", in.compile_ns } };
+    } counts[] = { { "traces", in.traces }, { "compiles", in.compiles }, { "specializations", in.specializations } };
     i64_or_null(w, "hits", in.hits);
     if (in.unknown) {
         sts_jsonw_kv_str(w, "unknown", in.unknown);
@@ -66,6 +65,9 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         sts_jsonw_kv_i64(w, counts[i].k, counts[i].v);
     }
+    ns_or_null(w, "trace_ns", in.trace_ns);
+    ns_or_null(w, "lower_ns", in.lower_ns);
+    ns_or_null(w, "compile_ns", in.compile_ns);
     ns_or_null(w, "max_compile_ns", in.max_compile_ns);
     sts_jsonw_key(w, "signatures");
     sts_jsonw_arr_begin(w);

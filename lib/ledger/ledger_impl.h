@@ -44,6 +44,7 @@ typedef struct lg_fn {
     int32_t identity_unknown; /* an anonymous name without a definition site */
     int64_t rows, traces, compiles, hits;
     int64_t trace_ns, lower_ns, compile_ns, max_compile_ns;
+    int64_t trace_known, lower_known, compile_known; /* rows that gave that time */
     int64_t miss_rows, miss_cost_ns, miss_cost_known;
     int64_t reasons[STS_MISS_COUNT];
     int64_t counters[STS_LG_REDEFINED + 1]; /* sts_lg_counter */
@@ -58,6 +59,10 @@ typedef struct lg_sync {
     int32_t kind;
     int64_t wait_ns;
 } lg_sync;
+
+/* Whether the framework compiled f for itself (ledger_churn.c: a site inside its
+ * sources, or one of the eager operations JAX jits): no churn advice then. */
+int sts_lg_fn_internal(const sts_ledger *l, const lg_fn *f);
 
 typedef struct lg_churn {
     uint32_t fn, comp, values, buckets, message; /* comp: component text id */

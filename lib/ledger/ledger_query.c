@@ -73,9 +73,11 @@ sts_status sts_ledger_function(const sts_ledger *l, size_t i, sts_ledger_fn_info
     out->hits = out->unknown ? -1 : f->hits;
     out->traces = f->traces;
     out->compiles = f->compiles;
-    out->trace_ns = f->trace_ns;
-    out->lower_ns = f->lower_ns;
-    out->compile_ns = f->compile_ns;
+    /* A total no row gave a time for is unknown (-1), not 0: PyTorch's recompile logs
+     * name compiles but no times. With no trace or compile at all it is truly 0. */
+    out->trace_ns = f->traces > 0 && !f->trace_known ? -1 : f->trace_ns;
+    out->lower_ns = f->compiles > 0 && !f->lower_known ? -1 : f->lower_ns;
+    out->compile_ns = f->compiles > 0 && !f->compile_known ? -1 : f->compile_ns;
     out->max_compile_ns = f->max_compile_ns;
     out->signatures = (int64_t)f->sigs.n;
     memcpy(out->reasons, f->reasons, sizeof out->reasons);

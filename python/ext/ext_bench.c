@@ -198,6 +198,32 @@ static PyObject *report(const sts_bench_result *r, const sts_bench_env *env)
     return Py_BuildValue("(NNNN)", text, PyBool_FromLong(r->check.checked), PyBool_FromLong(r->check.passed), leaves);
 }
 
+/* finish(first call s, warm median s) -> (boundary or None, [warning, ...]): what the
+ * Python side learned from the results (the wait it drew, a first call not slower than
+ * the warm ones). */
+static int apply_finish(PyObject *finish, sts_bench_result *r)
+{
+    PyObject *out = PyObject_CallFunction(finish, "dd", (double)r->first_call_ns * 1e-9, r->stats.median * 1e-9);
+    PyObject *notes;
+    const char *b = NULL;
+    if (!out) return -1;
+    if (!PyArg_ParseTuple(out, "zO", &b, &notes)) {
+        Py_DECREF(out);
+        return -1;
+    }
+    if (b) sts_bench_result_set_boundary(r, b);
+    Py_ssize_t n = PySequence_Size(notes);
+    for (Py_ssize_t i = 0; i < n && !PyErr_Occurred(); i++) {
+        PyObject *item = PySequence_GetItem(notes, i);
+        const char *t = NULL;
+        if (item && PyArg_Parse(item, "s", &t) && sts_bench_result_note(r, t) != STS_OK)
+            ext_raise_msg(STS_ERR_LIMIT, "at most %d added bench warnings", STS_BENCH_MAX_NOTES);
+        Py_XDECREF(item);
+    }
+    Py_DECREF(out);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 static PyObject *none_to_null(PyObject *o)
 {
     return o == Py_None ? NULL : o;
@@ -212,24 +238,24 @@ static int callable_or_null(PyObject *o, const char *what)
 }
 
 /* bench(fn, args, kwargs, ready, setup, check, *, name, boundary, dtype, reference,
- *       shapes, repeats, warmup, dispatch, atol, rtol, backend, device, runtime, equal_nan)
+ *       shapes, repeats, warmup, dispatch, atol, rtol, backend, device, runtime, equal_nan, finish)
  * -> (json text, checked, passed, leaf details) */
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "fn",       "args",  "kwargs",    "ready",  "setup",   "check",     "name",
-                            "boundary", "dtype", "reference", "shapes", "repeats", "warmup",    "dispatch",
-                            "atol",     "rtol",  "backend",   "device", "runtime", "equal_nan", NULL };
+    static char *keys[] = { "fn",      "args",      "kwargs",  "ready",     "setup",  "check",    "name", "boundary",
+                            "dtype",   "reference", "shapes",  "repeats",   "warmup", "dispatch", "atol", "rtol",
+                            "backend", "device",    "runtime", "equal_nan", "finish", NULL };
     pyspec p = { 0 };
-    PyObject *shapes = Py_None, *runtime = Py_None;
+    PyObject *shapes = Py_None, *runtime = Py_None, *finish = Py_None;
     const char *name = "bench", *boundary = "", *dtype = "", *reference = NULL, *backend = "", *device = "";
     int repeats = 7, warmup = 0, dispatch = 0;
     double atol = 0, rtol = 0;
     int equal_nan = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzOp", keys, &p.fn, &PyTuple_Type, &p.args, &p.kwargs,
-                                     &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference, &shapes,
-                                     &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime,
-                                     &equal_nan))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO!OOOO|zzzzOiiiddzzOpO", keys, &p.fn, &PyTuple_Type, &p.args,
+                                     &p.kwargs, &p.ready, &p.setup, &p.check, &name, &boundary, &dtype, &reference,
+                                     &shapes, &repeats, &warmup, &dispatch, &atol, &rtol, &backend, &device, &runtime,
+                                     &equal_nan, &finish))
         return NULL;
     p.kwargs = none_to_null(p.kwargs), p.ready = none_to_null(p.ready);
     p.setup = none_to_null(p.setup), p.check = none_to_null(p.check);
@@ -270,6 +296,10 @@ PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw)
     sts_error err = STS_ERROR_INIT;
     sts_status st = sts_bench_run(&spec, &r, &err);
     if (st != STS_OK) return PyErr_Occurred() ? NULL : ext_raise(st, &err);
+    if (finish != Py_None && apply_finish(finish, r) < 0) {
+        sts_bench_result_free(r);
+        return NULL;
+    }
     PyObject *out = report(r, &env);
     sts_bench_result_free(r);
     return out;

@@ -125,7 +125,10 @@ check("exact method and p = 2/70", w["method"] == "exact" and abs(w["p_value"] -
 diffs = sorted(b - a for a in w["base"]["samples_ns"] for b in w["new"]["samples_ns"])
 check("shift is the median of the 16 differences", w["shift_ns"] == (diffs[7] + diffs[8]) / 2)
 check("4 vs 4: the interval is [min, max] of the differences", w["ci_low_ns"] == diffs[0] and w["ci_high_ns"] == diffs[-1])
-check("percent is the shift over the base median", abs(w["change_pct"] - 100 * w["shift_ns"] / w["base"]["median_ns"]) < 1e-9)
+ratios = sorted(b / a for a in w["base"]["samples_ns"] for b in w["new"]["samples_ns"])
+check("percent is the ratio's: median of new/base pairs, minus 1", abs(w["change_pct"] - 100 * ((ratios[7] * ratios[8]) ** 0.5 - 1)) < 1e-6)
+check("4 vs 4: the percent interval is [min, max] of the ratios, minus 1", abs(w["ci_low_pct"] - 100 * (ratios[0] - 1)) < 1e-6
+      and abs(w["ci_high_pct"] - 100 * (ratios[-1] - 1)) < 1e-6 and w["ci_low_pct"] > -100)
 p = d["predictions"][0]
 check("prediction fields", p["expect"] == "input_wait:shrink" and p["result"] == "held" and p["why"].endswith(": held"))
 check("summary exit status", d["summary"]["exit_status"] == 0)

@@ -124,6 +124,14 @@ t_run "$STEPSCOPE" ledger "$L/jax-0.10-lesson2.log"
 t_ok "a dtype change JAX explained as a config change gets no cast advice" test -z "$(printf '%s\n' "$T_OUT" | grep 'gain_fn.*cast')" -a -n "$(printf '%s\n' "$T_OUT" | grep 'gain_fn (lesson2.py:125): weak type of gain took 2 values')"
 t_ok "a function re-created at one line is diagnosed from JAX's own words" test -n "$(printf '%s\n' "$T_OUT" | grep '^  loss (lesson2.py:120): 3 specializations .*2 of its cache misses were a new function object defined at the same line')"
 t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log"
+t_ok "torch logs: trace and compile times unknown in text, never 0 ns" test -n "$(printf '%s\n' "$T_OUT" | grep '^  forward (model.py:42) .* unknown  *unknown  *unknown ')" -a -z "$(printf '%s\n' "$T_OUT" | grep '^  forward.* 0 ns')"
+t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log" --json
+t_ok "torch logs: trace_ns, lower_ns and compile_ns are null in JSON, not 0" python3 -c '
+import json, sys
+f = json.loads(sys.stdin.read())["functions"][0]
+assert f["compiles"] > 0 and f["trace_ns"] is None and f["compile_ns"] is None and f["lower_ns"] is None, f
+' <<<"$T_OUT"
+t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log"
 t_ok "torch logs: hits and host syncs unknown (not in PyTorch logs)" test -n "$(printf '%s\n' "$T_OUT" | grep 'hits: unknown (not in PyTorch logs)')" -a -n "$(printf '%s\n' "$T_OUT" | grep '^host syncs: unknown (not in PyTorch logs)')"
 
 # The explain hint only when the log really lacks explanations: three compiles of a
@@ -134,15 +142,30 @@ t_ok "torch logs: hits and host syncs unknown (not in PyTorch logs)" test -n "$(
   printf 'Compiling jit(f) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
   printf 'Finished XLA compilation of jit(f) in 0.01 sec\n'
   for _ in 1 2 3; do
-    printf 'Compiling jit(convert_element_type) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
-    printf 'Finished XLA compilation of jit(convert_element_type) in 0.01 sec\n'
+    printf 'Compiling jit(helper) with global shapes and types (ShapedArray(float32[8]),). Argument mapping: (UnspecifiedValue,).\n'
+    printf 'Finished XLA compilation of jit(helper) in 0.01 sec\n'
   done
 } >"$T_TMP/helper.log"
 t_run "$STEPSCOPE" ledger "$T_TMP/helper.log"
-t_ok "explanations on: the unexplained helper's churn names no option to enable" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations .* not in the log; JAX.s cache-miss explanations (on in this log) did not name it either')" -a -z "$(printf '%s\n' "$T_OUT" | grep 'enable jax_explain')"
+t_ok "explanations on: the unexplained helper's churn names no option to enable" test -n "$(printf '%s\n' "$T_OUT" | grep '^  helper: 3 specializations .* not in the log; JAX.s cache-miss explanations (on in this log) did not name it either')" -a -z "$(printf '%s\n' "$T_OUT" | grep 'enable jax_explain')"
 grep -v 'TRACING\|^  ' "$T_TMP/helper.log" >"$T_TMP/helper-off.log"
 t_run "$STEPSCOPE" ledger "$T_TMP/helper-off.log"
-t_ok "explanations off: the hint to enable jax_explain_cache_misses is given" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations .*; enable jax_explain_cache_misses to name it')"
+t_ok "explanations off: the hint to enable jax_explain_cache_misses is given" test -n "$(printf '%s\n' "$T_OUT" | grep '^  helper: 3 specializations .*; enable jax_explain_cache_misses to name it')"
+
+# Functions JAX compiles for itself (eager jnp / lax operations outside jit) get no
+# padding or static-argument advice: their shapes follow the user's eager calls.
+for n in 8 9 10; do
+  printf 'Compiling jit(convert_element_type) with global shapes and types (ShapedArray(float32[%s]),). Argument mapping: (UnspecifiedValue,).\n' "$n"
+  printf 'Finished XLA compilation of jit(convert_element_type) in 0.01 sec\n'
+done >"$T_TMP/internal.log"
+for n in 8 9 10; do
+  printf 'Compiling jit(user_fn) with global shapes and types (ShapedArray(float32[%s]),). Argument mapping: (UnspecifiedValue,).\n' "$n"
+  printf 'Finished XLA compilation of jit(user_fn) in 0.01 sec\n'
+done >"$T_TMP/user.log"
+t_run "$STEPSCOPE" ledger "$T_TMP/internal.log"
+t_ok "a JAX-internal function: said compiled by JAX for itself, no padding advice" test -n "$(printf '%s\n' "$T_OUT" | grep '^  convert_element_type: 3 specializations of a function JAX compiles for itself')" -a -z "$(printf '%s\n' "$T_OUT" | grep -i 'pad\|bucket\|static_arg')"
+t_run "$STEPSCOPE" ledger "$T_TMP/user.log"
+t_ok "the same log of a user's function still gets the shape advice" test -n "$(printf '%s\n' "$T_OUT" | grep '^  user_fn' | grep -i 'pad\|bucket')"
 
 # The HTML report's ledger panel: unknowns said, and no "zero means reuse" for a log.
 t_run "$STEPSCOPE" report "$T_TMP/ll.json" -o "$T_TMP/ll.html"

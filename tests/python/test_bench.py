@@ -230,3 +230,67 @@ def test_tolerances_validated():
     for bad in ("0.1", None, [1e-5], True):
         with pytest.raises(TypeError, match="atol must be a real number"):
             stepscope.bench(lambda: 1.0, atol=bad, repeats=1)
+
+
+class Later:
+    """A result that is not complete when returned, as a JAX array: its work runs on a
+    thread and block_until_ready() waits for it."""
+
+    def __init__(self, seconds):
+        self.job = Job(seconds)
+        self.waited = False
+
+    def block_until_ready(self):
+        self.job.t.join()
+        self.waited = True
+        return self
+
+
+def test_no_ready_waits_on_results_that_complete_later():
+    made = []
+
+    def fn():
+        made.append({"a": Later(0.02), "b": [Later(0.01), 3]})
+        return made[-1]
+
+    r = stepscope.bench(fn, repeats=4)
+    # Every leaf with block_until_ready of every result was waited on, inside the clock:
+    # each sample holds the 20 ms of the slower leaf, not the call's microseconds.
+    assert all(d["a"].waited and d["b"][0].waited for d in made)
+    assert min(r.warm_samples_seconds) >= 0.02 and r.first_call_seconds >= 0.02
+    assert "stepscope's wait" in r.boundary and "2 test_bench.Later" in r.boundary
+    assert r.dispatch_only_seconds == []
+
+
+def test_ready_none_keeps_the_dispatch_and_warns_naming_the_type():
+    made = []
+
+    def fn():
+        made.append(Later(0.02))
+        return made[-1]
+
+    with pytest.warns(RuntimeWarning, match="test_bench.Later"):
+        r = stepscope.bench(fn, ready=None, repeats=3)
+    assert not any(x.waited for x in made)
+    assert max(r.warm_samples_seconds) < 0.02
+    assert any("ready=None" in w and "test_bench.Later" in w for w in r.warnings)
+    assert "no completion boundary" in r.boundary
+    for x in made:
+        x.job.t.join()
+
+
+def test_first_call_not_slower_is_said():
+    # A first call as fast as the warm ones (nothing to compile): with a wait drawn,
+    # the report says the function was compiled before bench.
+    r = stepscope.bench(lambda: Later(0.0), repeats=5)
+    said = any("not slower than the warm median" in w for w in r.warnings)
+    assert said == (r.first_call_seconds <= r.warm_median_seconds)
+    # A first call that is slower (a compile) is not warned about.
+    calls = []
+
+    def compiles():
+        calls.append(1)
+        return Later(0.03 if len(calls) == 1 else 0.001)
+
+    r = stepscope.bench(compiles, repeats=5)
+    assert not any("not slower" in w for w in r.warnings)

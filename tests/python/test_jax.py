@@ -111,3 +111,24 @@ def test_lesson1_report_through_stepscope_report(cli, lesson1, tmp_path):
     p = r.save(tmp_path / "bench.json")
     run_cli(cli, "report", p, "-o", tmp_path / "r.html")
     assert "JAX" in (tmp_path / "r.html").read_text()
+
+
+def test_bench_without_ready_waits_on_jax_arrays(lesson1):
+    # Lesson 1's mistake made without a word before: a jitted function's result is a
+    # promise; stepscope.bench now waits on every array of the pytree itself.
+    _, _, x, w = lesson1
+    f = jax.jit(lambda x, w: {"y": jnp.tanh(x @ w), "s": (x @ w).sum()})
+    r = stepscope.bench(f, x, w, repeats=5)
+    kind = type(f(x, w)["y"])
+    name = "%s.%s" % (kind.__module__, kind.__qualname__)
+    assert "stepscope's wait" in r.boundary and ("2 " + name) in r.boundary
+    assert not any("ready=None" in m for m in r.warnings)
+    # ready=None keeps the old clock and says what was not waited on.
+    with pytest.warns(RuntimeWarning, match=name.replace(".", r"\.")):
+        r = stepscope.bench(f, x, w, ready=None, repeats=3)
+    assert "no completion boundary" in r.boundary
+    # Compiled before bench (the calls above): the first call is no slower, and said so
+    # exactly when that holds.
+    r = stepscope.bench(f, x, w, repeats=5)
+    said = any("not slower than the warm median" in m for m in r.warnings)
+    assert said == (r.first_call_seconds <= r.warm_median_seconds)

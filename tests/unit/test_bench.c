@@ -512,6 +512,30 @@ TEST(json_report_runtime_and_reference)
     sts_bench_result_free(r);
 }
 
+/* Warnings a caller adds after the run follow the harness's own, in order, up to the
+ * limit; the boundary a caller replaces is the one written. */
+TEST(json_report_caller_notes_and_boundary)
+{
+    fake f;
+    memset(&f, 0, sizeof f);
+    sts_bench_spec s = fake_spec(&f, 3, 0, -1);
+    sts_bench_result *r = NULL;
+    T_EQ_I64(sts_bench_run(&s, &r, NULL), STS_OK);
+    snprintf(r->warning, sizeof r->warning, "unstable: made up");
+    T_EQ_I64(sts_bench_result_note(r, "first note"), STS_OK);
+    T_EQ_I64(sts_bench_result_note(r, "second note"), STS_OK);
+    sts_bench_result_set_boundary(r, "call plus the caller's wait");
+    char *text = report_text(r, NULL, NULL, 0);
+    T_CONTAINS(text, "\"warnings\": [\n    \"unstable: made up\",\n    \"first note\",\n    \"second note\"\n  ]");
+    T_CONTAINS(text, "\"boundary\": \"call plus the caller's wait\"");
+    free(text);
+    for (int i = 2; i < STS_BENCH_MAX_NOTES; i++)
+        T_EQ_I64(sts_bench_result_note(r, "more"), STS_OK);
+    T_EQ_I64(sts_bench_result_note(r, "one too many"), STS_ERR_LIMIT);
+    T_EQ_I64(r->nnotes, STS_BENCH_MAX_NOTES);
+    sts_bench_result_free(r);
+}
+
 /* The reader gives back what the writer wrote: every sample (as the writer's seconds),
  * the contract, the check, the variants by their key, the environment. */
 TEST(json_report_reads_back)
@@ -784,6 +808,7 @@ int main(void)
     RUN(harness_overhead_is_measured);
     RUN(json_report_fields);
     RUN(json_report_runtime_and_reference);
+    RUN(json_report_caller_notes_and_boundary);
     RUN(json_report_reads_back);
     RUN(json_report_reader_errors);
     RUN(normal_inputs_are_seeded_and_standard);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "diff/stats.h"
+#include "diff/diff_impl.h"
 #include "stepscope/analyze.h"
 #include "stepscope/diff.h"
 #include "test.h"
@@ -47,6 +48,12 @@ static void enumerate_u(size_t n, size_t m, uint64_t *hist)
 static int cmp64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
@@ -242,12 +249,78 @@ TEST(four_against_four_complete_separation)
     free(d);
     T_EQ_I64(s.median_base, (1263000 + 1269000) / 2);
     T_EQ_I64(s.median_new, (259000 + 263000) / 2);
-    T_NEAR(s.change_pct, 100.0 * s.shift_ns / 1266000.0, 1e-12, 0);
+    /* The percent is the ratio's: the median of the 16 ratios new_j / base_i, minus 1. */
+    double ratios[16];
+    const double bs[4] = { 1253000, 1263000, 1269000, 1271000 }, ns[4] = { 255000, 259000, 263000, 270000 };
+    for (int i = 0; i < 16; i++)
+        ratios[i] = ns[i % 4] / bs[i / 4];
+    qsort(ratios, 16, sizeof ratios[0], cmp_double);
+    T_NEAR(s.change_pct, 100.0 * (sqrt(ratios[7] * ratios[8]) - 1.0), 1e-9, 0);
+    T_NEAR(s.ci_low_pct, 100.0 * (ratios[0] - 1.0), 1e-9, 0);
+    T_NEAR(s.ci_high_pct, 100.0 * (ratios[15] - 1.0), 1e-9, 0);
     T_EQ_I64(s.verdict, STS_DIFF_SHRANK);
 }
 
 /* Three against three cannot reach p < 0.05 (the smallest two-sided p is 2/20), and
  * no 95% interval exists: inconclusive, asking for at least four per run. */
+/* Durations of real loops are bimodal (a step that waits on the host now and then):
+ * 0.1 ms and 28 ms mixed. The old percent, a shift over the base median, put such an
+ * interval far below -100%; a ratio's never goes there. */
+TEST(bimodal_interval_stays_above_minus_100)
+{
+    int64_t base[12], newv[12];
+    for (int i = 0; i < 12; i++) {
+        base[i] = i % 3 ? 100000 + i * 1000 : 28000000 + i * 10000;
+        newv[i] = i % 4 ? 100000 + i * 900 : 28000000 + i * 9000;
+    }
+    sts_diff_stats s;
+    T_EQ_I64(sts_diff_samples(base, 12, newv, 12, NULL, &s, NULL), STS_OK);
+    T_TRUE(isfinite(s.ci_low_pct) && isfinite(s.ci_high_pct));
+    T_TRUE(s.ci_low_pct > -100.0);
+    T_TRUE(s.ci_low_pct <= s.change_pct && s.change_pct <= s.ci_high_pct);
+    /* The bounds are ratios of one new sample over one base sample, minus 1. */
+    T_TRUE(s.ci_low_pct >= 100.0 * (100000.0 / 28110000.0 - 1.0) - 1e-9);
+}
+
+/* Two modes are found and told by their medians; one outlier, a spread of one mode,
+ * zeros or too few samples are not two modes. */
+TEST(modes_found_and_not)
+{
+    int64_t v[10] = { 28000000, 100000, 101000, 28100000, 99000, 102000, 27900000, 100500, 98000, 103000 }, m[2];
+    T_EQ_I64(sts_diff_modes(v, 10, m), 1);
+    T_EQ_I64(m[0], 100500); /* the median of the seven lows 98000 .. 103000 */
+    T_EQ_I64(m[1], 28000000);
+    int64_t one_outlier[10] = { 100, 101, 102, 103, 104, 105, 106, 107, 108, 5000 };
+    T_EQ_I64(sts_diff_modes(one_outlier, 10, m), 0);
+    int64_t spread[8] = { 100, 150, 220, 330, 500, 740, 1100, 1650 };
+    T_EQ_I64(sts_diff_modes(spread, 8, m), 0);
+    int64_t zero[8] = { 0, 0, 0, 0, 1000, 1000, 1000, 1000 };
+    T_EQ_I64(sts_diff_modes(zero, 8, m), 0);
+    T_EQ_I64(sts_diff_modes(v, 5, m), 0);
+}
+
+/* Over random sample sets (one mode or two, any sizes from 4), a bounded percent
+ * interval lies in (-100%, +inf), holds the estimate, and agrees in sign with the ns
+ * interval (the same ranks of the same pairs). */
+TEST(percent_interval_is_a_ratio_interval_property)
+{
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 4 + rnd() % 20, m = 4 + rnd() % 20;
+        int64_t x[24], y[24];
+        int64_t lo = 1 + (int64_t)(rnd() % 1000), hi = lo * (int64_t)(1 + rnd() % 500);
+        for (size_t i = 0; i < n; i++)
+            x[i] = (rnd() % 3 ? lo : hi) + (int64_t)(rnd() % (uint64_t)(lo + 1));
+        for (size_t j = 0; j < m; j++)
+            y[j] = (rnd() % 2 ? lo : hi) + (int64_t)(rnd() % (uint64_t)(lo + 1)) - (trial % 7 == 0 ? lo : 0);
+        sts_diff_stats s;
+        T_EQ_I64(sts_diff_samples(x, n, y, m, NULL, &s, NULL), STS_OK);
+        if (isinf(s.ci_low_pct)) continue;
+        T_TRUE(s.ci_low_pct > -100.0);
+        T_TRUE(s.ci_low_pct <= s.change_pct + 1e-9 && s.change_pct <= s.ci_high_pct + 1e-9);
+        T_TRUE((s.ci_low_ns > 0) == (s.ci_low_pct > 0) && (s.ci_high_ns < 0) == (s.ci_high_pct < 0));
+    }
+}
+
 TEST(three_against_three_cannot_decide)
 {
     const int64_t base[3] = { 1000, 1010, 1020 }, newv[3] = { 100, 110, 120 };
@@ -797,6 +870,85 @@ TEST(lanes_matched_by_name_not_id)
     sts_diff_free(d);
 }
 
+/* Two JAX runs: the worker threads carry a random id per process
+ * (tf_XLAEigen/-9088472200616544340); the rows match them by the name without it, and
+ * a lane renamed between runs is paired with --pair-lanes. */
+static const char jax_a[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":5,\"args\":{\"name\":\"/host:CPU\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":51,\"args\":{\"name\":\"tf_XLAEigen/"
+    "-9088472200616544340\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":5,\"tid\":52,\"args\":{\"name\":\"loader\"}},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":5,\"tid\":50,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":5,\"tid\":50,\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"dot\",\"pid\":5,\"tid\":51,\"ts\":20,\"dur\":30},"
+    "{\"ph\":\"X\",\"name\":\"dot\",\"pid\":5,\"tid\":51,\"ts\":120,\"dur\":40},"
+    "{\"ph\":\"X\",\"name\":\"read\",\"pid\":5,\"tid\":52,\"ts\":10,\"dur\":5}]}";
+static const char jax_b[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":9,\"args\":{\"name\":\"/host:CPU\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":9,\"tid\":91,\"args\":{\"name\":\"tf_XLAEigen/"
+    "7431520012338865409\"}},"
+    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":9,\"tid\":92,\"args\":{\"name\":\"prefetch\"}},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":9,\"tid\":90,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"step\",\"pid\":9,\"tid\":90,\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"dot\",\"pid\":9,\"tid\":91,\"ts\":20,\"dur\":10},"
+    "{\"ph\":\"X\",\"name\":\"read\",\"pid\":9,\"tid\":92,\"ts\":110,\"dur\":7}]}";
+
+TEST(jax_worker_lanes_match_without_random_ids)
+{
+    T_EQ_U64(sts_dd_stable_len("tf_XLAEigen/-9088472200616544340"), 11);
+    T_EQ_U64(sts_dd_stable_len("tf_XLAEigen/7431520012338865409"), 11);
+    T_EQ_U64(sts_dd_stable_len("worker-3"), 8);        /* a short number says which worker */
+    T_EQ_U64(sts_dd_stable_len("stream 1234567"), 14); /* no separator before it */
+    T_EQ_U64(sts_dd_stable_len("/1234567"), 8);
+    sts_diff *d = diff_of(jax_a, jax_b, "step", NULL);
+    T_TRUE(d != NULL);
+    if (!d) return;
+    const sts_diff_interval *w = row_of(d, "/host:CPU / tf_XLAEigen");
+    T_TRUE(w != NULL);
+    if (w) {
+        T_EQ_U64(w->stats.n_base, 2);
+        T_EQ_U64(w->stats.n_new, 2);
+        T_EQ_I64(w->base_samples[1], 40000);
+        T_EQ_I64(w->new_samples[0], 10000);
+        T_EQ_I64(w->new_samples[1], 0);
+    }
+    /* Without a pair the renamed lane is one that disappeared and one that appeared. */
+    T_EQ_I64(row_of(d, "/host:CPU / loader")->stats.verdict, STS_DIFF_DISAPPEARED);
+    sts_diff_free(d);
+
+    const char *pairs[] = { "/host:CPU / loader=/host:CPU / prefetch", "/host:CPU / x=/host:CPU / nothing" };
+    sts_timeline *ta = open_json(jax_a), *tb = open_json(jax_b);
+    sts_diff_options o = STS_DIFF_OPTIONS_INIT;
+    o.step = "step";
+    o.pair_lanes = pairs;
+    o.npair_lanes = 2;
+    d = NULL;
+    if (ta && tb) T_EQ_I64(sts_diff_timelines(ta, tb, &o, &d, NULL), STS_OK);
+    sts_timeline_free(ta);
+    sts_timeline_free(tb);
+    T_TRUE(d != NULL);
+    if (!d) return;
+    const sts_diff_interval *l = row_of(d, "/host:CPU / loader");
+    T_TRUE(l && l->stats.n_base == 2 && l->stats.n_new == 2);
+    if (l) T_EQ_I64(l->new_samples[1], 7000);
+    T_TRUE(row_of(d, "/host:CPU / prefetch") == NULL);
+    size_t nn;
+    const char *const *notes = sts_diff_notes(d, &nn);
+    int said = 0;
+    for (size_t i = 0; i < nn; i++)
+        said |= strstr(notes[i], "NEW has no lane named '/host:CPU / nothing'") != NULL;
+    T_TRUE(said);
+    sts_diff_free(d);
+    o.pair_lanes = (const char *[]){ "no equals sign" };
+    o.npair_lanes = 1;
+    sts_error err = STS_ERROR_INIT;
+    sts_diff_stats probe;
+    T_EQ_I64(sts_diff_samples(NULL, 0, NULL, 0, &o, &probe, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "not 'no equals sign'");
+}
+
 TEST(traces_without_steps_compare_slices)
 {
     const char *a = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":10},"
@@ -938,6 +1090,41 @@ TEST(bench_results_compared)
     T_EQ_I64(expect(d, "predict.first_call:shrink"), STS_DIFF_UNDECIDED);
     size_t np;
     T_CONTAINS(sts_diff_predictions(d, &np)[1].why, "one observation per run");
+    sts_diff_free(d);
+    free(a);
+    free(b);
+}
+
+/* What the text and the JSON say of bimodal samples, of an interval too few samples
+ * allow, and of a huge estimate of what would decide: words, never an infinity. */
+TEST(text_says_modes_no_interval_and_no_inf)
+{
+    double w0[10] = { 1e-4, 1.01e-4, 2.8e-2, 0.99e-4, 1.02e-4, 2.81e-2, 1.03e-4, 0.98e-4, 2.79e-2, 1e-4 };
+    double w1[10] = { 1e-4, 1.011e-4, 2.8e-2, 0.991e-4, 1.021e-4, 2.81e-2, 1.031e-4, 0.981e-4, 2.79e-2, 1.001e-4 };
+    char *a = bench_json("loop", w0, 10, 0.05, "[64, 32]", "tiny");
+    char *b = bench_json("loop", w1, 10, 0.05, "[64, 32]", "tiny");
+    sts_diff *d = NULL;
+    T_EQ_I64(sts_diff_bench_json(a, strlen(a), "a.json", b, strlen(b), "b.json", NULL, &d, NULL), STS_OK);
+    if (d) {
+        char *text = NULL, *json = NULL;
+        size_t tl = 0, jl = 0;
+        FILE *f = open_memstream(&text, &tl);
+        sts_diff_print(d, f, 0);
+        fclose(f);
+        f = open_memstream(&json, &jl);
+        T_EQ_I64(sts_diff_write_json(d, f, NULL), STS_OK);
+        fclose(f);
+        T_CONTAINS(text, "BASE: two modes: 0.1 ms and 28.0 ms; compare them apart");
+        T_CONTAINS(text, "NEW: two modes:");
+        T_CONTAINS(text, "none (too few)"); /* the variant's 2 against 2 samples */
+        T_TRUE(strstr(text, "inf") == NULL && strstr(json, "inf") == NULL && strstr(json, "Infinity") == NULL);
+        T_CONTAINS(json, "\"modes_ns\":[100000,28000000]"); /* medians of the 7 lows and the 3 highs */
+        const sts_diff_interval *loop = row_of(d, "loop");
+        if (loop && loop->stats.samples_needed > 1000) T_CONTAINS(text, "more than 1,000 calls");
+        T_TRUE(!loop || loop->stats.samples_needed <= 1000 || strstr(text, "~") == NULL);
+        free(text);
+        free(json);
+    }
     sts_diff_free(d);
     free(a);
     free(b);
@@ -1219,6 +1406,9 @@ int main(void)
     RUN(kth_difference_matches_sorting_all_of_them);
     RUN(normal_quantile_and_tail);
     RUN(four_against_four_complete_separation);
+    RUN(bimodal_interval_stays_above_minus_100);
+    RUN(percent_interval_is_a_ratio_interval_property);
+    RUN(modes_found_and_not);
     RUN(three_against_three_cannot_decide);
     RUN(interval_is_the_rank_rule_on_sorted_differences);
     RUN(normal_approximation_is_named_and_close_to_exact);
@@ -1234,10 +1424,12 @@ int main(void)
     RUN(names_in_one_run_only);
     RUN(interval_names_are_clipped_to_step_windows);
     RUN(lanes_matched_by_name_not_id);
+    RUN(jax_worker_lanes_match_without_random_ids);
     RUN(traces_without_steps_compare_slices);
     RUN(trace_bad_inputs);
     RUN(prediction_syntax);
     RUN(bench_results_compared);
+    RUN(text_says_modes_no_interval_and_no_inf);
     RUN(bench_bad_inputs);
     RUN(ledgers_compared);
     RUN(ledger_identity_is_name_and_site);

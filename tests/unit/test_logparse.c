@@ -745,7 +745,10 @@ TEST(random_logs_keep_their_totals)
             rows += in.rows;
             traces += in.traces;
             compiles += in.compiles;
-            compile_ns += in.compile_ns;
+            /* -1: compiles whose times no row gave; then no single compile is known either. */
+            if (in.compile_ns == -1 && (in.compiles == 0 || in.max_compile_ns != -1))
+                T_FAIL_AT("round %d: %s compile time unknown without unknown compiles", round, in.name);
+            compile_ns += in.compile_ns > 0 ? in.compile_ns : 0;
             if (in.hits != -1 || in.calls != -1 || !in.unknown)
                 T_FAIL_AT("round %d: %s has known hits", round, in.name);
             if (in.signatures > in.rows) T_FAIL_AT("round %d: %s has more signatures than rows", round, in.name);

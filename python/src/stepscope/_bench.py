@@ -4,6 +4,8 @@ import inspect
 import numbers
 import platform
 from collections.abc import Mapping
+import sys
+import warnings
 
 import numpy as np
 
@@ -171,13 +173,75 @@ def _default_dtype(args):
     return ""
 
 
+# ---- results that are not complete when returned ---------------------------------------
+
+_NOT_GIVEN = object()  # `ready` not passed, as against ready=None (the caller's "no wait")
+
+
+def _pending_leaves(result):
+    """The leaves of `result` that may still be computing when fn returns: anything
+    with block_until_ready (JAX arrays, also in pytrees JAX knows and stepscope does
+    not) and torch tensors on a GPU (is_cuda). Plain Python values, NumPy arrays and
+    CPU tensors are complete when returned."""
+    jax = sys.modules.get("jax")
+    if jax is not None and not isinstance(result, (dict, list, tuple)):
+        try:
+            leaves = jax.tree_util.tree_leaves(result)
+        except Exception:  # not a pytree JAX can flatten: take it as one leaf
+            leaves = [result]
+    else:
+        leaves = [leaf for _, leaf in _leaves(result)]
+    return [x for x in leaves if callable(getattr(x, "block_until_ready", None)) or getattr(x, "is_cuda", False) is True]
+
+
+def _type_name(x):
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__qualname__)
+
+
+def _wait_on(pending):
+    """Waits on every pending leaf: block_until_ready, or the leaf's CUDA device."""
+    synced = set()
+    for x in pending:
+        b = getattr(x, "block_until_ready", None)
+        if callable(b):
+            b()
+        else:
+            dev = getattr(x, "device", None)
+            if dev not in synced:
+                synced.add(dev)
+                sys.modules["torch"].cuda.synchronize(dev)
+
+
+class _AutoReady:
+    """The wait stepscope draws when the caller gave no `ready`: each result's pending
+    leaves, found anew every call (a function may return different structures)."""
+
+    def __init__(self, wait):
+        self.wait = wait
+        self.types = {}  # type name -> leaves of it in the first result
+
+    def __call__(self, result):
+        pending = _pending_leaves(result)
+        if not self.types:
+            for x in pending:
+                n = _type_name(x)
+                self.types[n] = self.types.get(n, 0) + 1
+            self.types = self.types or {"": 0}
+        if self.wait and pending:
+            _wait_on(pending)
+
+    def what(self):
+        return ", ".join("%d %s" % (n, t) for t, n in sorted(self.types.items()) if n)
+
+
 def python_runtime():
     """(backend, device, versions) describing plain Python."""
     versions = [("python", platform.python_version()), ("numpy", np.__version__)]
     return "Python %s (%s)" % (platform.python_version(), platform.python_implementation()), "", versions
 
 
-def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTOL, repeats=7, warmup=0,
+def bench(fn, *args, ready=_NOT_GIVEN, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTOL, repeats=7, warmup=0,
           dispatch=None, setup=None, kwargs=None, name=None, boundary=None, shapes=None, dtype=None,
           reference=None, backend=None, device=None, versions=None, equal_nan=False):
     """Benchmarks `fn(*args, **kwargs)` lesson 1's way and returns a BenchResult.
@@ -186,10 +250,16 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
     times the first call apart (with its wait), makes `warmup` untimed waited calls,
     then takes `repeats` synchronized samples: clock start, `result = fn(*args)`,
     `ready(result)`, clock stop. `ready` is the completion boundary
-    (`jax.block_until_ready`, `lambda r: torch.cuda.synchronize()`, or your own wait);
-    without it the call itself must be synchronous. When `ready` is given, `dispatch`
+    (`jax.block_until_ready`, `lambda r: torch.cuda.synchronize()`, or your own wait).
+    Without `ready`, stepscope waits itself on every leaf of each result that may still
+    be computing (anything with block_until_ready, as JAX arrays in any pytree, and
+    torch tensors on a GPU) and says so in the boundary; `ready=None` says the call is
+    synchronous and keeps the clock at the call's return, with a warning when the
+    result is of a kind that completes later. When `ready` is given, `dispatch`
     dispatch-only intervals (the clock stops when the call returns) are reported apart
-    (default: as many as `repeats`; 0 for none).
+    (default: as many as `repeats`; 0 for none). When a wait was drawn and the first
+    call was not slower than the warm median, the report warns that fn was already
+    compiled (its first call shows no compile).
 
     `check` is the reference: an array, a dict/list/tuple of arrays shaped like the
     result, or a callable taking the result and returning one. The last sample's
@@ -204,7 +274,10 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
     the run in the report; defaults come from the function and its arguments."""
     if not callable(fn):
         raise TypeError("bench: fn must be callable, not %s" % type(fn).__name__)
-    if ready is not None and not callable(ready):
+    auto = None
+    if ready is _NOT_GIVEN or ready is None:
+        auto = _AutoReady(wait=ready is _NOT_GIVEN)
+    elif not callable(ready):
         raise TypeError("bench: ready must be callable (the completion boundary), not %s" % type(ready).__name__)
     if setup is not None and not callable(setup):
         raise TypeError("bench: setup must be callable (it places the inputs), not %s" % type(setup).__name__)
@@ -225,29 +298,48 @@ def bench(fn, *args, ready=None, check=None, atol=DEFAULT_ATOL, rtol=DEFAULT_RTO
             return _check_leaves(result, ref_cache[0])
 
     if dispatch is None:
-        dispatch_n = 0 if ready is not None else -1
+        dispatch_n = 0 if auto is None else -1
     else:
         dispatch_n = int(dispatch) if dispatch > 0 else -1
+    user_boundary = boundary is not None
     if boundary is None:
-        boundary = ("inputs ready before the clock; call plus ready(result)" if ready is not None
+        boundary = ("inputs ready before the clock; call plus ready(result)" if auto is None
                     else "call until it returns (no completion boundary given: fn must be synchronous)")
     for what, value in (("shapes", shapes), ("versions", versions)):
         if value is not None and not isinstance(value, Mapping):
             raise TypeError("bench: %s must be a dict, not %s" % (what, type(value).__name__))
+
+    def finish(first_s, median_s):
+        notes, drawn = [], None
+        what = auto.what() if auto is not None else ""
+        if auto is not None and auto.wait and what:
+            drawn = ("inputs ready before the clock; call plus stepscope's wait on the result "
+                     "(no ready= given; waited on %s)" % what)
+        elif auto is not None and not auto.wait and what:
+            msg = ("ready=None: the clock stopped when fn returned, but its result (%s) completes later: "
+                   "the samples time the dispatch, not the work; give ready= or leave it out" % what)
+            notes.append(msg)
+            warnings.warn("bench %s: %s" % (label, msg), RuntimeWarning, stacklevel=3)
+        if (auto is None or drawn) and median_s > 0 and first_s <= median_s:
+            msg = ("the first call (%s) was not slower than the warm median (%s): fn was compiled before "
+                   "bench, so no compile time is in the first call" % (fmt_seconds(first_s), fmt_seconds(median_s)))
+            notes.append(msg)
+        return (None if user_boundary else drawn), notes
+
     shape_list = [(k, [int(d) for d in v]) for k, v in shapes.items()] if shapes is not None else \
         _default_shapes(fn, args)
+    label = name or getattr(fn, "__name__", None) or type(fn).__name__
     py_backend, py_device, py_versions = python_runtime()
     vers = list(py_versions)
     for k, v in (versions or {}).items():
         vers = [(a, b) for a, b in vers if a != k] + [(str(k), str(v))]
-    label = name or getattr(fn, "__name__", None) or type(fn).__name__
     text, checked, passed, leaves = _stepscope.bench(
-        fn, tuple(args), kwargs, ready, setup, checker,
+        fn, tuple(args), kwargs, auto if auto is not None else ready, setup, checker,
         name=str(label), boundary=boundary, dtype=dtype if dtype is not None else _default_dtype(args),
         reference=reference or ("the caller's reference, compared in float64" if check is not None else None),
         shapes=shape_list, repeats=repeats, warmup=warmup, dispatch=dispatch_n, atol=atol, rtol=rtol,
         backend=backend or py_backend, device=device if device is not None else py_device, runtime=vers,
-        equal_nan=bool(equal_nan))
+        equal_nan=bool(equal_nan), finish=finish)
     r = BenchResult(text)
     if checked and not passed:
         raise CheckError(_failure_message(r["name"], leaves, atol, rtol), result=r)
