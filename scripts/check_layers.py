@@ -10,7 +10,9 @@ lib/, the public headers it owns and the modules it may use. This script checks 
      defines is defined by a module it may use, and only `device` calls OpenCL;
   3. programs/ include only public headers (include/) and their own;
   4. every public header is owned by a module in the table, and no code in lib/
-     includes the umbrella header stepscope.h.
+     includes the umbrella header stepscope.h;
+  5. only lib/device/device_impl.h includes the OpenCL headers (<CL/...>), so that
+     the rest builds without them (make OPENCL=0).
 
 It prints one line per violation, naming the file and the edge, and exits 1 if any.
 """
@@ -23,6 +25,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UMBRELLA = "stepscope.h"
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+OPENCL_RE = re.compile(r'^\s*#\s*include\s+[<"]CL/', re.M)
+# The one file that includes the OpenCL headers, so that everything else (the whole
+# library built with OPENCL=0) compiles without them.
+OPENCL_INCLUDER = "lib/device/device_impl.h"
 
 
 def read_table(path):
@@ -79,10 +85,33 @@ def nm(args):
     return out.splitlines()
 
 
+def library_objects(a, mods):
+    """{module: [object paths]}: build/obj/lib/<module>/*.o, generated code (build/gen) as device's."""
+    if a.objects is not None:
+        want = a.objects.split()
+    else:
+        want = [os.path.join(a.build, "obj", "lib", mod, os.path.basename(p)[:-2] + ".o")
+                for mod in mods for p in sources(os.path.join("lib", mod), (".c",))]
+        gen = os.path.join(a.build, "gen")
+        want += [os.path.join(gen, f) for f in sorted(os.listdir(gen)) if f.endswith(".o")] if os.path.isdir(gen) else []
+    objs = {mod: [] for mod in mods}
+    for o in want:
+        if not os.path.exists(o):
+            sys.exit(f"check-layers: {o} is not built; build the library first (make lib)")
+        parts = os.path.normpath(o).split(os.sep)
+        mod = parts[-2] if len(parts) >= 3 and parts[-3] == "lib" else "device" if parts[-2] == "gen" else None
+        if mod not in objs:
+            sys.exit(f"check-layers: {o}: not an object of lib/<module>/ or of the generated code")
+        objs[mod].append(o)
+    return objs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--no-symbols", action="store_true", help="check includes only")
+    ap.add_argument("--objects", help="the library's objects, space-separated (the Makefile's list: a build "
+                    "without OpenCL has other objects in lib/device); default: one per lib/<module>/*.c")
     a = ap.parse_args()
     os.chdir(ROOT)
     table = read_table("docs/ARCHITECTURE.md")
@@ -120,6 +149,16 @@ def main():
                 if owner != mod and owner not in allowed[mod]:
                     bad.append(f"{path}: includes \"{inc}\" ({mod} -> {owner}), not a layer {mod} may use")
 
+    # 5: OpenCL's headers in one place.
+    for top in ("lib", "include", "programs", "perf", "fuzz", "python/ext"):
+        for dirpath, _, files in os.walk(top):
+            for name in sorted(files):
+                path = os.path.join(dirpath, name)
+                if not name.endswith((".c", ".h")) or path == OPENCL_INCLUDER:
+                    continue
+                if OPENCL_RE.search(open(path, encoding="utf-8", errors="replace").read()):
+                    bad.append(f"{path}: includes the OpenCL headers; only {OPENCL_INCLUDER} may")
+
     # 3: programs use the public API only.
     for dirpath, _, files in os.walk("programs"):
         for name in sorted(files):
@@ -135,18 +174,7 @@ def main():
 
     # 2: undefined symbols of each module's objects.
     if not a.no_symbols:
-        objdir = os.path.join(a.build, "obj", "lib")
-        gen = [os.path.join(a.build, "gen", f) for f in os.listdir(os.path.join(a.build, "gen"))
-               if f.endswith(".o")] if os.path.isdir(os.path.join(a.build, "gen")) else []
-        objs = {}
-        for mod in sorted(modules & on_disk):
-            d = os.path.join(objdir, mod)
-            want = [os.path.join(d, os.path.basename(p)[:-2] + ".o") for p in sources(os.path.join("lib", mod), (".c",))]
-            missing = [o for o in want if not os.path.exists(o)]
-            if missing:
-                sys.exit(f"check-layers: {missing[0]} is not built; build the library first (make lib)")
-            objs[mod] = want
-        objs.setdefault("device", []).extend(gen)
+        objs = library_objects(a, sorted(modules & on_disk))
         definer = {}
         for mod, files in objs.items():
             if not files:
