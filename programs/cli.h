@@ -8,7 +8,7 @@
 #include "stepscope.h"
 
 /* Exit codes, the same for every subcommand. */
-enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2, CLI_NO_OPENCL = 5 };
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
@@ -56,6 +56,10 @@ int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 /* Prints an sts_error to stderr as "stepscope CMD: message"; returns CLI_BAD_INPUT. */
 int cli_report(const char *command, const sts_error *err);
+
+/* -1 when this stepscope was built with OpenCL; else prints that the command needs it
+ * and how to install it (the library's words) and returns CLI_NO_OPENCL. */
+int cli_need_opencl(const char *command);
 
 /* Finishes and frees a --json document written to stdout; prints the error and returns
  * CLI_BAD_INPUT when it could not be written whole, else CLI_OK. */
