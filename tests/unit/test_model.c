@@ -11,7 +11,7 @@
 
 #include "model/finalize.h"
 #include "model/finalize_impl.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "stepscope.h"
 #include "stepscope/write.h"
 #include "raw_timeline.h"
