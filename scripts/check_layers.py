@@ -2,12 +2,18 @@
 """make check-layers: the module layers of docs/ARCHITECTURE.md, checked on the code.
 
 The table between the `check-layers` markers in docs/ARCHITECTURE.md names each module of
-lib/, the public headers it owns and the modules it may use. This script checks that
+lib/, the public headers it owns and the modules it may use: directly, as the code does
+(a module that uses one that uses a third may not use the third unless it says so). This
+script checks that
 
-  1. every `#include "..."` of a project header in lib/<module>/ points at the module
-     itself or at a module it may use (public headers count as their owner's);
+  1. every `#include "..."` of a project header in lib/<module>/ and in the module's
+     public headers points at the module itself or at a module it may use (public
+     headers count as their owner's), and no module includes another's private header
+     (`*_impl.h`; a module's header for the modules above is its `*_builder.h`);
   2. every undefined symbol of lib/<module>/*.o (built in --build) that another module
-     defines is defined by a module it may use, and only `device` calls OpenCL;
+     defines is defined by a module it may use, and only `device` calls OpenCL; and,
+     with 1, that every module it may use is used (else the table grants a use the
+     code does not make);
   3. programs/ include only public headers (include/) and their own;
   4. every public header is owned by a module in the table, and no code in lib/
      includes the umbrella header stepscope.h;
@@ -47,21 +53,6 @@ def read_table(path):
         uses = set(re.findall(r"[a-z_]+", cells[3].replace("nothing", "")))
         table[mod] = (uses, headers)
     return table
-
-
-def closure(table):
-    """A module may use what it names and, transitively, what those use."""
-    allowed = {}
-    for mod in table:
-        seen, todo = set(), list(table[mod][0])
-        while todo:
-            u = todo.pop()
-            if u in seen:
-                continue
-            seen.add(u)
-            todo.extend(table.get(u, (set(), []))[0])
-        allowed[mod] = seen
-    return allowed
 
 
 def header_owner(inc, owners, modules):
@@ -115,8 +106,9 @@ def main():
     a = ap.parse_args()
     os.chdir(ROOT)
     table = read_table("docs/ARCHITECTURE.md")
-    allowed = closure(table)
+    allowed = {mod: uses for mod, (uses, _) in table.items()}
     modules = set(table)
+    used = {mod: set() for mod in modules}  # the modules each one's code uses
     owners = {}
     bad = []
     for mod, (uses, headers) in table.items():
@@ -133,9 +125,13 @@ def main():
         if h not in owners:
             bad.append(f"include/{h}: no module owns this public header in docs/ARCHITECTURE.md")
 
-    # 1 and 4: includes in lib/.
+    # 1 and 4: includes in lib/ and in the public headers.
     for mod in sorted(modules & on_disk):
-        for path in sources(os.path.join("lib", mod)):
+        paths = list(sources(os.path.join("lib", mod))) + ["include/" + h for h in table[mod][1]]
+        for path in paths:
+            if not os.path.exists(path):
+                bad.append(f"{path}: a public header of {mod} in docs/ARCHITECTURE.md that is not there")
+                continue
             for inc in INCLUDE_RE.findall(open(path, encoding="utf-8").read()):
                 if inc == UMBRELLA:
                     bad.append(f"{path}: includes the umbrella header {UMBRELLA}; lib/ includes the headers it uses")
@@ -146,8 +142,14 @@ def main():
                         continue  # a sibling header in the same folder
                     bad.append(f"{path}: includes \"{inc}\", which is no header of the project")
                     continue
-                if owner != mod and owner not in allowed[mod]:
+                if owner == mod:
+                    continue
+                used[mod].add(owner)
+                if owner not in allowed[mod]:
                     bad.append(f"{path}: includes \"{inc}\" ({mod} -> {owner}), not a layer {mod} may use")
+                if inc.endswith("_impl.h"):
+                    bad.append(f"{path}: includes \"{inc}\", {owner}'s private header; only lib/{owner}/ may "
+                               f"(what other modules may do is in its *_builder.h)")
 
     # 5: OpenCL's headers in one place.
     for top in ("lib", "include", "programs", "perf", "fuzz", "python/ext"):
@@ -192,8 +194,16 @@ def main():
                         if re.match(r"cl[A-Z]", sym) and mod != "device":
                             bad.append(f"{f}: calls OpenCL ({sym}); only device may")
                         continue
-                    if owner != mod and owner not in allowed[mod]:
+                    if owner == mod:
+                        continue
+                    used[mod].add(owner)
+                    if owner not in allowed[mod]:
                         bad.append(f"{f}: uses {sym} ({mod} -> {owner}), not a layer {mod} may use")
+        # Includes alone miss a use through another module's header: only with symbols.
+        for mod in sorted(modules & on_disk):
+            for u in sorted(allowed[mod] - used[mod]):
+                bad.append(f"docs/ARCHITECTURE.md: module '{mod}' may use '{u}', but nothing in lib/{mod}/ or its "
+                           f"public headers includes {u}'s headers or uses its symbols: drop '{u}' from its row")
 
     for line in bad:
         print("check-layers: " + line)

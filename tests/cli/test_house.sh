@@ -102,7 +102,39 @@ printf '#include "stepscope.h"\n' >>"$T_TMP/house/lib/base/mem.c"
 t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
 t_ok "base including the umbrella header fails check-layers" grep -q 'lib/base/mem.c: includes the umbrella header' <<<"$T_OUT"
 plant
-printf '#include "model/timeline_impl.h"\n' >>"$T_TMP/house/programs/cmd_slices.c"
+printf '#include "model/timeline_builder.h"\n' >>"$T_TMP/house/programs/cmd_slices.c"
 t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
-t_ok "the CLI including an internal header fails check-layers" grep -q 'programs/cmd_slices.c: includes "model/timeline_impl.h"' <<<"$T_OUT"
+t_ok "the CLI including an internal header fails check-layers" grep -q 'programs/cmd_slices.c: includes "model/timeline_builder.h"' <<<"$T_OUT"
+# Uses are direct: a table whose analyze row grants base only through model (analyze ->
+# model -> base) fails, since lib/analyze includes base's headers itself.
+plant
+sed -i 's/^\(| `analyze` |.*| \)model base |$/\1model |/' "$T_TMP/house/docs/ARCHITECTURE.md"
+t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
+t_ok "a use granted only transitively fails check-layers, naming a file and the edge" test "$T_RC" = 1 -a \
+  -n "$(grep -E '^check-layers: lib/analyze/[a-z_]+\.[ch]: includes "base/[a-z_]+\.h" \(analyze -> base\), not a layer analyze may use' <<<"$T_OUT")"
+plant
+printf '#include "analyze/steps_impl.h"\n' >>"$T_TMP/house/lib/report/page.c"
+t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
+t_ok "a module including another's *_impl.h fails check-layers, though it may use that module" test "$T_RC" = 1 -a \
+  -n "$(grep -F 'lib/report/page.c: includes "analyze/steps_impl.h", analyze'"'"'s private header; only lib/analyze/ may' <<<"$T_OUT")" -a \
+  -z "$(grep -F 'not a layer' <<<"$T_OUT")"
+plant
+printf '#include <CL/cl.h>\n' >>"$T_TMP/house/lib/read/xplane.c"
+t_run python3 "$T_TMP/house/scripts/check_layers.py" --no-symbols
+t_ok "OpenCL's headers outside lib/device/device_impl.h fail check-layers" \
+  grep -q 'lib/read/xplane.c: includes the OpenCL headers; only lib/device/device_impl.h may' <<<"$T_OUT"
+# A permission the code does not use (with the symbols: includes alone miss a use
+# through another module's header): this build's objects, for the copy of its sources.
+objs=$(ls "$build"/obj/lib/*/*.o "$build"/gen/*.o 2>/dev/null)
+if [ -z "$objs" ]; then
+  t_skip "check-layers on unused permissions" "$build has no library objects"
+else
+  plant
+  t_run python3 "$T_TMP/house/scripts/check_layers.py" --build "$build" --objects "$objs"
+  t_ok "check-layers with symbols passes on the tree as it is" test "$T_RC" = 0
+  sed -i 's/^\(| `diff` |.*| analyze\) model base |$/\1 device model base |/' "$T_TMP/house/docs/ARCHITECTURE.md"
+  t_run python3 "$T_TMP/house/scripts/check_layers.py" --build "$build" --objects "$objs"
+  t_ok "a permission the code does not use fails check-layers, naming the row" test "$T_RC" = 1 -a \
+    -n "$(grep -F "module 'diff' may use 'device', but nothing in lib/diff/ or its public headers includes device's headers or uses its symbols" <<<"$T_OUT")"
+fi
 t_done
