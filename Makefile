@@ -21,17 +21,30 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
         -Wpointer-arith -Wvla -Wformat=2 -Wundef -Wwrite-strings -Wold-style-definition \
         -Wimplicit-fallthrough -Wno-unused-parameter
 OPT ?= -O2 -g
-# SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer; SAN=thread: ThreadSanitizer.
+# The library's invariants (STS_ASSERT, lib/base/invariant.h): checked in the sanitizer,
+# fuzz and debug builds, compiled out in release (ASSERTS=1 turns them on anywhere).
+ASSERTS ?= 0
+# SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer; SAN=thread: ThreadSanitizer;
+# DEBUG=1: unoptimized.
 SAN_FLAGS :=
 ifeq ($(SAN),1)
   SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
   OPT := -O1 -g
+  ASSERTS := 1
 endif
 ifeq ($(SAN),thread)
   SAN_FLAGS := -fsanitize=thread
   OPT := -O1 -g
+  ASSERTS := 1
+endif
+ifeq ($(DEBUG),1)
+  OPT := -O0 -g
+  ASSERTS := 1
 endif
 CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DSTS_VERSION_STRING='"$(VERSION)"'
+ifeq ($(ASSERTS),1)
+  CPPFLAGS += -DSTS_ASSERTS
+endif
 CFLAGS += -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) -MMD -MP
 LDFLAGS += $(SAN_FLAGS)
 
@@ -270,7 +283,7 @@ FUZZ_SECONDS ?= 3600
 FUZZ_SHORT_SECONDS ?= 15
 FUZZ_DIR := $(BUILD)/fuzzer
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -g -O1 $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
+FUZZ_CFLAGS := -std=c11 -g -O1 $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DSTS_ASSERTS -MMD -MP
 FUZZ_LIB := $(FUZZ_DIR)/libstepscope-fuzz.a
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(GEN_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(FUZZ_DIR)/%)

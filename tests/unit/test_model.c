@@ -4,9 +4,11 @@
  * time arithmetic; and properties over thousands of random traces, including that the
  * Chrome JSON and XSpace readers give the same model for the same events. Timelines are
  * built with the model's builder API (as readers fill them), and from JSON files. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "model/finalize.h"
@@ -641,6 +643,57 @@ TEST(permutations_agree)
         free(a);
         free(b);
         free(want);
+    }
+}
+
+/* An order that names a slice twice, handed to each permutation in a child process:
+ * where STS_ASSERT is on (the sanitizer, fuzz and debug builds) it aborts naming the
+ * file, the line and the condition; in release it is compiled out and the child goes
+ * on (the table is then wrong, which is why the builds that test check it). */
+static int broken_permutation(int cycles, char *msg, size_t cap)
+{
+    int fd[2];
+    if (pipe(fd) != 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        sts_slice s[3] = { { .ts = 0 }, { .ts = 1 }, { .ts = 2 } };
+        uint32_t order[3] = { 1, 1, 0 }; /* slice 1 twice, slice 2 never */
+        if (cycles)
+            sts_fin_permute_cycles(s, order, 3);
+        else
+            sts_fin_permute_swaps(s, (uint32_t[]){ 0, 0, 2 }, 3, NULL, 0);
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    for (ssize_t got; n + 1 < cap && (got = read(fd[0], msg + n, cap - 1 - n)) > 0;)
+        n += (size_t)got;
+    msg[n] = 0;
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+}
+
+TEST(broken_permutation_fails_its_assert)
+{
+    static const char *const cond[2] = { "assertion failed: p >= k", "assertion failed: src < n && src != j" };
+    for (int cycles = 0; cycles < 2; cycles++) {
+        char msg[4096];
+        int status = broken_permutation(cycles, msg, sizeof msg);
+#ifdef STS_ASSERTS
+        T_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+        T_CONTAINS(msg, "stepscope: internal error: lib/model/finalize.c:");
+        T_CONTAINS(msg, cond[cycles]);
+#else
+        (void)cond;
+        T_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        T_TRUE(strstr(msg, "internal error") == NULL);
+#endif
     }
 }
 
@@ -1404,6 +1457,7 @@ int main(void)
     RUN(async_slices_on_compressed_tracks);
     RUN(track_labels);
     RUN(permutations_agree);
+    RUN(broken_permutation_fails_its_assert);
     RUN(two_ordered_runs_merge_as_a_sort);
     RUN(random_forests_shuffled);
     RUN(random_traces_keep_the_invariants);
