@@ -2,12 +2,14 @@
  * fixed valid BASE documents, and as BASE against them), then as a diff result for the
  * report. Whatever the bytes: a failure has a message and no diff; a success holds only
  * rows whose shift lies in its interval, whose p lies in [0, 1], and whose JSON and
- * text outputs can be written; the report adds a diff section or nothing. */
+ * text outputs can be written; the report adds a diff section or nothing; a diff read
+ * back (sts_diff_read_json()) and written reads and writes again to the same bytes. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stepscope/diff.h"
 #include "stepscope/report.h"
@@ -60,6 +62,39 @@ static void one(differ fn, const char *fixed, size_t flen, const char *bytes, si
     sts_diff_free(d);
 }
 
+static char *written(const sts_diff *d, size_t *n)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, n);
+    if (!f) return NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_diff_write_json(d, f, &err) != STS_OK) __builtin_trap();
+    fclose(f);
+    return buf;
+}
+
+/* Whatever a read accepts, its writing is a fixed point of reading and writing. */
+static void read_back(const char *bytes, size_t size)
+{
+    sts_diff *d = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_diff_read_json(bytes, size, "fuzz.json", &d, &err) != STS_OK) {
+        if (d || err.message[0] == 0) __builtin_trap();
+        return;
+    }
+    size_t n1, n2; /* its numbers are the document's: check() holds for computed diffs only */
+    char *t1 = written(d, &n1);
+    sts_diff_free(d);
+    d = NULL;
+    if (!t1) return;
+    if (sts_diff_read_json(t1, n1, "again.json", &d, &err) != STS_OK) __builtin_trap();
+    char *t2 = written(d, &n2);
+    if (t2 && (n1 != n2 || memcmp(t1, t2, n1) != 0)) __builtin_trap();
+    free(t1);
+    free(t2);
+    sts_diff_free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *bytes = (const char *)data;
@@ -67,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         one(sts_diff_bench_json, BENCH, sizeof BENCH - 1, bytes, size, first);
         one(sts_diff_ledger_json, LEDGER, sizeof LEDGER - 1, bytes, size, first);
     }
+    read_back(bytes, size);
     sts_report *r;
     if (sts_report_create("fuzz", &r) != STS_OK) return 0;
     sts_error err = STS_ERROR_INIT;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Trace-reading benchmark (issues 2 and 13): `stepscope analyze` on large synthetic
-# Kineto traces, pretty-printed and compact, plain and gzip, at several -j, and on a
-# wide trace (100,000 processes, 1,000,000 lanes), with its peers measured side by side
+# Trace-reading benchmark (issues 2, 13 and 33): `stepscope analyze` on large synthetic
+# Kineto traces, pretty-printed and compact, and dense traces of small events
+# (perf/gen_dense.c), plain and gzip, at several -j, and on a wide trace (100,000
+# processes, 1,000,000 lanes), with its peers measured side by side
 # in the same run: cat, the inflater, the Python pass, trace_processor, HTA; then the
 # real fixtures. See docs/benchmarks.md.
 #
@@ -10,6 +11,7 @@
 #   BENCH_JOBS=1,2         -j values (default 1 and the machine's cores)
 #   BENCH_RUNS=N           runs per measurement (median; default 3)
 #   BENCH_WIDE=0           skip the wide trace
+#   BENCH_DENSE=0          skip the dense traces
 #   BENCH_PY_LARGE=0 BENCH_TP_LARGE=0 BENCH_HTA=0 BENCH_HTA_LARGE=1  (see bench_analyze.py)
 # Generated traces are cached in perf/out/ and remade only when their generator
 # changes. Results also go to perf/out/analyze_results.json.
@@ -21,7 +23,8 @@ gen=$BUILD/perf/gen_trace
 wide=$BUILD/perf/gen_wide
 out=perf/out
 mkdir -p "$out"
-for f in "$cli" "$gen" "$wide" "$BUILD/perf/zinflate" "$BUILD/perf/runstat"; do
+dense=$BUILD/perf/gen_dense
+for f in "$cli" "$gen" "$wide" "$dense" "$BUILD/perf/zinflate" "$BUILD/perf/runstat"; do
   [ -x "$f" ] || { echo "run_analyze: $f is missing (make BUILD=$BUILD all $f)"; exit 1; }
 done
 export STS_RUNSTAT=$BUILD/perf/runstat # each command's own peak RSS (perf/peers/measure.py)
@@ -46,6 +49,26 @@ for size in ${BENCH_SIZES:-100M 1G}; do
     make_trace "${size}_$format" "$size" "$format" || { echo "run_analyze: generating $size $format failed"; exit 1; }
   done
 done
+
+# The dense shape (issue 33): ~100-byte X events, six deep, fourteen names, four threads.
+dense_hash=$(sha256sum perf/gen_dense.c | cut -c1-16)
+make_dense() { # SIZE
+  local base="$out/dense_$1"
+  if [ "$(cat "$base.stamp" 2>/dev/null)" != "$dense_hash" ] || [ ! -f "$base.json" ] ||
+     [ ! -f "$base.json.gz" ] || [ ! -f "$base.facts.json" ]; then
+    rm -f "$base.stamp"
+    echo "generating $base.json and .json.gz ($1, dense)"
+    "$dense" --facts "$base.facts.json" "$1" "$base.json" >/dev/null &&
+      "$dense" --gzip "$1" "$base.json.gz" >/dev/null || return 1
+    echo "$dense_hash" >"$base.stamp"
+  fi
+  traces+=(--trace "${1}_dense:$base.json:$base.json.gz:$base.facts.json")
+}
+if [ "${BENCH_DENSE:-1}" = 1 ]; then
+  for size in ${BENCH_SIZES:-100M 1G}; do
+    make_dense "$size" || { echo "run_analyze: generating the $size dense trace failed"; exit 1; }
+  done
+fi
 
 wides=()
 if [ "${BENCH_WIDE:-1}" = 1 ]; then

@@ -2,10 +2,8 @@
  * optionally narrowed to some lanes, names or a time window. */
 #include <inttypes.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "hosts_cli.h"
@@ -14,7 +12,6 @@
 
 #define DEFAULT_TOP   20
 #define SHOW_OVERLAPS 5
-#define JSON_OVERLAPS 100
 #define NAME_CUT      72
 
 typedef struct args {
@@ -22,43 +19,32 @@ typedef struct args {
     const char *run, *argmode, *lane, *name, *window, *step, *group;
 } args;
 
-/* One (overlapping name, overrun name) pair and how often it happened. */
-typedef struct overlap_group {
-    uint32_t name, parent, lane;
-    uint64_t count;
-    int64_t min_ns, max_ns;
-    uint32_t first; /* the first overlap of the group */
-} overlap_group;
-
 typedef struct analysis {
     const sts_timeline *tl;
     const sts_timeline_info *info;
+    sts_analysis *an;
     sts_scope scope;
     int scoped;
-    int64_t window_step; /* the step number --window named, or INT64_MIN */
+    int64_t window_step; /* the step number --window named, or STS_NO_STEP */
     uint32_t *lanes;     /* --lane's lanes (scope.lanes) */
     size_t nlanes_kept;
-    sts_name_summary *names;
+    /* What the library computed (owned by `an`). */
+    const sts_name_summary *names;
     size_t nnames;
-    uint32_t *order;  /* lanes in display order */
-    sts_busy *busy;   /* per lane */
-    sts_busy *pbusy;  /* per process */
-    uint32_t *porder; /* processes in display order */
+    const uint32_t *order;  /* lanes in display order */
+    const sts_busy *busy;   /* per lane */
+    const sts_busy *pbusy;  /* per process */
+    const uint32_t *porder; /* processes in display order */
     sts_busy all;
     size_t nlanes, nslices, nprocs;
-    overlap_group *groups;
+    const sts_overlap_group *groups;
     size_t ngroups;
 } analysis;
 
 static void analysis_free(analysis *a)
 {
-    free(a->names);
-    free(a->order);
-    free(a->busy);
-    free(a->pbusy);
-    free(a->porder);
+    sts_analysis_free(a->an);
     free(a->lanes);
-    free(a->groups);
 }
 
 /* ---- the scope from the options ----------------------------------------------------- */
@@ -126,7 +112,7 @@ static int make_scope(analysis *a, const args *o)
     sts_scope sc = STS_SCOPE_INIT;
     int rc = parse_group(o->group, &sc.group);
     if (rc != CLI_OK) return rc;
-    a->window_step = INT64_MIN;
+    a->window_step = STS_NO_STEP;
     if (o->lane) {
         if ((rc = ts_lanes("analyze", a->tl, o->lane, &a->lanes, &a->nlanes_kept)) != CLI_OK) return rc;
         sc.lanes = a->lanes;
@@ -146,129 +132,30 @@ static int make_scope(analysis *a, const args *o)
 
 /* ---- computing ---------------------------------------------------------------------- */
 
-static int cmp_group(const void *x, const void *y)
-{
-    const overlap_group *a = x, *b = y;
-    if (a->count != b->count) return a->count > b->count ? -1 : 1;
-    return (a->first > b->first) - (a->first < b->first);
-}
-
-/* An overlap's sort record: (name, overrun name), then position. */
-typedef struct pair {
-    uint32_t name, parent, at;
-} pair;
-
-static int cmp_pair(const void *x, const void *y)
-{
-    const pair *a = x, *b = y;
-    if (a->name != b->name) return a->name < b->name ? -1 : 1;
-    if (a->parent != b->parent) return a->parent < b->parent ? -1 : 1;
-    return (a->at > b->at) - (a->at < b->at);
-}
-
-/* Overlaps grouped by (name, overrun name): JAX's Python tracer repeats one pattern
- * per step, which a flat list would print once per step. */
-static int group_overlaps(analysis *a)
-{
-    size_t n;
-    const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
-    const sts_slice *s = sts_timeline_slices(a->tl, NULL);
-    a->groups = malloc((n ? n : 1) * sizeof *a->groups);
-    pair *by = malloc((n ? n : 1) * sizeof *by);
-    if (!a->groups || !by) {
-        free(by);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        by[i].name = s[ov[i].slice].name;
-        by[i].parent = s[ov[i].parent].name;
-        by[i].at = (uint32_t)i;
-    }
-    qsort(by, n, sizeof *by, cmp_pair);
-    for (size_t k = 0; k < n; k++) {
-        const sts_overlap *o = &ov[by[k].at];
-        overlap_group *g = a->ngroups ? &a->groups[a->ngroups - 1] : NULL;
-        if (!g || g->name != by[k].name || g->parent != by[k].parent) {
-            g = &a->groups[a->ngroups++];
-            g->name = by[k].name;
-            g->parent = by[k].parent;
-            g->lane = s[o->slice].lane;
-            g->count = 0;
-            g->first = by[k].at;
-            g->min_ns = g->max_ns = o->overrun_ns;
-        }
-        g->count++;
-        if (o->overrun_ns < g->min_ns) g->min_ns = o->overrun_ns;
-        if (o->overrun_ns > g->max_ns) g->max_ns = o->overrun_ns;
-    }
-    free(by);
-    if (a->ngroups > 1) qsort(a->groups, a->ngroups, sizeof *a->groups, cmp_group);
-    return 0;
-}
-
-/* Busy time, on a thread of its own while the names are ranked: the two only read the
- * timeline, and each takes a tenth of a second on a 1 GB trace. */
-typedef struct busy_job {
-    const analysis *a;
-    sts_busy *busy, *pbusy, *all;
-    sts_error err;
-    sts_status st;
-} busy_job;
-
-static void *busy_main(void *p)
-{
-    busy_job *b = p;
-    b->st = sts_busy_each(b->a->tl, &b->a->scope, b->busy, b->pbusy, b->all, &b->err);
-    return NULL;
-}
-
-#define SLICES_PER_THREAD ((size_t)1 << 15)
-
-/* Whether -j allows a second thread: -j 1 keeps to one, -j 0 (the default) asks for
- * one per core. */
-static int threads_allowed(int jobs)
-{
-    return jobs > 1 || (jobs == 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1);
-}
-
 static int compute(analysis *a, const args *o, int jobs)
 {
-    sts_error err = STS_ERROR_INIT;
     const sts_timeline *tl = a->tl;
     a->info = sts_timeline_get_info(tl);
-    sts_timeline_lanes(tl, &a->nlanes);
     sts_timeline_slices(tl, &a->nslices);
-    sts_timeline_processes(tl, &a->nprocs);
     int rc = make_scope(a, o);
     if (rc != CLI_OK) return rc;
-    /* Names are ranked by parts of the lanes side by side once there are enough slices
-     * to pay for the threads. */
-    long cores = jobs > 0 ? jobs : sysconf(_SC_NPROCESSORS_ONLN);
-    a->scope.jobs = a->nslices >= SLICES_PER_THREAD && cores > 1 ? (unsigned)cores : 1; /* the library caps it */
-    a->order = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->order);
-    a->busy = malloc((a->nlanes ? a->nlanes : 1) * sizeof *a->busy);
-    a->pbusy = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->pbusy);
-    a->porder = malloc((a->nprocs ? a->nprocs : 1) * sizeof *a->porder);
-    if (!a->order || !a->busy || !a->pbusy || !a->porder || group_overlaps(a) != 0)
-        return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
-    busy_job bj = { a, a->busy, a->pbusy, &a->all, STS_ERROR_INIT, STS_OK };
-    pthread_t th;
-    int threaded = threads_allowed(jobs) && pthread_create(&th, NULL, busy_main, &bj) == 0;
-    sts_status st = sts_name_summaries_in(tl, &a->scope, &a->names, &a->nnames, &err);
-    if (threaded)
-        pthread_join(th, NULL);
-    else if (st == STS_OK)
-        busy_main(&bj);
-    if (st == STS_OK && bj.st != STS_OK) st = bj.st, err = bj.err; /* the names' error first, as in one thread */
+    sts_analysis_options ao = STS_ANALYSIS_OPTIONS_INIT;
+    ao.jobs = jobs > 0 ? (unsigned)jobs : 0;
+    ao.lane_pattern = o->lane;
+    ao.window_step = a->window_step;
+    sts_error err = STS_ERROR_INIT;
+    sts_status st = sts_analysis_run(tl, &a->scope, &ao, &a->an, &err);
     if (st != STS_OK) {
         fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
         return st == STS_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD_INPUT;
     }
-    sts_lane_display_order(tl, a->order);
-    if ((st = sts_process_display_order(tl, a->order, a->porder, &err)) != STS_OK) {
-        fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
-        return CLI_BAD_INPUT;
-    }
+    a->names = sts_analysis_names(a->an, &a->nnames);
+    a->busy = sts_analysis_lane_busy(a->an, &a->nlanes);
+    a->pbusy = sts_analysis_process_busy(a->an, &a->nprocs);
+    a->order = sts_analysis_lane_order(a->an, NULL);
+    a->porder = sts_analysis_process_order(a->an, NULL);
+    a->all = *sts_analysis_busy(a->an);
+    a->groups = sts_analysis_overlap_groups(a->an, &a->ngroups);
     if (o->name && a->nnames == 0) {
         fprintf(stderr, "stepscope analyze: no slice name matches '%s'\n", o->name);
         ts_suggest_names(tl, o->name);
@@ -277,20 +164,6 @@ static int compute(analysis *a, const args *o, int jobs)
 }
 
 /* ---- human output ----------------------------------------------------------------- */
-
-static void print_phases(const sts_timeline_info *info)
-{
-    int first = 1;
-    for (int c = 0; c < 128; c++) {
-        if (!info->by_phase[c]) continue;
-        if (c > 32 && c < 127)
-            printf("%s%c %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
-        else
-            printf("%s0x%02x %" PRIu64, first ? " (" : ", ", c, info->by_phase[c]);
-        first = 0;
-    }
-    printf("%s\n", first ? "" : ")");
-}
 
 /* A name cut to NAME_CUT characters for one line of text. */
 static void put_name(const char *s)
@@ -314,7 +187,7 @@ static void print_scope(const analysis *a, const args *o)
         sts_fmt_duration((double)(a->scope.start_ns - a->info->ts_min), d1, sizeof d1);
         sts_fmt_duration((double)(a->scope.end_ns - a->info->ts_min), d2, sizeof d2);
         printf("window      %s to %s after the trace's first timestamp", d1, d2);
-        if (a->window_step != INT64_MIN) printf(" (step %" PRId64 ")", a->window_step);
+        if (a->window_step != STS_NO_STEP) printf(" (step %" PRId64 ")", a->window_step);
         printf(": every slice cut to it\n");
     }
     if (a->scope.group != STS_GROUP_NAME)
@@ -330,7 +203,7 @@ static void print_facts(const analysis *a)
     printf("format      %s, %" PRIu64 " bytes%s%s\n", in->format, in->bytes, in->compressed ? " (gzip)" : "",
            in->truncated ? ", TRUNCATED: complete events imported" : "");
     printf("events      %" PRIu64, in->events);
-    print_phases(in);
+    tc_print_phases(in->by_phase);
     printf("lanes       %zu in %zu process%s\n", a->nlanes, a->nprocs, a->nprocs == 1 ? "" : "es");
     sts_fmt_duration((double)(in->ts_max - in->ts_min), d1, sizeof d1);
     printf("slices      %zu\nspan        %s (ts %" PRId64 " to %" PRId64 " ns)\n", a->nslices, d1, in->ts_min,
@@ -400,34 +273,6 @@ static void print_names(const analysis *a, size_t top)
     }
 }
 
-/* One row of a busy-time table: the label cells, then slices, busy, span and busy%.
- * A NULL `b` prints the header with `cells` as column titles. */
-static void busy_row(const char *const *cells, const int *widths, size_t ncells, const sts_busy *b)
-{
-    for (size_t c = 0; c < ncells; c++) {
-        printf("  ");
-        tc_cell(stdout, cells[c], widths[c], 1);
-    }
-    if (!b) {
-        printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
-        return;
-    }
-    char u[32], sp[32];
-    sts_fmt_duration((double)(b->union_ns), u, sizeof u);
-    sts_fmt_duration((double)(b->span_ns), sp, sizeof sp);
-    printf("  %9" PRIu64 " %*s %*s %5.1f%%\n", b->slices, sts_fmt_field(u, 11), u, sts_fmt_field(sp, 11), sp,
-           b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
-}
-
-/* Widens widths[] to fit cells (each capped at caps[]). */
-static void fit_widths(const char *const *cells, const int *caps, int *widths, size_t ncells)
-{
-    for (size_t c = 0; c < ncells; c++) {
-        int w = tc_width(cells[c], caps[c]);
-        if (w > widths[c]) widths[c] = w;
-    }
-}
-
 static void lane_cells(const analysis *a, uint32_t l, const char *cells[4])
 {
     cells[0] = sts_lane_pid(a->tl, l);
@@ -446,9 +291,9 @@ static void print_lanes(const analysis *a)
     for (size_t k = 0; k < a->nlanes; k++) {
         if (!a->busy[a->order[k]].slices) continue;
         lane_cells(a, a->order[k], cells);
-        fit_widths(cells, caps, widths, 4);
+        tc_fit_widths(cells, caps, widths, 4);
     }
-    busy_row(titles, widths, 4, NULL);
+    tc_busy_row(titles, widths, 4, NULL);
     size_t hidden = 0;
     for (size_t k = 0; k < a->nlanes; k++) {
         uint32_t l = a->order[k];
@@ -457,7 +302,7 @@ static void print_lanes(const analysis *a)
             continue;
         }
         lane_cells(a, l, cells);
-        busy_row(cells, widths, 4, &a->busy[l]);
+        tc_busy_row(cells, widths, 4, &a->busy[l]);
     }
     if (hidden)
         printf("  (%zu lane%s without %sslices not shown)\n", hidden, hidden == 1 ? "" : "s",
@@ -477,9 +322,9 @@ static void print_processes(const analysis *a)
         if (!a->pbusy[p].slices) continue;
         cells[0] = sts_timeline_string(a->tl, procs[p].label);
         cells[1] = sts_timeline_string(a->tl, procs[p].name);
-        fit_widths(cells, caps, widths, 2);
+        tc_fit_widths(cells, caps, widths, 2);
     }
-    busy_row(titles, widths, 2, NULL);
+    tc_busy_row(titles, widths, 2, NULL);
     size_t hidden = 0;
     for (size_t k = 0; k < a->nprocs; k++) {
         uint32_t p = a->porder[k];
@@ -489,7 +334,7 @@ static void print_processes(const analysis *a)
         }
         cells[0] = sts_timeline_string(a->tl, procs[p].label);
         cells[1] = sts_timeline_string(a->tl, procs[p].name);
-        busy_row(cells, widths, 2, &a->pbusy[p]);
+        tc_busy_row(cells, widths, 2, &a->pbusy[p]);
     }
     if (hidden) printf("  (%zu process%s without slices not shown)\n", hidden, hidden == 1 ? "" : "es");
 }
@@ -523,7 +368,7 @@ static void print_overlaps(const analysis *a, int all)
     }
     size_t show = a->ngroups < SHOW_OVERLAPS ? a->ngroups : SHOW_OVERLAPS;
     for (size_t k = 0; k < show; k++) {
-        const overlap_group *g = &a->groups[k];
+        const sts_overlap_group *g = &a->groups[k];
         char lo[32], hi[32];
         sts_fmt_duration((double)(g->min_ns), lo, sizeof lo);
         sts_fmt_duration((double)(g->max_ns), hi, sizeof hi);
@@ -546,89 +391,17 @@ static void print_overlaps(const analysis *a, int all)
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-static void json_scope(sts_jsonw *j, const analysis *a, const args *o)
-{
-    sts_jsonw_key(j, "scope");
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "lane"), o->lane ? sts_jsonw_str(j, o->lane) : sts_jsonw_null(j);
-    sts_jsonw_key(j, "lanes_matched"), o->lane ? sts_jsonw_u64(j, a->nlanes_kept) : sts_jsonw_null(j);
-    sts_jsonw_key(j, "name"), o->name ? sts_jsonw_str(j, o->name) : sts_jsonw_null(j);
-    sts_jsonw_key(j, "window");
-    if (a->scope.windowed) {
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "start_ns"), sts_jsonw_i64(j, a->scope.start_ns);
-        sts_jsonw_key(j, "end_ns"), sts_jsonw_i64(j, a->scope.end_ns);
-        sts_jsonw_key(j, "step"), a->window_step != INT64_MIN ? sts_jsonw_i64(j, a->window_step) : sts_jsonw_null(j);
-        sts_jsonw_obj_end(j);
-    } else {
-        sts_jsonw_null(j);
-    }
-    sts_jsonw_key(j, "group"), sts_jsonw_str(j, group_title(a->scope.group));
-    sts_jsonw_obj_end(j);
-}
-
-static void json_overlaps(sts_jsonw *j, const analysis *a, int all)
-{
-    size_t n;
-    const sts_overlap *ov = sts_timeline_overlaps(a->tl, &n);
-    const sts_slice *s = sts_timeline_slices(a->tl, NULL);
-    sts_jsonw_key(j, "overlap_list");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < n && (all || i < JSON_OVERLAPS); i++) {
-        const sts_slice *c = &s[ov[i].slice], *p = &s[ov[i].parent];
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, c->name));
-        sts_jsonw_key(j, "parent"), sts_jsonw_str(j, sts_timeline_string(a->tl, p->name));
-        sts_jsonw_key(j, "pid"), sts_jsonw_str(j, sts_lane_pid(a->tl, c->lane));
-        sts_jsonw_key(j, "tid"), sts_jsonw_str(j, sts_lane_tid(a->tl, c->lane));
-        sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, c->ts);
-        sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, c->dur);
-        sts_jsonw_key(j, "parent_ts_ns"), sts_jsonw_i64(j, p->ts);
-        sts_jsonw_key(j, "parent_dur_ns"), sts_jsonw_i64(j, p->dur);
-        sts_jsonw_key(j, "overrun_ns"), sts_jsonw_i64(j, ov[i].overrun_ns);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-    sts_jsonw_key(j, "overlap_groups");
-    sts_jsonw_arr_begin(j);
-    for (size_t k = 0; k < a->ngroups; k++) {
-        const overlap_group *g = &a->groups[k];
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "name"), sts_jsonw_str(j, sts_timeline_string(a->tl, g->name));
-        sts_jsonw_key(j, "parent"), sts_jsonw_str(j, sts_timeline_string(a->tl, g->parent));
-        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, g->count);
-        sts_jsonw_key(j, "min_overrun_ns"), sts_jsonw_i64(j, g->min_ns);
-        sts_jsonw_key(j, "max_overrun_ns"), sts_jsonw_i64(j, g->max_ns);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
 static int print_json(const analysis *a, const args *o)
 {
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "trace");
-    sts_timeline_info_write_json(j, a->tl, a->all.union_ns);
-    json_scope(j, a, o);
-    sts_analysis_results r = STS_ANALYSIS_RESULTS_INIT;
-    r.scope = &a->scope;
-    r.names = a->names;
-    r.nnames = a->nnames;
-    r.top = o->top == INT_MIN ? 0 : (size_t)o->top;
-    r.lane_busy = a->busy;
-    r.process_busy = a->pbusy;
     sts_error err = STS_ERROR_INIT;
-    if (sts_analysis_write_json(j, a->tl, &r, &err) != STS_OK) {
+    size_t top = o->top == INT_MIN ? 0 : (size_t)o->top;
+    if (sts_analysis_write_json(j, a->an, top, o->all_overlaps ? 0 : STS_ANALYSIS_JSON_OVERLAPS, &err) != STS_OK) {
         sts_jsonw_free(j);
         fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
         return CLI_BAD_INPUT;
     }
-    sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, a->info->clamped);
-    sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, a->info->overlaps);
-    json_overlaps(j, a, o->all_overlaps);
-    sts_jsonw_obj_end(j);
     return cli_json_finish("analyze", j);
 }
 

@@ -11,72 +11,9 @@
 #define DEFAULT_TOP   20
 #define SHOW_OVERLAPS 10
 
-/* The hosts' facts together. */
-typedef struct totals {
-    uint64_t bytes, events, by_phase[128], skipped, rejected, clamped, overlaps, unmatched_end, unclosed_begin;
-    uint64_t processes, lanes, slices, instants, counters, asyncs, flows, args, warnings, compressed, truncated;
-    uint64_t fine;      /* hosts with 1 ns resolution */
-    int64_t busy, span; /* summed over hosts */
-    size_t longest;     /* the host with the longest span */
-} totals;
-
 static int64_t span_of(const sts_host_info *in)
 {
     return in->ts_max - in->ts_min;
-}
-
-static void add_up(const sts_hosts *h, totals *t)
-{
-    memset(t, 0, sizeof *t);
-    for (size_t i = 0; i < sts_hosts_count(h); i++) {
-        const sts_host_info *in = sts_hosts_info(h, i);
-        t->bytes += in->bytes;
-        t->events += in->events;
-        for (int c = 0; c < 128; c++)
-            t->by_phase[c] += in->by_phase[c];
-        t->skipped += in->skipped;
-        t->rejected += in->rejected;
-        t->clamped += in->clamped;
-        t->overlaps += in->overlaps;
-        t->unmatched_end += in->unmatched_end;
-        t->unclosed_begin += in->unclosed_begin;
-        t->processes += in->processes;
-        t->lanes += in->lanes;
-        t->slices += in->slices;
-        t->instants += in->instants;
-        t->counters += in->counters;
-        t->asyncs += in->asyncs;
-        t->flows += in->flows;
-        t->args += in->args;
-        t->warnings += in->warnings_total;
-        t->compressed += in->compressed != 0;
-        t->truncated += in->truncated != 0;
-        t->fine += in->resolution_ns != 1000;
-        t->busy += in->busy.union_ns;
-        t->span += in->busy.span_ns;
-        if (span_of(in) > span_of(sts_hosts_info(h, t->longest))) t->longest = i;
-    }
-}
-
-/* "xplane" when every host has one format, else "xplane (12), chrome-json (4)". */
-static void formats(const sts_hosts *h, char *out, size_t cap)
-{
-    size_t n = sts_hosts_count(h), at = 0;
-    out[0] = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *f = sts_hosts_info(h, i)->format;
-        size_t first = i, count = 0;
-        for (size_t k = 0; k < n; k++) {
-            if (strcmp(sts_hosts_info(h, k)->format, f) != 0) continue;
-            if (k < first) first = k;
-            count++;
-        }
-        if (first != i) continue;
-        if (count == n)
-            snprintf(out, cap, "%s", f);
-        else if (at < cap)
-            at += (size_t)snprintf(out + at, cap - at, "%s%s (%zu)", at ? ", " : "", f, count);
-    }
 }
 
 static double pct(int64_t a, int64_t b)
@@ -86,28 +23,19 @@ static double pct(int64_t a, int64_t b)
 
 /* ---- text ------------------------------------------------------------------------------ */
 
-static void print_facts(const sts_hosts *h, const sts_hostset *set, const totals *t)
+static void print_facts(const sts_hosts *h, const sts_hostset *set, const sts_hosts_totals *t)
 {
     size_t n = sts_hosts_count(h);
     char d1[32], d2[32], fm[256];
     printf("hosts       %zu (%s to %s), each host's processes its own\n", n, sts_hosts_info(h, 0)->name,
            sts_hosts_info(h, n - 1)->name);
     if (sts_hostset_run(set)) printf("run         %s\n", sts_hostset_run(set));
-    formats(h, fm, sizeof fm);
+    sts_hosts_formats(h, fm, sizeof fm);
     printf("format      %s, %" PRIu64 " bytes in all", fm, t->bytes);
     if (t->compressed) printf(", %" PRIu64 " gzip", t->compressed);
     if (t->truncated) printf(", %" PRIu64 " TRUNCATED: complete events imported", t->truncated);
     printf("\nevents      %" PRIu64, t->events);
-    int first = 1;
-    for (int c = 0; c < 128; c++) {
-        if (!t->by_phase[c]) continue;
-        if (c > 32 && c < 127)
-            printf("%s%c %" PRIu64, first ? " (" : ", ", c, t->by_phase[c]);
-        else
-            printf("%s0x%02x %" PRIu64, first ? " (" : ", ", c, t->by_phase[c]);
-        first = 0;
-    }
-    printf("%s\n", first ? "" : ")");
+    tc_print_phases(t->by_phase);
     printf("lanes       %" PRIu64 " in %" PRIu64 " process%s\n", t->lanes, t->processes, t->processes == 1 ? "" : "es");
     const sts_host_info *lg = sts_hosts_info(h, t->longest);
     sts_fmt_duration((double)span_of(lg), d1, sizeof d1);
@@ -162,32 +90,6 @@ static void print_names(const sts_hosts *h, size_t top)
     }
 }
 
-/* A table row: the label cells, then slices, busy, span and busy% (NULL b: the header). */
-static void busy_row(const char *const *cells, const int *widths, size_t ncells, const sts_busy *b)
-{
-    for (size_t c = 0; c < ncells; c++) {
-        printf("  ");
-        tc_cell(stdout, cells[c], widths[c], 1);
-    }
-    if (!b) {
-        printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
-        return;
-    }
-    char u[32], sp[32];
-    sts_fmt_duration((double)b->union_ns, u, sizeof u);
-    sts_fmt_duration((double)b->span_ns, sp, sizeof sp);
-    printf("  %9" PRIu64 " %*s %*s %5.1f%%\n", b->slices, sts_fmt_field(u, 11), u, sts_fmt_field(sp, 11), sp,
-           pct(b->union_ns, b->span_ns));
-}
-
-static void fit(const char *const *cells, const int *caps, int *widths, size_t n)
-{
-    for (size_t c = 0; c < n; c++) {
-        int w = tc_width(cells[c], caps[c]);
-        if (w > widths[c]) widths[c] = w;
-    }
-}
-
 static void print_hosts(const sts_hosts *h)
 {
     printf("\nhosts (busy = union of the host's lanes' slices, span = its first start to last end)\n");
@@ -196,12 +98,12 @@ static void print_hosts(const sts_hosts *h)
     int widths[2] = { 4, 4 };
     for (size_t i = 0; i < sts_hosts_count(h); i++) {
         const char *cells[2] = { sts_hosts_info(h, i)->name, sts_hosts_info(h, i)->path };
-        fit(cells, caps, widths, 2);
+        tc_fit_widths(cells, caps, widths, 2);
     }
-    busy_row(titles, widths, 2, NULL);
+    tc_busy_row(titles, widths, 2, NULL);
     for (size_t i = 0; i < sts_hosts_count(h); i++) {
         const char *cells[2] = { sts_hosts_info(h, i)->name, sts_hosts_info(h, i)->path };
-        busy_row(cells, widths, 2, &sts_hosts_info(h, i)->busy);
+        tc_busy_row(cells, widths, 2, &sts_hosts_info(h, i)->busy);
     }
 }
 
@@ -216,10 +118,10 @@ static void print_lanes(const sts_hosts *h)
         const sts_host_lane *l = sts_hosts_lanes(h, i, &n);
         for (size_t k = 0; k < n; k++) {
             const char *cells[5] = { sts_hosts_info(h, i)->name, l[k].pid, l[k].tid, l[k].process, l[k].thread };
-            fit(cells, caps, widths, 5);
+            tc_fit_widths(cells, caps, widths, 5);
         }
     }
-    busy_row(titles, widths, 5, NULL);
+    tc_busy_row(titles, widths, 5, NULL);
     size_t hidden = 0;
     for (size_t i = 0; i < sts_hosts_count(h); i++) {
         size_t n;
@@ -230,7 +132,7 @@ static void print_lanes(const sts_hosts *h)
                 continue;
             }
             const char *cells[5] = { sts_hosts_info(h, i)->name, l[k].pid, l[k].tid, l[k].process, l[k].thread };
-            busy_row(cells, widths, 5, &l[k].busy);
+            tc_busy_row(cells, widths, 5, &l[k].busy);
         }
     }
     if (hidden) printf("  (%zu lane%s without slices not shown)\n", hidden, hidden == 1 ? "" : "s");
@@ -247,10 +149,10 @@ static void print_processes(const sts_hosts *h)
         const sts_host_process *p = sts_hosts_processes(h, i, &n);
         for (size_t k = 0; k < n; k++) {
             const char *cells[3] = { sts_hosts_info(h, i)->name, p[k].pid, p[k].name };
-            fit(cells, caps, widths, 3);
+            tc_fit_widths(cells, caps, widths, 3);
         }
     }
-    busy_row(titles, widths, 3, NULL);
+    tc_busy_row(titles, widths, 3, NULL);
     size_t hidden = 0;
     for (size_t i = 0; i < sts_hosts_count(h); i++) {
         size_t n;
@@ -261,13 +163,13 @@ static void print_processes(const sts_hosts *h)
                 continue;
             }
             const char *cells[3] = { sts_hosts_info(h, i)->name, p[k].pid, p[k].name };
-            busy_row(cells, widths, 3, &p[k].busy);
+            tc_busy_row(cells, widths, 3, &p[k].busy);
         }
     }
     if (hidden) printf("  (%zu process%s without slices not shown)\n", hidden, hidden == 1 ? "" : "es");
 }
 
-static void print_overlaps(const sts_hosts *h, const totals *t)
+static void print_overlaps(const sts_hosts *h, const sts_hosts_totals *t)
 {
     if (!t->overlaps) return;
     size_t shown = 0;
@@ -287,186 +189,10 @@ static void print_overlaps(const sts_hosts *h, const totals *t)
     }
 }
 
-/* ---- JSON --------------------------------------------------------------------------------- */
-
-static void json_phases(sts_jsonw *j, const uint64_t *by_phase)
-{
-    sts_jsonw_key(j, "by_phase");
-    sts_jsonw_obj_begin(j);
-    for (int c = 0; c < 128; c++) {
-        if (!by_phase[c]) continue;
-        char k[2] = { (char)c, 0 };
-        sts_jsonw_key(j, k);
-        sts_jsonw_u64(j, by_phase[c]);
-    }
-    sts_jsonw_obj_end(j);
-}
-
-static void json_totals(sts_jsonw *j, const sts_hosts *h, const sts_hostset *set, const totals *t)
-{
-    sts_jsonw_key(j, "trace");
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "hosts"), sts_jsonw_u64(j, sts_hosts_count(h));
-    sts_jsonw_key(j, "run"), sts_jsonw_str(j, sts_hostset_run(set));
-    char fm[256];
-    formats(h, fm, sizeof fm);
-    sts_jsonw_key(j, "format"), sts_jsonw_str(j, fm);
-    sts_jsonw_key(j, "bytes"), sts_jsonw_u64(j, t->bytes);
-    sts_jsonw_key(j, "compressed"), sts_jsonw_u64(j, t->compressed);
-    sts_jsonw_key(j, "truncated"), sts_jsonw_u64(j, t->truncated);
-    sts_jsonw_key(j, "events"), sts_jsonw_u64(j, t->events);
-    json_phases(j, t->by_phase);
-    sts_jsonw_key(j, "processes"), sts_jsonw_u64(j, t->processes);
-    sts_jsonw_key(j, "lanes"), sts_jsonw_u64(j, t->lanes);
-    sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, t->slices);
-    sts_jsonw_key(j, "instants"), sts_jsonw_u64(j, t->instants);
-    sts_jsonw_key(j, "counters"), sts_jsonw_u64(j, t->counters);
-    sts_jsonw_key(j, "asyncs"), sts_jsonw_u64(j, t->asyncs);
-    sts_jsonw_key(j, "flows"), sts_jsonw_u64(j, t->flows);
-    sts_jsonw_key(j, "args_kept"), sts_jsonw_u64(j, t->args);
-    sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, t->busy);
-    sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, t->span);
-    sts_jsonw_key(j, "resolution_ns"), sts_jsonw_i64(j, t->fine ? 1 : 1000);
-    sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, t->clamped);
-    sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, t->overlaps);
-    sts_jsonw_key(j, "unmatched_end"), sts_jsonw_u64(j, t->unmatched_end);
-    sts_jsonw_key(j, "unclosed_begin"), sts_jsonw_u64(j, t->unclosed_begin);
-    sts_jsonw_key(j, "skipped"), sts_jsonw_u64(j, t->skipped);
-    sts_jsonw_key(j, "rejected"), sts_jsonw_u64(j, t->rejected);
-    sts_jsonw_key(j, "warnings_total"), sts_jsonw_u64(j, t->warnings);
-    sts_jsonw_obj_end(j);
-}
-
-static void json_host(sts_jsonw *j, const sts_hosts *h, size_t i)
-{
-    const sts_host_info *in = sts_hosts_info(h, i);
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "host"), sts_jsonw_str(j, in->name);
-    sts_jsonw_key(j, "path"), sts_jsonw_str(j, in->path);
-    sts_jsonw_key(j, "meta_host"), sts_jsonw_str(j, in->meta_host);
-    sts_jsonw_key(j, "format"), sts_jsonw_str(j, in->format);
-    sts_jsonw_key(j, "bytes"), sts_jsonw_u64(j, in->bytes);
-    sts_jsonw_key(j, "compressed"), sts_jsonw_bool(j, in->compressed);
-    sts_jsonw_key(j, "truncated"), sts_jsonw_bool(j, in->truncated);
-    sts_jsonw_key(j, "events"), sts_jsonw_u64(j, in->events);
-    json_phases(j, in->by_phase);
-    sts_jsonw_key(j, "processes"), sts_jsonw_u64(j, in->processes);
-    sts_jsonw_key(j, "lanes"), sts_jsonw_u64(j, in->lanes);
-    sts_jsonw_key(j, "slices"), sts_jsonw_u64(j, in->slices);
-    sts_jsonw_key(j, "instants"), sts_jsonw_u64(j, in->instants);
-    sts_jsonw_key(j, "counters"), sts_jsonw_u64(j, in->counters);
-    sts_jsonw_key(j, "asyncs"), sts_jsonw_u64(j, in->asyncs);
-    sts_jsonw_key(j, "flows"), sts_jsonw_u64(j, in->flows);
-    sts_jsonw_key(j, "args_kept"), sts_jsonw_u64(j, in->args);
-    sts_jsonw_key(j, "ts_min_ns"), sts_jsonw_i64(j, in->ts_min);
-    sts_jsonw_key(j, "ts_max_ns"), sts_jsonw_i64(j, in->ts_max);
-    sts_jsonw_key(j, "span_ns"), sts_jsonw_i64(j, span_of(in));
-    sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, in->busy.union_ns);
-    sts_jsonw_key(j, "resolution_ns"), sts_jsonw_i64(j, in->resolution_ns);
-    sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, in->clamped);
-    sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, in->overlaps);
-    sts_jsonw_key(j, "unmatched_end"), sts_jsonw_u64(j, in->unmatched_end);
-    sts_jsonw_key(j, "unclosed_begin"), sts_jsonw_u64(j, in->unclosed_begin);
-    sts_jsonw_key(j, "skipped"), sts_jsonw_u64(j, in->skipped);
-    sts_jsonw_key(j, "rejected"), sts_jsonw_u64(j, in->rejected);
-    sts_jsonw_key(j, "warnings_total"), sts_jsonw_u64(j, in->warnings_total);
-    size_t nw;
-    const char *const *w = sts_hosts_warnings(h, i, &nw);
-    sts_jsonw_key(j, "warnings");
-    sts_jsonw_arr_begin(j);
-    for (size_t k = 0; k < nw; k++)
-        sts_jsonw_str(j, w[k]);
-    sts_jsonw_arr_end(j);
-    sts_jsonw_obj_end(j);
-}
-
-static void json_names(sts_jsonw *j, const sts_hosts *h, size_t top)
-{
-    size_t n;
-    const sts_host_name *nm = sts_hosts_names(h, &n);
-    size_t show = top && top < n ? top : n;
-    sts_jsonw_key(j, "names");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < show; i++) {
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "name"), sts_jsonw_str(j, nm[i].name);
-        sts_jsonw_key(j, "count"), sts_jsonw_u64(j, nm[i].count);
-        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, nm[i].total_ns);
-        sts_jsonw_key(j, "self_ns"), sts_jsonw_i64(j, nm[i].self_ns);
-        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, nm[i].min_ns);
-        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, nm[i].median_ns);
-        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, nm[i].max_ns);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_lanes_procs(sts_jsonw *j, const sts_hosts *h)
-{
-    sts_jsonw_key(j, "lanes");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < sts_hosts_count(h); i++) {
-        size_t n;
-        const sts_host_lane *l = sts_hosts_lanes(h, i, &n);
-        for (size_t k = 0; k < n; k++) {
-            sts_jsonw_obj_begin(j);
-            sts_jsonw_key(j, "host"), sts_jsonw_str(j, sts_hosts_info(h, i)->name);
-            sts_jsonw_key(j, "pid"), sts_jsonw_str(j, l[k].pid);
-            sts_jsonw_key(j, "tid"), sts_jsonw_str(j, l[k].tid);
-            sts_jsonw_key(j, "process"), sts_jsonw_str(j, l[k].process);
-            sts_jsonw_key(j, "thread"), sts_jsonw_str(j, l[k].thread);
-            sts_jsonw_key(j, "device"), sts_jsonw_bool(j, l[k].device);
-            sts_busy_write_json(j, &l[k].busy);
-            sts_jsonw_obj_end(j);
-        }
-    }
-    sts_jsonw_arr_end(j);
-    sts_jsonw_key(j, "processes");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < sts_hosts_count(h); i++) {
-        size_t n;
-        const sts_host_process *p = sts_hosts_processes(h, i, &n);
-        for (size_t k = 0; k < n; k++) {
-            sts_jsonw_obj_begin(j);
-            sts_jsonw_key(j, "host"), sts_jsonw_str(j, sts_hosts_info(h, i)->name);
-            sts_jsonw_key(j, "pid"), sts_jsonw_str(j, p[k].pid);
-            sts_jsonw_key(j, "process"), sts_jsonw_str(j, p[k].name);
-            sts_busy_write_json(j, &p[k].busy);
-            sts_jsonw_obj_end(j);
-        }
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_overlaps(sts_jsonw *j, const sts_hosts *h)
-{
-    sts_jsonw_key(j, "overlap_list");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < sts_hosts_count(h); i++) {
-        size_t n;
-        const sts_host_overlap *o = sts_hosts_overlaps(h, i, &n);
-        for (size_t k = 0; k < n; k++) {
-            sts_jsonw_obj_begin(j);
-            sts_jsonw_key(j, "host"), sts_jsonw_str(j, sts_hosts_info(h, i)->name);
-            sts_jsonw_key(j, "name"), sts_jsonw_str(j, o[k].name);
-            sts_jsonw_key(j, "parent"), sts_jsonw_str(j, o[k].parent);
-            sts_jsonw_key(j, "pid"), sts_jsonw_str(j, o[k].pid);
-            sts_jsonw_key(j, "tid"), sts_jsonw_str(j, o[k].tid);
-            sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, o[k].ts_ns);
-            sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, o[k].dur_ns);
-            sts_jsonw_key(j, "parent_ts_ns"), sts_jsonw_i64(j, o[k].parent_ts_ns);
-            sts_jsonw_key(j, "parent_dur_ns"), sts_jsonw_i64(j, o[k].parent_dur_ns);
-            sts_jsonw_key(j, "overrun_ns"), sts_jsonw_i64(j, o[k].overrun_ns);
-            sts_jsonw_obj_end(j);
-        }
-    }
-    sts_jsonw_arr_end(j);
-}
-
 int hc_print_analyze(const sts_hosts *h, const sts_hostset *set, int json, size_t top)
 {
-    totals t;
-    add_up(h, &t);
+    sts_hosts_totals t;
+    sts_hosts_add_up(h, &t);
     if (!json) {
         print_facts(h, set, &t);
         print_names(h, top == SIZE_MAX ? DEFAULT_TOP : top);
@@ -478,18 +204,10 @@ int hc_print_analyze(const sts_hosts *h, const sts_hostset *set, int json, size_
     }
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
-    sts_jsonw_obj_begin(j);
-    json_totals(j, h, set, &t);
-    sts_jsonw_key(j, "hosts");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < sts_hosts_count(h); i++)
-        json_host(j, h, i);
-    sts_jsonw_arr_end(j);
-    json_names(j, h, top == SIZE_MAX ? 0 : top);
-    json_lanes_procs(j, h);
-    sts_jsonw_key(j, "clamped"), sts_jsonw_u64(j, t.clamped);
-    sts_jsonw_key(j, "overlaps"), sts_jsonw_u64(j, t.overlaps);
-    json_overlaps(j, h);
-    sts_jsonw_obj_end(j);
+    sts_error err = STS_ERROR_INIT;
+    if (sts_hosts_write_analyze_json(j, h, sts_hostset_run(set), top == SIZE_MAX ? 0 : top, &err) != STS_OK) {
+        sts_jsonw_free(j);
+        return cli_report("analyze", &err);
+    }
     return cli_json_finish("analyze", j);
 }

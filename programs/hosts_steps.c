@@ -174,155 +174,15 @@ static void print_hosts(const sts_hosts *h, const sts_alignment *a)
     }
 }
 
-/* ---- JSON -------------------------------------------------------------------------------- */
-
-static void json_by(sts_jsonw *j, const sts_hosts *h, const sts_aligned_step *s)
+static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alignment *a)
 {
-    sts_jsonw_key(j, "by");
-    if (s->by.kind == STS_CAUSE_NONE) {
-        sts_jsonw_null(j);
-        return;
-    }
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "kind"), sts_jsonw_str(j, sts_cause_kind_name(s->by.kind));
-    sts_jsonw_key(j, "name"), sts_jsonw_str(j, s->by.name);
-    sts_jsonw_key(j, "ns"), sts_jsonw_i64(j, s->by.slow_ns);
-    sts_jsonw_key(j, "median_host"), sts_jsonw_str(j, host_name(h, s->median_host));
-    sts_jsonw_key(j, "median_host_ns"), sts_jsonw_i64(j, s->by.median_ns);
-    sts_jsonw_key(j, "excess_ns"), sts_jsonw_i64(j, s->by.slow_ns - s->by.median_ns);
-    sts_jsonw_obj_end(j);
-}
-
-static void json_host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host_step *s)
-{
-    size_t nch, nco;
-    const sts_host_child *ch = sts_hosts_step_children(h, i, &nch);
-    const sts_host_collective *co = sts_hosts_step_collectives(h, i, &nco);
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "step"), sts_jsonw_i64(j, s->step);
-    sts_jsonw_key(j, "ts_ns"), sts_jsonw_i64(j, s->ts_ns);
-    sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, s->dur_ns);
-    sts_jsonw_key(j, "children");
-    sts_jsonw_obj_begin(j);
-    for (uint32_t c = s->first_child; c < s->first_child + s->child_count; c++)
-        sts_jsonw_key(j, ch[c].name), sts_jsonw_i64(j, ch[c].total_ns);
-    sts_jsonw_obj_end(j);
-    sts_jsonw_key(j, "children_ns"), sts_jsonw_i64(j, s->children_ns);
-    sts_jsonw_key(j, "unattributed_ns"), sts_jsonw_i64(j, s->unattributed_ns);
-    sts_jsonw_key(j, "device");
-    if (s->device_busy_ns < 0) {
-        sts_jsonw_null(j);
-    } else {
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "busy_ns"), sts_jsonw_i64(j, s->device_busy_ns);
-        sts_jsonw_key(j, "collective_ns"), sts_jsonw_i64(j, s->collective_ns);
-        sts_jsonw_key(j, "collectives");
-        sts_jsonw_obj_begin(j);
-        for (uint32_t c = s->first_collective; c < s->first_collective + s->collective_count; c++)
-            sts_jsonw_key(j, co[c].kind), sts_jsonw_i64(j, co[c].ns);
-        sts_jsonw_obj_end(j);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_obj_end(j);
-}
-
-static void json_hosts(sts_jsonw *j, const sts_hosts *h, const sts_alignment *a)
-{
-    const sts_host_step_stats *hs = sts_alignment_hosts(a, NULL);
-    sts_jsonw_key(j, "hosts");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = 0; i < sts_hosts_count(h); i++) {
-        const sts_host_steps_info *si = sts_hosts_steps_info(h, i);
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "host"), sts_jsonw_str(j, host_name(h, (uint32_t)i));
-        sts_jsonw_key(j, "path"), sts_jsonw_str(j, sts_hosts_info(h, i)->path);
-        sts_jsonw_key(j, "rule"), sts_jsonw_str(j, sts_step_rule_name(si->rule));
-        sts_jsonw_key(j, "lane");
-        if (!si->pid) {
-            sts_jsonw_null(j);
-        } else {
-            sts_jsonw_obj_begin(j);
-            sts_jsonw_key(j, "pid"), sts_jsonw_str(j, si->pid);
-            sts_jsonw_key(j, "tid"), sts_jsonw_str(j, si->tid);
-            sts_jsonw_key(j, "process"), sts_jsonw_str(j, si->process);
-            sts_jsonw_key(j, "thread"), sts_jsonw_str(j, si->thread);
-            sts_jsonw_obj_end(j);
-        }
-        sts_jsonw_key(j, "device_lanes"), sts_jsonw_u64(j, si->device_lanes);
-        sts_jsonw_key(j, "duplicates"), sts_jsonw_u64(j, si->duplicates);
-        int any = hs[i].steps > 0;
-        sts_jsonw_key(j, "min_ns"), any ? sts_jsonw_i64(j, hs[i].min_ns) : sts_jsonw_null(j);
-        sts_jsonw_key(j, "median_ns"), any ? sts_jsonw_i64(j, hs[i].median_ns) : sts_jsonw_null(j);
-        sts_jsonw_key(j, "max_ns"), any ? sts_jsonw_i64(j, hs[i].max_ns) : sts_jsonw_null(j);
-        sts_jsonw_key(j, "total_ns"), sts_jsonw_i64(j, hs[i].total_ns);
-        sts_jsonw_key(j, "slowest"), sts_jsonw_u64(j, hs[i].slowest);
-        sts_jsonw_key(j, "stragglers"), sts_jsonw_u64(j, hs[i].stragglers);
-        size_t n;
-        const sts_host_step *st = sts_hosts_steps(h, i, &n);
-        sts_jsonw_key(j, "steps");
-        sts_jsonw_arr_begin(j);
-        for (size_t k = 0; k < n; k++)
-            json_host_step(j, h, i, &st[k]);
-        sts_jsonw_arr_end(j);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static void json_steps(sts_jsonw *j, const sts_hosts *h, const sts_aligned_step *s, size_t n)
-{
-    sts_jsonw_key(j, "steps");
-    sts_jsonw_arr_begin(j);
-    for (size_t k = 0; k < n; k++) {
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "step"), sts_jsonw_i64(j, s[k].step);
-        sts_jsonw_key(j, "hosts"), sts_jsonw_u64(j, s[k].hosts);
-        sts_jsonw_key(j, "min_ns"), sts_jsonw_i64(j, s[k].min_ns);
-        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, s[k].median_ns);
-        sts_jsonw_key(j, "max_ns"), sts_jsonw_i64(j, s[k].max_ns);
-        sts_jsonw_key(j, "spread_ns"), sts_jsonw_i64(j, s[k].max_ns - s[k].min_ns);
-        sts_jsonw_key(j, "max_over_median");
-        if (s[k].median_ns > 0)
-            sts_jsonw_f64(j, (double)s[k].max_ns / (double)s[k].median_ns);
-        else
-            sts_jsonw_null(j);
-        sts_jsonw_key(j, "slowest"), sts_jsonw_str(j, host_name(h, s[k].slowest));
-        sts_jsonw_key(j, "median_host"), sts_jsonw_str(j, host_name(h, s[k].median_host));
-        sts_jsonw_key(j, "straggler"), sts_jsonw_bool(j, s[k].straggler);
-        json_by(j, h, &s[k]);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-    sts_jsonw_key(j, "stragglers");
-    sts_jsonw_arr_begin(j);
-    for (size_t k = 0; k < n; k++) {
-        if (!s[k].straggler) continue;
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_key(j, "step"), sts_jsonw_i64(j, s[k].step);
-        sts_jsonw_key(j, "host"), sts_jsonw_str(j, host_name(h, s[k].slowest));
-        sts_jsonw_key(j, "dur_ns"), sts_jsonw_i64(j, s[k].max_ns);
-        sts_jsonw_key(j, "median_ns"), sts_jsonw_i64(j, s[k].median_ns);
-        json_by(j, h, &s[k]);
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
-static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alignment *a, double ratio)
-{
-    size_t n;
-    const sts_aligned_step *s = sts_alignment_steps(a, &n);
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
-    sts_jsonw_obj_begin(j);
-    sts_jsonw_key(j, "hosts_count"), sts_jsonw_u64(j, sts_hosts_count(h));
-    sts_jsonw_key(j, "run"), sts_jsonw_str(j, sts_hostset_run(set));
-    sts_jsonw_key(j, "rule"), sts_jsonw_str(j, sts_step_rule_name(sts_alignment_rule(a)));
-    sts_jsonw_key(j, "rule_mismatches"), sts_jsonw_u64(j, sts_alignment_rule_mismatches(a));
-    sts_jsonw_key(j, "straggler_ratio"), sts_jsonw_f64(j, ratio);
-    json_hosts(j, h, a);
-    json_steps(j, h, s, n);
-    sts_jsonw_obj_end(j);
+    sts_error err = STS_ERROR_INIT;
+    if (sts_hosts_write_steps_json(j, h, a, sts_hostset_run(set), &err) != STS_OK) {
+        sts_jsonw_free(j);
+        return cli_report("steps", &err);
+    }
     return cli_json_finish("steps", j);
 }
 
@@ -349,7 +209,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
     if (n == 0) {
         rc = no_steps(h);
     } else if (json) {
-        rc = print_json(h, set, a, ratio);
+        rc = print_json(h, set, a);
     } else {
         print_rules(h, a);
         print_aligned(h, s, n);

@@ -54,10 +54,11 @@ static void print_warnings(const char *cmd, const sts_timeline *tl)
 }
 
 /* What a command keeps when --args is not given: slices shows the args it keeps, so it
- * keeps the known ones; the analyses keep only what they read, which on a Kineto trace
- * is a third of the memory a read holds. */
+ * keeps the known ones; cut writes a trace, so it keeps them all; the analyses keep
+ * only what they read, which on a Kineto trace is a third of the memory a read holds. */
 static sts_args_mode default_args(const char *cmd)
 {
+    if (strcmp(cmd, "cut") == 0) return STS_ARGS_ALL;
     return strcmp(cmd, "slices") == 0 ? STS_ARGS_KNOWN : STS_ARGS_ANALYSIS;
 }
 
@@ -86,7 +87,8 @@ static int args_mode(const char *cmd, const char *text, sts_args_mode *mode)
 
 int tc_keep_options(const char *cmd, const char *args, sts_open_options *opt)
 {
-    opt->flows = STS_FLOWS_COUNT; /* the trace commands count flows; none reads them */
+    /* The trace commands count flows; only cut, which writes them, keeps them. */
+    opt->flows = strcmp(cmd, "cut") == 0 ? STS_FLOWS_KEEP : STS_FLOWS_COUNT;
     return args_mode(cmd, args, &opt->args);
 }
 
@@ -172,4 +174,43 @@ void tc_cell(FILE *f, const char *s, int width, int left)
     if (!left) fprintf(f, "%*s", width - w, "");
     put_printable(f, s, strlen(s));
     if (left) fprintf(f, "%*s", width - w, "");
+}
+
+void tc_print_phases(const uint64_t *by_phase)
+{
+    int first = 1;
+    for (int c = 0; c < 128; c++) {
+        if (!by_phase[c]) continue;
+        if (c > 32 && c < 127)
+            printf("%s%c %" PRIu64, first ? " (" : ", ", c, by_phase[c]);
+        else
+            printf("%s0x%02x %" PRIu64, first ? " (" : ", ", c, by_phase[c]);
+        first = 0;
+    }
+    printf("%s\n", first ? "" : ")");
+}
+
+void tc_busy_row(const char *const *cells, const int *widths, size_t ncells, const sts_busy *b)
+{
+    for (size_t c = 0; c < ncells; c++) {
+        printf("  ");
+        tc_cell(stdout, cells[c], widths[c], 1);
+    }
+    if (!b) {
+        printf("  %9s %11s %11s %6s\n", "slices", "busy", "span", "busy%");
+        return;
+    }
+    char u[32], sp[32];
+    sts_fmt_duration((double)(b->union_ns), u, sizeof u);
+    sts_fmt_duration((double)(b->span_ns), sp, sizeof sp);
+    printf("  %9" PRIu64 " %*s %*s %5.1f%%\n", b->slices, sts_fmt_field(u, 11), u, sts_fmt_field(sp, 11), sp,
+           b->span_ns ? 100.0 * (double)b->union_ns / (double)b->span_ns : 0.0);
+}
+
+void tc_fit_widths(const char *const *cells, const int *caps, int *widths, size_t ncells)
+{
+    for (size_t c = 0; c < ncells; c++) {
+        int w = tc_width(cells[c], caps[c]);
+        if (w > widths[c]) widths[c] = w;
+    }
 }

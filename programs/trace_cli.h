@@ -28,18 +28,18 @@ typedef struct tc_read_opts {
     {                                                                                                      \
         "run", CLI_STRING, &(var), "NAME", "in a profile directory, the run to read (default: the latest)" \
     }
-#define TC_ARGS_OPT(var)                                                                                           \
-    {                                                                                                              \
-        "args", CLI_STRING, &(var), "MODE",                                                                        \
-            "event args to keep: analysis (the default of analyze and steps: the keys they read, step_num, "       \
-            "hlo_op and hlo_module), known (the default of slices: the keys stepscope uses, ids and correlations " \
-            "too), all (every arg; XSpace events also keep their full name as long_name), none"                    \
+#define TC_ARGS_OPT(var)                                                                                            \
+    {                                                                                                               \
+        "args", CLI_STRING, &(var), "MODE",                                                                         \
+            "event args to keep: analysis (the default of analyze and steps: the keys they read, step_num, "        \
+            "hlo_op and hlo_module), known (the default of slices: the keys stepscope uses, ids and correlations "  \
+            "too), all (the default of cut: every arg; XSpace events also keep their full name as long_name), none" \
     }
 
 /* What a trace command keeps of what it reads, into opt: the args an --args value names
- * (NULL: the command's default, known for slices and analysis for the others), and
- * flow events counted, not kept, since no command reads them. Returns CLI_OK, or
- * prints the usage error and returns CLI_USAGE. */
+ * (NULL: the command's default, known for slices, all for cut and analysis for the
+ * others), and flow events counted, not kept, since only cut (which keeps them) reads
+ * them. Returns CLI_OK, or prints the usage error and returns CLI_USAGE. */
 int tc_keep_options(const char *cmd, const char *args, sts_open_options *opt);
 
 /* Opens `path` (a file, "-", or a profile directory at any level; `run` picks a run,
@@ -59,5 +59,16 @@ void tc_cell(FILE *f, const char *s, int width, int left);
 
 /* Display width of s in characters (UTF-8 aware), capped at `cap`. */
 int tc_width(const char *s, int cap);
+
+/* Prints events by phase, " (X 12, B 3)", and the newline ending the line. */
+void tc_print_phases(const uint64_t *by_phase);
+
+/* One row of a busy-time table (analyze's lanes, processes, hosts): the label cells,
+ * each in its width, then slices, busy, span and busy%. A NULL `b` prints the header,
+ * `cells` being the column titles. */
+void tc_busy_row(const char *const *cells, const int *widths, size_t ncells, const sts_busy *b);
+
+/* Widens widths[] to fit cells (each capped at caps[]). */
+void tc_fit_widths(const char *const *cells, const int *caps, int *widths, size_t ncells);
 
 #endif

@@ -21,9 +21,10 @@ LIB = "c/lib"
 INCLUDE = "c/include"
 
 # The modules of libstepscope the binding may reach (docs/ARCHITECTURE.md): readers and
-# the model for traces, analyze for names, lanes and steps, bench for the harness,
-# ledger (and its log parsers) for compile logs. Not device, trace, write or report.
-MODULES = ["base", "model", "read", "analyze", "bench", "ledger", "logparse"]
+# the model for traces, analyze for names, lanes and steps, hosts for several hosts of
+# one run, bench for the harness, ledger (and its log parsers) for compile logs. Not
+# device, trace, write or report.
+MODULES = ["base", "model", "read", "analyze", "hosts", "bench", "ledger", "logparse"]
 LIMITED_API = 0x03090000
 
 

@@ -346,6 +346,79 @@ const uint32_t *sts_steps_suggestions(const sts_steps *s, size_t *n);
  * ProfilerStep#N"; "no steps found" for STS_STEP_RULE_NONE). Static string. */
 const char *sts_step_rule_description(sts_step_rule rule);
 
+/* ---- what `analyze` computes, in one call ---------------------------------------
+ * One scoped analysis of a timeline: the names ranked by self time, the busy time of
+ * every lane and process and of everything kept, both display orders, and the
+ * timeline's overlaps grouped by (name, overrun name). What `stepscope analyze` prints
+ * and what the Python binding's Trace.analyze() returns, computed here once for both. */
+
+/* The step number an analysis was not windowed to (sts_analysis_options.window_step). */
+#define STS_NO_STEP INT64_MIN
+
+typedef struct sts_analysis_options {
+    /* Threads the analysis may use: 0 one per core, 1 only the calling thread (the
+     * library caps it at 64). Names are ranked on parts of the lanes side by side once
+     * there are enough slices to pay for the threads, and the busy times are computed
+     * on a thread of their own meanwhile. The result is the same for every value. */
+    unsigned jobs;
+    /* What the scope's lanes were chosen by, kept for the document's "scope": the
+     * pattern (as sts_lanes_matching() takes it), NULL when the lanes were not chosen;
+     * and the step number whose window the scope holds, STS_NO_STEP when none. */
+    const char *lane_pattern;
+    int64_t window_step;
+} sts_analysis_options;
+/* clang-format off */
+#define STS_ANALYSIS_OPTIONS_INIT { 0, NULL, STS_NO_STEP }
+/* clang-format on */
+
+/* A group of overlaps (sts_timeline_overlaps()) with one pair of names: JAX's Python
+ * tracer repeats one pattern per step, which a flat list would repeat once per step. */
+typedef struct sts_overlap_group {
+    uint32_t name, parent;  /* string ids: the overrunning slice's name and the overrun one's */
+    uint32_t lane;          /* the lane of the group's first overlap */
+    uint64_t count;         /* overlaps in the group */
+    int64_t min_ns, max_ns; /* of their overrun_ns */
+    uint32_t first;         /* index of the group's first overlap in sts_timeline_overlaps() */
+} sts_overlap_group;
+
+typedef struct sts_analysis sts_analysis;
+
+/* Analyzes what `scope` keeps (NULL: everything; scope->jobs is ignored, opt->jobs
+ * says the threads) as sts_name_summaries_in() and sts_busy_each() define it, with the
+ * display orders and overlap groups. `opt` NULL: STS_ANALYSIS_OPTIONS_INIT. Errors as
+ * sts_name_summaries_in()'s (a lane out of range or an invalid name regex is
+ * STS_ERR_INVALID_ARG), and STS_ERR_NOMEM. On success *out is a new handle that reads
+ * `tl`, which must outlive it; free it with sts_analysis_free(). */
+sts_status sts_analysis_run(const sts_timeline *tl, const sts_scope *scope, const sts_analysis_options *opt,
+                            sts_analysis **out, sts_error *err);
+
+/* Frees the handle; NULL is a no-op. */
+void sts_analysis_free(sts_analysis *a);
+
+/* The timeline analyzed, and the scope and options the handle keeps copies of
+ * (scope->lanes and opt->lane_pattern are the handle's own; scope->lanes is NULL when
+ * every lane was kept). */
+const sts_timeline *sts_analysis_timeline(const sts_analysis *a);
+const sts_scope *sts_analysis_scope(const sts_analysis *a);
+const sts_analysis_options *sts_analysis_get_options(const sts_analysis *a);
+/* Non-zero when the scope narrows anything: lanes, a name or a window. */
+int sts_analysis_scoped(const sts_analysis *a);
+
+/* The ranked rows (sts_name_summaries_in()'s, in its order); owned by the handle. */
+const sts_name_summary *sts_analysis_names(const sts_analysis *a, size_t *n);
+/* Busy time per lane and per process, by index (sts_busy_each()'s per_lane and
+ * per_process: zeros for what the scope leaves out), and over everything kept. */
+const sts_busy *sts_analysis_lane_busy(const sts_analysis *a, size_t *n);
+const sts_busy *sts_analysis_process_busy(const sts_analysis *a, size_t *n);
+const sts_busy *sts_analysis_busy(const sts_analysis *a);
+/* Lane and process indices in display order (sts_lane_display_order(),
+ * sts_process_display_order()). */
+const uint32_t *sts_analysis_lane_order(const sts_analysis *a, size_t *n);
+const uint32_t *sts_analysis_process_order(const sts_analysis *a, size_t *n);
+/* The timeline's overlaps by (name, overrun name): the largest groups first, then in
+ * order of their first overlap. Overlaps are the timeline's, whatever the scope. */
+const sts_overlap_group *sts_analysis_overlap_groups(const sts_analysis *a, size_t *n);
+
 /* ---- JSON documents ----------------------------------------------------------
  * What `stepscope analyze --json` and `stepscope steps --json` print (schemas in
  * docs/json-schemas.md), written through a caller's sts_jsonw so the CLI, the Python
@@ -357,36 +430,27 @@ const char *sts_step_rule_description(sts_step_rule rule);
  * into the object open on `w`. */
 void sts_busy_write_json(sts_jsonw *w, const sts_busy *b);
 
+/* Writes an events-by-phase object (`by_phase`: the count of each phase character
+ * that occurred, in character order) as one value. */
+void sts_phases_write_json(sts_jsonw *w, const uint64_t by_phase[128]);
+
 /* Writes `analyze --json`'s "trace" object as one value (the caller writes its key,
  * if any): what sts_timeline_get_info() holds, the counts of the timeline's tables,
  * and `busy_ns`, the busy time to report (sts_busy_each()'s all.union_ns for the
  * scope analyzed; the union over every lane when nothing is scoped). */
 void sts_timeline_info_write_json(sts_jsonw *w, const sts_timeline *tl, int64_t busy_ns);
 
-/* The results of one scoped analysis, as sts_analysis_write_json() reads them. The
- * arrays stay the caller's. */
-typedef struct sts_analysis_results {
-    const sts_scope *scope;        /* the scope they were computed for; NULL: everything */
-    const sts_name_summary *names; /* sts_name_summaries_in()'s rows, in its order */
-    size_t nnames;
-    size_t top;                   /* write only the first `top` names; 0: all */
-    const sts_busy *lane_busy;    /* sts_busy_each()'s per_lane (every lane) */
-    const sts_busy *process_busy; /* sts_busy_each()'s per_process (every process) */
-} sts_analysis_results;
-/* clang-format off */
-#define STS_ANALYSIS_RESULTS_INIT { NULL, NULL, 0, 0, NULL, NULL }
-/* clang-format on */
+/* The overlaps `analyze --json` lists in "overlap_list" unless told to list all. */
+#define STS_ANALYSIS_JSON_OVERLAPS 100
 
-/* Writes the members "names", "lanes" and "processes" of `analyze --json` into the
- * object open on `w`. Names in the results' order, the grouping arg ("by", and for
- * hlo_op rows "hlo_module", null when unknown) on grouped rows. Lanes in display
- * order with their track count and busy time: where the scope keeps some lanes, the
- * lanes it leaves out are not listed (kept ones are, busy or not). Processes in
- * display order (sts_process_display_order()), those without a busy lane left out
- * where the scope keeps some lanes. Allocates the display orders: STS_ERR_NOMEM with
- * nothing written when that fails; lane_busy or process_busy NULL is
- * STS_ERR_INVALID_ARG. */
-sts_status sts_analysis_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_analysis_results *r, sts_error *err);
+/* Writes `analyze --json`'s document as one value: "trace" (with the busy time of the
+ * scope), "scope", "names" (the first `top`; 0: all), "lanes" and "processes" in
+ * display order, "clamped", "overlaps", "overlap_list" (the first `overlaps` of the
+ * timeline's overlaps; 0: all) and "overlap_groups". Names carry the grouping arg
+ * ("by", and for hlo_op rows "hlo_module", null when unknown) on grouped rows. Where
+ * the scope keeps some lanes, the lanes it leaves out are not listed (kept ones are,
+ * busy or not), nor the processes without a busy lane. */
+sts_status sts_analysis_write_json(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, sts_error *err);
 
 /* Writes `steps --json`'s document as one value: the rule, the steps' lane, each step
  * with its children, windows and partial flags, the children and window lanes across

@@ -238,6 +238,82 @@ void sts_bench_print(FILE *f, const sts_bench_result *r);
 /* Prints the environment in a few lines. */
 void sts_bench_env_print(FILE *f, const sts_bench_env *env);
 
+/* ---------------------------------------------------------------- reading a report back */
+
+/* A series of samples as a bench document holds them (seconds). */
+typedef struct sts_bench_series {
+    const double *s;  /* seconds; NAN for a sample given as null (not measured) */
+    const size_t *at; /* each sample's byte offset in the document */
+    size_t n;
+    size_t measured; /* samples that are numbers */
+    int given;       /* the member is present and not null */
+    int scalar;      /* it is one number, not an array (n is then 1; dispatch_only_seconds only) */
+    size_t offset;   /* the member's byte offset */
+} sts_bench_series;
+
+/* A member of a run or of the environment, for showing as a fact. */
+typedef struct sts_bench_fact {
+    const char *key;
+    const char *text;   /* a scalar or a flat array of at most 16 scalars as text ("[64, 32]", "float32",
+                           "2e-05", "true"; numbers as %.6g); NULL for null, objects and other arrays */
+    const char *string; /* the value when it is a string, else NULL */
+    double number;      /* the value when it is a number, else NAN */
+    int array, object;
+} sts_bench_fact;
+
+/* The members of the workload contract, which must agree for two runs to time the same
+ * work: input_shape, weight_shape, output_shape, dtype, boundary, device. */
+#define STS_BENCH_CONTRACT_KEYS 6
+extern const char *const sts_bench_contract_key[STS_BENCH_CONTRACT_KEYS];
+
+/* One benchmarked workload of a document: an object holding "warm_samples_seconds". */
+typedef struct sts_bench_run_doc {
+    const char *member;                            /* the key holding it ("rows96" under "variants"); NULL at the top
+                                                      level or in an array */
+    const char *name, *label, *workload, *kernel;  /* string members; NULL when absent or not strings */
+    const char *contract[STS_BENCH_CONTRACT_KEYS]; /* exact text for comparing (numbers to 17 digits, a flat
+                                                      array "[64, 32]", nested "..."); NULL when absent */
+    double first_call_s, warm_median_s, dispatch_median_s; /* NAN when absent or null */
+    sts_bench_series warm, device, dispatch;               /* warm_samples_, device_samples_, dispatch_only_seconds */
+    int checked, passed;         /* check.checked and check.passed: 1, 0, or -1 when absent or not booleans */
+    const char *reference;       /* check.reference; NULL */
+    int unstable;                /* 1, 0, or -1 when absent or not a boolean */
+    const sts_bench_fact *facts; /* every member, in document order (repeated keys kept) */
+    size_t nfacts;
+    const char *const *warnings; /* the items of "warnings", NULL for those not strings */
+    size_t nwarnings;
+    size_t offset;
+} sts_bench_run_doc;
+
+typedef struct sts_bench_doc {
+    const sts_bench_run_doc *runs; /* in document order, depth first */
+    size_t nruns;
+    int has_env;               /* "environment" is an object: */
+    const sts_bench_fact *env; /* its members */
+    size_t nenv;
+    const char *opencl_device, *opencl_type, *opencl_driver; /* its "opencl" strings; NULL */
+    struct sts_bench_doc_mem *mem;                           /* the document's memory (internal) */
+} sts_bench_doc;
+
+/* The most runs a document may hold. */
+#define STS_BENCH_DOC_MAX_RUNS 256
+
+/* Reads a bench result (sts_bench_write_json()'s document, stepscope.bench/1, or any
+ * JSON whose objects holding "warm_samples_seconds" are runs, at most 8 levels deep:
+ * the Python package's and hand-made ones). Samples must be non-negative numbers of
+ * seconds or null, at most 2^52 ns. `name` (a file name) begins every message. Errors:
+ * STS_ERR_PARSE for malformed JSON (the byte named), STS_ERR_FORMAT for a document
+ * that is not a bench result or a member of the wrong type, STS_ERR_RANGE for a time
+ * beyond 2^52 ns, STS_ERR_LIMIT for more than STS_BENCH_DOC_MAX_RUNS runs. On success
+ * *out is a new document (free with sts_bench_doc_free()). */
+sts_status sts_bench_read_json(const char *text, size_t len, const char *name, sts_bench_doc **out, sts_error *err);
+
+/* Frees the document; NULL is a no-op. */
+void sts_bench_doc_free(sts_bench_doc *d);
+
+/* The last fact of `run` (or of the environment, with `env`) named `key`; NULL. */
+const sts_bench_fact *sts_bench_fact_get(const sts_bench_fact *facts, size_t n, const char *key);
+
 /* ---------------------------------------------------------------- lesson 1 workloads */
 
 typedef enum sts_workload_kind {

@@ -221,6 +221,19 @@ int sts_diff_exit_status(const sts_diff *d);
  * writing fails. */
 sts_status sts_diff_write_json(const sts_diff *d, FILE *f, sts_error *err);
 
+/* Reads a diff that sts_diff_write_json() wrote (stepscope.diff/1) back into a diff:
+ * every row with its samples (when written) and statistics, the notes and the judged
+ * predictions, so that sts_diff_write_json() writes the same bytes again (an interval
+ * the writer gave as null where unbounded is read back as infinite). `name` (a file
+ * name) begins every message. STS_ERR_PARSE for malformed JSON (the byte named),
+ * STS_ERR_FORMAT for a document that is not a diff or a member of the wrong type. On
+ * success *out is a new diff; free it with sts_diff_free(). */
+sts_status sts_diff_read_json(const char *text, size_t len, const char *name, sts_diff **out, sts_error *err);
+
+/* Two traces' diff: the steps run `which` (0 BASE, 1 NEW) was cut into, and their
+ * name and rule (NULL, and 0 steps, without steps or for other kinds). */
+size_t sts_diff_run_steps(const sts_diff *d, int which, const char **step_name, const char **rule);
+
 /* Prints the diff for people: the rows (at most `top` of the interval-name rows, 0 = all)
  * then the predictions. */
 void sts_diff_print(const sts_diff *d, FILE *f, size_t top);

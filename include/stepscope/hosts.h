@@ -315,6 +315,46 @@ const sts_host_step_stats *sts_alignment_hosts(const sts_alignment *a, size_t *n
 size_t sts_alignment_rule_mismatches(const sts_alignment *a);
 /* The most common rule among hosts with steps. */
 sts_step_rule sts_alignment_rule(const sts_alignment *a);
+/* The straggler ratio the steps were aligned with. */
+double sts_alignment_ratio(const sts_alignment *a);
+
+/* ---- what the hosts add up to, and their documents ---------------------------------- */
+
+/* The hosts' facts together, for analyze's header: counts and bytes summed over hosts,
+ * `compressed`, `truncated` and `fine` (1 ns resolution) counting hosts, `busy` and
+ * `span` each host's busy union and busy span summed, `longest` the host (record
+ * index) whose trace spans the longest (ts_max - ts_min; ties, the first). */
+typedef struct sts_hosts_totals {
+    uint64_t bytes, events, by_phase[128], skipped, rejected, clamped, overlaps, unmatched_end, unclosed_begin;
+    uint64_t processes, lanes, slices, instants, counters, asyncs, flows, args, warnings;
+    uint64_t compressed, truncated, fine;
+    int64_t busy, span;
+    size_t longest;
+} sts_hosts_totals;
+
+void sts_hosts_add_up(const sts_hosts *h, sts_hosts_totals *out);
+
+/* The hosts' formats as text into out (cap bytes, cut to fit): "xplane" when every host
+ * has one format, else each format with its host count in order of first appearance,
+ * "xplane (12), chrome-json (4)". */
+void sts_hosts_formats(const sts_hosts *h, char *out, size_t cap);
+
+/* Writes `analyze --json`'s document for several hosts as one value (keys in
+ * docs/hosts.md): "trace" (the totals, `run` the hostset's run or null), "hosts" (each
+ * host's facts and kept warnings), "names" over every host (the first `top`; 0: all;
+ * needs sts_hosts_finish()), each host's "lanes" and "processes", "clamped",
+ * "overlaps" and each host's kept overlaps in "overlap_list". Needs records read with
+ * STS_HOSTS_FACTS | STS_HOSTS_NAMES. Allocates nothing; returns STS_OK. */
+sts_status sts_hosts_write_analyze_json(sts_jsonw *w, const sts_hosts *h, const char *run, size_t top, sts_error *err);
+
+/* Writes `steps --json`'s document for several hosts as one value (keys in
+ * docs/hosts.md): the hosts' common rule, each host's steps with their children and
+ * device time and its statistics over the aligned steps, every step number across the
+ * hosts with its spread, slowest host and cause, and the stragglers. `a` is
+ * sts_hosts_align()'s of `h`; `run` the hostset's run (NULL: null). An alignment of no
+ * steps is STS_ERR_INVALID_ARG with nothing written. */
+sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
+                                      sts_error *err);
 
 /* ---- device lanes and collectives ---------------------------------------------------- */
 

@@ -66,6 +66,16 @@ void sts_jsonw_f64(sts_jsonw *w, double v);
 void sts_jsonw_bool(sts_jsonw *w, int v);
 void sts_jsonw_null(sts_jsonw *w);
 
+/* A member of the object open on `w` in one call: its key, then its value (as the
+ * value functions above write it: a NULL string is null). The one way to write a key
+ * and a scalar; sts_jsonw_key() stays for a key whose value is a container. */
+void sts_jsonw_kv_str(sts_jsonw *w, const char *key, const char *s);
+void sts_jsonw_kv_i64(sts_jsonw *w, const char *key, int64_t v);
+void sts_jsonw_kv_u64(sts_jsonw *w, const char *key, uint64_t v);
+void sts_jsonw_kv_f64(sts_jsonw *w, const char *key, double v);
+void sts_jsonw_kv_bool(sts_jsonw *w, const char *key, int v);
+void sts_jsonw_kv_null(sts_jsonw *w, const char *key);
+
 /* Writes `json`, which the caller guarantees is one valid JSON value, as it is. */
 void sts_jsonw_raw(sts_jsonw *w, const char *json);
 

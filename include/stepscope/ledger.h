@@ -23,6 +23,7 @@
 #ifndef STEPSCOPE_LEDGER_H
 #define STEPSCOPE_LEDGER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -288,6 +289,75 @@ sts_status sts_ledger_write_csv(sts_ledger *l, FILE *f, sts_error *err);
 /* Writes a human-readable summary: per-function table, reasons, churn, host syncs,
  * warnings. Finalizes. */
 sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err);
+
+/* ---- reading a ledger document back ----------------------------------------------- */
+
+/* What `stepscope diff` and `stepscope report` read of a ledger document
+ * (sts_ledger_write_json()'s, stepscope.ledger/1, or one written by hand or by another
+ * tool with the same members). Counts and times are -1 where the document gives null
+ * or nothing; strings NULL. Pointers are owned by the document. */
+typedef struct sts_ledger_doc_fn {
+    const char *name;
+    const char *site;    /* "site": where it is defined, when given apart from the name */
+    const char *unknown; /* why calls and hits are unknown */
+    int hits_unknown;    /* "hits" is null: the input records no reuse (a compile log) */
+    int64_t compiles, specializations, traces, compile_ns;
+    size_t offset;
+} sts_ledger_doc_fn;
+
+typedef struct sts_ledger_doc_row {
+    const char *function, *site, *label;
+    int64_t traces, compiles, compile_ns;
+    size_t offset;
+} sts_ledger_doc_row;
+
+typedef struct sts_ledger_doc_sync {
+    const char *scope;
+    int64_t wait_ns;
+} sts_ledger_doc_sync;
+
+typedef struct sts_ledger_doc_scope {
+    const char *scope;
+    int64_t count, total_ns;
+} sts_ledger_doc_scope;
+
+/* What a document says of host syncs. */
+typedef enum sts_ledger_doc_syncs {
+    STS_LEDGER_DOC_SYNCS_ABSENT = 0, /* no "host_syncs" */
+    STS_LEDGER_DOC_SYNCS_UNKNOWN,    /* "host_syncs": null (see syncs_unknown) */
+    STS_LEDGER_DOC_SYNCS_KNOWN       /* an object of events and scopes */
+} sts_ledger_doc_syncs;
+
+typedef struct sts_ledger_doc {
+    const char *schema;
+    int has_functions, has_rows; /* the arrays are present */
+    const sts_ledger_doc_fn *functions;
+    size_t nfunctions;
+    const sts_ledger_doc_row *rows;
+    size_t nrows;
+    sts_ledger_doc_syncs syncs;
+    const char *syncs_unknown; /* "host_syncs_unknown" */
+    const sts_ledger_doc_sync *sync_events;
+    size_t nsync_events;
+    const sts_ledger_doc_scope *scopes;
+    size_t nscopes;
+    const char *const *churn; /* each churn diagnosis's "message" (NULL where not a string) */
+    size_t nchurn;
+    size_t nwarnings;
+    struct sts_ledger_doc_mem *mem; /* the document's memory (internal) */
+} sts_ledger_doc;
+
+/* Reads a ledger document: an object with a "functions" or a "rows" array (or both).
+ * Counts must be whole numbers >= 0, times non-negative numbers of ns (at most 2^52),
+ * each either null. `name` (a file name) begins every message. Errors: STS_ERR_PARSE
+ * for malformed JSON (the byte named), STS_ERR_FORMAT for a document that is not a
+ * ledger or a member of the wrong type ("NAME: byte N: ..."), STS_ERR_RANGE for a time
+ * beyond 2^52 ns. On success *out is a new document (free with
+ * sts_ledger_doc_free()). */
+sts_status sts_ledger_read_json(const char *text, size_t len, const char *name, sts_ledger_doc **out, sts_error *err);
+
+/* Frees the document; NULL is a no-op. */
+void sts_ledger_doc_free(sts_ledger_doc *d);
 
 #ifdef __cplusplus
 }

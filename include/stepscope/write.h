@@ -80,6 +80,76 @@ sts_status sts_write_xplane(const sts_timeline *tl, const char *path, const sts_
 sts_status sts_write_profile_dir(const sts_timeline *tl, const char *dir, const sts_write_options *opts,
                                  char **out_run_path, sts_error *err);
 
+/* ---- a cut: part of a trace, as a trace (docs/cut.md) --------------------------- */
+
+/* What sts_write_chrome_json_cut() keeps. */
+typedef struct sts_cut {
+    int64_t start_ns, end_ns; /* the window [start_ns, end_ns) on the trace's clock (as sts_slice.ts); start < end */
+    const uint32_t *lanes;    /* the lanes kept (indices into sts_timeline_lanes()); NULL: every lane */
+    size_t nlanes;
+    /* NULL: every slice. Else the slices with this name (or, when no slice has exactly
+     * that name, whose name matches it as a POSIX extended regex) and every slice that
+     * lies inside one of them (stepscope/analyze.h's definition, on the cut slices). */
+    const char *name;
+    int64_t min_dur_ns; /* leave out slices shorter than this in the whole trace (instants are kept); 0: none */
+    const char *source; /* named in the cut's description event; NULL: the timeline's info.path */
+} sts_cut;
+/* clang-format off */
+#define STS_CUT_INIT { 0, 0, NULL, 0, NULL, 0, NULL }
+/* clang-format on */
+
+/* What a cut wrote. */
+typedef struct sts_cut_stats {
+    uint64_t slices;         /* slices written: complete, instants and async slices */
+    uint64_t cut_start;      /* of them, cut at the window's start */
+    uint64_t cut_end;        /* of them, cut at the window's end (a slice cut at both counts in each) */
+    uint64_t instants;       /* of them, instants (thread, process and global) */
+    uint64_t async_slices;   /* of them, async slices (b/e pairs and n instants) */
+    uint64_t short_left_out; /* slices in the window left out by min_dur_ns */
+    uint64_t flows;          /* flows written, each with all its events */
+    uint64_t flow_events;    /* their events */
+    uint64_t flows_left_out; /* flows with an event in the window left out (see below) */
+    uint64_t counters;       /* counter samples written, the values carried to the window's start included */
+    uint64_t lanes;          /* lanes holding a written slice */
+    uint64_t processes;      /* processes holding such a lane */
+    uint64_t events;         /* events written, metadata and the completion record included */
+} sts_cut_stats;
+
+/* Writes the part of `tl` that `cut` names as a Chrome trace JSON file (gzip when
+ * `path` ends in ".gz"), in the layout of sts_write_chrome_json(), so that
+ * `stepscope analyze` of the file equals `stepscope analyze --window` of the whole on
+ * the same lanes (with --name, `analyze --name` of the file equals `analyze --name
+ * --window`; min_dur_ns drops slices, so it is lossy by design). It keeps:
+ *   - the metadata (process and thread names and sort indexes) of the kept lanes and
+ *     of the processes holding them, and the trace's displayTimeUnit;
+ *   - every slice of a kept lane that overlaps the window (a zero-length one when its
+ *     instant lies in [start, end)), cut to it: a slice cut at an edge, or one from a
+ *     B that no E closed, carries the arg
+ *       "stepscope_cut": {"at": "start"|"end"|"both"|"none", "ts_ns": T, "dur_ns": D}
+ *     with T and D its start and duration in the whole trace (and "unclosed": true
+ *     for the unclosed B, whose D runs to the end of its lane's data, as the model
+ *     has it); a slice that already had a "stepscope_cut" arg gets the new one;
+ *     complete slices and B/E pairs are written as "X" events, instants as "i"
+ *     events of their scope, each lane's async slices as "b"/"e" pairs (and "n") with
+ *     one id per lane ("stepscope-cut-LANE"), since slices do not keep their ids;
+ *   - the flows all of whose events lie in the window, on kept lanes, bound to slices
+ *     the cut keeps (s, t and an f with "bp":"e" to the innermost slice open on its
+ *     thread's own track, another f to the next slice to start there);
+ *   - the counter samples in the window of the processes holding a kept lane, and each
+ *     series' last value before the window again at its start;
+ *   - an event {"ph":"M","name":"stepscope.cut","args":{...}} naming the source, the
+ *     window, the lane count, the name and min_dur_ns.
+ * Events are written lane by lane, each lane's slices in containment order.
+ * Memory: a bit per slice when the trace has flows, and one lane's kept slices at a
+ * time; nothing else grows with the trace. `opts` (gzip_level) may be NULL; `stats`
+ * may be NULL, else it is filled on success. Errors: STS_ERR_INVALID_ARG for an empty
+ * window, a lane out of range, a negative min_dur_ns or a name that is neither a
+ * slice's name nor a valid regex; STS_ERR_NOT_FOUND when nothing of the kept lanes
+ * lies in the window (nothing is written); the writer's errors otherwise, the
+ * destination left as it was. */
+sts_status sts_write_chrome_json_cut(const sts_timeline *tl, const sts_cut *cut, const char *path,
+                                     const sts_write_options *opts, sts_cut_stats *stats, sts_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,24 +1,22 @@
 /* `steps --json`'s document, one writer for the CLI and the Python binding. */
 #include "analyze/json_impl.h"
 
-#define K(j, key) sts_jsonw_key((j), (key))
-
 static void windows(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_step *x)
 {
     const sts_step_window *w = sts_steps_windows(s, NULL);
     const sts_window_name *wn = sts_steps_window_names(s, NULL);
-    K(j, "windows");
+    sts_jsonw_key(j, "windows");
     sts_jsonw_arr_begin(j);
     for (uint32_t i = x->first_window; i < x->first_window + x->window_count; i++) {
         sts_jsonw_obj_begin(j);
         sts_an_json_lane_fields(j, tl, w[i].lane);
-        K(j, "busy_ns"), sts_jsonw_i64(j, w[i].busy_ns);
-        K(j, "names");
+        sts_jsonw_kv_i64(j, "busy_ns", w[i].busy_ns);
+        sts_jsonw_key(j, "names");
         sts_jsonw_arr_begin(j);
         for (uint32_t m = w[i].first_name; m < w[i].first_name + w[i].name_count; m++) {
             sts_jsonw_obj_begin(j);
-            K(j, "name"), sts_jsonw_str(j, sts_timeline_string(tl, wn[m].name));
-            K(j, "ns"), sts_jsonw_i64(j, wn[m].ns);
+            sts_jsonw_kv_str(j, "name", sts_timeline_string(tl, wn[m].name));
+            sts_jsonw_kv_i64(j, "ns", wn[m].ns);
             sts_jsonw_obj_end(j);
         }
         sts_jsonw_arr_end(j);
@@ -29,8 +27,8 @@ static void windows(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, co
 
 static void partial(sts_jsonw *j, uint32_t f)
 {
-    K(j, "partial"), sts_jsonw_bool(j, (f & STS_STEP_PARTIAL) != 0);
-    K(j, "partial_reasons");
+    sts_jsonw_kv_bool(j, "partial", (f & STS_STEP_PARTIAL) != 0);
+    sts_jsonw_key(j, "partial_reasons");
     sts_jsonw_arr_begin(j);
     if (f & STS_STEP_UNCLOSED) sts_jsonw_str(j, "unclosed");
     if (f & STS_STEP_AT_TRACE_START) sts_jsonw_str(j, "at_trace_start");
@@ -41,15 +39,15 @@ static void partial(sts_jsonw *j, uint32_t f)
 /* A step's children by name: their time, then (a second object) their counts. */
 static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_child *ch, const sts_step *x)
 {
-    K(j, "children");
+    sts_jsonw_key(j, "children");
     sts_jsonw_obj_begin(j);
     for (uint32_t c = x->first_child; c < x->first_child + x->child_count; c++)
-        K(j, sts_timeline_string(tl, ch[c].name)), sts_jsonw_i64(j, ch[c].total_ns);
+        sts_jsonw_kv_i64(j, sts_timeline_string(tl, ch[c].name), ch[c].total_ns);
     sts_jsonw_obj_end(j);
-    K(j, "child_counts");
+    sts_jsonw_key(j, "child_counts");
     sts_jsonw_obj_begin(j);
     for (uint32_t c = x->first_child; c < x->first_child + x->child_count; c++)
-        K(j, sts_timeline_string(tl, ch[c].name)), sts_jsonw_u64(j, ch[c].count);
+        sts_jsonw_kv_u64(j, sts_timeline_string(tl, ch[c].name), ch[c].count);
     sts_jsonw_obj_end(j);
 }
 
@@ -58,20 +56,20 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
     const sts_step_child *ch = sts_steps_children(s, NULL);
-    K(j, "steps");
+    sts_jsonw_key(j, "steps");
     sts_jsonw_arr_begin(j);
     for (size_t k = 0; k < n; k++) {
         const sts_step *x = &st[k];
         sts_jsonw_obj_begin(j);
-        K(j, "name"), sts_jsonw_str(j, sts_timeline_string(tl, x->name));
-        K(j, "index"), sts_jsonw_i64(j, x->index);
-        K(j, "ts_ns"), sts_jsonw_i64(j, x->ts);
-        K(j, "dur_ns"), sts_jsonw_i64(j, x->dur);
+        sts_jsonw_kv_str(j, "name", sts_timeline_string(tl, x->name));
+        sts_jsonw_kv_i64(j, "index", x->index);
+        sts_jsonw_kv_i64(j, "ts_ns", x->ts);
+        sts_jsonw_kv_i64(j, "dur_ns", x->dur);
         partial(j, x->flags);
         children_of(j, tl, ch, x);
-        K(j, "children_ns"), sts_jsonw_i64(j, x->children_ns);
-        K(j, "unattributed_ns"), sts_jsonw_i64(j, x->unattributed_ns);
-        K(j, "naive_ns"), sts_jsonw_i64(j, x->naive_ns);
+        sts_jsonw_kv_i64(j, "children_ns", x->children_ns);
+        sts_jsonw_kv_i64(j, "unattributed_ns", x->unattributed_ns);
+        sts_jsonw_kv_i64(j, "naive_ns", x->naive_ns);
         windows(j, tl, s, x);
         sts_jsonw_obj_end(j);
     }
@@ -82,18 +80,18 @@ static void children(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
 {
     size_t n;
     const sts_step_child_stats *cs = sts_steps_child_stats(s, &n);
-    K(j, "children");
+    sts_jsonw_key(j, "children");
     sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < n; i++) {
         const sts_step_child_stats *c = &cs[i];
         sts_jsonw_obj_begin(j);
-        K(j, "name"), sts_jsonw_str(j, sts_timeline_string(tl, c->name));
-        K(j, "steps"), sts_jsonw_u64(j, c->steps);
-        K(j, "count"), sts_jsonw_u64(j, c->count);
-        K(j, "total_ns"), sts_jsonw_i64(j, c->total_ns);
-        K(j, "min_ns"), sts_jsonw_i64(j, c->min_ns);
-        K(j, "median_ns"), sts_jsonw_i64(j, c->median_ns);
-        K(j, "max_ns"), sts_jsonw_i64(j, c->max_ns);
+        sts_jsonw_kv_str(j, "name", sts_timeline_string(tl, c->name));
+        sts_jsonw_kv_u64(j, "steps", c->steps);
+        sts_jsonw_kv_u64(j, "count", c->count);
+        sts_jsonw_kv_i64(j, "total_ns", c->total_ns);
+        sts_jsonw_kv_i64(j, "min_ns", c->min_ns);
+        sts_jsonw_kv_i64(j, "median_ns", c->median_ns);
+        sts_jsonw_kv_i64(j, "max_ns", c->max_ns);
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -103,16 +101,16 @@ static void window_lanes(sts_jsonw *j, const sts_timeline *tl, const sts_steps *
 {
     size_t n;
     const sts_window_lane_stats *wl = sts_steps_window_lanes(s, &n);
-    K(j, "window_lanes");
+    sts_jsonw_key(j, "window_lanes");
     sts_jsonw_arr_begin(j);
     for (size_t i = 0; i < n; i++) {
         sts_jsonw_obj_begin(j);
         sts_an_json_lane_fields(j, tl, wl[i].lane);
-        K(j, "steps"), sts_jsonw_u64(j, wl[i].steps);
-        K(j, "total_ns"), sts_jsonw_i64(j, wl[i].total_ns);
-        K(j, "min_ns"), sts_jsonw_i64(j, wl[i].min_ns);
-        K(j, "median_ns"), sts_jsonw_i64(j, wl[i].median_ns);
-        K(j, "max_ns"), sts_jsonw_i64(j, wl[i].max_ns);
+        sts_jsonw_kv_u64(j, "steps", wl[i].steps);
+        sts_jsonw_kv_i64(j, "total_ns", wl[i].total_ns);
+        sts_jsonw_kv_i64(j, "min_ns", wl[i].min_ns);
+        sts_jsonw_kv_i64(j, "median_ns", wl[i].median_ns);
+        sts_jsonw_kv_i64(j, "max_ns", wl[i].max_ns);
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -121,23 +119,23 @@ static void window_lanes(sts_jsonw *j, const sts_timeline *tl, const sts_steps *
 static void summary(sts_jsonw *j, const sts_steps *s)
 {
     const sts_steps_summary *y = sts_steps_get_summary(s);
-    K(j, "summary");
+    sts_jsonw_key(j, "summary");
     sts_jsonw_obj_begin(j);
-    K(j, "steps"), sts_jsonw_u64(j, y->steps);
-    K(j, "total_ns"), sts_jsonw_i64(j, y->total_ns);
-    K(j, "min_ns"), sts_jsonw_i64(j, y->min_ns);
-    K(j, "median_ns"), sts_jsonw_i64(j, y->median_ns);
-    K(j, "max_ns"), sts_jsonw_i64(j, y->max_ns);
-    K(j, "mean_ns"), sts_jsonw_f64(j, y->mean_ns);
-    K(j, "stddev_ns"), sts_jsonw_f64(j, y->stddev_ns);
-    K(j, "partial"), sts_jsonw_u64(j, y->partial);
-    K(j, "dropped"), sts_jsonw_u64(j, sts_steps_dropped(s));
-    K(j, "children_ns"), sts_jsonw_i64(j, y->children_ns);
-    K(j, "unattributed_ns"), sts_jsonw_i64(j, y->unattributed_ns);
-    K(j, "unattributed_min_ns"), sts_jsonw_i64(j, y->unattributed_min_ns);
-    K(j, "unattributed_median_ns"), sts_jsonw_i64(j, y->unattributed_median_ns);
-    K(j, "unattributed_max_ns"), sts_jsonw_i64(j, y->unattributed_max_ns);
-    K(j, "naive_ns"), sts_jsonw_i64(j, y->naive_ns);
+    sts_jsonw_kv_u64(j, "steps", y->steps);
+    sts_jsonw_kv_i64(j, "total_ns", y->total_ns);
+    sts_jsonw_kv_i64(j, "min_ns", y->min_ns);
+    sts_jsonw_kv_i64(j, "median_ns", y->median_ns);
+    sts_jsonw_kv_i64(j, "max_ns", y->max_ns);
+    sts_jsonw_kv_f64(j, "mean_ns", y->mean_ns);
+    sts_jsonw_kv_f64(j, "stddev_ns", y->stddev_ns);
+    sts_jsonw_kv_u64(j, "partial", y->partial);
+    sts_jsonw_kv_u64(j, "dropped", sts_steps_dropped(s));
+    sts_jsonw_kv_i64(j, "children_ns", y->children_ns);
+    sts_jsonw_kv_i64(j, "unattributed_ns", y->unattributed_ns);
+    sts_jsonw_kv_i64(j, "unattributed_min_ns", y->unattributed_min_ns);
+    sts_jsonw_kv_i64(j, "unattributed_median_ns", y->unattributed_median_ns);
+    sts_jsonw_kv_i64(j, "unattributed_max_ns", y->unattributed_max_ns);
+    sts_jsonw_kv_i64(j, "naive_ns", y->naive_ns);
     sts_jsonw_obj_end(j);
 }
 
@@ -152,15 +150,15 @@ sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_
                              sts_timeline_get_info(tl)->path);
     sts_step_rule rule = sts_steps_rule(s);
     sts_jsonw_obj_begin(w);
-    K(w, "trace"), sts_jsonw_str(w, sts_timeline_get_info(tl)->path);
-    K(w, "rule"), sts_jsonw_str(w, sts_step_rule_name(rule));
-    K(w, "rule_description"), sts_jsonw_str(w, sts_step_rule_description(rule));
-    K(w, "lane");
+    sts_jsonw_kv_str(w, "trace", sts_timeline_get_info(tl)->path);
+    sts_jsonw_kv_str(w, "rule", sts_step_rule_name(rule));
+    sts_jsonw_kv_str(w, "rule_description", sts_step_rule_description(rule));
+    sts_jsonw_key(w, "lane");
     sts_jsonw_obj_begin(w);
     sts_an_json_lane_fields(w, tl, st[0].lane);
     sts_jsonw_obj_end(w);
-    K(w, "other_lanes"), sts_jsonw_u64(w, sts_steps_other_lanes(s));
-    K(w, "xprof_view"), sts_jsonw_bool(w, xprof_view);
+    sts_jsonw_kv_u64(w, "other_lanes", sts_steps_other_lanes(s));
+    sts_jsonw_kv_bool(w, "xprof_view", xprof_view);
     steps(w, tl, s);
     children(w, tl, s);
     window_lanes(w, tl, s);

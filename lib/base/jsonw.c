@@ -192,6 +192,42 @@ void sts_jsonw_null(sts_jsonw *w)
     sts_jsonw_raw(w, "null");
 }
 
+void sts_jsonw_kv_str(sts_jsonw *w, const char *key, const char *s)
+{
+    sts_jsonw_key(w, key);
+    sts_jsonw_str(w, s);
+}
+
+void sts_jsonw_kv_i64(sts_jsonw *w, const char *key, int64_t v)
+{
+    sts_jsonw_key(w, key);
+    sts_jsonw_i64(w, v);
+}
+
+void sts_jsonw_kv_u64(sts_jsonw *w, const char *key, uint64_t v)
+{
+    sts_jsonw_key(w, key);
+    sts_jsonw_u64(w, v);
+}
+
+void sts_jsonw_kv_f64(sts_jsonw *w, const char *key, double v)
+{
+    sts_jsonw_key(w, key);
+    sts_jsonw_f64(w, v);
+}
+
+void sts_jsonw_kv_bool(sts_jsonw *w, const char *key, int v)
+{
+    sts_jsonw_key(w, key);
+    sts_jsonw_bool(w, v);
+}
+
+void sts_jsonw_kv_null(sts_jsonw *w, const char *key)
+{
+    sts_jsonw_key(w, key);
+    sts_jsonw_null(w);
+}
+
 void sts_jsonw_raw(sts_jsonw *w, const char *json)
 {
     before_value(w);

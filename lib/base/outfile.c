@@ -1,5 +1,5 @@
 /* base: output files that appear whole or not at all (stepscope/outfile.h). */
-#include "base/outfile.h"
+#include "base/outfile_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>

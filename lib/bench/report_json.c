@@ -28,48 +28,34 @@ static void seconds_array(sts_jsonw *w, const char *key, const int64_t *v, size_
     sts_jsonw_arr_end(w);
 }
 
-static void key_f64(sts_jsonw *w, const char *key, double v)
-{
-    sts_jsonw_key(w, key);
-    sts_jsonw_f64(w, v);
-}
-
-static void key_str(sts_jsonw *w, const char *key, const char *v)
-{
-    sts_jsonw_key(w, key);
-    sts_jsonw_str(w, v);
-}
-
 /* A duration known only when n > 0: null otherwise. */
 static void key_seconds_or_null(sts_jsonw *w, const char *key, size_t n, double ns)
 {
-    sts_jsonw_key(w, key);
     if (n)
-        sts_jsonw_f64(w, secs(ns));
+        sts_jsonw_kv_f64(w, key, secs(ns));
     else
-        sts_jsonw_null(w);
+        sts_jsonw_kv_null(w, key);
 }
 
 static void stats_object(sts_jsonw *w, const char *key, const sts_stats *s, const unsigned char *outlier)
 {
     sts_jsonw_key(w, key);
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "n");
-    sts_jsonw_u64(w, s->n);
-    key_f64(w, "min_seconds", secs(s->min));
-    key_f64(w, "median_seconds", secs(s->median));
-    key_f64(w, "mean_seconds", secs(s->mean));
-    key_f64(w, "max_seconds", secs(s->max));
-    key_f64(w, "stddev_seconds", secs(s->stddev));
-    key_f64(w, "mad_seconds", secs(s->mad));
-    key_f64(w, "cv", s->cv);
+    sts_jsonw_kv_u64(w, "n", s->n);
+    sts_jsonw_kv_f64(w, "min_seconds", secs(s->min));
+    sts_jsonw_kv_f64(w, "median_seconds", secs(s->median));
+    sts_jsonw_kv_f64(w, "mean_seconds", secs(s->mean));
+    sts_jsonw_kv_f64(w, "max_seconds", secs(s->max));
+    sts_jsonw_kv_f64(w, "stddev_seconds", secs(s->stddev));
+    sts_jsonw_kv_f64(w, "mad_seconds", secs(s->mad));
+    sts_jsonw_kv_f64(w, "cv", s->cv);
     if (outlier) {
         sts_jsonw_key(w, "outliers");
         sts_jsonw_arr_begin(w);
         for (size_t i = 0; i < s->n; i++)
             if (outlier[i]) sts_jsonw_u64(w, i);
         sts_jsonw_arr_end(w);
-        key_str(w, "outlier_rule", outlier_rule);
+        sts_jsonw_kv_str(w, "outlier_rule", outlier_rule);
     }
     sts_jsonw_obj_end(w);
 }
@@ -84,33 +70,28 @@ static void shape_array(sts_jsonw *w, int ndim, const int64_t *dims)
 
 static void check_object(sts_jsonw *w, const sts_bench_check *c)
 {
-    sts_jsonw_key(w, "max_abs_error");
     if (c->checked)
-        sts_jsonw_f64(w, c->max_abs_error);
+        sts_jsonw_kv_f64(w, "max_abs_error", c->max_abs_error);
     else
-        sts_jsonw_null(w);
-    key_f64(w, "atol", c->atol);
-    key_f64(w, "rtol", c->rtol);
+        sts_jsonw_kv_null(w, "max_abs_error");
+    sts_jsonw_kv_f64(w, "atol", c->atol);
+    sts_jsonw_kv_f64(w, "rtol", c->rtol);
     sts_jsonw_key(w, "check");
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "checked");
-    sts_jsonw_bool(w, c->checked);
-    sts_jsonw_key(w, "passed");
-    sts_jsonw_bool(w, c->checked && c->passed);
-    key_str(w, "reference", c->reference[0] ? c->reference : "host, double-precision accumulation");
+    sts_jsonw_kv_bool(w, "checked", c->checked);
+    sts_jsonw_kv_bool(w, "passed", c->checked && c->passed);
+    sts_jsonw_kv_str(w, "reference", c->reference[0] ? c->reference : "host, double-precision accumulation");
     sts_jsonw_key(w, "leaves");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < c->nleaves; i++) {
         const sts_check_leaf *l = &c->leaves[i];
         sts_jsonw_obj_begin(w);
-        key_str(w, "name", l->name);
+        sts_jsonw_kv_str(w, "name", l->name);
         sts_jsonw_key(w, "shape");
         shape_array(w, l->ndim, l->shape);
-        sts_jsonw_key(w, "values");
-        sts_jsonw_u64(w, l->count);
-        sts_jsonw_key(w, "mismatches");
-        sts_jsonw_u64(w, l->mismatches);
-        key_f64(w, "max_abs_error", l->max_abs_error);
+        sts_jsonw_kv_u64(w, "values", l->count);
+        sts_jsonw_kv_u64(w, "mismatches", l->mismatches);
+        sts_jsonw_kv_f64(w, "max_abs_error", l->max_abs_error);
         sts_jsonw_obj_end(w);
     }
     sts_jsonw_arr_end(w);
@@ -128,37 +109,35 @@ static void device_fields(sts_jsonw *w, const sts_bench_env *env)
         snprintf(backend, sizeof backend, "OpenCL %s / %s", env->device.platform, env->device.name);
     else
         snprintf(backend, sizeof backend, "host");
-    key_str(w, "backend", backend);
-    key_str(w, "device",
-            env && env->runtime_device[0] ? env->runtime_device
-            : env && env->has_device      ? env->device.name
-                                          : "");
+    sts_jsonw_kv_str(w, "backend", backend);
+    sts_jsonw_kv_str(w, "device",
+                     env && env->runtime_device[0] ? env->runtime_device
+                     : env && env->has_device      ? env->device.name
+                                                   : "");
     sts_jsonw_key(w, "versions");
     sts_jsonw_obj_begin(w);
-    key_str(w, "stepscope", env ? env->stepscope_version : "");
-    key_str(w, "compiler", env ? env->compiler : "");
+    sts_jsonw_kv_str(w, "stepscope", env ? env->stepscope_version : "");
+    sts_jsonw_kv_str(w, "compiler", env ? env->compiler : "");
     for (size_t i = 0; env && i < env->nruntime; i++)
-        key_str(w, env->runtime[i].key, env->runtime[i].value);
+        sts_jsonw_kv_str(w, env->runtime[i].key, env->runtime[i].value);
     if (env && env->has_device) {
-        key_str(w, "opencl_platform", env->device.platform_version);
-        key_str(w, "opencl_device", env->device.device_version);
-        key_str(w, "opencl_c", env->device.opencl_c_version);
-        key_str(w, "driver", env->device.driver_version);
+        sts_jsonw_kv_str(w, "opencl_platform", env->device.platform_version);
+        sts_jsonw_kv_str(w, "opencl_device", env->device.device_version);
+        sts_jsonw_kv_str(w, "opencl_c", env->device.opencl_c_version);
+        sts_jsonw_kv_str(w, "driver", env->device.driver_version);
     }
     sts_jsonw_obj_end(w);
 }
 
 static void timing_fields(sts_jsonw *w, const sts_bench_result *r)
 {
-    key_f64(w, "first_call_seconds", secs((double)r->first_call_ns));
+    sts_jsonw_kv_f64(w, "first_call_seconds", secs((double)r->first_call_ns));
     key_seconds_or_null(w, "first_call_device_seconds", r->first_device_ns >= 0, (double)r->first_device_ns);
-    sts_jsonw_key(w, "warmup");
-    sts_jsonw_i64(w, r->warmup);
-    sts_jsonw_key(w, "repeats");
-    sts_jsonw_u64(w, r->nsamples);
+    sts_jsonw_kv_i64(w, "warmup", r->warmup);
+    sts_jsonw_kv_u64(w, "repeats", r->nsamples);
     seconds_array(w, "warm_samples_seconds", r->samples_ns, r->nsamples);
-    key_f64(w, "warm_median_seconds", secs(r->stats.median));
-    key_f64(w, "first_to_warm_median_ratio", sts_bench_first_to_warm_ratio(r));
+    sts_jsonw_kv_f64(w, "warm_median_seconds", secs(r->stats.median));
+    sts_jsonw_kv_f64(w, "first_to_warm_median_ratio", sts_bench_first_to_warm_ratio(r));
     stats_object(w, "warm_stats", &r->stats, r->outlier);
     seconds_array(w, "device_samples_seconds", r->device_ns, r->nsamples);
     key_seconds_or_null(w, "device_median_seconds", r->device_stats.n, r->device_stats.median);
@@ -172,27 +151,26 @@ static void timing_fields(sts_jsonw *w, const sts_bench_result *r)
     }
     sts_jsonw_arr_end(w);
     key_seconds_or_null(w, "host_overhead_median_seconds", r->overhead_stats.n, r->overhead_stats.median);
-    key_str(w, "dispatch_only_boundary", dispatch_boundary);
+    sts_jsonw_kv_str(w, "dispatch_only_boundary", dispatch_boundary);
     seconds_array(w, "dispatch_only_seconds", r->dispatch_ns, r->ndispatch);
     key_seconds_or_null(w, "dispatch_only_median_seconds", r->dispatch_stats.n, r->dispatch_stats.median);
-    key_f64(w, "harness_overhead_seconds", secs((double)r->harness_overhead_ns));
+    sts_jsonw_kv_f64(w, "harness_overhead_seconds", secs((double)r->harness_overhead_ns));
 }
 
 static void result_fields(sts_jsonw *w, const sts_bench_result *r, const sts_bench_env *env)
 {
-    key_str(w, "name", r->name);
-    key_str(w, "workload", r->name);
+    sts_jsonw_kv_str(w, "name", r->name);
+    sts_jsonw_kv_str(w, "workload", r->name);
     device_fields(w, env);
     for (size_t i = 0; i < r->nshapes; i++) {
         sts_jsonw_key(w, r->shapes[i].key);
         shape_array(w, r->shapes[i].ndim, r->shapes[i].dims);
     }
-    key_str(w, "dtype", r->dtype);
-    key_str(w, "boundary", r->boundary);
+    sts_jsonw_kv_str(w, "dtype", r->dtype);
+    sts_jsonw_kv_str(w, "boundary", r->boundary);
     timing_fields(w, r);
     check_object(w, &r->check);
-    sts_jsonw_key(w, "unstable");
-    sts_jsonw_bool(w, r->unstable);
+    sts_jsonw_kv_bool(w, "unstable", r->unstable);
     sts_jsonw_key(w, "warnings");
     sts_jsonw_arr_begin(w);
     if (r->warning[0]) sts_jsonw_str(w, r->warning);
@@ -203,45 +181,40 @@ static void env_object(sts_jsonw *w, const sts_bench_env *env)
 {
     sts_jsonw_key(w, "environment");
     sts_jsonw_obj_begin(w);
-    key_str(w, "cpu_model", env->cpu_model);
-    sts_jsonw_key(w, "cpu_count");
-    sts_jsonw_u64(w, env->cpu_count);
-    sts_jsonw_key(w, "cpu_governor");
+    sts_jsonw_kv_str(w, "cpu_model", env->cpu_model);
+    sts_jsonw_kv_u64(w, "cpu_count", env->cpu_count);
     if (env->governor[0])
-        sts_jsonw_str(w, env->governor);
+        sts_jsonw_kv_str(w, "cpu_governor", env->governor);
     else
-        sts_jsonw_null(w);
-    key_str(w, "os", env->os);
-    key_str(w, "compiler", env->compiler);
-    key_str(w, "stepscope_version", env->stepscope_version);
-    key_str(w, "timestamp", env->timestamp);
+        sts_jsonw_kv_null(w, "cpu_governor");
+    sts_jsonw_kv_str(w, "os", env->os);
+    sts_jsonw_kv_str(w, "compiler", env->compiler);
+    sts_jsonw_kv_str(w, "stepscope_version", env->stepscope_version);
+    sts_jsonw_kv_str(w, "timestamp", env->timestamp);
     if (env->backend[0] || env->nruntime) {
         sts_jsonw_key(w, "runtime");
         sts_jsonw_obj_begin(w);
-        key_str(w, "backend", env->backend);
-        key_str(w, "device", env->runtime_device);
+        sts_jsonw_kv_str(w, "backend", env->backend);
+        sts_jsonw_kv_str(w, "device", env->runtime_device);
         for (size_t i = 0; i < env->nruntime; i++)
-            key_str(w, env->runtime[i].key, env->runtime[i].value);
+            sts_jsonw_kv_str(w, env->runtime[i].key, env->runtime[i].value);
         sts_jsonw_obj_end(w);
     }
     if (env->has_device) {
         const sts_device_info *d = &env->device;
         sts_jsonw_key(w, "opencl");
         sts_jsonw_obj_begin(w);
-        key_str(w, "platform", d->platform);
-        key_str(w, "platform_version", d->platform_version);
-        key_str(w, "device", d->name);
-        key_str(w, "vendor", d->vendor);
-        key_str(w, "device_version", d->device_version);
-        key_str(w, "driver_version", d->driver_version);
-        key_str(w, "opencl_c_version", d->opencl_c_version);
-        key_str(w, "type", d->is_gpu ? "GPU" : d->is_cpu ? "CPU" : "other");
-        sts_jsonw_key(w, "compute_units");
-        sts_jsonw_u64(w, d->compute_units);
-        sts_jsonw_key(w, "max_work_group_size");
-        sts_jsonw_u64(w, d->max_work_group_size);
-        sts_jsonw_key(w, "local_mem_bytes");
-        sts_jsonw_u64(w, d->local_mem_bytes);
+        sts_jsonw_kv_str(w, "platform", d->platform);
+        sts_jsonw_kv_str(w, "platform_version", d->platform_version);
+        sts_jsonw_kv_str(w, "device", d->name);
+        sts_jsonw_kv_str(w, "vendor", d->vendor);
+        sts_jsonw_kv_str(w, "device_version", d->device_version);
+        sts_jsonw_kv_str(w, "driver_version", d->driver_version);
+        sts_jsonw_kv_str(w, "opencl_c_version", d->opencl_c_version);
+        sts_jsonw_kv_str(w, "type", d->is_gpu ? "GPU" : d->is_cpu ? "CPU" : "other");
+        sts_jsonw_kv_u64(w, "compute_units", d->compute_units);
+        sts_jsonw_kv_u64(w, "max_work_group_size", d->max_work_group_size);
+        sts_jsonw_kv_u64(w, "local_mem_bytes", d->local_mem_bytes);
         sts_jsonw_obj_end(w);
     }
     sts_jsonw_obj_end(w);
@@ -253,7 +226,7 @@ sts_status sts_bench_write_json(FILE *f, const sts_bench_result *main, const sts
     sts_jsonw *w = sts_jsonw_create(f, STS_JSON_INDENTED);
     if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "writing the bench report: out of memory");
     sts_jsonw_obj_begin(w);
-    key_str(w, "schema", SCHEMA);
+    sts_jsonw_kv_str(w, "schema", SCHEMA);
     result_fields(w, main, env);
     if (env) env_object(w, env);
     if (nvariants) {

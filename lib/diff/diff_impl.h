@@ -63,6 +63,10 @@ sts_status sts_dd_add_single(sts_diff *d, const char *name, const char *group, i
 /* The row whose key is `key`, or NULL. */
 const sts_diff_interval *sts_dd_find(const sts_diff *d, const char *key, size_t *index);
 
+/* The direction and size (NAN: none) of a prediction's text, as sts_diff_expect()
+ * parses it; -1 when it does not parse. */
+int sts_dd_parse_expect(const char *text, sts_diff_direction *dir, double *size);
+
 /* "shrink", "grow", "same". Static string. */
 const char *sts_dd_direction_name(sts_diff_direction d);
 

@@ -80,6 +80,17 @@ static int parse(const char *text, parsed *p, const char **why)
     return -1;
 }
 
+int sts_dd_parse_expect(const char *text, sts_diff_direction *dir, double *size)
+{
+    parsed p;
+    const char *why;
+    if (parse(text, &p, &why) != 0) return -1;
+    *dir = p.dir;
+    *size = p.size;
+    free(p.name);
+    return 0;
+}
+
 /* ---- judging -------------------------------------------------------------------- */
 
 typedef struct judgement {

@@ -10,22 +10,10 @@
 /* Sample arrays longer than this are left out (per-slice samples of a huge trace). */
 #define MAX_SAMPLES_WRITTEN 100000
 
-static void key_f64(sts_jsonw *w, const char *k, double v)
-{
-    sts_jsonw_key(w, k);
-    sts_jsonw_f64(w, v);
-}
-
-static void key_str(sts_jsonw *w, const char *k, const char *v)
-{
-    sts_jsonw_key(w, k);
-    sts_jsonw_str(w, v);
-}
-
 static void i64_array(sts_jsonw *w, const char *k, const int64_t *v, size_t n)
 {
     sts_jsonw_key(w, k);
-    if (n > MAX_SAMPLES_WRITTEN) {
+    if (n > MAX_SAMPLES_WRITTEN || !v) { /* too many, or (read back) not written */
         sts_jsonw_null(w);
         return;
     }
@@ -46,25 +34,21 @@ static void write_side(sts_jsonw *w, const sts_diff_interval *r, int side)
         return;
     }
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "n");
-    sts_jsonw_u64(w, n);
+    sts_jsonw_kv_u64(w, "n", n);
     int count = strcmp(r->unit, "count") == 0;
     const char *med = count ? "median" : "median_ns", *mn = count ? "min" : "min_ns", *mx = count ? "max" : "max_ns";
-    sts_jsonw_key(w, med);
     if (n)
-        sts_jsonw_i64(w, side ? s->median_new : s->median_base);
+        sts_jsonw_kv_i64(w, med, side ? s->median_new : s->median_base);
     else
-        sts_jsonw_null(w);
-    sts_jsonw_key(w, mn);
+        sts_jsonw_kv_null(w, med);
     if (n)
-        sts_jsonw_i64(w, side ? s->min_new : s->min_base);
+        sts_jsonw_kv_i64(w, mn, side ? s->min_new : s->min_base);
     else
-        sts_jsonw_null(w);
-    sts_jsonw_key(w, mx);
+        sts_jsonw_kv_null(w, mn);
     if (n)
-        sts_jsonw_i64(w, side ? s->max_new : s->max_base);
+        sts_jsonw_kv_i64(w, mx, side ? s->max_new : s->max_base);
     else
-        sts_jsonw_null(w);
+        sts_jsonw_kv_null(w, mx);
     i64_array(w, count ? "samples" : "samples_ns", side ? r->new_samples : r->base_samples, n);
     i64_array(w, "index", side ? r->new_index : r->base_index, n);
     sts_jsonw_obj_end(w);
@@ -74,36 +58,34 @@ static void write_interval(sts_jsonw *w, const sts_diff_interval *r)
 {
     const sts_diff_stats *s = &r->stats;
     sts_jsonw_obj_begin(w);
-    key_str(w, "name", r->name);
-    key_str(w, "key", r->key);
-    key_str(w, "group", r->group);
-    key_str(w, "unit", r->unit);
-    key_str(w, "sample", r->sample);
+    sts_jsonw_kv_str(w, "name", r->name);
+    sts_jsonw_kv_str(w, "key", r->key);
+    sts_jsonw_kv_str(w, "group", r->group);
+    sts_jsonw_kv_str(w, "unit", r->unit);
+    sts_jsonw_kv_str(w, "sample", r->sample);
     write_side(w, r, 0);
     write_side(w, r, 1);
-    key_f64(w, "change_pct", s->change_pct);
-    key_f64(w, "ci_low_pct", s->ci_low_pct);
-    key_f64(w, "ci_high_pct", s->ci_high_pct);
-    key_f64(w, "shift_ns", s->shift_ns);
-    key_f64(w, "ci_low_ns", s->ci_low_ns);
-    key_f64(w, "ci_high_ns", s->ci_high_ns);
-    sts_jsonw_key(w, "ci_bounded");
+    sts_jsonw_kv_f64(w, "change_pct", s->change_pct);
+    sts_jsonw_kv_f64(w, "ci_low_pct", s->ci_low_pct);
+    sts_jsonw_kv_f64(w, "ci_high_pct", s->ci_high_pct);
+    sts_jsonw_kv_f64(w, "shift_ns", s->shift_ns);
+    sts_jsonw_kv_f64(w, "ci_low_ns", s->ci_low_ns);
+    sts_jsonw_kv_f64(w, "ci_high_ns", s->ci_high_ns);
     if (isnan(s->ci_low_ns))
-        sts_jsonw_null(w);
+        sts_jsonw_kv_null(w, "ci_bounded");
     else
-        sts_jsonw_bool(w, isfinite(s->ci_low_ns) && isfinite(s->ci_high_ns));
-    key_f64(w, "ci_level", s->ci_level);
-    key_f64(w, "u", s->u);
-    key_f64(w, "p_value", s->p_value);
-    key_str(w, "method", sts_diff_method_name(s->method));
-    key_str(w, "verdict", sts_diff_verdict_name(s->verdict));
-    key_f64(w, "spread_pct", s->spread_pct);
-    sts_jsonw_key(w, "samples_needed");
+        sts_jsonw_kv_bool(w, "ci_bounded", isfinite(s->ci_low_ns) && isfinite(s->ci_high_ns));
+    sts_jsonw_kv_f64(w, "ci_level", s->ci_level);
+    sts_jsonw_kv_f64(w, "u", s->u);
+    sts_jsonw_kv_f64(w, "p_value", s->p_value);
+    sts_jsonw_kv_str(w, "method", sts_diff_method_name(s->method));
+    sts_jsonw_kv_str(w, "verdict", sts_diff_verdict_name(s->verdict));
+    sts_jsonw_kv_f64(w, "spread_pct", s->spread_pct);
     if (s->samples_needed)
-        sts_jsonw_u64(w, s->samples_needed);
+        sts_jsonw_kv_u64(w, "samples_needed", s->samples_needed);
     else
-        sts_jsonw_null(w);
-    key_str(w, "note", r->note);
+        sts_jsonw_kv_null(w, "samples_needed");
+    sts_jsonw_kv_str(w, "note", r->note);
     sts_jsonw_obj_end(w);
 }
 
@@ -112,12 +94,11 @@ static void write_run(sts_jsonw *w, const sts_diff *d, int side)
     const sts_dd_side *s = &d->side[side];
     sts_jsonw_key(w, side ? "new" : "base");
     sts_jsonw_obj_begin(w);
-    key_str(w, "name", s->name);
+    sts_jsonw_kv_str(w, "name", s->name);
     if (d->kind == STS_DIFF_KIND_TRACE) {
-        sts_jsonw_key(w, "steps");
-        sts_jsonw_u64(w, s->steps);
-        key_str(w, "step_name", s->step_name);
-        key_str(w, "step_rule", s->rule);
+        sts_jsonw_kv_u64(w, "steps", s->steps);
+        sts_jsonw_kv_str(w, "step_name", s->step_name);
+        sts_jsonw_kv_str(w, "step_rule", s->rule);
     }
     sts_jsonw_obj_end(w);
 }
@@ -125,12 +106,12 @@ static void write_run(sts_jsonw *w, const sts_diff *d, int side)
 static void write_prediction(sts_jsonw *w, const sts_diff_prediction *p)
 {
     sts_jsonw_obj_begin(w);
-    key_str(w, "expect", p->expect);
-    key_str(w, "key", p->key);
-    key_str(w, "direction", sts_dd_direction_name(p->direction));
-    key_f64(w, "size_pct", p->size_pct);
-    key_str(w, "result", sts_diff_result_name(p->result));
-    key_str(w, "why", p->why);
+    sts_jsonw_kv_str(w, "expect", p->expect);
+    sts_jsonw_kv_str(w, "key", p->key);
+    sts_jsonw_kv_str(w, "direction", sts_dd_direction_name(p->direction));
+    sts_jsonw_kv_f64(w, "size_pct", p->size_pct);
+    sts_jsonw_kv_str(w, "result", sts_diff_result_name(p->result));
+    sts_jsonw_kv_str(w, "why", p->why);
     sts_jsonw_obj_end(w);
 }
 
@@ -143,34 +124,30 @@ static void write_summary(sts_jsonw *w, const sts_diff *d)
         res[d->preds.v[i].result]++;
     sts_jsonw_key(w, "summary");
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "intervals");
-    sts_jsonw_u64(w, d->rows.n);
+    sts_jsonw_kv_u64(w, "intervals", d->rows.n);
     for (int v = 0; v <= STS_DIFF_DISAPPEARED; v++) {
-        sts_jsonw_key(w, sts_diff_verdict_name((sts_diff_verdict)v));
-        sts_jsonw_u64(w, by[v]);
+        sts_jsonw_kv_u64(w, sts_diff_verdict_name((sts_diff_verdict)v), by[v]);
     }
     sts_jsonw_key(w, "predictions");
     sts_jsonw_obj_begin(w);
     for (int r = 0; r < 3; r++) {
-        sts_jsonw_key(w, sts_diff_result_name((sts_diff_result)r));
-        sts_jsonw_u64(w, res[r]);
+        sts_jsonw_kv_u64(w, sts_diff_result_name((sts_diff_result)r), res[r]);
     }
     sts_jsonw_obj_end(w);
-    sts_jsonw_key(w, "exit_status");
-    sts_jsonw_i64(w, sts_diff_exit_status(d));
+    sts_jsonw_kv_i64(w, "exit_status", sts_diff_exit_status(d));
     sts_jsonw_obj_end(w);
 }
 
 static void write_document(sts_jsonw *w, const sts_diff *d)
 {
     sts_jsonw_obj_begin(w);
-    key_str(w, "schema", "stepscope.diff/1");
-    key_str(w, "kind", sts_diff_kind_name(d->kind));
+    sts_jsonw_kv_str(w, "schema", "stepscope.diff/1");
+    sts_jsonw_kv_str(w, "kind", sts_diff_kind_name(d->kind));
     write_run(w, d, 0);
     write_run(w, d, 1);
-    key_f64(w, "confidence", d->opt.confidence);
-    key_f64(w, "margin_pct", d->opt.margin_pct);
-    key_str(w, "samples", d->samples_word);
+    sts_jsonw_kv_f64(w, "confidence", d->opt.confidence);
+    sts_jsonw_kv_f64(w, "margin_pct", d->opt.margin_pct);
+    sts_jsonw_kv_str(w, "samples", d->samples_word);
     sts_jsonw_key(w, "notes");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < d->notes.n; i++)

@@ -11,6 +11,7 @@ struct sts_alignment {
     STS_VEC(sts_host_step_stats) hosts;
     sts_step_rule rule;
     size_t mismatches;
+    double ratio;
 };
 
 void sts_alignment_free(sts_alignment *a)
@@ -41,6 +42,11 @@ size_t sts_alignment_rule_mismatches(const sts_alignment *a)
 sts_step_rule sts_alignment_rule(const sts_alignment *a)
 {
     return a->rule;
+}
+
+double sts_alignment_ratio(const sts_alignment *a)
+{
+    return a->ratio;
 }
 
 const char *sts_cause_kind_name(sts_cause_kind k)
@@ -230,6 +236,7 @@ sts_status sts_hosts_align(const sts_hosts *h, double ratio, sts_alignment **out
         return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "straggler ratio %g: expected a number >= 1", ratio);
     sts_alignment *a = calloc(1, sizeof *a);
     if (!a) return sts_hosts_nomem(err);
+    a->ratio = ratio;
     size_t total = 0, most = 0;
     for (size_t i = 0; i < h->hosts.n; i++) {
         if (!h->hosts.v[i]->has_steps) {

@@ -141,66 +141,39 @@ static void copy_info(sts_host_info *in, const sts_timeline *tl)
     sts_timeline_args(tl, &n), in->args = n;
 }
 
-static sts_status add_lanes(sts_host_rec *r, const sts_timeline *tl, const sts_busy *busy, sts_error *err)
+/* The lanes and processes in display order, as one host's analyze lists them. */
+static sts_status add_lanes(sts_host_rec *r, const sts_timeline *tl, const uint32_t *order, const sts_busy *busy,
+                            sts_error *err)
 {
     size_t nl;
     sts_timeline_lanes(tl, &nl);
-    uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
-    if (!order || STS_VEC_RESERVE(r->lanes, nl) != 0) {
-        free(order);
-        return sts_hosts_nomem(err);
-    }
-    sts_lane_display_order(tl, order);
+    if (STS_VEC_RESERVE(r->lanes, nl) != 0) return sts_hosts_nomem(err);
     int bad = 0;
-    sts_status st = STS_OK;
-    for (size_t k = 0; k < nl && st == STS_OK && !bad; k++) {
+    for (size_t k = 0; k < nl && !bad; k++) {
         uint32_t l = order[k];
         sts_host_lane *hl = STS_VEC_PUSH(r->lanes); /* reserved above */
         sts_host_rec_lane_names(r, tl, l, (const char **[4]){ &hl->pid, &hl->tid, &hl->process, &hl->thread }, &bad);
         hl->device = sts_lane_is_device(tl, l);
         hl->busy = busy[l];
     }
-    free(order);
-    if (bad) return sts_hosts_nomem(err);
-    return st;
+    return bad ? sts_hosts_nomem(err) : STS_OK;
 }
 
-static sts_status add_procs(sts_host_rec *r, const sts_timeline *tl, const sts_busy *busy, sts_error *err)
+static sts_status add_procs(sts_host_rec *r, const sts_timeline *tl, const uint32_t *porder, const sts_busy *busy,
+                            sts_error *err)
 {
-    size_t np, nl;
+    size_t np;
     const sts_process *procs = sts_timeline_processes(tl, &np);
-    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
-    /* Processes in the order their first lane is displayed, as the CLI's analyze. */
-    uint32_t *order = malloc((nl > np ? nl : np ? np : 1) * sizeof *order);
-    unsigned char *seen = calloc(np ? np : 1, 1);
-    if (!order || !seen || STS_VEC_RESERVE(r->procs, np) != 0) {
-        free(order);
-        free(seen);
-        return sts_hosts_nomem(err);
-    }
-    sts_lane_display_order(tl, order);
-    uint32_t *porder = order; /* reused: filled no faster than it is read */
-    size_t k = 0;
-    for (size_t i = 0; i < nl; i++) {
-        uint32_t p = lanes[order[i]].process;
-        if (!seen[p]) seen[p] = 1, porder[k++] = p;
-    }
-    /* Then those without lanes, in index order. */
-    for (size_t p = 0; p < np; p++)
-        if (!seen[p]) porder[k++] = (uint32_t)p;
+    if (STS_VEC_RESERVE(r->procs, np) != 0) return sts_hosts_nomem(err);
     int bad = 0;
-    sts_status st = STS_OK;
-    for (size_t i = 0; i < k && st == STS_OK && !bad; i++) {
+    for (size_t i = 0; i < np && !bad; i++) {
         uint32_t p = porder[i];
-        sts_host_process *hp = STS_VEC_PUSH(r->procs);
+        sts_host_process *hp = STS_VEC_PUSH(r->procs); /* reserved above */
         hp->pid = sts_host_rec_str(r, sts_timeline_string(tl, procs[p].label), &bad);
         hp->name = sts_host_rec_str(r, sts_timeline_string(tl, procs[p].name), &bad);
         hp->busy = busy[p];
     }
-    free(order);
-    free(seen);
-    if (bad) return sts_hosts_nomem(err);
-    return st;
+    return bad ? sts_hosts_nomem(err) : STS_OK;
 }
 
 static sts_status add_overlaps(sts_host_rec *r, const sts_timeline *tl, size_t keep, sts_error *err)
@@ -235,12 +208,20 @@ static sts_status add_facts(sts_host_rec *r, const sts_timeline *tl, const sts_h
     sts_timeline_lanes(tl, &nl);
     sts_timeline_processes(tl, &np);
     sts_busy *lanes = malloc((nl ? nl : 1) * sizeof *lanes), *procs = malloc((np ? np : 1) * sizeof *procs);
-    sts_status st = lanes && procs ? sts_busy_each(tl, NULL, lanes, procs, &r->info.busy, err) : sts_hosts_nomem(err);
-    if (st == STS_OK) st = add_lanes(r, tl, lanes, err);
-    if (st == STS_OK) st = add_procs(r, tl, procs, err);
+    uint32_t *order = malloc((nl ? nl : 1) * sizeof *order), *porder = malloc((np ? np : 1) * sizeof *porder);
+    sts_status st = lanes && procs && order && porder ? sts_busy_each(tl, NULL, lanes, procs, &r->info.busy, err)
+                                                      : sts_hosts_nomem(err);
+    if (st == STS_OK) {
+        sts_lane_display_order(tl, order);
+        st = sts_process_display_order(tl, order, porder, err);
+    }
+    if (st == STS_OK) st = add_lanes(r, tl, order, lanes, err);
+    if (st == STS_OK) st = add_procs(r, tl, porder, procs, err);
     if (st == STS_OK) st = add_overlaps(r, tl, opt->keep_overlaps, err);
     free(lanes);
     free(procs);
+    free(order);
+    free(porder);
     return st;
 }
 

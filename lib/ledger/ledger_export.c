@@ -10,11 +10,10 @@
 
 static void ns_or_null(sts_jsonw *w, const char *key, int64_t ns)
 {
-    sts_jsonw_key(w, key);
     if (ns < 0)
-        sts_jsonw_null(w);
+        sts_jsonw_kv_null(w, key);
     else
-        sts_jsonw_i64(w, ns);
+        sts_jsonw_kv_i64(w, key, ns);
 }
 
 static void i64_or_null(sts_jsonw *w, const char *key, int64_t v)
@@ -28,8 +27,7 @@ static void write_reasons(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_jsonw_key(w, "miss_reasons");
     sts_jsonw_obj_begin(w);
     for (int k = 0; k < STS_MISS_COUNT; k++) {
-        sts_jsonw_key(w, sts_miss_category_name((sts_miss_category)k));
-        sts_jsonw_i64(w, f->reasons[k]);
+        sts_jsonw_kv_i64(w, sts_miss_category_name((sts_miss_category)k), f->reasons[k]);
     }
     sts_jsonw_obj_end(w);
     sts_jsonw_key(w, "reason_details");
@@ -37,12 +35,9 @@ static void write_reasons(sts_jsonw *w, const sts_ledger *l, size_t fi)
     for (uint32_t i = f->first_reason; i; i = l->reasons.v[i - 1].next) {
         const lg_reason *r = &l->reasons.v[i - 1];
         sts_jsonw_obj_begin(w);
-        sts_jsonw_key(w, "category");
-        sts_jsonw_str(w, sts_miss_category_name((sts_miss_category)r->cat));
-        sts_jsonw_key(w, "detail");
-        sts_jsonw_str(w, lg_str(l, r->detail));
-        sts_jsonw_key(w, "count");
-        sts_jsonw_i64(w, r->count);
+        sts_jsonw_kv_str(w, "category", sts_miss_category_name((sts_miss_category)r->cat));
+        sts_jsonw_kv_str(w, "detail", lg_str(l, r->detail));
+        sts_jsonw_kv_i64(w, "count", r->count);
         sts_jsonw_obj_end(w);
     }
     sts_jsonw_arr_end(w);
@@ -53,12 +48,9 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_ledger_fn_info in;
     sts_ledger_function(l, fi, &in);
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "name");
-    sts_jsonw_str(w, in.name);
-    sts_jsonw_key(w, "source");
-    sts_jsonw_str(w, sts_ledger_source_name(in.source));
-    sts_jsonw_key(w, "rows");
-    sts_jsonw_i64(w, in.rows);
+    sts_jsonw_kv_str(w, "name", in.name);
+    sts_jsonw_kv_str(w, "source", sts_ledger_source_name(in.source));
+    sts_jsonw_kv_i64(w, "rows", in.rows);
     i64_or_null(w, "calls", in.calls);
     const struct {
         const char *k;
@@ -67,12 +59,10 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
                    { "trace_ns", in.trace_ns }, { "lower_ns", in.lower_ns }, { "compile_ns", in.compile_ns } };
     i64_or_null(w, "hits", in.hits);
     if (in.unknown) {
-        sts_jsonw_key(w, "unknown");
-        sts_jsonw_str(w, in.unknown);
+        sts_jsonw_kv_str(w, "unknown", in.unknown);
     }
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        sts_jsonw_key(w, counts[i].k);
-        sts_jsonw_i64(w, counts[i].v);
+        sts_jsonw_kv_i64(w, counts[i].k, counts[i].v);
     }
     ns_or_null(w, "max_compile_ns", in.max_compile_ns);
     sts_jsonw_key(w, "signatures");
@@ -83,17 +73,12 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     write_reasons(w, l, fi);
     sts_jsonw_key(w, "persistent_cache");
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "hits");
-    sts_jsonw_i64(w, in.persistent_hits);
-    sts_jsonw_key(w, "misses");
-    sts_jsonw_i64(w, in.persistent_misses);
-    sts_jsonw_key(w, "writes");
-    sts_jsonw_i64(w, in.persistent_writes);
+    sts_jsonw_kv_i64(w, "hits", in.persistent_hits);
+    sts_jsonw_kv_i64(w, "misses", in.persistent_misses);
+    sts_jsonw_kv_i64(w, "writes", in.persistent_writes);
     sts_jsonw_obj_end(w);
-    sts_jsonw_key(w, "limit_hits");
-    sts_jsonw_i64(w, in.limit_hits);
-    sts_jsonw_key(w, "redefined");
-    sts_jsonw_i64(w, in.redefined);
+    sts_jsonw_kv_i64(w, "limit_hits", in.limit_hits);
+    sts_jsonw_kv_i64(w, "redefined", in.redefined);
     sts_jsonw_obj_end(w);
 }
 
@@ -118,10 +103,8 @@ static void write_churn(sts_jsonw *w, const sts_ledger *l)
         sts_ledger_churn c;
         sts_ledger_churn_get(l, i, &c);
         sts_jsonw_obj_begin(w);
-        sts_jsonw_key(w, "function");
-        sts_jsonw_str(w, c.function);
-        sts_jsonw_key(w, "component");
-        sts_jsonw_str(w, c.component);
+        sts_jsonw_kv_str(w, "function", c.function);
+        sts_jsonw_kv_str(w, "component", c.component);
         sts_jsonw_key(w, "values");
         /* From the component itself: a value may hold ", " ("(1, 2)"). */
         sts_jsonw_arr_begin(w);
@@ -130,13 +113,11 @@ static void write_churn(sts_jsonw *w, const sts_ledger *l)
         for (size_t k = 0; comp && k < comp->vals.n; k++)
             sts_jsonw_str(w, lg_str(l, comp->vals.v[k]));
         sts_jsonw_arr_end(w);
-        sts_jsonw_key(w, "specializations");
-        sts_jsonw_i64(w, c.specializations);
+        sts_jsonw_kv_i64(w, "specializations", c.specializations);
         ns_or_null(w, "cost_ns", c.cost_ns);
         sts_jsonw_key(w, "buckets");
         write_numbers(w, c.buckets);
-        sts_jsonw_key(w, "message");
-        sts_jsonw_str(w, c.message);
+        sts_jsonw_kv_str(w, "message", c.message);
         sts_jsonw_obj_end(w);
     }
     sts_jsonw_arr_end(w);
@@ -150,16 +131,13 @@ static const char *kind_name(sts_param_kind k)
 static void write_arg(sts_jsonw *w, const sts_argsig *a)
 {
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "name");
-    sts_jsonw_str(w, a->name ? a->name : "");
-    sts_jsonw_key(w, "kind");
-    sts_jsonw_str(w, kind_name(a->kind));
+    sts_jsonw_kv_str(w, "name", a->name ? a->name : "");
+    sts_jsonw_kv_str(w, "kind", kind_name(a->kind));
     if (a->kind != STS_PARAM_STATIC) {
-        sts_jsonw_key(w, "dtype");
         if (a->dtype)
-            sts_jsonw_str(w, a->dtype);
+            sts_jsonw_kv_str(w, "dtype", a->dtype);
         else
-            sts_jsonw_null(w);
+            sts_jsonw_kv_null(w, "dtype");
     }
     if (a->kind == STS_PARAM_ARRAY) {
         sts_jsonw_key(w, "shape");
@@ -175,26 +153,23 @@ static void write_arg(sts_jsonw *w, const sts_argsig *a)
             }
             sts_jsonw_arr_end(w);
         }
-        sts_jsonw_key(w, "weak_type");
-        sts_jsonw_bool(w, a->weak_type);
+        sts_jsonw_kv_bool(w, "weak_type", a->weak_type);
     }
     if (a->kind == STS_PARAM_STATIC) {
-        sts_jsonw_key(w, "value");
         if (a->value)
-            sts_jsonw_str(w, a->value);
+            sts_jsonw_kv_str(w, "value", a->value);
         else
-            sts_jsonw_null(w);
+            sts_jsonw_kv_null(w, "value");
     }
     sts_jsonw_obj_end(w);
 }
 
 static void opt_str(sts_jsonw *w, const char *key, const char *s)
 {
-    sts_jsonw_key(w, key);
     if (s && *s)
-        sts_jsonw_str(w, s);
+        sts_jsonw_kv_str(w, key, s);
     else
-        sts_jsonw_null(w);
+        sts_jsonw_kv_null(w, key);
 }
 
 static void write_row(sts_jsonw *w, const sts_ledger *l, size_t i)
@@ -203,33 +178,26 @@ static void write_row(sts_jsonw *w, const sts_ledger *l, size_t i)
     sts_ledger_row_get(l, i, &r);
     const sts_ledger_call *c = &r.call;
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "index");
-    sts_jsonw_i64(w, r.index);
-    sts_jsonw_key(w, "function");
-    sts_jsonw_str(w, c->function);
+    sts_jsonw_kv_i64(w, "index", r.index);
+    sts_jsonw_kv_str(w, "function", c->function);
     opt_str(w, "label", c->label);
-    sts_jsonw_key(w, "signature");
-    sts_jsonw_str(w, r.signature);
+    sts_jsonw_kv_str(w, "signature", r.signature);
     sts_jsonw_key(w, "args");
     sts_jsonw_arr_begin(w);
     for (int a = 0; a < c->nargs; a++)
         write_arg(w, &c->args[a]);
     sts_jsonw_arr_end(w);
-    sts_jsonw_key(w, "traces");
-    sts_jsonw_i64(w, c->traces);
-    sts_jsonw_key(w, "compiles");
-    sts_jsonw_i64(w, c->compiles);
-    sts_jsonw_key(w, "hit");
-    sts_jsonw_bool(w, c->hit);
+    sts_jsonw_kv_i64(w, "traces", c->traces);
+    sts_jsonw_kv_i64(w, "compiles", c->compiles);
+    sts_jsonw_kv_bool(w, "hit", c->hit);
     ns_or_null(w, "trace_ns", c->trace_ns);
     ns_or_null(w, "lower_ns", c->lower_ns);
     ns_or_null(w, "compile_ns", c->compile_ns);
     ns_or_null(w, "total_ns", c->total_ns);
-    sts_jsonw_key(w, "result");
     if (c->has_result)
-        sts_jsonw_f64(w, c->result);
+        sts_jsonw_kv_f64(w, "result", c->result);
     else
-        sts_jsonw_null(w);
+        sts_jsonw_kv_null(w, "result");
     opt_str(w, "reason", c->reason);
     opt_str(w, "source", c->source);
     sts_jsonw_obj_end(w);
@@ -241,8 +209,7 @@ static void write_syncs(sts_jsonw *w, const sts_ledger *l)
     const char *unknown = sts_ledger_syncs_unknown(l);
     if (unknown) {
         sts_jsonw_null(w);
-        sts_jsonw_key(w, "host_syncs_unknown");
-        sts_jsonw_str(w, unknown);
+        sts_jsonw_kv_str(w, "host_syncs_unknown", unknown);
         return;
     }
     sts_jsonw_obj_begin(w);
@@ -252,14 +219,10 @@ static void write_syncs(sts_jsonw *w, const sts_ledger *l)
         sts_ledger_sync s;
         sts_ledger_sync_get(l, i, &s);
         sts_jsonw_obj_begin(w);
-        sts_jsonw_key(w, "label");
-        sts_jsonw_str(w, s.label);
-        sts_jsonw_key(w, "scope");
-        sts_jsonw_str(w, s.scope);
-        sts_jsonw_key(w, "kind");
-        sts_jsonw_str(w, sts_sync_kind_name(s.kind));
-        sts_jsonw_key(w, "wait_ns");
-        sts_jsonw_i64(w, s.wait_ns);
+        sts_jsonw_kv_str(w, "label", s.label);
+        sts_jsonw_kv_str(w, "scope", s.scope);
+        sts_jsonw_kv_str(w, "kind", sts_sync_kind_name(s.kind));
+        sts_jsonw_kv_i64(w, "wait_ns", s.wait_ns);
         sts_jsonw_obj_end(w);
     }
     sts_jsonw_arr_end(w);
@@ -270,16 +233,14 @@ static void write_syncs(sts_jsonw *w, const sts_ledger *l)
         sts_ledger_sync_scope s;
         sts_ledger_sync_scope_get(l, i, &s);
         sts_jsonw_obj_begin(w);
-        sts_jsonw_key(w, "scope");
-        sts_jsonw_str(w, s.scope);
+        sts_jsonw_kv_str(w, "scope", s.scope);
         const struct {
             const char *k;
             int64_t v;
         } f[] = { { "count", s.count }, { "total_ns", s.total_ns }, { "max_ns", s.max_ns },
                   { "reads", s.reads }, { "waits", s.waits },       { "scalars", s.scalars } };
         for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
-            sts_jsonw_key(w, f[k].k);
-            sts_jsonw_i64(w, f[k].v);
+            sts_jsonw_kv_i64(w, f[k].k, f[k].v);
         }
         sts_jsonw_obj_end(w);
     }
@@ -298,8 +259,7 @@ static void write_log_stats(sts_jsonw *w, const sts_ledger *l)
               { "skipped", l->log.skipped },      { "comments", l->log.comments }, { "warnings", l->log.warnings },
               { "long_lines", l->log.long_lines } };
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
-        sts_jsonw_key(w, f[k].k);
-        sts_jsonw_i64(w, f[k].v);
+        sts_jsonw_kv_i64(w, f[k].k, f[k].v);
     }
     sts_jsonw_obj_end(w);
 }
@@ -311,8 +271,7 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
     sts_jsonw *w = sts_jsonw_create(f, STS_JSON_INDENTED);
     if (!w) return sts_error_set(err, STS_ERR_NOMEM, -1, "ledger: out of memory");
     sts_jsonw_obj_begin(w);
-    sts_jsonw_key(w, "schema");
-    sts_jsonw_str(w, "stepscope.ledger/1");
+    sts_jsonw_kv_str(w, "schema", "stepscope.ledger/1");
     sts_jsonw_key(w, "functions");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < l->fns.n; i++)

@@ -412,7 +412,7 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     r->track0 = r->track_base + (uint32_t)r->tracks.n;
     r->pos = pos;
     r->last = INT64_MIN;
-    r->res = t0->kind == STS_TRACK_THREAD ? tl->info.resolution_ns : 0;
+    r->res = t0->kind == STS_TRACK_THREAD && !tl->exact_times ? tl->info.resolution_ns : 0;
     int can_spill = t0->kind == STS_TRACK_THREAD;
     sts_slice *all = tl->slices.v;
     for (size_t k = 0; k < n; k++) {

@@ -65,6 +65,7 @@ struct sts_timeline {
     int count_flows; /* STS_FLOWS_COUNT: flow events are counted in info.flows, not kept */
     int finalized;
     int all_whole_us; /* every ts/dur seen was a whole microsecond */
+    int exact_times;  /* the file says its times are exact (a stepscope cut): no rounding tolerance */
     STS_VEC(sts_process) procs;
     STS_VEC(sts_lane) lanes;
     STS_VEC(sts_track) tracks;

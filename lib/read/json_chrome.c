@@ -224,6 +224,9 @@ static const char *object_key(jr *r, top *t, const char *p, const char *e, const
         t->st = ST_OBJ_AFTER;
         return vq + 1;
     }
+    /* A trace whose producer wrote exact times and already applied the rounding
+     * tolerance (stepscope's cut) says so; its value is skipped as any other. */
+    if (is_key(k, kn, esc, "stepscope_exact_times") && *p == 't') r->tl->exact_times = 1;
     sts_jr_skip_start(&r->skip);
     t->st = ST_OBJ_SKIP;
     return p;

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/in_json.h"
+#include "report/report_impl.h"
+#include "stepscope/bench.h"
 
 #define MAX_RUNS 32
 
@@ -61,17 +62,21 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static const char *run_label(sts_report *r, const sts_jval *o, const char *member)
+static const char *fact_text(const sts_bench_run_doc *run, const char *key)
 {
-    static const char *const keys[] = { "name", "label", "workload", "kernel" };
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const char *s = sts_json_str(sts_json_get(o, keys[i]), NULL);
-        if (s && *s) return sts_rpt_strdup(r, s);
-    }
-    if (member) return sts_rpt_strdup(r, member);
-    const char *in = sts_rpt_json_text(r, sts_json_get(o, "input_shape"));
-    const char *w = sts_rpt_json_text(r, sts_json_get(o, "weight_shape"));
-    const char *dt = sts_json_str(sts_json_get(o, "dtype"), NULL);
+    const sts_bench_fact *f = sts_bench_fact_get(run->facts, run->nfacts, key);
+    return f ? f->text : NULL;
+}
+
+static const char *run_label(sts_report *r, const sts_bench_run_doc *run)
+{
+    const char *const names[] = { run->name, run->label, run->workload, run->kernel };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i] && *names[i]) return sts_rpt_strdup(r, names[i]);
+    if (run->member) return sts_rpt_strdup(r, run->member);
+    const char *in = fact_text(run, "input_shape"), *w = fact_text(run, "weight_shape");
+    const sts_bench_fact *df = sts_bench_fact_get(run->facts, run->nfacts, "dtype");
+    const char *dt = df ? df->string : NULL;
     if (!in) return NULL;
     char buf[512];
     snprintf(buf, sizeof buf, "x %s%s%s%s%s", in, w ? ", w " : "", w ? w : "", dt ? " " : "", dt ? dt : "");
@@ -79,42 +84,40 @@ static const char *run_label(sts_report *r, const sts_jval *o, const char *membe
 }
 
 /* Any other scalar member, durations written in their own unit. */
-static void other_fact(sts_report *r, sts_rpt_facts *f, const sts_jmember *m)
+static void other_fact(sts_report *r, sts_rpt_facts *f, const sts_bench_fact *m)
 {
     char key[128], d[48];
     snprintf(key, sizeof key, "%s", m->key);
     for (char *p = key; *p; p++)
         if (*p == '_') *p = ' ';
-    if (m->val->type == STS_J_NUM && ends_with(m->key, "_seconds") && isfinite(m->val->u.num * 1e9)) {
+    if (!isnan(m->number) && ends_with(m->key, "_seconds") && isfinite(m->number * 1e9)) {
         key[strlen(key) - 8] = 0; /* drop " seconds": the value carries its unit */
-        sts_fmt_duration(m->val->u.num * 1e9, d, sizeof d);
+        sts_fmt_duration(m->number * 1e9, d, sizeof d);
         sts_rpt_fact(r, f, key, "%s", d);
         return;
     }
-    const char *t = sts_rpt_json_text(r, m->val);
-    if (t) sts_rpt_fact(r, f, key, "%s", t);
+    if (m->text) sts_rpt_fact(r, f, key, "%s", m->text);
 }
 
-static void check_fact(sts_report *r, sts_rpt_facts *f, const sts_jval *check)
+static void check_fact(sts_report *r, sts_rpt_facts *f, const sts_bench_run_doc *run)
 {
-    const sts_jval *checked = sts_json_get(check, "checked"), *passed = sts_json_get(check, "passed");
-    if (!checked || checked->type != STS_J_BOOL) return;
-    const char *ref = sts_json_str(sts_json_get(check, "reference"), NULL);
+    if (run->checked < 0) return;
+    const char *ref = run->reference;
     sts_rpt_fact(r, f, "check", "%s%s%s",
-                 !checked->u.b                                         ? "not checked"
-                 : passed && passed->type == STS_J_BOOL && passed->u.b ? "passed"
-                                                                       : "FAILED",
-                 ref && checked->u.b ? " against " : "", ref && checked->u.b ? ref : "");
+                 !run->checked      ? "not checked"
+                 : run->passed == 1 ? "passed"
+                                    : "FAILED",
+                 ref && run->checked ? " against " : "", ref && run->checked ? ref : "");
 }
 
-static void run_facts(sts_report *r, sts_rpt_section *sec, const sts_jval *o, const sts_rpt_bench *bn)
+static void run_facts(sts_report *r, sts_rpt_section *sec, const sts_bench_run_doc *run, const sts_rpt_bench *bn)
 {
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        const char *t = sts_rpt_json_text(r, sts_json_get(o, known[i].key));
+        const char *t = fact_text(run, known[i].key);
         if (t) sts_rpt_fact(r, f, known[i].label, "%s", t);
     }
-    check_fact(r, f, sts_json_get(o, "check"));
+    check_fact(r, f, run);
     char d[48], m[48];
     double median = isfinite(bn->median_ns) ? bn->median_ns : sts_rpt_median(bn->warm_ns, bn->nwarm);
     sts_fmt_duration(bn->first_ns, d, sizeof d);
@@ -122,87 +125,54 @@ static void run_facts(sts_report *r, sts_rpt_section *sec, const sts_jval *o, co
     sts_rpt_fact(r, f, "first call", "%s", isfinite(bn->first_ns) ? d : "not recorded");
     sts_rpt_fact(r, f, "warm median", "%s over %zu samples%s", isfinite(median) ? m : "n/a", bn->nwarm,
                  isfinite(bn->median_ns) ? "" : " (computed here)");
-    for (size_t i = 0; i < o->u.obj.n; i++) {
-        const sts_jmember *mb = &o->u.obj.members[i];
-        if (is_listed(mb->key) || mb->val->type == STS_J_OBJ) continue;
-        if (mb->val->type == STS_J_ARR && (ends_with(mb->key, "_seconds") || strcmp(mb->key, "warnings") == 0))
-            continue;
+    for (size_t i = 0; i < run->nfacts; i++) {
+        const sts_bench_fact *mb = &run->facts[i];
+        if (is_listed(mb->key) || mb->object) continue;
+        if (mb->array && (ends_with(mb->key, "_seconds") || strcmp(mb->key, "warnings") == 0)) continue;
         other_fact(r, f, mb);
     }
-    const sts_jval *warnings = sts_json_get(o, "warnings");
-    for (size_t i = 0; i < sts_json_len(warnings) && i < 8; i++) {
-        const char *w = sts_json_str(sts_json_at(warnings, i), NULL);
-        if (w && *w) sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, w);
-    }
+    for (size_t i = 0; i < run->nwarnings && i < 8; i++)
+        if (run->warnings[i] && *run->warnings[i]) sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, run->warnings[i]);
 }
 
-static sts_status add_run(sts_report *r, sts_rpt_section *sec, const sts_jval *o, const char *member, const char *name,
+/* A series in ns, copied into the report (NAN where a sample was not measured). */
+static double *nanos(sts_report *r, const sts_bench_series *s)
+{
+    double *d = sts_rpt_alloc(r, (s->n + 1) * sizeof *d);
+    for (size_t i = 0; d && i < s->n; i++)
+        d[i] = s->s[i] * 1e9;
+    return d;
+}
+
+static sts_status add_run(sts_report *r, sts_rpt_section *sec, const sts_bench_run_doc *run, const char *name,
                           sts_error *err)
 {
     sts_rpt_bench *bn = sts_rpt_alloc(r, sizeof *bn);
     if (!bn) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
-    bn->label = run_label(r, o, member);
-    size_t finite_dev = 0;
-    sts_status st;
-    if ((st = sts_rpt_json_number(sts_json_get(o, "first_call_seconds"), 1e9, name, "first_call_seconds", &bn->first_ns,
-                                  err)) != STS_OK ||
-        (st = sts_rpt_json_numbers(r, sts_json_get(o, "warm_samples_seconds"), 1e9, name, "warm_samples_seconds",
-                                   &bn->warm_ns, &bn->nwarm, NULL, err)) != STS_OK ||
-        (st = sts_rpt_json_number(sts_json_get(o, "warm_median_seconds"), 1e9, name, "warm_median_seconds",
-                                  &bn->median_ns, err)) != STS_OK ||
-        (st = sts_rpt_json_numbers(r, sts_json_get(o, "device_samples_seconds"), 1e9, name, "device_samples_seconds",
-                                   &bn->device_ns, &bn->ndevice, &finite_dev, err)) != STS_OK)
-        return st;
-    if (finite_dev == 0) bn->ndevice = 0; /* no device timestamps: no series, no legend entry */
+    bn->label = run_label(r, run);
+    bn->first_ns = run->first_call_s * 1e9;
+    bn->median_ns = run->warm_median_s * 1e9;
+    bn->warm_ns = nanos(r, &run->warm);
+    bn->nwarm = run->warm.n;
+    bn->device_ns = nanos(r, &run->device);
+    bn->ndevice = run->device.measured ? run->device.n : 0; /* no device timestamps: no series, no legend entry */
     /* Dispatch-only: its median when given, else one interval or the median of a list. */
-    const sts_jval *dv = sts_json_get(o, "dispatch_only_seconds");
-    if ((st = sts_rpt_json_number(sts_json_get(o, "dispatch_only_median_seconds"), 1e9, name,
-                                  "dispatch_only_median_seconds", &bn->dispatch_ns, err)) != STS_OK)
-        return st;
-    if (!isfinite(bn->dispatch_ns) && dv && dv->type == STS_J_ARR) {
-        double *d;
-        size_t n;
-        if ((st = sts_rpt_json_numbers(r, dv, 1e9, name, "dispatch_only_seconds", &d, &n, NULL, err)) != STS_OK)
-            return st;
-        bn->dispatch_ns = sts_rpt_median(d, n);
-    } else if (!isfinite(bn->dispatch_ns) &&
-               (st = sts_rpt_json_number(dv, 1e9, name, "dispatch_only_seconds", &bn->dispatch_ns, err)) != STS_OK) {
-        return st;
-    }
+    bn->dispatch_ns = run->dispatch_median_s * 1e9;
+    double *dispatch = nanos(r, &run->dispatch);
+    if (!bn->warm_ns || !bn->device_ns || !dispatch)
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    if (!isfinite(bn->dispatch_ns) && run->dispatch.given)
+        bn->dispatch_ns = run->dispatch.scalar ? dispatch[0] : sts_rpt_median(dispatch, run->dispatch.n);
     sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, bn->label ? bn->label : "benchmark");
-    run_facts(r, sec, o, bn);
+    run_facts(r, sec, run, bn);
     if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_BENCH, "fig-bench", bn, HOW_BENCH))
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     return STS_OK;
 }
 
-typedef struct run_list {
-    const sts_jval *obj[MAX_RUNS];
-    const char *member[MAX_RUNS]; /* the key holding it ("energy" under "variants"), or NULL */
-    size_t n;
-} run_list;
-
-/* Depth-first, document order: every object holding warm samples is a run, wherever it
- * sits (the result itself, then its "variants"). */
-static void find_runs(const sts_jval *v, const char *member, run_list *runs, int depth)
+static void environment_facts(sts_report *r, sts_rpt_section *sec, const sts_bench_doc *doc)
 {
-    if (!v || depth > 8 || runs->n >= MAX_RUNS) return;
-    if (v->type == STS_J_OBJ) {
-        if (sts_json_get(v, "warm_samples_seconds")) {
-            runs->obj[runs->n] = v;
-            runs->member[runs->n++] = member;
-        }
-        for (size_t i = 0; i < v->u.obj.n; i++)
-            find_runs(v->u.obj.members[i].val, v->u.obj.members[i].key, runs, depth + 1);
-    } else if (v->type == STS_J_ARR) {
-        for (size_t i = 0; i < v->u.arr.n; i++)
-            find_runs(v->u.arr.items[i], NULL, runs, depth + 1);
-    }
-}
-
-static void environment_facts(sts_report *r, sts_rpt_section *sec, const sts_jval *env)
-{
-    if (!env || env->type != STS_J_OBJ) return;
+    if (!doc->has_env) return;
     sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Machine");
     static const struct {
         const char *key, *label;
@@ -210,14 +180,13 @@ static void environment_facts(sts_report *r, sts_rpt_section *sec, const sts_jva
                  { "os", "OS" },         { "compiler", "compiler" }, { "timestamp", "measured at" } };
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const char *t = sts_rpt_json_text(r, sts_json_get(env, keys[i].key));
-        if (t && *t) sts_rpt_fact(r, f, keys[i].label, "%s", t);
+        const sts_bench_fact *t = sts_bench_fact_get(doc->env, doc->nenv, keys[i].key);
+        if (t && t->text && *t->text) sts_rpt_fact(r, f, keys[i].label, "%s", t->text);
     }
-    const sts_jval *cl = sts_json_get(env, "opencl");
-    const char *dev = sts_json_str(sts_json_get(cl, "device"), NULL);
+    const char *dev = doc->opencl_device;
     if (dev) {
-        const char *type = sts_json_str(sts_json_get(cl, "type"), "");
-        const char *drv = sts_json_str(sts_json_get(cl, "driver_version"), "");
+        const char *type = doc->opencl_type ? doc->opencl_type : "";
+        const char *drv = doc->opencl_driver ? doc->opencl_driver : "";
         sts_rpt_fact(r, f, "OpenCL device", "%s%s%s%s", dev, *type ? " (" : "", type, *type ? ")" : "");
         if (*drv) sts_rpt_fact(r, f, "driver", "%s", drv);
     }
@@ -227,32 +196,15 @@ sts_status sts_report_add_bench_json(sts_report *r, const char *text, size_t len
 {
     if (!r || !text) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "report: no report or no text given");
     name = name ? name : "(bench json)";
-    sts_jdoc doc = STS_JDOC_INIT;
-    sts_status st = sts_json_parse(&doc, text, len, name, err);
-    if (st != STS_OK) {
-        sts_jdoc_release(&doc);
-        return st;
-    }
-    run_list runs = { { 0 }, { 0 }, 0 };
-    find_runs(doc.root, NULL, &runs, 0);
-    if (runs.n == 0) {
-        sts_jdoc_release(&doc);
-        return sts_error_set(err, STS_ERR_FORMAT, 0,
-                             "%s: not a bench result: expected an object with \"warm_samples_seconds\"", name);
-    }
+    sts_bench_doc *doc = NULL;
+    sts_status st = sts_bench_read_json(text, len, name, &doc, err);
+    if (st != STS_OK) return st;
     sts_rpt_section *sec = sts_rpt_section_new(r, "bench", "Benchmark: first call and warm calls", name);
-    if (!sec) {
-        sts_jdoc_release(&doc);
-        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
-    }
-    environment_facts(r, sec, sts_json_get(doc.root, "environment"));
-    for (size_t i = 0; i < runs.n; i++) {
-        if ((st = add_run(r, sec, runs.obj[i], runs.member[i], name, err)) != STS_OK) {
-            sts_jdoc_release(&doc);
-            return st;
-        }
-    }
-    sts_jdoc_release(&doc);
-    sts_rpt_section_commit(r, sec);
-    return STS_OK;
+    if (!sec) st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    if (st == STS_OK) environment_facts(r, sec, doc);
+    for (size_t i = 0; st == STS_OK && i < doc->nruns && i < MAX_RUNS; i++)
+        st = add_run(r, sec, &doc->runs[i], name, err);
+    sts_bench_doc_free(doc);
+    if (st == STS_OK) sts_rpt_section_commit(r, sec);
+    return st;
 }

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/in_json.h"
+#include "report/report_impl.h"
+#include "stepscope/diff.h"
 
 #define MAX_ROWS 8
 
@@ -22,216 +23,173 @@ static const char HOW_DIFF[] =
 static const char *const preferred[] = { "step", "child",  "unattributed", "lane",
                                          "warm", "device", "compile_time", "wait" };
 
-static int drawable(const sts_jval *row)
+/* Whether a side's samples are in the document: written unless the row is absent
+ * from that run, or too long to write. */
+static int has_samples(const sts_diff_interval *row, int which)
 {
-    if (strcmp(sts_json_str(sts_json_get(row, "unit"), ""), "ns") != 0) return 0;
-    const char *method = sts_json_str(sts_json_get(row, "method"), "");
-    if (strcmp(method, "single") == 0) return 0;
-    const sts_jval *b = sts_json_get(row, "base"), *n = sts_json_get(row, "new");
-    int hb =
-        b && b->type == STS_J_OBJ && sts_json_get(b, "samples_ns") && sts_json_get(b, "samples_ns")->type == STS_J_ARR;
-    int hn =
-        n && n->type == STS_J_OBJ && sts_json_get(n, "samples_ns") && sts_json_get(n, "samples_ns")->type == STS_J_ARR;
-    return hb || hn;
+    const sts_diff_stats *s = &row->stats;
+    size_t n = which ? s->n_new : s->n_base;
+    if (n) return (which ? row->new_samples : row->base_samples) != NULL;
+    return !(which ? s->verdict == STS_DIFF_APPEARED : s->verdict == STS_DIFF_DISAPPEARED);
 }
 
-static double num_or_nan(const sts_jval *v)
+static int drawable(const sts_diff_interval *row)
 {
-    return v && v->type == STS_J_NUM ? v->u.num : NAN;
+    return strcmp(row->unit, "ns") == 0 && row->stats.method != STS_DIFF_METHOD_SINGLE &&
+           (has_samples(row, 0) || has_samples(row, 1));
 }
 
-/* A bound of the interval: null means unbounded when the row says so. */
-static double bound(const sts_jval *row, const char *key, double inf)
+/* A side's samples and step numbers as the figure draws them (ordinals without step
+ * numbers), its median (NAN when the side is empty). */
+static sts_status side(sts_report *r, const sts_diff_interval *row, int which, double **v, double **idx, size_t *n,
+                       double *med)
 {
-    const sts_jval *v = sts_json_get(row, key), *b = sts_json_get(row, "ci_bounded");
-    if (v && v->type == STS_J_NUM) return v->u.num;
-    if (b && b->type == STS_J_BOOL && !b->u.b) return inf;
-    return NAN;
-}
-
-static sts_status side(sts_report *r, const sts_jval *s, const char *name, double **v, double **idx, size_t *n,
-                       double *med, sts_error *err)
-{
-    *v = *idx = NULL;
-    *n = 0;
-    *med = NAN;
-    if (!s || s->type != STS_J_OBJ) return STS_OK;
-    size_t ni;
-    sts_status st = sts_rpt_json_numbers(r, sts_json_get(s, "samples_ns"), 1, name, "samples_ns", v, n, NULL, err);
-    if (st == STS_OK) st = sts_rpt_json_numbers(r, sts_json_get(s, "index"), 1, name, "index", idx, &ni, NULL, err);
-    if (st != STS_OK) return st;
-    if (*idx == NULL || ni != *n) {
-        /* Without step numbers the samples are only in run order. */
-        *idx = sts_rpt_alloc(r, (*n + 1) * sizeof **idx);
-        if (!*idx) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
-        for (size_t i = 0; i < *n; i++)
-            (*idx)[i] = (double)i;
+    const sts_diff_stats *s = &row->stats;
+    const int64_t *x = which ? row->new_samples : row->base_samples, *k = which ? row->new_index : row->base_index;
+    size_t count = which ? s->n_new : s->n_base;
+    *n = x ? count : 0;
+    *med = count ? (double)(which ? s->median_new : s->median_base) : NAN;
+    *v = sts_rpt_alloc(r, (*n + 1) * sizeof **v);
+    *idx = sts_rpt_alloc(r, (*n + 1) * sizeof **idx);
+    if (!*v || !*idx) return STS_ERR_NOMEM;
+    for (size_t i = 0; i < *n; i++) {
+        (*v)[i] = (double)x[i];
+        (*idx)[i] = k ? (double)k[i] : (double)i;
     }
-    for (size_t i = 0; i < *n; i++)
-        if (!isfinite((*v)[i]))
-            return sts_error_set(err, STS_ERR_FORMAT, (int64_t)s->offset,
-                                 "%s: byte %zu: \"samples_ns\" must hold numbers only", name, s->offset);
-    *med = num_or_nan(sts_json_get(s, "median_ns"));
     return STS_OK;
 }
 
-static const char *prediction_of(const sts_jval *preds, const char *key)
+static const char *prediction_of(const sts_diff *d, const char *key)
 {
-    for (size_t i = 0; i < sts_json_len(preds); i++) {
-        const sts_jval *p = sts_json_at(preds, i);
-        if (strcmp(sts_json_str(sts_json_get(p, "key"), ""), key) == 0)
-            return sts_json_str(sts_json_get(p, "result"), NULL);
-    }
+    size_t n;
+    const sts_diff_prediction *p = sts_diff_predictions(d, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(p[i].key, key) == 0) return sts_diff_result_name(p[i].result);
     return NULL;
 }
 
-static sts_status fill_row(sts_report *r, const sts_jval *j, const sts_jval *preds, const char *name,
+static sts_status fill_row(sts_report *r, const sts_diff *d, const sts_diff_interval *j, const char *name,
                            sts_rpt_diff_row *row, sts_error *err)
 {
-    row->key = sts_rpt_strdup(r, sts_json_str(sts_json_get(j, "key"), "?"));
-    row->verdict = sts_rpt_strdup(r, sts_json_str(sts_json_get(j, "verdict"), "?"));
-    row->method = sts_rpt_strdup(r, sts_json_str(sts_json_get(j, "method"), ""));
-    const char *p = prediction_of(preds, row->key);
+    const sts_diff_stats *s = &j->stats;
+    row->key = sts_rpt_strdup(r, j->key);
+    row->verdict = sts_rpt_strdup(r, sts_diff_verdict_name(s->verdict));
+    row->method = sts_rpt_strdup(r, sts_diff_method_name(s->method));
+    const char *p = prediction_of(d, j->key);
     row->prediction = p ? sts_rpt_strdup(r, p) : NULL;
-    sts_status st = side(r, sts_json_get(j, "base"), name, &row->base, &row->bidx, &row->nb, &row->med_base, err);
-    if (st == STS_OK) st = side(r, sts_json_get(j, "new"), name, &row->new_, &row->nidx, &row->nn, &row->med_new, err);
-    row->change_pct = num_or_nan(sts_json_get(j, "change_pct"));
-    row->lo_pct = bound(j, "ci_low_pct", -INFINITY);
-    row->hi_pct = bound(j, "ci_high_pct", INFINITY);
-    row->lo_ns = bound(j, "ci_low_ns", -INFINITY);
-    row->hi_ns = bound(j, "ci_high_ns", INFINITY);
-    row->p = num_or_nan(sts_json_get(j, "p_value"));
-    return st;
-}
-
-/* Every row's samples must be numbers, drawn or not: a malformed document is refused
- * whole rather than drawn in part. */
-static sts_status check_rows(sts_report *r, const sts_jval *rows, const char *name, sts_error *err)
-{
-    static const char *sides[2] = { "base", "new" };
-    for (size_t k = 0; k < sts_json_len(rows); k++) {
-        const sts_jval *row = sts_json_at(rows, k);
-        if (!row || row->type != STS_J_OBJ)
-            return sts_error_set(err, STS_ERR_FORMAT, row ? (int64_t)row->offset : 0,
-                                 "%s: byte %zu: each of \"intervals\" must be an object", name, row ? row->offset : 0);
-        for (int i = 0; i < 2; i++) {
-            double *v, *idx, med;
-            size_t n;
-            sts_status st = side(r, sts_json_get(row, sides[i]), name, &v, &idx, &n, &med, err);
-            if (st != STS_OK) return st;
-        }
-    }
+    if (side(r, j, 0, &row->base, &row->bidx, &row->nb, &row->med_base) != STS_OK ||
+        side(r, j, 1, &row->new_, &row->nidx, &row->nn, &row->med_new) != STS_OK)
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    row->change_pct = s->change_pct;
+    row->lo_pct = s->ci_low_pct;
+    row->hi_pct = s->ci_high_pct;
+    row->lo_ns = s->ci_low_ns;
+    row->hi_ns = s->ci_high_ns;
+    row->p = s->p_value;
     return STS_OK;
 }
 
-/* The rows to draw: named by a prediction first, then by preferred group. */
-static size_t choose(const sts_jval *rows, const sts_jval *preds, const sts_jval **pick)
+static int picked(const sts_diff_interval *const *pick, size_t n, const sts_diff_interval *row)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < sts_json_len(preds) && n < MAX_ROWS; i++) {
-        const char *key = sts_json_str(sts_json_get(sts_json_at(preds, i), "key"), "");
-        for (size_t k = 0; k < sts_json_len(rows); k++) {
-            const sts_jval *row = sts_json_at(rows, k);
-            if (strcmp(sts_json_str(sts_json_get(row, "key"), ""), key) != 0 || !drawable(row)) continue;
-            int dup = 0;
-            for (size_t q = 0; q < n; q++)
-                dup |= pick[q] == row;
-            if (!dup) pick[n++] = row;
-        }
-    }
-    for (size_t g = 0; g < sizeof preferred / sizeof preferred[0]; g++) {
-        for (size_t k = 0; k < sts_json_len(rows) && n < MAX_ROWS; k++) {
-            const sts_jval *row = sts_json_at(rows, k);
-            if (strcmp(sts_json_str(sts_json_get(row, "group"), ""), preferred[g]) != 0 || !drawable(row)) continue;
-            int dup = 0;
-            for (size_t q = 0; q < n; q++)
-                dup |= pick[q] == row;
-            if (!dup) pick[n++] = row;
-        }
-    }
+    for (size_t q = 0; q < n; q++)
+        if (pick[q] == row) return 1;
+    return 0;
+}
+
+/* The rows to draw: named by a prediction first, then by preferred group. */
+static size_t choose(const sts_diff *d, const sts_diff_interval **pick)
+{
+    size_t n = 0, nrows, npreds;
+    const sts_diff_interval *rows = sts_diff_intervals(d, &nrows);
+    const sts_diff_prediction *preds = sts_diff_predictions(d, &npreds);
+    for (size_t i = 0; i < npreds && n < MAX_ROWS; i++)
+        for (size_t k = 0; k < nrows; k++)
+            if (strcmp(rows[k].key, preds[i].key) == 0 && drawable(&rows[k]) && !picked(pick, n, &rows[k]))
+                pick[n++] = &rows[k];
+    for (size_t g = 0; g < sizeof preferred / sizeof preferred[0]; g++)
+        for (size_t k = 0; k < nrows && n < MAX_ROWS; k++)
+            if (strcmp(rows[k].group, preferred[g]) == 0 && drawable(&rows[k]) && !picked(pick, n, &rows[k]))
+                pick[n++] = &rows[k];
     return n;
 }
 
-static void facts(sts_report *r, sts_rpt_section *sec, const sts_jval *root)
+static void facts(sts_report *r, sts_rpt_section *sec, const sts_diff *d)
 {
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
-    const char *kind = sts_json_str(sts_json_get(root, "kind"), "?");
+    const char *kind = sts_diff_kind_name(sts_diff_get_kind(d));
     sts_rpt_fact(r, f, "compares", "two %s%s", kind, strcmp(kind, "bench") == 0 ? " results" : "s");
-    static const char *sides[2] = { "base", "new" };
     for (int i = 0; i < 2; i++) {
-        const sts_jval *s = sts_json_get(root, sides[i]);
-        const char *nm = sts_json_str(sts_json_get(s, "name"), "?");
-        const sts_jval *steps = sts_json_get(s, "steps");
-        if (steps && steps->type == STS_J_NUM)
-            sts_rpt_fact(r, f, i ? "NEW" : "BASE", "%s (%.0f %s steps)", nm, steps->u.num,
-                         sts_json_str(sts_json_get(s, "step_name"), "?"));
+        const char *nm = i ? sts_diff_new_name(d) : sts_diff_base_name(d), *step = NULL;
+        size_t steps = sts_diff_run_steps(d, i, &step, NULL);
+        if (sts_diff_get_kind(d) == STS_DIFF_KIND_TRACE)
+            sts_rpt_fact(r, f, i ? "NEW" : "BASE", "%s (%zu %s steps)", nm, steps, step ? step : "?");
         else
             sts_rpt_fact(r, f, i ? "NEW" : "BASE", "%s", nm);
     }
-    sts_rpt_fact(r, f, "one sample per", "%s", sts_json_str(sts_json_get(root, "samples"), "?"));
-    sts_rpt_fact(r, f, "confidence", "%g%%", 100 * sts_json_num(sts_json_get(root, "confidence"), NAN));
-    sts_rpt_fact(r, f, "\"same\" within", "\xc2\xb1%g%%", sts_json_num(sts_json_get(root, "margin_pct"), NAN));
-    const sts_jval *sum = sts_json_get(root, "summary");
+    const sts_diff_options *o = sts_diff_get_options(d);
+    sts_rpt_fact(r, f, "one sample per", "%s", sts_diff_samples_word(d));
+    sts_rpt_fact(r, f, "confidence", "%g%%", 100 * o->confidence);
+    sts_rpt_fact(r, f, "\"same\" within", "\xc2\xb1%g%%", o->margin_pct);
+    size_t n, by[STS_DIFF_DISAPPEARED + 1] = { 0 };
+    const sts_diff_interval *rows = sts_diff_intervals(d, &n);
+    for (size_t i = 0; i < n; i++)
+        by[rows[i].stats.verdict]++;
     sts_rpt_fact(r, f, "intervals",
-                 "%.0f: %.0f shrank, %.0f grew, %.0f same, %.0f inconclusive, %.0f appeared, %.0f "
-                 "disappeared",
-                 sts_json_num(sts_json_get(sum, "intervals"), 0), sts_json_num(sts_json_get(sum, "shrank"), 0),
-                 sts_json_num(sts_json_get(sum, "grew"), 0), sts_json_num(sts_json_get(sum, "same"), 0),
-                 sts_json_num(sts_json_get(sum, "inconclusive"), 0), sts_json_num(sts_json_get(sum, "appeared"), 0),
-                 sts_json_num(sts_json_get(sum, "disappeared"), 0));
+                 "%zu: %zu shrank, %zu grew, %zu same, %zu inconclusive, %zu appeared, %zu disappeared", n,
+                 by[STS_DIFF_SHRANK], by[STS_DIFF_GREW], by[STS_DIFF_SAME], by[STS_DIFF_INCONCLUSIVE],
+                 by[STS_DIFF_APPEARED], by[STS_DIFF_DISAPPEARED]);
 }
 
-static void predictions(sts_report *r, sts_rpt_section *sec, const sts_jval *preds)
+static void predictions(sts_report *r, sts_rpt_section *sec, const sts_diff *d)
 {
-    if (!sts_json_len(preds)) return;
+    size_t n;
+    const sts_diff_prediction *p = sts_diff_predictions(d, &n);
+    if (!n) return;
     sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Predictions");
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
-    for (size_t i = 0; i < sts_json_len(preds); i++) {
-        const sts_jval *p = sts_json_at(preds, i);
+    for (size_t i = 0; i < n; i++) {
         char key[300];
-        snprintf(key, sizeof key, "%s: %s", sts_json_str(sts_json_get(p, "result"), "?"),
-                 sts_json_str(sts_json_get(p, "expect"), "?"));
-        sts_rpt_fact(r, f, key, "%s", sts_json_str(sts_json_get(p, "why"), ""));
+        snprintf(key, sizeof key, "%s: %s", sts_diff_result_name(p[i].result), p[i].expect);
+        sts_rpt_fact(r, f, key, "%s", p[i].why);
     }
+}
+
+static sts_status add_section(sts_report *r, const sts_diff *d, const char *name, sts_error *err)
+{
+    sts_rpt_section *sec = sts_rpt_section_new(r, "diff", "Diff: before and after", name);
+    sts_rpt_diff *fig = sec ? sts_rpt_alloc(r, sizeof *fig) : NULL;
+    if (!sec || !fig) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    facts(r, sec, d);
+    size_t nn;
+    const char *const *notes = sts_diff_notes(d, &nn);
+    for (size_t i = 0; i < nn; i++)
+        sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, notes[i]);
+    predictions(r, sec, d);
+    const sts_diff_interval *pick[MAX_ROWS];
+    fig->confidence = sts_diff_get_options(d)->confidence;
+    fig->margin_pct = sts_diff_get_options(d)->margin_pct;
+    fig->sample = sts_rpt_strdup(r, sts_diff_samples_word(d));
+    sts_diff_intervals(d, &fig->total);
+    fig->n = choose(d, pick);
+    fig->rows = sts_rpt_alloc(r, (fig->n + 1) * sizeof *fig->rows);
+    if (!fig->rows) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    for (size_t i = 0; i < fig->n; i++) {
+        sts_status st = fill_row(r, d, pick[i], name, &fig->rows[i], err);
+        if (st != STS_OK) return st;
+    }
+    if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_DIFF, "fig-diff", fig, HOW_DIFF))
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    sts_rpt_section_commit(r, sec);
+    return STS_OK;
 }
 
 sts_status sts_report_add_diff_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err)
 {
     if (!r || !text) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "report: no report or no text given");
     name = name ? name : "(diff json)";
-    sts_jdoc doc = STS_JDOC_INIT;
-    sts_status st = sts_json_parse(&doc, text, len, name, err);
-    const char *schema = st == STS_OK ? sts_json_str(sts_json_get(doc.root, "schema"), "") : "";
-    const sts_jval *rows = st == STS_OK ? sts_json_get(doc.root, "intervals") : NULL;
-    if (st == STS_OK && (strncmp(schema, "stepscope.diff/", 15) != 0 || !rows || rows->type != STS_J_ARR))
-        st = sts_error_set(
-            err, STS_ERR_FORMAT, 0,
-            "%s: not a diff result: expected \"schema\": \"stepscope.diff/1\" and an \"intervals\" array", name);
-    sts_rpt_section *sec = st == STS_OK ? sts_rpt_section_new(r, "diff", "Diff: before and after", name) : NULL;
-    sts_rpt_diff *d = sec ? sts_rpt_alloc(r, sizeof *d) : NULL;
-    const sts_jval *pick[MAX_ROWS];
-    if (st == STS_OK && (!sec || !d)) st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
-    if (st == STS_OK) st = check_rows(r, rows, name, err);
-    if (st == STS_OK) {
-        const sts_jval *preds = sts_json_get(doc.root, "predictions");
-        facts(r, sec, doc.root);
-        const sts_jval *notes = sts_json_get(doc.root, "notes");
-        for (size_t i = 0; i < sts_json_len(notes); i++)
-            sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, sts_json_str(sts_json_at(notes, i), ""));
-        predictions(r, sec, preds);
-        d->confidence = sts_json_num(sts_json_get(doc.root, "confidence"), 0.95);
-        d->margin_pct = sts_json_num(sts_json_get(doc.root, "margin_pct"), 5);
-        d->sample = sts_rpt_strdup(r, sts_json_str(sts_json_get(doc.root, "samples"), "sample"));
-        d->total = sts_json_len(rows);
-        d->n = choose(rows, preds, pick);
-        d->rows = sts_rpt_alloc(r, (d->n + 1) * sizeof *d->rows);
-        if (!d->rows) st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
-        for (size_t i = 0; st == STS_OK && i < d->n; i++)
-            st = fill_row(r, pick[i], preds, name, &d->rows[i], err);
-    }
-    if (st == STS_OK && !sts_rpt_add_fig(r, sec, STS_RPT_FIG_DIFF, "fig-diff", d, HOW_DIFF))
-        st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
-    sts_jdoc_release(&doc);
-    if (st == STS_OK) sts_rpt_section_commit(r, sec);
+    sts_diff *d = NULL;
+    sts_status st = sts_diff_read_json(text, len, name, &d, err);
+    if (st == STS_OK) st = add_section(r, d, name, err);
+    sts_diff_free(d);
     return st;
 }

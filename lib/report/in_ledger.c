@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/in_json.h"
+#include "report/report_impl.h"
+#include "stepscope/ledger.h"
 
 #define MAX_CALLS 40
 #define MAX_BARS  30
@@ -35,48 +36,25 @@ static const char HOW_SYNCS[] =
     "scalar conversions), with how many there were. A read in every step makes the host wait once per step; one "
     "final wait lets the queued work run back to back.";
 
-static sts_status bad(sts_error *err, const char *name, const sts_jval *v, const char *what)
+/* A count or time of the document as the figures hold it: NAN when not recorded. */
+static double value(int64_t v)
 {
-    return sts_error_set(err, STS_ERR_FORMAT, v ? (int64_t)v->offset : 0, "%s: byte %zu: %s", name, v ? v->offset : 0,
-                         what);
+    return v < 0 ? NAN : (double)v;
 }
 
-/* A count member: a whole number >= 0, or absent / null (NAN). */
-static sts_status count(const sts_jval *o, const char *key, const char *name, double *out, sts_error *err)
+/* Why a function's calls and hits are unknown (rows from a compile log), or NULL. */
+static const char *unknown_hits(const sts_ledger_doc *doc)
 {
-    const sts_jval *v = sts_json_get(o, key);
-    *out = NAN;
-    if (!v || v->type == STS_J_NULL) return STS_OK;
-    if (v->type != STS_J_NUM || !(v->u.num >= 0) || v->u.num != floor(v->u.num) || v->u.num > 1e15) {
-        char what[128];
-        snprintf(what, sizeof what, "\"%s\" must be a whole number >= 0", key);
-        return bad(err, name, v, what);
-    }
-    *out = v->u.num;
-    return STS_OK;
-}
-
-/* A duration member in ns: a number >= 0, or absent / null (NAN). */
-static sts_status nanos(const sts_jval *o, const char *key, const char *name, double *out, sts_error *err)
-{
-    return sts_rpt_json_number(sts_json_get(o, key), 1, name, key, out, err);
-}
-
-/* Whether any function's calls and hits are unknown (rows from a compile log), and
- * why ("not in JAX logs"), or NULL. */
-static const char *unknown_hits(const sts_jval *fns)
-{
-    for (size_t i = 0; i < sts_json_len(fns); i++) {
-        const sts_jval *f = sts_json_at(fns, i), *h = sts_json_get(f, "hits");
-        if (h && h->type == STS_J_NULL) return sts_json_str(sts_json_get(f, "unknown"), "not in the input");
-    }
+    for (size_t i = 0; i < doc->nfunctions; i++)
+        if (doc->functions[i].hits_unknown)
+            return doc->functions[i].unknown ? doc->functions[i].unknown : "not in the input";
     return NULL;
 }
 
-static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *rows, int from_log, const char *name,
-                            sts_error *err)
+static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_ledger_doc *doc, int from_log,
+                            const char *name, sts_error *err)
 {
-    size_t n = sts_json_len(rows), shown = n < MAX_CALLS ? n : MAX_CALLS;
+    size_t n = doc->nrows, shown = n < MAX_CALLS ? n : MAX_CALLS;
     sts_rpt_ledger_calls *c = sts_rpt_alloc(r, sizeof *c);
     if (!c) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     c->labels = sts_rpt_alloc(r, (shown + 1) * sizeof *c->labels);
@@ -84,25 +62,16 @@ static sts_status calls_fig(sts_report *r, sts_rpt_section *sec, const sts_jval 
     c->compiles = sts_rpt_alloc(r, (shown + 1) * sizeof *c->compiles);
     if (!c->labels || !c->traces || !c->compiles)
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
-    for (size_t i = 0; i < n; i++) {
-        const sts_jval *row = sts_json_at(rows, i);
-        if (row->type != STS_J_OBJ) return bad(err, name, row, "each of \"rows\" must be an object");
-        double t, k;
-        sts_status st;
-        if ((st = count(row, "traces", name, &t, err)) != STS_OK ||
-            (st = count(row, "compiles", name, &k, err)) != STS_OK)
-            return st;
-        if (i >= shown) continue;
-        const char *label = sts_json_str(sts_json_get(row, "label"), NULL);
-        const char *fn = sts_json_str(sts_json_get(row, "function"), "?");
+    for (size_t i = 0; i < shown; i++) {
+        const sts_ledger_doc_row *row = &doc->rows[i];
         char buf[512];
-        if (label && *label)
-            snprintf(buf, sizeof buf, "%s", label);
+        if (row->label && *row->label)
+            snprintf(buf, sizeof buf, "%s", row->label);
         else
-            snprintf(buf, sizeof buf, "%s #%zu", fn, i + 1);
+            snprintf(buf, sizeof buf, "%s #%zu", row->function ? row->function : "?", i + 1);
         c->labels[i] = sts_rpt_strdup(r, buf);
-        c->traces[i] = t;
-        c->compiles[i] = k;
+        c->traces[i] = value(row->traces);
+        c->compiles[i] = value(row->compiles);
     }
     c->n = shown;
     c->from_log = from_log;
@@ -148,9 +117,10 @@ static void sort_by_time(sts_rpt_hbars *h)
     }
 }
 
-static sts_status fns_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *fns, const char *name, sts_error *err)
+static sts_status fns_fig(sts_report *r, sts_rpt_section *sec, const sts_ledger_doc *doc, const char *name,
+                          sts_error *err)
 {
-    size_t n = sts_json_len(fns), shown = n < MAX_BARS ? n : MAX_BARS;
+    size_t n = doc->nfunctions, shown = n < MAX_BARS ? n : MAX_BARS;
     sts_rpt_hbars *h = hbars_new(r, shown);
     if (!h) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
     h->title = "Compile time per function";
@@ -158,19 +128,12 @@ static sts_status fns_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *f
     h->count_word = "compile";
     h->data_name = "compiles";
     int any_time = 0;
-    for (size_t i = 0; i < n; i++) {
-        const sts_jval *f = sts_json_at(fns, i);
-        if (f->type != STS_J_OBJ) return bad(err, name, f, "each of \"functions\" must be an object");
-        double ns, k;
-        sts_status st;
-        if ((st = nanos(f, "compile_ns", name, &ns, err)) != STS_OK ||
-            (st = count(f, "compiles", name, &k, err)) != STS_OK)
-            return st;
-        if (i >= shown) continue;
-        h->names[i] = sts_rpt_strdup(r, sts_json_str(sts_json_get(f, "name"), "?"));
-        h->ns[i] = ns;
-        h->counts[i] = isfinite(k) ? (uint32_t)fmin(k, 4e9) : 0;
-        if (ns > 0) any_time = 1;
+    for (size_t i = 0; i < shown; i++) {
+        const sts_ledger_doc_fn *f = &doc->functions[i];
+        h->names[i] = sts_rpt_strdup(r, f->name ? f->name : "?");
+        h->ns[i] = value(f->compile_ns);
+        h->counts[i] = f->compiles >= 0 ? (uint32_t)fmin((double)f->compiles, 4e9) : 0;
+        if (f->compile_ns > 0) any_time = 1;
     }
     h->n = shown;
     sort_by_time(h);
@@ -184,10 +147,10 @@ static sts_status fns_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *f
     return STS_OK;
 }
 
-static sts_status syncs_fig(sts_report *r, sts_rpt_section *sec, const sts_jval *scopes, const char *name,
+static sts_status syncs_fig(sts_report *r, sts_rpt_section *sec, const sts_ledger_doc *doc, const char *name,
                             sts_error *err)
 {
-    size_t n = sts_json_len(scopes), shown = n < MAX_BARS ? n : MAX_BARS;
+    size_t n = doc->nscopes, shown = n < MAX_BARS ? n : MAX_BARS;
     if (n == 0) return STS_OK;
     sts_rpt_hbars *h = hbars_new(r, shown);
     if (!h) return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
@@ -195,17 +158,11 @@ static sts_status syncs_fig(sts_report *r, sts_rpt_section *sec, const sts_jval 
     h->axis_title = "time the host waited, summed";
     h->count_word = "sync";
     h->data_name = "syncs";
-    for (size_t i = 0; i < n; i++) {
-        const sts_jval *s = sts_json_at(scopes, i);
-        if (s->type != STS_J_OBJ) return bad(err, name, s, "each of \"host_syncs\".\"scopes\" must be an object");
-        double ns, k;
-        sts_status st;
-        if ((st = nanos(s, "total_ns", name, &ns, err)) != STS_OK || (st = count(s, "count", name, &k, err)) != STS_OK)
-            return st;
-        if (i >= shown) continue;
-        h->names[i] = sts_rpt_strdup(r, sts_json_str(sts_json_get(s, "scope"), "?"));
-        h->ns[i] = ns;
-        h->counts[i] = isfinite(k) ? (uint32_t)fmin(k, 4e9) : 0;
+    for (size_t i = 0; i < shown; i++) {
+        const sts_ledger_doc_scope *s = &doc->scopes[i];
+        h->names[i] = sts_rpt_strdup(r, s->scope ? s->scope : "?");
+        h->ns[i] = value(s->total_ns);
+        h->counts[i] = s->count >= 0 ? (uint32_t)fmin((double)s->count, 4e9) : 0;
     }
     h->n = shown;
     if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_HBARS, "fig-ledger-syncs", h, HOW_SYNCS))
@@ -213,78 +170,45 @@ static sts_status syncs_fig(sts_report *r, sts_rpt_section *sec, const sts_jval 
     return STS_OK;
 }
 
-static void ledger_facts(sts_report *r, sts_rpt_section *sec, const sts_jval *root)
+static void ledger_facts(sts_report *r, sts_rpt_section *sec, const sts_ledger_doc *doc)
 {
-    const sts_jval *rows = sts_json_get(root, "rows"), *fns = sts_json_get(root, "functions");
     double traces = 0, compiles = 0;
-    for (size_t i = 0; i < sts_json_len(rows); i++) {
-        traces += fmax(0, sts_json_num(sts_json_get(sts_json_at(rows, i), "traces"), 0));
-        compiles += fmax(0, sts_json_num(sts_json_get(sts_json_at(rows, i), "compiles"), 0));
+    for (size_t i = 0; i < doc->nrows; i++) {
+        traces += doc->rows[i].traces > 0 ? (double)doc->rows[i].traces : 0;
+        compiles += doc->rows[i].compiles > 0 ? (double)doc->rows[i].compiles : 0;
     }
     sts_rpt_facts *f = sts_rpt_add_facts(r, sec);
-    const char *schema = sts_json_str(sts_json_get(root, "schema"), NULL);
-    if (schema) sts_rpt_fact(r, f, "schema", "%s", schema);
-    sts_rpt_fact(r, f, "functions", "%zu", sts_json_len(fns));
-    sts_rpt_fact(r, f, "calls / records", "%zu", sts_json_len(rows));
+    if (doc->schema) sts_rpt_fact(r, f, "schema", "%s", doc->schema);
+    sts_rpt_fact(r, f, "functions", "%zu", doc->nfunctions);
+    sts_rpt_fact(r, f, "calls / records", "%zu", doc->nrows);
     sts_rpt_fact(r, f, "new traces / compiles", "%.0f / %.0f", traces, compiles);
-    const char *unknown = unknown_hits(fns);
+    const char *unknown = unknown_hits(doc);
     if (unknown) sts_rpt_fact(r, f, "calls / cache hits", "unknown (%s)", unknown);
-    const sts_jval *syncs = sts_json_get(root, "host_syncs");
-    if (syncs && syncs->type == STS_J_NULL)
-        sts_rpt_fact(r, f, "host syncs", "unknown (%s)",
-                     sts_json_str(sts_json_get(root, "host_syncs_unknown"), "not in the input"));
-    size_t nw = sts_json_len(sts_json_get(root, "warnings"));
-    if (nw) sts_rpt_fact(r, f, "warnings", "%zu log records did not parse (see the ledger's warnings)", nw);
+    if (doc->syncs == STS_LEDGER_DOC_SYNCS_UNKNOWN)
+        sts_rpt_fact(r, f, "host syncs", "unknown (%s)", doc->syncs_unknown ? doc->syncs_unknown : "not in the input");
+    if (doc->nwarnings)
+        sts_rpt_fact(r, f, "warnings", "%zu log records did not parse (see the ledger's warnings)", doc->nwarnings);
 }
 
 sts_status sts_report_add_ledger_json(sts_report *r, const char *text, size_t len, const char *name, sts_error *err)
 {
     if (!r || !text) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "report: no report or no text given");
     name = name ? name : "(ledger json)";
-    sts_jdoc doc = STS_JDOC_INIT;
-    sts_status st = sts_json_parse(&doc, text, len, name, err);
-    if (st != STS_OK) {
-        sts_jdoc_release(&doc);
-        return st;
-    }
-    const sts_jval *root = doc.root;
-    const sts_jval *rows = sts_json_get(root, "rows"), *fns = sts_json_get(root, "functions");
-    const sts_jval *syncs = sts_json_get(root, "host_syncs");
-    if (root->type != STS_J_OBJ || (!rows && !fns)) {
-        sts_jdoc_release(&doc);
-        return sts_error_set(
-            err, STS_ERR_FORMAT, 0,
-            "%s: not a ledger: expected an object with \"rows\" and \"functions\" (stepscope.ledger/1)", name);
-    }
-    if ((rows && rows->type != STS_J_ARR) || (fns && fns->type != STS_J_ARR)) {
-        const sts_jval *v = rows && rows->type != STS_J_ARR ? rows : fns;
-        st = bad(err, name, v, "\"rows\" and \"functions\" must be arrays");
-        sts_jdoc_release(&doc);
-        return st;
-    }
+    sts_ledger_doc *doc = NULL;
+    sts_status st = sts_ledger_read_json(text, len, name, &doc, err);
+    if (st != STS_OK) return st;
     sts_rpt_section *sec = sts_rpt_section_new(r, "ledger", "Ledger: specializations, compiles and host waits", name);
-    if (!sec) {
-        sts_jdoc_release(&doc);
-        return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    if (!sec) st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);
+    if (st == STS_OK) {
+        ledger_facts(r, sec, doc);
+        st = calls_fig(r, sec, doc, unknown_hits(doc) != NULL, name, err);
     }
-    ledger_facts(r, sec, root);
-    st = calls_fig(r, sec, rows, unknown_hits(fns) != NULL, name, err);
-    if (st == STS_OK) st = fns_fig(r, sec, fns, name, err);
-    const sts_jval *churn = sts_json_get(root, "churn");
-    if (st == STS_OK && sts_json_len(churn))
-        sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Churn: what keeps re-specializing");
-    for (size_t i = 0; st == STS_OK && i < sts_json_len(churn) && i < 20; i++) {
-        const char *msg = sts_json_str(sts_json_get(sts_json_at(churn, i), "message"), NULL);
-        if (msg && *msg) sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, msg);
-    }
-    if (st == STS_OK && syncs) {
-        const sts_jval *scopes = sts_json_get(syncs, "scopes");
-        if (scopes && scopes->type != STS_J_ARR)
-            st = bad(err, name, scopes, "\"host_syncs\".\"scopes\" must be an array");
-        else
-            st = syncs_fig(r, sec, scopes, name, err);
-    }
-    sts_jdoc_release(&doc);
+    if (st == STS_OK) st = fns_fig(r, sec, doc, name, err);
+    if (st == STS_OK && doc->nchurn) sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Churn: what keeps re-specializing");
+    for (size_t i = 0; st == STS_OK && i < doc->nchurn && i < 20; i++)
+        if (doc->churn[i] && *doc->churn[i]) sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, doc->churn[i]);
+    if (st == STS_OK) st = syncs_fig(r, sec, doc, name, err);
+    sts_ledger_doc_free(doc);
     if (st == STS_OK) sts_rpt_section_commit(r, sec);
     return st;
 }

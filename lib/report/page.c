@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/outfile.h"
+#include "base/outfile_fd.h"
 #include "report/report_impl.h"
 #include "report/style.h"
 #include "stepscope/version.h"

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "base/completion.h"
-#include "base/outfile.h"
+#include "base/outfile_fd.h"
 #include "trace/recorder_impl.h"
 
 /* The fatal signals, then the two that ask a process to end. */

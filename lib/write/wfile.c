@@ -5,7 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "base/outfile.h"
+#include "base/outfile_fd.h"
 
 #define BUF_SIZE (256 * 1024)
 

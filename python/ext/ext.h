@@ -50,6 +50,9 @@ typedef struct ext_json {
 /* Opens the memory stream and a compact writer; raises MemoryError on failure. */
 int ext_json_begin(ext_json *j);
 
+/* The same with the layout given (STS_JSON_TWO_LEVELS: the CLI's --json bytes). */
+int ext_json_begin_as(ext_json *j, sts_json_layout layout);
+
 /* Finishes the document and returns it as a str (NULL with an exception set on failure).
  * Frees everything either way. */
 PyObject *ext_json_end(ext_json *j);
@@ -72,6 +75,8 @@ PyObject *ext_slices(PyObject *self, PyObject *cap);
 PyObject *ext_info_json(PyObject *self, PyObject *cap);
 PyObject *ext_analyze_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_steps_json(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_hosts_analyze_json(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_ledger_json(PyObject *self, PyObject *args);
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw);
 

@@ -95,9 +95,14 @@ PyObject *ext_mem_text(ext_mem *m, sts_status st, const sts_error *err)
 
 int ext_json_begin(ext_json *j)
 {
+    return ext_json_begin_as(j, STS_JSON_COMPACT);
+}
+
+int ext_json_begin_as(ext_json *j, sts_json_layout layout)
+{
     j->w = NULL;
     if (ext_mem_open(&j->m) < 0) return -1;
-    j->w = sts_jsonw_create(j->m.f, STS_JSON_COMPACT);
+    j->w = sts_jsonw_create(j->m.f, layout);
     if (!j->w) {
         ext_json_abandon(j);
         PyErr_NoMemory();
@@ -182,8 +187,10 @@ static PyMethodDef methods[] = {
     FN("warnings", ext_warnings, METH_O, "(list of warnings, total)"),
     FN("slices", ext_slices, METH_O, "the slice table as columns"),
     FN("info_json", ext_info_json, METH_O, "analyze --json's trace object"),
-    FN("analyze_json", ext_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json's names, lanes, processes"),
+    FN("analyze_json", ext_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json"),
     FN("steps_json", ext_steps_json, METH_VARARGS | METH_KEYWORDS, "steps --json"),
+    FN("hosts_analyze_json", ext_hosts_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json on several hosts"),
+    FN("hosts_steps_json", ext_hosts_steps_json, METH_VARARGS | METH_KEYWORDS, "steps --json on several hosts"),
     FN("ledger_json", ext_ledger_json, METH_VARARGS, "ledger --json of logs and texts"),
     FN("bench", ext_bench, METH_VARARGS | METH_KEYWORDS, "runs the C harness over Python callables"),
     { NULL, NULL, 0, NULL },

@@ -1,9 +1,8 @@
-/* What `stepscope analyze --json` and `stepscope steps --json` print, written by the
- * library's own document writers (sts_timeline_info_write_json(),
- * sts_analysis_write_json(), sts_steps_write_json()), the ones the CLI calls, so a
- * Python user reads exactly the CLI's documents (docs/json-schemas.md); only the
- * layout differs (compact here). tests/python checks them against the CLI on every
- * fixture. */
+/* What `stepscope analyze --json` and `stepscope steps --json` print, computed and
+ * written by the library calls the CLI makes (sts_analysis_run() and
+ * sts_analysis_write_json(), sts_steps_find() and sts_steps_write_json(),
+ * sts_timeline_info_write_json()), so a Python user reads exactly the CLI's documents
+ * (docs/json-schemas.md). tests/python checks them against the CLI on every fixture. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,90 +46,73 @@ static uint32_t *lanes_of(const sts_timeline *tl, const char *pattern, size_t *n
     return lanes;
 }
 
-typedef struct analyze_mem {
-    uint32_t *lanes;
-    sts_busy *busy, *pbusy;
-    sts_name_summary *names;
-} analyze_mem;
-
-static void analyze_free(analyze_mem *m)
+/* The scope of analyze_json()'s arguments; -1 with an exception set when they are not
+ * one. */
+static int scope_of(const sts_timeline *tl, const char *lane, const char *name, PyObject *window, int group,
+                    sts_scope *sc, uint32_t **lanes)
 {
-    free(m->lanes);
-    free(m->busy);
-    free(m->pbusy);
-    free(m->names);
-}
-
-/* The document's members, once the scope's results are in `m`. */
-static PyObject *analyze_document(const sts_timeline *tl, const sts_scope *sc, const analyze_mem *m, size_t nn)
-{
-    sts_analysis_results r = STS_ANALYSIS_RESULTS_INIT;
-    r.scope = sc;
-    r.names = m->names;
-    r.nnames = nn;
-    r.lane_busy = m->busy;
-    r.process_busy = m->pbusy;
-    ext_json d;
-    if (ext_json_begin(&d) < 0) return NULL;
-    sts_error err = STS_ERROR_INIT;
-    sts_jsonw_obj_begin(d.w);
-    sts_status st = sts_analysis_write_json(d.w, tl, &r, &err);
-    if (st != STS_OK) {
-        ext_json_abandon(&d);
-        return ext_raise(st, &err);
+    if (group < STS_GROUP_NAME || group > STS_GROUP_HLO_MODULE) {
+        ext_raise_msg(STS_ERR_INVALID_ARG, "group %d is not one of name, hlo_op, hlo_module", group);
+        return -1;
     }
-    sts_jsonw_obj_end(d.w);
-    return ext_json_end(&d);
+    sc->group = (sts_group)group;
+    sc->name = name;
+    if (window != Py_None) {
+        long long a, b;
+        if (!PyArg_ParseTuple(window, "LL", &a, &b)) return -1;
+        if (a >= b) {
+            ext_raise_msg(STS_ERR_INVALID_ARG, "window (%lld, %lld) is empty: start must be before end", a, b);
+            return -1;
+        }
+        sc->windowed = 1, sc->start_ns = a, sc->end_ns = b;
+    }
+    if (lane && !(*lanes = lanes_of(tl, lane, &sc->nlanes))) return -1;
+    sc->lanes = *lanes;
+    return 0;
 }
 
-/* analyze_json(timeline, lane, name, window, group) -> {"names", "lanes", "processes"}
- * as `analyze --json` writes them for --lane, --name, --window START:END and --group
- * (window: None or (start_ns, end_ns) on the trace's clock; group 0 name, 1 hlo_op,
- * 2 hlo_module). */
+/* analyze_json(timeline, lane, name, window, group, top, overlaps, jobs): the document
+ * `analyze --json` prints, byte for byte, for --lane, --name, --window START:END,
+ * --group, --top, --overlaps and -j (window: None or (start_ns, end_ns) on the trace's
+ * clock; group 0 name, 1 hlo_op, 2 hlo_module; top 0: every name; jobs 0: one thread
+ * per core). */
 PyObject *ext_analyze_json(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "timeline", "lane", "name", "window", "group", NULL };
+    static char *keys[] = { "timeline", "lane", "name", "window", "group", "top", "overlaps", "jobs", NULL };
     PyObject *cap, *window = Py_None;
     const char *lane = NULL, *name = NULL;
-    int group = STS_GROUP_NAME;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zzOi", keys, &cap, &lane, &name, &window, &group)) return NULL;
+    int group = STS_GROUP_NAME, top = 0, overlaps = 0, jobs = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zzOiipi", keys, &cap, &lane, &name, &window, &group, &top, &overlaps,
+                                     &jobs))
+        return NULL;
     const sts_timeline *tl = tl_get(cap);
     if (!tl) return NULL;
-    if (group < STS_GROUP_NAME || group > STS_GROUP_HLO_MODULE)
-        return ext_raise_msg(STS_ERR_INVALID_ARG, "group %d is not one of name, hlo_op, hlo_module", group);
+    if (top < 0) return ext_raise_msg(STS_ERR_INVALID_ARG, "top expects N >= 0, got %d", top);
+    if (jobs < 0) return ext_raise_msg(STS_ERR_INVALID_ARG, "jobs expects N >= 0 (0: one per core), got %d", jobs);
     sts_scope sc = STS_SCOPE_INIT;
-    sc.group = (sts_group)group;
-    sc.name = name;
-    if (window != Py_None) {
-        long long a, b;
-        if (!PyArg_ParseTuple(window, "LL", &a, &b)) return NULL;
-        if (a >= b)
-            return ext_raise_msg(STS_ERR_INVALID_ARG, "window (%lld, %lld) is empty: start must be before end", a, b);
-        sc.windowed = 1, sc.start_ns = a, sc.end_ns = b;
-    }
-    analyze_mem m = { 0 };
-    if (lane && !(m.lanes = lanes_of(tl, lane, &sc.nlanes))) return NULL;
-    sc.lanes = m.lanes;
-    size_t nl, np, nn = 0;
-    sts_timeline_lanes(tl, &nl);
-    sts_timeline_processes(tl, &np);
-    m.busy = malloc((nl ? nl : 1) * sizeof *m.busy);
-    m.pbusy = malloc((np ? np : 1) * sizeof *m.pbusy);
-    if (!m.busy || !m.pbusy) {
-        analyze_free(&m);
-        return PyErr_NoMemory();
-    }
+    uint32_t *lanes = NULL;
+    if (scope_of(tl, lane, name, window, group, &sc, &lanes) < 0) return NULL;
+    sts_analysis_options o = STS_ANALYSIS_OPTIONS_INIT;
+    o.jobs = (unsigned)jobs;
+    o.lane_pattern = lane;
+    sts_analysis *a = NULL;
     sts_error err = STS_ERROR_INIT;
-    sts_busy all;
-    sts_status st = sts_name_summaries_in(tl, &sc, &m.names, &nn, &err);
-    if (st == STS_OK) st = sts_busy_each(tl, &sc, m.busy, m.pbusy, &all, &err);
-    if (st != STS_OK) {
-        analyze_free(&m);
-        return ext_raise(st, &err);
+    sts_status st = sts_analysis_run(tl, &sc, &o, &a, &err);
+    free(lanes);
+    if (st != STS_OK) return ext_raise(st, &err);
+    ext_json d;
+    PyObject *out = NULL;
+    if (ext_json_begin_as(&d, STS_JSON_TWO_LEVELS) == 0) {
+        st = sts_analysis_write_json(d.w, a, (size_t)top, overlaps ? 0 : STS_ANALYSIS_JSON_OVERLAPS, &err);
+        if (st == STS_OK) {
+            out = ext_json_end(&d);
+        } else {
+            ext_json_abandon(&d);
+            ext_raise(st, &err);
+        }
     }
-    PyObject *out = analyze_document(tl, &sc, &m, nn);
-    analyze_free(&m);
+    sts_analysis_free(a);
     return out;
 }
 
@@ -139,7 +121,7 @@ PyObject *ext_analyze_json(PyObject *self, PyObject *args, PyObject *kw)
 static PyObject *steps_document(const sts_timeline *tl, const sts_steps *s, int xprof)
 {
     ext_json d;
-    if (ext_json_begin(&d) < 0) return NULL;
+    if (ext_json_begin_as(&d, STS_JSON_TWO_LEVELS) < 0) return NULL;
     sts_error err = STS_ERROR_INIT;
     sts_status st = sts_steps_write_json(d.w, tl, s, xprof, &err);
     if (st != STS_OK) {

@@ -151,11 +151,13 @@ t_run "$STEPSCOPE" slices "$W/prof" --run 2024_01_01
 t_ok "--run picks a run" test "$T_RC" = 0 -a "$(wc -l <<<"$T_OUT")" = 3
 t_run "$STEPSCOPE" slices "$W/prof" --run nope
 t_ok "--run with an unknown run exits 1 listing the runs" test "$T_RC" = 1 -a -n "$(grep "2024_02_01" <<<"$T_ERR")"
-# The names table by parts of the lanes on threads side by side (sts_scope.jobs), under
-# ThreadSanitizer: the unit test against the definitions, from the build make check-tsan makes.
+# The names table by parts of the lanes on threads side by side (sts_scope.jobs), and the
+# whole analysis with the busy times on a thread beside the names (sts_analysis_run), under
+# ThreadSanitizer: the unit tests against the definitions, from the build make check-tsan makes.
 if t_tsan "names by parts under ThreadSanitizer" test_analyze_props; then
-  t_run env STS_TEST_ONLY=names_by_parts_match_the_definitions TSAN_OPTIONS=halt_on_error=1 "$T_TSAN"
-  t_ok "names by parts: right and race-free under ThreadSanitizer" \
-    test "$T_RC" = 0 -a -n "$(grep -x "1 passed, 0 failed, 0 skipped" <<<"$T_OUT")"
+  t_run env STS_TEST_ONLY="names_by_parts_match_the_definitions analysis_run_matches_its_parts" \
+    TSAN_OPTIONS=halt_on_error=1 "$T_TSAN"
+  t_ok "names by parts and the analysis's threads: right and race-free under ThreadSanitizer" \
+    test "$T_RC" = 0 -a -n "$(grep -x "2 passed, 0 failed, 0 skipped" <<<"$T_OUT")"
 fi
 t_done

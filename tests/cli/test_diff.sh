@@ -82,7 +82,7 @@ t_ok "a bench result against a trace is a usage error naming both kinds" \
 printf '{"schema": "stepscope.bench/1", "warm_samples_seconds": [1e-5, "x"]}' >"$d/bad_bench.json"
 t_run "$STEPSCOPE" diff "$d/bench_a.json" "$d/bad_bench.json"
 t_ok "a malformed bench result names the file and byte" \
-  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'bad_bench.json: byte 63: "warm_samples_seconds" must be a non-negative number')"
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'bad_bench.json: byte 63: "warm_samples_seconds"\[1\] must be a non-negative number')"
 
 # ---- known shifts, exit statuses ----------------------------------------------------------
 t_run "$STEPSCOPE" diff "$d/base.json" "$d/same.json" --expect input_wait:same --expect model_and_wait:same

@@ -1,5 +1,6 @@
 # House rules the build promises: plain `make` builds the CLI and the library, every
-# external symbol of the library carries the prefix, and no sanitizer hook ships.
+# external symbol of the library carries the prefix, no sanitizer hook ships, and no two
+# sources share a file name.
 . "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${STEPSCOPE_BUILD:-$root/build}
@@ -81,6 +82,13 @@ else
   T_OUT=$(printf '%s\n' "$syms" | grep '^__lsan\|^__asan_default\|^__ubsan_default\|^__tsan_default')
   t_ok "no sanitizer hook in the shipped library" test -z "$T_OUT"
 fi
+
+# ---- file names ----------------------------------------------------------------------
+# Every C and Python source has a name of its own across the tree (zstd's rule: a name
+# says which file; the test tiers' shell runners may share theirs).
+T_OUT=$(cd "$root" && find lib include programs python/ext python/src python/setup.py tests perf fuzz scripts examples \
+  \( -name '*.[ch]' -o -name '*.py' \) -not -path '*/corpus/*' 2>/dev/null | xargs -n1 basename | sort | uniq -d)
+t_ok "no two C or Python sources share a file name${T_OUT:+ (shared: $(echo $T_OUT))}" test -z "$T_OUT"
 
 # ---- make check-layers catches what it promises to -------------------------------------
 # A copy of the sources with one planted edge each time; the include check needs no build.

@@ -113,7 +113,7 @@ TEST(medians_of_large_arrays_match_sorting)
             size_t n = sizes[z];
             int64_t *v = malloc(n * sizeof *v), *sorted = malloc(n * sizeof *v), *after = malloc(n * sizeof *v);
             unsigned char *sampled = calloc(n, 1);
-            for (size_t j = 0; j < 1024; j++) /* where the selection samples, as lib/analyze/stats.c does */
+            for (size_t j = 0; j < 1024; j++) /* where the selection samples, as lib/analyze/exact_stats.c does */
                 sampled[j * n / 1024 + n / 1024 / 2] = 1;
             for (size_t i = 0; i < n; i++) {
                 r ^= r << 13, r ^= r >> 7, r ^= r << 17;

@@ -680,6 +680,159 @@ TEST(names_by_parts_match_the_definitions)
     T_TRUE(compared == PARTS_TRACES * 7 && multi > PARTS_TRACES * 3 / 4 && grouped > PARTS_TRACES * 2);
 }
 
+/* sts_analysis_run() against its parts computed one by one (sts_name_summaries_in(),
+ * sts_busy_each(), the display orders) and its overlap groups against a grouping done
+ * here, on one thread and on several; the last trace is large enough (2^15 slices and
+ * more) that the names are ranked on threads beside the busy times. */
+static int same_busy(const sts_busy *a, const sts_busy *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].slices != b[i].slices || a[i].union_ns != b[i].union_ns || a[i].start_ns != b[i].start_ns ||
+            a[i].end_ns != b[i].end_ns || a[i].span_ns != b[i].span_ns)
+            return 0;
+    return 1;
+}
+
+static int same_rows(const sts_name_summary *a, const sts_name_summary *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].name != b[i].name || a[i].module != b[i].module || a[i].grouped != b[i].grouped ||
+            a[i].count != b[i].count || a[i].total_ns != b[i].total_ns || a[i].self_ns != b[i].self_ns ||
+            a[i].min_ns != b[i].min_ns || a[i].median_ns != b[i].median_ns || a[i].max_ns != b[i].max_ns)
+            return 0;
+    return 1;
+}
+
+static int check_groups(const sts_timeline *tl, const sts_analysis *a)
+{
+    size_t no, ng;
+    const sts_overlap *ov = sts_timeline_overlaps(tl, &no);
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    const sts_overlap_group *g = sts_analysis_overlap_groups(a, &ng);
+    uint64_t total = 0;
+    for (size_t k = 0; k < ng; k++) {
+        uint64_t count = 0;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        size_t first = SIZE_MAX;
+        for (size_t i = 0; i < no; i++) {
+            if (s[ov[i].slice].name != g[k].name || s[ov[i].parent].name != g[k].parent) continue;
+            count++;
+            lo = ov[i].overrun_ns < lo ? ov[i].overrun_ns : lo;
+            hi = ov[i].overrun_ns > hi ? ov[i].overrun_ns : hi;
+            if (first == SIZE_MAX) first = i;
+        }
+        int ordered =
+            k == 0 || g[k - 1].count > g[k].count || (g[k - 1].count == g[k].count && g[k - 1].first < g[k].first);
+        if (count != g[k].count || lo != g[k].min_ns || hi != g[k].max_ns || first != g[k].first ||
+            g[k].lane != s[ov[first].slice].lane || !ordered)
+            return 0;
+        total += count;
+    }
+    return total == no;
+}
+
+static int check_analysis(const sts_timeline *tl, const sts_scope *sc, unsigned jobs)
+{
+    size_t nl, np;
+    sts_timeline_lanes(tl, &nl);
+    sts_timeline_processes(tl, &np);
+    sts_analysis_options o = STS_ANALYSIS_OPTIONS_INIT;
+    o.jobs = jobs;
+    sts_analysis *a = NULL;
+    sts_name_summary *x = NULL;
+    size_t nx = 0;
+    sts_busy *busy = malloc((nl + 1) * sizeof *busy), *pbusy = malloc((np + 1) * sizeof *pbusy), all;
+    uint32_t *order = malloc((nl + 1) * sizeof *order), *porder = malloc((np + 1) * sizeof *porder);
+    int ok = busy && pbusy && order && porder && sts_analysis_run(tl, sc, &o, &a, NULL) == STS_OK &&
+             sts_name_summaries_in(tl, sc, &x, &nx, NULL) == STS_OK &&
+             sts_busy_each(tl, sc, busy, pbusy, &all, NULL) == STS_OK;
+    if (ok) {
+        sts_lane_display_order(tl, order);
+        ok = sts_process_display_order(tl, order, porder, NULL) == STS_OK;
+    }
+    if (ok) {
+        size_t n, m, ml, mp;
+        const sts_name_summary *y = sts_analysis_names(a, &n);
+        ok = n == nx && same_rows(x, y, n);
+        ok = ok && same_busy(sts_analysis_lane_busy(a, &ml), busy, nl) && ml == nl;
+        ok = ok && same_busy(sts_analysis_process_busy(a, &mp), pbusy, np) && mp == np;
+        ok = ok && same_busy(sts_analysis_busy(a), &all, 1);
+        ok = ok && memcmp(sts_analysis_lane_order(a, &m), order, nl * sizeof *order) == 0 && m == nl;
+        ok = ok && memcmp(sts_analysis_process_order(a, &m), porder, np * sizeof *porder) == 0 && m == np;
+        ok = ok && check_groups(tl, a);
+        ok = ok && sts_analysis_scoped(a) == (sc->lanes || sc->windowed || sc->name);
+    }
+    sts_analysis_free(a);
+    free(x);
+    free(busy);
+    free(pbusy);
+    free(order);
+    free(porder);
+    return ok;
+}
+
+/* Many nested pairs on 8 lanes, one in 16 overrunning its parent by 3 us (an
+ * overlap). */
+static void large_trace(buf *b, int pairs)
+{
+    put(b, "[");
+    for (int i = 0; i < pairs; i++) {
+        int64_t ts = (int64_t)(i / 8) * 100;
+        put(b, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":50}", i ? "," : "",
+            NAMES[i % 5], 1 + i % 8, (long long)ts);
+        put(b, ",{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":%d}", NAMES[(i + 1) % 5],
+            1 + i % 8, (long long)ts + 10, i % 16 ? 20 : 43);
+    }
+    put(b, "]");
+}
+
+TEST(analysis_run_matches_its_parts)
+{
+    rng r = { 0xa4093822299f31d0u };
+    buf b = { 0 };
+    int compared = 0, large = 0;
+    for (int t = 0; t <= PARTS_TRACES; t++) {
+        b.n = 0;
+        if (t < PARTS_TRACES)
+            random_hlo_trace(&r, &b, 1 + (int)below(&r, 20));
+        else
+            large_trace(&b, 20000);
+        sts_timeline *tl = open_text(b.p, b.n);
+        if (!tl) {
+            T_FAIL_AT("trace %d did not open", t);
+            break;
+        }
+        size_t nl, ns;
+        sts_timeline_lanes(tl, &nl);
+        sts_timeline_slices(tl, &ns);
+        const sts_timeline_info *in = sts_timeline_get_info(tl);
+        uint32_t lanes[64];
+        size_t nk = 0;
+        for (uint32_t l = 0; l < nl && nk < 64; l++)
+            if (below(&r, 2)) lanes[nk++] = l;
+        sts_scope sc = STS_SCOPE_INIT;
+        sc.group = (sts_group)below(&r, 3);
+        if (below(&r, 3) == 0 && in->ts_max > in->ts_min) {
+            sc.windowed = 1;
+            sc.start_ns = in->ts_min + below(&r, in->ts_max - in->ts_min);
+            sc.end_ns = sc.start_ns + 1 + below(&r, in->ts_max - in->ts_min);
+        }
+        if (below(&r, 3) == 0) sc.lanes = lanes, sc.nlanes = nk;
+        if (below(&r, 8) == 0) sc.name = "^[ab]";
+        int ok = 1;
+        for (unsigned jobs = 1; ok && jobs <= 4; jobs += 3, compared++)
+            if (!check_analysis(tl, &sc, jobs)) {
+                T_FAIL_AT("trace %d, %u jobs: the analysis differs from its parts", t, jobs);
+                ok = 0;
+            }
+        large += ns >= (1u << 15) && in->overlaps > 1000;
+        sts_timeline_free(tl);
+        if (!ok) break;
+    }
+    free(b.p);
+    T_TRUE(compared == 2 * (PARTS_TRACES + 1) && large == 1);
+}
+
 /* Each algorithm for crossing intervals (the segment tree, the scan, and the staged
  * one that picks) against the definition, on intervals that cross heavily, tie, and
  * have zero length. */
@@ -915,6 +1068,7 @@ int main(void)
     RUN(crossing_staircase_falls_back_and_stays_exact);
     RUN(random_traces_match_the_definitions);
     RUN(names_by_parts_match_the_definitions);
+    RUN(analysis_run_matches_its_parts);
     RUN(fixture_traces_self_never_negative);
     RUN(a_million_lanes_in_100k_processes);
     return t_done();

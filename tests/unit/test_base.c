@@ -449,6 +449,52 @@ TEST(json_writer_values)
     free(out);
 }
 
+/* Each key-value helper writes what its key and value written apart write. */
+static void doc_kv(sts_jsonw *w)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_kv_str(w, "s", "a\"b");
+    sts_jsonw_kv_str(w, "none", NULL);
+    sts_jsonw_kv_i64(w, "i", INT64_MIN);
+    sts_jsonw_kv_u64(w, "u", UINT64_MAX);
+    sts_jsonw_kv_f64(w, "f", 0.1);
+    sts_jsonw_kv_f64(w, "nan", NAN);
+    sts_jsonw_kv_bool(w, "b", 0);
+    sts_jsonw_kv_null(w, "z");
+    sts_jsonw_obj_end(w);
+}
+
+static void doc_kv_apart(sts_jsonw *w)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_key(w, "s"), sts_jsonw_str(w, "a\"b");
+    sts_jsonw_key(w, "none"), sts_jsonw_str(w, NULL);
+    sts_jsonw_key(w, "i"), sts_jsonw_i64(w, INT64_MIN);
+    sts_jsonw_key(w, "u"), sts_jsonw_u64(w, UINT64_MAX);
+    sts_jsonw_key(w, "f"), sts_jsonw_f64(w, 0.1);
+    sts_jsonw_key(w, "nan"), sts_jsonw_f64(w, NAN);
+    sts_jsonw_key(w, "b"), sts_jsonw_bool(w, 0);
+    sts_jsonw_key(w, "z"), sts_jsonw_null(w);
+    sts_jsonw_obj_end(w);
+}
+
+TEST(json_writer_key_values)
+{
+    sts_status st, st2;
+    char *out = render(STS_JSON_COMPACT, doc_kv, &st);
+    T_EQ_I64(st, STS_OK);
+    T_EQ_STR(out, "{\"s\":\"a\\\"b\",\"none\":null,\"i\":-9223372036854775808,\"u\":18446744073709551615,"
+                  "\"f\":0.1,\"nan\":null,\"b\":false,\"z\":null}\n");
+    free(out);
+    for (int layout = STS_JSON_COMPACT; layout <= STS_JSON_TWO_LEVELS; layout++) {
+        char *a = render((sts_json_layout)layout, doc_kv, &st),
+             *b = render((sts_json_layout)layout, doc_kv_apart, &st2);
+        T_EQ_STR(a, b);
+        free(a);
+        free(b);
+    }
+}
+
 /* Three levels of nesting, each container holding two values, an empty one at each
  * level: the layouts differ only in where they break lines. */
 static void doc_nested(sts_jsonw *w)
@@ -1035,6 +1081,7 @@ int main(void)
     RUN(pbstream_matches_the_buffer_reader);
     RUN(pbstream_faults_and_cuts);
     RUN(json_writer_values);
+    RUN(json_writer_key_values);
     RUN(json_writer_layouts);
     RUN(json_writer_failures);
     RUN(parts_run_heaviest_first);

@@ -453,6 +453,117 @@ TEST(json_report_runtime_and_reference)
     sts_bench_result_free(r);
 }
 
+/* The reader gives back what the writer wrote: every sample (as the writer's seconds),
+ * the contract, the check, the variants by their key, the environment. */
+TEST(json_report_reads_back)
+{
+    fake f;
+    memset(&f, 0, sizeof f);
+    sts_bench_spec s = fake_spec(&f, 5, 0, 3);
+    sts_bench_result *r = NULL, *v = NULL;
+    T_EQ_I64(sts_bench_run(&s, &r, NULL), STS_OK);
+    s.name = "second";
+    s.shapes[0].dims[0] = 96;
+    T_EQ_I64(sts_bench_run(&s, &v, NULL), STS_OK);
+    sts_bench_env env;
+    sts_bench_env_collect_host(&env);
+    const sts_bench_result *vars[1] = { v };
+    char *text = report_text(r, &env, vars, 1);
+    sts_bench_doc *d = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_bench_read_json(text, strlen(text), "b.json", &d, &err), STS_OK);
+    T_TRUE(d && d->nruns == 2);
+    if (d && d->nruns == 2) {
+        const sts_bench_run_doc *a = &d->runs[0], *b = &d->runs[1];
+        T_TRUE(a->member == NULL && strcmp(b->member, "second") == 0);
+        T_EQ_STR(a->name, "fake");
+        T_EQ_U64(a->warm.n, r->nsamples);
+        T_EQ_U64(a->warm.measured, r->nsamples);
+        for (size_t i = 0; i < a->warm.n && i < r->nsamples; i++)
+            T_NEAR(a->warm.s[i] * 1e9, (double)r->samples_ns[i], 0, 1e-12);
+        T_EQ_U64(a->dispatch.n, r->ndispatch);
+        T_TRUE(!a->dispatch.scalar && a->device.given);
+        T_NEAR(a->first_call_s * 1e9, (double)r->first_call_ns, 0, 1e-12);
+        T_EQ_STR(a->contract[0], "[64, 32]");
+        T_EQ_STR(b->contract[0], "[96, 32]");
+        T_EQ_STR(a->contract[3], "float32");
+        T_TRUE(a->contract[1] == NULL); /* no weight shape */
+        T_EQ_I64(a->checked, 1);
+        T_EQ_I64(a->passed, 1);
+        T_EQ_I64(a->unstable, r->unstable);
+        const sts_bench_fact *fact = sts_bench_fact_get(a->facts, a->nfacts, "input_shape");
+        T_TRUE(fact && fact->array && strcmp(fact->text, "[64, 32]") == 0);
+        fact = sts_bench_fact_get(a->facts, a->nfacts, "max_abs_error");
+        T_TRUE(fact && fact->number == 0 && strcmp(fact->text, "0") == 0);
+        T_TRUE(d->has_env && d->opencl_device == NULL);
+        fact = sts_bench_fact_get(d->env, d->nenv, "os");
+        T_TRUE(fact && fact->string && strcmp(fact->string, env.os) == 0);
+    }
+    sts_bench_doc_free(d);
+    sts_bench_doc_free(NULL);
+    free(text);
+    sts_bench_result_free(r);
+    sts_bench_result_free(v);
+}
+
+/* Every way a document can be wrong: named by file, byte and key. */
+TEST(json_report_reader_errors)
+{
+    static const struct {
+        const char *text;
+        sts_status st;
+        const char *msg;
+    } cases[] = {
+        { "{\"warm_samples_seconds\": [1e-5, ", STS_ERR_PARSE, "b.json: byte 32: " },
+        { "[1, 2]", STS_ERR_FORMAT, "b.json: not a bench result" },
+        { "{\"variants\": {\"x\": {\"samples\": [1]}}}", STS_ERR_FORMAT, "not a bench result" },
+        { "{\"warm_samples_seconds\": 3}", STS_ERR_FORMAT,
+          "b.json: byte 25: \"warm_samples_seconds\" must be an array of numbers" },
+        { "{\"warm_samples_seconds\": [1e-5, \"x\"]}", STS_ERR_FORMAT,
+          "b.json: byte 32: \"warm_samples_seconds\"[1] must be a non-negative number of seconds or null" },
+        { "{\"warm_samples_seconds\": [], \"device_samples_seconds\": [-1]}", STS_ERR_FORMAT,
+          "\"device_samples_seconds\"[0] must be a non-negative" },
+        { "{\"warm_samples_seconds\": [], \"first_call_seconds\": true}", STS_ERR_FORMAT,
+          "\"first_call_seconds\" must be a non-negative number of seconds" },
+        { "{\"warm_samples_seconds\": [4.6e6]}", STS_ERR_RANGE,
+          "byte 26: \"warm_samples_seconds\"[0] is out of range" },
+        { "{\"warm_samples_seconds\": [], \"warm_median_seconds\": 1e300}", STS_ERR_RANGE,
+          "\"warm_median_seconds\" is out of range" },
+        { "{\"warm_samples_seconds\": [], \"dispatch_only_seconds\": \"fast\"}", STS_ERR_FORMAT,
+          "\"dispatch_only_seconds\" must be an array of numbers" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sts_bench_doc *d = (sts_bench_doc *)1;
+        sts_error err = STS_ERROR_INIT;
+        sts_status st = sts_bench_read_json(cases[i].text, strlen(cases[i].text), "b.json", &d, &err);
+        if (st != cases[i].st || d != NULL || !strstr(err.message, cases[i].msg))
+            T_FAIL_AT("case %zu: status %d, message \"%s\"", i, st, err.message);
+    }
+    /* 4.5e6 s is 2^52 ns less a little: in range; one number is one dispatch interval. */
+    const char *ok = "{\"warm_samples_seconds\": [4.5e6, null], \"dispatch_only_seconds\": 2e-6}";
+    sts_bench_doc *d = NULL;
+    T_EQ_I64(sts_bench_read_json(ok, strlen(ok), "b.json", &d, NULL), STS_OK);
+    if (d) {
+        T_EQ_U64(d->runs[0].warm.n, 2);
+        T_EQ_U64(d->runs[0].warm.measured, 1);
+        T_TRUE(isnan(d->runs[0].warm.s[1]) && isnan(d->runs[0].first_call_s));
+        T_TRUE(d->runs[0].dispatch.scalar && d->runs[0].dispatch.n == 1 && d->runs[0].dispatch.s[0] == 2e-6);
+        T_EQ_I64(d->runs[0].checked, -1);
+    }
+    sts_bench_doc_free(d);
+    /* More runs than a document may hold. */
+    size_t cap = 64 * (STS_BENCH_DOC_MAX_RUNS + 2), at = 0;
+    char *many = malloc(cap);
+    at += (size_t)snprintf(many + at, cap - at, "[");
+    for (int i = 0; i <= STS_BENCH_DOC_MAX_RUNS; i++)
+        at += (size_t)snprintf(many + at, cap - at, "%s{\"warm_samples_seconds\": [1]}", i ? "," : "");
+    snprintf(many + at, cap - at, "]");
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_bench_read_json(many, strlen(many), "b.json", &d, &err), STS_ERR_LIMIT);
+    T_CONTAINS(err.message, "more than 256 runs");
+    free(many);
+}
+
 /* ---------------------------------------------------------------- normal inputs */
 
 TEST(normal_inputs_are_seeded_and_standard)
@@ -613,6 +724,8 @@ int main(void)
     RUN(harness_overhead_is_measured);
     RUN(json_report_fields);
     RUN(json_report_runtime_and_reference);
+    RUN(json_report_reads_back);
+    RUN(json_report_reader_errors);
     RUN(normal_inputs_are_seeded_and_standard);
     RUN(lesson_predict_default_contract);
     RUN(lesson_predict_odd_shapes);

@@ -352,6 +352,110 @@ TEST(churn_values_may_hold_the_separator)
     sts_ledger_free(l);
 }
 
+/* The reader gives back what the writer wrote: totals, rows, syncs and their scopes,
+ * and a compile log's unknowns as unknown, never 0. */
+TEST(json_reads_back)
+{
+    sts_ledger *l = sts_ledger_create();
+    score_row(l, 8, 0, 40);
+    score_row(l, 8, 1, 0);
+    score_row(l, 12, 0, 30);
+    sts_ledger_add_sync(l, "metric", "read each step", STS_SYNC_SCALAR, 120, NULL);
+    sts_ledger_add_sync(l, "metric", "read each step", STS_SYNC_SCALAR, 80, NULL);
+    char *json = capture(l, 0, NULL);
+    sts_ledger_doc *d = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_read_json(json, strlen(json), "l.json", &d, &err), STS_OK);
+    T_TRUE(d != NULL);
+    if (d) {
+        sts_ledger_fn_info in;
+        sts_ledger_function(l, 0, &in);
+        T_EQ_STR(d->schema, "stepscope.ledger/1");
+        T_TRUE(d->has_functions && d->has_rows && d->nfunctions == 1 && d->nrows == 3);
+        T_EQ_STR(d->functions[0].name, "score");
+        T_EQ_I64(d->functions[0].compiles, in.compiles);
+        T_EQ_I64(d->functions[0].traces, in.traces);
+        T_EQ_I64(d->functions[0].specializations, in.specializations);
+        T_EQ_I64(d->functions[0].compile_ns, 70 * 1000000);
+        T_EQ_I64(d->functions[0].hits_unknown, 0);
+        T_EQ_I64(d->rows[1].compiles, 0);
+        T_EQ_I64(d->rows[1].compile_ns, -1); /* a hit: no compile time, not 0 */
+        T_EQ_I64(d->rows[2].compile_ns, 30 * 1000000);
+        T_EQ_STR(d->rows[2].function, "score");
+        T_EQ_I64(d->syncs, STS_LEDGER_DOC_SYNCS_KNOWN);
+        T_TRUE(d->nsync_events == 2 && d->sync_events[1].wait_ns == 80);
+        T_TRUE(d->nscopes == 1 && d->scopes[0].count == 2 && d->scopes[0].total_ns == 200);
+        T_EQ_STR(d->scopes[0].scope, "read each step");
+    }
+    sts_ledger_doc_free(d);
+    sts_ledger_doc_free(NULL);
+    free(json);
+    sts_ledger_free(l);
+    /* A compile log's ledger: hits and syncs unknown. */
+    l = sts_ledger_create();
+    static const char log[] = "Finished tracing + transforming f for pjit in 0.001 sec\n"
+                              "Compiling f with global shapes and types [ShapedArray(float32[8])]. "
+                              "Argument mapping: (UnspecifiedValue,).\n"
+                              "Finished XLA compilation of jit(f) in 0.25 sec\n";
+    T_EQ_I64(sts_ledger_parse_text(l, "c.log", log, sizeof log - 1, &err), STS_OK);
+    json = capture(l, 0, NULL);
+    T_EQ_I64(sts_ledger_read_json(json, strlen(json), "l.json", &d, &err), STS_OK);
+    if (d) {
+        T_TRUE(d->nfunctions == 1 && d->functions[0].hits_unknown && d->functions[0].unknown != NULL);
+        T_EQ_I64(d->syncs, STS_LEDGER_DOC_SYNCS_UNKNOWN);
+        T_TRUE(d->syncs_unknown != NULL && d->nscopes == 0);
+    }
+    sts_ledger_doc_free(d);
+    free(json);
+    sts_ledger_free(l);
+}
+
+/* Every way a document can be wrong: named by file, byte and member. */
+TEST(json_reader_errors)
+{
+    static const struct {
+        const char *text;
+        sts_status st;
+        const char *msg;
+    } cases[] = {
+        { "{\"functions\": [", STS_ERR_PARSE, "l.json: byte 15: " },
+        { "{\"a\": 1}", STS_ERR_FORMAT, "l.json: not a ledger" },
+        { "[]", STS_ERR_FORMAT, "l.json: not a ledger" },
+        { "{\"rows\": {}, \"functions\": []}", STS_ERR_FORMAT, "byte 9: \"rows\" and \"functions\" must be arrays" },
+        { "{\"rows\": [1]}", STS_ERR_FORMAT, "byte 10: each of \"rows\" must be an object" },
+        { "{\"functions\": [\"f\"]}", STS_ERR_FORMAT, "each of \"functions\" must be an object" },
+        { "{\"rows\": [{\"traces\": 1.5}]}", STS_ERR_FORMAT, "byte 21: \"traces\" must be a whole number >= 0" },
+        { "{\"functions\": [{\"name\": \"f\", \"specializations\": -1}]}", STS_ERR_FORMAT,
+          "\"specializations\" must be a whole number >= 0" },
+        { "{\"rows\": [{\"compile_ns\": \"x\"}]}", STS_ERR_FORMAT, "\"compile_ns\" must be a non-negative number" },
+        { "{\"rows\": [{\"compile_ns\": 1e300}]}", STS_ERR_RANGE, "\"compile_ns\" is out of range" },
+        { "{\"rows\": [], \"host_syncs\": 3}", STS_ERR_FORMAT, "\"host_syncs\" must be an object or null" },
+        { "{\"rows\": [], \"host_syncs\": {\"scopes\": {}}}", STS_ERR_FORMAT,
+          "\"host_syncs\".\"scopes\" must be an array" },
+        { "{\"rows\": [], \"host_syncs\": {\"events\": [{\"wait_ns\": -2}]}}", STS_ERR_FORMAT,
+          "\"wait_ns\" must be a non-negative number" },
+        { "{\"rows\": [], \"host_syncs\": {\"scopes\": [{\"count\": \"many\"}]}}", STS_ERR_FORMAT,
+          "\"count\" must be a whole number >= 0" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sts_ledger_doc *d = (sts_ledger_doc *)1;
+        sts_error err = STS_ERROR_INIT;
+        sts_status st = sts_ledger_read_json(cases[i].text, strlen(cases[i].text), "l.json", &d, &err);
+        if (st != cases[i].st || d != NULL || !strstr(err.message, cases[i].msg))
+            T_FAIL_AT("case %zu: status %d, message \"%s\"", i, st, err.message);
+    }
+    /* Rows alone are a ledger (a hand-made one); nulls are unknown. */
+    const char *rows = "{\"rows\": [{\"function\": \"f\", \"traces\": null}], \"churn\": [{\"message\": \"m\"}, 1]}";
+    sts_ledger_doc *d = NULL;
+    T_EQ_I64(sts_ledger_read_json(rows, strlen(rows), "l.json", &d, NULL), STS_OK);
+    if (d) {
+        T_TRUE(!d->has_functions && d->has_rows && d->rows[0].traces == -1 && d->rows[0].compiles == -1);
+        T_TRUE(d->syncs == STS_LEDGER_DOC_SYNCS_ABSENT && d->nchurn == 2 && d->churn[1] == NULL);
+        T_EQ_STR(d->churn[0], "m");
+    }
+    sts_ledger_doc_free(d);
+}
+
 int main(void)
 {
     RUN(rows_and_totals);
@@ -364,5 +468,7 @@ int main(void)
     RUN(bad_calls_are_refused);
     RUN(calls_know_their_hits_and_unknown_values_stay_unknown);
     RUN(churn_values_may_hold_the_separator);
+    RUN(json_reads_back);
+    RUN(json_reader_errors);
     return t_done();
 }

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _stepscope
 from ._errors import TraceWarning
+from ._json_doc import Document
 
 _ARGS = {
     "known": _stepscope.ARGS_KNOWN,
@@ -90,38 +91,44 @@ class Trace:
         writes it: lanes in display order, then by ts, then by depth."""
         return Slices(_stepscope.slices(self._cap))
 
-    def _analyze(self, lane, name, window, group):
-        if group not in _GROUPS:
-            raise ValueError("group must be one of %s, not %r" % (", ".join(_GROUPS), group))
-        if window is not None:
-            window = (int(window[0]), int(window[1]))
-        return json.loads(_stepscope.analyze_json(self._cap, lane, name, window, _GROUPS.index(group)))
-
-    def names(self, lane=None, name=None, window=None, group="name"):
-        """Every slice name ranked by self time: `stepscope analyze --json`'s "names".
+    def analyze(self, lane=None, name=None, window=None, group="name", top=0, overlaps=False, jobs=0):
+        """What `stepscope analyze --json` prints, as a Document (a dict; .text holds the
+        CLI's bytes): "trace", "scope", "names", "lanes", "processes" and the overlaps.
         As its options: `lane` keeps the lanes a pattern names (thread or process name,
         pid, tid, "PID:TID", else an extended regex over the names), `name` the slices
         of a name (else a regex), `window` = (start_ns, end_ns) on the trace's clock cuts
         every slice to it, `group` = "hlo_op" or "hlo_module" counts XLA ops by those
-        args."""
-        return self._analyze(lane, name, window, group)["names"]
+        args, `top` keeps the first names (0: all), `overlaps` lists every overlap (else
+        the first 100), `jobs` the threads (0: one per core; the same result)."""
+        if group not in _GROUPS:
+            raise ValueError("group must be one of %s, not %r" % (", ".join(_GROUPS), group))
+        if window is not None:
+            window = (int(window[0]), int(window[1]))
+        return Document(_stepscope.analyze_json(self._cap, lane, name, window, _GROUPS.index(group), int(top),
+                                                bool(overlaps), int(jobs)))
+
+    def names(self, lane=None, name=None, window=None, group="name"):
+        """Every slice name ranked by self time: `stepscope analyze --json`'s "names"
+        (options as in analyze())."""
+        return self.analyze(lane, name, window, group)["names"]
 
     def lanes(self, lane=None, name=None, window=None):
         """Every lane with its busy time, in display order: `analyze --json`'s "lanes"
-        (options as in names())."""
-        return self._analyze(lane, name, window, "name")["lanes"]
+        (options as in analyze())."""
+        return self.analyze(lane, name, window)["lanes"]
 
     def processes(self, lane=None, name=None, window=None):
         """Every process with its busy time: `analyze --json`'s "processes"."""
-        return self._analyze(lane, name, window, "name")["processes"]
+        return self.analyze(lane, name, window)["processes"]
 
     def steps(self, step=None, lanes=None, names=5, xprof=False):
         """The steps, their breakdown, and what the other lanes did during each:
-        `stepscope steps --json`, with its --step (a slice name, else an extended regex
-        over names), --lanes (the other lanes to report), --names (names kept per
-        lane and step; 0 = all) and --xprof (XProf's overview view). Raises
-        NoStepsFound, listing what was tried, when there are none."""
-        return json.loads(_stepscope.steps_json(self._cap, step, lanes, int(names), bool(xprof)))
+        `stepscope steps --json` as a Document (a dict; .text holds the CLI's bytes),
+        with its --step (a slice name, else an extended regex over names), --lanes (the
+        other lanes to report), --names (names kept per lane and step; 0 = all) and
+        --xprof (XProf's overview view). Raises NoStepsFound, listing what was tried,
+        when there are none."""
+        return Document(_stepscope.steps_json(self._cap, step, lanes, int(names), bool(xprof)))
 
     def __repr__(self):
         i = self.info

@@ -4,57 +4,43 @@
  * contract (shapes, dtype, boundary, device) that differs between runs, a failed
  * check or an unstable run becomes a note: a faster answer to another question is not
  * a speed-up (lesson 1). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff/diff_impl.h"
-#include "diff/jin.h"
-
-#define MAX_WORKLOADS 256
+#include "stepscope/bench.h"
 
 typedef struct workload {
     const char *name;
-    const sts_jval *obj;
+    const sts_bench_run_doc *run;
 } workload;
 
 typedef struct doc {
     const char *file;
-    sts_jdoc dom;
-    workload w[MAX_WORKLOADS];
+    sts_bench_doc *bench;
+    workload *w;
     size_t n;
 } doc;
 
-static const char *workload_name(const sts_jval *o)
+/* A run's name: its key under "variants", else its own name or workload. */
+static const char *workload_name(const sts_bench_run_doc *r)
 {
-    const char *n = sts_json_str(sts_json_get(o, "name"), NULL);
-    if (!n || !*n) n = sts_json_str(sts_json_get(o, "workload"), NULL);
+    if (r->member) return r->member;
+    const char *n = r->name && *r->name ? r->name : r->workload;
     return n && *n ? n : "bench";
 }
 
 static sts_status load(doc *d, const char *text, size_t len, const char *file, sts_error *err)
 {
     d->file = file;
-    sts_status st = sts_json_parse(&d->dom, text, len, file, err);
+    sts_status st = sts_bench_read_json(text, len, file, &d->bench, err);
     if (st != STS_OK) return st;
-    const sts_jval *root = d->dom.root;
-    if (root->type != STS_J_OBJ)
-        return sts_error_set(err, STS_ERR_FORMAT, (int64_t)root->offset,
-                             "%s: byte %zu: expected a bench result (a JSON object)", file, root->offset);
-    if (sts_json_get(root, "warm_samples_seconds")) d->w[d->n++] = (workload){ workload_name(root), root };
-    const sts_jval *vars = sts_json_get(root, "variants");
-    for (size_t i = 0; vars && vars->type == STS_J_OBJ && i < vars->u.obj.n; i++) {
-        const sts_jmember *m = &vars->u.obj.members[i];
-        if (!sts_json_get(m->val, "warm_samples_seconds")) continue;
-        if (d->n == MAX_WORKLOADS)
-            return sts_error_set(err, STS_ERR_LIMIT, (int64_t)m->val->offset, "%s: more than %d workloads", file,
-                                 MAX_WORKLOADS);
-        d->w[d->n++] = (workload){ m->key, m->val };
-    }
-    if (!d->n)
-        return sts_error_set(err, STS_ERR_FORMAT, 0,
-                             "%s: not a bench result: no \"warm_samples_seconds\" at the top level or in \"variants\"",
-                             file);
+    d->w = calloc(d->bench->nruns, sizeof *d->w);
+    if (!d->w) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+    for (size_t i = 0; i < d->bench->nruns; i++)
+        d->w[d->n++] = (workload){ workload_name(&d->bench->runs[i]), &d->bench->runs[i] };
     return STS_OK;
 }
 
@@ -65,46 +51,78 @@ static const workload *find(const doc *d, const char *name)
     return NULL;
 }
 
+/* A series in ns, the unmeasured (null) samples left out and counted. */
+static sts_status nanos(const doc *d, const char *key, const sts_bench_series *s, int64_t **out, size_t *n,
+                        size_t *nulls, sts_error *err)
+{
+    *out = NULL;
+    *n = *nulls = 0;
+    if (s->scalar)
+        return sts_error_set(err, STS_ERR_FORMAT, (int64_t)s->offset,
+                             "%s: byte %zu: \"%s\" must be an array of numbers", d->file, s->offset, key);
+    if (!s->n) return STS_OK;
+    if (!(*out = malloc(s->n * sizeof **out))) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+    for (size_t i = 0; i < s->n; i++) {
+        if (isnan(s->s[i])) {
+            (*nulls)++;
+            continue;
+        }
+        (*out)[(*n)++] = llround(s->s[i] * 1e9); /* at most 2^52: the reader's bound */
+    }
+    return STS_OK;
+}
+
+static const sts_bench_series *series_of(const sts_bench_run_doc *r, const char *key)
+{
+    return !strcmp(key, "warm_samples_seconds")     ? &r->warm
+           : !strcmp(key, "device_samples_seconds") ? &r->device
+                                                    : &r->dispatch;
+}
+
 /* One sample row from an array of seconds; absent in both runs: no row. */
 static sts_status samples_row(sts_diff *d, const char *name, const char *group, const char *key, const workload *b,
                               const workload *n, const doc *db, const doc *dn, sts_error *err)
 {
-    sts_dj_vec v[2] = { { 0 }, { 0 } };
-    size_t nulls[2] = { 0, 0 };
-    const sts_jval *jb = b ? sts_json_get(b->obj, key) : NULL, *jn = n ? sts_json_get(n->obj, key) : NULL;
-    sts_status st = sts_dj_ints(jb, 1e9, db->file, key, &v[0], &nulls[0], err);
-    if (st == STS_OK) st = sts_dj_ints(jn, 1e9, dn->file, key, &v[1], &nulls[1], err);
-    int any = (jb && jb->type != STS_J_NULL) || (jn && jn->type != STS_J_NULL);
-    if (st == STS_OK && any) {
+    static const sts_bench_series none = { 0 };
+    const sts_bench_series *sb = b ? series_of(b->run, key) : &none, *sn = n ? series_of(n->run, key) : &none;
+    int64_t *v[2] = { NULL, NULL };
+    size_t nv[2] = { 0, 0 }, nulls[2] = { 0, 0 };
+    sts_status st = nanos(db, key, sb, &v[0], &nv[0], &nulls[0], err);
+    if (st == STS_OK) st = nanos(dn, key, sn, &v[1], &nv[1], &nulls[1], err);
+    if (st == STS_OK && (sb->given || sn->given)) {
         char note[160] = "";
         if (nulls[0] || nulls[1])
             snprintf(note, sizeof note, "%zu unmeasured (null) samples in BASE and %zu in NEW were left out", nulls[0],
                      nulls[1]);
-        sts_dd_series sb = { v[0].v, NULL, v[0].n }, sn = { v[1].v, NULL, v[1].n };
-        if (b && n && (!v[0].n || !v[1].n)) {
+        sts_dd_series xb = { v[0], NULL, nv[0] }, xn = { v[1], NULL, nv[1] };
+        if (b && n && (!nv[0] || !nv[1])) {
             /* Measured in one run only (no device clock in the other): not an appearance. */
-            if (sts_dd_note(d, "%s: \"%s\" is measured in %s only: not compared", name, key, v[0].n ? "BASE" : "NEW") !=
+            if (sts_dd_note(d, "%s: \"%s\" is measured in %s only: not compared", name, key, nv[0] ? "BASE" : "NEW") !=
                 STS_OK)
                 st = sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
         } else {
-            st = sts_dd_add_samples(d, name, group, "ns", "call", sb, sn, note[0] ? note : NULL, err);
+            st = sts_dd_add_samples(d, name, group, "ns", "call", xb, xn, note[0] ? note : NULL, err);
         }
     }
-    STS_VEC_RELEASE(v[0]);
-    STS_VEC_RELEASE(v[1]);
+    free(v[0]);
+    free(v[1]);
     return st;
 }
 
-static sts_status first_call_row(sts_diff *d, const workload *b, const workload *n, const doc *db, const doc *dn,
-                                 sts_error *err)
+/* The first call in ns: 1 when known, 0 when absent or null, -1 for the absent run. */
+static int first_call(const workload *w, int64_t *ns)
 {
-    int64_t x = 0, y = 0;
-    int kb =
-        b ? sts_dj_int(sts_json_get(b->obj, "first_call_seconds"), 1e9, db->file, "first_call_seconds", &x, err) : -1;
-    if (kb == -1 && b) return STS_ERR_FORMAT;
-    int kn =
-        n ? sts_dj_int(sts_json_get(n->obj, "first_call_seconds"), 1e9, dn->file, "first_call_seconds", &y, err) : -1;
-    if (kn == -1 && n) return STS_ERR_FORMAT;
+    *ns = 0;
+    if (!w) return -1;
+    if (isnan(w->run->first_call_s)) return 0;
+    *ns = llround(w->run->first_call_s * 1e9);
+    return 1;
+}
+
+static sts_status first_call_row(sts_diff *d, const workload *b, const workload *n, sts_error *err)
+{
+    int64_t x, y;
+    int kb = first_call(b, &x), kn = first_call(n, &y);
     return sts_dd_add_single(d, b ? b->name : n->name, "first_call", kb, x, kn, y,
                              "the first call is one observation per run: its change is reported, not tested", err);
 }
@@ -112,28 +130,24 @@ static sts_status first_call_row(sts_diff *d, const workload *b, const workload 
 /* Contract fields that must agree for the timings to answer the same question. */
 static sts_status contract_notes(sts_diff *d, const workload *b, const workload *n)
 {
-    static const char *keys[] = { "input_shape", "weight_shape", "output_shape", "dtype", "boundary", "device" };
     sts_status st = STS_OK;
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && st == STS_OK; i++) {
-        char x[256], y[256];
-        sts_dj_text(sts_json_get(b->obj, keys[i]), x, sizeof x);
-        sts_dj_text(sts_json_get(n->obj, keys[i]), y, sizeof y);
+    for (size_t i = 0; i < STS_BENCH_CONTRACT_KEYS && st == STS_OK; i++) {
+        const char *x = b->run->contract[i] ? b->run->contract[i] : "";
+        const char *y = n->run->contract[i] ? n->run->contract[i] : "";
         if (strcmp(x, y) != 0)
-            st = sts_dd_note(d, "%s: %s differs (BASE %s, NEW %s): the runs time different work", b->name, keys[i],
-                             x[0] ? x : "absent", y[0] ? y : "absent");
+            st = sts_dd_note(d, "%s: %s differs (BASE %s, NEW %s): the runs time different work", b->name,
+                             sts_bench_contract_key[i], x[0] ? x : "absent", y[0] ? y : "absent");
     }
     return st;
 }
 
 static sts_status health_notes(sts_diff *d, const workload *w, const char *side)
 {
-    const sts_jval *passed = sts_json_get(sts_json_get(w->obj, "check"), "passed");
     sts_status st = STS_OK;
-    if (passed && passed->type == STS_J_BOOL && !passed->u.b)
+    if (w->run->passed == 0)
         st = sts_dd_note(d, "%s %s: the result did not match its reference: these are timings of a wrong answer", side,
                          w->name);
-    const sts_jval *unstable = sts_json_get(w->obj, "unstable");
-    if (st == STS_OK && unstable && unstable->type == STS_J_BOOL && unstable->u.b)
+    if (st == STS_OK && w->run->unstable == 1)
         st = sts_dd_note(d, "%s %s: the run was unstable (CV over 10%% or an outlier sample)", side, w->name);
     return st;
 }
@@ -148,7 +162,7 @@ static sts_status workload_rows(sts_diff *d, const workload *b, const workload *
     if (st == STS_OK && n) st = health_notes(d, n, "NEW");
     if (st != STS_OK) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
     st = samples_row(d, name, "warm", "warm_samples_seconds", b, n, db, dn, err);
-    if (st == STS_OK) st = first_call_row(d, b, n, db, dn, err);
+    if (st == STS_OK) st = first_call_row(d, b, n, err);
     if (st == STS_OK) st = samples_row(d, name, "device", "device_samples_seconds", b, n, db, dn, err);
     if (st == STS_OK) st = samples_row(d, name, "dispatch", "dispatch_only_seconds", b, n, db, dn, err);
     return st;
@@ -173,8 +187,10 @@ sts_status sts_diff_bench_json(const char *base_text, size_t base_len, const cha
         st = workload_rows(d, &db->w[i], find(dn, db->w[i].name), db, dn, err);
     for (size_t i = 0; st == STS_OK && i < dn->n; i++)
         if (!find(db, dn->w[i].name)) st = workload_rows(d, NULL, &dn->w[i], db, dn, err);
-    sts_jdoc_release(&db->dom);
-    sts_jdoc_release(&dn->dom);
+    for (int i = 0; i < 2; i++) {
+        sts_bench_doc_free(db[i].bench);
+        free(db[i].w);
+    }
     free(db);
     if (st != STS_OK) {
         sts_diff_free(d);

@@ -30,10 +30,7 @@ const sts_timeline *tl_get(PyObject *cap)
     return h->tl;
 }
 
-/* What open() and open_bytes() keep: the args `mode` names, and flow events counted,
- * not kept, as no Trace method reads them. -1 with the exception set for a mode out of
- * range. */
-static int keep_options(int mode, sts_open_options *opt)
+int ext_keep_options(int mode, sts_open_options *opt)
 {
     if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS) {
         ext_raise_msg(STS_ERR_INVALID_ARG, "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL, ARGS_ANALYSIS",
@@ -53,7 +50,7 @@ PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
     int mode = STS_ARGS_ANALYSIS;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y|zi", keys, &path, &run, &mode)) return NULL;
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
-    if (keep_options(mode, &opt) != 0) return NULL;
+    if (ext_keep_options(mode, &opt) != 0) return NULL;
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
     opt.run = run;
@@ -84,7 +81,7 @@ PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw)
     int mode = STS_ARGS_ANALYSIS;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "y#|si", keys, &data, &n, &name, &mode)) return NULL;
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
-    if (keep_options(mode, &opt) != 0) return NULL;
+    if (ext_keep_options(mode, &opt) != 0) return NULL;
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
     sts_error err = STS_ERROR_INIT;

@@ -8,99 +8,105 @@
 #include <string.h>
 
 #include "diff/diff_impl.h"
-#include "diff/jin.h"
+#include "stepscope/ledger.h"
 
 typedef struct ledger {
     const char *file;
-    sts_jdoc dom;
-    const sts_jval *functions, *rows, *syncs;
+    sts_ledger_doc *doc;
 } ledger;
+
+typedef STS_VEC(int64_t) i64_vec;
 
 /* A function's identity: its name, with its definition site when the ledger gives one
  * (two functions named <lambda> are different functions). */
-static void identity(const sts_jval *o, const char *name_key, char *buf, size_t cap)
+static void identity(const char *name, const char *site, char *buf, size_t cap)
 {
-    const char *name = sts_json_str(sts_json_get(o, name_key), "");
-    const char *site = sts_json_str(sts_json_get(o, "site"), NULL);
+    name = name ? name : "";
     if (site && *site && !strstr(name, site))
         snprintf(buf, cap, "%s (%s)", name, site);
     else
         snprintf(buf, cap, "%s", name);
 }
 
+static void fn_identity(const sts_ledger_doc_fn *f, char *buf, size_t cap)
+{
+    identity(f->name, f->site, buf, cap);
+}
+
 static sts_status load(ledger *l, const char *text, size_t len, const char *file, sts_error *err)
 {
     l->file = file;
-    sts_status st = sts_json_parse(&l->dom, text, len, file, err);
+    sts_status st = sts_ledger_read_json(text, len, file, &l->doc, err);
     if (st != STS_OK) return st;
-    const sts_jval *root = l->dom.root;
-    l->functions = sts_json_get(root, "functions");
-    l->rows = sts_json_get(root, "rows");
-    l->syncs = sts_json_get(root, "host_syncs");
-    if (root->type != STS_J_OBJ || !l->functions || l->functions->type != STS_J_ARR)
+    if (!l->doc->has_functions)
         return sts_error_set(
-            err, STS_ERR_FORMAT, (int64_t)root->offset,
+            err, STS_ERR_FORMAT, 0,
             "%s: not a ledger: expected an object with a \"functions\" array (stepscope ledger --json)", file);
-    for (size_t i = 0; i < l->functions->u.arr.n; i++) {
-        const sts_jval *f = l->functions->u.arr.items[i];
-        if (f->type != STS_J_OBJ || !sts_json_str(sts_json_get(f, "name"), NULL))
+    for (size_t i = 0; i < l->doc->nfunctions; i++) {
+        const sts_ledger_doc_fn *f = &l->doc->functions[i];
+        if (!f->name)
             return sts_error_set(err, STS_ERR_FORMAT, (int64_t)f->offset,
                                  "%s: byte %zu: functions[%zu] must be an object with a \"name\"", file, f->offset, i);
     }
     return STS_OK;
 }
 
-static const sts_jval *find_function(const ledger *l, const char *id)
+static const sts_ledger_doc_fn *find_function(const ledger *l, const char *id)
 {
-    for (size_t i = 0; i < l->functions->u.arr.n; i++) {
+    for (size_t i = 0; i < l->doc->nfunctions; i++) {
         char buf[512];
-        identity(l->functions->u.arr.items[i], "name", buf, sizeof buf);
-        if (strcmp(buf, id) == 0) return l->functions->u.arr.items[i];
+        fn_identity(&l->doc->functions[i], buf, sizeof buf);
+        if (strcmp(buf, id) == 0) return &l->doc->functions[i];
     }
     return NULL;
 }
 
 /* A count of one side: 1 known, 0 null (unknown), -1 the function is absent. */
-static int count_of(const ledger *l, const sts_jval *f, const char *key, int64_t *v, sts_error *err)
+static int count_of(int64_t v, int present, int64_t *out)
 {
-    if (!f) return -1;
-    int got = sts_dj_int(sts_json_get(f, key), 1, l->file, key, v, err);
-    return got < 0 ? -2 : got;
+    *out = v > 0 ? v : 0;
+    return !present ? -1 : v >= 0;
+}
+
+static sts_status push(i64_vec *v, int64_t x, sts_error *err)
+{
+    int64_t *slot = STS_VEC_PUSH(*v);
+    if (!slot) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+    *slot = x;
+    return STS_OK;
 }
 
 /* Every compile's time for function `id`: rows with compiles >= 1 and a known time. */
-static sts_status compile_times(const ledger *l, const char *id, sts_dj_vec *out, sts_error *err)
+static sts_status compile_times(const ledger *l, const char *id, i64_vec *out, sts_error *err)
 {
-    for (size_t i = 0; l->rows && i < sts_json_len(l->rows); i++) {
-        const sts_jval *r = sts_json_at(l->rows, i);
+    sts_status st = STS_OK;
+    for (size_t i = 0; i < l->doc->nrows && st == STS_OK; i++) {
+        const sts_ledger_doc_row *r = &l->doc->rows[i];
         char buf[512];
-        identity(r, "function", buf, sizeof buf);
-        if (strcmp(buf, id) != 0) continue;
-        int64_t compiles, ns;
-        int kc = sts_dj_int(sts_json_get(r, "compiles"), 1, l->file, "compiles", &compiles, err);
-        int kt = sts_dj_int(sts_json_get(r, "compile_ns"), 1, l->file, "compile_ns", &ns, err);
-        if (kc < 0 || kt < 0) return STS_ERR_FORMAT;
-        if (kc == 0 || compiles < 1 || kt == 0) continue;
-        int64_t *slot = STS_VEC_PUSH(*out);
-        if (!slot) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
-        *slot = ns;
+        identity(r->function, r->site, buf, sizeof buf);
+        if (strcmp(buf, id) != 0 || r->compiles < 1 || r->compile_ns < 0) continue;
+        st = push(out, r->compile_ns, err);
     }
-    return STS_OK;
+    return st;
 }
 
 static sts_status function_rows(sts_diff *d, const char *id, const ledger *lb, const ledger *ln, sts_error *err)
 {
-    static const char *counts[] = { "compiles", "specializations", "traces" };
-    const sts_jval *fb = find_function(lb, id), *fn = find_function(ln, id);
+    const sts_ledger_doc_fn *fb = find_function(lb, id), *fn = find_function(ln, id);
+    const struct {
+        const char *key;
+        int64_t base, new_;
+    } counts[] = { { "compiles", fb ? fb->compiles : -1, fn ? fn->compiles : -1 },
+                   { "specializations", fb ? fb->specializations : -1, fn ? fn->specializations : -1 },
+                   { "traces", fb ? fb->traces : -1, fn ? fn->traces : -1 } };
     sts_status st = STS_OK;
     for (size_t k = 0; k < sizeof counts / sizeof counts[0] && st == STS_OK; k++) {
-        int64_t x = 0, y = 0;
-        int kb = count_of(lb, fb, counts[k], &x, err), kn = count_of(ln, fn, counts[k], &y, err);
-        if (kb == -2 || kn == -2) return STS_ERR_FORMAT;
+        int64_t x, y;
+        int kb = count_of(counts[k].base, fb != NULL, &x), kn = count_of(counts[k].new_, fn != NULL, &y);
         const char *note = kb == 0 || kn == 0 ? "null in the ledger: the input cannot tell" : NULL;
-        st = sts_dd_add_counts(d, id, counts[k], kb, x, kn, y, note, err);
+        st = sts_dd_add_counts(d, id, counts[k].key, kb, x, kn, y, note, err);
     }
-    sts_dj_vec t[2] = { { 0 }, { 0 } };
+    i64_vec t[2] = { { 0 }, { 0 } };
     if (st == STS_OK && fb) st = compile_times(lb, id, &t[0], err);
     if (st == STS_OK && fn) st = compile_times(ln, id, &t[1], err);
     if (st == STS_OK && (t[0].n || t[1].n)) {
@@ -116,49 +122,39 @@ static sts_status function_rows(sts_diff *d, const char *id, const ledger *lb, c
 
 static int syncs_known(const ledger *l)
 {
-    return l->syncs && l->syncs->type == STS_J_OBJ;
+    return l->doc->syncs == STS_LEDGER_DOC_SYNCS_KNOWN;
 }
 
-static const sts_jval *find_scope(const ledger *l, const char *scope)
+static const sts_ledger_doc_scope *find_scope(const ledger *l, const char *scope)
 {
-    const sts_jval *scopes = sts_json_get(l->syncs, "scopes");
-    for (size_t i = 0; i < sts_json_len(scopes); i++)
-        if (strcmp(sts_json_str(sts_json_get(sts_json_at(scopes, i), "scope"), ""), scope) == 0)
-            return sts_json_at(scopes, i);
+    for (size_t i = 0; i < l->doc->nscopes; i++)
+        if (l->doc->scopes[i].scope && strcmp(l->doc->scopes[i].scope, scope) == 0) return &l->doc->scopes[i];
     return NULL;
 }
 
-static sts_status waits(const ledger *l, const char *scope, sts_dj_vec *out, sts_error *err)
+static sts_status waits(const ledger *l, const char *scope, i64_vec *out, sts_error *err)
 {
-    const sts_jval *ev = sts_json_get(l->syncs, "events");
-    for (size_t i = 0; i < sts_json_len(ev); i++) {
-        const sts_jval *e = sts_json_at(ev, i);
-        if (strcmp(sts_json_str(sts_json_get(e, "scope"), ""), scope) != 0) continue;
-        int64_t ns;
-        int k = sts_dj_int(sts_json_get(e, "wait_ns"), 1, l->file, "wait_ns", &ns, err);
-        if (k < 0) return STS_ERR_FORMAT;
-        if (k == 0) continue;
-        int64_t *slot = STS_VEC_PUSH(*out);
-        if (!slot) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
-        *slot = ns;
+    sts_status st = STS_OK;
+    for (size_t i = 0; i < l->doc->nsync_events && st == STS_OK; i++) {
+        const sts_ledger_doc_sync *e = &l->doc->sync_events[i];
+        if (!e->scope || strcmp(e->scope, scope) != 0 || e->wait_ns < 0) continue;
+        st = push(out, e->wait_ns, err);
     }
-    return STS_OK;
+    return st;
 }
 
 static sts_status scope_rows(sts_diff *d, const char *scope, const ledger *lb, const ledger *ln, sts_error *err)
 {
-    const sts_jval *sb = find_scope(lb, scope), *sn = find_scope(ln, scope);
-    sts_dj_vec w[2] = { { 0 }, { 0 } };
+    const sts_ledger_doc_scope *sb = find_scope(lb, scope), *sn = find_scope(ln, scope);
+    i64_vec w[2] = { { 0 }, { 0 } };
     sts_status st = sb ? waits(lb, scope, &w[0], err) : STS_OK;
     if (st == STS_OK && sn) st = waits(ln, scope, &w[1], err);
     if (st == STS_OK) {
         sts_dd_series xb = { w[0].v, NULL, w[0].n }, xn = { w[1].v, NULL, w[1].n };
         st = sts_dd_add_samples(d, scope, "wait", "ns", "sync", xb, xn, NULL, err);
     }
-    int64_t x = 0, y = 0;
-    int kb = sb ? sts_dj_int(sts_json_get(sb, "count"), 1, lb->file, "count", &x, err) : -1;
-    int kn = sn ? sts_dj_int(sts_json_get(sn, "count"), 1, ln->file, "count", &y, err) : -1;
-    if (st == STS_OK && ((sb && kb < 0) || (sn && kn < 0))) st = STS_ERR_FORMAT;
+    int64_t x, y;
+    int kb = count_of(sb ? sb->count : -1, sb != NULL, &x), kn = count_of(sn ? sn->count : -1, sn != NULL, &y);
     if (st == STS_OK) st = sts_dd_add_counts(d, scope, "syncs", kb, x, kn, y, NULL, err);
     STS_VEC_RELEASE(w[0]);
     STS_VEC_RELEASE(w[1]);
@@ -177,9 +173,8 @@ static sts_status sync_rows(sts_diff *d, const ledger *lb, const ledger *ln, sts
     const ledger *both[2] = { lb, ln };
     sts_status st = STS_OK;
     for (int side = 0; side < 2 && st == STS_OK; side++) {
-        const sts_jval *scopes = sts_json_get(both[side]->syncs, "scopes");
-        for (size_t i = 0; i < sts_json_len(scopes) && st == STS_OK; i++) {
-            const char *scope = sts_json_str(sts_json_get(sts_json_at(scopes, i), "scope"), NULL);
+        for (size_t i = 0; i < both[side]->doc->nscopes && st == STS_OK; i++) {
+            const char *scope = both[side]->doc->scopes[i].scope;
             if (!scope || (side == 1 && find_scope(lb, scope))) continue;
             st = scope_rows(d, scope, lb, ln, err);
         }
@@ -204,18 +199,18 @@ sts_status sts_diff_ledger_json(const char *base_text, size_t base_len, const ch
     if (d) d->samples_word = "run";
     const ledger *both[2] = { lb, ln };
     for (int side = 0; side < 2 && st == STS_OK; side++) {
-        const sts_jval *fs = both[side]->functions;
-        for (size_t i = 0; i < fs->u.arr.n && st == STS_OK; i++) {
+        const sts_ledger_doc *doc = both[side]->doc;
+        for (size_t i = 0; i < doc->nfunctions && st == STS_OK; i++) {
             char id[512];
-            identity(fs->u.arr.items[i], "name", id, sizeof id);
+            fn_identity(&doc->functions[i], id, sizeof id);
             if (side == 1 && find_function(lb, id)) continue;
             if (sts_dd_find(d, id, NULL)) continue; /* a function listed twice */
             st = function_rows(d, id, lb, ln, err);
         }
     }
     if (st == STS_OK) st = sync_rows(d, lb, ln, err);
-    sts_jdoc_release(&lb->dom);
-    sts_jdoc_release(&ln->dom);
+    sts_ledger_doc_free(lb->doc);
+    sts_ledger_doc_free(ln->doc);
     free(lb);
     if (st != STS_OK) {
         sts_diff_free(d);
