@@ -591,6 +591,9 @@ static void replay_part_run(void *arg, size_t thread)
             break;
         }
         p->rc = sts_fin_replay_lane(p->r, (uint32_t)l, &q->t0[l], w->tok + w->off[l], m, &pos, &q->out[l]);
+        /* The lane placed each of its slices once: the next lane's positions start
+         * where bucket() counted, or two parts would write one position. */
+        STS_ASSERT(p->rc != 0 || pos == w->soff[l + 1]);
         q->tl->lanes.v[l].first_slice = (uint32_t)w->soff[l];
         q->tl->lanes.v[l].slice_count = (uint32_t)(w->soff[l + 1] - w->soff[l]);
     }
