@@ -11,6 +11,7 @@
 #include "stepscope/outfile.h"
 #include "stepscope/timeline.h"
 #include "stepscope/analyze.h"
+#include "stepscope/devview.h"
 #include "stepscope/hosts.h"
 #include "stepscope/write.h"
 #include "stepscope/trace.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "devview_cli.h"
 #include "hosts_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
@@ -17,6 +18,7 @@
 typedef struct args {
     int json, top, all_overlaps;
     const char *run, *argmode, *lane, *name, *window, *step, *group;
+    dc_opts dc;
 } args;
 
 typedef struct analysis {
@@ -391,13 +393,14 @@ static void print_overlaps(const analysis *a, int all)
 
 /* ---- JSON ------------------------------------------------------------------------- */
 
-static int print_json(const analysis *a, const args *o)
+static int print_json(const analysis *a, const args *o, const sts_devview *dv)
 {
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
     sts_error err = STS_ERROR_INIT;
     size_t top = o->top == INT_MIN ? 0 : (size_t)o->top;
-    if (sts_analysis_write_json(j, a->an, top, o->all_overlaps ? 0 : STS_ANALYSIS_JSON_OVERLAPS, &err) != STS_OK) {
+    if (sts_analysis_write_json_device(j, a->an, top, o->all_overlaps ? 0 : STS_ANALYSIS_JSON_OVERLAPS, dv, &err) !=
+        STS_OK) {
         sts_jsonw_free(j);
         fprintf(stderr, "stepscope analyze: error: %s\n", err.message);
         return CLI_BAD_INPUT;
@@ -407,7 +410,7 @@ static int print_json(const analysis *a, const args *o)
 
 int cmd_analyze(int argc, char **argv)
 {
-    args o = { 0, INT_MIN, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    args o = { 0, INT_MIN, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     const cli_opt opts[] = {
@@ -425,6 +428,7 @@ int cmd_analyze(int argc, char **argv)
           "name (default), hlo_op or hlo_module: XLA ops counted under their hlo_op (with its hlo_module) or "
           "hlo_module args" },
         { "overlaps", CLI_FLAG, &o.all_overlaps, NULL, "list every overlap (default: a count and the most common)" },
+        DC_OPTS(o.dc),
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -434,16 +438,18 @@ int cmd_analyze(int argc, char **argv)
     const cli_spec spec = {
         "analyze",
         "TRACE... [--json] [--top N] [--lane PATTERN] [--name PATTERN] [--window START:END|STEP] [--group BY] "
-        "[--overlaps] [--run NAME] [--args MODE] [-j N] [--mpi]",
+        "[--overlaps] [--device [--categories FILE] [--explain]] [--run NAME] [--args MODE] [-j N] [--mpi]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into the slice they started in or overran it (overlaps); every\n"
         "slice name ranked by self time (duration minus the union of the slices of its lane\n"
         "that lie inside it) with count, total, min, median and max; and per lane and process\n"
         "its busy time (the union of its slices) against its span. --lane, --name and\n"
-        "--window narrow all of it (one host). Several hosts (files, or a profile run holding\n"
-        "several; see docs/hosts.md): each host's facts, lanes and processes apart, names\n"
-        "ranked over every host.",
+        "--window narrow all of it (one host). --device adds the device view over the whole\n"
+        "trace: per device, busy time by category, overlap, idle time by cause, launch delays\n"
+        "and queue length (docs/device.md; per step: steps --device). Several hosts (files, or\n"
+        "a profile run holding several; see docs/hosts.md): each host's facts, lanes and\n"
+        "processes apart, names ranked over every host.",
         opts,
         1,
         argc,
@@ -462,12 +468,26 @@ int cmd_analyze(int argc, char **argv)
         fprintf(stderr, "stepscope analyze: --step only chooses the steps --window STEP counts; give --window\n");
         rc = CLI_USAGE;
     }
+    if (rc < 0 && o.dc.device && (o.lane || o.name || o.window)) {
+        fprintf(stderr,
+                "stepscope analyze: --device covers every device lane of the whole trace; %s does not narrow "
+                "it (steps --device gives it per step)\n",
+                o.lane   ? "--lane"
+                : o.name ? "--name"
+                         : "--window");
+        rc = CLI_USAGE;
+    }
+    if (rc < 0) {
+        int prc = dc_prepare("analyze", &o.dc, &o.argmode);
+        if (prc != CLI_OK) rc = prc;
+    }
     if (rc < 0) {
         const char *one_host = o.lane           ? "--lane"
                                : o.name         ? "--name"
                                : o.window       ? "--window"
                                : o.group        ? "--group"
                                : o.all_overlaps ? "--overlaps"
+                               : o.dc.device    ? "--device"
                                                 : NULL;
         hc_opts ho = { "analyze", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
         rc = hc_analyze(&ho, o.json, o.top == INT_MIN ? SIZE_MAX : (size_t)o.top);
@@ -475,14 +495,18 @@ int cmd_analyze(int argc, char **argv)
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;
     free(pos);
-    if (rc != HC_SINGLE) return rc;
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("analyze", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
+    if (rc != HC_SINGLE || (rc = tc_open("analyze", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) {
+        dc_release(&o.dc);
+        return rc;
+    }
     analysis a = { 0 };
     a.tl = tl;
     rc = compute(&a, &o, ro.jobs);
+    sts_devview *dv = NULL;
+    if (rc == CLI_OK && o.dc.device) rc = dc_compute("analyze", &o.dc, tl, NULL, &dv);
     if (rc == CLI_OK && o.json) {
-        rc = print_json(&a, &o);
+        rc = print_json(&a, &o, dv);
     } else if (rc == CLI_OK) {
         print_facts(&a);
         print_scope(&a, &o);
@@ -490,7 +514,10 @@ int cmd_analyze(int argc, char **argv)
         print_lanes(&a);
         print_processes(&a);
         print_overlaps(&a, o.all_overlaps);
+        if (dv) dc_print_summary(tl, dv, o.dc.explain);
     }
+    sts_devview_free(dv);
+    dc_release(&o.dc);
     analysis_free(&a);
     sts_timeline_free(tl);
     return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "devview_cli.h"
 #include "hosts_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
@@ -28,6 +29,7 @@ typedef struct view {
     const sts_steps_summary *sum;
     size_t n, nch, ncs, nw, nwn, nwl;
     int xprof;
+    const sts_devview *dv; /* --device */
 } view;
 
 static const char *name_of(const view *v, uint32_t id)
@@ -132,6 +134,7 @@ static void print_step_rows(const view *v)
         }
         printf("%s\n", s->child_count ? "" : "(no children)");
         print_windows(v, s);
+        if (v->dv) dc_print_step(v->tl, v->dv, k);
     }
     printf("(step: the step number (step_num arg, else N of NAME#N, else the ordinal); start is relative to the "
            "trace's first timestamp; all columns in ms; indented: the children, then other lanes during the step)\n");
@@ -252,7 +255,7 @@ static int print_json(const view *v)
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
     sts_error err = STS_ERROR_INIT;
-    if (sts_steps_write_json(j, v->tl, v->s, v->xprof, &err) != STS_OK) {
+    if (sts_steps_write_json_device(j, v->tl, v->s, v->xprof, v->dv, &err) != STS_OK) {
         sts_jsonw_free(j);
         fprintf(stderr, "stepscope steps: error: %s\n", err.message);
         return CLI_BAD_INPUT;
@@ -281,6 +284,7 @@ static int no_steps(const sts_timeline *tl, const sts_steps *s)
 typedef struct args {
     int json, xprof, names;
     const char *step, *run, *argmode, *lanes;
+    dc_opts dc;
 } args;
 
 static int run(sts_timeline *tl, const args *o)
@@ -314,12 +318,18 @@ static int run(sts_timeline *tl, const args *o)
     v.wl = sts_steps_window_lanes(s, &v.nwl);
     v.sum = sts_steps_get_summary(s);
     int rc = CLI_OK;
+    sts_devview *dv = NULL;
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
-    else if (o->json)
+    else if (o->dc.device && (rc = dc_compute("steps", &o->dc, tl, s, &dv)) != CLI_OK)
+        ;
+    else if ((v.dv = dv, o->json))
         rc = print_json(&v);
-    else
+    else {
         print_human(&v);
+        if (dv) dc_print_summary(tl, dv, o->dc.explain);
+    }
+    sts_devview_free(dv);
     sts_steps_free(s);
     free(lanes);
     return rc;
@@ -327,7 +337,7 @@ static int run(sts_timeline *tl, const args *o)
 
 int cmd_steps(int argc, char **argv)
 {
-    args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL };
+    args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     double ratio = 1.1;
@@ -340,6 +350,7 @@ int cmd_steps(int argc, char **argv)
         { "xprof", CLI_FLAG, &o.xprof, NULL,
           "XProf's overview view: with more than 5 steps, leave out the first and the last" },
         { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md)" },
+        DC_OPTS(o.dc),
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -351,14 +362,17 @@ int cmd_steps(int argc, char **argv)
     };
     const cli_spec spec = {
         "steps",
-        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--run NAME] "
-        "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
+        "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--device "
+        "[--categories FILE] [--explain]] [--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
         "remainder and the double-counted total that adding step and children would give;\n"
         "then what every other lane (device streams, worker threads) was busy with during\n"
         "each step. Prints mean and standard deviation beside min, median and max, and marks\n"
-        "steps the capture may have cut.\n"
+        "steps the capture may have cut. --device adds, per step and device (the union of its\n"
+        "streams), where the device's time went: busy time by category, compute hidden under\n"
+        "communication, idle time by cause (the host had not launched the next work yet, or it\n"
+        "was launched and waiting), launch delays and queue length (docs/device.md).\n"
         "Without --step, steps are ProfilerStep#N slices, else slices with a step_num arg,\n"
         "else the outermost name repeated on one lane with the most time that holds other\n"
         "slices. Exit 1 when none are found (the candidates tried are listed).\n"
@@ -381,17 +395,24 @@ int cmd_steps(int argc, char **argv)
         rc = CLI_USAGE;
     }
     if (rc < 0) {
-        const char *one_host = o.lanes ? "--lanes" : names_given ? "--names" : NULL;
+        int prc = dc_prepare("steps", &o.dc, &o.argmode);
+        if (prc != CLI_OK) rc = prc;
+    }
+    if (rc < 0) {
+        const char *one_host = o.lanes ? "--lanes" : names_given ? "--names" : o.dc.device ? "--device" : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
         rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;
     free(pos);
-    if (rc != HC_SINGLE) return rc;
+    if (rc != HC_SINGLE) {
+        dc_release(&o.dc);
+        return rc;
+    }
     sts_timeline *tl = NULL;
-    if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) return rc;
-    rc = run(tl, &o);
+    if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) == CLI_OK) rc = run(tl, &o);
     sts_timeline_free(tl);
+    dc_release(&o.dc);
     return rc;
 }

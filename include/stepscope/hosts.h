@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "stepscope/analyze.h"
+#include "stepscope/devview.h"
 #include "stepscope/status.h"
 #include "stepscope/timeline.h"
 
@@ -356,19 +357,8 @@ sts_status sts_hosts_write_analyze_json(sts_jsonw *w, const sts_hosts *h, const 
 sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
                                       sts_error *err);
 
-/* ---- device lanes and collectives ---------------------------------------------------- */
-
-/* 1 for a lane that runs device work: lane kind STS_LANE_DEVICE (XPlane device planes),
- * a process named "/device:..." (JAX's JSON), or a thread named "stream N" (PyTorch's
- * Kineto GPU streams). */
-int sts_lane_is_device(const sts_timeline *tl, uint32_t lane);
-
-/* The collective a slice name says it is, as a static string: "all-reduce",
- * "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "broadcast",
- * "reduce", "send-recv" (XLA op names such as "all-reduce.3", "all-gather-start";
- * NCCL/RCCL kernels such as "ncclDevKernel_AllReduce_Sum_f32_RING_LL"), or NULL for a
- * name that says no collective. */
-const char *sts_collective_kind(const char *name);
+/* Device lanes and collective names (sts_lane_is_device(), sts_collective_kind()) are
+ * declared in stepscope/devview.h, which this header includes. */
 
 /* ---- exact medians over values spread across processes ---------------------------------- */
 

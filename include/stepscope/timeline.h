@@ -24,7 +24,8 @@ typedef struct sts_timeline sts_timeline;
 
 /* Which event arguments to keep. KNOWN keeps the keys stepscope's commands and writers
  * use (step_num, group_id, correlation ids and the like: see sts_arg_key_is_known()).
- * ANALYSIS keeps only the keys the analyses read (step_num, hlo_op, hlo_module: see
+ * ANALYSIS keeps only the keys the analyses read (step_num, hlo_op, hlo_module, and the
+ * device view's correlation, correlation_id and hlo_category: see
  * sts_arg_key_is_analyzed()): on a Kineto trace, whose every event carries ids, that
  * is most of the memory a read holds for args. sts_args_mode_keeps() tells either. */
 typedef enum sts_args_mode { STS_ARGS_KNOWN = 0, STS_ARGS_NONE, STS_ARGS_ALL, STS_ARGS_ANALYSIS } sts_args_mode;
@@ -351,8 +352,9 @@ const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, cons
 /* 1 for the arg keys STS_ARGS_KNOWN keeps. */
 int sts_arg_key_is_known(const char *key, size_t n);
 
-/* 1 for the arg keys STS_ARGS_ANALYSIS keeps: those sts_name_summaries_in() and
- * sts_steps_find() read (each of them also one STS_ARGS_KNOWN keeps). */
+/* 1 for the arg keys STS_ARGS_ANALYSIS keeps: those sts_name_summaries_in(),
+ * sts_steps_find() and sts_devview_compute() read (each of them also one STS_ARGS_KNOWN
+ * keeps). */
 int sts_arg_key_is_analyzed(const char *key, size_t n);
 
 /* 1 when `mode` keeps an event arg whose key is key[0..n); 0 for a mode out of range. */

@@ -5,6 +5,7 @@
 
 #include "analyze/an_impl.h"
 #include "analyze/json_impl.h"
+#include "stepscope/devview.h"
 
 void sts_an_json_lane_fields(sts_jsonw *j, const sts_timeline *tl, uint32_t lane)
 {
@@ -246,9 +247,8 @@ static void overlap_groups(sts_jsonw *j, const sts_analysis *a)
     sts_jsonw_arr_end(j);
 }
 
-sts_status sts_analysis_write_json(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, sts_error *err)
+static sts_status write_doc(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, const sts_devview *dv)
 {
-    (void)err;
     const sts_timeline *tl = sts_analysis_timeline(a);
     const sts_timeline_info *in = sts_timeline_get_info(tl);
     sts_jsonw_obj_begin(w);
@@ -262,6 +262,23 @@ sts_status sts_analysis_write_json(sts_jsonw *w, const sts_analysis *a, size_t t
     sts_jsonw_kv_u64(w, "overlaps", in->overlaps);
     overlap_list(w, tl, overlaps);
     overlap_groups(w, a);
+    if (dv) {
+        sts_jsonw_key(w, "device");
+        sts_devview_write_json(w, tl, dv);
+    }
     sts_jsonw_obj_end(w);
     return STS_OK;
+}
+
+sts_status sts_analysis_write_json(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, sts_error *err)
+{
+    (void)err;
+    return write_doc(w, a, top, overlaps, NULL);
+}
+
+sts_status sts_analysis_write_json_device(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps,
+                                          const sts_devview *v, sts_error *err)
+{
+    (void)err;
+    return write_doc(w, a, top, overlaps, v);
 }

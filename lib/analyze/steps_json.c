@@ -1,5 +1,6 @@
 /* `steps --json`'s document, one writer for the CLI and the Python binding. */
 #include "analyze/json_impl.h"
+#include "stepscope/devview.h"
 
 static void windows(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_step *x)
 {
@@ -51,7 +52,7 @@ static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_chi
     sts_jsonw_obj_end(j);
 }
 
-static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
+static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -71,6 +72,12 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s)
         sts_jsonw_kv_i64(j, "unattributed_ns", x->unattributed_ns);
         sts_jsonw_kv_i64(j, "naive_ns", x->naive_ns);
         windows(j, tl, s, x);
+        if (dv) {
+            size_t nd;
+            const sts_devview_window *dw = sts_devview_step_windows(dv, k, &nd);
+            sts_jsonw_key(j, "devices");
+            sts_devview_write_windows_json(j, tl, dv, dw, nd);
+        }
         sts_jsonw_obj_end(j);
     }
     sts_jsonw_arr_end(j);
@@ -139,8 +146,9 @@ static void summary(sts_jsonw *j, const sts_steps *s)
     sts_jsonw_obj_end(j);
 }
 
-sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
-                                sts_error *err)
+/* The document, with each step's device windows and the device summary when dv is given. */
+static sts_status write_doc(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                            const sts_devview *dv, sts_error *err)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
@@ -159,10 +167,31 @@ sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_
     sts_jsonw_obj_end(w);
     sts_jsonw_kv_u64(w, "other_lanes", sts_steps_other_lanes(s));
     sts_jsonw_kv_bool(w, "xprof_view", xprof_view);
-    steps(w, tl, s);
+    steps(w, tl, s, dv);
     children(w, tl, s);
     window_lanes(w, tl, s);
     summary(w, s);
+    if (dv) {
+        sts_jsonw_key(w, "device");
+        sts_devview_write_json(w, tl, dv);
+    }
     sts_jsonw_obj_end(w);
     return STS_OK;
+}
+
+sts_status sts_steps_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                                sts_error *err)
+{
+    return write_doc(w, tl, s, xprof_view, NULL, err);
+}
+
+sts_status sts_steps_write_json_device(sts_jsonw *w, const sts_timeline *tl, const sts_steps *s, int xprof_view,
+                                       const sts_devview *v, sts_error *err)
+{
+    size_t n;
+    sts_steps_list(s, &n);
+    if (v && n && (!sts_devview_has_steps(v) || !sts_devview_step_windows(v, n - 1, NULL)))
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                             "steps JSON: the device view was not computed for these steps (options.steps)");
+    return write_doc(w, tl, s, xprof_view, v, err);
 }

@@ -6,6 +6,7 @@
 
 #include "base/mem.h"
 #include "base/vec.h"
+#include "stepscope/analyze.h"
 #include "stepscope/diff.h"
 
 /* What a trace run looked like, for the header lines and the JSON. */
@@ -49,6 +50,11 @@ typedef struct sts_dd_series {
  * or disappear. The arrays are copied. */
 sts_status sts_dd_add_samples(sts_diff *d, const char *name, const char *group, const char *unit, const char *sample,
                               sts_dd_series base, sts_dd_series new_, const char *note, sts_error *err);
+
+/* The device view's per-step rows (trace_device.c): device.busy, device.idle,
+ * communication.exposed, ... from both runs' steps; none when neither run has device
+ * ops. */
+sts_status sts_dd_device_rows(sts_diff *d, const sts_timeline *const *tl, sts_steps *const *steps, sts_error *err);
 
 /* Adds a row of two exact counts. known_*: 1 the value is known, 0 it is unknown (the
  * input says null: not compared), -1 the thing is absent from that run (the row

@@ -509,6 +509,11 @@ static sts_status compare(sts_diff *d, run *r, names *t, sts_error *err)
         st = step_field_row(d, r, "unattributed", field_unattributed,
                             "step time no child covers (the step minus its children)", err);
     if (st == STS_OK && per_step) st = lane_rows(d, t, r, err);
+    if (st == STS_OK && per_step) {
+        const sts_timeline *tls[2] = { r[0].tl, r[1].tl };
+        sts_steps *steps[2] = { r[0].steps, r[1].steps };
+        st = sts_dd_device_rows(d, tls, steps, err);
+    }
     if (st == STS_OK) st = other_rows(d, t, per_step, err);
     return st;
 }

@@ -285,9 +285,9 @@ static int key_in(const char *const *keys, size_t count, const char *key, size_t
 int sts_arg_key_is_known(const char *key, size_t n)
 {
     static const char *const known[] = {
-        "step_num",  "step",   "group_id", "correlation", "correlation_id",   "External id", "_r",
-        "stream",    "device", "context",  "Python id",   "Python parent id", "run_id",      "iteration",
-        "step_name", "flow",   "id",       "hlo_op",      "hlo_module",
+        "step_num",  "step",   "group_id", "correlation", "correlation_id",   "External id",  "_r",
+        "stream",    "device", "context",  "Python id",   "Python parent id", "run_id",       "iteration",
+        "step_name", "flow",   "id",       "hlo_op",      "hlo_module",       "hlo_category",
     };
     return key_in(known, sizeof known / sizeof known[0], key, n);
 }
@@ -295,8 +295,10 @@ int sts_arg_key_is_known(const char *key, size_t n)
 int sts_arg_key_is_analyzed(const char *key, size_t n)
 {
     /* Keep in step with the keys lib/analyze looks up (summary.c, steps.c,
-     * steps_breakdown.c): a key missing here makes an analysis miss what it groups by. */
-    static const char *const analyzed[] = { "step_num", "hlo_op", "hlo_module" };
+     * steps_breakdown.c, devview_collect.c and the built-in device rules): a key missing
+     * here makes an analysis miss what it groups by or links. */
+    static const char *const analyzed[] = { "step_num",    "hlo_op",         "hlo_module",
+                                            "correlation", "correlation_id", "hlo_category" };
     return key_in(analyzed, sizeof analyzed / sizeof analyzed[0], key, n);
 }
 

@@ -98,8 +98,8 @@ static void draw_step(sts_sbuf *b, sts_placer *pl, const char *id, const sts_rpt
     }
     rect_open(b, "bar rem", x, y1, bw, y0 - y1);
     sts_sbuf_printf(b, " fill=\"url(#%s-rem)\"", id);
-    data_attrs(b, i, "(unattributed)", rem);
-    tooltip(b, s, i, "unattributed (step minus children)", rem, 0);
+    data_attrs(b, i, s->rem_label ? s->rem_label : "(unattributed)", rem);
+    tooltip(b, s, i, s->rem_label ? s->rem_label : "unattributed (step minus children)", rem, 0);
     if (rem >= 0) inner_label(b, x, bw, y1, y0 - y1, rem);
     top = fmin(top, y1);
     bottom = fmax(bottom, y0);
@@ -148,7 +148,7 @@ static double legend(sts_sbuf *b, sts_placer *pl, const char *id, const sts_rpt_
     char sw[96];
     for (size_t j = 0; j <= s->nseries + 1; j++) {
         const char *label = j < s->nseries    ? s->series[j]
-                            : j == s->nseries ? "unattributed (step minus children)"
+                            : j == s->nseries ? (s->rem_label ? s->rem_label : "unattributed (step minus children)")
                                               : "step total";
         char fit[256];
         /* A name wider than a row is cut in the middle; its tooltip in the bars has it whole. */
@@ -215,7 +215,10 @@ void sts_rpt_draw_steps(sts_sbuf *b, const char *id, int standalone, const sts_r
     sts_fit_middle(word, 260, sts_font_of("ttl"), name, sizeof name);
     snprintf(attrs, sizeof attrs, "data-steps=\"%zu\" data-found=\"%zu\" data-series=\"%zu\" data-unit=\"%s\"",
              s->nsteps, s->found, s->nseries, a.unit_name);
-    snprintf(title, sizeof title, "Time inside each %s: children and unattributed remainder", name);
+    if (s->title)
+        snprintf(title, sizeof title, "%s", s->title);
+    else
+        snprintf(title, sizeof title, "Time inside each %s: children and unattributed remainder", name);
     sts_svg_open(b, id, W, h, standalone, attrs, title);
     if (cut) {
         char sub[160];

@@ -22,6 +22,8 @@ typedef struct sts_rpt_steps {
     double *child_ns;      /* nsteps x nseries: time of each series in each step */
     uint32_t *child_count; /* nsteps x nseries: children of that name (0 = none: no mark) */
     double *rem_ns;        /* per step: total - sum of children */
+    const char *title;     /* NULL: "Time inside each STEP: children and unattributed remainder" */
+    const char *rem_label; /* NULL: "unattributed (step minus children)" */
 } sts_rpt_steps;
 
 /* One slice in the lane timeline, on its lane's depth row. */

@@ -662,6 +662,7 @@ sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const ch
                 sts_rpt_add_text(r, sec, STS_RPT_ITEM_H3, "Other lanes during each step");
                 if (!sts_rpt_add_fig(r, sec, STS_RPT_FIG_WINDOWS, "fig-windows", wins, HOW_WINDOWS)) s = STS_ERR_NOMEM;
             }
+            if (s == STS_OK) s = sts_rpt_device_figures(r, sec, tl, st, steps->step_name);
         }
     } else {
         size_t nt;

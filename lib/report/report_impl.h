@@ -7,6 +7,7 @@
 #include "report/figures.h"
 #include "base/sbuf.h"
 #include "report/scale.h"
+#include "stepscope/analyze.h"
 #include "stepscope/report.h"
 
 typedef enum sts_rpt_fig_kind {
@@ -104,5 +105,12 @@ void sts_rpt_draw(sts_sbuf *b, const sts_rpt_fig *f, int standalone);
 
 /* Builds the figures of a trace section (lib/report/in_trace.c). */
 sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const char *label, sts_error *err);
+
+/* The trace section's device figures (in_device.c): per device (at most 4), a stacked
+ * bar per step of its busy time by category and idle time by cause, then the device
+ * view's warnings. Adds nothing when no lane holds device work. `step_name` as the steps
+ * figure calls them. */
+sts_status sts_rpt_device_figures(sts_report *r, sts_rpt_section *sec, const sts_timeline *tl, const sts_steps *st,
+                                  const char *step_name);
 
 #endif

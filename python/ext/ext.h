@@ -77,6 +77,9 @@ PyObject *ext_analyze_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_steps_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_hosts_analyze_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_steps_device_json(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_device_json(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_device_launches(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_ledger_json(PyObject *self, PyObject *args);
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw);
 

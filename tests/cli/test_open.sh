@@ -164,12 +164,12 @@ t_run "$STEPSCOPE" analyze "$W/nothing"
 t_ok "a folder with no trace: exit 1, the layout expected" test "$T_RC" = 1 -a -n "$(grep -F "$W/nothing: no trace here; expected a JAX profile directory" <<<"$T_ERR")"
 
 # --args: what docs/xplane.md and docs/chrome-json.md describe. a.json's events carry
-# an arg of each set: step_num and hlo_op (analysis), correlation (known), extra.
+# an arg of each set: step_num and hlo_op (analysis), context (known), extra.
 cat >"$W/a.json" <<'JSON'
 {"traceEvents": [
- {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 0, "dur": 100, "args": {"step_num": 1, "correlation": 5, "extra": "x"}},
+ {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 0, "dur": 100, "args": {"step_num": 1, "context": 5, "extra": "x"}},
  {"ph": "X", "name": "fusion", "pid": 7, "tid": 1, "ts": 1, "dur": 40, "args": {"hlo_op": "fusion.1", "hlo_module": "jit_f", "extra": "y"}},
- {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 200, "dur": 100, "args": {"step_num": 2, "correlation": 6}},
+ {"ph": "X", "name": "step", "pid": 7, "tid": 1, "ts": 200, "dur": 100, "args": {"step_num": 2, "context": 6}},
  {"ph": "X", "name": "load", "pid": 7, "tid": 1, "ts": 201, "dur": 30, "args": {"External id": 9}}
 ]}
 JSON

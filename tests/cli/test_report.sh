@@ -98,6 +98,19 @@ if [ -f "$fx/kineto/h100_bert_small.json.gz" ] && [ -f "$fx/jax/conv_mi300_8gpu.
   real="$T_TMP/real.html"
   t_run "$STEPSCOPE" report "$fx/kineto/h100_bert_small.json.gz" "$fx/jax/conv_mi300_8gpu.xplane.pb" -o "$real"
   t_ok "report from a Kineto trace and an XPlane file" test "$T_RC" = 0
+  t_ok "the device figure: each step's segments (busy by category, idle by cause) add up to the step" python3 - "$real" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+m = re.search(r'<svg[^>]*id="fig-device0".*?</svg>', s, re.S)
+assert m, "no fig-device0"
+fig = m.group(0)
+assert "Where GPU 0" in fig and "idle: host_wait" in fig
+steps = re.findall(r'<g class="step" data-step="(\d+)" data-total-ns="(\d+)">(.*?)</g>', fig, re.S)
+assert steps
+for _, total, body in steps:
+    parts = [int(x) for x in re.findall(r'data-ns="(-?\d+)"', body)]
+    assert sum(parts) == int(total), (total, parts)
+PY
   t_ok "the busiest step is named once: ProfilerStep#6, not ProfilerStep#6 6" \
     test -n "$(grep -F 'busiest step: ProfilerStep#6 (' "$real")" -a -z "$(grep -F 'ProfilerStep#6 6' "$real")"
   t_ok "threads of one process that share a name are told apart by tid; processes by pid" \

@@ -128,12 +128,12 @@ def test_open_bytes_errors_name_the_source():
 
 
 def test_args_analysis_keeps_what_the_analyses_read(tmp_path):
-    """args="analysis" keeps step_num, hlo_op and hlo_module only; names() and
-    steps() are what "known" gives."""
+    """args="analysis" keeps step_num, hlo_op and hlo_module (and the device view's
+    correlation ids) only; names() and steps() are what "known" gives."""
     p = tmp_path / "a.json"
     p.write_text('{"traceEvents": ['
                  '{"ph": "X", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100,'
-                 ' "args": {"step_num": 1, "correlation": 5, "extra": "x"}},'
+                 ' "args": {"step_num": 1, "context": 5, "extra": "x"}},'
                  '{"ph": "X", "name": "fusion", "pid": 1, "tid": 1, "ts": 1, "dur": 40,'
                  ' "args": {"hlo_op": "fusion.1", "hlo_module": "jit_f", "External id": 3}}]}')
     with stepscope.open(p, args="known") as k, stepscope.open(p, args="analysis") as a:

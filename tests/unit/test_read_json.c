@@ -747,12 +747,14 @@ TEST(integer_ids_keep_their_text)
 /* The modes' key sets, as timeline.h states them: ANALYSIS within KNOWN within ALL. */
 TEST(args_mode_key_sets)
 {
-    const char *keys[] = { "step_num", "hlo_op", "hlo_module", "External id", "correlation", "step_name",
-                           "Ev Idx",   "",       "step_nu",    "hlo_op ",     "HLO_OP" };
+    /* The first six are the analyses' (the device view's correlation ids and category). */
+    const char *keys[] = { "step_num",     "hlo_op",      "hlo_module", "correlation", "correlation_id",
+                           "hlo_category", "External id", "step_name",  "Ev Idx",      "",
+                           "step_nu",      "hlo_op ",     "HLO_OP",     "Correlation" };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         size_t n = strlen(keys[i]);
         int analyzed = sts_arg_key_is_analyzed(keys[i], n), known = sts_arg_key_is_known(keys[i], n);
-        T_EQ_I64(analyzed, i < 3);
+        T_EQ_I64(analyzed, i < 6);
         T_TRUE(!analyzed || known);
         T_EQ_I64(sts_args_mode_keeps(STS_ARGS_ANALYSIS, keys[i], n), analyzed);
         T_EQ_I64(sts_args_mode_keeps(STS_ARGS_KNOWN, keys[i], n), known);

@@ -226,7 +226,9 @@ static void lesson3_steps(steps_data *d)
     }
     d->series[0] = "input_wait";
     d->series[1] = "model_and_wait";
-    sts_rpt_steps s = { "learner_step", 4, 4, d->labels, d->total, 2, d->series, d->child, d->count, d->rem };
+    sts_rpt_steps s = {
+        "learner_step", 4, 4, d->labels, d->total, 2, d->series, d->child, d->count, d->rem, NULL, NULL
+    };
     d->s = s;
 }
 
@@ -278,7 +280,7 @@ TEST(steps_figure_zero_width_negative_and_empty)
     T_TRUE(!strstr(b.p, "height=\"-")); /* no negative heights */
     sts_sbuf_release(&b);
 
-    sts_rpt_steps empty = { "step", 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL };
+    sts_rpt_steps empty = { "step", 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL };
     sts_rpt_draw_steps(&b, "fig-steps", 0, &empty);
     T_CONTAINS(b.p, "no steps found");
     T_EQ_U64(count_of(b.p, "class=\"bar"), 0);
@@ -1160,7 +1162,7 @@ TEST(layout_of_random_steps_figures)
         }
         char step[160];
         rnd_name(step, sizeof step);
-        sts_rpt_steps st = { step, n, n + (rnd() % 2) * 7, labels, total, ns, series, child, count, rem };
+        sts_rpt_steps st = { step, n, n + (rnd() % 2) * 7, labels, total, ns, series, child, count, rem, NULL, NULL };
         sts_sbuf b = STS_SBUF_INIT;
         sts_rpt_draw_steps(&b, "fig-steps", 1, &st);
         bad += check_svg(&b, "steps", it);

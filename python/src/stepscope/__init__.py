@@ -18,13 +18,13 @@ from ._errors import (CheckError, Error, FormatError, InputOutputError, InvalidA
                       NotFoundError, OutOfMemory, TraceWarning)
 from ._hosts import analyze_hosts, steps_hosts
 from ._ledger import Ledger, ledger
-from ._trace import Dictionary, Slices, Trace, open, open_bytes
+from ._trace import DeviceLaunches, Dictionary, Slices, Trace, open, open_bytes
 
 _stepscope._set_error_factory(_errors._make)
 
 __version__ = _stepscope.version()
 
-__all__ = ["open", "open_bytes", "Trace", "Slices", "Dictionary", "analyze_hosts", "steps_hosts", "bench", "BenchResult", "fmt_seconds", "ledger", "Ledger",
+__all__ = ["open", "open_bytes", "Trace", "Slices", "Dictionary", "DeviceLaunches", "analyze_hosts", "steps_hosts", "bench", "BenchResult", "fmt_seconds", "ledger", "Ledger",
            "Error", "FormatError", "NotFoundError", "InputOutputError", "InvalidArgument", "OutOfMemory",
            "NoStepsFound", "CheckError", "TraceWarning", "jax", "torch", "__version__"]
 

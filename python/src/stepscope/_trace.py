@@ -121,14 +121,35 @@ class Trace:
         """Every process with its busy time: `analyze --json`'s "processes"."""
         return self.analyze(lane, name, window)["processes"]
 
-    def steps(self, step=None, lanes=None, names=5, xprof=False):
+    def steps(self, step=None, lanes=None, names=5, xprof=False, device=False, categories=None):
         """The steps, their breakdown, and what the other lanes did during each:
         `stepscope steps --json` as a Document (a dict; .text holds the CLI's bytes),
         with its --step (a slice name, else an extended regex over names), --lanes (the
         other lanes to report), --names (names kept per lane and step; 0 = all) and
-        --xprof (XProf's overview view). Raises NoStepsFound, listing what was tried,
-        when there are none."""
+        --xprof (XProf's overview view). device=True is --device: each step gains
+        "devices" (per device: busy time by category, overlap, idle time by cause,
+        launches and queue) and the document a "device" summary; categories is
+        --categories, a rule file's path (docs/device.md; the args its arg:KEY fields
+        read must be kept: open(..., args="all")). Raises NoStepsFound, listing what was
+        tried, when there are none."""
+        if device:
+            text = _stepscope.steps_device_json(self._cap, step, lanes, int(names), bool(xprof), categories)
+            if text is not None:
+                return Document(text)
+        elif categories is not None:
+            raise ValueError("categories= needs device=True")
         return Document(_stepscope.steps_json(self._cap, step, lanes, int(names), bool(xprof)))
+
+    def device(self, categories=None):
+        """The device view over the whole trace: `analyze --device --json`'s "device"
+        object (devices, how launches were linked, the rules and their hits, warnings,
+        and each device's span window). categories as in steps()."""
+        return json.loads(_stepscope.device_json(self._cap, categories))
+
+    def device_launches(self, categories=None):
+        """Every device op with the host launch that launched it, as columns
+        (DeviceLaunches): what the device view's delays and idle causes are made of."""
+        return DeviceLaunches(_stepscope.device_launches(self._cap, categories))
 
     def __repr__(self):
         i = self.info
@@ -248,3 +269,66 @@ class Slices:
 
     def __repr__(self):
         return "<stepscope.Slices %d rows, %d names>" % (self._rows, len(self.name.values))
+
+
+class DeviceLaunches:
+    """Every device op of a trace with its launch, one row per op, by device then start
+    (sts_devview_launches()):
+
+    device         int32: index into .devices (their names: "GPU 0", "/device:GPU:0")
+    name           Dictionary: the op's name
+    category       Dictionary: compute, communication, memcpy, memset or other
+    direction      Dictionary: a memcpy's htod, dtoh, dtod or other ("" for the rest)
+    device_ts_ns   int64: the op's start; device_dur_ns its duration
+    linked         bool: its launch is known (by correlation id, or by_flow)
+    host_name      Dictionary: the launching call (cudaLaunchKernel, ...; "" unlinked)
+    host_ts_ns     int64: the launch's start; host_dur_ns its duration (0 unlinked)
+    delay_ns       int64: device_ts_ns - host_ts_ns (0 unlinked)"""
+
+    columns = ("device", "name", "category", "direction", "device_ts_ns", "device_dur_ns", "linked", "by_flow",
+               "host_name", "host_ts_ns", "host_dur_ns", "delay_ns")
+    _CATEGORIES = ["compute", "communication", "memcpy", "memset", "other"]
+    _DIRECTIONS = ["htod", "dtoh", "dtod", "other", ""]
+
+    def __init__(self, raw):
+        self._rows = raw["rows"]
+        self.devices = raw["devices"]
+        self.device = _column(raw["device"], np.int32)
+        self.name = Dictionary(_column(raw["name"], np.int32), raw["name_table"])
+        cat = _column(raw["category"], np.int32)
+        self.category = Dictionary(cat, self._CATEGORIES)
+        d = _column(raw["direction"], np.int32).copy()
+        d[cat != 2] = 4
+        self.direction = Dictionary(d, self._DIRECTIONS)
+        self.device_ts_ns = _column(raw["device_ts_ns"], np.int64)
+        self.device_dur_ns = _column(raw["device_dur_ns"], np.int64)
+        self.linked = _column(raw["linked"], np.int32).astype(bool)
+        self.by_flow = _column(raw["by_flow"], np.int32).astype(bool)
+        h = _column(raw["host_name"], np.int32).copy()
+        table = list(raw["host_name_table"]) + [""]
+        h[h < 0] = len(table) - 1
+        self.host_name = Dictionary(h, table)
+        self.host_ts_ns = _column(raw["host_ts_ns"], np.int64)
+        self.host_dur_ns = _column(raw["host_dur_ns"], np.int64)
+        self.delay_ns = _column(raw["delay_ns"], np.int64)
+
+    def __len__(self):
+        return self._rows
+
+    def __getitem__(self, column):
+        if column not in self.columns:
+            raise KeyError(column)
+        return getattr(self, column)
+
+    def to_pandas(self):
+        """A pandas DataFrame; text columns are Categoricals."""
+        import pandas as pd
+
+        data = {}
+        for c in self.columns:
+            v = getattr(self, c)
+            data[c] = v.to_pandas() if isinstance(v, Dictionary) else v
+        return pd.DataFrame(data, copy=False)
+
+    def __repr__(self):
+        return "<stepscope.DeviceLaunches %d ops on %d devices>" % (self._rows, len(self.devices))

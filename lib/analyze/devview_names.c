@@ -1,8 +1,9 @@
-/* Which lanes run device work, and which slice names are collectives: what a straggler
- * analysis needs to say "this host's device waited in all-reduce". */
+/* Which lanes run device work, and which slice names are collectives: what the device
+ * view needs to call an op communication, and a straggler analysis to say "this host's
+ * device waited in all-reduce". */
 #include <string.h>
 
-#include "hosts/hosts_impl.h"
+#include "stepscope/devview.h"
 
 static int starts_with(const char *s, const char *prefix)
 {
