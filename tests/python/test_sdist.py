@@ -38,7 +38,8 @@ def test_sdist_holds_every_source_it_compiles(tmp_path):
             assert "c/lib/%s/%s" % (module, os.path.basename(c)) in names
     for h in glob.glob(os.path.join(ROOT, "include", "stepscope", "*.h")):
         assert "c/include/stepscope/" + os.path.basename(h) in names
-    for f in ("setup.py", "pyproject.toml", "src/stepscope/__init__.py", "src/stepscope/py.typed"):
+    for f in ("setup.py", "pyproject.toml", "src/stepscope/__init__.py", "src/stepscope/py.typed",
+              "src/stepscope/_trace.pyi"):
         assert f in names
 
 
