@@ -12,6 +12,7 @@
 #include "stepscope/timeline.h"
 #include "stepscope/analyze.h"
 #include "stepscope/devview.h"
+#include "stepscope/memory.h"
 #include "stepscope/hosts.h"
 #include "stepscope/write.h"
 #include "stepscope/trace.h"

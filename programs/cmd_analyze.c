@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "devview_cli.h"
 #include "hosts_cli.h"
+#include "memory_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -16,7 +17,7 @@
 #define NAME_CUT      72
 
 typedef struct args {
-    int json, top, all_overlaps;
+    int json, top, all_overlaps, memory;
     const char *run, *argmode, *lane, *name, *window, *step, *group;
     dc_opts dc;
 } args;
@@ -410,7 +411,7 @@ static int print_json(const analysis *a, const args *o, const sts_devview *dv)
 
 int cmd_analyze(int argc, char **argv)
 {
-    args o = { 0, INT_MIN, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
+    args o = { 0, INT_MIN, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     const cli_opt opts[] = {
@@ -429,6 +430,9 @@ int cmd_analyze(int argc, char **argv)
           "hlo_module args" },
         { "overlaps", CLI_FLAG, &o.all_overlaps, NULL, "list every overlap (default: a count and the most common)" },
         DC_OPTS(o.dc),
+        { "memory", CLI_FLAG, &o.memory, NULL,
+          "device memory over time instead: per device its peak, when, what was live there, bytes at start and "
+          "end, allocations and frees (one host; docs/memory.md)" },
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -438,7 +442,7 @@ int cmd_analyze(int argc, char **argv)
     const cli_spec spec = {
         "analyze",
         "TRACE... [--json] [--top N] [--lane PATTERN] [--name PATTERN] [--window START:END|STEP] [--group BY] "
-        "[--overlaps] [--device [--categories FILE] [--explain]] [--run NAME] [--args MODE] [-j N] [--mpi]",
+        "[--overlaps] [--device [--categories FILE] [--explain]] [--memory] [--run NAME] [--args MODE] [-j N] [--mpi]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
         "slices were clamped into the slice they started in or overran it (overlaps); every\n"
@@ -477,12 +481,17 @@ int cmd_analyze(int argc, char **argv)
                          : "--window");
         rc = CLI_USAGE;
     }
+    if (rc < 0 && o.dc.device && o.memory) {
+        fprintf(stderr, "stepscope analyze: --device and --memory each print a document of their own; give one\n");
+        rc = CLI_USAGE;
+    }
     if (rc < 0) {
         int prc = dc_prepare("analyze", &o.dc, &o.argmode);
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.lane           ? "--lane"
+        const char *one_host = o.memory         ? "--memory"
+                               : o.lane         ? "--lane"
                                : o.name         ? "--name"
                                : o.window       ? "--window"
                                : o.group        ? "--group"
@@ -496,7 +505,18 @@ int cmd_analyze(int argc, char **argv)
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;
     free(pos);
     sts_timeline *tl = NULL;
-    if (rc != HC_SINGLE || (rc = tc_open("analyze", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) {
+    if (rc != HC_SINGLE) {
+        dc_release(&o.dc);
+        return rc;
+    }
+    if (o.memory) ro.args_flags = STS_ARGS_WITH_MEMORY;
+    if ((rc = tc_open("analyze", path, o.run, o.argmode, &ro, &tl)) != CLI_OK) {
+        dc_release(&o.dc);
+        return rc;
+    }
+    if (o.memory) {
+        rc = mc_print("analyze", tl, NULL, o.json);
+        sts_timeline_free(tl);
         dc_release(&o.dc);
         return rc;
     }

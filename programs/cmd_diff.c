@@ -81,7 +81,9 @@ static int build(input *in, const sts_diff_options *opt, sts_diff **d)
         break;
     default:
         for (int i = 0; i < 2; i++) {
-            int rc = tc_open("diff", in[i].path, NULL, NULL, NULL, &in[i].tl);
+            tc_read_opts ro = TC_READ_OPTS_INIT;
+            ro.args_flags = STS_ARGS_WITH_MEMORY; /* for the row memory.peak; few events carry these keys */
+            int rc = tc_open("diff", in[i].path, NULL, NULL, &ro, &in[i].tl);
             if (rc != CLI_OK) return rc;
         }
         st = sts_diff_timelines(in[0].tl, in[1].tl, opt, d, &err);

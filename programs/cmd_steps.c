@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "devview_cli.h"
 #include "hosts_cli.h"
+#include "memory_cli.h"
 #include "trace_cli.h"
 #include "trace_scope.h"
 
@@ -282,7 +283,7 @@ static int no_steps(const sts_timeline *tl, const sts_steps *s)
 }
 
 typedef struct args {
-    int json, xprof, names;
+    int json, xprof, names, memory;
     const char *step, *run, *argmode, *lanes;
     dc_opts dc;
 } args;
@@ -321,6 +322,8 @@ static int run(sts_timeline *tl, const args *o)
     sts_devview *dv = NULL;
     if (sts_steps_rule(s) == STS_STEP_RULE_NONE)
         rc = no_steps(tl, s);
+    else if (o->memory)
+        rc = mc_print("steps", tl, s, o->json);
     else if (o->dc.device && (rc = dc_compute("steps", &o->dc, tl, s, &dv)) != CLI_OK)
         ;
     else if ((v.dv = dv, o->json))
@@ -337,7 +340,7 @@ static int run(sts_timeline *tl, const args *o)
 
 int cmd_steps(int argc, char **argv)
 {
-    args o = { 0, 0, INT_MIN, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
+    args o = { 0, 0, INT_MIN, 0, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     double ratio = 1.1;
@@ -351,6 +354,9 @@ int cmd_steps(int argc, char **argv)
           "XProf's overview view: with more than 5 steps, leave out the first and the last" },
         { "json", CLI_FLAG, &o.json, NULL, "print JSON (see docs/json-schemas.md)" },
         DC_OPTS(o.dc),
+        { "memory", CLI_FLAG, &o.memory, NULL,
+          "device memory per step instead: peak, at start and end, allocations and frees, what was live at the "
+          "peak (one host; docs/memory.md)" },
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -363,7 +369,7 @@ int cmd_steps(int argc, char **argv)
     const cli_spec spec = {
         "steps",
         "TRACE... [--step NAME-or-REGEX] [--lanes PATTERN] [--names N] [--xprof] [--json] [--device "
-        "[--categories FILE] [--explain]] [--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
+        "[--categories FILE] [--explain]] [--memory] [--run NAME] [--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
         "remainder and the double-counted total that adding step and children would give;\n"
@@ -379,7 +385,8 @@ int cmd_steps(int argc, char **argv)
         "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
         "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
         "and what it spent longer on than the median host (device collectives included), and the\n"
-        "stragglers.",
+        "stragglers; with --device, each host's device view per step (--categories and\n"
+        "--explain apply to one trace).",
         opts,
         1,
         argc,
@@ -394,14 +401,23 @@ int cmd_steps(int argc, char **argv)
         fprintf(stderr, "stepscope steps: --names expects N >= 0, got %d\n", o.names);
         rc = CLI_USAGE;
     }
+    if (rc < 0 && o.dc.device && o.memory) {
+        fprintf(stderr, "stepscope steps: --device and --memory each print a document of their own; give one\n");
+        rc = CLI_USAGE;
+    }
     if (rc < 0) {
         int prc = dc_prepare("steps", &o.dc, &o.argmode);
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.lanes ? "--lanes" : names_given ? "--names" : o.dc.device ? "--device" : NULL;
+        const char *one_host = o.memory          ? "--memory"
+                               : o.lanes         ? "--lanes"
+                               : names_given     ? "--names"
+                               : o.dc.categories ? "--categories"
+                               : o.dc.explain    ? "--explain"
+                                                 : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
-        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio);
+        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;
@@ -411,6 +427,7 @@ int cmd_steps(int argc, char **argv)
         return rc;
     }
     sts_timeline *tl = NULL;
+    if (o.memory) ro.args_flags = STS_ARGS_WITH_MEMORY;
     if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) == CLI_OK) rc = run(tl, &o);
     sts_timeline_free(tl);
     dc_release(&o.dc);

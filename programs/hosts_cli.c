@@ -114,7 +114,7 @@ int hc_analyze(const hc_opts *o, int json, size_t top)
     return rc;
 }
 
-int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio)
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, int device)
 {
     if (!(ratio >= 1.0) || ratio > 1e9) {
         fprintf(stderr, "stepscope %s: --straggler-ratio expects a number >= 1, got %g\n", o->cmd, ratio);
@@ -129,7 +129,7 @@ int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double rat
     so.nwindow_lanes = 0;
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
-    int rc = hc_collect(o, STS_HOSTS_STEPS, &so, &set, &h);
+    int rc = hc_collect(o, STS_HOSTS_STEPS | (device ? STS_HOSTS_DEVICE : 0u), &so, &set, &h);
     if (rc == CLI_OK && h) rc = hc_print_steps(h, set, json, ratio);
     sts_hosts_free(h);
     sts_hostset_free(set);

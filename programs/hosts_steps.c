@@ -174,6 +174,50 @@ static void print_hosts(const sts_hosts *h, const sts_alignment *a)
     }
 }
 
+/* Per host and device, its windows summed over the host's steps (ms); nothing when no
+ * host kept a device view. */
+static void print_devices(const sts_hosts *h)
+{
+    int hw = 4, head = 0;
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        int w = tc_width(host_name(h, (uint32_t)i), 24);
+        if (w > hw) hw = w;
+    }
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        size_t nd;
+        const sts_host_device_step *dv = sts_hosts_device_steps(h, i, &nd);
+        for (size_t a = 0; a < nd; a++) {
+            if (dv[a].step != dv[0].step) break; /* each device once: the first step lists them all */
+            int64_t busy = 0, idle = 0, hwait = 0, kwait = 0, exposed = 0, window = 0;
+            int split = 1;
+            for (size_t b = a; b < nd; b++) {
+                if (strcmp(dv[b].device, dv[a].device) != 0) continue;
+                window += dv[b].w.window_ns;
+                busy += dv[b].w.busy_ns;
+                idle += dv[b].w.idle_ns;
+                hwait += dv[b].w.host_wait_ns;
+                kwait += dv[b].w.kernel_wait_ns;
+                exposed += dv[b].w.exposed_ns;
+                split &= (dv[b].w.known & STS_DEVVIEW_KNOWN_IDLE_SPLIT) != 0;
+            }
+            if (!head++) {
+                printf("\ndevices per host (ms, summed over the host's steps; docs/device.md)\n  ");
+                tc_cell(stdout, "host", hw, 1);
+                printf(" %-16s %11s %11s %11s %11s %11s %12s\n", "device", "window", "busy", "idle", "host_wait",
+                       "kernel_wait", "exposed comm");
+            }
+            printf("  ");
+            tc_cell(stdout, host_name(h, (uint32_t)i), hw, 1);
+            printf(" %-16s %11.3f %11.3f %11.3f ", dv[a].device, ms(window), ms(busy), ms(idle));
+            if (split)
+                printf("%11.3f %11.3f", ms(hwait), ms(kwait));
+            else
+                printf("%11s %11s", "unknown", "unknown");
+            printf(" %12.3f\n", ms(exposed));
+        }
+    }
+}
+
 static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alignment *a)
 {
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
@@ -215,6 +259,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
         print_aligned(h, s, n);
         print_stragglers(h, s, n, ratio);
         print_hosts(h, a);
+        print_devices(h);
         if (fflush(stdout) != 0) rc = cli_fail(CLI_BAD_INPUT, "steps: cannot write to standard output");
     }
     sts_alignment_free(a);

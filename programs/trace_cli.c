@@ -118,6 +118,8 @@ int tc_open(const char *cmd, const char *path, const char *run, const char *args
     if (opt.peers && opt.jobs == 0) opt.jobs = (int)hm_default_jobs();
     int rc = tc_keep_options(cmd, args, &opt);
     if (rc != CLI_OK) return rc;
+    if (ro && ro->args_flags && opt.args != STS_ARGS_ALL)
+        opt.args = (sts_args_mode)((unsigned)opt.args | ro->args_flags);
     progress p = { cmd, { 0, 0 }, { 0, 0 }, 0 };
     if (isatty(STDERR_FILENO) && !(ro && ro->quiet)) {
         clock_gettime(CLOCK_MONOTONIC, &p.start);

@@ -12,11 +12,12 @@
 
 /* The reading options every trace command takes: -j/--jobs N and -q/--quiet. */
 typedef struct tc_read_opts {
-    int jobs;  /* threads for a large uncompressed JSON trace; 0: one per core */
-    int quiet; /* no progress line */
+    int jobs;            /* threads for a large uncompressed JSON trace; 0: one per core */
+    int quiet;           /* no progress line */
+    unsigned args_flags; /* STS_ARGS_WITH_MEMORY etc., OR'd into the --args mode (all keeps them anyway) */
 } tc_read_opts;
 /* clang-format off */
-#define TC_READ_OPTS_INIT { 0, 0 }
+#define TC_READ_OPTS_INIT { 0, 0, 0 }
 #define TC_READ_OPTS(o) \
     { "j|jobs", CLI_INT, &(o).jobs, "N", "threads reading a large trace (a .gz input's inflater is one of them), or with several hosts the files read at once (default: one per core; same result)" }, \
     { "q|quiet", CLI_FLAG, &(o).quiet, NULL, "no progress line on stderr" }

@@ -256,6 +256,12 @@ int sts_devview_has_steps(const sts_devview *v);
 void sts_devview_write_windows_json(sts_jsonw *w, const sts_timeline *tl, const sts_devview *v,
                                     const sts_devview_window *windows, size_t n);
 
+/* Writes one window as one object of sts_devview_write_windows_json()'s array, its
+ * device named by the caller (sts_devview_device_label(), the process's label and name):
+ * the same bytes, for a window kept apart from its view (a host set's record). */
+void sts_devview_write_window_named_json(sts_jsonw *w, const char *device, const char *pid, const char *process,
+                                         const sts_devview_window *x);
+
 /* Writes the view's summary as one object: the devices, the links, the rules with
  * their hits, the warnings, and each device's span window ("windows"). */
 void sts_devview_write_json(sts_jsonw *w, const sts_timeline *tl, const sts_devview *v);

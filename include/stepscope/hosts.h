@@ -78,6 +78,8 @@ void sts_hostset_assign(const sts_hostset *set, size_t parts, uint32_t *part_of)
 #define STS_HOSTS_FACTS 0x1u /* busy times, lanes, processes, overlaps of each host (info and warnings: always) */
 #define STS_HOSTS_NAMES 0x2u /* per slice name over all hosts (needs the durations) */
 #define STS_HOSTS_STEPS 0x4u /* each host's steps, children and device collectives */
+/* With STS_HOSTS_STEPS: each host's device view per step and device (sts_hosts_device_steps()). */
+#define STS_HOSTS_DEVICE 0x8u
 
 typedef struct sts_hosts_options {
     sts_open_options open;  /* how each file is opened (args kept; open.run is ignored) */
@@ -155,6 +157,17 @@ typedef struct sts_host_step {
     int64_t collective_ns;             /* union of their collective slices in the window; -1: no device lanes */
     uint32_t first_collective, collective_count; /* in sts_hosts_step_collectives(), by kind */
 } sts_host_step;
+
+/* One device of one host in one step: the device view's window (stepscope/devview.h,
+ * docs/device.md) as sts_devview_compute() gave it, with its device's names, so that a
+ * host's steps write the same "devices" as `steps --device --json` of that host alone. */
+typedef struct sts_host_device_step {
+    uint32_t step;        /* index into sts_hosts_steps() of the host */
+    const char *device;   /* sts_devview_device_label() */
+    const char *pid;      /* the device process's label */
+    const char *process;  /* the device process's name */
+    sts_devview_window w; /* w.step is the trace's step index, w.device the view's device index */
+} sts_host_device_step;
 
 /* How a host's steps were found. */
 typedef struct sts_host_steps_info {
@@ -239,6 +252,13 @@ const sts_host_steps_info *sts_hosts_steps_info(const sts_hosts *h, size_t i);
 const sts_host_step *sts_hosts_steps(const sts_hosts *h, size_t i, size_t *n);
 const sts_host_child *sts_hosts_step_children(const sts_hosts *h, size_t i, size_t *n);
 const sts_host_collective *sts_hosts_step_collectives(const sts_hosts *h, size_t i, size_t *n);
+/* Host i's device view (STS_HOSTS_DEVICE): per kept step, one entry per device, step
+ * by step; NULL and *n = 0 when not asked for or the host has no device ops. */
+const sts_host_device_step *sts_hosts_device_steps(const sts_hosts *h, size_t i, size_t *n);
+
+/* Writes entries[0..n) of one host step as `steps --device --json`'s "devices" array:
+ * sts_devview_write_windows_json()'s bytes for the same trace. */
+void sts_host_device_steps_write_json(sts_jsonw *w, const sts_host_device_step *entries, size_t n);
 
 /* ---- serializing ------------------------------------------------------------------- */
 
@@ -351,7 +371,8 @@ sts_status sts_hosts_write_analyze_json(sts_jsonw *w, const sts_hosts *h, const 
 /* Writes `steps --json`'s document for several hosts as one value (keys in
  * docs/hosts.md): the hosts' common rule, each host's steps with their children and
  * device time and its statistics over the aligned steps, every step number across the
- * hosts with its spread, slowest host and cause, and the stragglers. `a` is
+ * hosts with its spread, slowest host and cause, and the stragglers; with records read
+ * with STS_HOSTS_DEVICE, each host step's "devices" (sts_host_device_steps_write_json()). `a` is
  * sts_hosts_align()'s of `h`; `run` the hostset's run (NULL: null). An alignment of no
  * steps is STS_ERR_INVALID_ARG with nothing written. */
 sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,

@@ -28,7 +28,21 @@ typedef struct sts_timeline sts_timeline;
  * device view's correlation, correlation_id and hlo_category: see
  * sts_arg_key_is_analyzed()): on a Kineto trace, whose every event carries ids, that
  * is most of the memory a read holds for args. sts_args_mode_keeps() tells either. */
-typedef enum sts_args_mode { STS_ARGS_KNOWN = 0, STS_ARGS_NONE, STS_ARGS_ALL, STS_ARGS_ANALYSIS } sts_args_mode;
+typedef enum sts_args_mode {
+    STS_ARGS_KNOWN = 0,
+    STS_ARGS_NONE,
+    STS_ARGS_ALL,
+    STS_ARGS_ANALYSIS,
+    /* Flags OR'd into a mode (other than ALL, which keeps them anyway): also keep the
+     * keys the collective matching reads (sts_arg_key_is_collective(): Kineto's NCCL
+     * metadata, correlation ids) or the memory analysis reads (sts_arg_key_is_memory():
+     * Kineto's [memory] instants, XSpace's MemoryAllocation stats), so a read for
+     * `steps --collectives` or `--memory` keeps them and no other read pays for them. */
+    STS_ARGS_WITH_COLLECTIVES = 0x100,
+    STS_ARGS_WITH_MEMORY = 0x200
+} sts_args_mode;
+#define STS_ARGS_BASE_MASK 0xffu  /* the mode without its flags */
+#define STS_ARGS_FLAG_MASK 0x300u /* the flags a mode may carry */
 
 /* Whether to keep flow events (s, t, f). COUNT reads and checks them as KEEP does and
  * counts them (sts_timeline_info.flows), but keeps none (sts_timeline_flows() is
@@ -357,7 +371,18 @@ int sts_arg_key_is_known(const char *key, size_t n);
  * keeps). */
 int sts_arg_key_is_analyzed(const char *key, size_t n);
 
-/* 1 when `mode` keeps an event arg whose key is key[0..n); 0 for a mode out of range. */
+/* 1 for the arg keys STS_ARGS_WITH_COLLECTIVES adds: "Collective name", "Process Group
+ * Name", "Process Group ID", "Process Group Ranks", "Group size", "Seq", "In msg
+ * nelems", "Out msg nelems", "dtype", "Rank", "correlation", "External id". */
+int sts_arg_key_is_collective(const char *key, size_t n);
+
+/* 1 for the arg keys STS_ARGS_WITH_MEMORY adds: Kineto's "Bytes", "Addr", "Total
+ * Allocated", "Device Id", "Device Type"; XSpace's "allocator_name", "bytes_allocated",
+ * "allocation_bytes", "addr", "tf_op", "region_type". */
+int sts_arg_key_is_memory(const char *key, size_t n);
+
+/* 1 when `mode` keeps an event arg whose key is key[0..n); 0 for a mode out of range
+ * (a base mode unknown, or flags other than STS_ARGS_FLAG_MASK's). */
 int sts_args_mode_keeps(sts_args_mode mode, const char *key, size_t n);
 
 #ifdef __cplusplus

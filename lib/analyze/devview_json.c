@@ -21,13 +21,19 @@ const char *sts_devview_device_label(const sts_timeline *tl, const sts_devview *
     return buf;
 }
 
+static void name_json(sts_jsonw *j, const char *device, const char *pid, const char *process)
+{
+    K(j, "device"), sts_jsonw_str(j, device);
+    K(j, "pid"), sts_jsonw_str(j, pid);
+    K(j, "process"), sts_jsonw_str(j, process);
+}
+
 static void device_name(sts_jsonw *j, const sts_timeline *tl, const sts_devview *v, uint32_t d)
 {
     char buf[200];
     const sts_process *p = &sts_timeline_processes(tl, NULL)[v->devices.v[d].process];
-    K(j, "device"), sts_jsonw_str(j, sts_devview_device_label(tl, v, d, buf, sizeof buf));
-    K(j, "pid"), sts_jsonw_str(j, sts_timeline_string(tl, p->label));
-    K(j, "process"), sts_jsonw_str(j, sts_timeline_string(tl, p->name));
+    name_json(j, sts_devview_device_label(tl, v, d, buf, sizeof buf), sts_timeline_string(tl, p->label),
+              sts_timeline_string(tl, p->name));
 }
 
 static void known_i64(sts_jsonw *j, int known, int64_t v)
@@ -58,12 +64,11 @@ static void by_category(sts_jsonw *j, const sts_devview_window *x)
     sts_jsonw_obj_end(j);
 }
 
-static void window_json(sts_jsonw *j, const sts_timeline *tl, const sts_devview *v, const sts_devview_window *x)
+/* The window's numbers after its device's names: the members of one window object. */
+static void window_body(sts_jsonw *j, const sts_devview_window *x)
 {
     int split = (x->known & STS_DEVVIEW_KNOWN_IDLE_SPLIT) != 0, queue = (x->known & STS_DEVVIEW_KNOWN_QUEUE) != 0,
         delay = (x->known & STS_DEVVIEW_KNOWN_DELAY) != 0;
-    sts_jsonw_obj_begin(j);
-    device_name(j, tl, v, x->device);
     K(j, "start_ns"), sts_jsonw_i64(j, x->start_ns);
     K(j, "window_ns"), sts_jsonw_i64(j, x->window_ns);
     K(j, "busy_ns"), sts_jsonw_i64(j, x->busy_ns);
@@ -100,7 +105,23 @@ static void window_json(sts_jsonw *j, const sts_timeline *tl, const sts_devview 
         sts_jsonw_null(j);
     K(j, "max"), known_i64(j, queue, x->queue_max);
     sts_jsonw_obj_end(j);
+}
+
+static void window_json(sts_jsonw *j, const sts_timeline *tl, const sts_devview *v, const sts_devview_window *x)
+{
+    sts_jsonw_obj_begin(j);
+    device_name(j, tl, v, x->device);
+    window_body(j, x);
     sts_jsonw_obj_end(j);
+}
+
+void sts_devview_write_window_named_json(sts_jsonw *w, const char *device, const char *pid, const char *process,
+                                         const sts_devview_window *x)
+{
+    sts_jsonw_obj_begin(w);
+    name_json(w, device, pid, process);
+    window_body(w, x);
+    sts_jsonw_obj_end(w);
 }
 
 void sts_devview_write_windows_json(sts_jsonw *w, const sts_timeline *tl, const sts_devview *v,

@@ -35,6 +35,11 @@ sts_diff *sts_dd_new(sts_diff_kind kind, const sts_diff_options *opt, const char
 const char *sts_dd_strdup(sts_diff *d, const char *s);
 const char *sts_dd_printf(sts_diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Adds the row memory.peak (bytes, per step) when either run holds memory events
+ * (diff_memory.c); steps[side] NULL: that run has no steps, so no samples. */
+sts_status sts_dd_memory_rows(sts_diff *d, const sts_timeline *const tl[2], const sts_steps *const steps[2],
+                              sts_error *err);
+
 /* Appends a note (printf-style); STS_ERR_NOMEM when memory is exhausted. */
 sts_status sts_dd_note(sts_diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

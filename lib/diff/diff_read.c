@@ -185,7 +185,7 @@ static sts_status row_of(reader *r, const sts_jval *o, sts_diff_interval *row)
     if (o->type != STS_J_OBJ) return bad(r, o, "each of \"%s\" must be an object", "intervals");
     sts_diff_stats *st = &row->stats;
     const char *unit = sts_json_str(sts_json_get(o, "unit"), "");
-    int is_count = strcmp(unit, "count") == 0, m = 0, v = 0;
+    int is_count = strcmp(unit, "count") == 0 || strcmp(unit, "bytes") == 0, m = 0, v = 0;
     int64_t needed;
     sts_status e;
     if ((e = side(r, sts_json_get(o, "base"), is_count, row, 0)) ||

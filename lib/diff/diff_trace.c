@@ -515,6 +515,9 @@ static sts_status compare(sts_diff *d, run *r, names *t, sts_error *err)
         st = sts_dd_device_rows(d, tls, steps, err);
     }
     if (st == STS_OK) st = other_rows(d, t, per_step, err);
+    const sts_timeline *tls[2] = { r[0].tl, r[1].tl };
+    const sts_steps *steps[2] = { per_step ? r[0].steps : NULL, per_step ? r[1].steps : NULL };
+    if (st == STS_OK && per_step) st = sts_dd_memory_rows(d, tls, steps, err);
     return st;
 }
 

@@ -35,7 +35,7 @@ static void write_side(sts_jsonw *w, const sts_diff_interval *r, int side)
     }
     sts_jsonw_obj_begin(w);
     sts_jsonw_kv_u64(w, "n", n);
-    int count = strcmp(r->unit, "count") == 0;
+    int count = strcmp(r->unit, "count") == 0 || strcmp(r->unit, "bytes") == 0; /* keys without _ns */
     const char *med = count ? "median" : "median_ns", *mn = count ? "min" : "min_ns", *mx = count ? "max" : "max_ns";
     if (n)
         sts_jsonw_kv_i64(w, med, side ? s->median_new : s->median_base);

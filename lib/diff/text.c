@@ -73,8 +73,8 @@ static void value_cell(const sts_diff_interval *r, int side, char *buf, size_t c
         snprintf(buf, cap, "%s", absent ? "-" : "unknown");
         return;
     }
-    if (strcmp(r->unit, "count") == 0) {
-        snprintf(buf, cap, "%" PRId64, side ? s->median_new : s->median_base);
+    if (strcmp(r->unit, "count") == 0 || strcmp(r->unit, "bytes") == 0) {
+        snprintf(buf, cap, "%" PRId64 "%s", side ? s->median_new : s->median_base, r->unit[0] == 'b' ? " B" : "");
         return;
     }
     char a[48], b[48];

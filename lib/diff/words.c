@@ -95,9 +95,10 @@ static void label_of(const sts_diff_interval *r, char *buf, size_t cap)
 
 static void values_pair(const sts_diff_interval *r, char *a, char *b, size_t cap)
 {
-    if (strcmp(r->unit, "count") == 0) {
-        snprintf(a, cap, "%" PRId64, r->stats.median_base);
-        snprintf(b, cap, "%" PRId64, r->stats.median_new);
+    if (strcmp(r->unit, "count") == 0 || strcmp(r->unit, "bytes") == 0) {
+        const char *u = r->unit[0] == 'b' ? " B" : "";
+        snprintf(a, cap, "%" PRId64 "%s", r->stats.median_base, u);
+        snprintf(b, cap, "%" PRId64 "%s", r->stats.median_new, u);
     } else {
         sts_dd_fmt_pair(r->stats.median_base, r->stats.median_new, a, b, cap);
     }
@@ -108,8 +109,8 @@ static void one_side(const sts_diff *d, const sts_diff_interval *r, int side, ch
     size_t n = side ? r->stats.n_new : r->stats.n_base;
     int64_t med = side ? r->stats.median_new : r->stats.median_base;
     char v[48], dummy[48];
-    if (strcmp(r->unit, "count") == 0)
-        snprintf(v, sizeof v, "%" PRId64, med);
+    if (strcmp(r->unit, "count") == 0 || strcmp(r->unit, "bytes") == 0)
+        snprintf(v, sizeof v, "%" PRId64 "%s", med, r->unit[0] == 'b' ? " B" : "");
     else
         sts_dd_fmt_pair(med, med, v, dummy, sizeof v);
     if (strcmp(r->sample, "run") == 0)

@@ -21,6 +21,7 @@ typedef struct sts_host_rec {
     STS_VEC(sts_host_step) steps;
     STS_VEC(sts_host_child) children;
     STS_VEC(sts_host_collective) colls;
+    STS_VEC(sts_host_device_step) dsteps; /* STS_HOSTS_DEVICE */
 } sts_host_rec;
 
 /* Slices of one name, over the hosts added so far. */
@@ -64,6 +65,10 @@ int sts_hosts_refresh_view(sts_hosts *h);
 
 /* Fills a record's steps (STS_HOSTS_STEPS) from a timeline. */
 sts_status sts_host_rec_steps(sts_host_rec *r, const sts_timeline *tl, const sts_hosts_options *opt, sts_error *err);
+
+/* Fills a record's device view per step (STS_HOSTS_DEVICE) from the timeline and the
+ * steps its record kept. */
+sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, sts_error *err);
 
 /* Adds a timeline's slices by name to the set's names (STS_HOSTS_NAMES). */
 sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *err);

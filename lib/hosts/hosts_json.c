@@ -274,7 +274,10 @@ static void cause(sts_jsonw *j, const sts_hosts *h, const sts_aligned_step *s)
     sts_jsonw_obj_end(j);
 }
 
-static void host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host_step *s)
+/* A host step; with its device view (STS_HOSTS_DEVICE), its "devices" as the host's
+ * trace alone writes them. */
+static void host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host_step *s,
+                      const sts_host_device_step *dev, size_t ndev)
 {
     size_t nch, nco;
     const sts_host_child *ch = sts_hosts_step_children(h, i, &nch);
@@ -304,6 +307,7 @@ static void host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host
         sts_jsonw_obj_end(j);
         sts_jsonw_obj_end(j);
     }
+    if (dev) sts_jsonw_key(j, "devices"), sts_host_device_steps_write_json(j, dev, ndev);
     sts_jsonw_obj_end(j);
 }
 
@@ -347,8 +351,14 @@ static void step_hosts(sts_jsonw *j, const sts_hosts *h, const sts_alignment *a)
         const sts_host_step *st = sts_hosts_steps(h, i, &n);
         sts_jsonw_key(j, "steps");
         sts_jsonw_arr_begin(j);
-        for (size_t k = 0; k < n; k++)
-            host_step(j, h, i, &st[k]);
+        size_t nd, at = 0;
+        const sts_host_device_step *dv = sts_hosts_device_steps(h, i, &nd);
+        for (size_t k = 0; k < n; k++) {
+            size_t lo = at;
+            while (at < nd && dv[at].step == k)
+                at++;
+            host_step(j, h, i, &st[k], dv ? dv + lo : NULL, at - lo);
+        }
         sts_jsonw_arr_end(j);
         sts_jsonw_obj_end(j);
     }

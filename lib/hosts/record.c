@@ -32,6 +32,7 @@ void sts_host_rec_free(sts_host_rec *r)
     STS_VEC_RELEASE(r->steps);
     STS_VEC_RELEASE(r->children);
     STS_VEC_RELEASE(r->colls);
+    STS_VEC_RELEASE(r->dsteps);
     sts_strtab_release(&r->str);
     free(r);
 }
@@ -302,6 +303,7 @@ HOST_VEC_ACCESSOR(sts_hosts_overlaps, sts_host_overlap, overlaps)
 HOST_VEC_ACCESSOR(sts_hosts_steps, sts_host_step, steps)
 HOST_VEC_ACCESSOR(sts_hosts_step_children, sts_host_child, children)
 HOST_VEC_ACCESSOR(sts_hosts_step_collectives, sts_host_collective, colls)
+HOST_VEC_ACCESSOR(sts_hosts_device_steps, sts_host_device_step, dsteps)
 #undef HOST_VEC_ACCESSOR
 
 const char *const *sts_hosts_warnings(const sts_hosts *h, size_t i, size_t *n)

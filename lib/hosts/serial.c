@@ -8,7 +8,7 @@
 #include "hosts/hosts_impl.h"
 
 static const char MAGIC[8] = { 'S', 'T', 'S', 'H', 'O', 'S', 'T', 'S' };
-#define VERSION 1u
+#define VERSION 2u /* 2: the device view per step (STS_HOSTS_DEVICE) */
 
 /* ---- writing -------------------------------------------------------------------------- */
 
@@ -135,6 +135,44 @@ static void put_steps(wbuf *w, const sts_host_rec *r)
     }
 }
 
+/* A window's integers, in one order for writing and reading. */
+#define DSTEP_I64S(x)                                                                                                 \
+    {                                                                                                                 \
+        &(x)->start_ns, &(x)->window_ns, &(x)->busy_ns, &(x)->overlap_ns, &(x)->exposed_ns, &(x)->idle_ns,            \
+            &(x)->host_wait_ns, &(x)->kernel_wait_ns, &(x)->other_idle_ns, &(x)->delay_median_ns, &(x)->delay_p90_ns, \
+            &(x)->delay_max_ns, &(x)->queue_max                                                                       \
+    }
+
+static void put_dsteps(wbuf *w, const sts_host_rec *r)
+{
+    put_u(w, r->dsteps.n);
+    for (size_t i = 0; i < r->dsteps.n; i++) {
+        const sts_host_device_step *e = &r->dsteps.v[i];
+        const sts_devview_window *x = &e->w;
+        uint64_t q;
+        memcpy(&q, &x->queue_mean, sizeof q);
+        put_u(w, e->step);
+        put_s(w, e->device);
+        put_s(w, e->pid);
+        put_s(w, e->process);
+        put_u(w, x->device);
+        put_u(w, x->step);
+        put_u(w, x->known);
+        const int64_t *v[] = DSTEP_I64S(x);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            put_i(w, *v[k]);
+        for (int c = 0; c < STS_DV_CATEGORIES; c++) {
+            put_i(w, x->union_ns[c]);
+            put_i(w, x->exclusive_ns[c]);
+        }
+        for (int d = 0; d < STS_DV_DIRECTIONS; d++)
+            put_i(w, x->memcpy_ns[d]);
+        put_u(w, x->matched);
+        put_u(w, x->unmatched);
+        put_u(w, q);
+    }
+}
+
 static void put_host(wbuf *w, const sts_host_rec *r)
 {
     put_info(w, &r->info);
@@ -171,6 +209,7 @@ static void put_host(wbuf *w, const sts_host_rec *r)
     for (size_t i = 0; i < r->warnings.n; i++)
         put_s(w, r->warnings.v[i]);
     put_steps(w, r);
+    put_dsteps(w, r);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -448,6 +487,56 @@ static void get_steps(rbuf *r, sts_host_rec *rec)
     check_step_values(r, rec);
 }
 
+/* The device view's invariants (docs/device.md): what a record made from a trace holds. */
+static int dstep_adds_up(const sts_host_rec *rec, const sts_host_device_step *e)
+{
+    const sts_devview_window *x = &e->w;
+    int64_t sum = 0, excl = 0, waits = 0;
+    int ok = e->step < rec->steps.n && x->window_ns == rec->steps.v[e->step].dur_ns && x->busy_ns >= 0 &&
+             x->idle_ns >= 0 && !__builtin_add_overflow(x->busy_ns, x->idle_ns, &sum) && sum == x->window_ns &&
+             x->overlap_ns >= 0 && x->exposed_ns >= 0 && x->queue_max >= 0 &&
+             x->known <= (STS_DEVVIEW_KNOWN_IDLE_SPLIT | STS_DEVVIEW_KNOWN_QUEUE | STS_DEVVIEW_KNOWN_DELAY);
+    for (int c = 0; c < STS_DV_CATEGORIES && ok; c++)
+        ok = x->exclusive_ns[c] >= 0 && x->union_ns[c] >= x->exclusive_ns[c] && x->union_ns[c] <= x->busy_ns &&
+             !__builtin_add_overflow(excl, x->exclusive_ns[c], &excl);
+    for (int d = 0; d < STS_DV_DIRECTIONS && ok; d++)
+        ok = x->memcpy_ns[d] >= 0 && x->memcpy_ns[d] <= x->union_ns[STS_DV_MEMCPY];
+    return ok && excl == x->busy_ns && x->host_wait_ns >= 0 && x->kernel_wait_ns >= 0 && x->other_idle_ns >= 0 &&
+           x->host_wait_ns <= x->idle_ns && x->kernel_wait_ns <= x->idle_ns &&
+           !__builtin_add_overflow(x->host_wait_ns, x->kernel_wait_ns, &waits) && waits <= x->idle_ns &&
+           waits + x->other_idle_ns == x->idle_ns;
+}
+
+static void get_dsteps(rbuf *r, sts_host_rec *rec)
+{
+    GET_VEC(r, rec->dsteps, 32, "device steps");
+    for (size_t i = 0; i < rec->dsteps.n && !r->bad; i++) {
+        sts_host_device_step *e = &rec->dsteps.v[i];
+        sts_devview_window *x = &e->w;
+        e->step = (uint32_t)get_u(r, "device step");
+        e->device = get_str(r, rec, "device step");
+        e->pid = get_str(r, rec, "device step");
+        e->process = get_str(r, rec, "device step");
+        x->device = (uint32_t)get_u(r, "device step");
+        x->step = (uint32_t)get_u(r, "device step");
+        x->known = (uint32_t)get_u(r, "device step");
+        int64_t *v[] = DSTEP_I64S(x);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            *v[k] = get_i(r, "device step");
+        for (int c = 0; c < STS_DV_CATEGORIES; c++) {
+            x->union_ns[c] = get_i(r, "device step");
+            x->exclusive_ns[c] = get_i(r, "device step");
+        }
+        for (int d = 0; d < STS_DV_DIRECTIONS; d++)
+            x->memcpy_ns[d] = get_i(r, "device step");
+        x->matched = get_u(r, "device step");
+        x->unmatched = get_u(r, "device step");
+        uint64_t q = get_u(r, "device step");
+        memcpy(&x->queue_mean, &q, sizeof q);
+        if (!r->bad && !dstep_adds_up(rec, e)) malformed(r, "a device step (its times do not add up to its step)");
+    }
+}
+
 static sts_host_rec *get_host(rbuf *r)
 {
     sts_host_rec *rec = sts_host_rec_new();
@@ -490,6 +579,7 @@ static sts_host_rec *get_host(rbuf *r)
     for (size_t i = 0; i < rec->warnings.n && !r->bad; i++)
         rec->warnings.v[i] = get_str(r, rec, "warning");
     get_steps(r, rec);
+    get_dsteps(r, rec);
     if (r->bad) {
         sts_host_rec_free(rec);
         return NULL;

@@ -302,9 +302,44 @@ int sts_arg_key_is_analyzed(const char *key, size_t n)
     return key_in(analyzed, sizeof analyzed / sizeof analyzed[0], key, n);
 }
 
+int sts_arg_key_is_collective(const char *key, size_t n)
+{
+    /* The keys the collective matching of issue 32 will read (not built yet: kept on request only). */
+    static const char *const coll[] = {
+        "Collective name",
+        "Process Group Name",
+        "Process Group ID",
+        "Process Group Ranks",
+        "Group size",
+        "Seq",
+        "In msg nelems",
+        "Out msg nelems",
+        "dtype",
+        "Rank",
+        "correlation",
+        "External id",
+    };
+    return key_in(coll, sizeof coll / sizeof coll[0], key, n);
+}
+
+int sts_arg_key_is_memory(const char *key, size_t n)
+{
+    /* Keep in step with lib/analyze/memory.c. */
+    static const char *const mem[] = {
+        "Bytes",       "Addr",           "Total Allocated", "Device Id",
+        "Device Type", "allocator_name", "bytes_allocated", "allocation_bytes",
+        "addr",        "tf_op",          "region_type",
+    };
+    return key_in(mem, sizeof mem / sizeof mem[0], key, n);
+}
+
 int sts_args_mode_keeps(sts_args_mode mode, const char *key, size_t n)
 {
-    switch (mode) {
+    unsigned m = (unsigned)mode;
+    if (m & ~(STS_ARGS_BASE_MASK | STS_ARGS_FLAG_MASK)) return 0;
+    if ((m & STS_ARGS_WITH_COLLECTIVES) && sts_arg_key_is_collective(key, n)) return 1;
+    if ((m & STS_ARGS_WITH_MEMORY) && sts_arg_key_is_memory(key, n)) return 1;
+    switch ((sts_args_mode)(m & STS_ARGS_BASE_MASK)) {
     case STS_ARGS_ALL:
         return 1;
     case STS_ARGS_KNOWN:

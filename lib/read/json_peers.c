@@ -185,8 +185,9 @@ static sts_status read_plan(const void *data, size_t len, plan_in *pi, sts_error
     uint64_t mode = take_u64(&b), in_object = take_u64(&b), reference = take_u64(&b), count_flows = take_u64(&b);
     size_t n1, n2, n3;
     const char *s1 = take_str(&b, &n1), *s2 = take_str(&b, &n2), *s3 = take_str(&b, &n3);
-    if (b.bad || b.at != len || h->size == 0 || pi->parts < 2 || mode > STS_ARGS_ANALYSIS || in_object > 1 ||
-        reference > 1 || count_flows > 1 || h->first > h->src.end || memchr(s1, '\0', n1))
+    if (b.bad || b.at != len || h->size == 0 || pi->parts < 2 || (mode & STS_ARGS_BASE_MASK) > STS_ARGS_ANALYSIS ||
+        (mode & ~(uint64_t)(STS_ARGS_BASE_MASK | STS_ARGS_FLAG_MASK)) || in_object > 1 || reference > 1 ||
+        count_flows > 1 || h->first > h->src.end || memchr(s1, '\0', n1))
         return sts_error_set(err, STS_ERR_FORMAT, (int64_t)b.at, "chunk plan: damaged at byte %zu", b.at);
     h->mode = (sts_args_mode)mode;
     h->in_object = (int)in_object;

@@ -82,5 +82,6 @@ PyObject *ext_device_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_device_launches(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_ledger_json(PyObject *self, PyObject *args);
 PyObject *ext_bench(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *ext_memory_json(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif

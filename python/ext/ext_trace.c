@@ -32,7 +32,9 @@ const sts_timeline *tl_get(PyObject *cap)
 
 int ext_keep_options(int mode, sts_open_options *opt)
 {
-    if (mode != STS_ARGS_KNOWN && mode != STS_ARGS_NONE && mode != STS_ARGS_ALL && mode != STS_ARGS_ANALYSIS) {
+    int base = mode & (int)STS_ARGS_BASE_MASK;
+    if ((mode & ~(int)(STS_ARGS_BASE_MASK | STS_ARGS_FLAG_MASK)) ||
+        (base != STS_ARGS_KNOWN && base != STS_ARGS_NONE && base != STS_ARGS_ALL && base != STS_ARGS_ANALYSIS)) {
         ext_raise_msg(STS_ERR_INVALID_ARG, "args mode %d is not one of ARGS_KNOWN, ARGS_NONE, ARGS_ALL, ARGS_ANALYSIS",
                       mode);
         return -1;

@@ -195,6 +195,7 @@ static PyMethodDef methods[] = {
     FN("device_json", ext_device_json, METH_VARARGS | METH_KEYWORDS, "analyze --device --json's device object"),
     FN("device_launches", ext_device_launches, METH_VARARGS | METH_KEYWORDS, "every device op and its launch"),
     FN("ledger_json", ext_ledger_json, METH_VARARGS, "ledger --json of logs and texts"),
+    FN("memory_json", ext_memory_json, METH_VARARGS | METH_KEYWORDS, "steps/analyze --memory --json"),
     FN("bench", ext_bench, METH_VARARGS | METH_KEYWORDS, "runs the C harness over Python callables"),
     { NULL, NULL, 0, NULL },
 };
@@ -219,7 +220,8 @@ PyMODINIT_FUNC PyInit__stepscope(void)
     if (PyModule_AddIntConstant(m, "ARGS_KNOWN", STS_ARGS_KNOWN) < 0 ||
         PyModule_AddIntConstant(m, "ARGS_NONE", STS_ARGS_NONE) < 0 ||
         PyModule_AddIntConstant(m, "ARGS_ALL", STS_ARGS_ALL) < 0 ||
-        PyModule_AddIntConstant(m, "ARGS_ANALYSIS", STS_ARGS_ANALYSIS) < 0) {
+        PyModule_AddIntConstant(m, "ARGS_ANALYSIS", STS_ARGS_ANALYSIS) < 0 ||
+        PyModule_AddIntConstant(m, "ARGS_WITH_MEMORY", STS_ARGS_WITH_MEMORY) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -223,4 +223,62 @@ PY
   done
 fi
 
+# Many hosts: each host's steps carry the device view of that host alone, the same
+# bytes as steps --device --json of its file (rank1 is rank0 with step 1's device work
+# 37 us later), whatever the threads; the text sums each host's devices.
+mkdir -p "$W/ranks"
+cp "$W/t.json" "$W/ranks/rank0.json"
+python3 - "$W/t.json" "$W/ranks/rank1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d["traceEvents"]:
+    if e.get("ph") == "X" and e["pid"] != 100 and e["ts"] < 1000:
+        e["ts"] += 37
+json.dump(d, open(sys.argv[2], "w"))
+PY
+for r in 0 1; do "$STEPSCOPE" steps --device --json "$W/ranks/rank$r.json" >"$W/one$r.json" 2>/dev/null; done
+t_run "$STEPSCOPE" steps --device --json -j 1 "$W/ranks/rank0.json" "$W/ranks/rank1.json"
+printf '%s' "$T_OUT" >"$W/many.json"
+t_ok "steps --device --json on 2 hosts: exit 0" test "$T_RC" = 0
+t_ok "each host's step devices are the bytes of steps --device --json of that host alone" python3 - "$W/many.json" "$W/one0.json" "$W/one1.json" <<'PY'
+import json, sys
+many = json.load(open(sys.argv[1]))
+hosts = {h["host"]: h for h in many["hosts"]}
+for r in (0, 1):
+    one = json.load(open(sys.argv[2 + r]))
+    got = hosts["rank%d" % r]["steps"]
+    assert len(got) == len(one["steps"]) == 3, (len(got), len(one["steps"]))
+    for a, b in zip(got, one["steps"]):
+        assert json.dumps(a["devices"]) == json.dumps(b["devices"]), (a["devices"], b["devices"])
+g0, g1 = (hosts["rank%d" % r]["steps"][0]["devices"][0] for r in (0, 1))
+assert g0 != g1 and g1["idle"]["host_wait_ns"] == g0["idle"]["host_wait_ns"] - 37000, (g0["idle"], g1["idle"])
+PY
+t_run "$STEPSCOPE" steps --device --json -j 2 "$W/ranks/rank0.json" "$W/ranks/rank1.json"
+printf '%s' "$T_OUT" >"$W/many2.json"
+t_ok "the same document on 2 threads" cmp -s "$W/many.json" "$W/many2.json"
+t_ok "no devices in host steps without --device" python3 -c 'import json,sys; d=json.load(sys.stdin); assert all("devices" not in s for h in d["hosts"] for s in h["steps"])' < <("$STEPSCOPE" steps --json "$W/ranks/rank0.json" "$W/ranks/rank1.json" 2>/dev/null)
+t_run "$STEPSCOPE" steps --device "$W/ranks/rank0.json" "$W/ranks/rank1.json"
+want=$(python3 - "$W/one1.json" <<'PY'
+import json, sys
+d = [s["devices"][0] for s in json.load(open(sys.argv[1]))["steps"]]
+ms = lambda k: sum(x[k] for x in d) / 1e6
+print("  %-5s %-16s %11.3f %11.3f %11.3f %11.3f %11.3f %12.3f" % ("rank1", "GPU 0", ms("window_ns"), ms("busy_ns"),
+      sum(x["idle"]["total_ns"] for x in d) / 1e6, sum(x["idle"]["host_wait_ns"] for x in d) / 1e6,
+      sum(x["idle"]["kernel_wait_ns"] for x in d) / 1e6, sum(x["overlap"]["exposed_communication_ns"] for x in d) / 1e6))
+PY
+)
+t_ok "steps --device text on 2 hosts: rank1's GPU 0 summed over its steps" grep -qxF -- "$want" <<<"$T_OUT"
+# Under MPI the records travel as bytes (lib/hosts/serial.c): the same document.
+if command -v mpirun >/dev/null && ! "$STEPSCOPE" steps --mpi "$W/t.json" 2>&1 | grep -q 'built without MPI'; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  t_run timeout 300 mpirun --oversubscribe -n 2 "$STEPSCOPE" steps --device --json "$W/ranks/rank0.json" "$W/ranks/rank1.json" --mpi -j 1
+  printf '%s' "$T_OUT" >"$W/many_mpi.json"
+  t_ok "mpirun -n 2 steps --device --json --mpi: exit 0, the same bytes as one process" test "$T_RC" = 0 -a -s "$W/many_mpi.json"
+  t_ok "  (the bytes)" cmp -s "$W/many.json" "$W/many_mpi.json"
+else
+  t_skip "mpirun -n 2 steps --device --mpi" "mpirun not found or this stepscope was built without MPI"
+fi
+t_run "$STEPSCOPE" steps --device --explain "$W/ranks/rank0.json" "$W/ranks/rank1.json"
+t_ok "--explain on 2 hosts: refused, saying so" test "$T_RC" = 2 -a -n "$(grep -F -- '--explain applies to one trace' <<<"$T_ERR")"
+
 [ "$T_FAILS" = 0 ]

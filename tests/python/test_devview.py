@@ -2,6 +2,7 @@
 Trace.device_launches()) holds what `steps --device --json` and `analyze --device --json`
 print, on every fixture: one library writer behind both."""
 import json
+import os
 import warnings
 
 import numpy as np
@@ -76,3 +77,24 @@ def test_categories_and_its_errors(tmp_path, fixtures_dir):
             t.steps(categories=str(rules))
         df = t.device_launches().to_pandas()
         assert set(df["category"].astype(str)) <= {"compute", "communication", "memcpy", "memset", "other"}
+
+
+def test_hosts_device_is_the_clis_bytes_and_each_host_alone(cli, fixtures_dir):
+    """steps_hosts(device=True) writes `steps --device --json`'s bytes on several hosts,
+    and each host step's devices are those of that trace alone."""
+    names = ["ns_resolution_rank0.json.gz", "profiler_steps_rank0.json.gz", "simple_add_flows.json.gz"]
+    paths = [os.path.join(fixtures_dir, "traces", "kineto", n) for n in names]
+    paths = [p for p in paths if os.path.exists(p)]
+    if len(paths) < 2:
+        pytest.skip("the Kineto fixtures with device lanes are absent (see docs/fixtures.md)")
+    _, out, _ = run_cli(cli, "steps", "--json", "--device", *paths)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stepscope.TraceWarning)
+        d = stepscope.steps_hosts(paths, device=True)
+        assert d.text.encode("utf-8") == out
+        assert all("devices" not in s for h in stepscope.steps_hosts(paths)["hosts"] for s in h["steps"])
+    for h, path in zip(d["hosts"], paths):
+        with open_quiet(path) as t:
+            alone = t.steps(device=True)["steps"]
+        kept = {(s["index"], s["ts_ns"]): s["devices"] for s in alone}
+        assert h["steps"] and all(s["devices"] == kept[(s["step"], s["ts_ns"])] for s in h["steps"]), path

@@ -7,7 +7,10 @@
  * whole microsecond, so each microsecond is one instant), and every invariant:
  *   the exclusive times add up to busy; busy plus idle is the window; every union is at
  *   most busy; overlap plus exposed is the communication; the idle causes add up to idle;
- *   what the trace cannot tell is flagged unknown. */
+ *   what the trace cannot tell is flagged unknown; each union at least its exclusive
+ *   time, the overlap inside both unions, the memcpy directions inside memcpy's union,
+ *   the delays ordered (not >= 0: clocks may disagree), the queue's mean inside [0, max];
+ *   disjoint steps never holding more busy time or op starts than the device's span. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +180,36 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The bounds every window keeps, apart from the brute force: nothing negative but a
+ * delay (clocks may disagree, docs/device.md); each union at least its exclusive time
+ * and the busy time between the largest union and their sum; the overlap inside both
+ * unions it joins; each memcpy direction inside memcpy's union, and their sum at least
+ * it; the delays ordered; the queue's mean inside [0, max]. */
+static int bounds_hold(const sts_devview_window *x)
+{
+    int bad = x->window_ns < 0 || x->busy_ns < 0 || x->idle_ns < 0 || x->overlap_ns < 0 || x->exposed_ns < 0 ||
+              x->host_wait_ns < 0 || x->kernel_wait_ns < 0 || x->other_idle_ns < 0;
+    int64_t most = 0, sum = 0, dirs = 0;
+    for (int c = 0; c < STS_DV_CATEGORIES; c++) {
+        bad |= x->exclusive_ns[c] < 0 || x->union_ns[c] < x->exclusive_ns[c];
+        most = x->union_ns[c] > most ? x->union_ns[c] : most;
+        sum += x->union_ns[c];
+    }
+    bad |= x->busy_ns < most || x->busy_ns > sum;
+    bad |= x->overlap_ns > x->union_ns[STS_DV_COMPUTE] || x->overlap_ns > x->union_ns[STS_DV_COMMUNICATION];
+    for (int d = 0; d < STS_DV_DIRECTIONS; d++) {
+        bad |= x->memcpy_ns[d] < 0 || x->memcpy_ns[d] > x->union_ns[STS_DV_MEMCPY];
+        dirs += x->memcpy_ns[d];
+    }
+    bad |= dirs < x->union_ns[STS_DV_MEMCPY];
+    if (x->known & STS_DEVVIEW_KNOWN_DELAY)
+        bad |= x->delay_median_ns > x->delay_p90_ns || x->delay_p90_ns > x->delay_max_ns;
+    if (x->known & STS_DEVVIEW_KNOWN_QUEUE)
+        bad |= x->queue_max < 0 || x->queue_mean < 0 || x->queue_mean > (double)x->queue_max + 1e-9;
+    if (bad) fprintf(stderr, "  a window's bounds do not hold (step %u, device %u)\n", x->step, x->device);
+    return bad;
+}
+
 /* Window [w0, w1) us of device `dev`, as the definitions say, against x. */
 static int check_against(const brute *bf, int dev, int64_t w0, int64_t w1, const sts_devview_window *x, int known_split)
 {
@@ -298,6 +331,7 @@ static int check_against(const brute *bf, int dev, int64_t w0, int64_t w1, const
     SAME(x->host_wait_ns + x->kernel_wait_ns + x->other_idle_ns, x->idle_ns);
     SAME(x->overlap_ns + x->exposed_ns, x->union_ns[STS_DV_COMMUNICATION]);
     if (x->busy_ns > x->window_ns) bad = 1;
+    bad |= bounds_hold(x);
 #undef SAME
     return bad;
 }
@@ -352,8 +386,22 @@ static int check_trace(const sts_timeline *tl, const sts_devview_rules *rules, i
             if (&w[d] != span) bad = 1;
             continue;
         }
-        for (size_t k = 0; k < nst && !bad; k++)
+        int disjoint = 1;
+        int64_t busy = 0;
+        uint64_t ops = 0;
+        for (size_t k = 0; k < nst && !bad; k++) {
             bad |= check_against(&bf, dev, st[k].ts / 1000, (st[k].ts + st[k].dur) / 1000, &w[k * nd + d], linked[dev]);
+            disjoint &= k == 0 || st[k].ts >= st[k - 1].ts + st[k - 1].dur;
+            busy += w[k * nd + d].busy_ns;
+            ops += w[k * nd + d].matched + w[k * nd + d].unmatched;
+        }
+        /* Disjoint steps hold each busy instant and each op start once at most: no
+         * step adds its device's time twice. */
+        if (disjoint && (busy > span->busy_ns || ops > span->matched + span->unmatched)) {
+            fprintf(stderr, "  device %d: the disjoint steps' busy %lld exceeds the span's %lld\n", dev,
+                    (long long)busy, (long long)span->busy_ns);
+            bad = 1;
+        }
     }
     if (nw != (nst ? nst * nd : nd)) bad = 1;
     /* Every op once in the launches, its delay start - launch. */

@@ -428,7 +428,7 @@ TEST(serialize_round_trip_and_refuse_damage)
 {
     int in[3] = { 10, 20, 30 }, wk[3] = { 100, 100, 100 }, co[3] = { 5, 50, 5 };
     sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50);
-    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS);
+    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE);
     sts_hosts *h = sts_hosts_create();
     T_TRUE(sts_hosts_add(h, 3, "h3", tl, &o, NULL) == STS_OK);
     T_TRUE(sts_hosts_add(h, 1, "h1", r, &o, NULL) == STS_OK);
@@ -464,8 +464,8 @@ TEST(serialize_round_trip_and_refuse_damage)
     }
     sts_error err = STS_ERROR_INIT;
     sts_hosts_free(back);
-    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x02", 9, &back, &err), STS_ERR_FORMAT);
-    T_CONTAINS(err.message, "version 2");
+    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x03", 9, &back, &err), STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "version 3, expected 2");
     free(copy);
     free(buf);
     free(buf2);
@@ -473,6 +473,55 @@ TEST(serialize_round_trip_and_refuse_damage)
     sts_hosts_free(back);
     sts_timeline_free(tl);
     sts_timeline_free(r);
+}
+
+/* Each host's device view per step (STS_HOSTS_DEVICE): host_trace()'s all-reduce is the
+ * only op of its step, so the step's window is the step, its busy time and its
+ * communication the all-reduce, its idle time the rest; the record survives bytes. */
+TEST(device_view_per_host_step)
+{
+    int in[3] = { 10, 20, 30 }, wk[3] = { 100, 100, 100 }, co[3] = { 5, 50, 0 };
+    sts_timeline *tl = host_trace(3, in, wk, co);
+    sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_DEVICE);
+    sts_hosts *h = sts_hosts_create();
+    T_TRUE(sts_hosts_add(h, 0, "h0", tl, &o, NULL) == STS_OK);
+    size_t ns, nd;
+    const sts_host_step *st = sts_hosts_steps(h, 0, &ns);
+    const sts_host_device_step *dv = sts_hosts_device_steps(h, 0, &nd);
+    T_EQ_U64(ns, 3);
+    T_EQ_U64(nd, 3); /* one device */
+    for (size_t k = 0; k < nd && k < ns; k++) {
+        const sts_devview_window *w = &dv[k].w;
+        int64_t dur = (10 + in[k] + wk[k]) * 1000, c = co[k] * 1000;
+        T_EQ_U64(dv[k].step, k);
+        T_EQ_STR(dv[k].device, "/device:GPU:0");
+        T_EQ_I64(w->window_ns, st[k].dur_ns);
+        T_EQ_I64(w->window_ns, dur);
+        T_EQ_I64(w->busy_ns, c);
+        T_EQ_I64(w->union_ns[STS_DV_COMMUNICATION], c);
+        T_EQ_I64(w->exposed_ns, c);
+        T_EQ_I64(w->idle_ns, dur - c);
+    }
+    sts_hosts *back = NULL;
+    void *buf = NULL;
+    size_t len = 0;
+    T_TRUE(sts_hosts_serialize(h, 1, &buf, &len, NULL) == STS_OK);
+    T_TRUE(sts_hosts_deserialize(buf, len, &back, NULL) == STS_OK);
+    T_TRUE(back && same_records(h, back));
+    size_t nb;
+    const sts_host_device_step *db = back ? sts_hosts_device_steps(back, 0, &nb) : NULL;
+    T_TRUE(db && nb == nd && memcmp(&db[1].w, &dv[1].w, sizeof dv[1].w) == 0 &&
+           strcmp(db[1].device, dv[1].device) == 0);
+    /* Without the flag, no device view. */
+    sts_hosts *plain = sts_hosts_create();
+    o = opts(STS_HOSTS_STEPS);
+    T_TRUE(sts_hosts_add(plain, 0, "h0", tl, &o, NULL) == STS_OK);
+    T_TRUE(sts_hosts_device_steps(plain, 0, &nb) == NULL && nb == 0);
+    free(buf);
+    sts_hosts_free(plain);
+    sts_hosts_free(back);
+    sts_hosts_free(h);
+    sts_timeline_free(tl);
 }
 
 /* ---- steps across hosts ----------------------------------------------------------------- */
@@ -794,6 +843,7 @@ int main(void)
     RUN(names_merge_exactly_in_any_grouping);
     RUN(medians_set_from_outside_after_dropping_the_values);
     RUN(serialize_round_trip_and_refuse_damage);
+    RUN(device_view_per_host_step);
     RUN(steps_align_and_find_the_straggler);
     RUN(alignment_invariants_over_random_hosts);
     RUN(hostset_names_and_order);

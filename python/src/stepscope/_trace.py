@@ -15,6 +15,7 @@ _ARGS = {
     "none": _stepscope.ARGS_NONE,
     "all": _stepscope.ARGS_ALL,
     "analysis": _stepscope.ARGS_ANALYSIS,
+    "memory": _stepscope.ARGS_ANALYSIS | _stepscope.ARGS_WITH_MEMORY,  # analysis + what memory() reads
 }
 _SHOWN_WARNINGS = 10
 _GROUPS = ("name", "hlo_op", "hlo_module")
@@ -25,7 +26,8 @@ def open(path, run=None, args="analysis"):  # noqa: A001 (the module's verb, as 
     or a JAX profile directory (`run` picks a run; the latest by default). `args`
     keeps only the event arguments the analyses read ("analysis", the default, as
     the CLI's analyze: step_num, hlo_op, hlo_module), those stepscope uses ("known"),
-    all of them ("all") or none; info["args_kept"] counts them. Flow events are
+    all of them ("all") or none, or "memory" (analysis and the memory events' sizes,
+    addresses and totals Trace.memory() reads); info["args_kept"] counts them. Flow events are
     counted in info["flows"], not kept, as the CLI does.
     Raises stepscope.Error (NotFoundError, FormatError, ...) with the reader's message.
     The reader's warnings become TraceWarning warnings and Trace.warnings."""
@@ -150,6 +152,13 @@ class Trace:
         """Every device op with the host launch that launched it, as columns
         (DeviceLaunches): what the device view's delays and idle causes are made of."""
         return DeviceLaunches(_stepscope.device_launches(self._cap, categories))
+
+    def memory(self, steps=False, step=None):
+        """Device memory over time: `stepscope analyze --memory --json` as a Document,
+        or with steps=True `steps --memory --json` (per step; `step` as in steps()).
+        Open the trace with args="memory" (or "all") so the events' sizes are kept.
+        Raises when the trace holds no memory events (docs/memory.md)."""
+        return Document(_stepscope.memory_json(self._cap, bool(steps), step))
 
     def __repr__(self):
         i = self.info
