@@ -21,20 +21,49 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
         -Wpointer-arith -Wvla -Wformat=2 -Wundef -Wwrite-strings -Wold-style-definition \
         -Wimplicit-fallthrough -Wno-unused-parameter
 OPT ?= -O2 -g
-# SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer; SAN=thread: ThreadSanitizer.
+# The library's invariants (STS_ASSERT, lib/base/invariant.h): checked in the sanitizer,
+# fuzz and debug builds, compiled out in release (ASSERTS=1 turns them on anywhere).
+ASSERTS ?= 0
+# SAN=1: AddressSanitizer + UndefinedBehaviorSanitizer; SAN=thread: ThreadSanitizer;
+# DEBUG=1: unoptimized.
 SAN_FLAGS :=
 ifeq ($(SAN),1)
   SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
   OPT := -O1 -g
+  ASSERTS := 1
 endif
 ifeq ($(SAN),thread)
   SAN_FLAGS := -fsanitize=thread
   OPT := -O1 -g
+  ASSERTS := 1
+endif
+ifeq ($(DEBUG),1)
+  OPT := -O0 -g
+  ASSERTS := 1
 endif
 CPPFLAGS += -Iinclude -Ilib -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -DSTS_VERSION_STRING='"$(VERSION)"'
+ifeq ($(ASSERTS),1)
+  CPPFLAGS += -DSTS_ASSERTS
+endif
 CFLAGS += -std=c11 $(OPT) $(WARN) $(SAN_FLAGS) -MMD -MP
 LDFLAGS += $(SAN_FLAGS)
-LDLIBS += -lOpenCL -lz -lm -lpthread
+
+# OpenCL is optional: only lib/device needs it (`bench`, `demo`'s lessons and the
+# recorder's device lanes). OPENCL=0 builds lib/device/device_none.c in its place
+# (lib/device/module.mk), which fails each device call saying what to install, and
+# links no -lOpenCL; every trace, ledger, diff, report and hosts command is the same.
+# Unset, OPENCL is 1 where CL/cl.h is found. Exported, so sub-makes agree and probe once.
+ifndef OPENCL
+  OPENCL := $(if $(shell printf '\043include <CL/cl.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo ok),1,0)
+  ifeq ($(OPENCL),0)
+    $(info stepscope: the OpenCL headers (CL/cl.h) are missing, so this build has no OpenCL: bench, demo and the recorder's device lanes will say so. `make deps` installs ocl-icd-opencl-dev opencl-headers pocl-opencl-icd (as root; otherwise it prints the apt-get command))
+  endif
+endif
+export OPENCL
+ifneq ($(OPENCL),0)
+  LDLIBS += -lOpenCL
+endif
+LDLIBS += -lz -lm -lpthread
 
 GEN_SRC :=
 PERF_LDLIBS :=
@@ -46,13 +75,25 @@ ifeq ($(V),0)
   Q := @
 endif
 
-LIB_SRC  := $(wildcard lib/*/*.c)
+LIB_SRC_ALL := $(wildcard lib/*/*.c)
+# The library without OpenCL: lib/device only as DEVICE_NOCL_SRC (lib/device/module.mk).
+NOCL_SRC := $(filter-out $(filter-out $(DEVICE_NOCL_SRC),$(wildcard lib/device/*.c)),$(LIB_SRC_ALL))
+ifeq ($(OPENCL),0)
+  LIB_SRC := $(NOCL_SRC)
+else
+  LIB_SRC := $(filter-out $(DEVICE_NONE_SRC),$(LIB_SRC_ALL))
+endif
 PROG_SRC := $(wildcard programs/*.c programs/*/*.c)
-TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_SRC_ALL := $(wildcard tests/unit/test_*.c)
+TEST_SRC := $(TEST_SRC_ALL)
+# The unit tests of lib/device's OpenCL internals compile only with the OpenCL headers.
+ifeq ($(OPENCL),0)
+  TEST_SRC := $(filter-out tests/unit/test_device.c tests/unit/test_device_fused.c,$(TEST_SRC))
+endif
 PERF_SRC := $(wildcard perf/*.c)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 # Every C file and header clang-format keeps in shape (`make format`, `make format-check`).
-FORMAT_SRC := $(LIB_SRC) $(PROG_SRC) $(TEST_SRC) $(PERF_SRC) $(FUZZ_SRC) fuzz/replay.c \
+FORMAT_SRC := $(LIB_SRC_ALL) $(PROG_SRC) $(TEST_SRC_ALL) $(PERF_SRC) $(FUZZ_SRC) fuzz/replay.c \
               $(wildcard include/*.h include/*/*.h lib/*/*.h programs/*.h programs/*/*.h \
                          tests/unit/*.h tests/unit/trace_*.c tests/cli/*.c perf/*.h python/ext/*.[ch])
 
@@ -65,15 +106,18 @@ FUZZ_REPLAY := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%_replay)
 LIB := $(BUILD)/libstepscope.a
 CLI := $(BUILD)/stepscope
 FLAGS := $(BUILD)/flags
--include programs/programs.mk
 
-# Plain `make` on a machine that lacks the packages: one line that says what to run,
-# not a compiler error (`make test` and `make demo` run scripts/deps.sh themselves).
-ifeq ($(filter-out all,$(MAKECMDGOALS)),)
-  ifeq ($(shell printf '\043include <CL/cl.h>\n' | $(CC) $(CPPFLAGS) -E -x c - >/dev/null 2>&1 && echo ok),)
-    $(error the OpenCL headers (CL/cl.h) are missing: `make deps` installs what the build needs (as root; otherwise it prints the apt-get command))
-  endif
-endif
+# The OpenCL-free flavour of this build, which `make test` checks beside it: the same
+# objects but lib/device's (NOCL_SRC), linked without -lOpenCL into $(NOCL): the
+# library, the CLI, the unit tests of the modules that need no device and the
+# generators the CLI tests run. `make OPENCL=0` compiles the same sources with the
+# same flags, so this costs one object and a few links instead of a fifth build.
+NOCL := $(BUILD)/noocl
+NOCL_OBJ := $(NOCL_SRC:%.c=$(BUILD)/obj/%.o)
+NOCL_LIB := $(NOCL)/libstepscope.a
+NOCL_CLI := $(NOCL)/stepscope
+NOCL_TESTS := test_ledger test_logparse test_diff test_report test_hosts test_trace test_device_none
+-include programs/programs.mk
 
 # Objects and programs are remade when the flags they were built with change: a
 # library installed since the last build (ISA-L, MPI: scripts/deps.sh) turns on its -D,
@@ -88,7 +132,7 @@ $(FLAGS): ;
 
 .SECONDARY:
 .PHONY: all lib test check check-asan check-tsan check-layers format format-check unit demo bench \
-        install uninstall clean deps fuzz fuzz-build fuzz-short fuzz-long python asan-unit
+        install uninstall clean deps fuzz fuzz-build fuzz-short fuzz-long python asan-unit noocl-unit check-noocl
 all: $(CLI) $(LIB)
 lib: $(LIB)
 
@@ -128,8 +172,29 @@ $(BUILD)/fuzz/%_replay: $(BUILD)/obj/fuzz/%.o $(BUILD)/obj/fuzz/replay.o $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+$(NOCL_LIB): $(NOCL_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)ar rcs $@ $^
+
+$(NOCL_CLI): $(PROG_OBJ) $(NOCL_LIB) $(FLAGS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(PROG_OBJ) $(NOCL_LIB) $(filter-out -lOpenCL,$(LDLIBS)) -o $@
+
+define nocl_link
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $< $(NOCL_LIB) $(filter-out -lOpenCL,$(LDLIBS)) -o $@
+endef
+$(NOCL)/tests/%: $(BUILD)/obj/tests/unit/%.o $(NOCL_LIB)
+	$(nocl_link)
+$(NOCL)/perf/%: $(BUILD)/obj/perf/%.o $(NOCL_LIB)
+	$(nocl_link)
+
 # Everything the test runner needs, for one build flavour.
 unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/perf/gen_trace $(BUILD)/perf/runstat
+noocl-unit: $(NOCL_CLI) $(NOCL_TESTS:%=$(NOCL)/tests/%) $(NOCL)/perf/gen_hosts $(NOCL)/perf/gen_trace $(NOCL)/perf/runstat
 
 # `make test`: install what is missing, check the house rules, then the suite in a normal
 # build and again under AddressSanitizer + UndefinedBehaviorSanitizer, then each fuzz
@@ -140,7 +205,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	$(MAKE) -j$(JOBS) check-layers
 	$(MAKE) format-check
-	$(MAKE) -j$(JOBS) unit check-tsan asan-unit fuzz-build
+	$(MAKE) -j$(JOBS) unit noocl-unit check-tsan asan-unit fuzz-build
 	$(MAKE) check
 	$(MAKE) check-asan
 	$(MAKE) fuzz-short
@@ -148,8 +213,19 @@ test: deps
 asan-unit:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 unit
 
-check: unit check-tsan
-	BUILD=$(BUILD) tests/run.sh
+# The plain tier runs the OpenCL-free flavour ($(NOCL), above; not in a build that is
+# itself without OpenCL) beside it: the suites of what that flavour keeps, and bench,
+# demo and the recorder's device lanes saying that they need OpenCL. Its items are
+# cheap beside the plain ones (about 20 s more on 2 cores: docs/ARCHITECTURE.md);
+# check-noocl runs them alone.
+NOCL_CHECKS := $(NOCL_TESTS) test_analyze.sh test_steps.sh test_ledger.sh test_diff.sh test_report.sh \
+               test_hosts.sh test_bench.sh test_demo.sh test_trace.sh
+NOCL_RUN := STS_TEST_NOOCL=$(NOCL) STS_TEST_NOOCL_ITEMS="$(NOCL_CHECKS)"
+check: unit check-tsan $(if $(filter 0,$(OPENCL)),,noocl-unit)
+	STEPSCOPE_OPENCL=$(OPENCL) BUILD=$(BUILD) $(if $(filter 0,$(OPENCL)),,$(NOCL_RUN)) tests/run.sh
+
+check-noocl: noocl-unit
+	BUILD=$(BUILD) $(NOCL_RUN) STS_TEST_ITEMS="$(NOCL_CHECKS:%=noocl/%)" tests/run.sh
 
 # The recorder's and the host reader's threads under ThreadSanitizer: the library built again with SAN=thread
 # (from the same source lists), tests/unit/trace_tsan.c, test_hosts.c, test_read_speed.c, test_analyze_props.c
@@ -168,11 +244,11 @@ endif
 check-asan: asan-unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	  STEPSCOPE_SANITIZED=1 BUILD=$(BUILD)/asan tests/run.sh
+	  STEPSCOPE_SANITIZED=1 STEPSCOPE_OPENCL=$(OPENCL) BUILD=$(BUILD)/asan tests/run.sh
 
 # Layers (docs/ARCHITECTURE.md): includes and undefined symbols point down only.
-check-layers: $(LIB_OBJ)
-	$(Q)python3 scripts/check_layers.py --build $(BUILD)
+check-layers: $(LIB_OBJ) $(NOCL_OBJ)
+	$(Q)python3 scripts/check_layers.py --build $(BUILD) --objects "$(sort $(LIB_OBJ) $(NOCL_OBJ))"
 
 format:
 	clang-format -i $(FORMAT_SRC)
@@ -207,7 +283,7 @@ FUZZ_SECONDS ?= 3600
 FUZZ_SHORT_SECONDS ?= 15
 FUZZ_DIR := $(BUILD)/fuzzer
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-FUZZ_CFLAGS := -std=c11 -g -O1 $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
+FUZZ_CFLAGS := -std=c11 -g -O1 $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DSTS_ASSERTS -MMD -MP
 FUZZ_LIB := $(FUZZ_DIR)/libstepscope-fuzz.a
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(GEN_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=$(FUZZ_DIR)/%)

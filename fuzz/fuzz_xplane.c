@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "read/xplane.h"
 #include "write/xplane_write.h"
 

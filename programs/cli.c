@@ -240,6 +240,14 @@ int cli_stdout_finish(const char *command, int rc)
     return rc == CLI_OK ? cli_stdout_check(command) : rc;
 }
 
+int cli_need_opencl(const char *command)
+{
+    sts_error err = STS_ERROR_INIT;
+    if (sts_device_require_opencl("this command", &err) == STS_OK) return -1;
+    fprintf(stderr, "stepscope %s: error: %s\n", command, err.message);
+    return CLI_NO_OPENCL;
+}
+
 int cli_json_finish(const char *command, sts_jsonw *j)
 {
     sts_status st = sts_jsonw_finish(j);

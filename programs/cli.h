@@ -9,7 +9,7 @@
 #include "stepscope.h"
 
 /* Exit codes, the same for every subcommand. */
-enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2 };
+enum { CLI_OK = 0, CLI_BAD_INPUT = 1, CLI_USAGE = 2, CLI_NO_OPENCL = 5 };
 
 #define CMD(name, fn, summary) int fn(int argc, char **argv);
 #include "commands.def"
@@ -83,6 +83,10 @@ void cli_warn_text(const char *command, const char *message);
  * EPIPE) fails, so `stepscope X > file` never exits 0 having lost text. A command
  * that already failed keeps its status and its own message. */
 int cli_stdout_finish(const char *command, int rc);
+
+/* -1 when this stepscope was built with OpenCL; else prints that the command needs it
+ * and how to install it (the library's words) and returns CLI_NO_OPENCL. */
+int cli_need_opencl(const char *command);
 
 /* Finishes and frees a --json document written to stdout; prints the error and returns
  * CLI_BAD_INPUT when it could not be written whole, else CLI_OK. */

@@ -231,13 +231,14 @@ int cmd_bench(int argc, char **argv)
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
     if (rc >= 0) return rc;
-    if (a.list) return list_devices();
+    if (a.list) return (rc = cli_need_opencl("bench")) >= 0 ? rc : list_devices();
     sts_workload_kind kind = STS_WORKLOAD_PREDICT;
     sts_error err = STS_ERROR_INIT;
     if (npos && sts_workload_parse(pos[0], &kind, &err) != STS_OK) return cli_fail(CLI_USAGE, "bench: %s", err.message);
     sts_matmul_kind mm;
     if (!parse_matmul(a.matmul, &mm))
         return cli_fail(CLI_USAGE, "bench: --matmul expects auto, tiled, blocked or naive, got '%s'", a.matmul);
-    if ((rc = check_counts(&a)) >= 0 || (rc = resolve_shapes(&a)) >= 0) return rc;
+    if ((rc = check_counts(&a)) >= 0 || (rc = resolve_shapes(&a)) >= 0 || (rc = cli_need_opencl("bench")) >= 0)
+        return rc;
     return run(&a, kind, mm);
 }

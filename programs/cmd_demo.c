@@ -60,6 +60,8 @@ int cmd_demo(int argc, char **argv)
                             out_dir, out_dir);
         return demo_report(&ctx);
     }
+    /* The lessons run on a device; the page alone (above) needs none. */
+    if ((rc = cli_need_opencl("demo")) >= 0) return rc;
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST) return cli_fail(CLI_BAD_INPUT, "cannot create %s", out_dir);
     for (size_t i = 0; i < ndemos; i++) {
         if (!all && i != only) continue;

@@ -10,7 +10,7 @@ MPI_OBJS := $(BUILD)/obj/programs/hosts_mpi.o $(BUILD)/obj/programs/chunks_mpi.o
 ifneq ($(strip $(MPI_LIBS)),)
 $(MPI_OBJS): CPPFLAGS += $(MPI_CFLAGS) -DSTS_HAVE_MPI
 $(MPI_OBJS): MPI_NOTE := MPI: on ($(MPICC): $(MPI_LIBS))
-$(CLI): LDLIBS += $(MPI_LIBS)
+$(CLI) $(NOCL_CLI): LDLIBS += $(MPI_LIBS)
 else
 $(MPI_OBJS): MPI_NOTE := MPI: off ($(MPICC) not found; apt-get install libopenmpi-dev openmpi-bin for --mpi)
 endif

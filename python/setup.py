@@ -11,8 +11,11 @@ import os
 import re
 import sys
 
+import sysconfig
+
 from setuptools import Extension, setup
 from setuptools.command.build_clib import build_clib
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # c/lib and c/include are links to the repository's lib/ and include/: setuptools wants
@@ -42,7 +45,7 @@ def library_version():
 
 os.chdir(HERE)  # the paths below are relative to this folder, as setuptools wants them
 if not os.path.isdir(os.path.join(HERE, LIB, "base")):
-    sys.exit("stepscope: build from a clone of the repository (pip install ./python): "
+    sys.exit("stepscope: build from a clone of the repository (pip install ./python) or from its sdist: "
              "%s, a link to the C library's sources, is missing" % os.path.join(HERE, LIB))
 
 VERSION = library_version()
@@ -72,9 +75,33 @@ class FreshArchive(build_clib):
         super().build_libraries(libraries)
 
 
+class DefsCheckedExt(build_ext):
+    """A shared object may keep undefined symbols for the loader, so a library function
+    the binding calls but the archive lacks would fail at import, not here. The
+    extension itself must leave CPython's API undefined (abi3: no libpython is named),
+    so the check is a second link of the same objects with -Wl,-z,defs against this
+    interpreter's libpython, into the build's temporary folder: any other undefined
+    symbol fails the build, naming it. An interpreter without a shared libpython
+    cannot check; it says so and builds."""
+
+    def build_extension(self, ext):
+        super().build_extension(ext)
+        libdir, pylib = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY") or ""
+        m = re.match(r"lib(python[\d.]+[a-z]*)\.so$", pylib)
+        if not m or not libdir or not os.path.exists(os.path.join(libdir, pylib)):
+            print("stepscope: no shared libpython (%r in %r): the -z defs link check is skipped" % (pylib, libdir))
+            return
+        objects = self.compiler.object_filenames(ext.sources, output_dir=self.build_temp)
+        out = os.path.join(self.build_temp, "zdefs_check.so")
+        self.compiler.link_shared_object(objects, out, libraries=ext.libraries + [m.group(1)],
+                                         library_dirs=(ext.library_dirs or []) + self.library_dirs + [libdir],
+                                         extra_postargs=["-Wl,-z,defs"])
+        os.remove(out)
+
+
 setup(
     version=VERSION,
-    cmdclass={"build_clib": FreshArchive},
+    cmdclass={"build_clib": FreshArchive, "build_ext": DefsCheckedExt},
     libraries=[("stepscope_core", {
         "sources": core_sources,
         "include_dirs": [INCLUDE, LIB],

@@ -2,15 +2,23 @@
 """make check-layers: the module layers of docs/ARCHITECTURE.md, checked on the code.
 
 The table between the `check-layers` markers in docs/ARCHITECTURE.md names each module of
-lib/, the public headers it owns and the modules it may use. This script checks that
+lib/, the public headers it owns and the modules it may use: directly, as the code does
+(a module that uses one that uses a third may not use the third unless it says so). This
+script checks that
 
-  1. every `#include "..."` of a project header in lib/<module>/ points at the module
-     itself or at a module it may use (public headers count as their owner's);
+  1. every `#include "..."` of a project header in lib/<module>/ and in the module's
+     public headers points at the module itself or at a module it may use (public
+     headers count as their owner's), and no module includes another's private header
+     (`*_impl.h`; a module's header for the modules above is its `*_builder.h`);
   2. every undefined symbol of lib/<module>/*.o (built in --build) that another module
-     defines is defined by a module it may use, and only `device` calls OpenCL;
+     defines is defined by a module it may use, and only `device` calls OpenCL; and,
+     with 1, that every module it may use is used (else the table grants a use the
+     code does not make);
   3. programs/ include only public headers (include/) and their own;
   4. every public header is owned by a module in the table, and no code in lib/
-     includes the umbrella header stepscope.h.
+     includes the umbrella header stepscope.h;
+  5. only lib/device/device_impl.h includes the OpenCL headers (<CL/...>), so that
+     the rest builds without them (make OPENCL=0).
 
 It prints one line per violation, naming the file and the edge, and exits 1 if any.
 """
@@ -23,6 +31,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 UMBRELLA = "stepscope.h"
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+OPENCL_RE = re.compile(r'^\s*#\s*include\s+[<"]CL/', re.M)
+# The one file that includes the OpenCL headers, so that everything else (the whole
+# library built with OPENCL=0) compiles without them.
+OPENCL_INCLUDER = "lib/device/device_impl.h"
 
 
 def read_table(path):
@@ -41,21 +53,6 @@ def read_table(path):
         uses = set(re.findall(r"[a-z_]+", cells[3].replace("nothing", "")))
         table[mod] = (uses, headers)
     return table
-
-
-def closure(table):
-    """A module may use what it names and, transitively, what those use."""
-    allowed = {}
-    for mod in table:
-        seen, todo = set(), list(table[mod][0])
-        while todo:
-            u = todo.pop()
-            if u in seen:
-                continue
-            seen.add(u)
-            todo.extend(table.get(u, (set(), []))[0])
-        allowed[mod] = seen
-    return allowed
 
 
 def header_owner(inc, owners, modules):
@@ -79,15 +76,39 @@ def nm(args):
     return out.splitlines()
 
 
+def library_objects(a, mods):
+    """{module: [object paths]}: build/obj/lib/<module>/*.o, generated code (build/gen) as device's."""
+    if a.objects is not None:
+        want = a.objects.split()
+    else:
+        want = [os.path.join(a.build, "obj", "lib", mod, os.path.basename(p)[:-2] + ".o")
+                for mod in mods for p in sources(os.path.join("lib", mod), (".c",))]
+        gen = os.path.join(a.build, "gen")
+        want += [os.path.join(gen, f) for f in sorted(os.listdir(gen)) if f.endswith(".o")] if os.path.isdir(gen) else []
+    objs = {mod: [] for mod in mods}
+    for o in want:
+        if not os.path.exists(o):
+            sys.exit(f"check-layers: {o} is not built; build the library first (make lib)")
+        parts = os.path.normpath(o).split(os.sep)
+        mod = parts[-2] if len(parts) >= 3 and parts[-3] == "lib" else "device" if parts[-2] == "gen" else None
+        if mod not in objs:
+            sys.exit(f"check-layers: {o}: not an object of lib/<module>/ or of the generated code")
+        objs[mod].append(o)
+    return objs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--no-symbols", action="store_true", help="check includes only")
+    ap.add_argument("--objects", help="the library's objects, space-separated (the Makefile's list: a build "
+                    "without OpenCL has other objects in lib/device); default: one per lib/<module>/*.c")
     a = ap.parse_args()
     os.chdir(ROOT)
     table = read_table("docs/ARCHITECTURE.md")
-    allowed = closure(table)
+    allowed = {mod: uses for mod, (uses, _) in table.items()}
     modules = set(table)
+    used = {mod: set() for mod in modules}  # the modules each one's code uses
     owners = {}
     bad = []
     for mod, (uses, headers) in table.items():
@@ -104,9 +125,13 @@ def main():
         if h not in owners:
             bad.append(f"include/{h}: no module owns this public header in docs/ARCHITECTURE.md")
 
-    # 1 and 4: includes in lib/.
+    # 1 and 4: includes in lib/ and in the public headers.
     for mod in sorted(modules & on_disk):
-        for path in sources(os.path.join("lib", mod)):
+        paths = list(sources(os.path.join("lib", mod))) + ["include/" + h for h in table[mod][1]]
+        for path in paths:
+            if not os.path.exists(path):
+                bad.append(f"{path}: a public header of {mod} in docs/ARCHITECTURE.md that is not there")
+                continue
             for inc in INCLUDE_RE.findall(open(path, encoding="utf-8").read()):
                 if inc == UMBRELLA:
                     bad.append(f"{path}: includes the umbrella header {UMBRELLA}; lib/ includes the headers it uses")
@@ -117,8 +142,24 @@ def main():
                         continue  # a sibling header in the same folder
                     bad.append(f"{path}: includes \"{inc}\", which is no header of the project")
                     continue
-                if owner != mod and owner not in allowed[mod]:
+                if owner == mod:
+                    continue
+                used[mod].add(owner)
+                if owner not in allowed[mod]:
                     bad.append(f"{path}: includes \"{inc}\" ({mod} -> {owner}), not a layer {mod} may use")
+                if inc.endswith("_impl.h"):
+                    bad.append(f"{path}: includes \"{inc}\", {owner}'s private header; only lib/{owner}/ may "
+                               f"(what other modules may do is in its *_builder.h)")
+
+    # 5: OpenCL's headers in one place.
+    for top in ("lib", "include", "programs", "perf", "fuzz", "python/ext"):
+        for dirpath, _, files in os.walk(top):
+            for name in sorted(files):
+                path = os.path.join(dirpath, name)
+                if not name.endswith((".c", ".h")) or path == OPENCL_INCLUDER:
+                    continue
+                if OPENCL_RE.search(open(path, encoding="utf-8", errors="replace").read()):
+                    bad.append(f"{path}: includes the OpenCL headers; only {OPENCL_INCLUDER} may")
 
     # 3: programs use the public API only.
     for dirpath, _, files in os.walk("programs"):
@@ -135,18 +176,7 @@ def main():
 
     # 2: undefined symbols of each module's objects.
     if not a.no_symbols:
-        objdir = os.path.join(a.build, "obj", "lib")
-        gen = [os.path.join(a.build, "gen", f) for f in os.listdir(os.path.join(a.build, "gen"))
-               if f.endswith(".o")] if os.path.isdir(os.path.join(a.build, "gen")) else []
-        objs = {}
-        for mod in sorted(modules & on_disk):
-            d = os.path.join(objdir, mod)
-            want = [os.path.join(d, os.path.basename(p)[:-2] + ".o") for p in sources(os.path.join("lib", mod), (".c",))]
-            missing = [o for o in want if not os.path.exists(o)]
-            if missing:
-                sys.exit(f"check-layers: {missing[0]} is not built; build the library first (make lib)")
-            objs[mod] = want
-        objs.setdefault("device", []).extend(gen)
+        objs = library_objects(a, sorted(modules & on_disk))
         definer = {}
         for mod, files in objs.items():
             if not files:
@@ -164,8 +194,16 @@ def main():
                         if re.match(r"cl[A-Z]", sym) and mod != "device":
                             bad.append(f"{f}: calls OpenCL ({sym}); only device may")
                         continue
-                    if owner != mod and owner not in allowed[mod]:
+                    if owner == mod:
+                        continue
+                    used[mod].add(owner)
+                    if owner not in allowed[mod]:
                         bad.append(f"{f}: uses {sym} ({mod} -> {owner}), not a layer {mod} may use")
+        # Includes alone miss a use through another module's header: only with symbols.
+        for mod in sorted(modules & on_disk):
+            for u in sorted(allowed[mod] - used[mod]):
+                bad.append(f"docs/ARCHITECTURE.md: module '{mod}' may use '{u}', but nothing in lib/{mod}/ or its "
+                           f"public headers includes {u}'s headers or uses its symbols: drop '{u}' from its row")
 
     for line in bad:
         print("check-layers: " + line)

@@ -8,6 +8,10 @@
 # since most items spend much of their time waiting for the programs they start), each
 # into its own log, printed whole when it ends, with its time. Every item makes its own
 # temporary files, so none depends on another or on the order.
+# STS_TEST_NOOCL=DIR adds the OpenCL-free flavour built in DIR (make noocl-unit): the
+# items STS_TEST_NOOCL_ITEMS names (CLI tests and unit binaries), each as "noocl/NAME",
+# with DIR's binaries and STEPSCOPE_OPENCL=0 (tests/cli/lib.sh), beside the others.
+# STS_TEST_ITEMS="NAME ...", when set, runs only the items it names (`make check-noocl`).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -44,18 +48,36 @@ names=()
 cmds=()
 solo=() # 1: the item runs alone, after the others
 add() { # NAME CMD...
+  if [ -n "${STS_TEST_ITEMS:-}" ]; then
+    case " $STS_TEST_ITEMS " in *" $1 "*) ;; *) return 0 ;; esac
+  fi
+  case "$SOLO" in *" ${1#noocl/} "*) solo+=(1) ;; *) solo+=(0) ;; esac
   names+=("$1")
   shift
   cmds+=("$(printf '%q ' "$@")")
-  solo+=(0)
 }
 # Items that run alone. test_hosts.sh starts ~50 mpirun jobs: with the other items
 # beside it (the interop tier's JAX and PyTorch above all), mpirun twice in two runs
 # reported a rank that had printed its whole output as "exiting improperly" (with PID
 # 0, Open MPI's launcher losing track of it). It did not fail in 90 runs of mpirun by
 # hand under load, nor in two copies of test_hosts.sh beside test_perfetto.sh and
-# test_fixtures.sh, run twice.
+# test_fixtures.sh, run twice: so the OpenCL-free flavour's copy runs beside the plain
+# one, both after the others.
 SOLO=" test_hosts.sh "
+nocl=${STS_TEST_NOOCL:-}
+# noocl KIND: the OpenCL-free flavour's items of one kind (*.sh or unit binaries).
+noocl() {
+  [ -n "$nocl" ] || return 0
+  local item
+  for item in ${STS_TEST_NOOCL_ITEMS:-}; do
+    case "$1:$item" in
+      sh:*.sh) add "noocl/$item" env STEPSCOPE="$PWD/$nocl/stepscope" STEPSCOPE_BUILD="$PWD/$nocl" \
+        STEPSCOPE_OPENCL=0 bash "tests/cli/$item" ;;
+      unit:*.sh) ;;
+      unit:*) add "noocl/$item" env STEPSCOPE_OPENCL=0 "$nocl/tests/$item" ;;
+    esac
+  done
+}
 
 # The longest items first, so that the last to start are short.
 if [ -x tests/interop/run.sh ] && [ -z "${STEPSCOPE_SANITIZED:-}" ]; then
@@ -64,12 +86,13 @@ fi
 for s in tests/cli/test_*.sh; do
   [ -f "$s" ] || continue
   add "$(basename "$s")" bash "$s"
-  case "$SOLO" in *" $(basename "$s") "*) solo[-1]=1 ;; esac
 done
+noocl sh
 for t in "$BUILD"/tests/test_*; do
   [ -x "$t" ] || continue
   add "$(basename "$t")" "$t"
 done
+noocl unit
 for r in "$BUILD"/fuzz/*_replay; do
   [ -x "$r" ] || continue
   name=$(basename "$r" _replay)
@@ -125,7 +148,7 @@ pool() { # SOLO JOBS
 
 : >"$work/all"
 pool 0 "$jobs_max"
-pool 1 1
+pool 1 "$([ -n "$nocl" ] && echo 2 || echo 1)"
 
 passed=$(grep -c '^ok ' "$work/all")
 failed=$(grep -c '^FAIL ' "$work/all")

@@ -61,6 +61,14 @@ typedef struct sts_device_info {
     uint64_t timer_resolution_ns;
 } sts_device_info;
 
+/* STS_OK when this library was built with OpenCL. A library built without it (make
+ * OPENCL=0, the default where the OpenCL headers are missing) keeps this whole API,
+ * and every function of it that needs a device fails as this one does there:
+ * STS_ERR_NO_DEVICE, with a message saying that `what` (the caller's feature, e.g.
+ * "stepscope bench"; NULL: "this") needs OpenCL, which packages to install and to
+ * rebuild. */
+sts_status sts_device_require_opencl(const char *what, sts_error *err);
+
 /* Every OpenCL device of every platform, in enumeration order (the order that a
  * numeric --device index counts). Fills up to `cap` entries of `infos` (may be NULL
  * when cap is 0) and sets *count to the total. With no OpenCL platform installed

@@ -158,7 +158,8 @@ sts_status sts_trace_stop_timeline(sts_timeline **out, sts_trace_stats *stats, s
  * Needs a running session (STS_ERR_STATE otherwise). At stop the recorder waits for
  * the recorded commands and reads their timestamps, so stop must not run while
  * another thread uses the device, and the device must outlive the session (or be
- * detached first). Attaching the same device twice is a no-op. */
+ * detached first). Attaching the same device twice is a no-op. A library built without
+ * OpenCL fails here with STS_ERR_NO_DEVICE saying so (sts_device_require_opencl). */
 sts_status sts_trace_device(sts_device *dev, sts_error *err);
 
 /* Stops recording `dev` (its commands so far are kept for stop): waits for them,

@@ -1,7 +1,10 @@
 #include "base/mem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/invariant.h"
 
 int sts_grow(void **buf, size_t *cap, size_t need, size_t elem)
 {
@@ -27,6 +30,7 @@ struct sts_arena_block {
 
 void *sts_arena_alloc(sts_arena *a, size_t n)
 {
+    if (n > SIZE_MAX / 2) return NULL; /* rounded up and with the block's header, it would wrap */
     n = (n + 7) & ~(size_t)7;
     sts_arena_block *b = a->head;
     if (!b || b->size - b->used < n) {
@@ -46,6 +50,8 @@ void *sts_arena_alloc(sts_arena *a, size_t n)
     void *p = b->data + b->used;
     b->used += n;
     a->used += n;
+    /* Callers keep 8-byte values in what they get; no block is overrun. */
+    STS_ASSERT(((uintptr_t)p & 7) == 0 && b->used <= b->size && a->used <= a->total);
     return p;
 }
 
@@ -78,6 +84,9 @@ uint64_t sts_hash_bytes(const void *p, size_t n)
 
 static int strtab_rehash(sts_strtab *t, uint32_t nslots)
 {
+    /* Probing masks with nslots - 1 and stops at a free slot: a power of two with one
+     * free at least, else a lookup loops for ever. */
+    STS_ASSERT(nslots && (nslots & (nslots - 1)) == 0 && nslots > t->count);
     uint32_t *slots = calloc(nslots, sizeof *slots);
     if (!slots) return -1;
     uint64_t h[STRTAB_AHEAD];

@@ -3,23 +3,6 @@
 
 #include "device/device_impl.h"
 
-const char *sts_dtype_name(sts_dtype dt)
-{
-    switch (dt) {
-    case STS_DTYPE_F32:
-        return "float32";
-    case STS_DTYPE_I32:
-        return "int32";
-    }
-    return "unknown";
-}
-
-size_t sts_dtype_size(sts_dtype dt)
-{
-    (void)dt;
-    return 4;
-}
-
 /* Element count, or 0 when a dimension is not positive or the product overflows. */
 static size_t element_count(int ndim, const int64_t *shape)
 {

@@ -14,6 +14,12 @@ static const char install_hint[] =
     "install an OpenCL driver: on Debian, apt-get install pocl-opencl-icd ocl-icd-opencl-dev opencl-headers "
     "(or run scripts/deps.sh)";
 
+/* This is the build with OpenCL; device_none.c is the one without. */
+sts_status sts_device_require_opencl(const char *what, sts_error *err)
+{
+    return STS_OK;
+}
+
 typedef struct found_device {
     cl_platform_id platform;
     cl_device_id id;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/invariant.h"
 #include "hosts/hosts_impl.h"
 
 /* Adds `src` (one host's or one set's statistics of a name) into `dst`. */
@@ -78,6 +79,8 @@ sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *
         }
         if (k) memcpy(r->values.v + r->values.n, vals + off[id], k * sizeof *vals);
         r->values.n += k;
+        /* Every duration the count counts, or the exact median is of some other set. */
+        STS_ASSERT(r->values.n == r->pub.count);
     }
     free(sum);
     free(off);
@@ -107,6 +110,7 @@ static sts_status merge_names(sts_hosts *into, sts_hosts *from, sts_error *err)
                 memcpy(dst->values.v + dst->values.n, src->values.v, src->values.n * sizeof *src->values.v);
             dst->values.n += src->values.n;
         }
+        STS_ASSERT(!dst->has_values || dst->values.n == dst->pub.count);
     }
     return STS_OK;
 }
@@ -121,8 +125,10 @@ sts_status sts_hosts_merge(sts_hosts *into, sts_hosts *from, sts_error *err)
     if (STS_VEC_RESERVE(into->hosts, into->hosts.n + from->hosts.n) != 0) return sts_hosts_nomem(err);
     sts_status st = merge_names(into, from, err);
     if (st != STS_OK) return st;
-    for (size_t i = 0; i < from->hosts.n; i++)
-        sts_hosts_insert(into, from->hosts.v[i]); /* room reserved, indices distinct: cannot fail */
+    for (size_t i = 0; i < from->hosts.n; i++) {
+        int placed = sts_hosts_insert(into, from->hosts.v[i]);
+        STS_ASSERT(placed == 0); /* room reserved, indices distinct (checked above) */
+    }
     from->hosts.n = 0;
     for (size_t i = 0; i < from->names.n; i++)
         STS_VEC_RELEASE(from->names.v[i].values);

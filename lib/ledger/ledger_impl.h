@@ -1,6 +1,6 @@
 /* ledger: the store's own storage, shared by its files (core, queries, churn,
  * exporters). Not part of the public API, and not for the modules above (they use
- * ledger/store.h). */
+ * ledger/ledger_builder.h). */
 #ifndef STS_LEDGER_IMPL_H
 #define STS_LEDGER_IMPL_H
 
@@ -9,7 +9,7 @@
 
 #include "base/mem.h"
 #include "base/vec.h"
-#include "ledger/store.h"
+#include "ledger/ledger_builder.h"
 #include "stepscope/ledger.h"
 
 typedef struct lg_row {

@@ -15,7 +15,7 @@
 
 #include "base/mem.h"
 #include "base/vec.h"
-#include "ledger/store.h"
+#include "ledger/ledger_builder.h"
 
 /* Record kinds. Single-line kinds are handled at once; the others collect lines. */
 typedef enum lp_kind {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/invariant.h"
 #include "base/threads.h"
 #include "model/finalize_impl.h"
 #include "model/msort.h"
@@ -64,6 +65,15 @@ static inline int tok_less(const sts_timeline *tl, uint32_t a, uint32_t b)
     uint32_t sa = fin_tok_seq(tl, a), sb = fin_tok_seq(tl, b);
     if (sa != sb) return sa < sb;
     return a < b;
+}
+
+/* Whether seg[0, m) is in the importer's order: what the replay takes each lane's
+ * tokens in (STS_ASSERT only). */
+static inline int fin_ascending(const sts_timeline *tl, const uint32_t *seg, size_t m)
+{
+    for (size_t k = 1; k < m; k++)
+        if (!tok_less(tl, seg[k - 1], seg[k])) return 0;
+    return 1;
 }
 
 /* Sort records carry the primary key, so comparisons touch the events only on ties.
@@ -387,6 +397,10 @@ static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
         note_order(tl, &o, e->lane, (uint32_t)j | FIN_END, fill[e->lane] - w->off[e->lane]);
         w->tok[fill[e->lane]++] = (uint32_t)j | FIN_END;
     }
+    /* Every lane's tokens fill exactly the room its counts made (on one thread or by
+     * parts): a miscount would leave a stale token for the replay. */
+    for (size_t l = 0; l < nl && rc == 0; l++)
+        STS_ASSERT(fill[l] == w->off[l + 1]);
     free(fill);
     free(prev);
     if (c.negative)
@@ -422,6 +436,9 @@ static int merge_two_runs(const sts_timeline *tl, uint32_t *seg, size_t m, size_
         seg[--out] = b[j];
         hi = lo;
     }
+    /* What was not moved is in place: the first run's tokens before every second's. */
+    STS_ASSERT(out == hi);
+    STS_ASSERT(fin_ascending(tl, seg, m));
     free(b);
     return 0;
 }
@@ -451,6 +468,7 @@ static int sort_lanes(const sts_timeline *tl, lanes_work *w)
         bad = sort_keys(keys, m, keys + maxseg, tl) != 0;
         for (size_t k = 0; k < m && !bad; k++)
             seg[k] = keys[k].tok;
+        STS_ASSERT(bad || fin_ascending(tl, seg, m));
     }
     free(keys);
     return bad ? -1 : 0;
@@ -484,7 +502,12 @@ int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n, uint32_
             __builtin_prefetch(&at[q], 1);
             __builtin_prefetch(&pos[at[k + AHEAD]], 1);
         }
+        /* order is a permutation: each slice is asked for once, so the one for k is
+         * never at a position already filled (a second request would move a placed
+         * slice away, and the table would silently hold one slice twice). */
+        STS_ASSERT(order[k] < n);
         uint32_t p = pos[order[k]];
+        STS_ASSERT(p >= k);
         if (p == k) continue;
         sts_slice t = s[k];
         s[k] = s[p];
@@ -507,6 +530,9 @@ void sts_fin_permute_cycles(sts_slice *s, uint32_t *order, size_t n)
         size_t j = k;
         for (;;) {
             size_t src = order[j];
+            /* In a permutation's cycle, a position not yet visited is never its own
+             * source: one that is means order named a slice twice (and this loops). */
+            STS_ASSERT(src < n && src != j);
             order[j] = (uint32_t)j;
             if (src == k) {
                 s[j] = held;
@@ -565,6 +591,9 @@ static void replay_part_run(void *arg, size_t thread)
             break;
         }
         p->rc = sts_fin_replay_lane(p->r, (uint32_t)l, &q->t0[l], w->tok + w->off[l], m, &pos, &q->out[l]);
+        /* The lane placed each of its slices once: the next lane's positions start
+         * where bucket() counted, or two parts would write one position. */
+        STS_ASSERT(p->rc != 0 || pos == w->soff[l + 1]);
         q->tl->lanes.v[l].first_slice = (uint32_t)w->soff[l];
         q->tl->lanes.v[l].slice_count = (uint32_t)(w->soff[l + 1] - w->soff[l]);
     }

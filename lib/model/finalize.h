@@ -1,10 +1,10 @@
-/* model: turn a raw timeline (model/timeline_impl.h) into the nested, ordered form
+/* model: turn a raw timeline (model/timeline_builder.h) into the nested, ordered form
  * stepscope/timeline.h promises. Readers and the recorder fill the raw form; the
  * opener (and anything else that builds a timeline) calls this once. */
 #ifndef STS_MODEL_FINALIZE_H
 #define STS_MODEL_FINALIZE_H
 
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 
 /* Builds Perfetto's slice table from the raw events (see docs/ARCHITECTURE.md, "The
  * interval model"): instants and async events become slices on their tracks; every

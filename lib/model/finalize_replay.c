@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/invariant.h"
 #include "model/finalize_impl.h"
 
 #define PENDING INT64_MIN /* the end of an open B */
@@ -250,6 +251,8 @@ static inline __attribute__((always_inline)) void place(fin_replay *r, stack *st
                                                         sts_slice *s, int64_t ts, int64_t end)
 {
     uint32_t pos = (*r->pos)++;
+    /* Tokens come by start: a slice never starts before the one it is placed under. */
+    STS_ASSERT(pos < r->tl->slices.n && (!st->n || st->v[st->n - 1].ts <= ts));
     r->order[pos] = raw;
     r->moved |= pos != raw;
     if (end > r->hi) r->hi = end; /* PENDING is below everything */
@@ -557,6 +560,11 @@ int sts_fin_replay_lane(fin_replay *r, uint32_t lane, const fin_track0 *t0, cons
     for (size_t k = 0; k < r->nover; k++)
         if (add_track(r, lane, STS_TRACK_OVERFLOW, (uint32_t)k + 1, 0, r->over[k].count) != 0) return -1;
     r->overflow_tracks += r->nover;
+    /* What the tracks count is what was placed: the table's slice counts add up. */
+    uint64_t counted = r->main.count;
+    for (size_t k = 0; k < r->nover; k++)
+        counted += r->over[k].count;
+    STS_ASSERT(counted == *pos - first);
     out->opened = r->opened;
     out->hi = r->hi;
     out->lo = *pos > first ? tl->slices.v[r->order[first]].ts : INT64_MAX; /* tokens come by ts */

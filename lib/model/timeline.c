@@ -1,4 +1,4 @@
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 
 #include <stdio.h>
 #include <stdlib.h>

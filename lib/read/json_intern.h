@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 
 #define JSON_INTERN_FRONT 1024
 

@@ -11,6 +11,7 @@
  * Every vector of the raw model is handled here: a field added to it needs a line. */
 #include <stdlib.h>
 
+#include "base/invariant.h"
 #include "read/json_chrome.h"
 
 typedef struct maps {
@@ -27,6 +28,8 @@ static int map_names(sts_timeline *dst, const sts_timeline *src, maps *m)
 {
     const sts_strtab *t = &src->strings;
     if (sts_strtab_intern_many(&dst->strings, t->strs, t->lens, t->count, m->str) != 0) return -1;
+    /* Id 0 is "" in both: an E, a counter or an async without a name or id stays one. */
+    STS_ASSERT(t->count > 0 && m->str[0] == 0);
     /* A chunk holds no metadata, so a name it gave a process or lane is the one the
      * reader gives where it creates one (a pid or tid written as a string): it holds
      * when dst creates the process or lane now, and dst's stays otherwise. */
@@ -69,6 +72,8 @@ static int append_events(sts_timeline *dst, const sts_timeline *src, const maps 
         return -1;
     for (size_t i = 0; i < src->slices.n; i++) {
         sts_slice x = src->slices.v[i];
+        /* The chunk's ids are its own tables' (the maps are that long). */
+        STS_ASSERT(x.lane < src->lanes.n && x.name < src->strings.count && x.cat < src->strings.count);
         x.name = s[x.name];
         x.cat = s[x.cat];
         x.lane = l[x.lane];
@@ -78,6 +83,7 @@ static int append_events(sts_timeline *dst, const sts_timeline *src, const maps 
     }
     for (size_t i = 0; i < src->ends.n; i++) {
         sts_end_event x = src->ends.v[i];
+        STS_ASSERT(x.lane < src->lanes.n && x.name < src->strings.count && x.cat < src->strings.count);
         x.lane = l[x.lane];
         x.name = s[x.name]; /* string 0 maps to 0: an E without a name stays one */
         x.cat = s[x.cat];
@@ -171,7 +177,7 @@ int sts_jr_merge(sts_timeline *dst, const sts_timeline *src, uint64_t event_base
         replay_pushes(dst, src, event_base);
         if (src->raw_lo <= src->raw_hi) {
             int admitted = sts_tl_admit_span(dst, src->raw_lo, src->raw_hi);
-            (void)admitted; /* sts_jr_mergeable said it fits */
+            STS_ASSERT(admitted == 0); /* sts_jr_mergeable said it fits */
         }
         add_counts(dst, src);
         rc = 0;

@@ -36,6 +36,7 @@
  *
  * Besides the fields, a shape hands commit what it found for the first event: the
  * name's and category's string ids, and the lane when "pid" and "tid" are fixed. */
+#include "base/invariant.h"
 #include "read/json_values.h"
 
 #define SLOT_BITS 10
@@ -197,6 +198,7 @@ static int add_fix(shape *s, const jspan *val, uint32_t off, uint16_t target)
 {
     int k = seg_of(s, off);
     if (k < 0) return -1;
+    STS_ASSERT(s->nfix < 2 * s->nsteps); /* a key and a value per step: the room shape_block made */
     sfix *f = &s->fix[s->nfix++];
     f->val = *val;
     f->val.p = NULL;
@@ -218,6 +220,9 @@ static int derive(shape *s)
     for (int i = 0; i < s->nsteps; i++) {
         const sstep *st = &s->steps[i];
         if (!st->hole) continue;
+        /* The holes come in text order, each after the fixed bytes before it: else a
+         * segment's length wraps and matching compares bytes past the event. */
+        STS_ASSERT(st->vs >= start && st->vs <= st->ve && st->ve <= s->len);
         if (st->field == F_PID || st->field == F_TID) s->lane_fixed = 0;
         /* Remembered values only for the kinds that repeat: a number that changes (a
          * timestamp, an id) is parsed faster than looked up. */
@@ -226,6 +231,7 @@ static int derive(shape *s)
         start = st->ve;
     }
     s->segs[s->nseg++] = (sseg){ (uint16_t)start, (uint16_t)(s->len - start), -1, -1, -1, JR_NO_PRED, 0 };
+    STS_ASSERT(s->nseg <= s->nsteps + 1); /* the room shape_block made */
     for (int i = 0; i < s->nsteps; i++) {
         const sstep *st = &s->steps[i];
         if (st->field == JS_ARG && st->arg >= 0) {
@@ -306,6 +312,8 @@ static int build(jr *r, shape **sp, const jrec *rec, const char *p, const char *
     for (int i = 0; i < rec->n; i++) {
         const jrec_step *rs = &rec->s[i];
         sstep *st = &s->steps[i];
+        /* What the walk recorded lies in the event (len <= MAX_TEXT: offsets fit 16 bits). */
+        STS_ASSERT(rs->vs >= p && rs->vs <= rs->ve && rs->ve <= q);
         memset(st, 0, sizeof *st);
         st->vs = (uint16_t)(rs->vs - p);
         st->ve = (uint16_t)(rs->ve - p);

@@ -1,12 +1,12 @@
 /* read: the readers. Each takes a stream (base/instream: a file, a pipe or memory,
- * gzip inflated) and fills a raw timeline (see model/timeline_impl.h for the raw
+ * gzip inflated) and fills a raw timeline (see model/timeline_builder.h for the raw
  * conventions); the opener (read/open.c) picks the reader by content and finalizes.
  * Readers never depend on the device layer. */
 #ifndef STS_READ_READERS_H
 #define STS_READ_READERS_H
 
 #include "base/instream.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 
 /* Chrome trace-event JSON: a top-level array, or an object whose "traceEvents" holds
  * the events (other keys skipped). Streams: memory use does not grow with file size

@@ -30,7 +30,7 @@
 
 #include <stddef.h>
 
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 
 /* Decodes `len` bytes of an (uncompressed) XSpace into the raw timeline `tl`. `name`
  * stands for the input in messages. `opt` may be NULL (args: the timeline's mode). */

@@ -9,7 +9,7 @@
 #include "base/mem.h"
 #include "base/sbuf.h"
 #include "base/vec.h"
-#include "ledger/store.h"
+#include "ledger/ledger_builder.h"
 #include "stepscope/spec.h"
 
 #define SPEC_MAX_PARAMS 32

@@ -3,7 +3,7 @@
 #ifndef STS_TRACE_BUILD_H
 #define STS_TRACE_BUILD_H
 
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "trace/recorder_impl.h"
 
 typedef struct sts_build {

@@ -307,13 +307,14 @@ static tracker *find(const sts_device *dev)
 
 sts_status sts_trace_device(sts_device *dev, sts_error *err)
 {
+    sts_status st = sts_device_require_opencl("sts_trace_device (the recorder's device lanes)", err);
+    if (st != STS_OK) return st;
     if (!dev) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "sts_trace_device: no device given");
     uint32_t session = atomic_load_explicit(&sts_rec.session, memory_order_acquire);
     if (session == 0)
         return sts_error_set(err, STS_ERR_STATE, -1,
                              "sts_trace_device: no trace session is running (call "
                              "sts_trace_start first)");
-    sts_status st = STS_OK;
     pthread_mutex_lock(&trackers_lock);
     if (atomic_load_explicit(&trackers_session, memory_order_relaxed) != session) {
         ntrackers = 0; /* the previous session's finish released them */

@@ -17,6 +17,7 @@ fails=0
 skip() { echo "SKIP browser: $1"; exit 0; }
 
 if [ -n "${STEPSCOPE_SANITIZED:-}" ]; then skip "runs in the plain build only (the page is the same)"; fi
+if [ "${STEPSCOPE_OPENCL:-1}" = 0 ]; then skip "runs in the OpenCL build (the page is the same)"; fi
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed"
 find_browser() { command -v chromium || command -v chromium-browser || true; }
 browser=$(find_browser)

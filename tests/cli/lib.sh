@@ -62,6 +62,18 @@ t_tsan() {
   fi
 }
 
+# After t_run of a command that needs OpenCL: true when it refused for want of it (exit
+# 5), which only a build without OpenCL may do (STEPSCOPE_OPENCL=0: make check-noocl),
+# and then the check named $1 is skipped; from the OpenCL build exit 5 is a failure.
+t_no_opencl() {
+  [ "$T_RC" = 5 ] || return 1
+  if [ "${STEPSCOPE_OPENCL:-1}" = 0 ]; then
+    t_skip "$1" "this build has no OpenCL"
+  else
+    t_ok "$1: the OpenCL build does not refuse for want of OpenCL (exit 5)" false
+  fi
+}
+
 # Fixture directory or empty.
 t_fixtures() { printf '%s' "${STEPSCOPE_FIXTURES:-}"; }
 

@@ -5,6 +5,27 @@
 # json FILE EXPR: prints the Python expression evaluated with `r` = the parsed report.
 json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
+# The build without OpenCL (make check-noocl): bench refuses, saying what to install,
+# after its usage checks; nothing in the library or the CLI reaches for OpenCL.
+if [ "${STEPSCOPE_OPENCL:-1}" = 0 ]; then
+  lib=$(dirname "$STEPSCOPE")/libstepscope.a
+  for args in "" "--list-devices" "energy --repeats 3 --json"; do
+    t_run "$STEPSCOPE" bench $args
+    t_ok "bench ${args:-(no arguments)} without OpenCL: exit 5 and what to install" test "$T_RC" = 5 -a \
+      -n "$(grep -F "stepscope bench: error: this command needs OpenCL: this build of stepscope was made without OpenCL (make OPENCL=0, or the OpenCL headers CL/cl.h were missing): install ocl-icd-opencl-dev opencl-headers pocl-opencl-icd" <<<"$T_ERR")" -a -z "$T_OUT"
+  done
+  t_run "$STEPSCOPE" bench --repeats 0
+  t_ok "a usage error is still one (exit 2)" test "$T_RC" = 2
+  t_run "$STEPSCOPE" bench --help
+  t_ok "bench --help exits 0" test "$T_RC" = 0 -a -n "$(grep structured <<<"$T_OUT")"
+  T_OUT=$(ldd "$STEPSCOPE" 2>&1 | grep -i opencl)
+  t_ok "the CLI needs no OpenCL library (ldd)" test -z "$T_OUT"
+  T_OUT=$(nm -u "$lib" | grep ' cl[A-Z]' | sort -u | head -5)
+  t_ok "$lib calls no OpenCL function (nm)" test -f "$lib" -a -z "$T_OUT"
+  t_done
+  exit
+fi
+
 t_run "$STEPSCOPE" bench --list-devices
 if [ "$T_RC" != 0 ]; then
   t_skip "bench" "no OpenCL device: $T_ERR"

@@ -19,9 +19,26 @@ t_run "$STEPSCOPE" demo report --out "$T_TMP/nowhere"
 t_ok "demo report on a missing folder fails naming it" \
   test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep "$T_TMP/nowhere is not a directory")" -a ! -e "$T_TMP/nowhere"
 
+# The build without OpenCL (make check-noocl): the lessons refuse before making
+# anything, saying what to install; the page alone needs no device.
+if [ "${STEPSCOPE_OPENCL:-1}" = 0 ]; then
+  for lesson in "" bench retrace trace diff; do
+    t_run sh -c "cd '$T_TMP/cwd' && exec '$STEPSCOPE' demo $lesson"
+    t_ok "demo ${lesson:-(all)} without OpenCL: exit 5, says to install it, creates nothing" \
+      test "$T_RC" = 5 -a ! -e "$T_TMP/cwd/demo-out" -a -n "$(grep -F "stepscope demo: error: this command needs OpenCL: this build of stepscope was made without OpenCL" <<<"$T_ERR" | grep -F 'install ocl-icd-opencl-dev opencl-headers pocl-opencl-icd (scripts/deps.sh')"
+  done
+  mkdir -p "$T_TMP/empty"
+  t_run "$STEPSCOPE" demo report --out "$T_TMP/empty"
+  t_ok "demo report without OpenCL still writes the page, each lesson a note" \
+    test "$T_RC" = 0 -a -s "$T_TMP/empty/report.html" -a -n "$(grep -F "$T_TMP/empty/bench.json not found" <<<"$T_OUT")"
+fi
+
 out=$T_TMP/demo
 t_run "$STEPSCOPE" demo trace --out "$out"
-if [ "$T_RC" != 0 ] && printf '%s' "$T_ERR$T_OUT" | grep -q "no OpenCL"; then
+if t_no_opencl "demo report after demo trace"; then
+  t_done
+  exit
+elif [ "$T_RC" != 0 ] && printf '%s' "$T_ERR$T_OUT" | grep -q "no OpenCL"; then
   t_skip "demo report after demo trace" "no OpenCL device here"
   t_done
   exit

@@ -127,6 +127,10 @@ if [ -n "$mpi_why" ]; then
   t_skip "mpirun -n 1, 2, 4 give the plain output" "$mpi_why"
 else
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  # Open MPI's session directory in this run's own folder: two mpirun starting at once
+  # (the OpenCL-free flavour's copy of this file beside the plain one) raced to make
+  # the shared /tmp/ompi.HOST.UID, and one failed in orte_init ("File exists").
+  export OMPI_MCA_orte_tmpdir_base="$T_TMP"
   # Under LeakSanitizer, Open MPI's own allocations at exit are suppressed by library
   # (tests/lsan.supp); its libraries keep no frame pointers, so stacks need the slow
   # unwinder, which makes every malloc ten times dearer. The first group of runs (the

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 
 /* whole_us 0: the trace had a ts or dur finer than a microsecond (resolution 1 ns). */
 static inline sts_timeline *mk(int whole_us)

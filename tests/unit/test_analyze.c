@@ -9,7 +9,7 @@
 
 #include "analyze/an_impl.h"
 #include "model/finalize.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "stepscope.h"
 #include "stepscope/analyze.h"
 #include "raw_timeline.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/finalize.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "stepscope.h"
 #include "stepscope/hostsync.h"
 #include "raw_timeline.h"

@@ -4,14 +4,16 @@
  * time arithmetic; and properties over thousands of random traces, including that the
  * Chrome JSON and XSpace readers give the same model for the same events. Timelines are
  * built with the model's builder API (as readers fill them), and from JSON files. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "model/finalize.h"
 #include "model/finalize_impl.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "stepscope.h"
 #include "stepscope/write.h"
 #include "raw_timeline.h"
@@ -817,6 +819,61 @@ TEST(permutations_agree)
     }
 }
 
+/* An order that names a slice twice, handed to a permutation in a child process, which
+ * returns its wait status and what it wrote on stderr. The alarm turns a loop into a
+ * failure: without its assert, the cycle walk never ends on such an order. */
+static int broken_permutation(int cycles, char *msg, size_t cap)
+{
+    int fd[2];
+    if (pipe(fd) != 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]);
+        alarm(10);
+        sts_slice s[3] = { { .ts = 0 }, { .ts = 1 }, { .ts = 2 } };
+        if (cycles)
+            sts_fin_permute_cycles(s, (uint32_t[]){ 1, 1, 0 }, 3); /* slice 1 twice, 2 never */
+        else
+            sts_fin_permute_swaps(s, (uint32_t[]){ 0, 0, 2 }, 3, NULL, 0); /* slice 0 twice */
+        _exit(0);
+    }
+    close(fd[1]);
+    size_t n = 0;
+    for (ssize_t got; n + 1 < cap && (got = read(fd[0], msg + n, cap - 1 - n)) > 0;)
+        n += (size_t)got;
+    msg[n] = 0;
+    close(fd[0]);
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return -1;
+    return status;
+}
+
+/* Where STS_ASSERT is on (the sanitizer, fuzz and debug builds) each permutation aborts
+ * on a broken order naming the file, the line and the condition. In release it is
+ * compiled out: the swaps go on (leaving a table that holds one slice twice, which is
+ * why the builds that test check it) and the cycle walk, which would loop, is not run. */
+TEST(broken_permutation_fails_its_assert)
+{
+    static const char *const cond[2] = { "assertion failed: p >= k", "assertion failed: src < n && src != j" };
+    char msg[4096];
+#ifdef STS_ASSERTS
+    for (int cycles = 0; cycles < 2; cycles++) {
+        int status = broken_permutation(cycles, msg, sizeof msg);
+        T_TRUE(status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+        T_CONTAINS(msg, "stepscope: internal error: lib/model/finalize.c:");
+        T_CONTAINS(msg, cond[cycles]);
+    }
+#else
+    (void)cond;
+    int status = broken_permutation(0, msg, sizeof msg);
+    T_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    T_TRUE(strstr(msg, "internal error") == NULL);
+#endif
+}
+
 /* A lane whose tokens are two ordered runs (its slices in time order, then its
  * instants, or then its E events) is merged, not sorted: the model must be the one a
  * sort gives, which the same events with the slices shuffled (many runs: sorted) show.
@@ -1582,6 +1639,7 @@ int main(void)
     RUN(async_slices_under_300000_ids_at_once);
     RUN(track_labels);
     RUN(permutations_agree);
+    RUN(broken_permutation_fails_its_assert);
     RUN(two_ordered_runs_merge_as_a_sort);
     RUN(random_forests_shuffled);
     RUN(random_traces_keep_the_invariants);

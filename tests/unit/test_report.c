@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "model/finalize.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "report/figures.h"
 #include "report/measure.h"
 #include "report/place.h"

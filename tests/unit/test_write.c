@@ -13,7 +13,7 @@
 #include <zlib.h>
 
 #include "base/instream.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "read/readers.h"
 #include "read/xplane.h"
 #include "stepscope/timeline.h"

@@ -12,7 +12,7 @@
 #include "base/instream.h"
 #include "base/pb.h"
 #include "model/finalize.h"
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 #include "read/readers.h"
 #include "read/xplane.h"
 #include "stepscope/timeline.h"

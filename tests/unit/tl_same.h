@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/timeline_impl.h"
+#include "model/timeline_builder.h"
 
 #define TLS_DIFF(...) return (snprintf(why, sizeof why, __VA_ARGS__), why)
 #define TLS_LEN(what, x) \

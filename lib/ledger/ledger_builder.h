@@ -1,8 +1,9 @@
-/* ledger: what the modules above the store (the log parsers in logparse, the
- * specialized-function runtime in spec) may do to a ledger beyond the public API.
- * Not public. Functions are addressed by their index (sts_lg_fn_get). */
-#ifndef STS_LEDGER_STORE_H
-#define STS_LEDGER_STORE_H
+/* ledger: the builder header, what the modules above the store (the log parsers in
+ * logparse, the specialized-function runtime in spec) may do to a ledger beyond the
+ * public API. Not public; the store's own insides are ledger_impl.h. Functions are
+ * addressed by their index (sts_lg_fn_get). */
+#ifndef STS_LEDGER_BUILDER_H
+#define STS_LEDGER_BUILDER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,6 @@
-/* model: the timeline's storage and the builder API that readers and the recorder
- * use to fill it. Finalize (lib/model/finalize.c) turns the raw contents into the
+/* model: the builder header, the timeline's storage and the API that readers and
+ * the recorder use to fill it (the one header of model's insides that other modules
+ * include; `*_impl.h` headers stay in their module). Finalize (lib/model/finalize.c) turns the raw contents into the
  * nested, ordered form that include/stepscope/timeline.h promises.
  *
  * Before finalize:
@@ -13,8 +14,8 @@
  *   - `sorter` has seen every event Perfetto's trace sorter would have (Chrome JSON),
  *     or is left as it is (full sort: other readers, the recorder);
  *   - tracks are empty; finalize fills them. */
-#ifndef STS_MODEL_TIMELINE_IMPL_H
-#define STS_MODEL_TIMELINE_IMPL_H
+#ifndef STS_MODEL_TIMELINE_BUILDER_H
+#define STS_MODEL_TIMELINE_BUILDER_H
 
 #include <stdarg.h>
 

@@ -1,0 +1,6 @@
+# The C extension (python/ext): private; the package's modules are its only callers,
+# and their stubs type what they hand on.
+from typing import Any
+
+def version() -> str: ...
+def __getattr__(name: str) -> Any: ...
