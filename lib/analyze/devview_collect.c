@@ -232,12 +232,14 @@ static int host_map(collect *c)
             const sts_slice *s = &c->s[i];
             int64_t id = corr_of(&c->e, &c->k, s);
             if (!id) continue;
-            if (sts_u64map_get(&c->host_of, (uint64_t)id) != UINT32_MAX) {
+            int had = sts_u64map_put_new(&c->host_of, (uint64_t)id, (uint32_t)c->hosts.n);
+            if (had < 0) return -1;
+            if (had) {
                 c->v->links.duplicate_ids++;
                 continue;
             }
             host_entry *h = STS_VEC_PUSH(c->hosts);
-            if (!h || sts_u64map_put(&c->host_of, (uint64_t)id, (uint32_t)(c->hosts.n - 1)) != 0) return -1;
+            if (!h) return -1;
             h->slice = i;
             if (c->call_memo[s->name] < 0)
                 c->call_memo[s->name] = (signed char)is_launch_call(sts_timeline_string(c->tl, s->name));
@@ -436,12 +438,60 @@ static int link_flows(collect *c, dv_ops *ops)
 
 /* ---- putting it together ---------------------------------------------------------- */
 
-static int cmp_op_device_start(const void *a, const void *b)
+static int op_before(const dv_op *x, const dv_op *y)
 {
-    const dv_op *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return (x->slice > y->slice) - (x->slice < y->slice);
+    if (x->device != y->device) return x->device < y->device;
+    if (x->start != y->start) return x->start < y->start;
+    return x->slice < y->slice;
+}
+
+/* Sorts ops by device, start, slice (a total order). They arrive as one sorted run per
+ * lane (slice order is start order on a lane), so a merge of the runs found costs
+ * n log(runs), not the n log n of a sort that cannot see them. -1 when memory is
+ * exhausted. */
+static int sort_ops(dv_op *o, size_t n)
+{
+    if (n < 2) return 0;
+    size_t nr = 1;
+    for (size_t i = 1; i < n; i++)
+        nr += op_before(&o[i], &o[i - 1]);
+    if (nr == 1) return 0;
+    size_t *run = malloc((nr + 1) * sizeof *run);
+    dv_op *tmp = malloc(n * sizeof *tmp);
+    if (!run || !tmp) {
+        free(run);
+        free(tmp);
+        return -1;
+    }
+    size_t k = 0;
+    run[k++] = 0;
+    for (size_t i = 1; i < n; i++)
+        if (op_before(&o[i], &o[i - 1])) run[k++] = i;
+    run[k] = n;
+    dv_op *src = o, *dst = tmp;
+    while (nr > 1) {
+        size_t m = 0;
+        for (size_t r = 0; r < nr; r += 2) {
+            size_t a = run[r], mid = run[r + 1 < nr ? r + 1 : nr], b = run[r + 2 < nr ? r + 2 : nr];
+            size_t i = a, j = mid, d = a;
+            while (i < mid && j < b)
+                dst[d++] = op_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[d++] = src[i++];
+            while (j < b)
+                dst[d++] = src[j++];
+            run[m++] = a;
+        }
+        run[m] = n;
+        nr = m;
+        dv_op *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != o) memcpy(o, src, n * sizeof *o);
+    free(run);
+    free(tmp);
+    return 0;
 }
 
 static int fill_outputs(collect *c, dv_ops *ops)
@@ -449,7 +499,7 @@ static int fill_outputs(collect *c, dv_ops *ops)
     sts_devview *v = c->v;
     for (size_t i = 0; i < ops->v.n; i++)
         ops->v.v[i].device = c->dev_of_process[ops->v.v[i].device];
-    if (ops->v.n > 1) qsort(ops->v.v, ops->v.n, sizeof *ops->v.v, cmp_op_device_start);
+    if (sort_ops(ops->v.v, ops->v.n) != 0) return -1;
     if (STS_VEC_RESERVE(v->launches, ops->v.n ? ops->v.n : 1) != 0) return -1;
     uint32_t last_lane = STS_NONE, last_dev = STS_NONE;
     unsigned char *lane_seen = calloc(c->nl ? c->nl : 1, 1);

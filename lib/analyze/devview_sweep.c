@@ -10,6 +10,7 @@
  * it) hold by construction, in integers. Windows are found for a segment by binary
  * search (as the steps' windows on other lanes are), so a device costs
  * O(ops log ops + segments log steps) plus the windows it touches. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,11 +46,68 @@ typedef struct state {
     int idle; /* 0 kernel_wait, 1 host_wait, 2 other */
 } state;
 
-static int cmp_ev(const void *a, const void *b)
+/* ---- sorting -------------------------------------------------------------------------- */
+
+/* Sorts n records of 16 bytes by the signed 64-bit keys at the offsets keys[0..nk)
+ * (the first the most significant), stably: a least significant digit radix sort, one
+ * pass per key byte that is not the same in every record. A device's timestamps share
+ * their high bytes and its windows are few, so most of a key's 8 passes are skipped,
+ * where qsort pays log n calls through a pointer per record. -1 when memory is
+ * exhausted. */
+typedef struct rec16 {
+    unsigned char b[16];
+} rec16;
+
+static uint64_t key_at(const rec16 *r, size_t off)
 {
-    const ev *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    int64_t k;
+    memcpy(&k, r->b + off, sizeof k);
+    return (uint64_t)k ^ ((uint64_t)1 << 63); /* signed order as unsigned */
 }
+
+static int radix16(void *base, size_t n, const size_t *keys, size_t nk)
+{
+    if (n < 2) return 0;
+    rec16 *src = base, *dst = malloc(n * sizeof *dst);
+    size_t(*count)[256] = calloc(8, sizeof *count);
+    if (!dst || !count) {
+        free(dst);
+        free(count);
+        return -1;
+    }
+    for (size_t q = nk; q-- > 0;) {
+        memset(count, 0, 8 * sizeof *count);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = key_at(&src[i], keys[q]);
+            for (int d = 0; d < 8; d++)
+                count[d][(k >> (8 * d)) & 0xff]++;
+        }
+        for (int d = 0; d < 8; d++) {
+            size_t at = 0, one = 0;
+            for (int b = 0; b < 256; b++) {
+                size_t c = count[d][b];
+                one |= c == n;
+                count[d][b] = at;
+                at += c;
+            }
+            if (one) continue;
+            for (size_t i = 0; i < n; i++)
+                dst[count[d][(key_at(&src[i], keys[q]) >> (8 * d)) & 0xff]++] = src[i];
+            rec16 *t = src;
+            src = dst;
+            dst = t;
+        }
+    }
+    if (src != base) {
+        memcpy(base, src, n * sizeof *src);
+        dst = src;
+    }
+    free(dst);
+    free(count);
+    return 0;
+}
+
+_Static_assert(sizeof(ev) == sizeof(rec16) && offsetof(ev, t) == 0, "ev is sorted as a 16-byte record");
 
 /* Step k's window on device d; k == SPAN: the device's span window. */
 #define SPAN SIZE_MAX
@@ -160,8 +218,9 @@ static int device_events(sweep *w, const dv_op *o, size_t n)
         s->t = o[i].start;
         s->all_linked = linked;
     }
-    if (w->evs.n > 1) qsort(w->evs.v, w->evs.n, sizeof *w->evs.v, cmp_ev);
-    return 0;
+    /* The order of events at one time does not matter: a segment starts after all of them. */
+    static const size_t by_t[] = { 0 };
+    return radix16(w->evs.v, w->evs.n, by_t, 1);
 }
 
 static void apply(state *st, const ev *e)
@@ -205,13 +264,6 @@ static void sweep_device(sweep *w, uint32_t d)
 
 /* ---- launches per window -------------------------------------------------------------- */
 
-static int cmp_pair(const void *a, const void *b)
-{
-    const int64_t *x = a, *y = b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 static int add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
 {
     if (o->host == STS_NONE) {
@@ -225,10 +277,11 @@ static int add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
     return 0;
 }
 
-static void delay_stats(sweep *w, uint32_t d)
+static int delay_stats(sweep *w, uint32_t d)
 {
     size_t n = w->pairs.n / 2;
-    if (n > 1) qsort(w->pairs.v, n, 2 * sizeof *w->pairs.v, cmp_pair);
+    static const size_t by_window_delay[] = { 0, sizeof(int64_t) };
+    if (radix16(w->pairs.v, n, by_window_delay, 2) != 0) return -1;
     for (size_t lo = 0; lo < n;) {
         size_t hi = lo;
         int64_t k = w->pairs.v[2 * lo];
@@ -246,6 +299,7 @@ static void delay_stats(sweep *w, uint32_t d)
 #undef DELAY
         lo = hi;
     }
+    return 0;
 }
 
 static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
@@ -256,8 +310,7 @@ static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
         for (size_t k = first_reach_after(w, o[i].start); k < w->nsteps && w->w0[k] <= o[i].start; k++)
             if (o[i].start < w->w1[k] && add_op(w, window(w, k, d), k, &o[i]) != 0) return -1;
     }
-    delay_stats(w, d);
-    return 0;
+    return delay_stats(w, d);
 }
 
 /* ---- the windows ------------------------------------------------------------------------ */
