@@ -29,12 +29,16 @@ typedef struct start_at {
     int all_linked;
 } start_at;
 
+typedef STS_VEC(ev) ev_vec;
+
 typedef struct sweep {
     sts_devview *v;
     const sts_steps *steps;
     size_t nsteps, ndev;
     int64_t *w0, *w1, *reach; /* per step */
-    STS_VEC(ev) evs;
+    ev_vec evs;               /* a device's events, by time */
+    ev_vec later;             /* its ends and launches, before they are sorted into evs */
+    ev_vec merged;            /* room for the merge */
     STS_VEC(start_at) starts;
     STS_VEC(int64_t) pairs; /* (window, delay) pairs of one device, flattened */
 } sweep;
@@ -184,9 +188,9 @@ static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
     }
 }
 
-static int push_ev(sweep *w, int64_t t, int kind, uint8_t cat, uint8_t dir)
+static int push_ev(ev_vec *to, int64_t t, int kind, uint8_t cat, uint8_t dir)
 {
-    ev *e = STS_VEC_PUSH(w->evs);
+    ev *e = STS_VEC_PUSH(*to);
     if (!e) return -1;
     e->t = t;
     e->kind = (uint8_t)kind;
@@ -199,15 +203,18 @@ static int push_ev(sweep *w, int64_t t, int kind, uint8_t cat, uint8_t dir)
  * linked. ops[lo, hi) are the device's, by start. */
 static int device_events(sweep *w, const dv_op *o, size_t n)
 {
+    /* Starts come in order (the ops are by start); only ends and launches need sorting,
+     * and then one merge. */
     w->evs.n = 0;
+    w->later.n = 0;
     w->starts.n = 0;
     for (size_t i = 0; i < n; i++) {
         int linked = o[i].host != STS_NONE;
-        if (push_ev(w, o[i].start, EV_START, o[i].cat, o[i].dir) != 0 ||
-            push_ev(w, o[i].end, EV_END, o[i].cat, o[i].dir) != 0)
+        if (push_ev(&w->evs, o[i].start, EV_START, o[i].cat, o[i].dir) != 0 ||
+            push_ev(&w->later, o[i].end, EV_END, o[i].cat, o[i].dir) != 0)
             return -1;
         if (linked && o[i].launch < o[i].start &&
-            (push_ev(w, o[i].launch, EV_QIN, 0, 0) != 0 || push_ev(w, o[i].start, EV_QOUT, 0, 0) != 0))
+            (push_ev(&w->later, o[i].launch, EV_QIN, 0, 0) != 0 || push_ev(&w->evs, o[i].start, EV_QOUT, 0, 0) != 0))
             return -1;
         if (w->starts.n && w->starts.v[w->starts.n - 1].t == o[i].start) {
             w->starts.v[w->starts.n - 1].all_linked &= linked;
@@ -220,7 +227,21 @@ static int device_events(sweep *w, const dv_op *o, size_t n)
     }
     /* The order of events at one time does not matter: a segment starts after all of them. */
     static const size_t by_t[] = { 0 };
-    return radix16(w->evs.v, w->evs.n, by_t, 1);
+    if (radix16(w->later.v, w->later.n, by_t, 1) != 0) return -1;
+    size_t na = w->evs.n, nb = w->later.n, i = 0, j = 0, k = 0;
+    if (STS_VEC_RESERVE(w->merged, na + nb ? na + nb : 1) != 0) return -1;
+    ev *m = w->merged.v;
+    while (i < na && j < nb)
+        m[k++] = w->later.v[j].t < w->evs.v[i].t ? w->later.v[j++] : w->evs.v[i++];
+    while (i < na)
+        m[k++] = w->evs.v[i++];
+    while (j < nb)
+        m[k++] = w->later.v[j++];
+    w->merged.n = k;
+    ev_vec t = w->evs;
+    w->evs = w->merged;
+    w->merged = t;
+    return 0;
 }
 
 static void apply(state *st, const ev *e)
@@ -403,6 +424,8 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
     free(w.w1);
     free(w.reach);
     STS_VEC_RELEASE(w.evs);
+    STS_VEC_RELEASE(w.later);
+    STS_VEC_RELEASE(w.merged);
     STS_VEC_RELEASE(w.starts);
     STS_VEC_RELEASE(w.pairs);
     return bad ? -1 : 0;
