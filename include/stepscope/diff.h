@@ -105,7 +105,8 @@ sts_status sts_diff_samples(const int64_t *base, size_t n, const int64_t *new_, 
  * now and then waits (0.1 ms and 28 ms): sorted, the widest ratio between neighbours is
  * at least STS_DIFF_MODE_RATIO, with at least max(2, n / 10) samples on each side of it
  * (so one outlier is no mode), all samples positive and n >= 6. Returns 1 and each
- * side's median in modes[0] (the lower) and modes[1]; 0 when not; -1 on no memory. */
+ * side's median in modes[0] (the lower) and modes[1]; 0 when not, or when v is NULL (a
+ * read diff document that counts samples it does not hold); -1 on no memory. */
 int sts_diff_modes(const int64_t *v, size_t n, int64_t modes[2]);
 #define STS_DIFF_MODE_RATIO 4.0
 

@@ -548,7 +548,7 @@ static int64_t median_sorted(const int64_t *v, size_t n)
 
 int sts_diff_modes(const int64_t *v, size_t n, int64_t modes[2])
 {
-    if (n < 6) return 0;
+    if (n < 6 || !v) return 0; /* a read document may count samples it does not hold */
     int64_t *x = malloc(n * sizeof *x);
     if (!x) return -1;
     memcpy(x, v, n * sizeof *x);
