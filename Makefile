@@ -275,7 +275,7 @@ bench: all $(PERF_BIN)
 # libFuzzer builds (clang): the library is compiled once more with the fuzzer's
 # coverage and ASan + UBSan into $(BUILD)/fuzzer, and each fuzz/fuzz_*.c is linked
 # against it. `make fuzz` builds them; `make fuzz-short` (run by `make test`) runs each
-# for FUZZ_SHORT_SECONDS where clang can link a fuzzer, and says why it skips where it
+# for FUZZ_SHORT_SECONDS, one per core at a time, where clang can link a fuzzer, and says why it skips where it
 # cannot; `make fuzz-long` runs each for FUZZ_SECONDS (an hour). scripts/fuzz_run.sh
 # prints the executions and fails on any crash, leak or out-of-memory.
 FUZZ_CC ?= clang
@@ -318,7 +318,7 @@ fuzz-build: $(GEN_SRC)
 
 fuzz-short: fuzz-build
 	@if [ "$(FUZZ_OK)" = 1 ]; then \
-	  BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) scripts/fuzz_run.sh; \
+	  BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) FUZZ_JOBS=$(JOBS) scripts/fuzz_run.sh; \
 	else echo "SKIP fuzz-short: $(FUZZ_CC) cannot link -fsanitize=fuzzer programs (scripts/deps.sh fuzz)"; fi
 
 fuzz-long: fuzz
