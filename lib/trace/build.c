@@ -391,6 +391,7 @@ sts_status sts_rec_stop(sts_timeline **out, sts_trace_stats *stats, sts_error *e
         b.tl = keep;
     }
     release_pool();
+    sts_rec_collect_free(); /* the session's exited threads: their states serve new threads */
     pthread_mutex_unlock(&sts_rec.lock);
     sts_u64map_release(&b.names);
     free(b.pending.v);
