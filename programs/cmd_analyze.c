@@ -133,6 +133,21 @@ static int make_scope(analysis *a, const args *o)
     return CLI_OK;
 }
 
+/* Whether --name matches a slice of the chosen lanes anywhere in the trace: a window
+ * that holds none of its slices is an empty answer, not a filter that matches nothing. */
+static int name_in_lanes(const analysis *a, const sts_analysis_options *ao)
+{
+    if (!a->scope.windowed) return 0;
+    sts_scope whole = a->scope;
+    whole.windowed = 0;
+    sts_analysis *an = NULL;
+    if (sts_analysis_run(a->tl, &whole, ao, &an, NULL) != STS_OK) return 1; /* unknown: claim no mismatch */
+    size_t n;
+    sts_analysis_names(an, &n);
+    sts_analysis_free(an);
+    return n > 0;
+}
+
 /* ---- computing ---------------------------------------------------------------------- */
 
 static int compute(analysis *a, const args *o, int jobs)
@@ -159,7 +174,7 @@ static int compute(analysis *a, const args *o, int jobs)
     a->porder = sts_analysis_process_order(a->an, NULL);
     a->all = *sts_analysis_busy(a->an);
     a->groups = sts_analysis_overlap_groups(a->an, &a->ngroups);
-    if (o->name && a->nnames == 0) {
+    if (o->name && a->nnames == 0 && !name_in_lanes(a, &ao)) {
         /* A filter that matches nothing exits 1, as --lane does (docs/stepscope.1, EXIT STATUS). */
         cli_say(stderr, "stepscope analyze: no slice name matches '%s'\n", o->name);
         ts_suggest_names(tl, o->name);

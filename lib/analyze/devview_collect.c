@@ -217,34 +217,90 @@ typedef struct collect {
     size_t ns, nl;
     unsigned char *is_dev; /* per lane */
     STS_VEC(host_entry) hosts;
-    sts_u64map host_of; /* correlation id -> hosts entry */
+    sts_u64map host_of; /* correlation id -> hosts entry, when the ids are sparse */
+    uint32_t *dense;    /* or indexed by the id itself, when they are dense */
+    uint64_t ndense;
     signed char *call_memo;
     uint32_t name_bound;
     uint32_t *dev_of_process; /* process -> device, STS_NONE */
 } collect;
 
+typedef struct id_at {
+    uint64_t id;
+    uint32_t slice;
+} id_at;
+
+/* Inserts id -> hosts entry `h` unless the id is there: 0, 1 when it was, -1 when
+ * memory is exhausted. */
+static int host_put(collect *c, uint64_t id, uint32_t h)
+{
+    if (!c->dense) return sts_u64map_put_new(&c->host_of, id, h);
+    if (c->dense[id] != UINT32_MAX) return 1;
+    c->dense[id] = h;
+    return 0;
+}
+
+static uint32_t host_get(const collect *c, uint64_t id)
+{
+    if (!c->dense) return sts_u64map_get(&c->host_of, id);
+    return id < c->ndense ? c->dense[id] : UINT32_MAX;
+}
+
+/* Kineto numbers correlation ids from 1 up, so they are usually dense: then an array
+ * indexed by id replaces the hash map, and ops, which come in about launch order,
+ * read it about in order instead of at random. */
+static int host_index(collect *c, const id_at *ids, size_t n, uint64_t max)
+{
+    if (n && max / 4 <= n) {
+        c->ndense = max + 1;
+        c->dense = malloc(c->ndense * sizeof *c->dense);
+        if (!c->dense) return -1;
+        memset(c->dense, 0xff, c->ndense * sizeof *c->dense);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int had = host_put(c, ids[i].id, (uint32_t)c->hosts.n);
+        if (had < 0) return -1;
+        if (had) {
+            c->v->links.duplicate_ids++;
+            continue;
+        }
+        host_entry *h = STS_VEC_PUSH(c->hosts);
+        if (!h) return -1;
+        uint32_t si = ids[i].slice;
+        const sts_slice *s = &c->s[si];
+        h->slice = si;
+        if (c->call_memo[s->name] < 0)
+            c->call_memo[s->name] = (signed char)is_launch_call(sts_timeline_string(c->tl, s->name));
+        h->call = (uint8_t)c->call_memo[s->name];
+    }
+    return 0;
+}
+
 static int host_map(collect *c)
 {
-    for (size_t l = 0; l < c->nl; l++) {
+    STS_VEC(id_at) ids = { NULL, 0, 0 };
+    uint64_t max = 0;
+    int bad = 0;
+    for (size_t l = 0; l < c->nl && !bad; l++) {
         if (c->is_dev[l]) continue;
         const sts_lane *ln = &c->lanes[l];
         for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
             const sts_slice *s = &c->s[i];
             int64_t id = corr_of(&c->e, &c->k, s);
             if (!id) continue;
-            if (sts_u64map_get(&c->host_of, (uint64_t)id) != UINT32_MAX) {
-                c->v->links.duplicate_ids++;
-                continue;
+            id_at *a = STS_VEC_PUSH(ids);
+            if (!a) {
+                bad = 1;
+                break;
             }
-            host_entry *h = STS_VEC_PUSH(c->hosts);
-            if (!h || sts_u64map_put(&c->host_of, (uint64_t)id, (uint32_t)(c->hosts.n - 1)) != 0) return -1;
-            h->slice = i;
-            if (c->call_memo[s->name] < 0)
-                c->call_memo[s->name] = (signed char)is_launch_call(sts_timeline_string(c->tl, s->name));
-            h->call = (uint8_t)c->call_memo[s->name];
+            a->id = (uint64_t)id;
+            a->slice = i;
+            if (a->id > max) max = a->id;
         }
     }
-    return 0;
+    bad = bad || host_index(c, ids.v, ids.n, max) != 0;
+    STS_VEC_RELEASE(ids);
+    return bad ? -1 : 0;
 }
 
 /* ---- devices ---------------------------------------------------------------------- */
@@ -335,7 +391,7 @@ static int lane_ops(collect *c, uint32_t lane, dv_ops *ops)
             c->v->links.no_correlation++;
             continue;
         }
-        uint32_t h = sts_u64map_get(&c->host_of, (uint64_t)id);
+        uint32_t h = host_get(c, (uint64_t)id);
         if (h == UINT32_MAX) {
             if (!c->v->links.dangling) c->v->links.first_dangling_id = id;
             c->v->links.dangling++;
@@ -436,12 +492,60 @@ static int link_flows(collect *c, dv_ops *ops)
 
 /* ---- putting it together ---------------------------------------------------------- */
 
-static int cmp_op_device_start(const void *a, const void *b)
+static int op_before(const dv_op *x, const dv_op *y)
 {
-    const dv_op *x = a, *y = b;
-    if (x->device != y->device) return x->device < y->device ? -1 : 1;
-    if (x->start != y->start) return x->start < y->start ? -1 : 1;
-    return (x->slice > y->slice) - (x->slice < y->slice);
+    if (x->device != y->device) return x->device < y->device;
+    if (x->start != y->start) return x->start < y->start;
+    return x->slice < y->slice;
+}
+
+/* Sorts ops by device, start, slice (a total order). They arrive as one sorted run per
+ * lane (slice order is start order on a lane), so a merge of the runs found costs
+ * n log(runs), not the n log n of a sort that cannot see them. -1 when memory is
+ * exhausted. */
+static int sort_ops(dv_op *o, size_t n)
+{
+    if (n < 2) return 0;
+    size_t nr = 1;
+    for (size_t i = 1; i < n; i++)
+        nr += op_before(&o[i], &o[i - 1]);
+    if (nr == 1) return 0;
+    size_t *run = malloc((nr + 1) * sizeof *run);
+    dv_op *tmp = malloc(n * sizeof *tmp);
+    if (!run || !tmp) {
+        free(run);
+        free(tmp);
+        return -1;
+    }
+    size_t k = 0;
+    run[k++] = 0;
+    for (size_t i = 1; i < n; i++)
+        if (op_before(&o[i], &o[i - 1])) run[k++] = i;
+    run[k] = n;
+    dv_op *src = o, *dst = tmp;
+    while (nr > 1) {
+        size_t m = 0;
+        for (size_t r = 0; r < nr; r += 2) {
+            size_t a = run[r], mid = run[r + 1 < nr ? r + 1 : nr], b = run[r + 2 < nr ? r + 2 : nr];
+            size_t i = a, j = mid, d = a;
+            while (i < mid && j < b)
+                dst[d++] = op_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[d++] = src[i++];
+            while (j < b)
+                dst[d++] = src[j++];
+            run[m++] = a;
+        }
+        run[m] = n;
+        nr = m;
+        dv_op *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != o) memcpy(o, src, n * sizeof *o);
+    free(run);
+    free(tmp);
+    return 0;
 }
 
 static int fill_outputs(collect *c, dv_ops *ops)
@@ -449,7 +553,7 @@ static int fill_outputs(collect *c, dv_ops *ops)
     sts_devview *v = c->v;
     for (size_t i = 0; i < ops->v.n; i++)
         ops->v.v[i].device = c->dev_of_process[ops->v.v[i].device];
-    if (ops->v.n > 1) qsort(ops->v.v, ops->v.n, sizeof *ops->v.v, cmp_op_device_start);
+    if (sort_ops(ops->v.v, ops->v.n) != 0) return -1;
     if (STS_VEC_RESERVE(v->launches, ops->v.n ? ops->v.n : 1) != 0) return -1;
     uint32_t last_lane = STS_NONE, last_dev = STS_NONE;
     unsigned char *lane_seen = calloc(c->nl ? c->nl : 1, 1);
@@ -551,5 +655,6 @@ int sts_dv_collect(const sts_timeline *tl, sts_devview *v, dv_ops *ops)
     free(c.dev_of_process);
     STS_VEC_RELEASE(c.hosts);
     sts_u64map_release(&c.host_of);
+    free(c.dense);
     return bad ? -1 : 0;
 }

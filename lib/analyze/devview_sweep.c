@@ -10,6 +10,7 @@
  * it) hold by construction, in integers. Windows are found for a segment by binary
  * search (as the steps' windows on other lanes are), so a device costs
  * O(ops log ops + segments log steps) plus the windows it touches. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,12 +29,16 @@ typedef struct start_at {
     int all_linked;
 } start_at;
 
+typedef STS_VEC(ev) ev_vec;
+
 typedef struct sweep {
     sts_devview *v;
     const sts_steps *steps;
     size_t nsteps, ndev;
     int64_t *w0, *w1, *reach; /* per step */
-    STS_VEC(ev) evs;
+    ev_vec evs;               /* a device's events, by time */
+    ev_vec later;             /* its ends and launches, before they are sorted into evs */
+    ev_vec merged;            /* room for the merge */
     STS_VEC(start_at) starts;
     STS_VEC(int64_t) pairs; /* (window, delay) pairs of one device, flattened */
 } sweep;
@@ -45,11 +50,68 @@ typedef struct state {
     int idle; /* 0 kernel_wait, 1 host_wait, 2 other */
 } state;
 
-static int cmp_ev(const void *a, const void *b)
+/* ---- sorting -------------------------------------------------------------------------- */
+
+/* Sorts n records of 16 bytes by the signed 64-bit keys at the offsets keys[0..nk)
+ * (the first the most significant), stably: a least significant digit radix sort, one
+ * pass per key byte that is not the same in every record. A device's timestamps share
+ * their high bytes and its windows are few, so most of a key's 8 passes are skipped,
+ * where qsort pays log n calls through a pointer per record. -1 when memory is
+ * exhausted. */
+typedef struct rec16 {
+    unsigned char b[16];
+} rec16;
+
+static uint64_t key_at(const rec16 *r, size_t off)
 {
-    const ev *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    int64_t k;
+    memcpy(&k, r->b + off, sizeof k);
+    return (uint64_t)k ^ ((uint64_t)1 << 63); /* signed order as unsigned */
 }
+
+static int radix16(void *base, size_t n, const size_t *keys, size_t nk)
+{
+    if (n < 2) return 0;
+    rec16 *src = base, *dst = malloc(n * sizeof *dst);
+    size_t(*count)[256] = calloc(8, sizeof *count);
+    if (!dst || !count) {
+        free(dst);
+        free(count);
+        return -1;
+    }
+    for (size_t q = nk; q-- > 0;) {
+        memset(count, 0, 8 * sizeof *count);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t k = key_at(&src[i], keys[q]);
+            for (int d = 0; d < 8; d++)
+                count[d][(k >> (8 * d)) & 0xff]++;
+        }
+        for (int d = 0; d < 8; d++) {
+            size_t at = 0, one = 0;
+            for (int b = 0; b < 256; b++) {
+                size_t c = count[d][b];
+                one |= c == n;
+                count[d][b] = at;
+                at += c;
+            }
+            if (one) continue;
+            for (size_t i = 0; i < n; i++)
+                dst[count[d][(key_at(&src[i], keys[q]) >> (8 * d)) & 0xff]++] = src[i];
+            rec16 *t = src;
+            src = dst;
+            dst = t;
+        }
+    }
+    if (src != base) {
+        memcpy(base, src, n * sizeof *src);
+        dst = src;
+    }
+    free(dst);
+    free(count);
+    return 0;
+}
+
+_Static_assert(sizeof(ev) == sizeof(rec16) && offsetof(ev, t) == 0, "ev is sorted as a 16-byte record");
 
 /* Step k's window on device d; k == SPAN: the device's span window. */
 #define SPAN SIZE_MAX
@@ -126,9 +188,9 @@ static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
     }
 }
 
-static int push_ev(sweep *w, int64_t t, int kind, uint8_t cat, uint8_t dir)
+static int push_ev(ev_vec *to, int64_t t, int kind, uint8_t cat, uint8_t dir)
 {
-    ev *e = STS_VEC_PUSH(w->evs);
+    ev *e = STS_VEC_PUSH(*to);
     if (!e) return -1;
     e->t = t;
     e->kind = (uint8_t)kind;
@@ -141,15 +203,18 @@ static int push_ev(sweep *w, int64_t t, int kind, uint8_t cat, uint8_t dir)
  * linked. ops[lo, hi) are the device's, by start. */
 static int device_events(sweep *w, const dv_op *o, size_t n)
 {
+    /* Starts come in order (the ops are by start); only ends and launches need sorting,
+     * and then one merge. */
     w->evs.n = 0;
+    w->later.n = 0;
     w->starts.n = 0;
     for (size_t i = 0; i < n; i++) {
         int linked = o[i].host != STS_NONE;
-        if (push_ev(w, o[i].start, EV_START, o[i].cat, o[i].dir) != 0 ||
-            push_ev(w, o[i].end, EV_END, o[i].cat, o[i].dir) != 0)
+        if (push_ev(&w->evs, o[i].start, EV_START, o[i].cat, o[i].dir) != 0 ||
+            push_ev(&w->later, o[i].end, EV_END, o[i].cat, o[i].dir) != 0)
             return -1;
         if (linked && o[i].launch < o[i].start &&
-            (push_ev(w, o[i].launch, EV_QIN, 0, 0) != 0 || push_ev(w, o[i].start, EV_QOUT, 0, 0) != 0))
+            (push_ev(&w->later, o[i].launch, EV_QIN, 0, 0) != 0 || push_ev(&w->evs, o[i].start, EV_QOUT, 0, 0) != 0))
             return -1;
         if (w->starts.n && w->starts.v[w->starts.n - 1].t == o[i].start) {
             w->starts.v[w->starts.n - 1].all_linked &= linked;
@@ -160,7 +225,22 @@ static int device_events(sweep *w, const dv_op *o, size_t n)
         s->t = o[i].start;
         s->all_linked = linked;
     }
-    if (w->evs.n > 1) qsort(w->evs.v, w->evs.n, sizeof *w->evs.v, cmp_ev);
+    /* The order of events at one time does not matter: a segment starts after all of them. */
+    static const size_t by_t[] = { 0 };
+    if (radix16(w->later.v, w->later.n, by_t, 1) != 0) return -1;
+    size_t na = w->evs.n, nb = w->later.n, i = 0, j = 0, k = 0;
+    if (STS_VEC_RESERVE(w->merged, na + nb ? na + nb : 1) != 0) return -1;
+    ev *m = w->merged.v;
+    while (i < na && j < nb)
+        m[k++] = w->later.v[j].t < w->evs.v[i].t ? w->later.v[j++] : w->evs.v[i++];
+    while (i < na)
+        m[k++] = w->evs.v[i++];
+    while (j < nb)
+        m[k++] = w->later.v[j++];
+    w->merged.n = k;
+    ev_vec t = w->evs;
+    w->evs = w->merged;
+    w->merged = t;
     return 0;
 }
 
@@ -205,13 +285,6 @@ static void sweep_device(sweep *w, uint32_t d)
 
 /* ---- launches per window -------------------------------------------------------------- */
 
-static int cmp_pair(const void *a, const void *b)
-{
-    const int64_t *x = a, *y = b;
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 static int add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
 {
     if (o->host == STS_NONE) {
@@ -225,10 +298,11 @@ static int add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
     return 0;
 }
 
-static void delay_stats(sweep *w, uint32_t d)
+static int delay_stats(sweep *w, uint32_t d)
 {
     size_t n = w->pairs.n / 2;
-    if (n > 1) qsort(w->pairs.v, n, 2 * sizeof *w->pairs.v, cmp_pair);
+    static const size_t by_window_delay[] = { 0, sizeof(int64_t) };
+    if (radix16(w->pairs.v, n, by_window_delay, 2) != 0) return -1;
     for (size_t lo = 0; lo < n;) {
         size_t hi = lo;
         int64_t k = w->pairs.v[2 * lo];
@@ -246,6 +320,7 @@ static void delay_stats(sweep *w, uint32_t d)
 #undef DELAY
         lo = hi;
     }
+    return 0;
 }
 
 static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
@@ -256,8 +331,7 @@ static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
         for (size_t k = first_reach_after(w, o[i].start); k < w->nsteps && w->w0[k] <= o[i].start; k++)
             if (o[i].start < w->w1[k] && add_op(w, window(w, k, d), k, &o[i]) != 0) return -1;
     }
-    delay_stats(w, d);
-    return 0;
+    return delay_stats(w, d);
 }
 
 /* ---- the windows ------------------------------------------------------------------------ */
@@ -350,6 +424,8 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
     free(w.w1);
     free(w.reach);
     STS_VEC_RELEASE(w.evs);
+    STS_VEC_RELEASE(w.later);
+    STS_VEC_RELEASE(w.merged);
     STS_VEC_RELEASE(w.starts);
     STS_VEC_RELEASE(w.pairs);
     return bad ? -1 : 0;

@@ -253,6 +253,19 @@ int sts_u64map_put(sts_u64map *m, uint64_t key, uint32_t val)
     return 0;
 }
 
+int sts_u64map_put_new(sts_u64map *m, uint64_t key, uint32_t val)
+{
+    if ((m->count + 1) * 2 > m->nslots && u64map_resize(m, m->nslots ? m->nslots * 2 : 64) != 0) return -1;
+    size_t i = u64_slot(key, m->nslots);
+    while (m->keys[i] && m->keys[i] != key)
+        i = (i + 1) & (m->nslots - 1);
+    if (m->keys[i]) return 1;
+    m->count++;
+    m->keys[i] = key;
+    m->vals[i] = val;
+    return 0;
+}
+
 void sts_u64map_release(sts_u64map *m)
 {
     free(m->keys);

@@ -74,6 +74,10 @@ typedef struct sts_u64map {
 uint32_t sts_u64map_get(const sts_u64map *m, uint64_t key);
 /* Inserts or replaces; returns 0, or -1 when memory is exhausted. */
 int sts_u64map_put(sts_u64map *m, uint64_t key, uint32_t val);
+/* Inserts `key` (non-zero) with `val` unless it is there: returns 0 when inserted, 1
+ * when the key was already there (its value unchanged), -1 when memory is exhausted.
+ * One probe where a get and a put would take two. */
+int sts_u64map_put_new(sts_u64map *m, uint64_t key, uint32_t val);
 void sts_u64map_release(sts_u64map *m);
 
 #endif

@@ -143,6 +143,11 @@ assert d["trace"]["busy_ns"] == 70000, d["trace"]["busy_ns"]
 t_run "$STEPSCOPE" analyze "$W/ov.json" --name wrok
 t_ok "--name with no match says so, suggests names and exits 1 as --lane does" \
   test "$T_RC" = 1 -a -z "$T_OUT" -a -n "$(grep -F "no slice name matches 'wrok'" <<<"$T_ERR")" -a -n "$(grep -F "'work'" <<<"$T_ERR")"
+t_run "$STEPSCOPE" analyze --json "$W/ov.json" --name exit --window 0:40us
+t_ok "--name whose slices all lie outside --window: an empty answer (exit 0, no names), not a filter that matches nothing" \
+  test "$T_RC" = 0 -a "$(python3 -c 'import json,sys; print(len(json.loads(sys.argv[1])["names"]))' "$T_OUT")" = 0
+t_run "$STEPSCOPE" analyze "$W/ov.json" --name wrok --window 0:40us
+t_ok "--name that matches nothing anywhere, with --window: exit 1 all the same" test "$T_RC" = 1 -a -z "$T_OUT"
 
 # --window: every slice cut to [START, END) after the trace's first timestamp.
 t_run "$STEPSCOPE" analyze --json "$W/ov.json" --window 0.02ms:40us

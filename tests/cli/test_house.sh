@@ -4,6 +4,9 @@
 . "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${STEPSCOPE_BUILD:-$root/build}
+# make test's own make exports OPENCL (probed once there); each make below probes for
+# itself, as a user's plain make does, or the machine without headers is never probed.
+unset OPENCL
 
 # ---- plain make -------------------------------------------------------------------
 t_run make -C "$root" -pn BUILD="$T_TMP/b"

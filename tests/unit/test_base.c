@@ -112,6 +112,20 @@ TEST(u64map)
     sts_u64map_release(&m);
 }
 
+/* put_new keeps the first value of a key, across the table's growth. */
+TEST(u64map_put_new_keeps_the_first)
+{
+    sts_u64map m = STS_U64MAP_INIT;
+    for (uint64_t k = 1; k <= 3000; k++)
+        T_EQ_I64(sts_u64map_put_new(&m, k * 7919, (uint32_t)k), 0);
+    for (uint64_t k = 1; k <= 3000; k += 7)
+        T_EQ_I64(sts_u64map_put_new(&m, k * 7919, 7), 1);
+    for (uint64_t k = 1; k <= 3000; k++)
+        T_EQ_U64(sts_u64map_get(&m, k * 7919), k);
+    T_EQ_U64(m.count, 3000);
+    sts_u64map_release(&m);
+}
+
 static const char *tmp_path(const char *name)
 {
     static char buf[4][256];
@@ -1221,6 +1235,7 @@ int main(void)
     RUN(strtab);
     RUN(strtab_intern_many);
     RUN(u64map);
+    RUN(u64map_put_new_keeps_the_first);
     RUN(instream_plain_and_gzip);
     RUN(instream_peek_then_read);
     RUN(instream_from_a_pipe);
