@@ -23,12 +23,88 @@ static int exit_key_ok;
 #define LIKELY(x)   __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* Remnants (see sts_recorder.remnants). A remnant holds at least this many bytes of
+ * records, more than the largest record, so any record fits in one. */
+#define MIN_REMNANT  ((size_t)320)
+#define REM_OFF_BITS 40
+#define REM_OFF_MASK (((uint64_t)1 << REM_OFF_BITS) - 1)
+#define REM_TAG_ONE  ((uint64_t)1 << REM_OFF_BITS)
+_Static_assert(MIN_REMNANT >= ((STS_REC_ARG_HEADER + STS_REC_STR_MAX + 1 + 7) & ~(size_t)7), "a record fits");
+
+static sts_chunk *remnant_at(uint64_t off)
+{
+    return off ? (sts_chunk *)(void *)(sts_rec.pool + (off - 1) * 8) : NULL;
+}
+
+static uint64_t remnant_off(const sts_chunk *c)
+{
+    return c ? (uint64_t)((const char *)c - sts_rec.pool) / 8 + 1 : 0;
+}
+
+static void push_remnant(sts_chunk *c)
+{
+    uint64_t h = atomic_load_explicit(&sts_rec.remnants, memory_order_acquire);
+    do {
+        atomic_store_explicit(&c->next, remnant_at(h & REM_OFF_MASK), memory_order_relaxed);
+    } while (!atomic_compare_exchange_weak_explicit(&sts_rec.remnants, &h,
+                                                    remnant_off(c) | ((h & ~REM_OFF_MASK) + REM_TAG_ONE),
+                                                    memory_order_release, memory_order_acquire));
+}
+
+/* Lock-free: a stale head (its chunk popped, reused and pushed again meanwhile)
+ * carries an older tag, so its compare-exchange fails and the pop retries. */
+static sts_chunk *pop_remnant(void)
+{
+    uint64_t h = atomic_load_explicit(&sts_rec.remnants, memory_order_acquire);
+    for (;;) {
+        sts_chunk *c = remnant_at(h & REM_OFF_MASK);
+        if (!c) return NULL;
+        uint64_t below = remnant_off(atomic_load_explicit(&c->next, memory_order_relaxed));
+        if (atomic_compare_exchange_weak_explicit(&sts_rec.remnants, &h, below | ((h & ~REM_OFF_MASK) + REM_TAG_ONE),
+                                                  memory_order_acquire, memory_order_acquire))
+            return c;
+    }
+}
+
+/* An exiting thread's unused end of its chunk becomes a remnant; its records stay
+ * below its chunk's `used`, where the builder and the crash dump read them. */
+static void give_back_rest(sts_tstate *s)
+{
+    if (!s->cur || s->full || (size_t)(s->wend - s->wp) < sizeof(sts_chunk) + MIN_REMNANT) return;
+    sts_chunk *c = (sts_chunk *)(void *)s->wp;
+    atomic_store_explicit(&c->used, (size_t)(s->wend - s->wp), memory_order_relaxed);
+    s->wend = s->wp;
+    push_remnant(c);
+}
+
+static void push_free(sts_tstate *s)
+{
+    if (s->on_free) return;
+    s->on_free = 1;
+    s->free_next = sts_rec.free_states;
+    sts_rec.free_states = s;
+}
+
+void sts_rec_collect_free(void)
+{
+    uint32_t running = atomic_load_explicit(&sts_rec.session, memory_order_relaxed);
+    for (sts_tstate *t = atomic_load_explicit(&sts_rec.threads, memory_order_relaxed); t;
+         t = atomic_load_explicit(&t->next, memory_order_relaxed))
+        if (atomic_load_explicit(&t->exited, memory_order_relaxed) && t->session != running) push_free(t);
+}
+
 /* A thread's TLS destructor: its state stays in the registry (with its events) and
- * becomes reusable once the session it recorded for has been stopped. */
+ * becomes reusable once the session it recorded for has been stopped; the unused
+ * rest of its chunk serves later threads of the session now. */
 static void on_thread_exit(void *p)
 {
     sts_tstate *s = p;
+    pthread_mutex_lock(&sts_rec.lock);
+    uint32_t running = atomic_load_explicit(&sts_rec.session, memory_order_relaxed);
+    if (running != 0 && s->session == running) give_back_rest(s);
     atomic_store_explicit(&s->exited, 1, memory_order_release);
+    if (s->session != running) push_free(s);
+    pthread_mutex_unlock(&sts_rec.lock);
     tls_state = NULL;
     tls_exiting = 1;
 }
@@ -54,15 +130,15 @@ static sts_tstate *state_for_thread(void)
     if (tls_exiting) return NULL;
     pthread_once(&exit_once, make_exit_key);
     uint32_t running = atomic_load_explicit(&sts_rec.session, memory_order_relaxed);
-    sts_tstate *s = NULL;
-    for (sts_tstate *t = atomic_load_explicit(&sts_rec.threads, memory_order_acquire); t;
-         t = atomic_load_explicit(&t->next, memory_order_relaxed)) {
-        if (atomic_load_explicit(&t->exited, memory_order_acquire) && t->session != running) {
-            s = t;
-            break;
-        }
+    sts_tstate *s = sts_rec.free_states;
+    while (s && !(atomic_load_explicit(&s->exited, memory_order_acquire) && s->session != running)) {
+        sts_rec.free_states = s->free_next; /* not reusable now: off the list */
+        s->on_free = 0;
+        s = sts_rec.free_states;
     }
     if (s) {
+        sts_rec.free_states = s->free_next;
+        s->on_free = 0;
         atomic_store_explicit(&s->exited, 0, memory_order_relaxed);
     } else {
         s = calloc(1, sizeof *s);
@@ -132,32 +208,39 @@ sts_tstate *sts_rec_current(void)
  * kept back) / threads joined, and (2) when it leaves free the chunks kept back for
  * the first chunks of threads yet to join. So with 8 threads every one records, and
  * one thread alone still gets nearly the whole pool. Both limits only tighten as
- * threads join, so a refusal stays right until stop. */
-static int take_chunk(const sts_tstate *s, size_t *index)
+ * threads join, so a refusal stays right until stop. Within them a remnant of an
+ * exited thread is taken first, so the pool's whole chunks last longer. */
+static sts_chunk *take_chunk(const sts_tstate *s, size_t *bytes)
 {
     size_t n = sts_rec.nchunks, keep = 0;
     if (sts_rec.thread_cap) {
-        if (s->held >= sts_rec.thread_cap) return 0;
+        if (s->held >= sts_rec.thread_cap) return NULL;
     } else if (s->held > 0) {
         size_t joined = atomic_load_explicit(&sts_rec.joined, memory_order_relaxed);
         if (joined == 0) joined = 1;
         keep = sts_rec.first_reserve > joined ? sts_rec.first_reserve - joined : 0;
-        if (s->held - 1 >= (n - sts_rec.first_reserve) / joined) return 0;
+        if (s->held - 1 >= (n - sts_rec.first_reserve) / joined) return NULL;
+    }
+    sts_chunk *c = pop_remnant();
+    if (c) {
+        *bytes = atomic_load_explicit(&c->used, memory_order_relaxed);
+        return c;
     }
     size_t t = atomic_load_explicit(&sts_rec.next_chunk, memory_order_relaxed);
     do {
-        if (t + 1 + keep > n) return 0;
+        if (t + 1 + keep > n) return NULL;
     } while (!atomic_compare_exchange_weak_explicit(&sts_rec.next_chunk, &t, t + 1, memory_order_relaxed,
                                                     memory_order_relaxed));
-    *index = t;
-    return 1;
+    *bytes = sts_rec.chunk_bytes;
+    return (sts_chunk *)(void *)(sts_rec.pool + t * sts_rec.chunk_bytes);
 }
 
 char *sts_rec_reserve_slow(sts_tstate *s, size_t need)
 {
     if (s->full) return NULL;
-    size_t i = 0;
-    if (need > sts_rec.chunk_bytes - sizeof(sts_chunk) || !take_chunk(s, &i)) {
+    size_t bytes = 0;
+    sts_chunk *c = need > sts_rec.chunk_bytes - sizeof(sts_chunk) ? NULL : take_chunk(s, &bytes);
+    if (!c) {
         /* From here on this thread drops everything until stop, so the count of
          * dropped scopes is exact and no later, smaller record sneaks in. */
         s->full = 1;
@@ -165,7 +248,6 @@ char *sts_rec_reserve_slow(sts_tstate *s, size_t need)
         return NULL;
     }
     s->held++;
-    sts_chunk *c = (sts_chunk *)(sts_rec.pool + i * sts_rec.chunk_bytes);
     atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
     atomic_store_explicit(&c->used, 0, memory_order_relaxed);
     if (s->cur)
@@ -174,7 +256,7 @@ char *sts_rec_reserve_slow(sts_tstate *s, size_t need)
         atomic_store_explicit(&s->first, c, memory_order_release);
     s->cur = c;
     s->wp = c->data;
-    s->wend = (char *)c + sts_rec.chunk_bytes;
+    s->wend = (char *)c + bytes;
     return s->wp;
 }
 
@@ -450,6 +532,7 @@ static void fork_child(void)
     for (sts_tstate *t = atomic_load_explicit(&sts_rec.threads, memory_order_relaxed); t;
          t = atomic_load_explicit(&t->next, memory_order_relaxed))
         if (t != tls_state) atomic_store_explicit(&t->exited, 1, memory_order_relaxed);
+    sts_rec_collect_free();
     pthread_mutex_unlock(&sts_rec.lock);
 }
 
@@ -501,6 +584,7 @@ sts_status sts_trace_start(const char *dir, const sts_trace_options *opt, sts_er
     sts_rec.thread_cap = o.thread_bytes ? (o.thread_bytes / o.chunk_bytes ? o.thread_bytes / o.chunk_bytes : 1) : 0;
     atomic_store_explicit(&sts_rec.next_chunk, 0, memory_order_relaxed);
     atomic_store_explicit(&sts_rec.joined, 0, memory_order_relaxed);
+    atomic_store_explicit(&sts_rec.remnants, 0, memory_order_relaxed);
 
     snprintf(sts_rec.dir, sizeof sts_rec.dir, "%s", dir);
     if (o.host) {

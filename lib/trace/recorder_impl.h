@@ -77,6 +77,8 @@ typedef struct sts_tstate {
     _Atomic int exited;              /* its thread has ended (set by a TLS destructor) */
     char name[64];                   /* guarded by the registry lock */
     struct sts_tstate *_Atomic next; /* registry list */
+    struct sts_tstate *free_next;    /* reusable states (guarded by the lock) */
+    int on_free;                     /* it is on that list */
 } sts_tstate;
 
 #define STS_NO_SESSION UINT32_MAX
@@ -100,10 +102,23 @@ typedef struct sts_recorder {
     size_t first_reserve;
     size_t thread_cap; /* chunks one thread may hold; 0: the automatic share */
     _Atomic uint32_t joined;
-    /* every thread state ever registered */
+    /* Remnants: the unused ends of the chunks of threads that exited during the
+     * session, for later threads. A lock-free stack of chunks pushed at thread exit
+     * (under the lock) and popped by sts_rec_reserve_slow (without it); the head packs
+     * the chunk's offset in the pool / 8 + 1 (0: empty) with a tag that every change
+     * bumps, so a pop that read a stale head fails its compare-exchange. While on the
+     * stack a chunk's `used` holds its size in bytes and `next` the chunk below. */
+    _Atomic uint64_t remnants;
+    /* every thread state ever registered; those free for reuse (exited, and not of
+     * the running session) also on a list, so registering never scans the others */
     sts_tstate *_Atomic threads;
+    sts_tstate *free_states;
     uint32_t nthreads;
 } sts_recorder;
+
+/* With the lock held: puts the exited states not of the running session on the list
+ * of reusable ones (after stop, and in a forked child). */
+void sts_rec_collect_free(void);
 
 extern sts_recorder sts_rec;
 

@@ -213,6 +213,12 @@ TEST(fair_pool_threads_one_after_another)
     if (fail) T_FAIL_AT("%s", fail);
 }
 
+TEST(threads_come_and_go_concurrently)
+{
+    const char *fail = tt_churn();
+    if (fail) T_FAIL_AT("%s", fail);
+}
+
 /* A cap of an eighth of the pool: 16 chunks each, whoever comes first. */
 TEST(fair_pool_thread_cap)
 {
@@ -331,6 +337,99 @@ TEST(exited_threads_keep_events)
     pthread_join(th, NULL);
     T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
     T_EQ_U64(st.recorded, 10);
+    sts_timeline_free(tl);
+    tt_rmtree(dir);
+}
+
+#define CHURN_THREADS 2000
+#define CHURN_SCOPES  3
+
+typedef struct churn_arg {
+    int n, scopes;
+} churn_arg;
+
+static void *churn_thread(void *p)
+{
+    const churn_arg *a = p;
+    char name[32];
+    snprintf(name, sizeof name, "churn %d", a->n);
+    sts_trace_thread_name(name);
+    for (int i = 0; i < a->scopes; i++) {
+        STS_SCOPE("work");
+        sts_scope_arg_int("n", a->n);
+        sts_scope_arg_int("tid", (int64_t)gettid());
+    }
+    return NULL;
+}
+
+/* Runs `threads` threads one after another, each recording `scopes` scopes. */
+static void churn(int threads, int scopes)
+{
+    for (int n = 0; n < threads; n++) {
+        churn_arg a = { n, scopes };
+        pthread_t th;
+        if (pthread_create(&th, NULL, churn_thread, &a) != 0) abort();
+        pthread_join(th, NULL);
+    }
+}
+
+/* Thread churn on a pool of 16 chunks, twice what the threads record in all: exited
+ * threads' unused chunk ends serve the later threads, so nothing is dropped (before,
+ * every thread after the 16th dropped all), and every scope stays on its own thread's
+ * lane (its tid and name), though another thread wrote after it in the same chunk. */
+TEST(churning_threads_share_the_pool)
+{
+    char dir[64];
+    T_TRUE(tt_tmpdir(dir, sizeof dir) != NULL);
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.chunk_bytes = 64 * 1024;
+    o.pool_bytes = 16 * 64 * 1024;
+    T_EQ_I64(sts_trace_start(dir, &o, NULL), STS_OK);
+    churn(CHURN_THREADS, CHURN_SCOPES);
+    sts_timeline *tl = NULL;
+    sts_trace_stats st;
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.dropped, 0);
+    T_EQ_U64(st.recorded, CHURN_THREADS * CHURN_SCOPES);
+    T_EQ_U64(st.threads, CHURN_THREADS);
+    size_t n, nl;
+    const sts_slice *sl = sts_timeline_slices(tl, &n);
+    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
+    static int seen[CHURN_THREADS];
+    memset(seen, 0, sizeof seen);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(sts_timeline_string(tl, sl[i].name), "work") != 0) continue;
+        int64_t k = arg_i(tl, &sl[i], "n");
+        char want[32];
+        snprintf(want, sizeof want, "churn %lld", (long long)k);
+        if (k < 0 || k >= CHURN_THREADS || lanes[sl[i].lane].tid != arg_i(tl, &sl[i], "tid") ||
+            strcmp(sts_timeline_string(tl, lanes[sl[i].lane].name), want) != 0) {
+            bad++;
+            continue;
+        }
+        seen[k]++;
+    }
+    T_EQ_I64(bad, 0);
+    int complete = 0;
+    for (int k = 0; k < CHURN_THREADS; k++)
+        complete += seen[k] == CHURN_SCOPES;
+    T_EQ_I64(complete, CHURN_THREADS);
+    sts_timeline_free(tl);
+
+    /* The states of that session's threads serve the next one's (none is leaked or
+     * scanned past), and a pool that really is full still drops and counts. */
+    o.chunk_bytes = 1024;
+    o.pool_bytes = 4 * 1024;
+    T_EQ_I64(sts_trace_start(dir, &o, NULL), STS_OK);
+    churn(50, 40); /* 40 scopes with two args each: about 3 KB a thread */
+    T_EQ_I64(sts_trace_stop_timeline(&tl, &st, NULL), STS_OK);
+    T_EQ_U64(st.recorded + st.dropped, 50 * 40);
+    T_TRUE(st.dropped > 0);
+    T_TRUE(st.recorded * 80 <= 4 * 1024); /* a scope and its two args take 80 bytes */
+    T_EQ_U64(st.threads, 50);
+    const sts_slice *u[64];
+    T_EQ_U64(user_slices(tl, u, 64), st.recorded);
     sts_timeline_free(tl);
     tt_rmtree(dir);
 }
@@ -1414,6 +1513,8 @@ int main(void)
     RUN(full_pool_drops_and_counts);
     RUN(full_pool_keeps_args_with_their_scope);
     RUN(exited_threads_keep_events);
+    RUN(churning_threads_share_the_pool);
+    RUN(threads_come_and_go_concurrently);
     RUN(open_scopes_end_at_stop);
     RUN(scope_begun_before_start_is_ignored);
     RUN(too_deep_is_counted);

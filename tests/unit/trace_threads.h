@@ -286,4 +286,61 @@ static const char *tt_fair_shares(int together, size_t thread_bytes)
     return NULL;
 }
 
+/* Threads that come and go while others do: TT_CHURN_CHAINS threads each start
+ * TT_CHURN_LENGTH short-lived threads one after another, on a pool of 16 chunks. The
+ * ends of exited threads' chunks pass between them (pushed and popped concurrently),
+ * so nothing is dropped, where before every thread after the 16th dropped all. */
+#define TT_CHURN_CHAINS 4
+#define TT_CHURN_LENGTH 100
+
+static void *tt_churn_leaf(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 3; i++) {
+        STS_SCOPE("leaf");
+    }
+    return NULL;
+}
+
+static void *tt_churn_chain(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < TT_CHURN_LENGTH; i++) {
+        pthread_t th;
+        if (pthread_create(&th, NULL, tt_churn_leaf, NULL) != 0) return (void *)1;
+        pthread_join(th, NULL);
+    }
+    return NULL;
+}
+
+static const char *tt_churn(void)
+{
+    char dir[64];
+    if (!tt_tmpdir(dir, sizeof dir)) return "mkdtemp failed";
+    sts_trace_options o = STS_TRACE_OPTIONS_INIT;
+    o.chunk_bytes = 64 * 1024;
+    o.pool_bytes = 16 * 64 * 1024;
+    if (sts_trace_start(dir, &o, NULL) != STS_OK) return "start failed";
+    pthread_t th[TT_CHURN_CHAINS];
+    int failed = 0;
+    for (int i = 0; i < TT_CHURN_CHAINS; i++)
+        pthread_create(&th[i], NULL, tt_churn_chain, NULL);
+    for (int i = 0; i < TT_CHURN_CHAINS; i++) {
+        void *r = NULL;
+        pthread_join(th[i], &r);
+        failed |= r != NULL;
+    }
+    sts_trace_stats st;
+    if (sts_trace_stop_timeline(NULL, &st, NULL) != STS_OK) return "stop failed";
+    tt_rmtree(dir);
+    if (failed) return "pthread_create failed";
+    uint64_t want = (uint64_t)TT_CHURN_CHAINS * TT_CHURN_LENGTH * 3;
+    if (st.recorded != want || st.dropped != 0 || st.threads != TT_CHURN_CHAINS * TT_CHURN_LENGTH) {
+        snprintf(tt_msg, sizeof tt_msg, "recorded %llu of %llu, dropped %llu, threads %u",
+                 (unsigned long long)st.recorded, (unsigned long long)want, (unsigned long long)st.dropped, st.threads);
+        return tt_msg;
+    }
+    return NULL;
+}
+
 #endif

@@ -15,5 +15,8 @@ int main(void)
     fail = tt_fair_shares(1, 0);
     printf("%s tsan: fair shares of a small pool%s%s\n", fail ? "FAIL" : "ok  ", fail ? ": " : "", fail ? fail : "");
     bad |= fail != NULL;
+    fail = tt_churn();
+    printf("%s tsan: threads come and go%s%s\n", fail ? "FAIL" : "ok  ", fail ? ": " : "", fail ? fail : "");
+    bad |= fail != NULL;
     return bad;
 }
