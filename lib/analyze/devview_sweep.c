@@ -150,28 +150,12 @@ static void credit(sts_devview_window *x, int64_t len, const state *st)
 
 static size_t first_reach_after(const sweep *w, int64_t t)
 {
-    size_t lo = 0, hi = w->nsteps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->reach[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sts_an_first_above(w->reach, w->nsteps, t, 0);
 }
 
 static size_t first_start_at(const sweep *w, int64_t t)
 {
-    size_t lo = 0, hi = w->nsteps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->w0[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sts_an_first_above(w->w0, w->nsteps, t, 1);
 }
 
 static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)

@@ -88,28 +88,12 @@ static int attribute(windows_ctx *c)
 
 static size_t first_reach_after(const windows_ctx *c, int64_t t)
 {
-    size_t lo = 0, hi = c->nsteps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->reach[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sts_an_first_above(c->reach, c->nsteps, t, 0);
 }
 
 static size_t first_start_at(const windows_ctx *c, int64_t t)
 {
-    size_t lo = 0, hi = c->nsteps;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->w0[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sts_an_first_above(c->w0, c->nsteps, t, 1);
 }
 
 static int credit(windows_ctx *c, uint32_t k, uint32_t name, int64_t ns)
