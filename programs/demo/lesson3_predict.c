@@ -6,8 +6,9 @@
 
 #include "lesson3_predict.h"
 
-/* BASE's input_wait durations, their median; 0 when there are none. */
-static int64_t median_wait(const sts_timeline *tl)
+/* BASE's input_wait durations: their median, and their least in *least; 0 when there
+ * are none. */
+static int64_t median_wait(const sts_timeline *tl, int64_t *least)
 {
     size_t n, k = 0;
     const sts_slice *sl = sts_timeline_slices(tl, &n);
@@ -17,8 +18,12 @@ static int64_t median_wait(const sts_timeline *tl)
         free(v);
         return 0;
     }
+    *least = 0;
     for (size_t i = 0; i < n; i++)
-        if (sl[i].name == id) v[k++] = sl[i].dur;
+        if (sl[i].name == id) {
+            if (!k || sl[i].dur < *least) *least = sl[i].dur;
+            v[k++] = sl[i].dur;
+        }
     int64_t m = sts_median_i64(v, k);
     free(v);
     return m;
@@ -32,10 +37,11 @@ static sts_status what_if(sts_critpath *cp, const char *change, sts_cp_predictio
 sts_status l3_predict(const sts_timeline *base, long base_wait_us, long new_wait_us, l3_prediction *out, sts_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->observed_ns = median_wait(base);
+    out->observed_ns = median_wait(base, &out->least_ns);
     if (out->observed_ns <= 0)
         return sts_error_set(err, STS_ERR_FORMAT, -1, "demo diff: BASE holds no input_wait to predict from");
-    double over = (double)out->observed_ns - (double)base_wait_us * 1000.0;
+    /* The least overshoot is the wake-up's; more was the machine's load at the time. */
+    double over = (double)out->least_ns - (double)base_wait_us * 1000.0;
     if (over < 0) over = 0;
     double f = ((double)new_wait_us * 1000.0 + over) / (double)out->observed_ns;
     snprintf(out->change, sizeof out->change, "input_wait=%.4f", f);
@@ -61,15 +67,16 @@ sts_status l3_predict(const sts_timeline *base, long base_wait_us, long new_wait
 
 void l3_print_prediction(const l3_prediction *p)
 {
-    char obs[32];
+    char obs[32], least[32];
     sts_fmt_duration((double)p->observed_ns, obs, sizeof obs);
+    sts_fmt_duration((double)p->least_ns, least, sizeof least);
     printf("\nprediction, from BASE alone (its critical paths replayed with the change; docs/critical-path.md):\n"
-           "  BASE's input_wait takes %s (median): the asked-for wait plus the sleep's overshoot, which a\n"
-           "  shorter sleep keeps. Scaling input_wait to what the cut leaves (%s):\n"
+           "  BASE's input_wait takes %s (median; least %s): the asked-for wait plus the sleep's overshoot,\n"
+           "  whose least part (the wake-up) a shorter sleep keeps. Scaling input_wait to what the cut leaves:\n"
            "    stepscope steps BASE --step learner_step --what-if %s\n"
            "  predicts the step %+.1f%% (steps %+.1f%% to %+.1f%%), median step %.3f ms: --expect '%s'\n"
            "  (scaling the whole wait by the asked-for ratio, overshoot and all, would predict %+.1f%%).\n",
-           obs, p->change, p->change, p->cut.change_pct, p->cut.min_pct, p->cut.max_pct,
+           obs, least, p->change, p->cut.change_pct, p->cut.min_pct, p->cut.max_pct,
            (double)p->cut.predicted_step_ns / 1e6, p->cut.expect, p->naive.change_pct);
 }
 

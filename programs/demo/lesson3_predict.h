@@ -8,6 +8,7 @@
 
 typedef struct l3_prediction {
     int64_t observed_ns;     /* BASE's median input_wait */
+    int64_t least_ns;        /* and its shortest */
     char change[64];         /* the what-if, "input_wait=F" */
     sts_cp_prediction cut;   /* the wait cut, the sleep's overshoot kept */
     sts_cp_prediction naive; /* the whole observed wait scaled by NEW / BASE */
@@ -15,8 +16,9 @@ typedef struct l3_prediction {
 
 /* Predicts on BASE (its learner_step steps) the effect of cutting the wait from
  * base_wait_us to new_wait_us. A sleep overshoots what it asked for by a roughly fixed
- * amount (the scheduler's wake-up), which a shorter sleep keeps: the change is input_wait
- * scaled to (new + overshoot) / observed, the overshoot read from BASE alone. The naive
+ * amount (the scheduler's wake-up: BASE's least overshoot), which a shorter sleep keeps;
+ * more was the machine's load then: the change is input_wait scaled to (new + least
+ * overshoot) / median observed, read from BASE alone. The naive
  * scaling (new / base) is predicted too, for the text. */
 sts_status l3_predict(const sts_timeline *base, long base_wait_us, long new_wait_us, l3_prediction *out,
                       sts_error *err);
