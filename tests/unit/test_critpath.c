@@ -309,7 +309,8 @@ static void sync_rec(tb *b, int s, double ts, double dur, const char *name, long
  * [2,2.5) (corr 2); launch [2.5,3) of kA2 on stream 7 [60,70); cudaStreamWaitEvent [3,4)
  * (corr 3) with its record on stream 8 naming stream 7 (and, when `by_record`, the
  * event record's corr 2); launch [4,6) of kB on stream 8 [60,80); cudaDeviceSynchronize
- * [6,85); the step's own time [85,100). */
+ * [6,85); the step's own time [85,100). by_record 2: no record, the wait is a
+ * hipStreamWaitEvent whose own args name both streams and the event record. */
 static void wait_trace(tb *b, int by_record)
 {
     stream(b, 7);
@@ -318,14 +319,21 @@ static void wait_trace(tb *b, int by_record)
     host(b, 100, 0, 2, "cudaLaunchKernel", 1);
     host(b, 100, 2, 0.5, "cudaEventRecord", 2);
     host(b, 100, 2.5, 0.5, "cudaLaunchKernel", 5);
-    host(b, 100, 3, 1, "cudaStreamWaitEvent", 3);
+    if (by_record == 2) {
+        comma(b);
+        put(b, "{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipStreamWaitEvent\",\"pid\":100,\"tid\":100,"
+               "\"ts\":3,\"dur\":1,\"args\":{\"correlation\":3,\"stream\":8,\"wait_on_stream\":7,"
+               "\"wait_on_cuda_event_record_corr_id\":2}}");
+    } else
+        host(b, 100, 3, 1, "cudaStreamWaitEvent", 3);
     host(b, 100, 4, 2, "cudaLaunchKernel", 4);
     host(b, 100, 6, 79, "cudaDeviceSynchronize", 0);
     dev(b, 7, 5, 55, "kA", 1);
     dev(b, 7, 60, 10, "kA2", 5);
     dev(b, 8, 60, 20, "kB", 4);
-    sync_rec(b, 8, 3.5, 0, "Stream Wait Event", 3,
-             by_record ? ",\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":2" : ",\"wait_on_stream\":7");
+    if (by_record < 2)
+        sync_rec(b, 8, 3.5, 0, "Stream Wait Event", 3,
+                 by_record ? ",\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":2" : ",\"wait_on_stream\":7");
 }
 
 TEST(stream_wait_event_joins_two_streams)
@@ -336,24 +344,30 @@ TEST(stream_wait_event_joins_two_streams)
      * step [85,100): launch 5, compute 75, sync 5, host 15. Without the edge kB would
      * hang on a 56 us launch delay. kA halved ends at 32.5; kB follows at once (the
      * launch edge waits for nothing extra: its anchor is 4), ends 52.5, the sync 5 later,
-     * the step 15 after: 72.5. kA2 ends at 70, inside the sync but before kB. */
-    tb b = { 0 };
-    wait_trace(&b, 1);
-    run r;
-    T_TRUE(open_run(&b, &r));
-    if (!r.cp) return close_run(&r);
-    check_path(&r);
-    T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->by_type[5], 1);
-    T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->backward, 0);
-    T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), 5 * US);
-    T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), 75 * US);
-    T_EQ_I64(kind_ns(&r, 0, STS_CP_SYNC), 5 * US);
-    T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 15 * US);
-    sts_status st;
-    sts_cp_prediction p = what_if(&r, "kA=0.5", &st);
-    T_EQ_I64(st, STS_OK);
-    T_EQ_I64(p.predicted_ns, 72500);
-    close_run(&r);
+     * the step 15 after: 72.5. kA2 ends at 70, inside the sync but before kB. The same
+     * from a hipStreamWaitEvent whose own args say it all (how 2). */
+    for (int how = 1; how <= 2; how++) {
+        tb b = { 0 };
+        wait_trace(&b, how);
+        run r;
+        T_TRUE(open_run(&b, &r));
+        if (!r.cp) {
+            close_run(&r);
+            continue;
+        }
+        check_path(&r);
+        T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->by_type[5], 1);
+        T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->backward, 0);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), 5 * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), 75 * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_SYNC), 5 * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 15 * US);
+        sts_status st;
+        sts_cp_prediction p = what_if(&r, "kA=0.5", &st);
+        T_EQ_I64(st, STS_OK);
+        T_EQ_I64(p.predicted_ns, 72500);
+        close_run(&r);
+    }
 }
 
 TEST(stream_wait_without_its_event_record_takes_the_last_launch)
