@@ -84,16 +84,26 @@ static const call *find_call(const call *c, size_t n, int64_t corr)
     return lo < n && c[lo].corr == corr ? &c[lo] : NULL;
 }
 
-static int is_any(const char *name, const char *const *names, size_t n)
+/* The string ids of names[0..n) (STS_NONE for one the trace never uses), so the pass
+ * over the slices compares ids, not text. */
+static void ids_of(const sts_timeline *tl, const char *const *names, size_t n, uint32_t *ids)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(name, names[i])) return 1;
+        ids[i] = sts_timeline_find_string(tl, names[i]);
+}
+
+static int is_any(uint32_t name, const uint32_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == name) return 1;
     return 0;
 }
 
 static const char *const RECORD_CALLS[] = { "cudaEventRecord", "cuEventRecord", "hipEventRecord",
                                             "cudaEventRecordWithFlags", "hipEventRecordWithFlags" };
 static const char *const WAIT_CALLS[] = { "cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent" };
+#define NREC  (sizeof RECORD_CALLS / sizeof *RECORD_CALLS)
+#define NWAIT (sizeof WAIT_CALLS / sizeof *WAIT_CALLS)
 
 static int push_wait(sts_cp_streams *x, size_t *cap, int64_t t_wait, int64_t t_src, uint32_t src, uint32_t dst)
 {
@@ -159,7 +169,9 @@ static int collect(sts_cp_streams *x, const sts_timeline *tl)
         x->dl[x->ndl++] = (devlane){ sts_timeline_find_string(tl, sts_lane_pid(tl, l)), l, v };
     }
     uint32_t n_ss = sts_timeline_find_string(tl, "Stream Sync"), n_es = sts_timeline_find_string(tl, "Event Sync");
-    uint32_t n_sw = sts_timeline_find_string(tl, "Stream Wait Event");
+    uint32_t n_sw = sts_timeline_find_string(tl, "Stream Wait Event"), rec_ids[NREC], wait_ids[NWAIT];
+    ids_of(tl, RECORD_CALLS, NREC, rec_ids);
+    ids_of(tl, WAIT_CALLS, NWAIT, wait_ids);
     for (size_t i = 0; i < nsl; i++) {
         const sts_slice *s = &sl[i];
         int64_t corr;
@@ -181,10 +193,9 @@ static int collect(sts_cp_streams *x, const sts_timeline *tl)
             x->recs[x->nrecs++] = (rec){ corr, lane, (uint32_t)i };
             continue;
         }
+        int is_rec = is_any(s->name, rec_ids, NREC);
+        if (!is_rec && !is_any(s->name, wait_ids, NWAIT)) continue;
         if (sts_lane_is_device(tl, s->lane) || !arg_int(tl, s, "correlation", &corr)) continue;
-        const char *name = sts_timeline_string(tl, s->name);
-        int is_rec = is_any(name, RECORD_CALLS, sizeof RECORD_CALLS / sizeof *RECORD_CALLS);
-        if (!is_rec && !is_any(name, WAIT_CALLS, sizeof WAIT_CALLS / sizeof *WAIT_CALLS)) continue;
         call **arr = is_rec ? &x->records : &x->waits;
         size_t *cnt = is_rec ? &x->nrecords : &x->nwaits, *cap = is_rec ? &caprc : &capw;
         if (*cnt == *cap) {
