@@ -468,6 +468,7 @@ static unsigned rnd(unsigned n)
 
 TEST(random_graphs_keep_the_invariants)
 {
+    uint64_t stream_waits = 0;
     for (int iter = 0; iter < 40; iter++) {
         tb b = { 0 };
         stream(&b, 7);
@@ -485,7 +486,15 @@ TEST(random_graphs_keep_the_invariants)
                                  : what == 1 ? "cudaStreamSynchronize"
                                  : rnd(2)    ? "op_a"
                                              : "op_b";
-                host(&b, 100, t, d, nm, what == 0 ? corr : 0);
+                long sync_corr = what == 1 && rnd(2) ? 200000 + corr : 0;
+                host(&b, 100, t, d, nm, what == 0 ? corr : sync_corr);
+                if (sync_corr) /* Kineto's record: the sync narrowed to one stream */
+                    sync_rec(&b, 7 + (int)rnd(2), t, d, "Stream Sync", sync_corr, "");
+                if (rnd(6) == 0) { /* a device-side wait, the event taken as recorded at it */
+                    int s = (int)rnd(2);
+                    sync_rec(&b, 7 + s, t, 0, "Stream Wait Event", 300000 + corr,
+                             s ? ",\"wait_on_stream\":7" : ",\"wait_on_stream\":8");
+                }
                 if (what == 0) {
                     int s = (int)rnd(2);
                     double ds = t + rnd(20) > dev_t[s] ? t + rnd(20) : dev_t[s];
@@ -508,6 +517,7 @@ TEST(random_graphs_keep_the_invariants)
             continue;
         }
         check_path(&r);
+        stream_waits += sts_critpath_get_counts(r.cp)->by_type[5];
         const char *names[] = { "op_a", "kern_x", "kern_y", "cudaStreamSynchronize", "worker" };
         for (size_t i = 0; i < 5; i++) {
             char c[64];
@@ -525,6 +535,7 @@ TEST(random_graphs_keep_the_invariants)
         }
         close_run(&r);
     }
+    T_TRUE(stream_waits > 0); /* the new edges were exercised */
 }
 
 /* ---- the real fixtures ----------------------------------------------------------------- */
