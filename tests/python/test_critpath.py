@@ -83,3 +83,15 @@ def test_what_if_naming_nothing_raises(fixtures_dir):
         with stepscope.open(path) as t:
             with pytest.raises(Exception, match="matches no slice name"):
                 t.steps(what_if=["no_such_thing_at_all=0.5"])
+
+
+def test_a_closed_trace_is_not_read_again(fixtures_dir):
+    path = dict(FIXTURES).get("kineto/simple_add_flows.json.gz")
+    if not path:
+        pytest.skip("no kineto/simple_add_flows.json.gz fixture")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stepscope.TraceWarning)
+        t = stepscope.open(path)
+    t.close()
+    with pytest.raises(ValueError, match="closed"):
+        t.steps(critical_path=True)

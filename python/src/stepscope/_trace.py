@@ -80,18 +80,20 @@ class Trace:
         self._source = None  # (path, run, args mode) when read from a file
         self._flows = False  # read keeping flows and the stream args
         self._cp_cap = None  # the same file read that way, for the critical path
+        self._closed = False
 
     def close(self):
         """Frees the C timeline now; columns already taken stay valid."""
         _stepscope.close(self._cap)
+        self._closed = True
         if self._cp_cap is not None:
             _stepscope.close(self._cp_cap)
 
     def _critpath_capsule(self):
         """A timeline with the flows and stream args the critical path follows, as the
         CLI reads it for --critical-path: this one, or the file read again that way."""
-        if self._flows or self._source is None:
-            return self._cap
+        if self._flows or self._source is None or self._closed:
+            return self._cap  # a closed one raises as every other call does
         if self._cp_cap is None:
             raw, run, mode = self._source
             self._cp_cap = _stepscope.open(raw, run, mode | _stepscope.ARGS_WITH_STREAMS, True)
