@@ -120,7 +120,12 @@ static void step_lines(sts_sbuf *b, sts_placer *pl, const sts_rpt_memory *m, con
         sts_sbuf_puts(b, "</title></line>\n");
         sts_placer_seg(pl, x, y_top, x, y_bot);
     }
-    /* Step numbers above the plot, every k-th one when they would touch. */
+}
+
+/* Step numbers above the plot, each centred in its step when it has room there. */
+static void step_numbers(sts_sbuf *b, sts_placer *pl, const sts_rpt_memory *m, const sts_axis *ax, double x0, double x1,
+                         double y_top)
+{
     double widest = 0;
     for (size_t k = 0; k < m->nsteps; k++)
         widest = fmax(widest, sts_text_width(m->labels[k], sts_font_of("tick")));
@@ -169,7 +174,9 @@ void sts_rpt_draw_memory(sts_sbuf *b, const char *id, int standalone, const sts_
     sts_axis axr;
     sts_axis_time_exact(&axr, 0, t1 - m->t0, 6);
 
-    const double y_top = 86, y_bot = y_top + PLOT_H, h = y_bot + 56, x0 = LEFT, x1 = W - RIGHT;
+    /* Time starts a little right of the value axis, so the two axes' first labels
+     * never meet at the corner. */
+    const double y_top = 86, y_bot = y_top + PLOT_H, h = y_bot + 48, x0 = LEFT, x1 = W - RIGHT, px0 = x0 + 12;
     sts_placer pl;
     sts_placer_init(&pl, W, h);
     char attrs[400], title[300], sub[400], pk[48], st[48], en[48];
@@ -198,10 +205,11 @@ void sts_rpt_draw_memory(sts_sbuf *b, const char *id, int standalone, const sts_
              m->nsteps ? " Dashed lines: step boundaries." : "", m->nsteps < m->found ? " First 60 steps." : "");
     sts_svg_subtitle(b, &pl, W, sub);
     sts_svg_yaxis(b, &pl, &ay, x0, x1, y_top, y_bot, "in use");
-    sts_svg_xaxis(b, &pl, &axr, x0, x1, y_top, y_bot, "time since the window's start");
-    step_lines(b, &pl, m, &ax, x0, x1, y_top, y_bot);
-    path(b, &pl, m, &ax, &ay, x0, x1, y_top, y_bot);
-    peak_mark(b, &pl, m, &ax, &ay, x0, x1, y_top, y_bot);
+    sts_svg_xaxis(b, &pl, &axr, px0, x1, y_top, y_bot, "time since the window's start");
+    step_lines(b, &pl, m, &ax, px0, x1, y_top, y_bot);
+    path(b, &pl, m, &ax, &ay, px0, x1, y_top, y_bot);
+    peak_mark(b, &pl, m, &ax, &ay, px0, x1, y_top, y_bot);
+    step_numbers(b, &pl, m, &ax, px0, x1, y_top);
     sts_placer_release(&pl);
     sts_svg_close(b);
 }
