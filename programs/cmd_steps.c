@@ -478,8 +478,7 @@ int cmd_steps(int argc, char **argv)
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.memory           ? "--memory"
-                               : o.lanes          ? "--lanes"
+        const char *one_host = o.lanes            ? "--lanes"
                                : names_given      ? "--names"
                                : o.dc.categories  ? "--categories"
                                : o.dc.explain     ? "--explain"
@@ -488,7 +487,8 @@ int cmd_steps(int argc, char **argv)
                                : o.summary        ? "--summary"
                                                   : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
-        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);
+        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio,
+                      (o.dc.device ? STS_HOSTS_DEVICE : 0u) | (o.memory ? STS_HOSTS_MEMORY : 0u));
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;

@@ -45,9 +45,10 @@ int hc_print_analyze(const sts_hosts *h, const sts_hostset *set, int json, size_
 int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double ratio);
 
 /* The commands' multi-host entry points: HC_SINGLE or an exit code. hc_steps with
- * `device`: each host's device view per step as well (STS_HOSTS_DEVICE). */
+ * `extra` STS_HOSTS_DEVICE: each host's device view per step as well; STS_HOSTS_MEMORY:
+ * each host's device memory per step. */
 int hc_analyze(const hc_opts *o, int json, size_t top);
-int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, int device);
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, unsigned extra);
 
 /* ---- MPI (programs/hosts_mpi.c) ---- */
 

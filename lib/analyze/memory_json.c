@@ -104,27 +104,57 @@ void sts_memory_write_json(sts_jsonw *w, const sts_memory *m)
     sts_jsonw_arr_end(w);
 }
 
+/* `lives` is the array e->first_live indexes (NULL when none are known). */
+static void lives_of(sts_jsonw *w, const sts_memory_live *l, size_t n, uint32_t first, uint32_t count, int known)
+{
+    sts_jsonw_key(w, "live_at_peak");
+    if (!known) {
+        sts_jsonw_null(w);
+        return;
+    }
+    sts_jsonw_arr_begin(w);
+    for (uint32_t i = first; i < first + count && i < n; i++) {
+        sts_jsonw_obj_begin(w);
+        sts_jsonw_kv_str(w, "name", l[i].name);
+        if (l[i].within)
+            sts_jsonw_kv_str(w, "within", l[i].within);
+        else
+            sts_jsonw_kv_null(w, "within");
+        sts_jsonw_kv_i64(w, "bytes", l[i].bytes);
+        sts_jsonw_kv_u64(w, "count", l[i].count);
+        sts_jsonw_obj_end(w);
+    }
+    sts_jsonw_arr_end(w);
+}
+
+void sts_memory_write_entry_json(sts_jsonw *w, const char *device, int has_events, int has_addrs,
+                                 const sts_memory_step *e, const sts_memory_live *lives, size_t nlives)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_kv_str(w, "device", device);
+    kv_known(w, "peak_bytes", e->peak_bytes);
+    kv_known(w, "peak_ts_ns", e->peak_bytes < 0 ? -1 : e->peak_ts_ns);
+    lives_of(w, lives, nlives, e->first_live, e->live_count, has_addrs && e->peak_bytes >= 0);
+    kv_known(w, "untracked_bytes", e->untracked_bytes);
+    kv_count(w, "allocations", has_events, e->allocations);
+    kv_known(w, "allocated_bytes", e->allocated_bytes);
+    kv_count(w, "frees", has_events, e->frees);
+    kv_known(w, "freed_bytes", e->freed_bytes);
+    kv_known(w, "start_bytes", e->start_bytes);
+    kv_known(w, "end_bytes", e->end_bytes);
+    sts_jsonw_obj_end(w);
+}
+
 void sts_memory_write_step_json(sts_jsonw *w, const sts_memory *m, size_t k)
 {
-    size_t n, nd;
+    size_t n, nd, nl;
     const sts_memory_step *e = sts_memory_step_entries(m, k, &n);
     const sts_memory_device *d = sts_memory_devices(m, &nd);
+    const sts_memory_live *l = sts_memory_lives(m, &nl);
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
         const sts_memory_device *dv = &d[e[i].device];
-        sts_jsonw_obj_begin(w);
-        sts_jsonw_kv_str(w, "device", dv->name);
-        kv_known(w, "peak_bytes", e[i].peak_bytes);
-        kv_known(w, "peak_ts_ns", e[i].peak_bytes < 0 ? -1 : e[i].peak_ts_ns);
-        lives(w, m, "live_at_peak", e[i].first_live, e[i].live_count, dv->has_addrs && e[i].peak_bytes >= 0);
-        kv_known(w, "untracked_bytes", e[i].untracked_bytes);
-        kv_count(w, "allocations", dv->has_events, e[i].allocations);
-        kv_known(w, "allocated_bytes", e[i].allocated_bytes);
-        kv_count(w, "frees", dv->has_events, e[i].frees);
-        kv_known(w, "freed_bytes", e[i].freed_bytes);
-        kv_known(w, "start_bytes", e[i].start_bytes);
-        kv_known(w, "end_bytes", e[i].end_bytes);
-        sts_jsonw_obj_end(w);
+        sts_memory_write_entry_json(w, dv->name, dv->has_events, dv->has_addrs, &e[i], l, nl);
     }
     sts_jsonw_arr_end(w);
 }

@@ -33,6 +33,8 @@ void sts_host_rec_free(sts_host_rec *r)
     STS_VEC_RELEASE(r->children);
     STS_VEC_RELEASE(r->colls);
     STS_VEC_RELEASE(r->dsteps);
+    STS_VEC_RELEASE(r->msteps);
+    STS_VEC_RELEASE(r->mlives);
     sts_strtab_release(&r->str);
     free(r);
 }
@@ -304,6 +306,8 @@ HOST_VEC_ACCESSOR(sts_hosts_steps, sts_host_step, steps)
 HOST_VEC_ACCESSOR(sts_hosts_step_children, sts_host_child, children)
 HOST_VEC_ACCESSOR(sts_hosts_step_collectives, sts_host_collective, colls)
 HOST_VEC_ACCESSOR(sts_hosts_device_steps, sts_host_device_step, dsteps)
+HOST_VEC_ACCESSOR(sts_hosts_memory_steps, sts_host_memory_step, msteps)
+HOST_VEC_ACCESSOR(sts_hosts_memory_lives, sts_memory_live, mlives)
 #undef HOST_VEC_ACCESSOR
 
 const char *const *sts_hosts_warnings(const sts_hosts *h, size_t i, size_t *n)
@@ -314,6 +318,11 @@ const char *const *sts_hosts_warnings(const sts_hosts *h, size_t i, size_t *n)
     }
     if (n) *n = h->hosts.v[i]->warnings.n;
     return h->hosts.v[i]->warnings.v;
+}
+
+int sts_hosts_memory_asked(const sts_hosts *h, size_t i)
+{
+    return i < h->hosts.n && h->hosts.v[i]->memory_asked;
 }
 
 const sts_host_steps_info *sts_hosts_steps_info(const sts_hosts *h, size_t i)
