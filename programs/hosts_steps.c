@@ -218,16 +218,16 @@ static void print_devices(const sts_hosts *h)
     }
 }
 
-static void put_mib(int64_t b)
+static void put_b(int64_t b)
 {
     if (b < 0)
-        printf(" %11s", "unknown");
+        printf(" %14s", "unknown");
     else
-        printf(" %11.2f", (double)b / (1024.0 * 1024.0));
+        printf(" %14" PRId64, b);
 }
 
 /* Per host and device, the most bytes in use in any of its steps and in which, and the
- * bytes at its first step's start and last step's end (MiB); nothing when no host kept
+ * bytes at its first step's start and last step's end; nothing when no host kept
  * memory. A device whose steps cannot tell their peak reads unknown, never 0. */
 static void print_memory(const sts_hosts *h)
 {
@@ -251,21 +251,21 @@ static void print_memory(const sts_hosts *h)
                 end = m[b].e.end_bytes;
             }
             if (!head++) {
-                printf("\nmemory per host (MiB, over the host's steps; docs/memory.md)\n  ");
+                printf("\nmemory per host (bytes in use, over the host's steps; docs/memory.md)\n  ");
                 tc_cell(stdout, "host", hw, 1);
-                printf(" %-16s %6s %11s %8s %11s %11s\n", "device", "steps", "peak", "in step", "first start",
+                printf(" %-16s %6s %14s %8s %14s %14s\n", "device", "steps", "peak", "in step", "first start",
                        "last end");
             }
             printf("  ");
             tc_cell(stdout, host_name(h, (uint32_t)i), hw, 1);
             printf(" %-16s %6u", m[a].device, steps);
-            put_mib(peak);
+            put_b(peak);
             if (peak >= 0)
                 printf(" %8" PRId64, at);
             else
                 printf(" %8s", "-");
-            put_mib(start);
-            put_mib(end);
+            put_b(start);
+            put_b(end);
             printf("\n");
         }
     }
