@@ -418,7 +418,7 @@ int cmd_steps(int argc, char **argv)
         DC_OPTS(o.dc),
         { "memory", CLI_FLAG, &o.memory, NULL,
           "device memory per step instead: peak, at start and end, allocations and frees, what was live at the "
-          "peak (one host; docs/memory.md)" },
+          "peak (on several hosts, each host step's own; docs/memory.md)" },
         CP_OPTS(o.cp),
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
