@@ -85,6 +85,9 @@ void sts_hostset_assign(const sts_hostset *set, size_t parts, uint32_t *part_of)
  * (sts_hosts_memory_steps()); the files are read with STS_ARGS_WITH_MEMORY OR'd into
  * open.args so the memory events' keys are kept. */
 #define STS_HOSTS_MEMORY 0x10u
+/* Each host's device memory over the whole trace, as `analyze --memory` finds it
+ * (sts_hosts_memory_devices()); read with STS_ARGS_WITH_MEMORY as above. */
+#define STS_HOSTS_MEMORY_DEVICES 0x20u
 
 typedef struct sts_hosts_options {
     sts_open_options open;  /* how each file is opened (args kept; open.run is ignored) */
@@ -282,6 +285,15 @@ const sts_memory_live *sts_hosts_memory_lives(const sts_hosts *h, size_t i, size
  * memory events. */
 int sts_hosts_memory_asked(const sts_hosts *h, size_t i);
 
+/* Host i's memory devices over its whole trace (STS_HOSTS_MEMORY_DEVICES), ordered by
+ * name as sts_memory_devices() gives them: their first_point and point_count index
+ * sts_hosts_memory_points(), their first_live and first_kept sts_hosts_memory_lives();
+ * and the memory warnings of that host, all of them. NULL and *n = 0 when not asked for
+ * or the host has no memory events. */
+const sts_memory_device *sts_hosts_memory_devices(const sts_hosts *h, size_t i, size_t *n);
+const sts_memory_point *sts_hosts_memory_points(const sts_hosts *h, size_t i, size_t *n);
+const char *const *sts_hosts_memory_warnings(const sts_hosts *h, size_t i, size_t *n);
+
 /* Writes entries[0..n) of one step of host i as `steps --memory --json`'s "memory" array
  * of that step: sts_memory_write_step_json()'s bytes for the same trace. */
 void sts_host_memory_steps_write_json(sts_jsonw *w, const sts_hosts *h, size_t i, const sts_host_memory_step *entries,
@@ -409,6 +421,13 @@ sts_status sts_hosts_write_analyze_json(sts_jsonw *w, const sts_hosts *h, const 
  * steps is STS_ERR_INVALID_ARG with nothing written. */
 sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
                                       sts_error *err);
+
+/* Writes `analyze --memory --json`'s document for several hosts (docs/memory.md):
+ * {"hosts_count", "run", "hosts": [{"host", "trace", "devices", "warnings"}]}, each
+ * host's "devices" and "warnings" the bytes `analyze --memory --json` writes for its
+ * file alone ([] for a host without memory events). Needs records read with
+ * STS_HOSTS_MEMORY_DEVICES. Returns STS_OK. */
+sts_status sts_hosts_write_memory_json(sts_jsonw *w, const sts_hosts *h, const char *run, sts_error *err);
 
 /* Device lanes and collective names (sts_lane_is_device(), sts_collective_kind()) are
  * declared in stepscope/devview.h, which this header includes. */

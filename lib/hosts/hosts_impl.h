@@ -25,6 +25,9 @@ typedef struct sts_host_rec {
     STS_VEC(sts_host_memory_step) msteps; /* STS_HOSTS_MEMORY */
     STS_VEC(sts_memory_live) mlives;      /* what msteps' entries index */
     int memory_asked;                     /* STS_HOSTS_MEMORY was computed (msteps may be empty) */
+    STS_VEC(sts_memory_device) mdevs;     /* STS_HOSTS_MEMORY_DEVICES; their lives in mlives */
+    STS_VEC(sts_memory_point) mpoints;
+    STS_VEC(const char *) mwarnings;
 } sts_host_rec;
 
 /* Slices of one name, over the hosts added so far. */
@@ -78,6 +81,11 @@ sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const st
  * keep_warnings kept, all counted). */
 sts_status sts_host_rec_memory(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, size_t keep_warnings,
                                sts_error *err);
+
+/* Fills a record's memory devices over the whole trace (STS_HOSTS_MEMORY_DEVICES); the
+ * warnings are kept whole in mwarnings and counted among the host's (at most
+ * keep_warnings of them kept there). */
+sts_status sts_host_rec_memory_devices(sts_host_rec *r, const sts_timeline *tl, size_t keep_warnings, sts_error *err);
 
 /* Adds a timeline's slices by name to the set's names (STS_HOSTS_NAMES). */
 sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *err);

@@ -131,12 +131,41 @@ if command -v mpirun >/dev/null && ! "$STEPSCOPE" steps --mpi "$W/r0.json" 2>&1 
   t_run env ASAN_OPTIONS="$mpi_asan" timeout 1200 mpirun --oversubscribe -n 2 "$STEPSCOPE" steps --memory --json \
     "$W/r0.json" "$W/r1.json" "$W/r2.json" --mpi -j 1
   t_ok "mpirun -n 2 steps --memory --json --mpi: the bytes of one process" test "$T_RC" = 0 -a "$T_OUT" = "$(cat "$W/many.json")"
+  mpi_ok=1
 else
   t_skip "mpirun -n 2 steps --memory --mpi" "mpirun not found or this stepscope was built without MPI"
 fi
-t_run "$STEPSCOPE" analyze --memory "$W/r0.json" "$W/r1.json"
-t_ok "analyze --memory with several hosts is refused (steps --memory serves host sets)" \
-  test "$T_RC" = 2 -a -n "$(grep -F -- "--memory" <<<"$T_ERR")"
+# analyze --memory on several hosts: each host's devices and warnings the bytes of
+# analyze --memory --json of its file alone.
+for r in 0 1; do "$STEPSCOPE" analyze --memory --json "$W/r$r.json" >"$W/an$r.json" 2>/dev/null; done
+t_run "$STEPSCOPE" analyze --memory --json -j 1 "$W/r0.json" "$W/r1.json" "$W/r2.json"
+printf '%s' "$T_OUT" >"$W/an_many.json"
+t_ok "analyze --memory --json on 3 hosts: each host's devices and warnings those of its file alone" \
+  python3 - "$W/an_many.json" "$W/an0.json" "$W/an1.json" <<'PY'
+import json, sys
+many = json.load(open(sys.argv[1]))
+assert many["hosts_count"] == 3 and [h["host"] for h in many["hosts"]] == ["r0", "r1", "r2"]
+for r in (0, 1):
+    one, h = json.load(open(sys.argv[2 + r])), many["hosts"][r]
+    assert h["trace"] == one["trace"]
+    assert json.dumps(h["devices"]) == json.dumps(one["devices"]) and h["warnings"] == one["warnings"], h
+assert many["hosts"][2]["devices"] == [] and many["hosts"][1]["devices"][0]["peak_bytes"] == 6800
+PY
+t_run "$STEPSCOPE" analyze --memory --json -j 2 "$W/r0.json" "$W/r1.json" "$W/r2.json"
+t_ok "analyze --memory: -j 2 gives the bytes of -j 1" test "$T_RC" = 0 -a "$T_OUT" = "$(cat "$W/an_many.json")"
+t_run "$STEPSCOPE" analyze --memory "$W/r0.json" "$W/r2.json"
+t_ok "analyze --memory text on 2 hosts: each host's devices, a host without events said" \
+  test "$T_RC" = 0 -a -n "$(grep -F 'device memory of host r0' <<<"$T_OUT")" -a \
+  -n "$(grep -F '  peak      0.01 MiB (9500 B)' <<<"$T_OUT")" -a -n "$(grep -xF '  no memory events' <<<"$T_OUT")"
+cp "$W/r2.json" "$W/r3.json"
+t_run "$STEPSCOPE" analyze --memory "$W/r2.json" "$W/r3.json"
+t_ok "analyze --memory on hosts without memory events: exit 1, says so" \
+  test "$T_RC" = 1 -a -n "$(grep -F "none of the 2 hosts holds memory events" <<<"$T_ERR")"
+if [ -n "${mpi_ok:-}" ]; then
+  t_run env ASAN_OPTIONS="$mpi_asan" timeout 1200 mpirun --oversubscribe -n 2 "$STEPSCOPE" analyze --memory --json \
+    "$W/r0.json" "$W/r1.json" "$W/r2.json" --mpi -j 1
+  t_ok "mpirun -n 2 analyze --memory --json --mpi: the bytes of one process" test "$T_RC" = 0 -a "$T_OUT" = "$(cat "$W/an_many.json")"
+fi
 
 # diff: memory.peak per step, a shrink gated by --expect.
 python3 - "$W" <<'PY'

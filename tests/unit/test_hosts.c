@@ -464,8 +464,8 @@ TEST(serialize_round_trip_and_refuse_damage)
 {
     int in[3] = { 10, 20, 30 }, wk[3] = { 100, 100, 100 }, co[3] = { 5, 50, 5 };
     sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50), *mt = mem_trace(2);
-    sts_hosts_options o =
-        opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE | STS_HOSTS_MEMORY);
+    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE |
+                               STS_HOSTS_MEMORY | STS_HOSTS_MEMORY_DEVICES);
     sts_hosts *h = sts_hosts_create();
     T_TRUE(sts_hosts_add(h, 3, "h3", tl, &o, NULL) == STS_OK);
     T_TRUE(sts_hosts_add(h, 1, "h1", r, &o, NULL) == STS_OK);
@@ -623,6 +623,25 @@ TEST(memory_per_host_step)
     }
     T_TRUE(tried > 0 && refused > 0);
     free(copy);
+    /* The whole trace's devices (STS_HOSTS_MEMORY_DEVICES): the peak is the last step's,
+     * its points every event's total, the same through bytes. */
+    sts_hosts *whole = sts_hosts_create();
+    o = opts(STS_HOSTS_MEMORY_DEVICES);
+    T_TRUE(sts_hosts_add(whole, 0, "h0", tl, &o, NULL) == STS_OK);
+    size_t nd, np;
+    const sts_memory_device *d = sts_hosts_memory_devices(whole, 0, &nd);
+    sts_hosts_memory_points(whole, 0, &np);
+    T_EQ_U64(nd, 1);
+    T_EQ_U64(np, 9);
+    T_TRUE(d && d->peak_bytes == 500 + 1000 + 2000 + 2 * 3000 && d->point_count == 9 && d->allocations == 6);
+    void *wb = NULL;
+    size_t wl = 0;
+    sts_hosts *wback = NULL;
+    T_TRUE(sts_hosts_serialize(whole, 1, &wb, &wl, NULL) == STS_OK);
+    T_TRUE(sts_hosts_deserialize(wb, wl, &wback, NULL) == STS_OK && wback && same_records(whole, wback));
+    free(wb);
+    sts_hosts_free(wback);
+    sts_hosts_free(whole);
     /* Without the flag, no memory. */
     sts_hosts *plain = sts_hosts_create();
     o = opts(STS_HOSTS_STEPS);
