@@ -146,6 +146,7 @@ typedef struct sts_rpt_diff_row {
     double change_pct, lo_pct, hi_pct; /* NAN when unknown; +-INFINITY for an unbounded interval */
     double lo_ns, hi_ns;               /* the shift's interval, ns */
     double p;
+    double predicted_pct; /* the prediction's stated bound (shrink>=6%: -6; grow>=6%: +6); NAN when none */
 } sts_rpt_diff_row;
 
 typedef struct sts_rpt_diff {

@@ -773,7 +773,8 @@ TEST(report_from_diff_json)
         "{\"name\":\"batch\",\"key\":\"batch\",\"group\":\"compiles\",\"unit\":\"count\",\"method\":\"count\","
         "\"base\":{\"n\":1,\"median\":8},\"new\":{\"n\":1,\"median\":4},\"verdict\":\"shrank\"}],"
         "\"predictions\":[{\"expect\":\"model_and_wait:same\",\"key\":\"model_and_wait\",\"result\":\"inconclusive\","
-        "\"why\":\"model_and_wait went: inconclusive\"}],"
+        "\"why\":\"model_and_wait went: inconclusive\"},{\"expect\":\"step:shrink>=17%\",\"key\":\"step\","
+        "\"result\":\"held\",\"why\":\"step shrank\"}],"
         "\"summary\":{\"intervals\":3,\"shrank\":2,\"inconclusive\":1}}";
     sts_report *r;
     T_EQ_I64(sts_report_create(NULL, &r), STS_OK);
@@ -793,6 +794,12 @@ TEST(report_from_diff_json)
         T_CONTAINS(html, "data-key=\"model_and_wait\" data-verdict=\"inconclusive\" data-prediction=\"inconclusive\" "
                          "data-base-n=\"3\" data-new-n=\"4\"");
         T_CONTAINS(html, "data-ci-low-pct=\"-80\" data-ci-high-pct=\"-60\"");
+        /* The what-if's prediction beside the outcome: a mark at -17% on the step's row
+         * (its interval, -80% to -60%, lies past it: held); none on the "same" row. */
+        const char *pred = strstr(html, "<line class=\"ref pred\"");
+        T_TRUE(pred && st && pred > st && strstr(pred, "data-predicted-pct=\"-17\"") == strstr(pred, "data-predicted"));
+        T_EQ_U64(count_of(html, "class=\"ref pred\""), 1);
+        T_CONTAINS(html, "predicted: a shrink of 17% or more");
         T_EQ_U64(count_of(html, "class=\"pt base\""), 7);
         T_EQ_U64(count_of(html, "class=\"pt2 new\""), 8);
         /* Steps 0, 1 and 3 pair in model_and_wait (BASE has no step 2); all four in step. */
@@ -1368,7 +1375,8 @@ TEST(layout_of_random_diff_and_windows_figures)
                                    rnd() % 4 ? ch + 30 : INFINITY,
                                    -sc * rnd_unit(),
                                    sc * rnd_unit(),
-                                   rnd() % 2 ? rnd_unit() : NAN };
+                                   rnd() % 2 ? rnd_unit() : NAN,
+                                   rnd() % 3 ? NAN : (rnd_unit() - 0.5) * 80 };
             rows[i] = r;
         }
         sts_rpt_diff d = { 0.95, 5, "step", n, n + rnd() % 3, rows };
