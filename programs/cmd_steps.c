@@ -418,7 +418,7 @@ int cmd_steps(int argc, char **argv)
         DC_OPTS(o.dc),
         { "memory", CLI_FLAG, &o.memory, NULL,
           "device memory per step instead: peak, at start and end, allocations and frees, what was live at the "
-          "peak (one host; docs/memory.md)" },
+          "peak (on several hosts, each host step's own; docs/memory.md)" },
         CP_OPTS(o.cp),
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
@@ -478,8 +478,7 @@ int cmd_steps(int argc, char **argv)
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.memory           ? "--memory"
-                               : o.lanes          ? "--lanes"
+        const char *one_host = o.lanes            ? "--lanes"
                                : names_given      ? "--names"
                                : o.dc.categories  ? "--categories"
                                : o.dc.explain     ? "--explain"
@@ -488,7 +487,8 @@ int cmd_steps(int argc, char **argv)
                                : o.summary        ? "--summary"
                                                   : NULL;
         hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
-        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);
+        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio,
+                      (o.dc.device ? STS_HOSTS_DEVICE : 0u) | (o.memory ? STS_HOSTS_MEMORY : 0u));
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;

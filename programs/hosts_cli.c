@@ -95,6 +95,9 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     sts_hosts_options ho = STS_HOSTS_OPTIONS_INIT;
     if ((rc = tc_keep_options(o->cmd, o->args, &ho.open)) != CLI_OK) return rc;
     ho.what = what;
+    /* The memory events' keys are kept only when asked, as for one trace. */
+    if ((what & (STS_HOSTS_MEMORY | STS_HOSTS_MEMORY_DEVICES)) && ho.open.args != STS_ARGS_ALL)
+        ho.open.args = (sts_args_mode)((unsigned)ho.open.args | STS_ARGS_WITH_MEMORY);
     if (steps) ho.steps = *steps;
     ho.jobs = o->jobs != INT_MIN ? (unsigned)o->jobs : o->mpi ? hm_default_jobs() : 0;
     if (o->mpi) {
@@ -108,18 +111,18 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     return rc;
 }
 
-int hc_analyze(const hc_opts *o, int json, size_t top)
+int hc_analyze(const hc_opts *o, int json, size_t top, int memory)
 {
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
-    int rc = hc_collect(o, STS_HOSTS_FACTS | STS_HOSTS_NAMES, NULL, &set, &h);
-    if (rc == CLI_OK && h) rc = hc_print_analyze(h, set, json, top);
+    int rc = hc_collect(o, memory ? STS_HOSTS_MEMORY_DEVICES : STS_HOSTS_FACTS | STS_HOSTS_NAMES, NULL, &set, &h);
+    if (rc == CLI_OK && h) rc = memory ? hc_print_memory(h, set, json) : hc_print_analyze(h, set, json, top);
     sts_hosts_free(h);
     sts_hostset_free(set);
     return rc;
 }
 
-int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, int device)
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, unsigned extra)
 {
     if (!(ratio >= 1.0) || ratio > 1e9) {
         cli_say(stderr, "stepscope %s: --straggler-ratio expects a number >= 1, got %g\n", o->cmd, ratio);
@@ -134,7 +137,7 @@ int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double rat
     so.nwindow_lanes = 0;
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
-    int rc = hc_collect(o, STS_HOSTS_STEPS | (device ? STS_HOSTS_DEVICE : 0u), &so, &set, &h);
+    int rc = hc_collect(o, STS_HOSTS_STEPS | (extra & (STS_HOSTS_DEVICE | STS_HOSTS_MEMORY)), &so, &set, &h);
     if (rc == CLI_OK && h) rc = hc_print_steps(h, set, json, ratio);
     sts_hosts_free(h);
     sts_hostset_free(set);

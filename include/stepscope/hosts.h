@@ -20,6 +20,7 @@
 
 #include "stepscope/analyze.h"
 #include "stepscope/devview.h"
+#include "stepscope/memory.h"
 #include "stepscope/status.h"
 #include "stepscope/timeline.h"
 
@@ -80,6 +81,13 @@ void sts_hostset_assign(const sts_hostset *set, size_t parts, uint32_t *part_of)
 #define STS_HOSTS_STEPS 0x4u /* each host's steps, children and device collectives */
 /* With STS_HOSTS_STEPS: each host's device view per step and device (sts_hosts_device_steps()). */
 #define STS_HOSTS_DEVICE 0x8u
+/* With STS_HOSTS_STEPS: each host's device memory per kept step and device
+ * (sts_hosts_memory_steps()); the files are read with STS_ARGS_WITH_MEMORY OR'd into
+ * open.args so the memory events' keys are kept. */
+#define STS_HOSTS_MEMORY 0x10u
+/* Each host's device memory over the whole trace, as `analyze --memory` finds it
+ * (sts_hosts_memory_devices()); read with STS_ARGS_WITH_MEMORY as above. */
+#define STS_HOSTS_MEMORY_DEVICES 0x20u
 
 typedef struct sts_hosts_options {
     sts_open_options open;  /* how each file is opened (args kept; open.run is ignored) */
@@ -169,6 +177,18 @@ typedef struct sts_host_device_step {
     sts_devview_window w; /* w.step is the trace's step index, w.device the view's device index */
 } sts_host_device_step;
 
+/* One device of one host in one step: its memory entry (stepscope/memory.h,
+ * docs/memory.md) as sts_memory_find() gave it over the host's own steps, so that a
+ * host's steps write the same "memory" as `steps --memory --json` of that host alone. */
+typedef struct sts_host_memory_step {
+    uint32_t step;      /* index into sts_hosts_steps() of the host */
+    const char *device; /* sts_memory_device.name */
+    int has_events;     /* the device has allocation events (else counts are unknown) */
+    int has_addrs;      /* its events name addresses (else live allocations are unknown) */
+    sts_memory_step e;  /* e.step the trace's step index, e.device the device's index; e.first_live and
+                         * e.live_count index sts_hosts_memory_lives() of the host */
+} sts_host_memory_step;
+
 /* How a host's steps were found. */
 typedef struct sts_host_steps_info {
     sts_step_rule rule;    /* STS_STEP_RULE_NONE: the host has no steps */
@@ -255,6 +275,29 @@ const sts_host_collective *sts_hosts_step_collectives(const sts_hosts *h, size_t
 /* Host i's device view (STS_HOSTS_DEVICE): per kept step, one entry per device, step
  * by step; NULL and *n = 0 when not asked for or the host has no device ops. */
 const sts_host_device_step *sts_hosts_device_steps(const sts_hosts *h, size_t i, size_t *n);
+
+/* Host i's device memory (STS_HOSTS_MEMORY): per kept step, one entry per device, step
+ * by step; NULL and *n = 0 when not asked for or the host has no memory events. The
+ * live allocations the entries index are sts_hosts_memory_lives(). */
+const sts_host_memory_step *sts_hosts_memory_steps(const sts_hosts *h, size_t i, size_t *n);
+const sts_memory_live *sts_hosts_memory_lives(const sts_hosts *h, size_t i, size_t *n);
+/* 1 when host i was read with STS_HOSTS_MEMORY (and has steps), whether or not it held
+ * memory events. */
+int sts_hosts_memory_asked(const sts_hosts *h, size_t i);
+
+/* Host i's memory devices over its whole trace (STS_HOSTS_MEMORY_DEVICES), ordered by
+ * name as sts_memory_devices() gives them: their first_point and point_count index
+ * sts_hosts_memory_points(), their first_live and first_kept sts_hosts_memory_lives();
+ * and the memory warnings of that host, all of them. NULL and *n = 0 when not asked for
+ * or the host has no memory events. */
+const sts_memory_device *sts_hosts_memory_devices(const sts_hosts *h, size_t i, size_t *n);
+const sts_memory_point *sts_hosts_memory_points(const sts_hosts *h, size_t i, size_t *n);
+const char *const *sts_hosts_memory_warnings(const sts_hosts *h, size_t i, size_t *n);
+
+/* Writes entries[0..n) of one step of host i as `steps --memory --json`'s "memory" array
+ * of that step: sts_memory_write_step_json()'s bytes for the same trace. */
+void sts_host_memory_steps_write_json(sts_jsonw *w, const sts_hosts *h, size_t i, const sts_host_memory_step *entries,
+                                      size_t n);
 
 /* Writes entries[0..n) of one host step as `steps --device --json`'s "devices" array:
  * sts_devview_write_windows_json()'s bytes for the same trace. */
@@ -372,11 +415,19 @@ sts_status sts_hosts_write_analyze_json(sts_jsonw *w, const sts_hosts *h, const 
  * docs/hosts.md): the hosts' common rule, each host's steps with their children and
  * device time and its statistics over the aligned steps, every step number across the
  * hosts with its spread, slowest host and cause, and the stragglers; with records read
- * with STS_HOSTS_DEVICE, each host step's "devices" (sts_host_device_steps_write_json()). `a` is
+ * with STS_HOSTS_DEVICE, each host step's "devices" (sts_host_device_steps_write_json()); with
+ * STS_HOSTS_MEMORY, each host step's "memory" (sts_host_memory_steps_write_json()). `a` is
  * sts_hosts_align()'s of `h`; `run` the hostset's run (NULL: null). An alignment of no
  * steps is STS_ERR_INVALID_ARG with nothing written. */
 sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
                                       sts_error *err);
+
+/* Writes `analyze --memory --json`'s document for several hosts (docs/memory.md):
+ * {"hosts_count", "run", "hosts": [{"host", "trace", "devices", "warnings"}]}, each
+ * host's "devices" and "warnings" the bytes `analyze --memory --json` writes for its
+ * file alone ([] for a host without memory events). Needs records read with
+ * STS_HOSTS_MEMORY_DEVICES. Returns STS_OK. */
+sts_status sts_hosts_write_memory_json(sts_jsonw *w, const sts_hosts *h, const char *run, sts_error *err);
 
 /* Device lanes and collective names (sts_lane_is_device(), sts_collective_kind()) are
  * declared in stepscope/devview.h, which this header includes. */

@@ -22,6 +22,12 @@ typedef struct sts_host_rec {
     STS_VEC(sts_host_child) children;
     STS_VEC(sts_host_collective) colls;
     STS_VEC(sts_host_device_step) dsteps; /* STS_HOSTS_DEVICE */
+    STS_VEC(sts_host_memory_step) msteps; /* STS_HOSTS_MEMORY */
+    STS_VEC(sts_memory_live) mlives;      /* what msteps' entries index */
+    int memory_asked;                     /* STS_HOSTS_MEMORY was computed (msteps may be empty) */
+    STS_VEC(sts_memory_device) mdevs;     /* STS_HOSTS_MEMORY_DEVICES; their lives in mlives */
+    STS_VEC(sts_memory_point) mpoints;
+    STS_VEC(const char *) mwarnings;
 } sts_host_rec;
 
 /* Slices of one name, over the hosts added so far. */
@@ -69,6 +75,17 @@ sts_status sts_host_rec_steps(sts_host_rec *r, const sts_timeline *tl, const sts
 /* Fills a record's device view per step (STS_HOSTS_DEVICE) from the timeline and the
  * steps its record kept. */
 sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, sts_error *err);
+
+/* Fills a record's device memory per step (STS_HOSTS_MEMORY) from the timeline and the
+ * steps its record kept; the memory warnings join the host's warnings (at most
+ * keep_warnings kept, all counted). */
+sts_status sts_host_rec_memory(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, size_t keep_warnings,
+                               sts_error *err);
+
+/* Fills a record's memory devices over the whole trace (STS_HOSTS_MEMORY_DEVICES); the
+ * warnings are kept whole in mwarnings and counted among the host's (at most
+ * keep_warnings of them kept there). */
+sts_status sts_host_rec_memory_devices(sts_host_rec *r, const sts_timeline *tl, size_t keep_warnings, sts_error *err);
 
 /* Adds a timeline's slices by name to the set's names (STS_HOSTS_NAMES). */
 sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *err);

@@ -142,18 +142,19 @@ static PyObject *no_steps(const sts_hosts *h)
     return NULL;
 }
 
-/* hosts_steps_json(inputs, run, args, step, xprof, ratio, jobs, device): `steps --json`
- * on several hosts, with --step, --xprof, --straggler-ratio and --device. */
+/* hosts_steps_json(inputs, run, args, step, xprof, ratio, jobs, device, memory): `steps
+ * --json` on several hosts, with --step, --xprof, --straggler-ratio, --device and
+ * --memory. */
 PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "inputs", "run", "args", "step", "xprof", "ratio", "jobs", "device", NULL };
+    static char *keys[] = { "inputs", "run", "args", "step", "xprof", "ratio", "jobs", "device", "memory", NULL };
     PyObject *inputs;
     const char *run = NULL, *step = NULL;
-    int mode = STS_ARGS_ANALYSIS, xprof = 0, jobs = 0, device = 0;
+    int mode = STS_ARGS_ANALYSIS, xprof = 0, jobs = 0, device = 0, memory = 0;
     double ratio = 1.1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zizpdip", keys, &inputs, &run, &mode, &step, &xprof, &ratio, &jobs,
-                                     &device))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zizpdipp", keys, &inputs, &run, &mode, &step, &xprof, &ratio, &jobs,
+                                     &device, &memory))
         return NULL;
     if (!(ratio >= 1.0) || ratio > 1e9)
         return ext_raise_msg(STS_ERR_INVALID_ARG, "straggler_ratio expects a number >= 1, got %g", ratio);
@@ -162,7 +163,10 @@ PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw)
     static const uint32_t no_lanes[1] = { 0 };
     sts_hosts_options ho = STS_HOSTS_OPTIONS_INIT;
     if (ext_keep_options(mode, &ho.open) != 0) return NULL;
-    ho.what = STS_HOSTS_STEPS | (device ? STS_HOSTS_DEVICE : 0u);
+    ho.what = STS_HOSTS_STEPS | (device ? STS_HOSTS_DEVICE : 0u) | (memory ? STS_HOSTS_MEMORY : 0u);
+    /* The memory events' keys, as `steps --memory` keeps them. */
+    if (memory && ho.open.args != STS_ARGS_ALL)
+        ho.open.args = (sts_args_mode)((unsigned)ho.open.args | STS_ARGS_WITH_MEMORY);
     ho.jobs = (unsigned)jobs;
     ho.steps.step = step;
     ho.steps.xprof_view = xprof;

@@ -78,6 +78,42 @@ static sts_timeline *host_trace(int steps, const int *input, const int *work, co
     return tl;
 }
 
+/* A Kineto-shaped trace with memory: `steps` ProfilerStep#k on pid 1 tid 1, each with an
+ * aten::empty that allocates 1000 * (k + 1) bytes twice and frees the first, on cuda:0,
+ * from 500 bytes in use before the capture. Read with the memory keys kept. */
+static sts_timeline *mem_trace(int steps)
+{
+    text t = { NULL, 0, 0 };
+    add(&t, "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":"
+            "{\"name\":\"main\"}}");
+    long total = 500, addr = 4096;
+    for (int k = 0; k < steps; k++) {
+        long at = 1000L * (k + 1);
+        add(&t, ",{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":900}", k, at);
+        add(&t, ",{\"ph\":\"X\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":100}", at + 10);
+        const long ev[3][3] = { { 20, addr, 1000L * (k + 1) },
+                                { 30, addr + 8, 1000L * (k + 1) },
+                                { 40, addr, -1000L * (k + 1) } };
+        for (int e = 0; e < 3; e++) {
+            total += ev[e][2];
+            add(&t,
+                ",{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"args\":"
+                "{\"Device Type\":1,\"Device Id\":0,\"Addr\":%ld,\"Bytes\":%ld,\"Total Allocated\":%ld}}",
+                at + ev[e][0], ev[e][1], ev[e][2], total);
+        }
+        addr += 16;
+    }
+    add(&t, "]}");
+    sts_open_options oo = STS_OPEN_OPTIONS_INIT;
+    oo.args = (sts_args_mode)((unsigned)STS_ARGS_KNOWN | STS_ARGS_WITH_MEMORY);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open_mem(t.p, t.n, "mem.json", &oo, &tl, &err) != STS_OK)
+        fprintf(stderr, "mem_trace: %s\n", err.message);
+    free(t.p);
+    return tl;
+}
+
 /* A random trace: a few lanes of nested X slices named from a small pool. */
 static sts_timeline *random_trace(int events)
 {
@@ -427,11 +463,13 @@ TEST(medians_set_from_outside_after_dropping_the_values)
 TEST(serialize_round_trip_and_refuse_damage)
 {
     int in[3] = { 10, 20, 30 }, wk[3] = { 100, 100, 100 }, co[3] = { 5, 50, 5 };
-    sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50);
-    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE);
+    sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50), *mt = mem_trace(2);
+    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE |
+                               STS_HOSTS_MEMORY | STS_HOSTS_MEMORY_DEVICES);
     sts_hosts *h = sts_hosts_create();
     T_TRUE(sts_hosts_add(h, 3, "h3", tl, &o, NULL) == STS_OK);
     T_TRUE(sts_hosts_add(h, 1, "h1", r, &o, NULL) == STS_OK);
+    T_TRUE(sts_hosts_add(h, 5, "h5", mt, &o, NULL) == STS_OK);
     T_EQ_I64(sts_hosts_add(h, 1, "again", r, &o, NULL), STS_ERR_INVALID_ARG);
     T_EQ_U64(sts_hosts_info(h, 0)->index, 1); /* ordered by index */
     void *buf = NULL, *buf2 = NULL;
@@ -464,8 +502,8 @@ TEST(serialize_round_trip_and_refuse_damage)
     }
     sts_error err = STS_ERROR_INIT;
     sts_hosts_free(back);
-    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x03", 9, &back, &err), STS_ERR_FORMAT);
-    T_CONTAINS(err.message, "version 3, expected 2");
+    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x02", 9, &back, &err), STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "version 2, expected 3");
     free(copy);
     free(buf);
     free(buf2);
@@ -473,6 +511,7 @@ TEST(serialize_round_trip_and_refuse_damage)
     sts_hosts_free(back);
     sts_timeline_free(tl);
     sts_timeline_free(r);
+    sts_timeline_free(mt);
 }
 
 /* Each host's device view per step (STS_HOSTS_DEVICE): host_trace()'s all-reduce is the
@@ -517,6 +556,97 @@ TEST(device_view_per_host_step)
     o = opts(STS_HOSTS_STEPS);
     T_TRUE(sts_hosts_add(plain, 0, "h0", tl, &o, NULL) == STS_OK);
     T_TRUE(sts_hosts_device_steps(plain, 0, &nb) == NULL && nb == 0);
+    free(buf);
+    sts_hosts_free(plain);
+    sts_hosts_free(back);
+    sts_hosts_free(h);
+    sts_timeline_free(tl);
+}
+
+/* Each host's memory per step (STS_HOSTS_MEMORY), against the numbers mem_trace() was
+ * made with: step k allocates a = 1000 (k + 1) twice and frees one, so it starts at
+ * 500 + sum_{j<k} a_j, peaks 2a above that and ends a above it; live at the peak the
+ * two allocations of aten::empty, and the bytes from before the capture untracked. The
+ * record survives bytes, and damaged memory numbers are refused. */
+TEST(memory_per_host_step)
+{
+    sts_timeline *tl = mem_trace(3);
+    T_TRUE(tl != NULL);
+    if (!tl) return;
+    sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_MEMORY);
+    sts_hosts *h = sts_hosts_create();
+    T_TRUE(sts_hosts_add(h, 0, "h0", tl, &o, NULL) == STS_OK);
+    size_t nm, nl;
+    const sts_host_memory_step *m = sts_hosts_memory_steps(h, 0, &nm);
+    const sts_memory_live *l = sts_hosts_memory_lives(h, 0, &nl);
+    T_EQ_U64(nm, 3); /* one device, three steps */
+    T_TRUE(sts_hosts_memory_asked(h, 0));
+    int64_t before = 500;
+    for (size_t k = 0; k < nm && k < 3; k++) {
+        int64_t a = 1000 * (int64_t)(k + 1);
+        const sts_memory_step *e = &m[k].e;
+        T_EQ_U64(m[k].step, k);
+        T_EQ_STR(m[k].device, "cuda:0");
+        T_EQ_I64(e->start_bytes, before);
+        T_EQ_I64(e->peak_bytes, before + 2 * a);
+        T_EQ_I64(e->end_bytes, before + a);
+        T_EQ_U64(e->allocations, 2);
+        T_EQ_U64(e->frees, 1);
+        int64_t live = 0;
+        for (uint32_t i = e->first_live; i < e->first_live + e->live_count && i < nl; i++) {
+            live += l[i].bytes;
+            T_EQ_STR(l[i].name, "aten::empty");
+        }
+        T_EQ_I64(live + e->untracked_bytes, e->peak_bytes);
+        /* Live: the kept half of every earlier step, and both of this one's. */
+        T_EQ_I64(live, before - 500 + 2 * a);
+        T_EQ_I64(e->untracked_bytes, 500);
+        before += a;
+    }
+    void *buf = NULL;
+    size_t len = 0;
+    sts_hosts *back = NULL;
+    T_TRUE(sts_hosts_serialize(h, 1, &buf, &len, NULL) == STS_OK);
+    T_TRUE(sts_hosts_deserialize(buf, len, &back, NULL) == STS_OK);
+    T_TRUE(back && same_records(h, back));
+    /* A live allocation's bytes changed: live + untracked no longer the peak, refused. */
+    unsigned char *copy = malloc(len);
+    int refused = 0, tried = 0;
+    for (size_t at = 0; copy && at + 1 < len; at++) {
+        memcpy(copy, buf, len);
+        copy[at] ^= 0x02;
+        sts_hosts *x = NULL;
+        sts_error err = STS_ERROR_INIT;
+        if (sts_hosts_deserialize(copy, len, &x, &err) != STS_OK && strstr(err.message, "a memory step")) refused++;
+        tried++;
+        sts_hosts_free(x);
+    }
+    T_TRUE(tried > 0 && refused > 0);
+    free(copy);
+    /* The whole trace's devices (STS_HOSTS_MEMORY_DEVICES): the peak is the last step's,
+     * its points every event's total, the same through bytes. */
+    sts_hosts *whole = sts_hosts_create();
+    o = opts(STS_HOSTS_MEMORY_DEVICES);
+    T_TRUE(sts_hosts_add(whole, 0, "h0", tl, &o, NULL) == STS_OK);
+    size_t nd, np;
+    const sts_memory_device *d = sts_hosts_memory_devices(whole, 0, &nd);
+    sts_hosts_memory_points(whole, 0, &np);
+    T_EQ_U64(nd, 1);
+    T_EQ_U64(np, 9);
+    T_TRUE(d && d->peak_bytes == 500 + 1000 + 2000 + 2 * 3000 && d->point_count == 9 && d->allocations == 6);
+    void *wb = NULL;
+    size_t wl = 0;
+    sts_hosts *wback = NULL;
+    T_TRUE(sts_hosts_serialize(whole, 1, &wb, &wl, NULL) == STS_OK);
+    T_TRUE(sts_hosts_deserialize(wb, wl, &wback, NULL) == STS_OK && wback && same_records(whole, wback));
+    free(wb);
+    sts_hosts_free(wback);
+    sts_hosts_free(whole);
+    /* Without the flag, no memory. */
+    sts_hosts *plain = sts_hosts_create();
+    o = opts(STS_HOSTS_STEPS);
+    T_TRUE(sts_hosts_add(plain, 0, "h0", tl, &o, NULL) == STS_OK);
+    T_TRUE(sts_hosts_memory_steps(plain, 0, &nm) == NULL && nm == 0 && !sts_hosts_memory_asked(plain, 0));
     free(buf);
     sts_hosts_free(plain);
     sts_hosts_free(back);
@@ -884,6 +1014,7 @@ int main(void)
     RUN(names_merge_exactly_in_any_grouping);
     RUN(medians_set_from_outside_after_dropping_the_values);
     RUN(serialize_round_trip_and_refuse_damage);
+    RUN(memory_per_host_step);
     RUN(device_view_per_host_step);
     RUN(steps_align_and_find_the_straggler);
     RUN(alignment_invariants_over_random_hosts);
