@@ -33,6 +33,8 @@ void sts_host_rec_free(sts_host_rec *r)
     STS_VEC_RELEASE(r->children);
     STS_VEC_RELEASE(r->colls);
     STS_VEC_RELEASE(r->dsteps);
+    STS_VEC_RELEASE(r->cops);
+    STS_VEC_RELEASE(r->cpre);
     sts_strtab_release(&r->str);
     free(r);
 }

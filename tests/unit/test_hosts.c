@@ -464,8 +464,8 @@ TEST(serialize_round_trip_and_refuse_damage)
     }
     sts_error err = STS_ERROR_INIT;
     sts_hosts_free(back);
-    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x03", 9, &back, &err), STS_ERR_FORMAT);
-    T_CONTAINS(err.message, "version 3, expected 2");
+    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x04", 9, &back, &err), STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "version 4, expected 3");
     free(copy);
     free(buf);
     free(buf2);
