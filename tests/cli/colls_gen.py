@@ -25,7 +25,7 @@ KERNEL = {
 }
 
 
-def gen(out):
+def gen(out, bad=False):
     rnd = random.Random(32)
     events = [[] for _ in range(RANKS)]
     facts = {"offsets_ns": {"rank%d" % r: OFFSETS_NS[r] for r in range(RANKS)}, "instances": []}
@@ -87,6 +87,16 @@ def gen(out):
             inst["arrival_ns"]["rank%d" % r] = a[r]
             inst["end_ns"]["rank%d" % r] = end
         facts["instances"].append(inst)
+    if bad:
+        # A collective on rank0 only (Seq 100), and rank1 repeating Seq 5 a little later:
+        # both counted and left out, every other number unchanged.
+        x(0, KERNEL["allreduce"], t - 3_000_000, 50_000, 0, 7, {"Collective name": "allreduce",
+                                                                 "Process Group Name": "0", "Seq": 100})
+        f5 = [f for f in facts["instances"] if f["group"] == "0" and f["seq"] == 5][0]
+        x(1, KERNEL["allgather"], f5["end_ns"]["rank1"] + 10_000, 5_000, 0, 7,
+          {"Collective name": "allgather", "Process Group Name": "0", "Seq": 5})
+        facts["instances"].remove(f5)
+        facts["left_out"] = {"one_rank": 1, "repeated": 1}
     for r in range(RANKS):
         with open("%s/rank%d.json" % (out, r), "w") as f:
             json.dump({"traceEvents": events[r]}, f)
@@ -109,6 +119,9 @@ def check(facts_path, doc_path):
     if doc["clock_residual_ns"] != 0 or doc["clock_residual_max_ns"] != 0:
         fail("residual %r/%r, expected 0 (ranks leave together)" % (doc["clock_residual_ns"],
                                                                    doc["clock_residual_max_ns"]))
+    for k, v in facts.get("left_out", {"one_rank": 0, "repeated": 0}).items():
+        if doc["collective_counts"][k] != v:
+            fail("collective_counts.%s = %r, expected %r" % (k, doc["collective_counts"][k], v))
     got = {(c["group"], c["seq"]): c for c in doc["collectives"]}
     if len(got) != len(facts["instances"]):
         fail("%d instances, expected %d" % (len(got), len(facts["instances"])))
@@ -154,6 +167,8 @@ def check(facts_path, doc_path):
                 fail("instance %d: bandwidth %r/%r, expected %r/%r" % (f["seq"], c["alg_bw_gbps"],
                                                                       c["bus_bw_gbps"], alg, bus))
     # per step: waits summed and the worst three by wait
+    if sorted(st["step"] for st in doc["collective_steps"]) != sorted({f["step"] for f in facts["instances"]}):
+        fail("collective_steps' steps")
     for st in doc["collective_steps"]:
         mine = [f for f in facts["instances"] if f["step"] == st["step"]]
         waits = [sum(max(f["arrival_ns"].values()) - a for a in f["arrival_ns"].values()) for f in mine]
@@ -167,6 +182,6 @@ def check(facts_path, doc_path):
 
 if __name__ == "__main__":
     if sys.argv[1] == "gen":
-        gen(sys.argv[2])
+        gen(sys.argv[2], len(sys.argv) > 3 and sys.argv[3] == "bad")
     else:
         check(sys.argv[2], sys.argv[3])
