@@ -428,7 +428,7 @@ TEST(serialize_round_trip_and_refuse_damage)
 {
     int in[3] = { 10, 20, 30 }, wk[3] = { 100, 100, 100 }, co[3] = { 5, 50, 5 };
     sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50);
-    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE);
+    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE | STS_HOSTS_COLLECTIVES);
     sts_hosts *h = sts_hosts_create();
     T_TRUE(sts_hosts_add(h, 3, "h3", tl, &o, NULL) == STS_OK);
     T_TRUE(sts_hosts_add(h, 1, "h1", r, &o, NULL) == STS_OK);
@@ -520,6 +520,212 @@ TEST(device_view_per_host_step)
     free(buf);
     sts_hosts_free(plain);
     sts_hosts_free(back);
+    sts_hosts_free(h);
+    sts_timeline_free(tl);
+}
+
+/* ---- collectives across hosts -------------------------------------------------------------- */
+
+/* A host of a generated run: 2 GPUs (processes "/device:GPU:d"), each running the run's
+ * collectives as XLA ops "all-reduce.K" of module "jit_train" on line 1, with an NCCL
+ * kernel inside each on line 2 (the same op: left out as nested); steps on pid 1. The
+ * host's clock is off[h] ahead; op k of (host, device) arrives at base[k] + arr[..] and
+ * every rank leaves at end[k] (true times, ns). */
+#define CH 3
+#define CD 2
+#define CK 12
+static sts_timeline *coll_host(int h, const int64_t *off, const int64_t *base, int64_t arr[CK][CH][CD],
+                               const int64_t *end)
+{
+    text t = { NULL, 0, 0 };
+    add(&t, "{\"traceEvents\":[");
+    for (int d = 0; d < CD; d++)
+        add(&t, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"/device:GPU:%d\"}},", 10 + d,
+            d);
+    for (int s = 0; s < 3; s++)
+        add(&t,
+            "{\"ph\":\"X\",\"name\":\"train\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step_num\":%d}},",
+            (double)(s * 4000000 + off[h]) / 1000.0, 3900000 / 1000.0, s);
+    for (int k = 0; k < CK; k++)
+        for (int d = 0; d < CD; d++) {
+            int64_t a = base[k] + arr[k][h][d] + off[h], e = end[k] + off[h];
+            add(&t,
+                "{\"ph\":\"X\",\"name\":\"all-reduce.%d\",\"pid\":%d,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,"
+                "\"args\":{\"hlo_module\":\"jit_train\"}},",
+                k % 4, 10 + d, (double)a / 1000.0, (double)(e - a) / 1000.0);
+            add(&t, "{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":%d,\"tid\":2,"
+                    "\"ts\":%.3f,\"dur\":%.3f},",
+                10 + d, (double)(a + 1000) / 1000.0, (double)(e - a - 2000) / 1000.0);
+        }
+    add(&t, "{\"ph\":\"X\",\"name\":\"end\",\"pid\":1,\"tid\":9,\"ts\":0,\"dur\":1}]}");
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open_mem(t.p, t.n, "coll.json", NULL, &tl, &err) != STS_OK)
+        fprintf(stderr, "coll_host: %s\n", err.message);
+    free(t.p);
+    return tl;
+}
+
+static char *colls_json(const sts_hosts *h)
+{
+    sts_collectives *c = NULL;
+    if (sts_collectives_match(h, &c, NULL) != STS_OK) return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sts_jsonw *w = sts_jsonw_create(f, STS_JSON_COMPACT);
+    sts_jsonw_obj_begin(w);
+    sts_collectives_write_json(w, h, c);
+    sts_jsonw_obj_end(w);
+    sts_jsonw_finish(w);
+    sts_jsonw_free(w);
+    fclose(f);
+    sts_collectives_free(c);
+    return buf;
+}
+
+/* Every number against the generator's: offsets exact (ranks leave together), the
+ * residual 0, each instance's skew, waits and last rank from the true arrivals; ops
+ * nested in another of their device left out; and the same numbers from records that
+ * crossed bytes and merged in any grouping. Over random arrivals, the invariants: waits
+ * >= 0, the last rank's wait 0, the skew the largest wait. */
+TEST(collectives_match_and_align_known_clocks)
+{
+    for (int trial = 0; trial < 4; trial++) {
+        int64_t off[CH] = { 0, 250000 + (int64_t)(rnd() % 1000000), -(int64_t)(rnd() % 900000) };
+        int64_t base[CK], end[CK], arr[CK][CH][CD];
+        for (int k = 0; k < CK; k++) {
+            base[k] = (k / 4) * 4000000 + 100000 + (k % 4) * 900000;
+            int64_t last = 0;
+            for (int h = 0; h < CH; h++)
+                for (int d = 0; d < CD; d++) {
+                    arr[k][h][d] = (int64_t)(rnd() % 500) * 1000;
+                    if (arr[k][h][d] > last) last = arr[k][h][d];
+                }
+            end[k] = base[k] + last + 20000 + (int64_t)(rnd() % 50) * 1000;
+        }
+        sts_timeline *tl[CH];
+        sts_hosts *all = sts_hosts_create(), *parts[CH];
+        sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
+        for (int h = 0; h < CH; h++) {
+            char name[16];
+            snprintf(name, sizeof name, "h%d", h);
+            tl[h] = coll_host(h, off, base, arr, end);
+            T_TRUE(tl[h] && sts_hosts_add(all, (size_t)h, name, tl[h], &o, NULL) == STS_OK);
+            parts[h] = sts_hosts_create();
+            T_TRUE(sts_hosts_add(parts[h], (size_t)h, name, tl[h], &o, NULL) == STS_OK);
+        }
+        sts_collectives *c = NULL;
+        T_TRUE(sts_collectives_match(all, &c, NULL) == STS_OK);
+        size_t nr, ni;
+        const sts_coll_rank *rk = sts_collectives_ranks(c, &nr);
+        const sts_coll_instance *in = sts_collectives_instances(c, &ni);
+        const sts_coll_arrival *ar = sts_collectives_arrivals(c, NULL);
+        T_EQ_U64(nr, CH * CD);
+        T_EQ_STR(rk[3].label, "h1 /device:GPU:1");
+        T_EQ_U64(ni, CK);
+        T_EQ_U64(sts_collectives_counts(c)->ops, CK * CH * CD);
+        T_EQ_U64(sts_collectives_counts(c)->nested, CK * CH * CD);
+        for (int h = 0; h < CH; h++) {
+            int known;
+            T_EQ_I64(sts_collectives_offset(c, (size_t)h, &known), off[h]);
+            T_TRUE(known);
+        }
+        int64_t med = -1, max = -1;
+        T_TRUE(sts_collectives_residual(c, &med, &max) && med == 0 && max == 0);
+        for (size_t i = 0; i < ni && i < CK; i++) {
+            int k = (int)i; /* instances by last arrival: the generator's order */
+            /* the last rank: the latest arrival, ties to the lowest rank (ranks are host, device) */
+            uint32_t last = 0;
+            int64_t lo = arr[k][0][0];
+            for (int r = 1; r < CH * CD; r++) {
+                if (arr[k][r / CD][r % CD] > arr[k][last / CD][last % CD]) last = (uint32_t)r;
+                if (arr[k][r / CD][r % CD] < lo) lo = arr[k][r / CD][r % CD];
+            }
+            int64_t hi = arr[k][last / CD][last % CD];
+            char op[16];
+            snprintf(op, sizeof op, "all-reduce.%d", k % 4);
+            T_EQ_STR(in[i].name, op);
+            T_EQ_STR(in[i].group, "jit_train");
+            T_EQ_I64(in[i].seq, k / 4);
+            T_EQ_I64(in[i].by, STS_COLL_BY_ORDER);
+            T_EQ_U64(in[i].count, CH * CD);
+            T_EQ_I64(in[i].skew_ns, hi - lo);
+            T_EQ_U64(in[i].last_rank, last);
+            T_EQ_I64(in[i].transfer_ns, end[k] - base[k] - arr[k][last / CD][last % CD]);
+            T_EQ_I64(in[i].bytes, -1);
+            T_TRUE(in[i].bus_bw_gbps < 0);
+            T_TRUE(in[i].in_step && in[i].step == k / 4);
+            int64_t sum = 0;
+            for (uint32_t a = in[i].first; a < in[i].first + in[i].count; a++) {
+                int r = (int)ar[a].rank;
+                T_EQ_I64(ar[a].ts_ns, base[k] + arr[k][r / CD][r % CD]);
+                T_EQ_I64(ar[a].end_ns, end[k]);
+                T_EQ_I64(ar[a].wait_ns, hi - arr[k][r / CD][r % CD]);
+                sum += ar[a].wait_ns;
+            }
+            T_EQ_I64(in[i].wait_ns, sum);
+        }
+        sts_collectives_free(c);
+        /* Bytes and merges: the same document. */
+        char *want = colls_json(all);
+        sts_hosts *m = sts_hosts_create();
+        for (int h = CH - 1; h >= 0; h--) {
+            void *buf = NULL;
+            size_t len = 0;
+            sts_hosts *back = NULL;
+            T_TRUE(sts_hosts_serialize(parts[h], 0, &buf, &len, NULL) == STS_OK);
+            T_TRUE(sts_hosts_deserialize(buf, len, &back, NULL) == STS_OK);
+            T_TRUE(back && sts_hosts_merge(m, back, NULL) == STS_OK);
+            sts_hosts_free(back);
+            free(buf);
+            sts_hosts_free(parts[h]);
+        }
+        char *got = colls_json(m);
+        T_TRUE(want && got && strcmp(want, got) == 0);
+        /* --align: the records' steps move onto the reference clock. */
+        T_TRUE(sts_collectives_match(m, &c, NULL) == STS_OK);
+        sts_hosts_apply_offsets(m, c);
+        for (int h = 0; h < CH; h++) {
+            size_t ns;
+            const sts_host_step *st = sts_hosts_steps(m, (size_t)h, &ns);
+            T_TRUE(ns == 3 && st[1].ts_ns == 4000000);
+        }
+        sts_collectives_free(c);
+        free(want);
+        free(got);
+        sts_hosts_free(m);
+        sts_hosts_free(all);
+        for (int h = 0; h < CH; h++)
+            sts_timeline_free(tl[h]);
+    }
+}
+
+/* The 8-GPU XSpace fixture read as a set of one host: its devices would be the ranks;
+ * it holds no collective, so nothing is matched and no clock is known. */
+TEST(collectives_of_the_8gpu_fixture)
+{
+    const char *fx = t_fixtures();
+    if (!fx) T_SKIP("no fixtures");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/traces/jax/conv_mi300_8gpu.xplane.pb", fx);
+    sts_timeline *tl = NULL;
+    if (sts_timeline_open(path, NULL, &tl, NULL) != STS_OK) T_SKIP("%s does not open", path);
+    sts_hosts *h = sts_hosts_create();
+    sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
+    T_TRUE(sts_hosts_add(h, 0, "conv", tl, &o, NULL) == STS_OK);
+    sts_collectives *c = NULL;
+    T_TRUE(sts_collectives_match(h, &c, NULL) == STS_OK);
+    size_t n, nr;
+    sts_collectives_instances(c, &n);
+    sts_collectives_ranks(c, &nr);
+    int known = 1;
+    T_EQ_U64(n, 0);
+    T_EQ_U64(nr, 0);
+    T_EQ_U64(sts_collectives_counts(c)->ops, 0);
+    sts_collectives_offset(c, 0, &known);
+    T_TRUE(!known && !sts_collectives_residual(c, NULL, NULL));
+    sts_collectives_free(c);
     sts_hosts_free(h);
     sts_timeline_free(tl);
 }
@@ -885,6 +1091,8 @@ int main(void)
     RUN(medians_set_from_outside_after_dropping_the_values);
     RUN(serialize_round_trip_and_refuse_damage);
     RUN(device_view_per_host_step);
+    RUN(collectives_match_and_align_known_clocks);
+    RUN(collectives_of_the_8gpu_fixture);
     RUN(steps_align_and_find_the_straggler);
     RUN(alignment_invariants_over_random_hosts);
     RUN(hostset_names_and_order);
