@@ -143,8 +143,9 @@ static int match_colls(const char *cmd, sts_hosts *h, int colls, sts_collectives
     if (k->one_rank || k->repeated || k->partial || k->conflicts || k->uneven)
         cli_say(stderr,
                 "stepscope %s: warning: collectives left out: %" PRIu64 " seen on one rank only, %" PRIu64
-                " with a sequence number a rank repeats, %" PRIu64 " seen on fewer ranks than their group size, %" PRIu64
-                " whose ranks disagree on the kind, %" PRIu64 " group(s) matched by order with uneven counts\n",
+                " with a sequence number a rank repeats, %" PRIu64
+                " seen on fewer ranks than their group size, %" PRIu64 " whose ranks disagree on the kind, %" PRIu64
+                " group(s) matched by order with uneven counts\n",
                 cmd, k->one_rank, k->repeated, k->partial, k->conflicts, k->uneven);
     if (colls & HC_ALIGN) sts_hosts_apply_offsets(h, *c);
     return CLI_OK;

@@ -54,7 +54,7 @@ int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double rat
 /* hc_steps's collectives: HC_COLLECTIVES matches them across hosts (STS_HOSTS_COLLECTIVES),
  * HC_ALIGN also moves every output onto the clocks their ends give. */
 #define HC_COLLECTIVES 0x1
-#define HC_ALIGN 0x2
+#define HC_ALIGN       0x2
 int hc_steps_colls(const hc_opts *o, const char *step, int xprof, int json, double ratio, int device, int colls);
 
 /* ---- MPI (programs/hosts_mpi.c) ---- */

@@ -101,8 +101,8 @@ static void print_instances(const sts_collectives *c)
     qsort(order, n, sizeof *order, by_wait);
     size_t shown = n < 20 ? n : 20;
     printf("\ncollectives by waiting (the %zu longest of %zu; ms; bandwidth GB/s, NCCL's bus factors)\n", shown, n);
-    printf("  %-20s %-12s %6s %5s %10s %10s %10s  %-16s %12s %9s\n", "name", "group", "seq", "ranks", "skew",
-           "wait", "transfer", "last", "bytes", "bus bw");
+    printf("  %-20s %-12s %6s %5s %10s %10s %10s  %-16s %12s %9s\n", "name", "group", "seq", "ranks", "skew", "wait",
+           "transfer", "last", "bytes", "bus bw");
     for (size_t i = 0; i < shown; i++) {
         const sts_coll_instance *x = order[i];
         char bytes[32] = "unknown", bw[32] = "unknown";

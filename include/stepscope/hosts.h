@@ -373,35 +373,35 @@ typedef struct sts_coll_instance {
     const char *group; /* the process group (or XLA module); NULL: unknown */
     int64_t seq;       /* the trace's sequence number (STS_COLL_BY_SEQ), else the place in the group from 0 */
     sts_coll_match by;
-    uint32_t first, count;    /* its arrivals in sts_collectives_arrivals(), by rank */
-    uint32_t last_rank;       /* the rank that arrived last (ties: the lowest rank) */
-    uint32_t median_rank;     /* the rank at place (count - 1) / 2 of the arrivals sorted */
-    int64_t last_ns;          /* the last arrival */
-    int64_t skew_ns;          /* last arrival - first arrival */
-    int64_t wait_ns;          /* the ranks' waits summed */
-    int64_t late_ns;          /* last arrival - the median rank's arrival */
-    int64_t transfer_ns;      /* the last rank's op: its end - its arrival */
-    int64_t bytes;            /* max(In, Out msg nelems) x dtype size; -1: unknown */
-    double alg_bw_gbps;       /* bytes / transfer_ns; < 0: unknown */
-    double bus_bw_gbps;       /* alg_bw x NCCL's factor for the kind and rank count; < 0: unknown */
-    int in_step;              /* 1: the last rank's arrival lies in a step of its host */
-    int64_t step;             /* that step's number */
-    const char *cause;        /* the last rank's step child whose time before its arrival exceeds the
-                               * median rank's the most; NULL: none did */
+    uint32_t first, count;             /* its arrivals in sts_collectives_arrivals(), by rank */
+    uint32_t last_rank;                /* the rank that arrived last (ties: the lowest rank) */
+    uint32_t median_rank;              /* the rank at place (count - 1) / 2 of the arrivals sorted */
+    int64_t last_ns;                   /* the last arrival */
+    int64_t skew_ns;                   /* last arrival - first arrival */
+    int64_t wait_ns;                   /* the ranks' waits summed */
+    int64_t late_ns;                   /* last arrival - the median rank's arrival */
+    int64_t transfer_ns;               /* the last rank's op: its end - its arrival */
+    int64_t bytes;                     /* max(In, Out msg nelems) x dtype size; -1: unknown */
+    double alg_bw_gbps;                /* bytes / transfer_ns; < 0: unknown */
+    double bus_bw_gbps;                /* alg_bw x NCCL's factor for the kind and rank count; < 0: unknown */
+    int in_step;                       /* 1: the last rank's arrival lies in a step of its host */
+    int64_t step;                      /* that step's number */
+    const char *cause;                 /* the last rank's step child whose time before its arrival exceeds the
+                                        * median rank's the most; NULL: none did */
     int64_t cause_ns, cause_median_ns; /* that child's time before the arrival, on the last and the median rank */
 } sts_coll_instance;
 
 /* What was read and what could not be matched: counted, never guessed. */
 typedef struct sts_coll_counts {
-    uint64_t ops;         /* collective ops read on every host's device lanes */
-    uint64_t nested;      /* inside another collective op of their device: left out */
-    uint64_t one_rank;    /* instances seen on one rank only */
-    uint64_t repeated;    /* ops repeating a (group, seq) their rank already had: left out */
-    uint64_t partial;     /* instances seen on fewer ranks than their Group size: left out */
-    uint64_t conflicts;   /* instances whose ranks disagree on the kind, or whose aligned times
-                           * do not fit int64: left out */
+    uint64_t ops;            /* collective ops read on every host's device lanes */
+    uint64_t nested;         /* inside another collective op of their device: left out */
+    uint64_t one_rank;       /* instances seen on one rank only */
+    uint64_t repeated;       /* ops repeating a (group, seq) their rank already had: left out */
+    uint64_t partial;        /* instances seen on fewer ranks than their Group size: left out */
+    uint64_t conflicts;      /* instances whose ranks disagree on the kind, or whose aligned times
+                              * do not fit int64: left out */
     uint64_t size_conflicts; /* instances whose ranks disagree on the size (bytes unknown) */
-    uint64_t uneven;      /* groups matched by order whose ranks hold different counts of ops */
+    uint64_t uneven;         /* groups matched by order whose ranks hold different counts of ops */
 } sts_coll_counts;
 
 /* Matches the collective ops of records read with STS_HOSTS_COLLECTIVES across ranks,

@@ -180,8 +180,7 @@ static void drop_uneven(sts_collectives *c, entry *e, size_t n)
     size_t a = 0;
     while (a < n) {
         size_t b = a;
-        while (b < n && e[b].by == e[a].by && strcmp(e[b].group, e[a].group) == 0 &&
-               strcmp(e[b].name, e[a].name) == 0)
+        while (b < n && e[b].by == e[a].by && strcmp(e[b].group, e[a].group) == 0 && strcmp(e[b].name, e[a].name) == 0)
             b++;
         if (e[a].by == STS_COLL_BY_ORDER) {
             /* Every place holds the same ranks when the counts are even: the first place's
@@ -265,7 +264,8 @@ static int estimate_offsets(sts_collectives *c)
                 for (size_t i = 0; i < c->inst.n; i++) {
                     const hostend *mine = NULL, *known = NULL;
                     for (size_t k = ioff[i]; k < ioff[i + 1]; k++) {
-                        if (ends.v[k].host == hst) mine = &ends.v[k];
+                        if (ends.v[k].host == hst)
+                            mine = &ends.v[k];
                         else if (!known && done[ends.v[k].host] && c->comp[ends.v[k].host] == comp)
                             known = &ends.v[k];
                     }
@@ -306,11 +306,11 @@ static int64_t dtype_size(const char *t)
         const char *name;
         int64_t size;
     } sizes[] = {
-        { "Float", 4 },     { "float", 4 },      { "float32", 4 },  { "Double", 8 },       { "double", 8 },
-        { "float64", 8 },   { "Half", 2 },       { "half", 2 },     { "float16", 2 },      { "BFloat16", 2 },
-        { "bfloat16", 2 },  { "Long", 8 },       { "int64", 8 },    { "Int", 4 },          { "int32", 4 },
-        { "Short", 2 },     { "int16", 2 },      { "Char", 1 },     { "int8", 1 },         { "Byte", 1 },
-        { "uint8", 1 },     { "Bool", 1 },       { "bool", 1 },     { "ComplexFloat", 8 }, { "ComplexDouble", 16 },
+        { "Float", 4 },         { "float", 4 },       { "float32", 4 }, { "Double", 8 },       { "double", 8 },
+        { "float64", 8 },       { "Half", 2 },        { "half", 2 },    { "float16", 2 },      { "BFloat16", 2 },
+        { "bfloat16", 2 },      { "Long", 8 },        { "int64", 8 },   { "Int", 4 },          { "int32", 4 },
+        { "Short", 2 },         { "int16", 2 },       { "Char", 1 },    { "int8", 1 },         { "Byte", 1 },
+        { "uint8", 1 },         { "Bool", 1 },        { "bool", 1 },    { "ComplexFloat", 8 }, { "ComplexDouble", 16 },
         { "Float8_e4m3fn", 1 }, { "Float8_e5m2", 1 },
     };
     for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)
@@ -467,7 +467,8 @@ static int make_instances(const sts_hosts *h, sts_collectives *c, const entry *e
             c->counts.conflicts++;
         else if (group_size >= 0 && (uint64_t)(b - from) < (uint64_t)group_size)
             c->counts.partial++;
-        if (repeats || b - from == 1 || kinds_differ || (group_size >= 0 && (uint64_t)(b - from) < (uint64_t)group_size))
+        if (repeats || b - from == 1 || kinds_differ ||
+            (group_size >= 0 && (uint64_t)(b - from) < (uint64_t)group_size))
             continue;
         sts_coll_instance *in = STS_VEC_PUSH(c->inst);
         if (!in || STS_VEC_RESERVE(c->arr, c->arr.n + (b - from)) != 0) {
@@ -537,7 +538,8 @@ static int make_steps(sts_collectives *c)
     if (!s) return -1;
     size_t n = 0;
     for (size_t i = 0; i < c->inst.n; i++)
-        if (c->inst.v[i].in_step) s[n].step = c->inst.v[i].step, s[n].wait = c->inst.v[i].wait_ns, s[n++].inst = (uint32_t)i;
+        if (c->inst.v[i].in_step)
+            s[n].step = c->inst.v[i].step, s[n].wait = c->inst.v[i].wait_ns, s[n++].inst = (uint32_t)i;
     if (n > 1) qsort(s, n, sizeof *s, cmp_sidx);
     for (size_t a = 0; a < n;) {
         size_t b = a;
@@ -632,11 +634,11 @@ void sts_collectives_free(sts_collectives *c)
     free(c);
 }
 
-#define COLL_ACCESSOR(fn, T, field)                        \
-    const T *fn(const sts_collectives *c, size_t *n)       \
-    {                                                      \
-        if (n) *n = c->field.n;                            \
-        return c->field.v;                                 \
+#define COLL_ACCESSOR(fn, T, field)                  \
+    const T *fn(const sts_collectives *c, size_t *n) \
+    {                                                \
+        if (n) *n = c->field.n;                      \
+        return c->field.v;                           \
     }
 COLL_ACCESSOR(sts_collectives_ranks, sts_coll_rank, ranks)
 COLL_ACCESSOR(sts_collectives_instances, sts_coll_instance, inst)

@@ -77,8 +77,8 @@ static void read_args(sts_host_rec *r, const sts_timeline *tl, const sts_slice *
     if (!cname) cname = starts_nocase(slice_name, "nccl") || starts_nocase(slice_name, "rccl") ? kind : slice_name;
     o->name = sts_host_rec_str(r, cname, bad);
     o->kind = sts_host_rec_str(r, kind, bad);
-    static const char *const group_keys[] = { "Process Group Name", "Process Group ID", "pg_id",
-                                              "Process Group Ranks", "hlo_module" };
+    static const char *const group_keys[] = { "Process Group Name", "Process Group ID", "pg_id", "Process Group Ranks",
+                                              "hlo_module" };
     const char *group = NULL;
     for (size_t k = 0; k < sizeof group_keys / sizeof group_keys[0] && !group; k++)
         group = arg_text(tl, s->args, group_keys[k], buf, sizeof buf);
@@ -110,8 +110,7 @@ static long step_at(const sts_step *st, size_t n, int64_t ts)
 
 /* The step's children (slices of its lane whose parent is the step) clipped to
  * [step start, ts), summed by name into r->cpre. */
-static int pre_children(sts_host_rec *r, const sts_timeline *tl, const sts_step *step, int64_t ts,
-                        sts_host_coll_op *o)
+static int pre_children(sts_host_rec *r, const sts_timeline *tl, const sts_step *step, int64_t ts, sts_host_coll_op *o)
 {
     size_t nl;
     const sts_lane *lanes = sts_timeline_lanes(tl, &nl);

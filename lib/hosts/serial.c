@@ -174,7 +174,11 @@ static void put_dsteps(wbuf *w, const sts_host_rec *r)
 }
 
 /* A collective op's integers, in one order for writing and reading. */
-#define COP_I64S(o) {&(o)->seq, &(o)->in_nelems, &(o)->out_nelems, &(o)->group_size, &(o)->ts_ns, &(o)->end_ns, &(o)->step, &(o)->in_step}
+#define COP_I64S(o)                                                                                            \
+    {                                                                                                          \
+        &(o)->seq, &(o)->in_nelems, &(o)->out_nelems, &(o)->group_size, &(o)->ts_ns, &(o)->end_ns, &(o)->step, \
+            &(o)->in_step                                                                                      \
+    }
 
 static void put_colls(wbuf *w, const sts_host_rec *r)
 {
@@ -574,8 +578,8 @@ static int cop_ok(const sts_host_rec *rec, const sts_host_coll_op *o)
 {
     int64_t end;
     if (!o->device || !o->kind || !o->name || o->end_ns < o->ts_ns ||
-        __builtin_sub_overflow(o->end_ns, o->ts_ns, &end) || o->seq < -1 || o->in_nelems < -1 ||
-        o->out_nelems < -1 || o->group_size < -1 || (o->in_step != 0 && o->in_step != 1) ||
+        __builtin_sub_overflow(o->end_ns, o->ts_ns, &end) || o->seq < -1 || o->in_nelems < -1 || o->out_nelems < -1 ||
+        o->group_size < -1 || (o->in_step != 0 && o->in_step != 1) ||
         (uint64_t)o->first_pre + o->pre_count > rec->cpre.n || (!o->in_step && o->pre_count))
         return 0;
     for (uint32_t k = o->first_pre; k < o->first_pre + o->pre_count; k++)

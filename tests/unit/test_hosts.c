@@ -428,7 +428,8 @@ TEST(serialize_round_trip_and_refuse_damage)
 {
     int in[3] = { 10, 20, 30 }, wk[3] = { 100, 100, 100 }, co[3] = { 5, 50, 5 };
     sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50);
-    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE | STS_HOSTS_COLLECTIVES);
+    sts_hosts_options o =
+        opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE | STS_HOSTS_COLLECTIVES);
     sts_hosts *h = sts_hosts_create();
     T_TRUE(sts_hosts_add(h, 3, "h3", tl, &o, NULL) == STS_OK);
     T_TRUE(sts_hosts_add(h, 1, "h1", r, &o, NULL) == STS_OK);
@@ -544,7 +545,8 @@ static sts_timeline *coll_host(int h, const int64_t *off, const int64_t *base, i
             d);
     for (int s = 0; s < 3; s++)
         add(&t,
-            "{\"ph\":\"X\",\"name\":\"train\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step_num\":%d}},",
+            "{\"ph\":\"X\",\"name\":\"train\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step_num\":%d}}"
+            ",",
             (double)(s * 4000000 + off[h]) / 1000.0, 3900000 / 1000.0, s);
     for (int k = 0; k < CK; k++)
         for (int d = 0; d < CD; d++) {
@@ -553,8 +555,9 @@ static sts_timeline *coll_host(int h, const int64_t *off, const int64_t *base, i
                 "{\"ph\":\"X\",\"name\":\"all-reduce.%d\",\"pid\":%d,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,"
                 "\"args\":{\"hlo_module\":\"jit_train\"}},",
                 k % 4, 10 + d, (double)a / 1000.0, (double)(e - a) / 1000.0);
-            add(&t, "{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":%d,\"tid\":2,"
-                    "\"ts\":%.3f,\"dur\":%.3f},",
+            add(&t,
+                "{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":%d,\"tid\":2,"
+                "\"ts\":%.3f,\"dur\":%.3f},",
                 10 + d, (double)(a + 1000) / 1000.0, (double)(e - a - 2000) / 1000.0);
         }
     add(&t, "{\"ph\":\"X\",\"name\":\"end\",\"pid\":1,\"tid\":9,\"ts\":0,\"dur\":1}]}");
