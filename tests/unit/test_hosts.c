@@ -704,6 +704,94 @@ TEST(collectives_match_and_align_known_clocks)
     }
 }
 
+/* Random hosts of random collectives (seqs drawn from a small range, so some repeat and
+ * some are on one rank only; some ops without a seq, matched by order): whatever is
+ * matched holds the invariants, and what is not is counted. */
+TEST(collectives_invariants_over_random_hosts)
+{
+    sts_open_options oo = STS_OPEN_OPTIONS_INIT;
+    oo.args = (sts_args_mode)(STS_ARGS_KNOWN | STS_ARGS_WITH_COLLECTIVES);
+    uint64_t matched = 0, repeated = 0, one_rank = 0, by_order = 0;
+    for (int trial = 0; trial < 30; trial++) {
+        sts_hosts *h = sts_hosts_create();
+        sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
+        int nh = 2 + (int)(rnd() % 3);
+        for (int k = 0; k < nh; k++) {
+            text t = { NULL, 0, 0 };
+            add(&t,
+                "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}},"
+                "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,\"args\":{\"name\":\"stream 7\"}},"
+                "{\"ph\":\"X\",\"name\":\"ProfilerStep#0\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100000}");
+            long at = (long)(rnd() % 100);
+            for (int i = 0, n = 5 + (int)(rnd() % 10); i < n; i++) {
+                long dur = 1 + (long)(rnd() % 50);
+                if (rnd() % 4)
+                    add(&t,
+                        ",{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce\",\"pid\":0,\"tid\":7,\"ts\":%ld,\"dur\":%"
+                        "ld,"
+                        "\"args\":{\"Process Group Name\":\"%d\",\"Seq\":%d,\"In msg nelems\":%d,\"dtype\":\"Float\"}}",
+                        at, dur, (int)(rnd() % 2), (int)(rnd() % 8), 1 + (int)(rnd() % 3));
+                else
+                    add(&t,
+                        ",{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllGather\",\"pid\":0,\"tid\":7,\"ts\":%ld,\"dur\":%"
+                        "ld}",
+                        at, dur);
+                at += dur + (long)(rnd() % 30);
+            }
+            add(&t, "]}");
+            sts_timeline *tl = NULL;
+            T_TRUE(sts_timeline_open_mem(t.p, t.n, "r.json", &oo, &tl, NULL) == STS_OK);
+            char name[16];
+            snprintf(name, sizeof name, "r%d", k);
+            T_TRUE(tl && sts_hosts_add(h, (size_t)k, name, tl, &o, NULL) == STS_OK);
+            sts_timeline_free(tl);
+            free(t.p);
+        }
+        sts_collectives *c = NULL;
+        T_TRUE(sts_collectives_match(h, &c, NULL) == STS_OK);
+        size_t n, na;
+        const sts_coll_instance *in = sts_collectives_instances(c, &n);
+        const sts_coll_arrival *ar = sts_collectives_arrivals(c, &na);
+        uint64_t used = 0;
+        for (size_t i = 0; i < n; i++) {
+            T_TRUE(in[i].count >= 2 && in[i].first + in[i].count <= na);
+            int64_t maxw = 0, sum = 0;
+            for (uint32_t a = in[i].first; a < in[i].first + in[i].count; a++) {
+                T_GE_I64(ar[a].wait_ns, 0);
+                T_TRUE(a == in[i].first || ar[a].rank > ar[a - 1].rank); /* one op per rank */
+                T_EQ_I64(ar[a].wait_ns, in[i].last_ns - ar[a].ts_ns);
+                if (ar[a].rank == in[i].last_rank) T_EQ_I64(ar[a].wait_ns, 0);
+                if (ar[a].wait_ns > maxw) maxw = ar[a].wait_ns;
+                sum += ar[a].wait_ns;
+            }
+            T_EQ_I64(in[i].skew_ns, maxw);
+            T_EQ_I64(in[i].wait_ns, sum);
+            T_TRUE(in[i].late_ns >= 0 && in[i].late_ns <= in[i].skew_ns);
+            T_GE_I64(in[i].transfer_ns, 1);
+            T_TRUE(i == 0 || in[i].last_ns >= in[i - 1].last_ns);
+            /* Sizes: 4 bytes an element when every rank agrees, else unknown. */
+            T_TRUE(in[i].bytes == -1 || (in[i].bytes % 4 == 0 && in[i].bytes >= 4 && in[i].bytes <= 12));
+            T_TRUE((in[i].bytes >= 0) == (in[i].bus_bw_gbps >= 0));
+            used += in[i].count;
+        }
+        const sts_coll_counts *k = sts_collectives_counts(c);
+        T_TRUE(used + k->nested <= k->ops);
+        matched += n;
+        repeated += k->repeated;
+        one_rank += k->one_rank;
+        for (size_t i = 0; i < n; i++)
+            by_order += in[i].by == STS_COLL_BY_ORDER;
+        /* Offsets from ends, on ranks whose ops overlap at random: the residual is what is left. */
+        int64_t med, max;
+        T_TRUE(sts_collectives_residual(c, &med, &max) == (n > 0));
+        T_TRUE(med >= 0 && max >= med);
+        sts_collectives_free(c);
+        sts_hosts_free(h);
+    }
+    /* The draws reach every path: matched by seq and by order, repeats, lone ops. */
+    T_TRUE(matched > 0 && repeated > 0 && one_rank > 0 && by_order > 0);
+}
+
 /* The 8-GPU XSpace fixture read as a set of one host: its devices would be the ranks;
  * it holds no collective, so nothing is matched and no clock is known. */
 TEST(collectives_of_the_8gpu_fixture)
@@ -1096,6 +1184,7 @@ int main(void)
     RUN(device_view_per_host_step);
     RUN(collectives_match_and_align_known_clocks);
     RUN(collectives_of_the_8gpu_fixture);
+    RUN(collectives_invariants_over_random_hosts);
     RUN(steps_align_and_find_the_straggler);
     RUN(alignment_invariants_over_random_hosts);
     RUN(hostset_names_and_order);
