@@ -1089,6 +1089,13 @@ TEST(reading_on_threads_gives_the_same_records)
         for (int k = 0; k < 40; k++)
             add(&t, "%s{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d}", k ? "," : "", k % 4,
                 k % 2, k * 10, 5 + (int)(rnd() % 5));
+        /* A device stream with collectives whose args sts_hosts_read() keeps. */
+        add(&t, ",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2,\"tid\":7,\"args\":{\"name\":\"stream 7\"}}");
+        for (int k = 0; k < 3; k++)
+            add(&t,
+                ",{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce\",\"pid\":2,\"tid\":7,\"ts\":%d,\"dur\":%d,"
+                "\"args\":{\"Seq\":%d,\"Process Group Name\":\"0\"}}",
+                k * 100 + (int)(rnd() % 20), 10 + (int)(rnd() % 9), k);
         add(&t, "]");
         snprintf(names[i], sizeof names[i], "h%d", i);
         char rel[32];
@@ -1100,10 +1107,17 @@ TEST(reading_on_threads_gives_the_same_records)
     }
     sts_hostset *set = NULL;
     T_TRUE(sts_hostset_from(f, 7, &set, NULL) == STS_OK);
-    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS);
+    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
     sts_hosts *one = NULL, *many = NULL;
     o.jobs = 1;
     T_TRUE(sts_hosts_read(set, NULL, 0, &o, &one, NULL) == STS_OK);
+    sts_collectives *c = NULL;
+    size_t ninst = 0;
+    T_TRUE(one && sts_collectives_match(one, &c, NULL) == STS_OK);
+    if (c) sts_collectives_instances(c, &ninst);
+    T_EQ_U64(ninst, 3); /* the args were kept: matched by Seq on all 7 hosts */
+    T_TRUE(ninst == 0 || sts_collectives_instances(c, NULL)[0].by == STS_COLL_BY_SEQ);
+    sts_collectives_free(c);
     o.jobs = 4;
     T_TRUE(sts_hosts_read(set, NULL, 0, &o, &many, NULL) == STS_OK);
     T_TRUE(one && many && sts_hosts_finish(one, NULL) == STS_OK && sts_hosts_finish(many, NULL) == STS_OK);
