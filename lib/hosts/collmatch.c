@@ -237,21 +237,33 @@ static int instance_host_ends(const sts_collectives *c, hostend_vec *ends, size_
  * component starts at 0, the first with ops being the reference (component 0). */
 static int estimate_offsets(sts_collectives *c)
 {
-    size_t *ioff = malloc((c->inst.n + 1) * sizeof *ioff);
+    size_t nh = c->nhosts ? c->nhosts : 1;
+    size_t *ioff = malloc((c->inst.n + 1) * sizeof *ioff), *hoff = calloc(nh + 1, sizeof *hoff);
     hostend_vec ends = { 0 };
     STS_VEC(int64_t) diffs = { 0 };
-    int *done = calloc(c->nhosts ? c->nhosts : 1, sizeof *done);
+    uint32_t *inst_of = NULL, *by_host = NULL; /* a hostend's instance; hostends by host */
+    int *done = calloc(nh, sizeof *done);
     int rc = -1;
-    if (!ioff || !done || instance_host_ends(c, &ends, ioff) != 0) goto out;
-    char *in_any = calloc(c->nhosts ? c->nhosts : 1, 1);
-    if (!in_any) goto out;
+    if (!ioff || !hoff || !done || instance_host_ends(c, &ends, ioff) != 0) goto out;
+    inst_of = malloc((ends.n ? ends.n : 1) * sizeof *inst_of);
+    by_host = malloc((ends.n ? ends.n : 1) * sizeof *by_host);
+    if (!inst_of || !by_host) goto out;
+    for (size_t i = 0; i < c->inst.n; i++)
+        for (size_t k = ioff[i]; k < ioff[i + 1]; k++)
+            inst_of[k] = (uint32_t)i;
     for (size_t k = 0; k < ends.n; k++)
-        in_any[ends.v[k].host] = 1;
-    int comp = 0;
-    for (;;) {
+        hoff[ends.v[k].host + 1]++;
+    for (size_t h = 0; h < nh; h++)
+        hoff[h + 1] += hoff[h];
+    for (size_t k = 0; k < ends.n; k++)
+        by_host[hoff[ends.v[k].host]++] = (uint32_t)k;
+    for (size_t h = nh; h > 0; h--) /* hoff[h] is now host h's start */
+        hoff[h] = hoff[h - 1];
+    hoff[0] = 0;
+    for (int comp = 0;; comp++) {
         size_t root = c->nhosts;
         for (size_t i = 0; i < c->nhosts && root == c->nhosts; i++)
-            if (in_any[i] && c->comp[i] < 0) root = i;
+            if (hoff[i + 1] > hoff[i] && c->comp[i] < 0) root = i;
         if (root == c->nhosts) break;
         c->comp[root] = comp;
         c->offset[root] = 0;
@@ -259,18 +271,15 @@ static int estimate_offsets(sts_collectives *c)
         for (int progress = 1; progress;) {
             progress = 0;
             for (size_t hst = 0; hst < c->nhosts; hst++) {
-                if (!in_any[hst] || c->comp[hst] >= 0) continue;
+                if (c->comp[hst] >= 0) continue;
                 diffs.n = 0;
-                for (size_t i = 0; i < c->inst.n; i++) {
-                    const hostend *mine = NULL, *known = NULL;
-                    for (size_t k = ioff[i]; k < ioff[i + 1]; k++) {
-                        if (ends.v[k].host == hst)
-                            mine = &ends.v[k];
-                        else if (!known && done[ends.v[k].host] && c->comp[ends.v[k].host] == comp)
-                            known = &ends.v[k];
-                    }
+                for (size_t q = hoff[hst]; q < hoff[hst + 1]; q++) {
+                    const hostend *mine = &ends.v[by_host[q]], *known = NULL;
+                    uint32_t i = inst_of[by_host[q]];
+                    for (size_t k = ioff[i]; k < ioff[i + 1] && !known; k++)
+                        if (done[ends.v[k].host] && c->comp[ends.v[k].host] == comp) known = &ends.v[k];
                     int64_t aligned, d;
-                    if (!mine || !known || __builtin_sub_overflow(known->end, c->offset[known->host], &aligned) ||
+                    if (!known || __builtin_sub_overflow(known->end, c->offset[known->host], &aligned) ||
                         __builtin_sub_overflow(mine->end, aligned, &d))
                         continue;
                     int64_t *slot = STS_VEC_PUSH(diffs);
@@ -286,13 +295,14 @@ static int estimate_offsets(sts_collectives *c)
             for (size_t hst = 0; hst < c->nhosts; hst++)
                 if (c->comp[hst] == comp) done[hst] = 1;
         }
-        comp++;
     }
-    free(in_any);
     rc = 0;
 out:
     free(ioff);
+    free(hoff);
     free(done);
+    free(inst_of);
+    free(by_host);
     STS_VEC_RELEASE(ends);
     STS_VEC_RELEASE(diffs);
     return rc;
