@@ -336,6 +336,7 @@ int sts_arg_key_is_collective(const char *key, size_t n)
         "Process Group ID",
         "pg_id",
         "seq",
+        "hlo_module",
         "Process Group Ranks",
         "Group size",
         "Seq",
