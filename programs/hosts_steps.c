@@ -271,12 +271,12 @@ static void print_memory(const sts_hosts *h)
     }
 }
 
-static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alignment *a)
+static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alignment *a, const sts_collectives *c)
 {
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
     sts_error err = STS_ERROR_INIT;
-    if (sts_hosts_write_steps_json(j, h, a, sts_hostset_run(set), &err) != STS_OK) {
+    if (sts_hosts_write_steps_json_with(j, h, a, sts_hostset_run(set), c, &err) != STS_OK) {
         sts_jsonw_free(j);
         return cli_report("steps", &err);
     }
@@ -295,7 +295,7 @@ static int no_steps(const sts_hosts *h)
     return CLI_BAD_INPUT;
 }
 
-int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double ratio)
+int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double ratio, const sts_collectives *c)
 {
     sts_alignment *a = NULL;
     sts_error err = STS_ERROR_INIT;
@@ -306,7 +306,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
     if (n == 0) {
         rc = no_steps(h);
     } else if (json) {
-        rc = print_json(h, set, a);
+        rc = print_json(h, set, a, c);
     } else {
         print_rules(h, a);
         print_aligned(h, s, n);
@@ -314,6 +314,7 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
         print_hosts(h, a);
         print_devices(h);
         print_memory(h);
+        if (c) hc_print_collectives(h, c);
         rc = cli_stdout_check("steps");
     }
     sts_alignment_free(a);

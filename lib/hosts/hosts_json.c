@@ -414,6 +414,12 @@ static void aligned_steps(sts_jsonw *j, const sts_hosts *h, const sts_aligned_st
 sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
                                       sts_error *err)
 {
+    return sts_hosts_write_steps_json_with(w, h, a, run, NULL, err);
+}
+
+sts_status sts_hosts_write_steps_json_with(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
+                                           const sts_collectives *c, sts_error *err)
+{
     size_t n;
     const sts_aligned_step *s = sts_alignment_steps(a, &n);
     if (n == 0) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "hosts: no host has steps: no steps document");
@@ -425,6 +431,7 @@ sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const st
     sts_jsonw_kv_f64(w, "straggler_ratio", sts_alignment_ratio(a));
     step_hosts(w, h, a);
     aligned_steps(w, h, s, n);
+    if (c) sts_collectives_write_json(w, h, c);
     sts_jsonw_obj_end(w);
     return STS_OK;
 }

@@ -38,6 +38,8 @@ void sts_host_rec_free(sts_host_rec *r)
     STS_VEC_RELEASE(r->mdevs);
     STS_VEC_RELEASE(r->mpoints);
     STS_VEC_RELEASE(r->mwarnings);
+    STS_VEC_RELEASE(r->cops);
+    STS_VEC_RELEASE(r->cpre);
     sts_strtab_release(&r->str);
     free(r);
 }

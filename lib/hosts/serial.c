@@ -8,7 +8,8 @@
 #include "hosts/hosts_impl.h"
 
 static const char MAGIC[8] = { 'S', 'T', 'S', 'H', 'O', 'S', 'T', 'S' };
-#define VERSION 3u /* 2: the device view per step (STS_HOSTS_DEVICE); 3: memory per step and per device */
+#define VERSION 4u /* 2: the device view per step (STS_HOSTS_DEVICE); 3: memory per step and per device;
+                      4: collective ops (STS_HOSTS_COLLECTIVES) */
 
 /* ---- writing -------------------------------------------------------------------------- */
 
@@ -258,6 +259,40 @@ static void put_mdevs(wbuf *w, const sts_host_rec *r)
         put_s(w, r->mwarnings.v[i]);
 }
 
+/* A collective op's integers, in one order for writing and reading. */
+#define COP_I64S(o)                                                                                            \
+    {                                                                                                          \
+        &(o)->seq, &(o)->in_nelems, &(o)->out_nelems, &(o)->group_size, &(o)->ts_ns, &(o)->end_ns, &(o)->step, \
+            &(o)->in_step                                                                                      \
+    }
+
+static void put_colls(wbuf *w, const sts_host_rec *r)
+{
+    put_u(w, (uint64_t)r->has_colls);
+    if (!r->has_colls) return;
+    put_u(w, r->colls_nested);
+    put_u(w, r->cops.n);
+    for (size_t i = 0; i < r->cops.n; i++) {
+        const sts_host_coll_op *o = &r->cops.v[i];
+        put_s(w, o->device);
+        put_s(w, o->kind);
+        put_s(w, o->name);
+        put_s(w, o->group);
+        put_s(w, o->dtype);
+        const int64_t *v[] = COP_I64S(o);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            put_i(w, *v[k]);
+        put_u(w, o->first_pre);
+        put_u(w, o->pre_count);
+    }
+    put_u(w, r->cpre.n);
+    for (size_t i = 0; i < r->cpre.n; i++) {
+        put_s(w, r->cpre.v[i].name);
+        put_u(w, r->cpre.v[i].count);
+        put_i(w, r->cpre.v[i].total_ns);
+    }
+}
+
 static void put_host(wbuf *w, const sts_host_rec *r)
 {
     put_info(w, &r->info);
@@ -297,6 +332,7 @@ static void put_host(wbuf *w, const sts_host_rec *r)
     put_dsteps(w, r);
     put_msteps(w, r);
     put_mdevs(w, r);
+    put_colls(w, r);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -749,6 +785,50 @@ static void get_mdevs(rbuf *r, sts_host_rec *rec)
             malformed(r, "a memory device (out of range, or its bytes do not add up to its peak)");
 }
 
+/* What hcoll.c makes of a trace: strings present, a non-negative duration within int64,
+ * unknowns -1, children's time before the start within the op's step and in range. */
+static int cop_ok(const sts_host_rec *rec, const sts_host_coll_op *o)
+{
+    int64_t end;
+    if (!o->device || !o->kind || !o->name || o->end_ns < o->ts_ns ||
+        __builtin_sub_overflow(o->end_ns, o->ts_ns, &end) || o->seq < -1 || o->in_nelems < -1 || o->out_nelems < -1 ||
+        o->group_size < -1 || (o->in_step != 0 && o->in_step != 1) ||
+        (uint64_t)o->first_pre + o->pre_count > rec->cpre.n || (!o->in_step && o->pre_count))
+        return 0;
+    for (uint32_t k = o->first_pre; k < o->first_pre + o->pre_count; k++)
+        if (rec->cpre.v[k].total_ns < 0 || !rec->cpre.v[k].name) return 0;
+    return 1;
+}
+
+static void get_colls(rbuf *r, sts_host_rec *rec)
+{
+    rec->has_colls = get_u(r, "has collectives") != 0;
+    if (!rec->has_colls || r->bad) return;
+    rec->colls_nested = get_u(r, "nested collectives");
+    GET_VEC(r, rec->cops, 15, "collective ops");
+    for (size_t i = 0; i < rec->cops.n && !r->bad; i++) {
+        sts_host_coll_op *o = &rec->cops.v[i];
+        o->device = get_s(r, rec, NULL, "collective op");
+        o->kind = get_s(r, rec, NULL, "collective op");
+        o->name = get_s(r, rec, NULL, "collective op");
+        o->group = get_s(r, rec, NULL, "collective op");
+        o->dtype = get_s(r, rec, NULL, "collective op");
+        int64_t *v[] = COP_I64S(o);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            *v[k] = get_i(r, "collective op");
+        o->first_pre = (uint32_t)get_u(r, "collective op");
+        o->pre_count = (uint32_t)get_u(r, "collective op");
+    }
+    GET_VEC(r, rec->cpre, 3, "collective ops' steps");
+    for (size_t i = 0; i < rec->cpre.n && !r->bad; i++) {
+        rec->cpre.v[i].name = get_s(r, rec, NULL, "collective op's step");
+        rec->cpre.v[i].count = (uint32_t)get_u(r, "collective op's step");
+        rec->cpre.v[i].total_ns = get_i(r, "collective op's step");
+    }
+    for (size_t i = 0; i < rec->cops.n && !r->bad; i++)
+        if (!cop_ok(rec, &rec->cops.v[i])) malformed(r, "a collective op (times, unknowns or its step out of range)");
+}
+
 static sts_host_rec *get_host(rbuf *r)
 {
     sts_host_rec *rec = sts_host_rec_new();
@@ -794,6 +874,7 @@ static sts_host_rec *get_host(rbuf *r)
     get_dsteps(r, rec);
     get_msteps(r, rec);
     get_mdevs(r, rec);
+    get_colls(r, rec);
     if (r->bad) {
         sts_host_rec_free(rec);
         return NULL;
