@@ -4,7 +4,8 @@
  * reading past their arrays, match their collectives and move onto the clocks they give
  * without overflow, and serialize back to bytes that read back the same.
  * Seeds: fuzz/corpus/hosts (records of small generated hosts, with and without
- * durations; two ranks of tests/cli/colls_gen.py's bad set, with collective ops). */
+ * durations; two ranks of tests/cli/colls_gen.py's bad set, with collective ops and
+ * memory instants added per step). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -169,7 +169,8 @@ int hc_steps_colls(const hc_opts *o, const char *step, int xprof, int json, doub
     so.nwindow_lanes = 0;
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
-    unsigned what = STS_HOSTS_STEPS | (extra & (STS_HOSTS_DEVICE | STS_HOSTS_MEMORY)) | (colls ? STS_HOSTS_COLLECTIVES : 0u);
+    unsigned what =
+        STS_HOSTS_STEPS | (extra & (STS_HOSTS_DEVICE | STS_HOSTS_MEMORY)) | (colls ? STS_HOSTS_COLLECTIVES : 0u);
     int rc = hc_collect(o, what, &so, &set, &h);
     sts_collectives *c = NULL;
     int crc = CLI_OK;

@@ -39,9 +39,9 @@ typedef struct sts_host_rec {
     STS_VEC(sts_memory_device) mdevs;     /* STS_HOSTS_MEMORY_DEVICES; their lives in mlives */
     STS_VEC(sts_memory_point) mpoints;
     STS_VEC(const char *) mwarnings;
-    int has_colls;                        /* STS_HOSTS_COLLECTIVES */
-    uint64_t colls_nested;                /* ops inside another of their device, left out */
-    STS_VEC(sts_host_coll_op) cops;       /* by device, then start */
+    int has_colls;                  /* STS_HOSTS_COLLECTIVES */
+    uint64_t colls_nested;          /* ops inside another of their device, left out */
+    STS_VEC(sts_host_coll_op) cops; /* by device, then start */
     STS_VEC(sts_host_child) cpre;
 } sts_host_rec;
 

@@ -8,8 +8,9 @@
 #include "hosts/hosts_impl.h"
 
 static const char MAGIC[8] = { 'S', 'T', 'S', 'H', 'O', 'S', 'T', 'S' };
-#define VERSION 4u /* 2: the device view per step (STS_HOSTS_DEVICE); 3: memory per step and per device;
-                      4: collective ops (STS_HOSTS_COLLECTIVES) */
+#define VERSION                                                                              \
+    4u /* 2: the device view per step (STS_HOSTS_DEVICE); 3: memory per step and per device; \
+          4: collective ops (STS_HOSTS_COLLECTIVES) */
 
 /* ---- writing -------------------------------------------------------------------------- */
 
