@@ -173,9 +173,9 @@ sts_status sts_ledger_finalize(sts_ledger *l, sts_error *err);
 
 /* Where a function's rows came from. */
 typedef enum sts_ledger_source {
-    STS_LEDGER_SRC_CALLS = 0, /* sts_ledger_add_call(): every call is a row, hits included */
-    STS_LEDGER_SRC_JAX_LOG,   /* a JAX log: only traces and compiles are logged */
-    STS_LEDGER_SRC_TORCH_LOG, /* a PyTorch log: only recompiles are logged */
+    STS_LEDGER_SRC_CALLS = 0,  /* sts_ledger_add_call(): every call is a row, hits included */
+    STS_LEDGER_SRC_JAX_LOG,    /* a JAX log: only traces and compiles are logged */
+    STS_LEDGER_SRC_TORCH_LOG,  /* a PyTorch log: only recompiles are logged */
     STS_LEDGER_SRC_TORCH_TRACE /* a TORCH_TRACE structured log: every compile, its times, graph breaks */
 } sts_ledger_source;
 
@@ -207,7 +207,7 @@ typedef struct sts_ledger_fn_info {
     int64_t limit_hits;      /* torch recompile-limit warnings */
     int64_t specializations; /* torch: highest compile id + 1 seen; else = compiles */
     int64_t redefined;       /* JAX: misses because the function was re-defined at the same line */
-    int64_t graph_breaks;    /* torch graph breaks in its frames; -1 when the input cannot tell (only TORCH_TRACE can) */
+    int64_t graph_breaks; /* torch graph breaks in its frames; -1 when the input cannot tell (only TORCH_TRACE can) */
 } sts_ledger_fn_info;
 
 /* A graph break torch recorded (TORCH_TRACE): where in the user's code, why, and how

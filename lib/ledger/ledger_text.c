@@ -58,7 +58,8 @@ static void print_functions(const sts_ledger *l, FILE *f)
             fprintf(f, "      persistent cache: %" PRId64 " hits, %" PRId64 " misses, %" PRId64 " writes\n",
                     in.persistent_hits, in.persistent_misses, in.persistent_writes);
         if (in.limit_hits)
-            fprintf(f, "      hit the recompile limit %" PRId64 " time(s): later calls ran uncompiled%s\n", in.limit_hits,
+            fprintf(f, "      hit the recompile limit %" PRId64 " time(s): later calls ran uncompiled%s\n",
+                    in.limit_hits,
                     in.source == STS_LEDGER_SRC_TORCH_LOG || in.source == STS_LEDGER_SRC_TORCH_TRACE
                         ? "; fix what recompiles (churn below) before raising torch._dynamo.config.recompile_limit "
                           "(cache_size_limit before 2.6)"

@@ -158,8 +158,8 @@ static void type_guard(const char *code, guard *g)
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         number |= strlen(numbers[i]) == cn && strncmp(cls, numbers[i], cn) == 0;
     g->cat = number ? STS_MISS_STATIC : STS_MISS_PYTREE;
-    snprintf(g->detail, sizeof g->detail, "type of %s: was %.*s%s", an ? g->arg : "an argument", (int)(cn < 120 ? cn : 120),
-             cls, number ? " (a Python number torch specializes on)" : "");
+    snprintf(g->detail, sizeof g->detail, "type of %s: was %.*s%s", an ? g->arg : "an argument",
+             (int)(cn < 120 ? cn : 120), cls, number ? " (a Python number torch specializes on)" : "");
 }
 
 /* A guard's Python source: "L['scale'] == 2", "len(L['ys']) == 2", "___check_obj_id(...)". */
@@ -433,7 +433,8 @@ static void limit(lp_ctx *x, const lp_rec *r)
         if (starts(t, "function: '")) {
             const char *q = strchr(t + 11, '\''), *lp = q ? strstr(q, " (") : NULL;
             const char *rp = lp ? strrchr(lp, ')') : NULL;
-            if (q && lp && rp) ident = sts_lp_torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
+            if (q && lp && rp)
+                ident = sts_lp_torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
         } else if (starts(t, "last reason: "))
             last = t + 13;
         else if (starts(t, "reasons: "))

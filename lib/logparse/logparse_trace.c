@@ -83,8 +83,8 @@ static lp_trace *state(lp_ctx *x)
 static int record_id(const sts_jval *root, const sts_jval *body, long *frame, long *fcid)
 {
     const sts_jval *f = sts_json_get(root, "frame_id"), *c = sts_json_get(root, "frame_compile_id");
-    if (f && c && f->type == STS_J_NUM && c->type == STS_J_NUM && f->u.num >= 0 && c->u.num >= 0 &&
-        f->u.num < 1e9 && c->u.num < 1e9) {
+    if (f && c && f->type == STS_J_NUM && c->type == STS_J_NUM && f->u.num >= 0 && c->u.num >= 0 && f->u.num < 1e9 &&
+        c->u.num < 1e9) {
         *frame = (long)f->u.num;
         *fcid = (long)c->u.num;
         return 0;
@@ -120,8 +120,8 @@ static void on_str(lp_ctx *x, const sts_jval *body)
     const char *s = sts_json_str(sts_json_at(body, 0), NULL);
     double id = sts_json_num(sts_json_at(body, 1), -1);
     if (!s || id < 0 || id >= TT_MAX_STR || id != (double)(long)id) {
-        sts_lp_warn(x, x->tt->line, "a TORCH_TRACE \"str\" record that is not [\"FILE\", N] (N a whole number below %d)",
-                    TT_MAX_STR);
+        sts_lp_warn(x, x->tt->line,
+                    "a TORCH_TRACE \"str\" record that is not [\"FILE\", N] (N a whole number below %d)", TT_MAX_STR);
         return;
     }
     lp_trace *t = x->tt;

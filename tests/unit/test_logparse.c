@@ -210,7 +210,7 @@ TEST(torch_2_5_recompiles_and_limit)
 {
     sts_ledger *l = parse("torch-2.5-recompiles.log");
     sts_ledger_fn_info f = fn(l, "forward (model.py:42)");
-    T_EQ_I64(f.rows, 9); /* the first compile (0/0, implied by the ids) and eight recompiles */
+    T_EQ_I64(f.rows, 9);   /* the first compile (0/0, implied by the ids) and eight recompiles */
     T_EQ_I64(f.calls, -1); /* torch logs record recompiles, not calls or hits */
     T_EQ_I64(f.hits, -1);
     T_EQ_STR(f.unknown, "not in PyTorch logs");
@@ -253,7 +253,7 @@ TEST(torch_compile_ids_too_long_are_no_ids)
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_ledger_parse_text(l, "ids.log", text, sizeof text - 1, &err), STS_OK);
     sts_ledger_fn_info f = fn(l, "forward (m.py:42)");
-    T_EQ_I64(f.rows, 2); /* the implied first compile and this recompile */
+    T_EQ_I64(f.rows, 2);            /* the implied first compile and this recompile */
     T_EQ_I64(f.specializations, 2); /* compile 0/1: entry 0 listed, this is the second */
     sts_ledger_free(l);
 }
@@ -278,7 +278,7 @@ TEST(torch_2_1_cache_size_limit)
     sts_ledger *l = parse("torch-2.1-cache-size-limit.log");
     sts_ledger_fn_info f = fn(l, "transform (perf_interp_bilinear_aa.py:5)");
     T_EQ_I64(f.rows, 9);
-    T_EQ_I64(f.compiles, 8); /* the first and seven recompiles; the eighth was refused */
+    T_EQ_I64(f.compiles, 8);        /* the first and seven recompiles; the eighth was refused */
     T_EQ_I64(f.specializations, 8); /* the refused record listed eight entries */
     T_EQ_I64(f.limit_hits, 1);
     sts_ledger_churn c;
@@ -822,42 +822,69 @@ TEST(warnings_are_counted_all_and_kept_to_a_thousand)
 
 /* Lines in the shape torch 2.15 writes them: a glog prefix, one JSON object, and the
  * payload's lines each after a tab. Times are the ones written here. */
-#define TT_P "V1204 02:34:10.737000 4423 torch/_dynamo/convert_frame.py:309] "
+#define TT_P        "V1204 02:34:10.737000 4423 torch/_dynamo/convert_frame.py:309] "
 #define TT_ID(f, c) "\"frame_id\": " #f ", \"frame_compile_id\": " #c ", \"attempt\": 0"
-static const char tt_log[] =
-    TT_P "{\"chromium_event\": {}, " TT_ID(0, 0) ", \"has_payload\": \"ab\"}\n"
-         "\t{\n"
-         "\t\"compilation_metrics\": {\"compile_id\": \"9/9\"}\n" /* a payload line is no record */
-         "\t}\n" TT_P "{\"str\": [\"/home/u/train.py\", 1]}\n" TT_P
-    "{\"dynamo_start\": {\"stack\": [{\"line\": 3, \"name\": \"f\", \"filename\": 1}]}, " TT_ID(0, 0) "}\n" TT_P
-    "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\", \"encoding\": \"string\"}, " TT_ID(0, 0) ", "
-    "\"has_payload\": \"cd\"}\n"
-    "\tGraph break in user code at /home/u/train.py:5\n"
-    "\tGraph Break Reason: Encountered graph break when attempting to trace CALL: a function call, e.g. f(x, y):\n"
-    "\t\n"
-    "\tCall to `torch._dynamo.graph_break()`\n"
-    "\t  Explanation: User-inserted graph break. Message: None\n" TT_P
-    "{\"compilation_metrics\": {\"compile_id\": \"0/0\", \"co_name\": \"f\", \"co_filename\": \"/home/u/train.py\", "
-    "\"co_firstlineno\": 3, \"entire_frame_compile_time_s\": 0.5, \"backend_compile_time_s\": 0.125, "
-    "\"restart_reasons\": [\"Call to `torch._dynamo.graph_break()`\\n  Explanation: ...\"], \"fail_type\": null}, "
-    "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 1}\n" TT_P
-    "{\"artifact\": {\"name\": \"recompile_reasons\", \"encoding\": \"json\"}, " TT_ID(0, 1) ", \"has_payload\": \"ef\"}\n"
-    "\t0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8\n" TT_P
-    "{\"compilation_metrics\": {\"compile_id\": \"0/1\", \"co_name\": \"f\", \"co_filename\": \"/home/u/train.py\", "
-    "\"co_firstlineno\": 3, \"entire_frame_compile_time_s\": 0.25, \"backend_compile_time_s\": 0.0625, "
-    "\"restart_reasons\": [\"Call to `torch._dynamo.graph_break()`\"]}, " TT_ID(0, 1) "}\n" TT_P
-    "{\"compilation_metrics\": {\"compile_id\": \"0/2\", \"entire_frame_compile_time_s\": 0.001, "
-    "\"fail_type\": \"Unsupported\", \"fail_reason\": \"Dynamo recompile limit exceeded\\n  Explanation: ...\", "
-    "\"recompile_reason\": \"0/1: tensor 'x' size mismatch at index 0. expected 8, actual 16\"}, " TT_ID(0, 2) "}\n" TT_P
-    "{\"compilation_metrics\": {\"compile_id\": \"1/0\", \"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
-    "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 1.0}, " TT_ID(1, 0) "}\n" TT_P
-    "{\"compilation_metrics\": {\"compile_id\": \"1/1\", \"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
-    "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 0.5, \"backend_compile_time_s\": 0.25, "
-    "\"recompile_reason\": \"1/0: ___check_type_id(k, 9447), type=<class 'float'>  # return x * k\\nUser stack "
-    "trace:\\n  File \\\"train.py\\\", line 11\"}, " TT_ID(1, 1) "}\n" TT_P
-    "{\"compilation_metrics\": {\"compile_id\": \"1/2\", \"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
-    "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 0.5, \"backend_compile_time_s\": 0.25, "
-    "\"recompile_reason\": \"1/1: tensor 'x' requires_grad mismatch. expected requires_grad=0\"}, " TT_ID(1, 2) "}\n";
+static const char tt_log[] = TT_P "{\"chromium_event\": {}, " TT_ID(
+    0,
+    0) ", \"has_payload\": \"ab\"}\n"
+       "\t{\n"
+       "\t\"compilation_metrics\": {\"compile_id\": \"9/9\"}\n" /* a payload line is no record */
+       "\t}\n" TT_P "{\"str\": [\"/home/u/train.py\", 1]}\n" TT_P
+       "{\"dynamo_start\": {\"stack\": [{\"line\": 3, \"name\": \"f\", \"filename\": 1}]}, " TT_ID(
+           0,
+           0) "}\n" TT_P
+              "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\", \"encoding\": \"string\"}, " TT_ID(
+                  0,
+                  0) ", "
+                     "\"has_payload\": \"cd\"}\n"
+                     "\tGraph break in user code at /home/u/train.py:5\n"
+                     "\tGraph Break Reason: Encountered graph break when attempting to trace CALL: a function call, "
+                     "e.g. f(x, y):\n"
+                     "\t\n"
+                     "\tCall to `torch._dynamo.graph_break()`\n"
+                     "\t  Explanation: User-inserted graph break. Message: None\n" TT_P
+                     "{\"compilation_metrics\": {\"compile_id\": \"0/0\", \"co_name\": \"f\", \"co_filename\": "
+                     "\"/home/u/train.py\", "
+                     "\"co_firstlineno\": 3, \"entire_frame_compile_time_s\": 0.5, \"backend_compile_time_s\": 0.125, "
+                     "\"restart_reasons\": [\"Call to `torch._dynamo.graph_break()`\\n  Explanation: ...\"], "
+                     "\"fail_type\": null}, "
+                     "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 1}\n" TT_P
+                     "{\"artifact\": {\"name\": \"recompile_reasons\", \"encoding\": \"json\"}, " TT_ID(
+                         0, 1) ", \"has_payload\": \"ef\"}\n"
+                               "\t0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8\n" TT_P
+                               "{\"compilation_metrics\": {\"compile_id\": \"0/1\", \"co_name\": \"f\", "
+                               "\"co_filename\": \"/home/u/train.py\", "
+                               "\"co_firstlineno\": 3, \"entire_frame_compile_time_s\": 0.25, "
+                               "\"backend_compile_time_s\": 0.0625, "
+                               "\"restart_reasons\": [\"Call to `torch._dynamo.graph_break()`\"]}, " TT_ID(
+                                   0,
+                                   1) "}\n" TT_P "{\"compilation_metrics\": {\"compile_id\": \"0/2\", "
+                                                 "\"entire_frame_compile_time_s\": 0.001, "
+                                      "\"fail_type\": \"Unsupported\", \"fail_reason\": \"Dynamo recompile limit "
+                                      "exceeded\\n  Explanation: ...\", "
+                                      "\"recompile_reason\": \"0/1: tensor 'x' size mismatch at index 0. expected 8, "
+                                      "actual 16\"}, " TT_ID(
+                                          0,
+                                          2) "}\n" TT_P "{\"compilation_metrics\": {\"compile_id\": \"1/0\", "
+                                                        "\"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
+                                             "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 1.0}, " TT_ID(
+                                                 1,
+                                                 0) "}\n" TT_P
+                                                    "{\"compilation_metrics\": {\"compile_id\": \"1/1\", \"co_name\": "
+                                                    "\"h\", \"co_filename\": \"/home/u/train.py\", "
+                                                    "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 0.5, "
+                                                    "\"backend_compile_time_s\": 0.25, "
+                                                    "\"recompile_reason\": \"1/0: ___check_type_id(k, 9447), "
+                                                    "type=<class 'float'>  # return x * k\\nUser stack "
+                                                    "trace:\\n  File \\\"train.py\\\", line 11\"}, " TT_ID(
+                                                        1,
+                                                        1) "}\n" TT_P
+                                                           "{\"compilation_metrics\": {\"compile_id\": \"1/2\", "
+                                                           "\"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
+                                                           "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": "
+                                                           "0.5, \"backend_compile_time_s\": 0.25, "
+                                                           "\"recompile_reason\": \"1/1: tensor 'x' requires_grad "
+                                                           "mismatch. expected requires_grad=0\"}, " TT_ID(1, 2) "}\n";
 
 static sts_ledger *parse_mem(const char *name, const char *text)
 {
@@ -926,7 +953,7 @@ TEST(torch_trace_compiles_times_breaks_and_limit)
     T_EQ_I64(h.compiles, 3);
     T_EQ_I64(h.graph_breaks, 0);
     T_EQ_I64(h.trace_ns, (int64_t)((0.25 + 0.25) * 1e9)); /* 1/0 gave no backend time: not in the total */
-    T_EQ_I64(h.reasons[STS_MISS_PYTREE], 0); /* a float that became an int is a value, not structure */
+    T_EQ_I64(h.reasons[STS_MISS_PYTREE], 0);              /* a float that became an int is a value, not structure */
     T_EQ_I64(h.reasons[STS_MISS_STATIC], 1);
     T_EQ_STR(row_field(l, "h (train.py:10)", 1, &tr, &co, &n),
              "static: type of k: was float (a Python number torch specializes on)");
@@ -942,10 +969,10 @@ TEST(torch_trace_compiles_times_breaks_and_limit)
 
 TEST(torch_trace_bad_records_are_warnings)
 {
-    static const char text[] = TT_P "{\"compilation_metrics\": {\"compile_id\": \"0/0\", \"co_name\": \"f\",\n" TT_P
-                                    "{\"compilation_metrics\": {\"co_name\": \"f\"}}\n" TT_P
-                                    "{\"compilation_metrics\": {\"compile_id\": \"3/1\"}}\n" TT_P
-                                    "{\"str\": [\"a.py\", -1]}\n";
+    static const char text[] =
+        TT_P "{\"compilation_metrics\": {\"compile_id\": \"0/0\", \"co_name\": \"f\",\n" TT_P
+             "{\"compilation_metrics\": {\"co_name\": \"f\"}}\n" TT_P
+             "{\"compilation_metrics\": {\"compile_id\": \"3/1\"}}\n" TT_P "{\"str\": [\"a.py\", -1]}\n";
     sts_ledger *l = parse_mem("bad_trace.log", text);
     T_EQ_I64(sts_ledger_warning_count(l), 4);
     T_TRUE(has_warning(l, "bad_trace.log:1: a TORCH_TRACE record that is not one JSON object: bad_trace.log:1: byte"));
@@ -987,7 +1014,8 @@ TEST(torch_trace_directory)
     }
     l = sts_ledger_create();
     T_EQ_I64(sts_ledger_parse_log(l, dir, &err), STS_ERR_NOT_FOUND);
-    T_CONTAINS(err.message, "a directory without TORCH_TRACE logs: expected files named dedicated_log_torch_trace_*.log");
+    T_CONTAINS(err.message,
+               "a directory without TORCH_TRACE logs: expected files named dedicated_log_torch_trace_*.log");
     sts_ledger_free(l);
     unlink(path);
     snprintf(path, sizeof path, "%s/other.txt", dir);
