@@ -859,14 +859,14 @@ static const char tt_log[] = TT_P "{\"chromium_event\": {}, " TT_ID(
                                "\"restart_reasons\": [\"Call to `torch._dynamo.graph_break()`\"]}, " TT_ID(
                                    0,
                                    1) "}\n" TT_P "{\"compilation_metrics\": {\"compile_id\": \"0/2\", "
-                                                 "\"entire_frame_compile_time_s\": 0.001, "
+                                      "\"entire_frame_compile_time_s\": 0.001, "
                                       "\"fail_type\": \"Unsupported\", \"fail_reason\": \"Dynamo recompile limit "
                                       "exceeded\\n  Explanation: ...\", "
                                       "\"recompile_reason\": \"0/1: tensor 'x' size mismatch at index 0. expected 8, "
                                       "actual 16\"}, " TT_ID(
                                           0,
                                           2) "}\n" TT_P "{\"compilation_metrics\": {\"compile_id\": \"1/0\", "
-                                                        "\"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
+                                             "\"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
                                              "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 1.0}, " TT_ID(
                                                  1,
                                                  0) "}\n" TT_P
