@@ -80,6 +80,13 @@ static void key_of(const sts_ledger_doc_fn *f, fn_key *k)
     snprintf(k->file, sizeof k->file, "%.*s", (int)(colon - site), site);
     k->line = line;
     *open = 0;
+    /* The frame torch resumes after a graph break is named by the break's line
+     * (torch_dynamo_resume_in_f_at_5): the line is a site, not part of the name. */
+    static const char resume[] = "torch_dynamo_resume_in_";
+    char *at = strncmp(k->stem, resume, sizeof resume - 1) == 0 ? strrchr(k->stem, '_') : NULL;
+    if (at && at - k->stem > 3 && strncmp(at - 3, "_at_", 4) == 0 && at[1] &&
+        strspn(at + 1, "0123456789") == strlen(at + 1))
+        at[-3] = 0;
 }
 
 /* Which BASE function each NEW function is, by identity first; then, for the rest, by

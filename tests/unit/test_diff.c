@@ -1266,14 +1266,18 @@ TEST(ledger_functions_pair_by_name_when_lines_move)
                             "{\"name\":\"<lambda> (t.py:68)\",\"compiles\":4,\"specializations\":4,\"traces\":4},"
                             "{\"name\":\"<lambda> (t.py:104)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
                             "{\"name\":\"gone (train.py:40)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
-                            "{\"name\":\"same (u.py:1)\",\"compiles\":2,\"specializations\":2,\"traces\":2}],"
+                            "{\"name\":\"same (u.py:1)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
+                            "{\"name\":\"torch_dynamo_resume_in_f_at_5 (t.py:5)\",\"compiles\":3,"
+                            "\"specializations\":3,\"traces\":3}],"
                             "\"rows\":[{\"function\":\"score (train.py:12)\",\"compiles\":1,\"compile_ns\":5000000}]}";
     static const char b[] = "{\"functions\":["
                             "{\"name\":\"<lambda> (t.py:110)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
                             "{\"name\":\"<lambda> (t.py:70)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
                             "{\"name\":\"score (train.py:15)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
                             "{\"name\":\"same (u.py:1)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
-                            "{\"name\":\"new_fn (train.py:40)\",\"compiles\":1,\"specializations\":1,\"traces\":1}],"
+                            "{\"name\":\"new_fn (train.py:40)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"torch_dynamo_resume_in_f_at_7 (t.py:7)\",\"compiles\":1,"
+                            "\"specializations\":1,\"traces\":1}],"
                             "\"rows\":[{\"function\":\"score (train.py:15)\",\"compiles\":1,\"compile_ns\":4000000}]}";
     sts_diff *d = NULL;
     T_EQ_I64(sts_diff_ledger_json(a, strlen(a), "a", b, strlen(b), "b", NULL, &d, NULL), STS_OK);
@@ -1294,6 +1298,9 @@ TEST(ledger_functions_pair_by_name_when_lines_move)
         T_EQ_I64(l104->stats.verdict, STS_DIFF_SAME);
     }
     T_EQ_I64(row_of(d, "same (u.py:1)")->stats.verdict, STS_DIFF_SAME);
+    /* torch's frame after a graph break is named by the break's line: it moved with it */
+    const sts_diff_interval *rs = row_of(d, "torch_dynamo_resume_in_f_at_7 (t.py:7)");
+    T_TRUE(rs && rs->stats.verdict == STS_DIFF_SHRANK);
     /* Different names are different functions, whatever their lines. */
     T_EQ_I64(row_of(d, "gone (train.py:40)")->stats.verdict, STS_DIFF_DISAPPEARED);
     T_EQ_I64(row_of(d, "new_fn (train.py:40)")->stats.verdict, STS_DIFF_APPEARED);
