@@ -129,23 +129,29 @@ size_t sts_profile_torch_worker(const char *name, uint64_t *time)
  * stays: HTA, too, reads one trace per rank. */
 static void drop_superseded(sts_profile_files *out)
 {
-    size_t k = 0;
+    /* Marked first, freed after: every comparison sees every name. */
+    char *gone = out->n ? calloc(out->n, 1) : NULL;
+    if (!gone) return; /* out of memory: all are kept, as before this rule */
     for (size_t i = 0; i < out->n; i++) {
         uint64_t ti, tj;
-        size_t wi = sts_profile_torch_worker(out->v[i].name, &ti), newer = 0;
-        for (size_t j = 0; wi && j < out->n && !newer; j++) {
+        size_t wi = sts_profile_torch_worker(out->v[i].name, &ti);
+        for (size_t j = 0; wi && j < out->n && !gone[i]; j++) {
             size_t wj = j == i ? 0 : sts_profile_torch_worker(out->v[j].name, &tj);
             /* ties (a .json and a .json.gz of one time) keep the first by name */
-            newer = wj == wi && strncmp(out->v[i].name, out->v[j].name, wi) == 0 &&
-                    (tj > ti || (tj == ti && strcmp(out->v[j].name, out->v[i].name) < 0));
+            gone[i] = wj == wi && strncmp(out->v[i].name, out->v[j].name, wi) == 0 &&
+                      (tj > ti || (tj == ti && strcmp(out->v[j].name, out->v[i].name) < 0));
         }
-        if (newer) {
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (gone[i]) {
             free(out->v[i].name);
             out->superseded++;
         } else
             out->v[k++] = out->v[i];
     }
     out->n = k;
+    free(gone);
 }
 
 sts_status sts_profile_list_files(const char *run_dir, sts_profile_files *out, sts_error *err)
