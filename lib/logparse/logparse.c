@@ -292,7 +292,7 @@ static sts_status end(lp_ctx *x, lp_reader *rd, sts_status st)
     if (st == STS_OK && (rd->len || rd->overlong)) end_line(rd);
     while (x->recs.n)
         close_rec(x, &x->recs.v[0]);
-    sts_lp_trace_flush(x);
+    sts_lp_trace_end(x);
     sts_lp_commit(x);
     sts_lg_log_add(x->l, &x->st);
     free(rd->buf);

@@ -226,8 +226,11 @@ int sts_lp_torch_guards(lp_ctx *x, long ident, const char *const *entries, size_
  * prefix) is a JSON object is one record; the tab-indented lines after it are its
  * payload. Returns 1 when `raw` was taken as part of a trace record. */
 int sts_lp_trace_line(lp_ctx *x, const char *raw, const lp_prefix *pf, const char *msg);
-/* Handles the trace record still open (at a line that is not its payload, or the end). */
+/* Handles the trace record still open (at a line that is not its payload). */
 void sts_lp_trace_flush(lp_ctx *x);
+/* At the end of a log: the open record, then a warning for each graph break whose
+ * frame no record named. */
+void sts_lp_trace_end(lp_ctx *x);
 void sts_lp_trace_release(lp_ctx *x);
 typedef struct lp_trace lp_trace;
 

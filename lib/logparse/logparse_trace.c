@@ -35,17 +35,25 @@
 
 typedef enum tt_kind { TT_SKIP = 0, TT_STR, TT_START, TT_METRICS, TT_ART_RECOMPILE, TT_ART_BREAK } tt_kind;
 
+/* A graph break met before anything named its frame (no dynamo_start before it). */
+typedef struct tt_break {
+    long frame, fcid;
+    uint32_t where, reason; /* parse strings */
+    int64_t line;
+} tt_break;
+
 typedef struct lp_trace {
     int open;
     tt_kind kind;
     int64_t line;
     char *head; /* the JSON text of the open record; owned */
     sts_sbuf payload;
-    STS_VEC(uint32_t) files; /* str id -> string id + 1 (0 = not given) */
-    sts_u64map frames;       /* frame_id + 1 -> ident */
-    sts_u64map broke;        /* compile key -> 1: a graph-break artifact was counted for it */
-    sts_u64map reasons;      /* compile key -> string id of its recompile_reasons payload */
-    sts_u64map first;        /* frame_id + 1 -> the row of its compile 0, whose input a recompile names */
+    STS_VEC(uint32_t) files;   /* str id -> string id + 1 (0 = not given) */
+    sts_u64map frames;         /* frame_id + 1 -> ident */
+    sts_u64map broke;          /* compile key -> 1: a graph-break artifact was counted for it */
+    sts_u64map reasons;        /* compile key -> string id of its recompile_reasons payload */
+    sts_u64map first;          /* frame_id + 1 -> the row of its compile 0, whose input a recompile names */
+    STS_VEC(tt_break) waiting; /* graph breaks of frames not named yet */
 } lp_trace;
 
 static uint64_t compile_key(long frame, long fcid)
@@ -214,6 +222,21 @@ static long frame_ident(lp_ctx *x, long frame)
     return i == UINT32_MAX ? -1 : (long)i;
 }
 
+/* The graph breaks of `frame` that waited for its name. */
+static void breaks_named(lp_ctx *x, long frame, long ident)
+{
+    lp_trace *t = x->tt;
+    size_t k = 0;
+    for (size_t i = 0; i < t->waiting.n; i++) {
+        tt_break *b = &t->waiting.v[i];
+        if (b->frame == frame)
+            graph_break(x, ident, lp_str(x, b->where), lp_str(x, b->reason));
+        else
+            t->waiting.v[k++] = *b;
+    }
+    t->waiting.n = k;
+}
+
 static void on_metrics(lp_ctx *x, const sts_jval *root, const sts_jval *m)
 {
     lp_trace *t = x->tt;
@@ -239,6 +262,7 @@ static void on_metrics(lp_ctx *x, const sts_jval *root, const sts_jval *m)
     long fn = sts_lp_fn(x, ident, STS_LEDGER_SRC_TORCH_TRACE);
     if (fn < 0) return;
     sts_lg_fn_graph_breaks_known(x->l, (size_t)fn);
+    breaks_named(x, frame, ident);
 
     /* The guard failures that made this compile: in the record, or in the artifact. */
     const char *rr = sts_json_str(sts_json_get(m, "recompile_reason"), NULL);
@@ -326,10 +350,6 @@ static void on_break(lp_ctx *x, const sts_jval *root)
         return;
     }
     long ident = frame_ident(x, frame);
-    if (ident < 0) {
-        sts_lp_warn(x, t->line, "graph break in compile %ld/%ld of a frame no dynamo_start record named", frame, fcid);
-        return;
-    }
     char where[300] = "", reason[300] = "";
     const char *at = strstr(p, " at ");
     size_t n = at ? strcspn(at + 4, "\n") : 0;
@@ -348,7 +368,17 @@ static void on_break(lp_ctx *x, const sts_jval *root)
         }
         snprintf(reason, sizeof reason, "%.*s", (int)len, r);
     }
-    graph_break(x, ident, where, reason[0] ? reason : "unknown (the artifact names none)");
+    const char *why = reason[0] ? reason : "unknown (the artifact names none)";
+    if (ident >= 0)
+        graph_break(x, ident, where, why);
+    else { /* its compilation_metrics will name the frame */
+        tt_break *b = STS_VEC_PUSH(t->waiting);
+        if (!b) {
+            x->oom = 1;
+            return;
+        }
+        *b = (tt_break){ frame, fcid, sts_lp_str(x, where, strlen(where)), sts_lp_str(x, why, strlen(why)), t->line };
+    }
     if (sts_u64map_put(&t->broke, compile_key(frame, fcid), 1) != 0) x->oom = 1;
 }
 
@@ -372,6 +402,18 @@ static void on_recompile_reasons(lp_ctx *x, const sts_jval *root)
     uint32_t id = text.oom ? UINT32_MAX : sts_lp_str(x, text.p ? text.p : "", text.n);
     sts_sbuf_release(&text);
     if (id == UINT32_MAX || sts_u64map_put(&t->reasons, compile_key(frame, fcid), id) != 0) x->oom = 1;
+}
+
+void sts_lp_trace_end(lp_ctx *x)
+{
+    sts_lp_trace_flush(x);
+    lp_trace *t = x->tt;
+    for (size_t i = 0; t && i < t->waiting.n; i++)
+        sts_lp_warn(x, t->waiting.v[i].line,
+                    "graph break in compile %ld/%ld of a frame no record named: expected a dynamo_start or "
+                    "compilation_metrics record of frame %ld",
+                    t->waiting.v[i].frame, t->waiting.v[i].fcid, t->waiting.v[i].frame);
+    if (t) t->waiting.n = 0;
 }
 
 void sts_lp_trace_flush(lp_ctx *x)
@@ -460,6 +502,7 @@ void sts_lp_trace_release(lp_ctx *x)
     sts_u64map_release(&t->broke);
     sts_u64map_release(&t->reasons);
     sts_u64map_release(&t->first);
+    STS_VEC_RELEASE(t->waiting);
     free(t);
     x->tt = NULL;
 }

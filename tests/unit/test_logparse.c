@@ -972,9 +972,15 @@ TEST(torch_trace_bad_records_are_warnings)
     static const char text[] =
         TT_P "{\"compilation_metrics\": {\"compile_id\": \"0/0\", \"co_name\": \"f\",\n" TT_P
              "{\"compilation_metrics\": {\"co_name\": \"f\"}}\n" TT_P
-             "{\"compilation_metrics\": {\"compile_id\": \"3/1\"}}\n" TT_P "{\"str\": [\"a.py\", -1]}\n";
+             "{\"compilation_metrics\": {\"compile_id\": \"3/1\"}}\n" TT_P "{\"str\": [\"a.py\", -1]}\n" TT_P
+             "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\"}, " TT_ID(
+                 7, 0) "}\n"
+                       "\tGraph break in user code at a.py:3\n" TT_P
+                       "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\"}, " TT_ID(7, 1) "}\n";
     sts_ledger *l = parse_mem("bad_trace.log", text);
-    T_EQ_I64(sts_ledger_warning_count(l), 4);
+    T_EQ_I64(sts_ledger_warning_count(l), 6);
+    T_TRUE(has_warning(l, "bad_trace.log:5: graph break in compile 7/0 of a frame no record named"));
+    T_TRUE(has_warning(l, "bad_trace.log:7: a dynamo_graph_break_reason artifact without its compile id or payload"));
     T_TRUE(has_warning(l, "bad_trace.log:1: a TORCH_TRACE record that is not one JSON object: bad_trace.log:1: byte"));
     T_TRUE(has_warning(l, "bad_trace.log:2: a TORCH_TRACE compilation_metrics record without a compile id"));
     T_TRUE(has_warning(l, "bad_trace.log:3: compile 3/1 names no function"));
@@ -1023,6 +1029,115 @@ TEST(torch_trace_directory)
     rmdir(dir);
 }
 
+/* Random TORCH_TRACE logs: up to four frames, each compiled in order (some attempts
+ * refused at the limit, some meeting graph breaks), records interleaved across frames,
+ * with payload-carrying records the reader skips. What was written is counted here and
+ * the ledger must give the same: compiles, refusals, rows, graph breaks, and the time
+ * totals (written in whole microseconds, so exact in ns). */
+TEST(random_torch_traces_keep_their_totals)
+{
+    for (int round = 0; round < 200; round++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        int next[4] = { 0 }, compiled[4] = { 0 }, refused[4] = { 0 }, breaks[4] = { 0 };
+        int64_t backend_ns[4] = { 0 }, dynamo_ns[4] = { 0 };
+        unsigned nrec = 1 + rnd(30);
+        int records = 0;
+        for (unsigned i = 0; i < nrec; i++) {
+            int fr = (int)rnd(4), c = next[fr]++;
+            if (rnd(3) == 0) /* a record the ledger skips, with a payload */
+                fprintf(f, TT_P "{\"chromium_event\": {}, " TT_ID(% d, % d) ", \"has_payload\": \"x\"}\n\t{\n\t}\n", fr,
+                        c);
+            if (rnd(3) == 0) {
+                fprintf(f,
+                        TT_P "{\"dynamo_start\": {\"stack\": [{\"line\": %d, \"name\": \"fn%d\", \"filename\": "
+                             "\"/w/m.py\"}]}, " TT_ID(% d, % d) "}\n",
+                        10 * fr + 1, fr, fr, c);
+                records++;
+            }
+            if (c > 0 && rnd(4) == 0) {              /* refused at the limit: no co_name, as torch writes it */
+                if (!compiled[fr] && !refused[fr]) { /* no name known for the frame yet: skip */
+                    next[fr]--;
+                    continue;
+                }
+                fprintf(f,
+                        TT_P "{\"compilation_metrics\": {\"compile_id\": \"%d/%d\", \"fail_type\": \"Unsupported\", "
+                             "\"fail_reason\": \"Dynamo recompile limit exceeded\", \"recompile_reason\": \"%d/%d: "
+                             "tensor 'x' size mismatch at index 0. expected %d, actual %d\"}, " TT_ID(% d, % d) "}\n",
+                        fr, c, fr, c - 1, c, c + 1, fr, c);
+                refused[fr]++;
+                records++;
+                continue;
+            }
+            int brk = rnd(2) == 0;
+            if (brk) {
+                fprintf(f,
+                        TT_P "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\", \"encoding\": \"string\"}, "
+                             "" TT_ID(% d, % d) ", \"has_payload\": \"y\"}\n\tGraph break in user code at /w/m.py:%d\n"
+                                                "\tReason: Unsupported: builtin print\n",
+                        fr, c, 10 * fr + 2);
+                records++;
+                breaks[fr]++;
+            }
+            int64_t be = (int64_t)rnd(500000), dy = (int64_t)rnd(900000);
+            fprintf(f,
+                    TT_P
+                    "{\"compilation_metrics\": {\"compile_id\": \"%d/%d\", \"co_name\": \"fn%d\", \"co_filename\": "
+                    "\"/w/m.py\", \"co_firstlineno\": %d, \"entire_frame_compile_time_s\": %d.%06d, "
+                    "\"backend_compile_time_s\": 0.%06d%s}, " TT_ID(% d, % d) "}\n",
+                    fr, c, fr, 10 * fr + 1, (int)((be + dy) / 1000000), (int)((be + dy) % 1000000), (int)be,
+                    brk ? ", \"restart_reasons\": [\"Unsupported: builtin print\"]" : "", fr, c);
+            records++;
+            compiled[fr]++;
+            backend_ns[fr] += be * 1000;
+            dynamo_ns[fr] += dy * 1000;
+        }
+        fclose(f);
+        sts_ledger *l = sts_ledger_create();
+        sts_error err = STS_ERROR_INIT;
+        T_EQ_I64(sts_ledger_parse_text(l, "dedicated_log_torch_trace_r.log", text, len, &err), STS_OK);
+        T_EQ_I64(sts_ledger_finalize(l, &err), STS_OK);
+        T_EQ_I64(sts_ledger_warning_count(l), 0);
+        T_EQ_I64(sts_ledger_log_stats(l).records, records);
+        int64_t gb_total = 0;
+        for (size_t i = 0; i < sts_ledger_graph_break_count(l); i++) {
+            sts_ledger_graph_break g;
+            sts_ledger_graph_break_get(l, i, &g);
+            gb_total += g.count;
+        }
+        int64_t want_gb = 0;
+        for (int fr = 0; fr < 4; fr++) {
+            want_gb += breaks[fr];
+            char name[64];
+            snprintf(name, sizeof name, "fn%d (m.py:%d)", fr, 10 * fr + 1);
+            long fi = sts_ledger_function_find(l, name);
+            if (!compiled[fr] && !refused[fr]) {
+                if (fi >= 0) T_FAIL_AT("round %d: %s was never compiled", round, name);
+                continue;
+            }
+            sts_ledger_fn_info in;
+            if (fi < 0 || sts_ledger_function(l, (size_t)fi, &in) != STS_OK) {
+                T_FAIL_AT("round %d: no %s", round, name);
+                continue;
+            }
+            if (in.compiles != compiled[fr] || in.limit_hits != refused[fr] || in.rows != compiled[fr] + refused[fr] ||
+                in.graph_breaks != breaks[fr] || in.source != STS_LEDGER_SRC_TORCH_TRACE)
+                T_FAIL_AT("round %d: %s: compiles %lld/%d, limit %lld/%d, rows %lld, breaks %lld/%d", round, name,
+                          (long long)in.compiles, compiled[fr], (long long)in.limit_hits, refused[fr],
+                          (long long)in.rows, (long long)in.graph_breaks, breaks[fr]);
+            int64_t want_co = compiled[fr] ? backend_ns[fr] : 0, want_tr = compiled[fr] ? dynamo_ns[fr] : 0;
+            if (in.compile_ns != want_co || in.trace_ns != want_tr)
+                T_FAIL_AT("round %d: %s: compile %lld (want %lld), trace %lld (want %lld)", round, name,
+                          (long long)in.compile_ns, (long long)want_co, (long long)in.trace_ns, (long long)want_tr);
+            if (in.reasons[STS_MISS_FIRST] > 1) T_FAIL_AT("round %d: %s: two first compiles", round, name);
+        }
+        T_EQ_I64(gb_total, want_gb);
+        sts_ledger_free(l);
+        free(text);
+    }
+}
+
 int main(void)
 {
     RUN(jax_0_4_1_jit_and_pmap);
@@ -1052,5 +1167,6 @@ int main(void)
     RUN(torch_trace_compiles_times_breaks_and_limit);
     RUN(torch_trace_bad_records_are_warnings);
     RUN(torch_trace_directory);
+    RUN(random_torch_traces_keep_their_totals);
     return t_done();
 }
