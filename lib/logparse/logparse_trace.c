@@ -160,7 +160,9 @@ static void on_start(lp_ctx *x, const sts_jval *root, const sts_jval *body)
                     "\"frame_compile_id\" and a \"stack\" whose last entry has \"name\" and \"line\"");
         return;
     }
-    bind_frame(x, frame, name, file ? file : "?", (long)line);
+    /* A file number no "str" record gave: the frame waits for its compilation_metrics,
+     * which names the file itself, rather than becoming a function of an unknown file. */
+    if (file) bind_frame(x, frame, name, file, (long)line);
 }
 
 /* The lines of a recompile reason that name a cache entry ("0/1: ..."), up to its

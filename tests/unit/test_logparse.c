@@ -1138,6 +1138,26 @@ TEST(random_torch_traces_keep_their_totals)
     }
 }
 
+/* A dynamo_start naming its file by a number no "str" record gave: the frame is named
+ * by its compilation_metrics, never a function of an unknown file. */
+TEST(torch_trace_unknown_file_number)
+{
+    static const char text[] =
+        TT_P "{\"dynamo_start\": {\"stack\": [{\"line\": 3, \"name\": \"f\", \"filename\": 5}]}, " TT_ID(
+            0, 0) "}\n" TT_P
+                  "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\"}, " TT_ID(
+                      0, 0) "}\n"
+                            "\tGraph break in user code at /w/train.py:4\n\tReason: Unsupported: x\n" TT_P
+                            "{\"compilation_metrics\": {\"co_name\": \"f\", \"co_filename\": \"/w/train.py\", "
+                            "\"co_firstlineno\": 3, "
+                            "\"entire_frame_compile_time_s\": 0.5}, " TT_ID(0, 0) "}\n";
+    sts_ledger *l = parse_mem("unknown_file.log", text);
+    T_EQ_U64(sts_ledger_function_count(l), 1);
+    T_EQ_I64(fn(l, "f (train.py:3)").graph_breaks, 1);
+    T_EQ_I64(sts_ledger_warning_count(l), 0);
+    sts_ledger_free(l);
+}
+
 int main(void)
 {
     RUN(jax_0_4_1_jit_and_pmap);
@@ -1167,6 +1187,7 @@ int main(void)
     RUN(torch_trace_compiles_times_breaks_and_limit);
     RUN(torch_trace_bad_records_are_warnings);
     RUN(torch_trace_directory);
+    RUN(torch_trace_unknown_file_number);
     RUN(random_torch_traces_keep_their_totals);
     return t_done();
 }
