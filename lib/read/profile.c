@@ -187,11 +187,18 @@ sts_status sts_profile_list_files(const char *run_dir, sts_profile_files *out, s
  * run has any, else the first non-empty JSON. -1 when there is none. */
 static long choose(const sts_profile_files *f, size_t *hosts)
 {
-    *hosts = 0;
-    for (size_t i = 0; i < f->n; i++)
-        *hosts += f->v[i].kind == STS_PROFILE_XPLANE;
+    size_t xplane = 0, json = 0;
+    int perfetto = 0;
     for (size_t i = 0; i < f->n; i++) {
-        if (*hosts && f->v[i].kind != STS_PROFILE_XPLANE) break;
+        xplane += f->v[i].kind == STS_PROFILE_XPLANE;
+        json += f->v[i].kind == STS_PROFILE_TRACE_JSON;
+        perfetto |= f->v[i].kind == STS_PROFILE_PERFETTO_JSON;
+    }
+    /* A folder of per-rank JSON traces (a PyTorch profiler directory) holds hosts too;
+     * beside perfetto_trace.json.gz (JAX's, which is read) they are JAX's per-host copies. */
+    *hosts = xplane ? xplane : !perfetto && json > 1 ? json : 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (xplane && f->v[i].kind != STS_PROFILE_XPLANE) break;
         if (f->v[i].size > 0) return (long)i;
     }
     return -1;

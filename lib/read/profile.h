@@ -58,7 +58,8 @@ typedef struct sts_profile_pick {
     char run[256];   /* the run's name (its folder's) */
     size_t runs;     /* runs in the profile directory; 0 when a run folder was named */
     int latest;      /* the run was taken as the latest, not named */
-    size_t hosts;    /* .xplane.pb files in the run; one is read */
+    size_t hosts;    /* host files in the run (.xplane.pb, else per-rank *.trace.json[.gz] without a
+                        perfetto_trace.json.gz); one is read */
 } sts_profile_pick;
 
 /* Resolves a directory named by the user (see above) to one trace file: in the run

@@ -931,6 +931,19 @@ TEST(torch_profiler_directory)
                strstr(notes[0], "1 older PyTorch profiler trace of the same workers left out"));
     }
     sts_hostset_free(set);
+    /* Where one trace is read (diff, cut), the directory reads one worker and says so. */
+    sts_timeline *tl = NULL;
+    T_EQ_I64(sts_timeline_open(tmpdir, NULL, &tl, NULL), STS_OK);
+    if (tl) {
+        T_EQ_U64(sts_timeline_get_info(tl)->run_hosts, 2);
+        size_t nw = 0;
+        const char *const *w = sts_timeline_warnings(tl, &nw, NULL);
+        int said = 0;
+        for (size_t i = 0; i < nw; i++)
+            said |= strstr(w[i], "the run holds 1 more trace file (other hosts); only this one was read") != NULL;
+        T_TRUE(said);
+    }
+    sts_timeline_free(tl);
     /* One worker: the directory is read as a trace, its latest. */
     snprintf(cmd, sizeof cmd, "rm '%s/worker1.1701000000003.pt.trace.json'", tmpdir);
     T_EQ_I64(system(cmd), 0);
