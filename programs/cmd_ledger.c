@@ -73,7 +73,7 @@ int cmd_ledger(int argc, char **argv)
                 "stepscope ledger: error: no JAX or PyTorch compile records in %s%s (%lld lines, %lld skipped, "
                 "%lld malformed); expected JAX_LOG_COMPILES=1, jax_explain_cache_misses or TORCH_LOGS=recompiles "
                 "output, which JAX and PyTorch write to standard error: capture it with '2> compile.log' (standard "
-                "output holds only the program's own prints)\n",
+                "output holds only the program's own prints); or TORCH_TRACE=DIR's compilation_metrics records\n",
                 strcmp(pos[0], "-") == 0 ? "standard input" : pos[0], npos > 1 ? " and the other files" : "",
                 (long long)st.lines, (long long)st.skipped, (long long)st.warnings);
         sts_ledger_free(l);
