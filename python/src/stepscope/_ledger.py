@@ -47,7 +47,7 @@ def _parse(sources, allow_empty=False, syncs=None):
         raise FormatError(
             "no JAX or PyTorch compile records in %s (%d lines, %d malformed); expected JAX_LOG_COMPILES=1, "
             "jax_explain_cache_misses or TORCH_LOGS=recompiles output, which JAX and PyTorch write to standard "
-            "error (stepscope.jax.compile_log() captures it for a block of code)"
+            "error (stepscope.jax.compile_log() captures it for a block of code), or a TORCH_TRACE directory"
             % (", ".join(names), lines, len(warns)), "STS_ERR_FORMAT")
     return Ledger(text, records, lines, warns)
 
