@@ -500,6 +500,7 @@ int cmd_steps(int argc, char **argv)
     sts_timeline *tl = NULL;
     if (o.memory) ro.args_flags = STS_ARGS_WITH_MEMORY;
     ro.keep_flows = cp_wanted(&o.cp);
+    if (ro.keep_flows) ro.args_flags |= STS_ARGS_WITH_STREAMS; /* the stream edges' keys */
     if ((rc = tc_open("steps", path, o.run, o.argmode, &ro, &tl)) == CLI_OK) rc = run(tl, &o);
     sts_timeline_free(tl);
     dc_release(&o.dc);
