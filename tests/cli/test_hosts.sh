@@ -30,6 +30,30 @@ t_run "$STEPSCOPE" steps --json "$P"/kineto/rank*.json.gz
 printf '%s' "$T_OUT" >"$W/steps_k.json"
 t_run $CHECK steps "$W/facts.json" "$W/steps_k.json" kineto 1.1
 t_ok "Kineto rank traces: the same checks pass" test "$T_RC" = 0
+# The same ranks as a PyTorch profiler directory (tensorboard_trace_handler's
+# WORKER.TIME.pt.trace.json[.gz]), with an older cycle of rank0 beside its latest: one
+# host per worker, the latest each, the same steps as the files named one by one.
+PT="$W/pt_dir"
+mkdir -p "$PT"
+for f in "$P"/kineto/rank*.json.gz; do
+  b=$(basename "$f" .json.gz)
+  cp "$f" "$PT/$b.1701000000500.pt.trace.json.gz"
+done
+cp "$P/kineto/rank1.json.gz" "$PT/rank0.1701000000100.pt.trace.json.gz"
+gzip -dc "$P/kineto/rank2.json.gz" >"$PT/rank2.1701000000500.pt.trace.json" && rm "$PT/rank2.1701000000500.pt.trace.json.gz"
+t_run "$STEPSCOPE" steps --json "$PT"
+t_ok "a PyTorch profiler directory: 16 hosts named by worker, the older cycle left out and said" \
+  test "$T_RC" = 0 -a -n "$(grep -F '16 hosts (*.trace.json.gz, *.pt.trace.json); 1 older PyTorch profiler trace of the same workers left out' <<<"$T_ERR")"
+printf '%s' "$T_OUT" >"$W/steps_pt.json"
+t_ok "... and its steps are the rank files' steps (all but the paths and the run)" python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    d.pop("run", None)
+    for h in d["hosts"]:
+        h.pop("path")
+assert a == b
+' "$W/steps_pt.json" "$W/steps_k.json"
 t_run $CHECK steps "$W/facts.json" "$W/steps_x.json" xplane 1.0
 t_ok "the checker fails when the ratio differs from the one stepscope used" test "$T_RC" = 1
 t_ok "stragglers: host07's all-reduce in steps 4, 9, 15 and host12's input in step 11" \

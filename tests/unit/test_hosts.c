@@ -1315,6 +1315,83 @@ TEST(each_hands_timelines_over_in_order)
     T_EQ_I64(system(cmd), 0);
 }
 
+/* Slices of the trace at `path`; -1 when it cannot be read. */
+static long slices_of(const char *path)
+{
+    sts_timeline *tl = NULL;
+    if (sts_timeline_open(path, NULL, &tl, NULL) != STS_OK) return -1;
+    size_t n;
+    sts_timeline_slices(tl, &n);
+    sts_timeline_free(tl);
+    return (long)n;
+}
+
+/* A PyTorch profiler directory (tensorboard_trace_handler: WORKER.TIME.pt.trace.json,
+ * gzip or not, one file per worker and profiling cycle) is a host set of its workers,
+ * each its latest trace, named by the worker, as HTA reads one trace per rank. Built
+ * from the Kineto fixtures. */
+TEST(torch_profiler_directory)
+{
+    const char *fx = t_fixtures();
+    char k[3][4400];
+    if (!fx) T_SKIP("no fixtures");
+    snprintf(k[0], 4400, "%s/traces/kineto/cpu_only.json.gz", fx);
+    snprintf(k[1], 4400, "%s/traces/kineto/simple_add_flows.json.gz", fx);
+    snprintf(k[2], 4400, "%s/traces/kineto/profiler_steps_rank0.json.gz", fx);
+    for (int i = 0; i < 3; i++)
+        if (access(k[i], R_OK) != 0) T_SKIP("no Kineto fixtures");
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sts_ptdir_XXXXXX");
+    if (!mkdtemp(tmpdir)) T_SKIP("no temporary directory");
+    char cmd[20000];
+    snprintf(
+        cmd, sizeof cmd,
+        "cp '%s' '%s/worker0.1701000000002.pt.trace.json.gz' && cp '%s' '%s/worker0.1701000000001.pt.trace.json.gz'"
+        " && gzip -dc '%s' > '%s/worker1.1701000000003.pt.trace.json' && cp '%s' '%s/notes.txt'",
+        k[0], tmpdir, k[1], tmpdir, k[2], tmpdir, k[0], tmpdir);
+    T_EQ_I64(system(cmd), 0);
+    const char *in[1] = { tmpdir };
+    sts_hostset *set = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_hostset_expand(in, 1, NULL, &set, &err), STS_OK);
+    size_t n = 0;
+    const sts_host_file *f = set ? sts_hostset_files(set, &n) : NULL;
+    T_EQ_U64(n, 2);
+    if (n == 2) {
+        T_EQ_STR(f[0].name, "worker0");
+        T_EQ_STR(f[1].name, "worker1");
+        T_CONTAINS(f[0].path, "worker0.1701000000002.pt.trace.json.gz"); /* the later cycle */
+        T_CONTAINS(f[1].path, "worker1.1701000000003.pt.trace.json");
+        /* each host reads as its own fixture does */
+        T_EQ_I64(slices_of(f[0].path), slices_of(k[0]));
+        T_EQ_I64(slices_of(f[1].path), slices_of(k[2]));
+        T_TRUE(slices_of(k[0]) > 0 && slices_of(k[2]) > 0 && slices_of(k[0]) != slices_of(k[1]));
+        size_t nn;
+        const char *const *notes = sts_hostset_notes(set, &nn);
+        T_TRUE(nn == 1 && strstr(notes[0], "2 hosts") &&
+               strstr(notes[0], "1 older PyTorch profiler trace of the same workers left out"));
+    }
+    sts_hostset_free(set);
+    /* Where one trace is read (diff, cut), the directory reads one worker and says so. */
+    sts_timeline *tl = NULL;
+    T_EQ_I64(sts_timeline_open(tmpdir, NULL, &tl, NULL), STS_OK);
+    if (tl) {
+        T_EQ_U64(sts_timeline_get_info(tl)->run_hosts, 2);
+        size_t nw = 0;
+        const char *const *w = sts_timeline_warnings(tl, &nw, NULL);
+        int said = 0;
+        for (size_t i = 0; i < nw; i++)
+            said |= strstr(w[i], "the run holds 1 more trace file (other hosts); only this one was read") != NULL;
+        T_TRUE(said);
+    }
+    sts_timeline_free(tl);
+    /* One worker: the directory is read as a trace, its latest. */
+    snprintf(cmd, sizeof cmd, "rm '%s/worker1.1701000000003.pt.trace.json'", tmpdir);
+    T_EQ_I64(system(cmd), 0);
+    T_EQ_I64(slices_of(tmpdir), slices_of(k[0]));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    T_EQ_I64(system(cmd), 0);
+}
+
 int main(void)
 {
     RUN(collective_kinds);
@@ -1332,6 +1409,7 @@ int main(void)
     RUN(steps_align_and_find_the_straggler);
     RUN(alignment_invariants_over_random_hosts);
     RUN(hostset_names_and_order);
+    RUN(torch_profiler_directory);
     RUN(hostset_twins_among_8000_hosts);
     RUN(assign_balances_by_size);
     RUN(reading_on_threads_gives_the_same_records);
