@@ -7,11 +7,15 @@
  * metadata that names their events (fields come in number order), so a plane is read in
  * two steps:
  *   1. collect: the plane's name, its metadata (decoded at once; the XEventMetadata
- *      stats kept as bytes), each line's header and the bytes of its events;
+ *      stats kept as bytes), each line's header and where its events lie;
  *   2. resolve, at the plane's end: the process, one lane per line, and each event
  *      decoded into a slice with its name and args.
- * So memory is the timeline being built plus one plane's events as bytes, and garbage
- * is refused at the first field that breaks the schema, without reading further. */
+ * A plain file or memory input is read again for step 2 (a second stream, by pread),
+ * so step 1 seeks past the events and memory is the timeline being built: on a 1 GB
+ * file whose host plane is most of it, holding the plane's events took as much again
+ * as the file. Input that cannot be read twice (gzip, a pipe) keeps one plane's events
+ * as bytes until its end. Garbage is refused at the first field that breaks the
+ * schema, without reading further. */
 #include "read/xplane.h"
 
 #include <inttypes.h>
