@@ -2,13 +2,16 @@
 """The XPlane benchmark (run by perf/run_xplane.sh): `stepscope analyze --json` on each
 .xplane.pb against XProf's converter (xprof_convert.py) on the same file, in one run.
 
-    bench_xplane.py --cli STEPSCOPE [--venv-python PY] [--runs 3] FILE.xplane.pb ...
+    bench_xplane.py --cli STEPSCOPE [--before OLD_STEPSCOPE] [--venv-python PY] [--runs 3] FILE.xplane.pb ...
 
 Both must see the same events: stepscope's slice count is checked against the number
 of complete events XProf's trace viewer data holds. XProf runs on a fresh copy of the
 file each time (it caches its conversions beside the input) and only where its memory
 (about 25x the file, measured on the first file) fits; on larger files its time is
-extrapolated per event from the largest file it ran on, and marked so."""
+extrapolated per event from the largest file it ran on, and marked so. Peak RSS is
+also given against the file's size (issue 33: at most 1x on the 113 MB and 1 GB files).
+--before times another stepscope build on the same files in the same run (a change's
+effect, side by side), its output checked to be the same bytes."""
 import argparse
 import json
 import os
@@ -28,6 +31,7 @@ def main():
     ap.add_argument('--cli', required=True)
     ap.add_argument('--venv-python')
     ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--before', help='another stepscope build, measured beside --cli')
     ap.add_argument('files', nargs='+')
     args = ap.parse_args()
     print(f"machine: load average {os.getloadavg()[0]:.2f}, {mem_available() / 2**30:.1f} GiB available")
@@ -43,7 +47,19 @@ def main():
         print(f"--- {os.path.basename(path)}: {mb(size):.0f} MB, {slices} events")
         m['wall'], m['cpu'] = m['best'], m['best_cpu']  # the least disturbed run
         print(f"  stepscope analyze  {m['wall']:8.3f} s wall {m['cpu']:8.3f} s CPU  {m['cpu'] / slices * 1e9:6.0f} ns "
-              f"CPU/event  {mb(size) / m['wall']:6.0f} MB/s  RSS {mb(m['rss']):7.1f} MB  runs {m['walls']}")
+              f"CPU/event  {mb(size) / m['wall']:6.0f} MB/s  RSS {mb(m['rss']):7.1f} MB ({m['rss'] / size:.2f}x the "
+              f"file)  runs {m['walls']}")
+        if args.before:
+            b = measure.run_median([args.before, 'analyze', '-q', '--json', path], args.runs, keep_output=True)
+            if b['rc'] != 0:
+                print(f"  before: failed: {b['err'][:300]}")
+            else:
+                b['wall'], b['cpu'] = b['best'], b['best_cpu']
+                same = 'the same output' if b['out'] == m['out'] else 'DIFFERENT OUTPUT'
+                print(f"  before             {b['wall']:8.3f} s wall {b['cpu']:8.3f} s CPU  "
+                      f"{b['cpu'] / slices * 1e9:6.0f} ns CPU/event  {mb(size) / b['wall']:6.0f} MB/s  RSS "
+                      f"{mb(b['rss']):7.1f} MB ({b['rss'] / size:.2f}x the file)  runs {b['walls']}")
+                print(f"  against before: CPU x{b['cpu'] / m['cpu']:.2f}, peak RSS {m['rss'] / b['rss']:.2f}x; {same}")
         if not args.venv_python:
             continue
         if rss_per_byte is None or rss_per_byte * size < 0.7 * mem_available():
