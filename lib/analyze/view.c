@@ -58,8 +58,8 @@ int sts_an_view_runs(const sts_timeline *tl, uint32_t lane, size_t part, uint32_
     *n = 0;
     if (sts_grow((void **)cuts, cap, 2, sizeof **cuts) != 0) return -1;
     (*cuts)[(*n)++] = first;
-    int64_t ts0 = 0, end0 = 0, reach = INT64_MIN; /* the previous slice; the latest end before */
-    for (uint32_t i = first; i < last; i++) {
+    int64_t ts0 = 0, end0 = 0, reach = INT64_MIN;                       /* the previous slice; the latest end before */
+    for (uint32_t i = first; i < last && ln->slice_count > part; i++) { /* a short lane is one run, unscanned */
         int64_t ts = s[i].ts, end = sts_an_end(&s[i]);
         if (i > first && (ts < ts0 || (ts == ts0 && end > end0))) { /* out of order: one run */
             (*cuts)[1] = last;
