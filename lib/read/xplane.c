@@ -14,9 +14,9 @@
  * so step 1 passes over the events keeping nothing of them (a field longer than the
  * stream's window, such as an HLO blob, is passed by a seek), and memory is the
  * timeline being built: on a 1 GB file whose host plane is most of it, holding the
- * plane's events took as much again as the file. Input that cannot be read twice (gzip, a pipe) keeps one plane's events
- * as bytes until its end. Garbage is refused at the first field that breaks the
- * schema, without reading further. */
+ * plane's events took as much again as the file. Input that cannot be read twice
+ * (gzip, a pipe) keeps one plane's events as bytes until its end. Garbage is refused
+ * at the first field that breaks the schema, without reading further. */
 #include "read/xplane.h"
 
 #include <inttypes.h>
