@@ -62,7 +62,8 @@ def main():
                 print(f"  before             {b['wall']:8.3f} s wall {b['cpu']:8.3f} s CPU  "
                       f"{b['cpu'] / slices * 1e9:6.0f} ns CPU/event  {mb(size) / b['wall']:6.0f} MB/s  RSS "
                       f"{mb(b['rss']):7.1f} MB ({b['rss'] / size:.2f}x the file)  runs {b['walls']}")
-                print(f"  against before: CPU x{b['cpu'] / m['cpu']:.2f}, peak RSS {m['rss'] / b['rss']:.2f}x; {same}")
+                print(f"  against before: this build takes {m['cpu'] / b['cpu']:.2f}x its CPU and {m['rss'] / b['rss']:.2f}x "
+                      f"its peak RSS; {same}")
         if not args.venv_python:
             continue
         if rss_per_byte is None or rss_per_byte * size < 0.7 * mem_available():
