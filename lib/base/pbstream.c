@@ -139,6 +139,25 @@ static int fault(sts_pb_error *e, sts_pb_fault fault, uint64_t at, uint64_t num,
     return STS_PBS_FAULT;
 }
 
+/* A top-level length no input could hold (its end would pass 2^64) in an input of
+ * unknown size: the input is read to its end, which its size then is, and the length
+ * is refused as running past it, as it is where the size is known in advance (and
+ * not taken, its end wrapped to below where it starts). */
+static int past_any_end(sts_pbs *s, sts_pb_error *e, uint64_t off, uint64_t num, unsigned wire, uint64_t len,
+                        uint64_t data_off)
+{
+    while (!s->eof) {
+        s->pos = s->len;
+        int rc = fill(s, 1);
+        if (rc) return rc;
+    }
+    s->pos = s->len;
+    int rc = cut(s, e, STS_PB_LENGTH_PAST_END, off, num, wire);
+    e->len = len;
+    e->avail = e->msg_end > data_off ? e->msg_end - data_off : 0;
+    return rc;
+}
+
 int sts_pbs_next(sts_pbs *s, uint64_t end, sts_pb_field *f, sts_pb_error *e)
 {
     if (end == STS_PBS_NO_END) end = s->size;
@@ -194,6 +213,10 @@ int sts_pbs_next(sts_pbs *s, uint64_t end, sts_pb_field *f, sts_pb_error *e)
         if (fl == STS_PB_TRUNCATED_VARINT && !bound) return cut(s, e, fl, val_off, num, wire);
         if (fl) return fault(e, fl, val_off, num, wire, end);
         uint64_t data_off = off + (uint64_t)(p - p0);
+        if (end == STS_PBS_NO_END && len >= STS_PBS_NO_END - data_off) {
+            s->pos += (size_t)(p - p0);
+            return past_any_end(s, e, off, num, wire, len, data_off);
+        }
         if (end != STS_PBS_NO_END && len > end - data_off) {
             fault(e, STS_PB_LENGTH_PAST_END, off, num, wire, end);
             e->len = len;

@@ -1211,6 +1211,30 @@ TEST(events_read_again_or_held_read_alike)
     unlink(path);
 }
 
+/* A plane whose length (2^64 - 5) puts its end past 2^64, then bytes that read as
+ * fields (found by fuzz_xplane comparing the two ways of reading). A stream of unknown
+ * size took it, its end wrapped to below its start: an empty plane, and the bytes
+ * after it read as more planes. It is refused as running past the end of the file,
+ * in the same words whether the size was known in advance or not. */
+#define PAST_ANY_END "\x0a\xfb\xff\xff\xff\xff\xff\xff\xff\xff\x01\x22\x07\x08\x00\x40\x73\x0b\x4d\x74"
+
+TEST(a_length_past_any_end_is_refused_on_a_stream)
+{
+    sts_status st1, st2;
+    sts_error e1, e2;
+    size_t n = sizeof PAST_ANY_END - 1;
+    sts_timeline *t1 = read_mem(PAST_ANY_END, n, STS_ARGS_ALL, &st1, &e1);
+    sts_timeline *t2 = read_unsized(PAST_ANY_END, n, &st2, &e2);
+    T_EQ_I64(st1, STS_ERR_TRUNCATED);
+    T_EQ_I64(st2, STS_ERR_TRUNCATED);
+    T_EQ_STR(e2.message, e1.message);
+    T_EQ_I64(e2.byte_offset, 0);
+    T_CONTAINS(e2.message, "length 18446744073709551611 of field 1 (XSpace.planes) runs past the end of the file "
+                           "(size 20): 9 bytes remain");
+    sts_tl_free(t1);
+    sts_tl_free(t2);
+}
+
 TEST(an_oversized_event_is_refused_unread)
 {
     /* A plane holding a line holding an XEvent of 20 MiB, of which only the headers
@@ -1403,6 +1427,7 @@ static void write_seeds(void)
     free(b.v);
     save_seed(dir, "hand_zero_plane.pb", "\x0a\x04\x00\x00\x00\x00", 6);
     save_seed(dir, "hand_big_event.pb", "\x0a\x8a\x80\x80\x0a\x1a\x85\x80\x80\x0a\x22\x80\x80\x80\x0a", 15);
+    save_seed(dir, "hand_length_past_any_end.pb", PAST_ANY_END, sizeof PAST_ANY_END - 1);
 }
 
 int main(void)
@@ -1428,6 +1453,7 @@ int main(void)
     RUN(stream_of_unknown_size_fails_like_a_file);
     RUN(field_order_does_not_matter);
     RUN(events_read_again_or_held_read_alike);
+    RUN(a_length_past_any_end_is_refused_on_a_stream);
     RUN(an_oversized_event_is_refused_unread);
     RUN(non_protobuf_is_refused_at_once);
     RUN(metadata_stats_copies_are_bounded);
