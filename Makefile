@@ -193,7 +193,8 @@ $(NOCL)/perf/%: $(BUILD)/obj/perf/%.o $(NOCL_LIB)
 	$(nocl_link)
 
 # Everything the test runner needs, for one build flavour.
-unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/perf/gen_trace $(BUILD)/perf/runstat
+unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/perf/gen_trace $(BUILD)/perf/runstat \
+      $(BUILD)/perf/zinflate
 noocl-unit: $(NOCL_CLI) $(NOCL_TESTS:%=$(NOCL)/tests/%) $(NOCL)/perf/gen_hosts $(NOCL)/perf/gen_trace $(NOCL)/perf/runstat
 
 # `make test`: install what is missing, check the house rules, then the suite in a normal
