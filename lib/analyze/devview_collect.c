@@ -202,6 +202,14 @@ static int is_launch_call(const char *n)
     return 0;
 }
 
+/* What the rules gave a name on a lane in a category: valid when lane1 is the lane + 1
+ * and cat the category's string id. */
+typedef struct rule_memo {
+    uint32_t lane1, cat;
+    int32_t rule;
+    uint8_t category, direction;
+} rule_memo;
+
 typedef struct host_entry {
     uint32_t slice;
     uint8_t call, used;
@@ -223,6 +231,7 @@ typedef struct collect {
     signed char *call_memo;
     uint32_t name_bound;
     uint32_t *dev_of_process; /* process -> device, STS_NONE */
+    rule_memo *by_name;       /* per name id, when the rules read nothing but name, cat, lane, process */
 } collect;
 
 typedef struct id_at {
@@ -361,23 +370,57 @@ static void category_of(const collect *c, long ri, const sts_slice *s, uint8_t *
                                             : r->direction;
 }
 
+/* Whether a slice's rule follows from its name, category and lane alone: no condition
+ * reads an arg the trace has (an arg condition on a key it never uses fails on every
+ * slice), so one evaluation serves every op of a name on a lane. */
+static int rules_by_name(const collect *c)
+{
+    for (size_t i = 0; i < c->v->rules->conds.n; i++)
+        if (c->v->rules->conds.v[i].field == DV_F_ARG && c->e.arg_key[i] != STS_NONE) return 0;
+    return 1;
+}
+
+/* The rule (index, or rules.n for none; -1 when memory is exhausted), category and
+ * direction for slice s of lane. */
+static long rule_of(collect *c, uint32_t lane, const sts_slice *s, uint8_t *cat, uint8_t *dir)
+{
+    rule_memo *m = c->by_name ? &c->by_name[s->name] : NULL;
+    if (m && m->lane1 == lane + 1 && m->cat == s->cat) {
+        *cat = m->category;
+        *dir = m->direction;
+        return m->rule;
+    }
+    long ri = first_rule(&c->e, s);
+    if (ri < 0) return -1;
+    category_of(c, ri, s, cat, dir);
+    if (m) {
+        m->lane1 = lane + 1;
+        m->cat = s->cat;
+        m->rule = (int32_t)ri;
+        m->category = *cat;
+        m->direction = *dir;
+    }
+    return ri;
+}
+
 static int lane_ops(collect *c, uint32_t lane, dv_ops *ops)
 {
     const sts_lane *ln = &c->lanes[lane];
+    if (STS_VEC_RESERVE(ops->v, ops->v.n + ln->slice_count + 1) != 0) return -1;
     for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
         const sts_slice *s = &c->s[i];
         if (s->flags & STS_SLICE_INSTANT) continue;
-        long ri = first_rule(&c->e, s);
-        if (ri < 0) return -1;
         uint8_t cat, dir;
-        category_of(c, ri, s, &cat, &dir);
+        long ri = rule_of(c, lane, s, &cat, &dir);
+        if (ri < 0) return -1;
         note_hit(c, ri, cat);
         if (cat == DV_IGNORE) {
             c->v->links.ignored++;
             continue;
         }
-        dv_op *o = STS_VEC_PUSH(ops->v);
-        if (!o) return -1;
+        dv_op *o = &ops->v.v[ops->v.n++];
+        o->by_flow = o->unused = 0;
+        o->launch = 0;
         o->start = s->ts;
         o->end = sts_an_end(s);
         o->slice = i;
@@ -647,12 +690,14 @@ int sts_dv_collect(const sts_timeline *tl, sts_devview *v, dv_ops *ops)
         v->hits.n = v->rules->rules.n + 1;
         for (size_t l = 0; l < c.nl; l++)
             c.is_dev[l] = (unsigned char)sts_lane_is_device(tl, (uint32_t)l);
-        bad = host_map(&c) != 0 || collect_ops(&c, ops) != 0;
+        if (rules_by_name(&c) && !(c.by_name = calloc(c.name_bound ? c.name_bound : 1, sizeof *c.by_name))) bad = 1;
+        bad = bad || host_map(&c) != 0 || collect_ops(&c, ops) != 0;
     }
     eval_close(&c.e);
     free(c.is_dev);
     free(c.call_memo);
     free(c.dev_of_process);
+    free(c.by_name);
     STS_VEC_RELEASE(c.hosts);
     sts_u64map_release(&c.host_of);
     free(c.dense);

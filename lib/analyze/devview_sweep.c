@@ -38,9 +38,12 @@ typedef struct sweep {
     int64_t *w0, *w1, *reach; /* per step */
     ev_vec evs;               /* a device's events, by time */
     ev_vec later;             /* its ends and launches, before they are sorted into evs */
-    ev_vec merged;            /* room for the merge */
+    ev_vec merged;            /* room for the merge, and for the radix sort before it */
     STS_VEC(start_at) starts;
-    STS_VEC(int64_t) pairs; /* (window, delay) pairs of one device, flattened */
+    STS_VEC(int64_t) pairs;    /* (window, delay) pairs of one device, flattened */
+    STS_VEC(int64_t) delays;   /* the pairs' delays grouped by window */
+    size_t *per_window;        /* nsteps + 2 counters: where each window's delays start */
+    size_t reach_at, start_at; /* cursors into the steps: segments come in time order */
 } sweep;
 
 typedef struct state {
@@ -56,8 +59,9 @@ typedef struct state {
  * (the first the most significant), stably: a least significant digit radix sort, one
  * pass per key byte that is not the same in every record. A device's timestamps share
  * their high bytes and its windows are few, so most of a key's 8 passes are skipped,
- * where qsort pays log n calls through a pointer per record. -1 when memory is
- * exhausted. */
+ * where qsort pays log n calls through a pointer per record. `room` holds n records
+ * (the caller's, reused across devices, so its pages are touched once). -1 when memory
+ * is exhausted. */
 typedef struct rec16 {
     unsigned char b[16];
 } rec16;
@@ -69,16 +73,12 @@ static uint64_t key_at(const rec16 *r, size_t off)
     return (uint64_t)k ^ ((uint64_t)1 << 63); /* signed order as unsigned */
 }
 
-static int radix16(void *base, size_t n, const size_t *keys, size_t nk)
+static int radix16(void *base, size_t n, const size_t *keys, size_t nk, void *room)
 {
     if (n < 2) return 0;
-    rec16 *src = base, *dst = malloc(n * sizeof *dst);
+    rec16 *src = base, *dst = room;
     size_t(*count)[256] = calloc(8, sizeof *count);
-    if (!dst || !count) {
-        free(dst);
-        free(count);
-        return -1;
-    }
+    if (!count) return -1;
     for (size_t q = nk; q-- > 0;) {
         memset(count, 0, 8 * sizeof *count);
         for (size_t i = 0; i < n; i++) {
@@ -102,11 +102,7 @@ static int radix16(void *base, size_t n, const size_t *keys, size_t nk)
             dst = t;
         }
     }
-    if (src != base) {
-        memcpy(base, src, n * sizeof *src);
-        dst = src;
-    }
-    free(dst);
+    if (src != base) memcpy(base, src, n * sizeof *src);
     free(count);
     return 0;
 }
@@ -148,14 +144,22 @@ static void credit(sts_devview_window *x, int64_t len, const state *st)
     if (st->pending > x->queue_max) x->queue_max = st->pending;
 }
 
-static size_t first_reach_after(const sweep *w, int64_t t)
+/* The first step whose reach (the latest end of the steps up to it) is after t, and the
+ * first that starts at or after t. A device's segments and ops come in time order, so
+ * each is a cursor that only moves forward (reset per device), where a binary search
+ * per segment cost log steps. */
+static size_t first_reach_after(sweep *w, int64_t t)
 {
-    return sts_an_first_above(w->reach, w->nsteps, t, 0);
+    while (w->reach_at < w->nsteps && w->reach[w->reach_at] <= t)
+        w->reach_at++;
+    return w->reach_at;
 }
 
-static size_t first_start_at(const sweep *w, int64_t t)
+static size_t first_start_at(sweep *w, int64_t t)
 {
-    return sts_an_first_above(w->w0, w->nsteps, t, 1);
+    while (w->start_at < w->nsteps && w->w0[w->start_at] < t)
+        w->start_at++;
+    return w->start_at;
 }
 
 static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
@@ -172,15 +176,15 @@ static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
     }
 }
 
-static int push_ev(ev_vec *to, int64_t t, int kind, uint8_t cat, uint8_t dir)
+/* Appends to a vector with room reserved. */
+static void push_ev(ev_vec *to, int64_t t, int kind, uint8_t cat, uint8_t dir)
 {
-    ev *e = STS_VEC_PUSH(*to);
-    if (!e) return -1;
+    ev *e = &to->v[to->n++];
     e->t = t;
     e->kind = (uint8_t)kind;
     e->cat = cat;
     e->dir = dir;
-    return 0;
+    e->unused = 0;
 }
 
 /* The device's events, and its distinct start times with whether all their ops are
@@ -192,28 +196,30 @@ static int device_events(sweep *w, const dv_op *o, size_t n)
     w->evs.n = 0;
     w->later.n = 0;
     w->starts.n = 0;
+    size_t room = n ? 2 * n : 1;
+    if (STS_VEC_RESERVE(w->evs, room) != 0 || STS_VEC_RESERVE(w->later, room) != 0 ||
+        STS_VEC_RESERVE(w->starts, n ? n : 1) != 0 || STS_VEC_RESERVE(w->merged, 2 * room) != 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         int linked = o[i].host != STS_NONE;
-        if (push_ev(&w->evs, o[i].start, EV_START, o[i].cat, o[i].dir) != 0 ||
-            push_ev(&w->later, o[i].end, EV_END, o[i].cat, o[i].dir) != 0)
-            return -1;
-        if (linked && o[i].launch < o[i].start &&
-            (push_ev(&w->later, o[i].launch, EV_QIN, 0, 0) != 0 || push_ev(&w->evs, o[i].start, EV_QOUT, 0, 0) != 0))
-            return -1;
+        push_ev(&w->evs, o[i].start, EV_START, o[i].cat, o[i].dir);
+        push_ev(&w->later, o[i].end, EV_END, o[i].cat, o[i].dir);
+        if (linked && o[i].launch < o[i].start) {
+            push_ev(&w->later, o[i].launch, EV_QIN, 0, 0);
+            push_ev(&w->evs, o[i].start, EV_QOUT, 0, 0);
+        }
         if (w->starts.n && w->starts.v[w->starts.n - 1].t == o[i].start) {
             w->starts.v[w->starts.n - 1].all_linked &= linked;
             continue;
         }
-        start_at *s = STS_VEC_PUSH(w->starts);
-        if (!s) return -1;
+        start_at *s = &w->starts.v[w->starts.n++];
         s->t = o[i].start;
         s->all_linked = linked;
     }
     /* The order of events at one time does not matter: a segment starts after all of them. */
     static const size_t by_t[] = { 0 };
-    if (radix16(w->later.v, w->later.n, by_t, 1) != 0) return -1;
+    if (radix16(w->later.v, w->later.n, by_t, 1, w->merged.v) != 0) return -1;
     size_t na = w->evs.n, nb = w->later.n, i = 0, j = 0, k = 0;
-    if (STS_VEC_RESERVE(w->merged, na + nb ? na + nb : 1) != 0) return -1;
     ev *m = w->merged.v;
     while (i < na && j < nb)
         m[k++] = w->later.v[j].t < w->evs.v[i].t ? w->later.v[j++] : w->evs.v[i++];
@@ -245,6 +251,7 @@ static void sweep_device(sweep *w, uint32_t d)
 {
     state st;
     memset(&st, 0, sizeof st);
+    w->reach_at = w->start_at = 0;
     size_t next = 0; /* into w->starts: the first start at or after the segment's end */
     int64_t t = INT64_MIN;
     for (size_t i = 0;;) {
@@ -269,40 +276,75 @@ static void sweep_device(sweep *w, uint32_t d)
 
 /* ---- launches per window -------------------------------------------------------------- */
 
-static int add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
+/* Counts op o in window x (k: its step, or SPAN) and keeps its delay's pair. Room for
+ * the pair is reserved. */
+static void add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
 {
     if (o->host == STS_NONE) {
         x->unmatched++;
-        return 0;
+        return;
     }
     x->matched++;
-    if (STS_VEC_RESERVE(w->pairs, w->pairs.n + 2) != 0) return -1;
     w->pairs.v[w->pairs.n++] = k == SPAN ? -1 : (int64_t)k;
     w->pairs.v[w->pairs.n++] = o->start - o->launch;
-    return 0;
 }
 
+/* Insertion sort, for the few values of most windows. */
+static void sort_small(int64_t *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        int64_t x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+/* The median, p90 and max of a window's m > 0 delays, as the sorted values give them
+ * (v[(m-1)/2] and v[m/2] for the median, v[ceil(0.9m)-1], v[m-1]), by selection: the
+ * ranks, not the order, are what is read. v is reordered. */
+static void delay_of(sts_devview_window *x, int64_t *v, size_t m)
+{
+    size_t k1 = (m - 1) / 2, k2 = m / 2, k9 = (9 * m + 9) / 10 - 1;
+    if (m <= 32) {
+        sort_small(v, m);
+    } else {
+        sts_an_select_kth(v, m, k1); /* v[0, k1] <= v[k1] <= v(k1, m) */
+        if (k9 > k1) sts_an_select_kth(v + k1 + 1, m - k1 - 1, k9 - k1 - 1);
+        int64_t lo = v[k1 + 1], hi = v[k1 + 1];
+        for (size_t i = k1 + 1; i < m; i++) {
+            if (v[i] < lo) lo = v[i];
+            if (v[i] > hi) hi = v[i];
+        }
+        v[k2] = k2 == k1 ? v[k1] : lo; /* the least above k1 is the next rank */
+        v[m - 1] = hi;
+    }
+    int64_t a = v[k1], b = v[k2];
+    x->known |= STS_DEVVIEW_KNOWN_DELAY;
+    x->delay_max_ns = v[m - 1];
+    x->delay_p90_ns = v[k9];
+    x->delay_median_ns = a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2);
+}
+
+/* Groups the pairs' delays by window (a counting sort on the window: the span is -1,
+ * steps 0..nsteps) and gives each window its statistics. */
 static int delay_stats(sweep *w, uint32_t d)
 {
-    size_t n = w->pairs.n / 2;
-    static const size_t by_window_delay[] = { 0, sizeof(int64_t) };
-    if (radix16(w->pairs.v, n, by_window_delay, 2) != 0) return -1;
-    for (size_t lo = 0; lo < n;) {
-        size_t hi = lo;
-        int64_t k = w->pairs.v[2 * lo];
-        while (hi < n && w->pairs.v[2 * hi] == k)
-            hi++;
-        size_t m = hi - lo;
-        const int64_t *at = &w->pairs.v[2 * lo];
-#define DELAY(i) (at[2 * (i) + 1])
-        sts_devview_window *x = window(w, k < 0 ? SPAN : (size_t)k, d);
-        x->known |= STS_DEVVIEW_KNOWN_DELAY;
-        x->delay_max_ns = DELAY(m - 1);
-        x->delay_p90_ns = DELAY((9 * m + 9) / 10 - 1);
-        int64_t a = DELAY((m - 1) / 2), b = DELAY(m / 2);
-        x->delay_median_ns = a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2);
-#undef DELAY
-        lo = hi;
+    size_t n = w->pairs.n / 2, nb = w->nsteps + 1;
+    if (STS_VEC_RESERVE(w->delays, n ? n : 1) != 0) return -1;
+    size_t *at = w->per_window;
+    memset(at, 0, (nb + 1) * sizeof *at);
+    for (size_t i = 0; i < n; i++)
+        at[w->pairs.v[2 * i] + 2]++;
+    for (size_t b = 0; b < nb; b++)
+        at[b + 1] += at[b];
+    for (size_t i = 0; i < n; i++)
+        w->delays.v[at[w->pairs.v[2 * i] + 1]++] = w->pairs.v[2 * i + 1];
+    /* Bucket b is the span (b = 0) or step b - 1; at[b] is now where its delays end. */
+    for (size_t b = 0; b < nb; b++) {
+        size_t lo = b ? at[b - 1] : 0, hi = at[b];
+        if (hi > lo) delay_of(window(w, b == 0 ? SPAN : b - 1, d), w->delays.v + lo, hi - lo);
     }
     return 0;
 }
@@ -310,10 +352,15 @@ static int delay_stats(sweep *w, uint32_t d)
 static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
 {
     w->pairs.n = 0;
+    w->reach_at = w->start_at = 0;
     for (size_t i = 0; i < n; i++) {
-        if (add_op(w, window(w, SPAN, d), SPAN, &o[i]) != 0) return -1;
-        for (size_t k = first_reach_after(w, o[i].start); k < w->nsteps && w->w0[k] <= o[i].start; k++)
-            if (o[i].start < w->w1[k] && add_op(w, window(w, k, d), k, &o[i]) != 0) return -1;
+        size_t k0 = first_reach_after(w, o[i].start), k = k0;
+        while (k < w->nsteps && w->w0[k] <= o[i].start)
+            k++;
+        if (STS_VEC_RESERVE(w->pairs, w->pairs.n + 2 * (1 + k - k0)) != 0) return -1;
+        add_op(w, window(w, SPAN, d), SPAN, &o[i]);
+        for (k = k0; k < w->nsteps && w->w0[k] <= o[i].start; k++)
+            if (o[i].start < w->w1[k]) add_op(w, window(w, k, d), k, &o[i]);
     }
     return delay_stats(w, d);
 }
@@ -344,6 +391,8 @@ static int setup(sweep *w, const sts_steps *steps)
     memset(w->v->spans.v, 0, (w->ndev ? w->ndev : 1) * sizeof *w->v->spans.v);
     w->v->windows.n = nw;
     w->v->spans.n = w->ndev;
+    w->per_window = malloc((n + 2) * sizeof *w->per_window);
+    if (!w->per_window) return -1;
     if (n) {
         w->w0 = malloc(n * sizeof *w->w0);
         w->w1 = malloc(n * sizeof *w->w1);
@@ -407,6 +456,8 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
     free(w.w0);
     free(w.w1);
     free(w.reach);
+    free(w.per_window);
+    STS_VEC_RELEASE(w.delays);
     STS_VEC_RELEASE(w.evs);
     STS_VEC_RELEASE(w.later);
     STS_VEC_RELEASE(w.merged);
