@@ -210,7 +210,10 @@ typedef struct rule_memo {
     uint8_t category, direction;
 } rule_memo;
 
+/* A host slice holding a correlation id; its start is copied here so that linking an
+ * op reads this array, about in order, not the slice (a cache miss each). */
 typedef struct host_entry {
+    int64_t ts;
     uint32_t slice;
     uint8_t call, used;
 } host_entry;
@@ -236,7 +239,9 @@ typedef struct collect {
 
 typedef struct id_at {
     uint64_t id;
+    int64_t ts;
     uint32_t slice;
+    uint8_t call; /* is_launch_call() of its name */
 } id_at;
 
 /* Inserts id -> hosts entry `h` unless the id is there: 0, 1 when it was, -1 when
@@ -275,12 +280,9 @@ static int host_index(collect *c, const id_at *ids, size_t n, uint64_t max)
         }
         host_entry *h = STS_VEC_PUSH(c->hosts);
         if (!h) return -1;
-        uint32_t si = ids[i].slice;
-        const sts_slice *s = &c->s[si];
-        h->slice = si;
-        if (c->call_memo[s->name] < 0)
-            c->call_memo[s->name] = (signed char)is_launch_call(sts_timeline_string(c->tl, s->name));
-        h->call = (uint8_t)c->call_memo[s->name];
+        h->slice = ids[i].slice;
+        h->ts = ids[i].ts;
+        h->call = ids[i].call;
     }
     return 0;
 }
@@ -303,7 +305,11 @@ static int host_map(collect *c)
                 break;
             }
             a->id = (uint64_t)id;
+            a->ts = s->ts;
             a->slice = i;
+            if (c->call_memo[s->name] < 0)
+                c->call_memo[s->name] = (signed char)is_launch_call(sts_timeline_string(c->tl, s->name));
+            a->call = (uint8_t)c->call_memo[s->name];
             if (a->id > max) max = a->id;
         }
     }
@@ -424,6 +430,7 @@ static int lane_ops(collect *c, uint32_t lane, dv_ops *ops)
         o->start = s->ts;
         o->end = sts_an_end(s);
         o->slice = i;
+        o->name = s->name;
         o->lane = lane;
         o->host = STS_NONE;
         o->cat = cat;
@@ -442,7 +449,7 @@ static int lane_ops(collect *c, uint32_t lane, dv_ops *ops)
         }
         c->hosts.v[h].used = 1;
         o->host = c->hosts.v[h].slice;
-        o->launch = c->s[o->host].ts;
+        o->launch = c->hosts.v[h].ts;
     }
     return 0;
 }
@@ -679,7 +686,7 @@ int sts_dv_collect(const sts_timeline *tl, sts_devview *v, dv_ops *ops)
     c.k.corr = sts_timeline_find_string(tl, "correlation");
     c.k.corr_id = sts_timeline_find_string(tl, "correlation_id");
     v->links.first_dangling_id = -1;
-    c.name_bound = sts_an_name_bound(tl);
+    c.name_bound = v->name_bound = sts_an_name_bound(tl);
     c.is_dev = calloc(c.nl ? c.nl : 1, 1);
     c.call_memo = malloc(c.name_bound ? c.name_bound : 1);
     int bad = !c.is_dev || !c.call_memo || eval_open(&c.e, tl, v->rules) != 0 ||

@@ -40,8 +40,7 @@ typedef struct sweep {
     ev_vec later;             /* its ends and launches, before they are sorted into evs */
     ev_vec merged;            /* room for the merge, and for the radix sort before it */
     STS_VEC(start_at) starts;
-    STS_VEC(int64_t) pairs;    /* (window, delay) pairs of one device, flattened */
-    STS_VEC(int64_t) delays;   /* the pairs' delays grouped by window */
+    STS_VEC(int64_t) delays;   /* a device's delays, grouped by window */
     size_t *per_window;        /* nsteps + 2 counters: where each window's delays start */
     size_t reach_at, start_at; /* cursors into the steps: segments come in time order */
 } sweep;
@@ -276,19 +275,6 @@ static void sweep_device(sweep *w, uint32_t d)
 
 /* ---- launches per window -------------------------------------------------------------- */
 
-/* Counts op o in window x (k: its step, or SPAN) and keeps its delay's pair. Room for
- * the pair is reserved. */
-static void add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
-{
-    if (o->host == STS_NONE) {
-        x->unmatched++;
-        return;
-    }
-    x->matched++;
-    w->pairs.v[w->pairs.n++] = k == SPAN ? -1 : (int64_t)k;
-    w->pairs.v[w->pairs.n++] = o->start - o->launch;
-}
-
 /* Insertion sort, for the few values of most windows. */
 static void sort_small(int64_t *v, size_t n)
 {
@@ -327,42 +313,59 @@ static void delay_of(sts_devview_window *x, int64_t *v, size_t m)
     x->delay_median_ns = a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2);
 }
 
-/* Groups the pairs' delays by window (a counting sort on the window: the span is -1,
- * steps 0..nsteps) and gives each window its statistics. */
-static int delay_stats(sweep *w, uint32_t d)
+/* The steps whose windows hold a start time t: k in [*lo, *hi) with w1[k] > t. */
+static void steps_at(sweep *w, int64_t t, size_t *lo, size_t *hi)
 {
-    size_t n = w->pairs.n / 2, nb = w->nsteps + 1;
-    if (STS_VEC_RESERVE(w->delays, n ? n : 1) != 0) return -1;
-    size_t *at = w->per_window;
-    memset(at, 0, (nb + 1) * sizeof *at);
-    for (size_t i = 0; i < n; i++)
-        at[w->pairs.v[2 * i] + 2]++;
-    for (size_t b = 0; b < nb; b++)
-        at[b + 1] += at[b];
-    for (size_t i = 0; i < n; i++)
-        w->delays.v[at[w->pairs.v[2 * i] + 1]++] = w->pairs.v[2 * i + 1];
-    /* Bucket b is the span (b = 0) or step b - 1; at[b] is now where its delays end. */
-    for (size_t b = 0; b < nb; b++) {
-        size_t lo = b ? at[b - 1] : 0, hi = at[b];
-        if (hi > lo) delay_of(window(w, b == 0 ? SPAN : b - 1, d), w->delays.v + lo, hi - lo);
-    }
-    return 0;
+    size_t k = first_reach_after(w, t);
+    *lo = k;
+    while (k < w->nsteps && w->w0[k] <= t)
+        k++;
+    *hi = k;
 }
 
+/* Each window's launch counts and delay statistics. Two passes over the device's ops
+ * (by start): the first counts each window's linked ops (bucket 0 the span, b > 0 step
+ * b - 1), the second puts their delays at their bucket's place, so that each window's
+ * delays lie together for the selection. */
 static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
 {
-    w->pairs.n = 0;
+    size_t nb = w->nsteps + 1, *at = w->per_window, lo, hi;
+    memset(at, 0, (nb + 1) * sizeof *at);
+    sts_devview_window *span = window(w, SPAN, d);
     w->reach_at = w->start_at = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t k0 = first_reach_after(w, o[i].start), k = k0;
-        while (k < w->nsteps && w->w0[k] <= o[i].start)
-            k++;
-        if (STS_VEC_RESERVE(w->pairs, w->pairs.n + 2 * (1 + k - k0)) != 0) return -1;
-        add_op(w, window(w, SPAN, d), SPAN, &o[i]);
-        for (k = k0; k < w->nsteps && w->w0[k] <= o[i].start; k++)
-            if (o[i].start < w->w1[k]) add_op(w, window(w, k, d), k, &o[i]);
+        int linked = o[i].host != STS_NONE;
+        steps_at(w, o[i].start, &lo, &hi);
+        span->matched += (uint64_t)linked;
+        span->unmatched += (uint64_t)!linked;
+        at[1] += (size_t)linked;
+        for (size_t k = lo; k < hi; k++) {
+            if (o[i].start >= w->w1[k]) continue;
+            sts_devview_window *x = window(w, k, d);
+            x->matched += (uint64_t)linked;
+            x->unmatched += (uint64_t)!linked;
+            at[k + 2] += (size_t)linked;
+        }
     }
-    return delay_stats(w, d);
+    for (size_t b = 0; b < nb; b++)
+        at[b + 1] += at[b];
+    if (STS_VEC_RESERVE(w->delays, at[nb] ? at[nb] : 1) != 0) return -1;
+    int64_t *dl = w->delays.v;
+    w->reach_at = w->start_at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (o[i].host == STS_NONE) continue;
+        int64_t delay = o[i].start - o[i].launch;
+        steps_at(w, o[i].start, &lo, &hi);
+        dl[at[0]++] = delay;
+        for (size_t k = lo; k < hi; k++)
+            if (o[i].start < w->w1[k]) dl[at[k + 1]++] = delay;
+    }
+    /* at[b] is now where bucket b's delays end, and at[b - 1] where they start. */
+    for (size_t b = 0; b < nb; b++) {
+        size_t from = b ? at[b - 1] : 0;
+        if (at[b] > from) delay_of(window(w, b == 0 ? SPAN : b - 1, d), dl + from, at[b] - from);
+    }
+    return 0;
 }
 
 /* ---- the windows ------------------------------------------------------------------------ */
@@ -462,6 +465,5 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
     STS_VEC_RELEASE(w.later);
     STS_VEC_RELEASE(w.merged);
     STS_VEC_RELEASE(w.starts);
-    STS_VEC_RELEASE(w.pairs);
     return bad ? -1 : 0;
 }
