@@ -453,8 +453,8 @@ int cmd_steps(int argc, char **argv)
         "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
         "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
         "and what it spent longer on than the median host (device collectives included), and the\n"
-        "stragglers; with --device, each host's device view per step (--categories and\n"
-        "--explain apply to one trace).",
+        "stragglers; with --device, each host's device view per step (--categories applies\n"
+        "to every host; --explain to one trace).",
         opts,
         1,
         argc,
@@ -481,13 +481,12 @@ int cmd_steps(int argc, char **argv)
         const char *one_host = o.memory           ? "--memory"
                                : o.lanes          ? "--lanes"
                                : names_given      ? "--names"
-                               : o.dc.categories  ? "--categories"
                                : o.dc.explain     ? "--explain"
                                : cp_wanted(&o.cp) ? "--critical-path"
                                : o.range          ? "--steps"
                                : o.summary        ? "--summary"
                                                   : NULL;
-        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
+        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host, o.dc.rules };
         rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);
     }
     /* One host: read as one trace. */

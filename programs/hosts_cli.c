@@ -96,6 +96,7 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     if ((rc = tc_keep_options(o->cmd, o->args, &ho.open)) != CLI_OK) return rc;
     ho.what = what;
     if (steps) ho.steps = *steps;
+    ho.device_rules = o->rules;
     ho.jobs = o->jobs != INT_MIN ? (unsigned)o->jobs : o->mpi ? hm_default_jobs() : 0;
     if (o->mpi) {
         rc = hm_collect(o->cmd, *set, &ho, out);

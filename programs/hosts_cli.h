@@ -30,7 +30,8 @@ typedef struct hc_opts {
     const char *run, *args;
     int jobs; /* INT_MIN: the default */
     int mpi;
-    const char *one_host; /* an option given that applies to one host only ("--lane"), else NULL */
+    const char *one_host;           /* an option given that applies to one host only ("--lane"), else NULL */
+    const sts_devview_rules *rules; /* steps --device --categories: every host's rule table; NULL: built-in */
 } hc_opts;
 
 /* Expands the inputs and, when they are several hosts (or --mpi), reads them with

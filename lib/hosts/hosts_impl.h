@@ -68,7 +68,8 @@ sts_status sts_host_rec_steps(sts_host_rec *r, const sts_timeline *tl, const sts
 
 /* Fills a record's device view per step (STS_HOSTS_DEVICE) from the timeline and the
  * steps its record kept. */
-sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, sts_error *err);
+sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s,
+                               const sts_devview_rules *rules, sts_error *err);
 
 /* Adds a timeline's slices by name to the set's names (STS_HOSTS_NAMES). */
 sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *err);
