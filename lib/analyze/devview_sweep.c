@@ -115,32 +115,51 @@ static sts_devview_window *window(const sweep *w, size_t k, uint32_t d)
     return k == SPAN ? &w->v->spans.v[d] : &w->v->windows.v[k * w->ndev + d];
 }
 
-static void credit(sts_devview_window *x, int64_t len, const state *st)
+/* What a segment's state credits, worked out once per segment (it is credited to the
+ * span and to each step window it overlaps): the categories running as bits, the first
+ * of them (exclusive; -1 when idle), the memcpy directions as bits. */
+typedef struct credit_of {
+    unsigned unions, dirs;
+    int excl, overlap, exposed, idle;
+    int64_t pending;
+} credit_of;
+
+static void credit_from(credit_of *c, const state *st)
 {
-    int busy = 0;
-    for (int c = 0; c < STS_DV_CATEGORIES; c++) {
-        if (!st->cat[c]) continue;
-        x->union_ns[c] += len;
-        if (!busy) x->exclusive_ns[c] += len;
-        busy = 1;
-    }
+    c->unions = c->dirs = 0;
+    c->excl = -1;
+    for (int k = STS_DV_CATEGORIES; k-- > 0;)
+        if (st->cat[k]) c->unions |= 1u << k, c->excl = k;
     for (int d = 0; d < STS_DV_DIRECTIONS; d++)
-        if (st->dir[d]) x->memcpy_ns[d] += len;
-    if (busy) {
+        if (st->dir[d]) c->dirs |= 1u << d;
+    c->overlap = st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION];
+    c->exposed = !st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION];
+    c->idle = st->idle;
+    c->pending = st->pending;
+}
+
+static void credit(sts_devview_window *x, int64_t len, const credit_of *c)
+{
+    for (unsigned m = c->unions; m; m &= m - 1)
+        x->union_ns[__builtin_ctz(m)] += len;
+    for (unsigned m = c->dirs; m; m &= m - 1)
+        x->memcpy_ns[__builtin_ctz(m)] += len;
+    if (c->excl >= 0) {
+        x->exclusive_ns[c->excl] += len;
         x->busy_ns += len;
-        if (st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION]) x->overlap_ns += len;
-        if (!st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION]) x->exposed_ns += len;
+        if (c->overlap) x->overlap_ns += len;
+        if (c->exposed) x->exposed_ns += len;
     } else {
         x->idle_ns += len;
-        if (st->idle == 0)
+        if (c->idle == 0)
             x->kernel_wait_ns += len;
-        else if (st->idle == 1)
+        else if (c->idle == 1)
             x->host_wait_ns += len;
         else
             x->other_idle_ns += len;
     }
-    x->queue_mean += (double)st->pending * (double)len;
-    if (st->pending > x->queue_max) x->queue_max = st->pending;
+    x->queue_mean += (double)c->pending * (double)len;
+    if (c->pending > x->queue_max) x->queue_max = c->pending;
 }
 
 /* The first step whose reach (the latest end of the steps up to it) is after t, and the
@@ -163,15 +182,17 @@ static size_t first_start_at(sweep *w, int64_t t)
 
 static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
 {
+    credit_of c;
+    credit_from(&c, st);
     sts_devview_window *x = window(w, SPAN, d);
     int64_t lo0 = a > x->start_ns ? a : x->start_ns;
     int64_t hi0 = b < x->start_ns + x->window_ns ? b : x->start_ns + x->window_ns;
-    if (hi0 > lo0) credit(x, hi0 - lo0, st);
+    if (hi0 > lo0) credit(x, hi0 - lo0, &c);
     if (!w->nsteps) return;
     size_t end = first_start_at(w, b);
     for (size_t k = first_reach_after(w, a); k < end; k++) {
         int64_t lo = a > w->w0[k] ? a : w->w0[k], hi = b < w->w1[k] ? b : w->w1[k];
-        if (hi > lo) credit(window(w, k, d), hi - lo, st);
+        if (hi > lo) credit(window(w, k, d), hi - lo, &c);
     }
 }
 
