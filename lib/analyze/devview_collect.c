@@ -663,11 +663,17 @@ static int collect_ops(collect *c, dv_ops *ops)
     sts_timeline_processes(c->tl, &np);
     unsigned char *has_ops = calloc(np ? np : 1, 1);
     if (!has_ops) return -1;
-    /* 1: every lane with ops is a Kineto stream thread; 2: some is not. */
+    /* 1: every lane with ops is a Kineto stream thread; 2: some is not. Ops come lane by
+     * lane, so the lane's answer is worked out once per run of its ops. */
+    uint32_t last = STS_NONE;
+    int kineto = 0;
     for (size_t i = 0; i < ops->v.n; i++) {
-        const sts_lane *ln = &c->lanes[ops->v.v[i].lane];
-        const char *pname = sts_timeline_string(c->tl, sts_timeline_processes(c->tl, NULL)[ln->process].name);
-        int kineto = ln->kind != STS_LANE_DEVICE && strncmp(pname, "/device:", 8) != 0;
+        if (ops->v.v[i].lane != last) {
+            last = ops->v.v[i].lane;
+            const sts_lane *ln = &c->lanes[last];
+            const char *pname = sts_timeline_string(c->tl, sts_timeline_processes(c->tl, NULL)[ln->process].name);
+            kineto = ln->kind != STS_LANE_DEVICE && strncmp(pname, "/device:", 8) != 0;
+        }
         if (!has_ops[ops->v.v[i].device] || !kineto) has_ops[ops->v.v[i].device] = (unsigned char)(kineto ? 1 : 2);
     }
     int bad = find_devices(c, has_ops);

@@ -16,7 +16,7 @@
 
 #include "analyze/devview_impl.h"
 
-enum { EV_START, EV_END, EV_QIN, EV_QOUT };
+enum { EV_END, EV_QIN }; /* what the sorted events are; starts are read from the ops */
 
 typedef struct ev {
     int64_t t;
@@ -36,9 +36,8 @@ typedef struct sweep {
     const sts_steps *steps;
     size_t nsteps, ndev;
     int64_t *w0, *w1, *reach; /* per step */
-    ev_vec evs;               /* a device's events, by time */
-    ev_vec later;             /* its ends and launches, before they are sorted into evs */
-    ev_vec merged;            /* room for the merge, and for the radix sort before it */
+    ev_vec later;             /* a device's op ends and launches, sorted by time */
+    ev_vec room;              /* the radix sort's room */
     STS_VEC(start_at) starts;
     STS_VEC(int64_t) delays;   /* a device's delays, grouped by window */
     size_t *per_window;        /* nsteps + 2 counters: where each window's delays start */
@@ -207,27 +206,21 @@ static void push_ev(ev_vec *to, int64_t t, int kind, uint8_t cat, uint8_t dir)
     e->unused = 0;
 }
 
-/* The device's events, and its distinct start times with whether all their ops are
- * linked. ops[lo, hi) are the device's, by start. */
+/* The device's op ends and launches, by time, and its distinct start times with whether
+ * all their ops are linked. o[0, n) are the device's ops, by start: their starts (and
+ * the queue shrinking as each linked op starts) are read from them in the sweep. */
 static int device_events(sweep *w, const dv_op *o, size_t n)
 {
-    /* Starts come in order (the ops are by start); only ends and launches need sorting,
-     * and then one merge. */
-    w->evs.n = 0;
     w->later.n = 0;
     w->starts.n = 0;
     size_t room = n ? 2 * n : 1;
-    if (STS_VEC_RESERVE(w->evs, room) != 0 || STS_VEC_RESERVE(w->later, room) != 0 ||
-        STS_VEC_RESERVE(w->starts, n ? n : 1) != 0 || STS_VEC_RESERVE(w->merged, 2 * room) != 0)
+    if (STS_VEC_RESERVE(w->later, room) != 0 || STS_VEC_RESERVE(w->room, room) != 0 ||
+        STS_VEC_RESERVE(w->starts, n ? n : 1) != 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
         int linked = o[i].host != STS_NONE;
-        push_ev(&w->evs, o[i].start, EV_START, o[i].cat, o[i].dir);
         push_ev(&w->later, o[i].end, EV_END, o[i].cat, o[i].dir);
-        if (linked && o[i].launch < o[i].start) {
-            push_ev(&w->later, o[i].launch, EV_QIN, 0, 0);
-            push_ev(&w->evs, o[i].start, EV_QOUT, 0, 0);
-        }
+        if (linked && o[i].launch < o[i].start) push_ev(&w->later, o[i].launch, EV_QIN, 0, 0);
         if (w->starts.n && w->starts.v[w->starts.n - 1].t == o[i].start) {
             w->starts.v[w->starts.n - 1].all_linked &= linked;
             continue;
@@ -238,44 +231,42 @@ static int device_events(sweep *w, const dv_op *o, size_t n)
     }
     /* The order of events at one time does not matter: a segment starts after all of them. */
     static const size_t by_t[] = { 0 };
-    if (radix16(w->later.v, w->later.n, by_t, 1, w->merged.v) != 0) return -1;
-    size_t na = w->evs.n, nb = w->later.n, i = 0, j = 0, k = 0;
-    ev *m = w->merged.v;
-    while (i < na && j < nb)
-        m[k++] = w->later.v[j].t < w->evs.v[i].t ? w->later.v[j++] : w->evs.v[i++];
-    while (i < na)
-        m[k++] = w->evs.v[i++];
-    while (j < nb)
-        m[k++] = w->later.v[j++];
-    w->merged.n = k;
-    ev_vec t = w->evs;
-    w->evs = w->merged;
-    w->merged = t;
-    return 0;
+    return radix16(w->later.v, w->later.n, by_t, 1, w->room.v);
 }
 
 static void apply(state *st, const ev *e)
 {
-    int64_t s = e->kind == EV_START || e->kind == EV_QIN ? 1 : -1;
-    if (e->kind == EV_QIN || e->kind == EV_QOUT) {
-        st->pending += s;
+    if (e->kind == EV_QIN) {
+        st->pending++;
         return;
     }
-    st->cat[e->cat] += s;
-    if (e->cat == STS_DV_MEMCPY) st->dir[e->dir] += s;
+    st->cat[e->cat]--; /* EV_END */
+    if (e->cat == STS_DV_MEMCPY) st->dir[e->dir]--;
+}
+
+/* An op starting: its category runs, and a linked op launched before leaves the queue. */
+static void apply_start(state *st, const dv_op *o)
+{
+    st->cat[o->cat]++;
+    if (o->cat == STS_DV_MEMCPY) st->dir[o->dir]++;
+    if (o->host != STS_NONE && o->launch < o->start) st->pending--;
 }
 
 /* Every segment from before the first event to after the last: the windows may reach
- * past the device's ops on both sides. */
-static void sweep_device(sweep *w, uint32_t d)
+ * past the device's ops on both sides. The events are the ops' starts (o[0, n), by
+ * start) merged with the sorted ends and launches as the sweep goes. */
+static void sweep_device(sweep *w, uint32_t d, const dv_op *o, size_t n)
 {
     state st;
     memset(&st, 0, sizeof st);
     w->reach_at = w->start_at = 0;
+    const ev *L = w->later.v;
+    size_t nl = w->later.n;
     size_t next = 0; /* into w->starts: the first start at or after the segment's end */
     int64_t t = INT64_MIN;
-    for (size_t i = 0;;) {
-        int64_t b = i < w->evs.n ? w->evs.v[i].t : INT64_MAX;
+    for (size_t i = 0, j = 0;;) {
+        int64_t b = i < n ? o[i].start : INT64_MAX;
+        if (j < nl && L[j].t < b) b = L[j].t;
         if (b > t) {
             while (next < w->starts.n && w->starts.v[next].t < b)
                 next++;
@@ -287,10 +278,12 @@ static void sweep_device(sweep *w, uint32_t d)
                 st.idle = 2;
             segment(w, d, t, b, &st);
         }
-        if (i == w->evs.n) break;
+        if (i == n && j == nl) break;
         t = b;
-        while (i < w->evs.n && w->evs.v[i].t == t)
-            apply(&st, &w->evs.v[i++]);
+        while (i < n && o[i].start == t)
+            apply_start(&st, &o[i++]);
+        while (j < nl && L[j].t == t)
+            apply(&st, &L[j++]);
     }
 }
 
@@ -472,7 +465,7 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
         while (hi < ops->v.n && ops->v.v[hi].device == d)
             hi++;
         bad = device_events(&w, &ops->v.v[lo], hi - lo) != 0;
-        if (!bad) sweep_device(&w, d);
+        if (!bad) sweep_device(&w, d, &ops->v.v[lo], hi - lo);
         bad = bad || device_launches(&w, d, &ops->v.v[lo], hi - lo) != 0;
         lo = hi;
     }
@@ -482,9 +475,8 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
     free(w.reach);
     free(w.per_window);
     STS_VEC_RELEASE(w.delays);
-    STS_VEC_RELEASE(w.evs);
     STS_VEC_RELEASE(w.later);
-    STS_VEC_RELEASE(w.merged);
+    STS_VEC_RELEASE(w.room);
     STS_VEC_RELEASE(w.starts);
     return bad ? -1 : 0;
 }
