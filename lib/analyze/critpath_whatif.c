@@ -290,6 +290,11 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
     int64_t *acc = calloc(nlanes ? nlanes : 1, sizeof *acc);
     int rc = -1;
     if (!fac || !start || !end || !per || !bind || !wb || !acc) goto out;
+    if (!cp->main_of) {
+        if (!(cp->main_of = malloc((cp->nsteps ? cp->nsteps : 1) * sizeof *cp->main_of))) goto out;
+        for (size_t k = 0; k < cp->nsteps; k++)
+            cp->main_of[k] = main_lane(cp->iv + cp->steps[k].first_interval, cp->steps[k].interval_count, acc);
+    }
     p->min_pct = INFINITY, p->max_pct = -INFINITY;
     size_t nper = 0;
     for (size_t k = 0; k < cp->nsteps; k++) {
@@ -322,7 +327,7 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
             if (sts_cp_walk(cp, g, start, end, bind, wb)) goto out;
             uint32_t now = main_lane(cp->iv + mark, cp->niv - mark, acc);
             cp->niv = mark;
-            if (now != main_lane(cp->iv + ps->first_interval, ps->interval_count, acc)) p->path_moved = 1;
+            if (now != cp->main_of[k]) p->path_moved = 1;
         }
         p->original_ns += ps->length_ns;
         p->predicted_ns += len;
