@@ -165,6 +165,15 @@ else
   else
     t_skip "mpirun on the fixture traces" "no fixtures (../shared/fixtures or STEPSCOPE_FIXTURES)"
   fi
+  # Collectives matched across ranks (tests/cli/colls_gen.py): the records carry each
+  # host's ops, rank 0 matches them: the same bytes as one process.
+  mkdir -p "$W/colls" && python3 "$(dirname "$0")/colls_gen.py" gen "$W/colls" bad
+  plain=$("$STEPSCOPE" steps --align --json "$W"/colls/rank*.json 2>/dev/null)
+  for n in 2 3; do
+    t_run $MPIRUN -n $n "$STEPSCOPE" steps --align --json --mpi -j 1 "$W"/colls/rank*.json
+    t_ok "mpirun -n $n steps --align --json --mpi on 4 rank traces with collectives: the same bytes" \
+      test "$T_RC" = 0 -a "$T_OUT" = "$plain" -a -n "$plain"
+  done
   # One large plain JSON file: the other ranks read chunks of it for rank 0.
   BIG="$W/big.json"
   "${STEPSCOPE_BUILD:-build}/perf/gen_trace" --seed 7 20M "$BIG" >/dev/null
