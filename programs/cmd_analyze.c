@@ -514,7 +514,7 @@ int cmd_analyze(int argc, char **argv)
                                : o.all_overlaps ? "--overlaps"
                                : o.dc.device    ? "--device"
                                                 : NULL;
-        hc_opts ho = { "analyze", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host, 0 };
+        hc_opts ho = { "analyze", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host, 0, NULL };
         rc = hc_analyze(&ho, o.json, o.top == INT_MIN ? SIZE_MAX : (size_t)o.top, o.memory);
     }
     /* One host: read as one trace. */

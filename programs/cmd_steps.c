@@ -460,8 +460,8 @@ int cmd_steps(int argc, char **argv)
         "Several hosts (files, or a profile run holding several; see docs/hosts.md): each\n"
         "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
         "and what it spent longer on than the median host (device collectives included), and the\n"
-        "stragglers; with --device, each host's device view per step (--categories and\n"
-        "--explain apply to one trace). --collectives matches each collective across the\n"
+        "stragglers; with --device, each host's device view per step (--categories applies\n"
+        "to every host; --explain to one trace). --collectives matches each collective across the\n"
         "ranks (devices of the hosts) by process group and sequence number, else by order,\n"
         "and says who arrived last, what the others waited and why; --align moves every\n"
         "output onto the clocks the collectives' ends give (docs/collectives.md).",
@@ -490,14 +490,13 @@ int cmd_steps(int argc, char **argv)
     if (rc < 0) {
         const char *one_host = o.lanes            ? "--lanes"
                                : names_given      ? "--names"
-                               : o.dc.categories  ? "--categories"
                                : o.dc.explain     ? "--explain"
                                : cp_wanted(&o.cp) ? "--critical-path"
                                : o.range          ? "--steps"
                                : o.summary        ? "--summary"
                                                   : NULL;
         int cf = (colls || align ? HC_COLLECTIVES : 0) | (align ? HC_ALIGN : 0);
-        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host, cf != 0 };
+        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host, cf != 0, o.dc.rules };
         rc = hc_steps_colls(&ho, o.step, o.xprof, o.json, ratio,
                             (o.dc.device ? STS_HOSTS_DEVICE : 0u) | (o.memory ? STS_HOSTS_MEMORY : 0u), cf);
     }

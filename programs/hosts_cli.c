@@ -99,6 +99,7 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     if ((what & (STS_HOSTS_MEMORY | STS_HOSTS_MEMORY_DEVICES)) && ho.open.args != STS_ARGS_ALL)
         ho.open.args = (sts_args_mode)((unsigned)ho.open.args | STS_ARGS_WITH_MEMORY);
     if (steps) ho.steps = *steps;
+    ho.device_rules = o->rules;
     ho.jobs = o->jobs != INT_MIN ? (unsigned)o->jobs : o->mpi ? hm_default_jobs() : 0;
     if (o->mpi) {
         rc = hm_collect(o->cmd, *set, &ho, out);

@@ -30,8 +30,9 @@ typedef struct hc_opts {
     const char *run, *args;
     int jobs; /* INT_MIN: the default */
     int mpi;
-    const char *one_host; /* an option given that applies to one host only ("--lane"), else NULL */
-    int hosts_always;     /* read even one file as a set of one host (steps --collectives) */
+    const char *one_host;           /* an option given that applies to one host only ("--lane"), else NULL */
+    int hosts_always;               /* read even one file as a set of one host (steps --collectives) */
+    const sts_devview_rules *rules; /* steps --device --categories: every host's rule table; NULL: built-in */
 } hc_opts;
 
 /* Expands the inputs and, when they are several hosts (or --mpi), reads them with

@@ -100,9 +100,14 @@ typedef struct sts_hosts_options {
     unsigned jobs;          /* files read at once, on threads; 0 = one per online CPU */
     size_t keep_overlaps;   /* overlaps listed per host (the first ones; all are counted) */
     size_t keep_warnings;   /* warnings kept per host (the first ones; all are counted) */
+    /* With STS_HOSTS_DEVICE: the rule table deciding each host's device ops' categories
+     * (sts_devview_options.rules), the same for every host; NULL: the built-in one. The
+     * caller's, alive until sts_hosts_read() returns; `open.args` must keep the arg keys
+     * it reads (sts_devview_rules_arg_keys()). */
+    const sts_devview_rules *device_rules;
 } sts_hosts_options;
 /* clang-format off */
-#define STS_HOSTS_OPTIONS_INIT { STS_OPEN_OPTIONS_INIT, STS_HOSTS_FACTS | STS_HOSTS_NAMES, STS_STEP_OPTIONS_INIT, 0, 100, 10 }
+#define STS_HOSTS_OPTIONS_INIT { STS_OPEN_OPTIONS_INIT, STS_HOSTS_FACTS | STS_HOSTS_NAMES, STS_STEP_OPTIONS_INIT, 0, 100, 10, NULL }
 /* clang-format on */
 
 /* A host's facts: what sts_timeline_get_info() says, plus what the CLI's analyze

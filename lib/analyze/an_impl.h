@@ -120,6 +120,10 @@ sts_status sts_an_nomem(sts_error *err, const char *what);
 /* qsort's comparison for int64_t values, ascending. */
 int sts_an_cmp_i64(const void *a, const void *b);
 
+/* Reorders v[0..n) so that v[k] holds the value of rank k, those before it no greater
+ * and those after it no less (k < n; nothing otherwise). */
+void sts_an_select_kth(int64_t *v, size_t n, size_t k);
+
 /* In v[0..n) ascending: the first index whose value is above t (or_equal: at least t),
  * n when none is. The steps' windows and the device view look up steps so. */
 size_t sts_an_first_above(const int64_t *v, size_t n, int64_t t, int or_equal);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/an_impl.h"
 #include "analyze/critpath_impl.h"
 
 #define MAX_WARNINGS 8
@@ -111,13 +112,16 @@ typedef struct build {
     sts_cp_streams *streams;
     int64_t *op_launch; /* per device op node of the step: its launch's start (its own start unlaunched) */
     size_t capop;
+    uint8_t *is_sync; /* per name id: 0 not asked yet, 1 no, 2 a sync (the rule read once per name) */
 } build;
 
 static uint32_t seg_kind(const build *b, uint32_t slice)
 {
     if (slice == STS_NONE) return STS_CP_IDLE;
     if (b->is_launch[slice]) return STS_CP_LAUNCH;
-    if (sts_critpath_sync_rule(sts_timeline_string(b->tl, b->sl[slice].name))) return STS_CP_SYNC;
+    uint8_t *m = &b->is_sync[b->sl[slice].name];
+    if (!*m) *m = sts_critpath_sync_rule(sts_timeline_string(b->tl, b->sl[slice].name)) ? 2 : 1;
+    if (*m == 2) return STS_CP_SYNC;
     return STS_CP_HOST;
 }
 
@@ -403,21 +407,44 @@ static int64_t anchor(const sts_cp_node *p, const sts_cp_edge *e)
     return e->at_start ? p->ts : p->ts + p->dur;
 }
 
-static int cmp_to(const void *a, const void *b)
-{
-    const sts_cp_edge *x = a, *y = b;
-    if (x->to != y->to) return x->to < y->to ? -1 : 1;
-    return x->from < y->from ? -1 : x->from > y->from;
-}
-
 static const char *const EDGE_NAMES[] = { "program", "launch", "stream", "sync", "flow", "stream_wait" };
+
+/* Sorts a step's edges by target, then source, stably (as glibc's merge-sorting qsort by
+ * target then source did): a counting sort on the target (the step's nodes f..f+nn), then an
+ * insertion sort of each target's few in-edges by source. -1 when memory is exhausted. */
+static int sort_edges(sts_cp_edge *E, uint32_t n, uint32_t f, uint32_t nn)
+{
+    if (n < 2) return 0;
+    uint32_t *at = calloc((size_t)nn + 1, sizeof *at);
+    sts_cp_edge *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!at || !tmp) {
+        free(at), free(tmp);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        at[E[i].to - f + 1]++;
+    for (uint32_t k = 0; k < nn; k++)
+        at[k + 1] += at[k];
+    for (uint32_t i = 0; i < n; i++)
+        tmp[at[E[i].to - f]++] = E[i];
+    for (uint32_t i = 1; i < n; i++) {
+        sts_cp_edge x = tmp[i];
+        uint32_t j = i;
+        for (; j > 0 && tmp[j - 1].to == x.to && tmp[j - 1].from > x.from; j--)
+            tmp[j] = tmp[j - 1];
+        tmp[j] = x;
+    }
+    memcpy(E, tmp, (size_t)n * sizeof *E);
+    free(at), free(tmp);
+    return 0;
+}
 
 /* Sorts the step's edges by target, drops those pointing back in time, orders the nodes
  * (breaking cycles), then sets each node's in-edge gaps. */
 static int finish_graph(sts_critpath *cp, sts_cp_graph *g, size_t step)
 {
     sts_cp_edge *E = cp->edges + g->first_edge;
-    if (g->nedges) qsort(E, g->nedges, sizeof *E, cmp_to);
+    if (sort_edges(E, g->nedges, g->first_node, g->nnodes) != 0) return -1;
     for (uint32_t i = 0; i < g->nedges; i++) {
         sts_cp_edge *e = &E[i];
         const sts_cp_node *p = &cp->nodes[e->from], *t = &cp->nodes[e->to];
@@ -641,7 +668,10 @@ static int prepare(build *b, const sts_timeline *tl, const sts_devview *dv)
     b->lane_first = calloc(nl, sizeof *b->lane_first);
     b->lane_count = calloc(nl, sizeof *b->lane_count);
     b->lane_last_op = malloc(nl * sizeof *b->lane_last_op);
-    if (!b->is_launch || !b->first_seg || !b->last_seg || !b->lane_first || !b->lane_count || !b->lane_last_op)
+    uint32_t bound = sts_an_name_bound(tl);
+    b->is_sync = calloc(bound ? bound : 1, 1);
+    if (!b->is_launch || !b->first_seg || !b->last_seg || !b->lane_first || !b->lane_count || !b->lane_last_op ||
+        !b->is_sync)
         return -1;
     memset(b->first_seg, 0xff, (nsl ? nsl : 1) * sizeof *b->first_seg);
     memset(b->last_seg, 0xff, (nsl ? nsl : 1) * sizeof *b->last_seg);
@@ -669,6 +699,7 @@ static void release(build *b)
 {
     free(b->is_launch), free(b->first_seg), free(b->last_seg), free(b->lane_first), free(b->lane_count);
     free(b->lane_last_op), free(b->dev_first), free(b->dev_count), free(b->fs), free(b->ff), free(b->op_launch);
+    free(b->is_sync);
     sts_cp_streams_free(b->streams);
 }
 
@@ -712,7 +743,7 @@ void sts_critpath_free(sts_critpath *cp)
     for (size_t i = 0; i < cp->nwarnings; i++)
         free(cp->warnings[i]);
     free(cp->warnings), free(cp->nodes), free(cp->edges), free(cp->order), free(cp->graphs), free(cp->steps);
-    free(cp->iv), free(cp->pred);
+    free(cp->iv), free(cp->pred), free(cp->names), free(cp->checked), free(cp->main_of);
     free(cp);
 }
 

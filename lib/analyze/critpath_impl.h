@@ -51,6 +51,13 @@ struct sts_critpath {
     size_t nwarnings;
     sts_cp_prediction *pred;
     size_t npred;
+    uint32_t *names;   /* per node, its slice's name id (STS_NONE for a gap): made by the first
+                        * what-if, which reads a node's name per try, where the slice is a
+                        * cache miss */
+    uint8_t *checked;  /* per name id, scratch for a what-if's name search */
+    uint32_t *main_of; /* per step, the lane holding most of its observed path: made by
+                        * the first what-if, which compares each try's against it */
+    uint32_t name_bound;
 };
 
 /* Replays graph g with node durations scaled by factor[node - g->first_node] (NULL: all

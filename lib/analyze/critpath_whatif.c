@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/an_impl.h"
 #include "analyze/critpath_impl.h"
 
 static int64_t scaled(int64_t v, double f)
@@ -119,17 +120,34 @@ typedef struct matcher {
     double factor;
 } matcher;
 
-static const char *node_name(const sts_critpath *cp, const sts_cp_node *x)
+/* cp->names and cp->checked, once; -1 when memory is exhausted. */
+static int names_made(sts_critpath *cp)
 {
-    return x->slice == STS_NONE ? NULL : sts_timeline_string(cp->tl, sts_timeline_slices(cp->tl, NULL)[x->slice].name);
+    if (cp->names) return 0;
+    const sts_slice *sl = sts_timeline_slices(cp->tl, NULL);
+    cp->name_bound = sts_an_name_bound(cp->tl);
+    cp->names = malloc((cp->nnodes ? cp->nnodes : 1) * sizeof *cp->names);
+    cp->checked = calloc(cp->name_bound ? cp->name_bound : 1, 1);
+    if (!cp->names || !cp->checked) {
+        free(cp->names), free(cp->checked);
+        cp->names = NULL, cp->checked = NULL;
+        return -1;
+    }
+    for (size_t i = 0; i < cp->nnodes; i++)
+        cp->names[i] = cp->nodes[i].slice == STS_NONE ? STS_NONE : sl[cp->nodes[i].slice].name;
+    return 0;
 }
 
-static int matches(const sts_critpath *cp, const matcher *m, const sts_cp_node *x)
+static const char *node_name(const sts_critpath *cp, size_t v)
 {
-    if (m->how == M_KIND) return x->kind == m->kind;
-    if (m->how == M_EXACT && m->id != STS_NONE)
-        return x->slice != STS_NONE && sts_timeline_slices(cp->tl, NULL)[x->slice].name == m->id;
-    const char *nm = node_name(cp, x);
+    return cp->names[v] == STS_NONE ? NULL : sts_timeline_string(cp->tl, cp->names[v]);
+}
+
+static int matches(const sts_critpath *cp, const matcher *m, size_t v)
+{
+    if (m->how == M_KIND) return cp->nodes[v].kind == m->kind;
+    if (m->how == M_EXACT && m->id != STS_NONE) return cp->names[v] == m->id;
+    const char *nm = node_name(cp, v);
     if (!nm) return 0;
     return m->how == M_EXACT ? !strcmp(nm, m->name) : !regexec(&m->re, nm, 0, NULL, 0);
 }
@@ -137,9 +155,31 @@ static int matches(const sts_critpath *cp, const matcher *m, const sts_cp_node *
 static uint64_t count_matches(const sts_critpath *cp, const matcher *m)
 {
     uint64_t c = 0;
+    if (m->how == M_EXACT && m->id != STS_NONE) {
+        for (size_t i = 0; i < cp->nnodes; i++)
+            c += cp->names[i] == m->id;
+        return c;
+    }
     for (size_t i = 0; i < cp->nnodes; i++)
-        c += (uint64_t)matches(cp, m, &cp->nodes[i]);
+        c += (uint64_t)matches(cp, m, i);
     return c;
+}
+
+/* The name id of the first node whose name reads as `name`, or STS_NONE. Each distinct
+ * name id is compared once (cp->checked marks them, and is cleared again). */
+static uint32_t first_named(sts_critpath *cp, const char *name)
+{
+    uint32_t id = STS_NONE;
+    size_t i = 0;
+    for (; i < cp->nnodes && id == STS_NONE; i++) {
+        uint32_t nm = cp->names[i];
+        if (nm == STS_NONE || cp->checked[nm]) continue;
+        cp->checked[nm] = 1;
+        if (!strcmp(sts_timeline_string(cp->tl, nm), name)) id = nm;
+    }
+    while (i-- > 0)
+        if (cp->names[i] != STS_NONE) cp->checked[cp->names[i]] = 0;
+    return id;
 }
 
 static const char *const CATS[] = { "compute", "communication", "memcpy", "memset", "other" };
@@ -150,7 +190,7 @@ static sts_status suggest(const sts_critpath *cp, const char *change, const char
     const char **c = malloc((cp->nnodes + 5) * sizeof *c);
     if (!c) return sts_error_set(err, STS_ERR_NOMEM, -1, "what-if: out of memory");
     for (size_t i = 0; i < cp->nnodes; i++) {
-        const char *nm = node_name(cp, &cp->nodes[i]);
+        const char *nm = node_name(cp, i);
         if (!nm) continue;
         int seen = 0;
         for (size_t j = n; j > 0 && j + 64 > n && !seen; j--)
@@ -174,8 +214,8 @@ static sts_status suggest(const sts_critpath *cp, const char *change, const char
 }
 
 /* Parses NAME=FACTOR into m (m->name points into buf). */
-static sts_status parse(const sts_critpath *cp, const char *change, char *buf, size_t nbuf, matcher *m,
-                        uint64_t *matched, sts_error *err)
+static sts_status parse(sts_critpath *cp, const char *change, char *buf, size_t nbuf, matcher *m, uint64_t *matched,
+                        sts_error *err)
 {
     memset(m, 0, sizeof *m);
     const char *eq = strrchr(change, '=');
@@ -193,9 +233,7 @@ static sts_status parse(const sts_critpath *cp, const char *change, char *buf, s
     m->factor = f;
     m->how = M_EXACT;
     m->id = STS_NONE;
-    for (size_t i = 0; i < cp->nnodes && m->id == STS_NONE; i++)
-        if (cp->nodes[i].slice != STS_NONE && !strcmp(node_name(cp, &cp->nodes[i]), buf))
-            m->id = sts_timeline_slices(cp->tl, NULL)[cp->nodes[i].slice].name;
+    m->id = first_named(cp, buf);
     if ((*matched = count_matches(cp, m))) return STS_OK;
     for (uint32_t c = 0; c < 5; c++)
         if (!strcmp(buf, CATS[c])) {
@@ -252,23 +290,45 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
     int64_t *acc = calloc(nlanes ? nlanes : 1, sizeof *acc);
     int rc = -1;
     if (!fac || !start || !end || !per || !bind || !wb || !acc) goto out;
+    if (!cp->main_of) {
+        if (!(cp->main_of = malloc((cp->nsteps ? cp->nsteps : 1) * sizeof *cp->main_of))) goto out;
+        for (size_t k = 0; k < cp->nsteps; k++)
+            cp->main_of[k] = main_lane(cp->iv + cp->steps[k].first_interval, cp->steps[k].interval_count, acc);
+    }
     p->min_pct = INFINITY, p->max_pct = -INFINITY;
     size_t nper = 0;
     for (size_t k = 0; k < cp->nsteps; k++) {
         const sts_cp_graph *g = &cp->graphs[k];
         const sts_cp_step *ps = &cp->steps[k];
         if (!ps->known) continue;
-        for (uint32_t i = 0; i < g->nnodes; i++) {
+        int scaled_any = 0;
+        for (uint32_t i = 0; i < g->nnodes; i++)
             fac[i] = 1.0;
-            for (size_t j = 0; j < nm; j++)
-                if (matches(cp, &ms[j], &cp->nodes[g->first_node + i])) fac[i] *= ms[j].factor, p->matched++;
+        /* Matcher by matcher, each node's factor multiplied in the changes' order; a name
+         * found by its id is compared without a call per node. */
+        for (size_t j = 0; j < nm; j++) {
+            const uint32_t *names = cp->names + g->first_node;
+            if (ms[j].how == M_EXACT && ms[j].id != STS_NONE) {
+                for (uint32_t i = 0; i < g->nnodes; i++)
+                    if (names[i] == ms[j].id) fac[i] *= ms[j].factor, p->matched++;
+            } else {
+                for (uint32_t i = 0; i < g->nnodes; i++)
+                    if (matches(cp, &ms[j], g->first_node + i)) fac[i] *= ms[j].factor, p->matched++;
+            }
         }
-        int64_t len = sts_cp_replay(cp, g, fac, start, end, bind, wb);
-        size_t mark = cp->niv;
-        if (sts_cp_walk(cp, g, start, end, bind, wb)) goto out;
-        uint32_t now = main_lane(cp->iv + mark, cp->niv - mark, acc);
-        cp->niv = mark;
-        if (now != main_lane(cp->iv + ps->first_interval, ps->interval_count, acc)) p->path_moved = 1;
+        for (uint32_t i = 0; i < g->nnodes; i++)
+            scaled_any |= fac[i] != 1.0;
+        /* A step none of whose durations change replays as observed: its length, and its
+         * path on the same lanes. */
+        int64_t len = ps->length_ns;
+        if (scaled_any) {
+            len = sts_cp_replay(cp, g, fac, start, end, bind, wb);
+            size_t mark = cp->niv;
+            if (sts_cp_walk(cp, g, start, end, bind, wb)) goto out;
+            uint32_t now = main_lane(cp->iv + mark, cp->niv - mark, acc);
+            cp->niv = mark;
+            if (now != cp->main_of[k]) p->path_moved = 1;
+        }
         p->original_ns += ps->length_ns;
         p->predicted_ns += len;
         per[nper++] = len;
@@ -311,7 +371,7 @@ sts_status sts_critpath_what_if(sts_critpath *cp, const char *const *changes, si
     size_t made = 0;
     sts_cp_prediction p;
     memset(&p, 0, sizeof p);
-    if (!ms || !bufs) st = sts_error_set(err, STS_ERR_NOMEM, -1, "what-if: out of memory");
+    if (!ms || !bufs || names_made(cp) != 0) st = sts_error_set(err, STS_ERR_NOMEM, -1, "what-if: out of memory");
     for (size_t i = 0; st == STS_OK && i < n; i++) {
         uint64_t matched;
         if ((st = parse(cp, changes[i], bufs[i], sizeof bufs[i], &ms[i], &matched, err)) == STS_OK) made++;

@@ -202,7 +202,18 @@ static int is_launch_call(const char *n)
     return 0;
 }
 
+/* What the rules gave a name on a lane in a category: valid when lane1 is the lane + 1
+ * and cat the category's string id. */
+typedef struct rule_memo {
+    uint32_t lane1, cat;
+    int32_t rule;
+    uint8_t category, direction;
+} rule_memo;
+
+/* A host slice holding a correlation id; its start is copied here so that linking an
+ * op reads this array, about in order, not the slice (a cache miss each). */
 typedef struct host_entry {
+    int64_t ts;
     uint32_t slice;
     uint8_t call, used;
 } host_entry;
@@ -223,11 +234,14 @@ typedef struct collect {
     signed char *call_memo;
     uint32_t name_bound;
     uint32_t *dev_of_process; /* process -> device, STS_NONE */
+    rule_memo *by_name;       /* per name id, when the rules read nothing but name, cat, lane, process */
 } collect;
 
 typedef struct id_at {
     uint64_t id;
+    int64_t ts;
     uint32_t slice;
+    uint8_t call; /* is_launch_call() of its name */
 } id_at;
 
 /* Inserts id -> hosts entry `h` unless the id is there: 0, 1 when it was, -1 when
@@ -266,12 +280,9 @@ static int host_index(collect *c, const id_at *ids, size_t n, uint64_t max)
         }
         host_entry *h = STS_VEC_PUSH(c->hosts);
         if (!h) return -1;
-        uint32_t si = ids[i].slice;
-        const sts_slice *s = &c->s[si];
-        h->slice = si;
-        if (c->call_memo[s->name] < 0)
-            c->call_memo[s->name] = (signed char)is_launch_call(sts_timeline_string(c->tl, s->name));
-        h->call = (uint8_t)c->call_memo[s->name];
+        h->slice = ids[i].slice;
+        h->ts = ids[i].ts;
+        h->call = ids[i].call;
     }
     return 0;
 }
@@ -294,7 +305,11 @@ static int host_map(collect *c)
                 break;
             }
             a->id = (uint64_t)id;
+            a->ts = s->ts;
             a->slice = i;
+            if (c->call_memo[s->name] < 0)
+                c->call_memo[s->name] = (signed char)is_launch_call(sts_timeline_string(c->tl, s->name));
+            a->call = (uint8_t)c->call_memo[s->name];
             if (a->id > max) max = a->id;
         }
     }
@@ -361,26 +376,61 @@ static void category_of(const collect *c, long ri, const sts_slice *s, uint8_t *
                                             : r->direction;
 }
 
+/* Whether a slice's rule follows from its name, category and lane alone: no condition
+ * reads an arg the trace has (an arg condition on a key it never uses fails on every
+ * slice), so one evaluation serves every op of a name on a lane. */
+static int rules_by_name(const collect *c)
+{
+    for (size_t i = 0; i < c->v->rules->conds.n; i++)
+        if (c->v->rules->conds.v[i].field == DV_F_ARG && c->e.arg_key[i] != STS_NONE) return 0;
+    return 1;
+}
+
+/* The rule (index, or rules.n for none; -1 when memory is exhausted), category and
+ * direction for slice s of lane. */
+static long rule_of(collect *c, uint32_t lane, const sts_slice *s, uint8_t *cat, uint8_t *dir)
+{
+    rule_memo *m = c->by_name ? &c->by_name[s->name] : NULL;
+    if (m && m->lane1 == lane + 1 && m->cat == s->cat) {
+        *cat = m->category;
+        *dir = m->direction;
+        return m->rule;
+    }
+    long ri = first_rule(&c->e, s);
+    if (ri < 0) return -1;
+    category_of(c, ri, s, cat, dir);
+    if (m) {
+        m->lane1 = lane + 1;
+        m->cat = s->cat;
+        m->rule = (int32_t)ri;
+        m->category = *cat;
+        m->direction = *dir;
+    }
+    return ri;
+}
+
 static int lane_ops(collect *c, uint32_t lane, dv_ops *ops)
 {
     const sts_lane *ln = &c->lanes[lane];
+    if (STS_VEC_RESERVE(ops->v, ops->v.n + ln->slice_count + 1) != 0) return -1;
     for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
         const sts_slice *s = &c->s[i];
         if (s->flags & STS_SLICE_INSTANT) continue;
-        long ri = first_rule(&c->e, s);
-        if (ri < 0) return -1;
         uint8_t cat, dir;
-        category_of(c, ri, s, &cat, &dir);
+        long ri = rule_of(c, lane, s, &cat, &dir);
+        if (ri < 0) return -1;
         note_hit(c, ri, cat);
         if (cat == DV_IGNORE) {
             c->v->links.ignored++;
             continue;
         }
-        dv_op *o = STS_VEC_PUSH(ops->v);
-        if (!o) return -1;
+        dv_op *o = &ops->v.v[ops->v.n++];
+        o->by_flow = o->unused = 0;
+        o->launch = 0;
         o->start = s->ts;
         o->end = sts_an_end(s);
         o->slice = i;
+        o->name = s->name;
         o->lane = lane;
         o->host = STS_NONE;
         o->cat = cat;
@@ -399,7 +449,7 @@ static int lane_ops(collect *c, uint32_t lane, dv_ops *ops)
         }
         c->hosts.v[h].used = 1;
         o->host = c->hosts.v[h].slice;
-        o->launch = c->s[o->host].ts;
+        o->launch = c->hosts.v[h].ts;
     }
     return 0;
 }
@@ -613,11 +663,17 @@ static int collect_ops(collect *c, dv_ops *ops)
     sts_timeline_processes(c->tl, &np);
     unsigned char *has_ops = calloc(np ? np : 1, 1);
     if (!has_ops) return -1;
-    /* 1: every lane with ops is a Kineto stream thread; 2: some is not. */
+    /* 1: every lane with ops is a Kineto stream thread; 2: some is not. Ops come lane by
+     * lane, so the lane's answer is worked out once per run of its ops. */
+    uint32_t last = STS_NONE;
+    int kineto = 0;
     for (size_t i = 0; i < ops->v.n; i++) {
-        const sts_lane *ln = &c->lanes[ops->v.v[i].lane];
-        const char *pname = sts_timeline_string(c->tl, sts_timeline_processes(c->tl, NULL)[ln->process].name);
-        int kineto = ln->kind != STS_LANE_DEVICE && strncmp(pname, "/device:", 8) != 0;
+        if (ops->v.v[i].lane != last) {
+            last = ops->v.v[i].lane;
+            const sts_lane *ln = &c->lanes[last];
+            const char *pname = sts_timeline_string(c->tl, sts_timeline_processes(c->tl, NULL)[ln->process].name);
+            kineto = ln->kind != STS_LANE_DEVICE && strncmp(pname, "/device:", 8) != 0;
+        }
         if (!has_ops[ops->v.v[i].device] || !kineto) has_ops[ops->v.v[i].device] = (unsigned char)(kineto ? 1 : 2);
     }
     int bad = find_devices(c, has_ops);
@@ -636,7 +692,7 @@ int sts_dv_collect(const sts_timeline *tl, sts_devview *v, dv_ops *ops)
     c.k.corr = sts_timeline_find_string(tl, "correlation");
     c.k.corr_id = sts_timeline_find_string(tl, "correlation_id");
     v->links.first_dangling_id = -1;
-    c.name_bound = sts_an_name_bound(tl);
+    c.name_bound = v->name_bound = sts_an_name_bound(tl);
     c.is_dev = calloc(c.nl ? c.nl : 1, 1);
     c.call_memo = malloc(c.name_bound ? c.name_bound : 1);
     int bad = !c.is_dev || !c.call_memo || eval_open(&c.e, tl, v->rules) != 0 ||
@@ -647,12 +703,14 @@ int sts_dv_collect(const sts_timeline *tl, sts_devview *v, dv_ops *ops)
         v->hits.n = v->rules->rules.n + 1;
         for (size_t l = 0; l < c.nl; l++)
             c.is_dev[l] = (unsigned char)sts_lane_is_device(tl, (uint32_t)l);
-        bad = host_map(&c) != 0 || collect_ops(&c, ops) != 0;
+        if (rules_by_name(&c) && !(c.by_name = calloc(c.name_bound ? c.name_bound : 1, sizeof *c.by_name))) bad = 1;
+        bad = bad || host_map(&c) != 0 || collect_ops(&c, ops) != 0;
     }
     eval_close(&c.e);
     free(c.is_dev);
     free(c.call_memo);
     free(c.dev_of_process);
+    free(c.by_name);
     STS_VEC_RELEASE(c.hosts);
     sts_u64map_release(&c.host_of);
     free(c.dense);

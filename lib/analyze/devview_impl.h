@@ -54,6 +54,7 @@ typedef struct dv_op {
     int64_t start, end;
     int64_t launch; /* the launch's start; valid when host != STS_NONE */
     uint32_t slice, host, device, lane;
+    uint32_t name; /* the slice's, so the warnings need not read the slices */
     uint8_t cat, dir, by_flow, unused;
 } dv_op;
 
@@ -68,7 +69,8 @@ struct sts_devview {
     sts_devview_links links;
     sts_devview_rules *own_rules; /* the built-in table, when no rules were given */
     const sts_devview_rules *rules;
-    size_t nsteps; /* step windows per device; 0: one span window each */
+    size_t nsteps;       /* step windows per device; 0: one span window each */
+    uint32_t name_bound; /* sts_an_name_bound() of the timeline, found once by collecting */
     uint64_t ops_by_cat[STS_DV_CATEGORIES];
 };
 

@@ -16,7 +16,7 @@
 
 #include "analyze/devview_impl.h"
 
-enum { EV_START, EV_END, EV_QIN, EV_QOUT };
+enum { EV_END, EV_QIN }; /* what the sorted events are; starts are read from the ops */
 
 typedef struct ev {
     int64_t t;
@@ -36,11 +36,12 @@ typedef struct sweep {
     const sts_steps *steps;
     size_t nsteps, ndev;
     int64_t *w0, *w1, *reach; /* per step */
-    ev_vec evs;               /* a device's events, by time */
-    ev_vec later;             /* its ends and launches, before they are sorted into evs */
-    ev_vec merged;            /* room for the merge */
+    ev_vec later;             /* a device's op ends and launches, sorted by time */
+    ev_vec room;              /* the radix sort's room */
     STS_VEC(start_at) starts;
-    STS_VEC(int64_t) pairs; /* (window, delay) pairs of one device, flattened */
+    STS_VEC(int64_t) delays;   /* a device's delays, grouped by window */
+    size_t *per_window;        /* nsteps + 2 counters: where each window's delays start */
+    size_t reach_at, start_at; /* cursors into the steps: segments come in time order */
 } sweep;
 
 typedef struct state {
@@ -56,8 +57,9 @@ typedef struct state {
  * (the first the most significant), stably: a least significant digit radix sort, one
  * pass per key byte that is not the same in every record. A device's timestamps share
  * their high bytes and its windows are few, so most of a key's 8 passes are skipped,
- * where qsort pays log n calls through a pointer per record. -1 when memory is
- * exhausted. */
+ * where qsort pays log n calls through a pointer per record. `room` holds n records
+ * (the caller's, reused across devices, so its pages are touched once). -1 when memory
+ * is exhausted. */
 typedef struct rec16 {
     unsigned char b[16];
 } rec16;
@@ -69,16 +71,12 @@ static uint64_t key_at(const rec16 *r, size_t off)
     return (uint64_t)k ^ ((uint64_t)1 << 63); /* signed order as unsigned */
 }
 
-static int radix16(void *base, size_t n, const size_t *keys, size_t nk)
+static int radix16(void *base, size_t n, const size_t *keys, size_t nk, void *room)
 {
     if (n < 2) return 0;
-    rec16 *src = base, *dst = malloc(n * sizeof *dst);
+    rec16 *src = base, *dst = room;
     size_t(*count)[256] = calloc(8, sizeof *count);
-    if (!dst || !count) {
-        free(dst);
-        free(count);
-        return -1;
-    }
+    if (!count) return -1;
     for (size_t q = nk; q-- > 0;) {
         memset(count, 0, 8 * sizeof *count);
         for (size_t i = 0; i < n; i++) {
@@ -102,11 +100,7 @@ static int radix16(void *base, size_t n, const size_t *keys, size_t nk)
             dst = t;
         }
     }
-    if (src != base) {
-        memcpy(base, src, n * sizeof *src);
-        dst = src;
-    }
-    free(dst);
+    if (src != base) memcpy(base, src, n * sizeof *src);
     free(count);
     return 0;
 }
@@ -120,135 +114,159 @@ static sts_devview_window *window(const sweep *w, size_t k, uint32_t d)
     return k == SPAN ? &w->v->spans.v[d] : &w->v->windows.v[k * w->ndev + d];
 }
 
-static void credit(sts_devview_window *x, int64_t len, const state *st)
+/* What a segment's state credits, worked out once per segment (it is credited to the
+ * span and to each step window it overlaps): the categories running as bits, the first
+ * of them (exclusive; -1 when idle), the memcpy directions as bits. */
+typedef struct credit_of {
+    unsigned unions, dirs;
+    int excl, overlap, exposed, idle;
+    int64_t pending;
+} credit_of;
+
+static void credit_from(credit_of *c, const state *st)
 {
-    int busy = 0;
-    for (int c = 0; c < STS_DV_CATEGORIES; c++) {
-        if (!st->cat[c]) continue;
-        x->union_ns[c] += len;
-        if (!busy) x->exclusive_ns[c] += len;
-        busy = 1;
-    }
+    c->unions = c->dirs = 0;
+    c->excl = -1;
+    for (int k = STS_DV_CATEGORIES; k-- > 0;)
+        if (st->cat[k]) c->unions |= 1u << k, c->excl = k;
     for (int d = 0; d < STS_DV_DIRECTIONS; d++)
-        if (st->dir[d]) x->memcpy_ns[d] += len;
-    if (busy) {
+        if (st->dir[d]) c->dirs |= 1u << d;
+    c->overlap = st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION];
+    c->exposed = !st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION];
+    c->idle = st->idle;
+    c->pending = st->pending;
+}
+
+static void credit(sts_devview_window *x, int64_t len, const credit_of *c)
+{
+    for (unsigned m = c->unions; m; m &= m - 1)
+        x->union_ns[__builtin_ctz(m)] += len;
+    for (unsigned m = c->dirs; m; m &= m - 1)
+        x->memcpy_ns[__builtin_ctz(m)] += len;
+    if (c->excl >= 0) {
+        x->exclusive_ns[c->excl] += len;
         x->busy_ns += len;
-        if (st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION]) x->overlap_ns += len;
-        if (!st->cat[STS_DV_COMPUTE] && st->cat[STS_DV_COMMUNICATION]) x->exposed_ns += len;
+        if (c->overlap) x->overlap_ns += len;
+        if (c->exposed) x->exposed_ns += len;
     } else {
         x->idle_ns += len;
-        if (st->idle == 0)
+        if (c->idle == 0)
             x->kernel_wait_ns += len;
-        else if (st->idle == 1)
+        else if (c->idle == 1)
             x->host_wait_ns += len;
         else
             x->other_idle_ns += len;
     }
-    x->queue_mean += (double)st->pending * (double)len;
-    if (st->pending > x->queue_max) x->queue_max = st->pending;
+    x->queue_mean += (double)c->pending * (double)len;
+    if (c->pending > x->queue_max) x->queue_max = c->pending;
 }
 
-static size_t first_reach_after(const sweep *w, int64_t t)
+/* The first step whose reach (the latest end of the steps up to it) is after t, and the
+ * first that starts at or after t. A device's segments and ops come in time order, so
+ * each is a cursor that only moves forward (reset per device), where a binary search
+ * per segment cost log steps. */
+static size_t first_reach_after(sweep *w, int64_t t)
 {
-    return sts_an_first_above(w->reach, w->nsteps, t, 0);
+    while (w->reach_at < w->nsteps && w->reach[w->reach_at] <= t)
+        w->reach_at++;
+    return w->reach_at;
 }
 
-static size_t first_start_at(const sweep *w, int64_t t)
+static size_t first_start_at(sweep *w, int64_t t)
 {
-    return sts_an_first_above(w->w0, w->nsteps, t, 1);
+    while (w->start_at < w->nsteps && w->w0[w->start_at] < t)
+        w->start_at++;
+    return w->start_at;
 }
 
 static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
 {
+    credit_of c;
+    credit_from(&c, st);
     sts_devview_window *x = window(w, SPAN, d);
     int64_t lo0 = a > x->start_ns ? a : x->start_ns;
     int64_t hi0 = b < x->start_ns + x->window_ns ? b : x->start_ns + x->window_ns;
-    if (hi0 > lo0) credit(x, hi0 - lo0, st);
+    if (hi0 > lo0) credit(x, hi0 - lo0, &c);
     if (!w->nsteps) return;
     size_t end = first_start_at(w, b);
     for (size_t k = first_reach_after(w, a); k < end; k++) {
         int64_t lo = a > w->w0[k] ? a : w->w0[k], hi = b < w->w1[k] ? b : w->w1[k];
-        if (hi > lo) credit(window(w, k, d), hi - lo, st);
+        if (hi > lo) credit(window(w, k, d), hi - lo, &c);
     }
 }
 
-static int push_ev(ev_vec *to, int64_t t, int kind, uint8_t cat, uint8_t dir)
+/* Appends to a vector with room reserved. */
+static void push_ev(ev_vec *to, int64_t t, int kind, uint8_t cat, uint8_t dir)
 {
-    ev *e = STS_VEC_PUSH(*to);
-    if (!e) return -1;
+    ev *e = &to->v[to->n++];
     e->t = t;
     e->kind = (uint8_t)kind;
     e->cat = cat;
     e->dir = dir;
-    return 0;
+    e->unused = 0;
 }
 
-/* The device's events, and its distinct start times with whether all their ops are
- * linked. ops[lo, hi) are the device's, by start. */
+/* The device's op ends and launches, by time, and its distinct start times with whether
+ * all their ops are linked. o[0, n) are the device's ops, by start: their starts (and
+ * the queue shrinking as each linked op starts) are read from them in the sweep. */
 static int device_events(sweep *w, const dv_op *o, size_t n)
 {
-    /* Starts come in order (the ops are by start); only ends and launches need sorting,
-     * and then one merge. */
-    w->evs.n = 0;
     w->later.n = 0;
     w->starts.n = 0;
+    size_t room = n ? 2 * n : 1;
+    if (STS_VEC_RESERVE(w->later, room) != 0 || STS_VEC_RESERVE(w->room, room) != 0 ||
+        STS_VEC_RESERVE(w->starts, n ? n : 1) != 0)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         int linked = o[i].host != STS_NONE;
-        if (push_ev(&w->evs, o[i].start, EV_START, o[i].cat, o[i].dir) != 0 ||
-            push_ev(&w->later, o[i].end, EV_END, o[i].cat, o[i].dir) != 0)
-            return -1;
-        if (linked && o[i].launch < o[i].start &&
-            (push_ev(&w->later, o[i].launch, EV_QIN, 0, 0) != 0 || push_ev(&w->evs, o[i].start, EV_QOUT, 0, 0) != 0))
-            return -1;
+        push_ev(&w->later, o[i].end, EV_END, o[i].cat, o[i].dir);
+        if (linked && o[i].launch < o[i].start) push_ev(&w->later, o[i].launch, EV_QIN, 0, 0);
         if (w->starts.n && w->starts.v[w->starts.n - 1].t == o[i].start) {
             w->starts.v[w->starts.n - 1].all_linked &= linked;
             continue;
         }
-        start_at *s = STS_VEC_PUSH(w->starts);
-        if (!s) return -1;
+        start_at *s = &w->starts.v[w->starts.n++];
         s->t = o[i].start;
         s->all_linked = linked;
     }
     /* The order of events at one time does not matter: a segment starts after all of them. */
     static const size_t by_t[] = { 0 };
-    if (radix16(w->later.v, w->later.n, by_t, 1) != 0) return -1;
-    size_t na = w->evs.n, nb = w->later.n, i = 0, j = 0, k = 0;
-    if (STS_VEC_RESERVE(w->merged, na + nb ? na + nb : 1) != 0) return -1;
-    ev *m = w->merged.v;
-    while (i < na && j < nb)
-        m[k++] = w->later.v[j].t < w->evs.v[i].t ? w->later.v[j++] : w->evs.v[i++];
-    while (i < na)
-        m[k++] = w->evs.v[i++];
-    while (j < nb)
-        m[k++] = w->later.v[j++];
-    w->merged.n = k;
-    ev_vec t = w->evs;
-    w->evs = w->merged;
-    w->merged = t;
-    return 0;
+    return radix16(w->later.v, w->later.n, by_t, 1, w->room.v);
 }
 
 static void apply(state *st, const ev *e)
 {
-    int64_t s = e->kind == EV_START || e->kind == EV_QIN ? 1 : -1;
-    if (e->kind == EV_QIN || e->kind == EV_QOUT) {
-        st->pending += s;
+    if (e->kind == EV_QIN) {
+        st->pending++;
         return;
     }
-    st->cat[e->cat] += s;
-    if (e->cat == STS_DV_MEMCPY) st->dir[e->dir] += s;
+    st->cat[e->cat]--; /* EV_END */
+    if (e->cat == STS_DV_MEMCPY) st->dir[e->dir]--;
+}
+
+/* An op starting: its category runs, and a linked op launched before leaves the queue. */
+static void apply_start(state *st, const dv_op *o)
+{
+    st->cat[o->cat]++;
+    if (o->cat == STS_DV_MEMCPY) st->dir[o->dir]++;
+    if (o->host != STS_NONE && o->launch < o->start) st->pending--;
 }
 
 /* Every segment from before the first event to after the last: the windows may reach
- * past the device's ops on both sides. */
-static void sweep_device(sweep *w, uint32_t d)
+ * past the device's ops on both sides. The events are the ops' starts (o[0, n), by
+ * start) merged with the sorted ends and launches as the sweep goes. */
+static void sweep_device(sweep *w, uint32_t d, const dv_op *o, size_t n)
 {
     state st;
     memset(&st, 0, sizeof st);
+    w->reach_at = w->start_at = 0;
+    const ev *L = w->later.v;
+    size_t nl = w->later.n;
     size_t next = 0; /* into w->starts: the first start at or after the segment's end */
     int64_t t = INT64_MIN;
-    for (size_t i = 0;;) {
-        int64_t b = i < w->evs.n ? w->evs.v[i].t : INT64_MAX;
+    for (size_t i = 0, j = 0;;) {
+        int64_t b = i < n ? o[i].start : INT64_MAX;
+        if (j < nl && L[j].t < b) b = L[j].t;
         if (b > t) {
             while (next < w->starts.n && w->starts.v[next].t < b)
                 next++;
@@ -260,62 +278,108 @@ static void sweep_device(sweep *w, uint32_t d)
                 st.idle = 2;
             segment(w, d, t, b, &st);
         }
-        if (i == w->evs.n) break;
+        if (i == n && j == nl) break;
         t = b;
-        while (i < w->evs.n && w->evs.v[i].t == t)
-            apply(&st, &w->evs.v[i++]);
+        while (i < n && o[i].start == t)
+            apply_start(&st, &o[i++]);
+        while (j < nl && L[j].t == t)
+            apply(&st, &L[j++]);
     }
 }
 
 /* ---- launches per window -------------------------------------------------------------- */
 
-static int add_op(sweep *w, sts_devview_window *x, size_t k, const dv_op *o)
+/* Insertion sort, for the few values of most windows. */
+static void sort_small(int64_t *v, size_t n)
 {
-    if (o->host == STS_NONE) {
-        x->unmatched++;
-        return 0;
+    for (size_t i = 1; i < n; i++) {
+        int64_t x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
     }
-    x->matched++;
-    if (STS_VEC_RESERVE(w->pairs, w->pairs.n + 2) != 0) return -1;
-    w->pairs.v[w->pairs.n++] = k == SPAN ? -1 : (int64_t)k;
-    w->pairs.v[w->pairs.n++] = o->start - o->launch;
-    return 0;
 }
 
-static int delay_stats(sweep *w, uint32_t d)
+/* The median, p90 and max of a window's m > 0 delays, as the sorted values give them
+ * (v[(m-1)/2] and v[m/2] for the median, v[ceil(0.9m)-1], v[m-1]), by selection: the
+ * ranks, not the order, are what is read. v is reordered. */
+static void delay_of(sts_devview_window *x, int64_t *v, size_t m)
 {
-    size_t n = w->pairs.n / 2;
-    static const size_t by_window_delay[] = { 0, sizeof(int64_t) };
-    if (radix16(w->pairs.v, n, by_window_delay, 2) != 0) return -1;
-    for (size_t lo = 0; lo < n;) {
-        size_t hi = lo;
-        int64_t k = w->pairs.v[2 * lo];
-        while (hi < n && w->pairs.v[2 * hi] == k)
-            hi++;
-        size_t m = hi - lo;
-        const int64_t *at = &w->pairs.v[2 * lo];
-#define DELAY(i) (at[2 * (i) + 1])
-        sts_devview_window *x = window(w, k < 0 ? SPAN : (size_t)k, d);
-        x->known |= STS_DEVVIEW_KNOWN_DELAY;
-        x->delay_max_ns = DELAY(m - 1);
-        x->delay_p90_ns = DELAY((9 * m + 9) / 10 - 1);
-        int64_t a = DELAY((m - 1) / 2), b = DELAY(m / 2);
-        x->delay_median_ns = a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2);
-#undef DELAY
-        lo = hi;
+    size_t k1 = (m - 1) / 2, k2 = m / 2, k9 = (9 * m + 9) / 10 - 1;
+    if (m <= 32) {
+        sort_small(v, m);
+    } else {
+        sts_an_select_kth(v, m, k1); /* v[0, k1] <= v[k1] <= v(k1, m) */
+        if (k9 > k1) sts_an_select_kth(v + k1 + 1, m - k1 - 1, k9 - k1 - 1);
+        int64_t lo = v[k1 + 1], hi = v[k1 + 1];
+        for (size_t i = k1 + 1; i < m; i++) {
+            if (v[i] < lo) lo = v[i];
+            if (v[i] > hi) hi = v[i];
+        }
+        v[k2] = k2 == k1 ? v[k1] : lo; /* the least above k1 is the next rank */
+        v[m - 1] = hi;
     }
-    return 0;
+    int64_t a = v[k1], b = v[k2];
+    x->known |= STS_DEVVIEW_KNOWN_DELAY;
+    x->delay_max_ns = v[m - 1];
+    x->delay_p90_ns = v[k9];
+    x->delay_median_ns = a + (int64_t)(((uint64_t)b - (uint64_t)a) / 2);
 }
 
+/* The steps whose windows hold a start time t: k in [*lo, *hi) with w1[k] > t. */
+static void steps_at(sweep *w, int64_t t, size_t *lo, size_t *hi)
+{
+    size_t k = first_reach_after(w, t);
+    *lo = k;
+    while (k < w->nsteps && w->w0[k] <= t)
+        k++;
+    *hi = k;
+}
+
+/* Each window's launch counts and delay statistics. Two passes over the device's ops
+ * (by start): the first counts each window's linked ops (bucket 0 the span, b > 0 step
+ * b - 1), the second puts their delays at their bucket's place, so that each window's
+ * delays lie together for the selection. */
 static int device_launches(sweep *w, uint32_t d, const dv_op *o, size_t n)
 {
-    w->pairs.n = 0;
+    size_t nb = w->nsteps + 1, *at = w->per_window, lo, hi;
+    memset(at, 0, (nb + 1) * sizeof *at);
+    sts_devview_window *span = window(w, SPAN, d);
+    w->reach_at = w->start_at = 0;
     for (size_t i = 0; i < n; i++) {
-        if (add_op(w, window(w, SPAN, d), SPAN, &o[i]) != 0) return -1;
-        for (size_t k = first_reach_after(w, o[i].start); k < w->nsteps && w->w0[k] <= o[i].start; k++)
-            if (o[i].start < w->w1[k] && add_op(w, window(w, k, d), k, &o[i]) != 0) return -1;
+        int linked = o[i].host != STS_NONE;
+        steps_at(w, o[i].start, &lo, &hi);
+        span->matched += (uint64_t)linked;
+        span->unmatched += (uint64_t)!linked;
+        at[1] += (size_t)linked;
+        for (size_t k = lo; k < hi; k++) {
+            if (o[i].start >= w->w1[k]) continue;
+            sts_devview_window *x = window(w, k, d);
+            x->matched += (uint64_t)linked;
+            x->unmatched += (uint64_t)!linked;
+            at[k + 2] += (size_t)linked;
+        }
     }
-    return delay_stats(w, d);
+    for (size_t b = 0; b < nb; b++)
+        at[b + 1] += at[b];
+    if (STS_VEC_RESERVE(w->delays, at[nb] ? at[nb] : 1) != 0) return -1;
+    int64_t *dl = w->delays.v;
+    w->reach_at = w->start_at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (o[i].host == STS_NONE) continue;
+        int64_t delay = o[i].start - o[i].launch;
+        steps_at(w, o[i].start, &lo, &hi);
+        dl[at[0]++] = delay;
+        for (size_t k = lo; k < hi; k++)
+            if (o[i].start < w->w1[k]) dl[at[k + 1]++] = delay;
+    }
+    /* at[b] is now where bucket b's delays end, and at[b - 1] where they start. */
+    for (size_t b = 0; b < nb; b++) {
+        size_t from = b ? at[b - 1] : 0;
+        if (at[b] > from) delay_of(window(w, b == 0 ? SPAN : b - 1, d), dl + from, at[b] - from);
+    }
+    return 0;
 }
 
 /* ---- the windows ------------------------------------------------------------------------ */
@@ -344,6 +408,8 @@ static int setup(sweep *w, const sts_steps *steps)
     memset(w->v->spans.v, 0, (w->ndev ? w->ndev : 1) * sizeof *w->v->spans.v);
     w->v->windows.n = nw;
     w->v->spans.n = w->ndev;
+    w->per_window = malloc((n + 2) * sizeof *w->per_window);
+    if (!w->per_window) return -1;
     if (n) {
         w->w0 = malloc(n * sizeof *w->w0);
         w->w1 = malloc(n * sizeof *w->w1);
@@ -399,7 +465,7 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
         while (hi < ops->v.n && ops->v.v[hi].device == d)
             hi++;
         bad = device_events(&w, &ops->v.v[lo], hi - lo) != 0;
-        if (!bad) sweep_device(&w, d);
+        if (!bad) sweep_device(&w, d, &ops->v.v[lo], hi - lo);
         bad = bad || device_launches(&w, d, &ops->v.v[lo], hi - lo) != 0;
         lo = hi;
     }
@@ -407,10 +473,10 @@ int sts_dv_sweep(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, cons
     free(w.w0);
     free(w.w1);
     free(w.reach);
-    STS_VEC_RELEASE(w.evs);
+    free(w.per_window);
+    STS_VEC_RELEASE(w.delays);
     STS_VEC_RELEASE(w.later);
-    STS_VEC_RELEASE(w.merged);
+    STS_VEC_RELEASE(w.room);
     STS_VEC_RELEASE(w.starts);
-    STS_VEC_RELEASE(w.pairs);
     return bad ? -1 : 0;
 }

@@ -50,10 +50,9 @@ static void thousands(uint64_t x, char *buf, size_t n)
 /* Ops whose names hold each word, counted once per distinct name then weighted. */
 static int lookalike(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, size_t li)
 {
-    const sts_slice *s = sts_timeline_slices(tl, NULL);
     size_t nw = lookalikes[li].n;
     uint64_t *count = calloc(nw, sizeof *count);
-    uint32_t bound = sts_an_name_bound(tl);
+    uint32_t bound = v->name_bound;
     signed char *memo = malloc((size_t)(bound ? bound : 1) * nw);
     if (!count || !memo) {
         free(count);
@@ -62,7 +61,7 @@ static int lookalike(const sts_timeline *tl, sts_devview *v, const dv_ops *ops, 
     }
     memset(memo, -1, (size_t)bound * nw);
     for (size_t i = 0; i < ops->v.n; i++) {
-        uint32_t nm = s[ops->v.v[i].slice].name;
+        uint32_t nm = ops->v.v[i].name;
         for (size_t w = 0; w < nw; w++) {
             signed char *m = &memo[(size_t)nm * nw + w];
             if (*m < 0) *m = (signed char)contains_nocase(sts_timeline_string(tl, nm), lookalikes[li].words[w]);

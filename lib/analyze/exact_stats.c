@@ -117,6 +117,11 @@ static void select_kth_sampled(int64_t *v, size_t n, size_t k)
     select_kth(v, n, k);
 }
 
+void sts_an_select_kth(int64_t *v, size_t n, size_t k)
+{
+    if (k < n) select_kth_sampled(v, n, k);
+}
+
 int64_t sts_median_i64(int64_t *values, size_t n)
 {
     if (n == 0) return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze/an_impl.h"
 #include "base/vec.h"
 
 /* Why each rule is here is in docs/host-syncs.md. The JAX frames are the Python tracer's
@@ -152,15 +153,30 @@ static sts_status collect(const sts_timeline *tl, const sts_step *st, size_t nst
     size_t ns;
     const sts_slice *sl = sts_timeline_slices(tl, &ns);
     unsigned char *inside = calloc(ns ? ns : 1, 1);
-    if (!inside) return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+    /* The rule of each name, matched once per name (a trace has a few thousand names and
+     * millions of slices): rule index + 2, 1 none, 0 not matched yet. */
+    uint32_t bound = sts_an_name_bound(tl);
+    uint16_t *memo = calloc(bound ? bound : 1, sizeof *memo);
+    size_t nrules;
+    const sts_host_sync_rule *rules = sts_host_sync_rules(&nrules);
+    if (!inside || !memo || nrules > UINT16_MAX - 2) {
+        free(inside);
+        free(memo);
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+    }
     for (size_t i = 0; i < ns; i++) {
         uint32_t p = sl[i].parent;
         if (p != STS_NONE && p < i && inside[p]) {
             inside[i] = 1;
             continue;
         }
-        const sts_host_sync_rule *r = sts_host_sync_match_name(sts_timeline_string(tl, sl[i].name));
-        if (!r) continue;
+        uint16_t *m = &memo[sl[i].name];
+        if (!*m) {
+            const sts_host_sync_rule *got = sts_host_sync_match_name(sts_timeline_string(tl, sl[i].name));
+            *m = got ? (uint16_t)(got - rules + 2) : 1;
+        }
+        if (*m == 1) continue;
+        const sts_host_sync_rule *r = &rules[*m - 2];
         inside[i] = 1;
         uint32_t k = step_of(st, nst, sl[i].ts);
         if (k == STS_NONE) {
@@ -170,11 +186,13 @@ static sts_status collect(const sts_timeline *tl, const sts_step *st, size_t nst
         sts_host_sync *e = STS_VEC_PUSH(h->list);
         if (!e) {
             free(inside);
+            free(memo);
             return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
         }
         *e = (sts_host_sync){ k, r->name, p == STS_NONE ? STS_NONE : sl[p].name, 1, sl[i].dur };
     }
     free(inside);
+    free(memo);
     return STS_OK;
 }
 

@@ -7,13 +7,15 @@
 
 #include "hosts/hosts_impl.h"
 
-sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, sts_error *err)
+sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s,
+                               const sts_devview_rules *rules, sts_error *err)
 {
     size_t n;
     const sts_step *st = sts_steps_list(s, &n);
     if (!n) return STS_OK;
     sts_devview_options o = STS_DEVVIEW_OPTIONS_INIT;
     o.steps = s;
+    o.rules = rules;
     sts_devview *v = NULL;
     sts_status status = sts_devview_compute(tl, &o, &v, err);
     if (status != STS_OK) return status;

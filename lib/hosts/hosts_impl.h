@@ -89,7 +89,8 @@ sts_status sts_host_rec_steps(sts_host_rec *r, const sts_timeline *tl, const sts
 
 /* Fills a record's device view per step (STS_HOSTS_DEVICE) from the timeline and the
  * steps its record kept. */
-sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, sts_error *err);
+sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s,
+                               const sts_devview_rules *rules, sts_error *err);
 
 /* Fills a record's device memory per step (STS_HOSTS_MEMORY) from the timeline and the
  * steps its record kept; the memory warnings join the host's warnings (at most

@@ -284,6 +284,32 @@ if command -v mpirun >/dev/null && ! "$STEPSCOPE" steps --mpi "$W/t.json" 2>&1 |
 else
   t_skip "mpirun -n 2 steps --device --mpi" "mpirun not found or this stepscope was built without MPI"
 fi
+# --categories on 2 hosts: each host's devices are the bytes of that host alone under
+# the same table (one without communication, one reading an arg: the read keeps it).
+for rules in only arg; do
+  for r in 0 1; do
+    "$STEPSCOPE" steps --device --categories "$W/$rules.rules" --json "$W/ranks/rank$r.json" >"$W/cat$r.json" 2>/dev/null
+  done
+  t_run "$STEPSCOPE" steps --device --categories "$W/$rules.rules" --json -j 1 "$W/ranks/rank0.json" "$W/ranks/rank1.json"
+  printf '%s' "$T_OUT" >"$W/many_cat.json"
+  t_ok "--categories $rules.rules on 2 hosts: each host's step devices are the bytes of that host alone" python3 - "$W/many_cat.json" "$W/cat0.json" "$W/cat1.json" "$W/many.json" "$T_RC" <<'PY'
+import json, sys
+assert sys.argv[5] == "0", sys.argv[5]
+many, builtin = json.load(open(sys.argv[1])), json.load(open(sys.argv[4]))
+hosts = {h["host"]: h for h in many["hosts"]}
+for r in (0, 1):
+    one = json.load(open(sys.argv[2 + r]))
+    got = hosts["rank%d" % r]["steps"]
+    assert len(got) == len(one["steps"]) == 3, (len(got), len(one["steps"]))
+    for a, b in zip(got, one["steps"]):
+        assert json.dumps(a["devices"]) == json.dumps(b["devices"]), (a["devices"], b["devices"])
+# The table was applied: the renamed collective is no communication under it.
+comm = lambda d: sum(x["by_category"]["communication"]["union_ns"] for h in d["hosts"] for s in h["steps"] for x in s["devices"])
+assert comm(builtin) > 0 and comm(many) == 0, (comm(builtin), comm(many))
+PY
+done
+t_run "$STEPSCOPE" steps --device --categories "$W/arg.rules" --args analysis "$W/ranks/rank0.json" "$W/ranks/rank1.json"
+t_ok "--categories on 2 hosts reading an arg --args drops: usage error" test "$T_RC" = 2 -a -n "$(grep -F "reads arg 'kind', which --args analysis drops" <<<"$T_ERR")"
 t_run "$STEPSCOPE" steps --device --explain "$W/ranks/rank0.json" "$W/ranks/rank1.json"
 t_ok "--explain on 2 hosts: refused, saying so" test "$T_RC" = 2 -a -n "$(grep -F -- '--explain applies to one trace' <<<"$T_ERR")"
 
