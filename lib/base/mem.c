@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/invariant.h"
 
@@ -15,11 +16,36 @@ int sts_grow(void **buf, size_t *cap, size_t need, size_t elem)
         ncap = ncap < 1u << 20 ? ncap * 2 : ncap + ncap / 2;
     }
     if (elem && ncap > SIZE_MAX / elem) return -1;
-    void *p = realloc(*buf, ncap * elem);
+    void *p;
+    if (ncap * elem < STS_MEM_HUGE_MIN) {
+        p = realloc(*buf, ncap * elem);
+    } else {
+        /* Not realloc: the copy would fault in the new array's first part 4 KiB at a
+         * time before the hint is given. */
+        p = malloc(ncap * elem);
+        if (p) {
+            sts_mem_huge(p, ncap * elem);
+            if (*cap) memcpy(p, *buf, *cap * elem);
+            free(*buf);
+        }
+    }
     if (!p) return -1;
     *buf = p;
     *cap = ncap;
     return 0;
+}
+
+void sts_mem_huge(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || bytes < STS_MEM_HUGE_MIN) return;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }
 
 struct sts_arena_block {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/invariant.h"
+#include "base/mem.h"
 #include "base/threads.h"
 #include "model/finalize_impl.h"
 #include "model/msort.h"
@@ -87,6 +88,68 @@ typedef struct __attribute__((packed)) tok_key {
 #define KEY_LESS(tl, a, b) ((a).ts != (b).ts ? (a).ts < (b).ts : tok_less(tl, (a).tok, (b).tok))
 
 STS_DEFINE_SORT(sort_keys, tok_key, sts_timeline, KEY_LESS)
+
+/* A lane whose order steps back often (children written before their parents, threads
+ * taking turns) costs the merge sort a pass per doubling of its runs, each comparison
+ * a branch that is hard to predict: from this many steps back, a radix sort by ts
+ * (a pass over the records per digit, no comparisons) is cheaper. */
+#ifndef RADIX_MIN_RECORDS
+#define RADIX_MIN_RECORDS 4096
+#endif
+#ifndef RADIX_MIN_STEPS
+#define RADIX_MIN_STEPS 64
+#endif
+#define RADIX_BITS       11
+#define RADIX_MAX_PASSES 4 /* ts spans of up to 2^44 ns (about 4.9 hours) */
+
+/* Sorts keys[0, n) as sort_keys does, with tmp[0, n) as scratch: a stable least
+ * significant digit radix sort on ts - lo, then each run of equal ts sorted by
+ * KEY_LESS (stability kept the tokens' order there, but the order is KEY_LESS's).
+ * 0, -1 when memory is exhausted, 1 when the span needs too many digits (nothing
+ * changed; the caller merge-sorts). */
+static int radix_keys(tok_key *keys, size_t n, tok_key *tmp, int64_t lo, int64_t hi, const sts_timeline *tl)
+{
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    unsigned passes = 1;
+    while (passes < 8 && (span >> (passes * RADIX_BITS)) != 0)
+        passes++;
+    if (passes > RADIX_MAX_PASSES) return 1;
+    enum { B = 1u << RADIX_BITS };
+    uint32_t *count = calloc((size_t)passes * B, sizeof *count);
+    if (!count) return -1;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t v = (uint64_t)keys[k].ts - (uint64_t)lo;
+        for (unsigned d = 0; d < passes; d++)
+            count[d * B + ((v >> (d * RADIX_BITS)) & (B - 1))]++;
+    }
+    tok_key *src = keys, *dst = tmp;
+    for (unsigned d = 0; d < passes; d++) {
+        uint32_t *c = count + d * B, sum = 0;
+        for (unsigned b = 0; b < B; b++) {
+            uint32_t x = c[b];
+            c[b] = sum;
+            sum += x;
+        }
+        unsigned shift = d * RADIX_BITS;
+        for (size_t k = 0; k < n; k++) {
+            uint64_t v = (uint64_t)src[k].ts - (uint64_t)lo;
+            dst[c[(v >> shift) & (B - 1)]++] = src[k];
+        }
+        tok_key *t = src;
+        src = dst;
+        dst = t;
+    }
+    free(count);
+    if (src != keys) memcpy(keys, src, n * sizeof *keys);
+    for (size_t i = 0; i < n;) { /* ties of ts: KEY_LESS decides */
+        size_t j = i + 1;
+        while (j < n && keys[j].ts == keys[i].ts)
+            j++;
+        if (j - i > 1 && sort_keys(keys + i, j - i, tmp, tl) != 0) return -1;
+        i = j;
+    }
+    return 0;
+}
 
 /* ---- checks ------------------------------------------------------------------------ */
 
@@ -360,6 +423,7 @@ static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
     w->desc = calloc(nl + 1, sizeof *w->desc);
     w->split = malloc((nl + 1) * sizeof *w->split);
     w->tok = malloc((ns + ne ? ns + ne : 1) * sizeof *w->tok);
+    if (w->tok) sts_mem_huge(w->tok, (ns + ne) * sizeof *w->tok);
     size_t *fill = malloc((nl ? nl : 1) * sizeof *fill);
     uint32_t *prev = malloc((nl ? nl : 1) * sizeof *prev);
     int rc = !w->off || !w->soff || !w->desc || !w->split || !w->tok || !fill || !prev ? -1 : 0;
@@ -457,15 +521,23 @@ static int sort_lanes(const sts_timeline *tl, lanes_work *w)
     if (maxseg == 0) return 0;
     tok_key *keys = malloc(2 * maxseg * sizeof *keys);
     if (!keys) return -1;
+    sts_mem_huge(keys, 2 * maxseg * sizeof *keys);
     for (size_t l = 0; l < w->nl && !bad; l++) {
         if (w->desc[l] < 2) continue;
         uint32_t *seg = w->tok + w->off[l];
         size_t m = w->off[l + 1] - w->off[l];
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        size_t steps = 0;
         for (size_t k = 0; k < m; k++) {
-            keys[k].ts = fin_tok_ts(tl, seg[k]);
+            int64_t ts = fin_tok_ts(tl, seg[k]);
+            keys[k].ts = ts;
             keys[k].tok = seg[k];
+            steps += k && ts < keys[k - 1].ts;
+            lo = ts < lo ? ts : lo;
+            hi = ts > hi ? ts : hi;
         }
-        bad = sort_keys(keys, m, keys + maxseg, tl) != 0;
+        int r = m >= RADIX_MIN_RECORDS && steps >= RADIX_MIN_STEPS ? radix_keys(keys, m, keys + maxseg, lo, hi, tl) : 1;
+        bad = r < 0 || (r > 0 && sort_keys(keys, m, keys + maxseg, tl) != 0);
         for (size_t k = 0; k < m && !bad; k++)
             seg[k] = keys[k].tok;
         STS_ASSERT(bad || fin_ascending(tl, seg, m));
@@ -492,6 +564,8 @@ int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n, uint32_
         if (own_at) free(at);
         return -1;
     }
+    if (own_pos) sts_mem_huge(pos, n * sizeof *pos);
+    if (own_at) sts_mem_huge(at, n * sizeof *at);
     for (size_t i = 0; i < n; i++)
         pos[i] = at[i] = (uint32_t)i;
     for (size_t k = 0; k < n; k++) {
@@ -811,6 +885,7 @@ sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
     int rc = out ? bucket(tl, &w, err) : -1;
     if (rc == 0) rc = sort_lanes(tl, &w);
     if (rc == 0 && !(order = malloc((tl->slices.n ? tl->slices.n : 1) * sizeof *order))) rc = -1;
+    if (order) sts_mem_huge(order, tl->slices.n * sizeof *order);
     fin_shift shift = { 0 };
     int moved = rc ? 0 : replay_all(tl, &w, t0, order, out, &shift);
     if (moved < 0) rc = -1;
