@@ -507,42 +507,89 @@ static int merge_two_runs(const sts_timeline *tl, uint32_t *seg, size_t m, size_
     return 0;
 }
 
+/* One lane's tokens sorted with keys[0, 2m) as its records and scratch: -1 when memory
+ * is exhausted. */
+static int sort_lane(const sts_timeline *tl, uint32_t *seg, size_t m, tok_key *keys)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t steps = 0;
+    for (size_t k = 0; k < m; k++) {
+        int64_t ts = fin_tok_ts(tl, seg[k]);
+        keys[k].ts = ts;
+        keys[k].tok = seg[k];
+        steps += k && ts < keys[k - 1].ts;
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
+    }
+    int r = m >= RADIX_MIN_RECORDS && steps >= RADIX_MIN_STEPS ? radix_keys(keys, m, keys + m, lo, hi, tl) : 1;
+    if (r < 0 || (r > 0 && sort_keys(keys, m, keys + m, tl) != 0)) return -1;
+    for (size_t k = 0; k < m; k++)
+        seg[k] = keys[k].tok;
+    STS_ASSERT(fin_ascending(tl, seg, m));
+    return 0;
+}
+
+/* The lanes to sort, on threads side by side: each thread keeps its scratch, grown to
+ * the largest lane it took, so what the sorts hold at once is at most one largest lane's
+ * records per thread (and one's when the lanes are sorted on one thread). */
+typedef struct sort_ctx {
+    const sts_timeline *tl;
+    lanes_work *w;
+    struct {
+        tok_key *v;
+        size_t cap;
+    } scratch[FIN_MAX_THREADS];
+    int bad;
+} sort_ctx;
+
+typedef struct sort_job {
+    sort_ctx *ctx;
+    uint32_t lane;
+} sort_job;
+
+static void sort_job_run(void *arg, size_t thread)
+{
+    sort_job *j = arg;
+    sort_ctx *c = j->ctx;
+    lanes_work *w = c->w;
+    size_t m = w->off[j->lane + 1] - w->off[j->lane];
+    if (c->bad) return; /* (read racily: a lane sorted after a failure is only wasted) */
+    size_t cap = c->scratch[thread].cap;
+    if (sts_grow((void **)&c->scratch[thread].v, &cap, 2 * m, sizeof *c->scratch[thread].v) != 0 ||
+        sort_lane(c->tl, w->tok + w->off[j->lane], m, c->scratch[thread].v) != 0)
+        __atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
+    c->scratch[thread].cap = cap;
+}
+
 /* Sorts the lanes that are neither in order nor two ordered runs (those are merged by
- * the replay, lane by lane: see replay_part_run). One scratch array for all, the
- * size of the largest, so the sorts run one after another. */
+ * the replay, lane by lane: see replay_part_run), the largest first. */
 static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 {
-    size_t maxseg = 0;
-    int bad = 0;
-    for (size_t l = 0; l < w->nl; l++) {
-        size_t m = w->off[l + 1] - w->off[l];
-        if (w->desc[l] > 1 && m > maxseg) maxseg = m;
+    size_t nsort = 0, total = 0;
+    for (size_t l = 0; l < w->nl; l++)
+        if (w->desc[l] > 1) nsort++, total += w->off[l + 1] - w->off[l];
+    if (nsort == 0) return 0;
+    sort_job *job = malloc(nsort * sizeof *job);
+    uint64_t *weight = malloc(nsort * sizeof *weight);
+    sort_ctx *ctx = calloc(1, sizeof *ctx);
+    int bad = !job || !weight || !ctx;
+    if (!bad) {
+        *ctx = (sort_ctx){ .tl = tl, .w = w };
+        for (size_t l = 0, k = 0; l < w->nl; l++)
+            if (w->desc[l] > 1) {
+                job[k] = (sort_job){ ctx, (uint32_t)l };
+                weight[k++] = w->off[l + 1] - w->off[l];
+            }
+        size_t threads = fin_threads(tl, total);
+        if (threads > nsort) threads = nsort;
+        sts_run_parts_heaviest_first(sort_job_run, job, sizeof *job, nsort, threads, weight);
+        bad = ctx->bad;
+        for (size_t t = 0; t < FIN_MAX_THREADS; t++)
+            free(ctx->scratch[t].v);
     }
-    if (maxseg == 0) return 0;
-    tok_key *keys = malloc(2 * maxseg * sizeof *keys);
-    if (!keys) return -1;
-    sts_mem_huge(keys, 2 * maxseg * sizeof *keys);
-    for (size_t l = 0; l < w->nl && !bad; l++) {
-        if (w->desc[l] < 2) continue;
-        uint32_t *seg = w->tok + w->off[l];
-        size_t m = w->off[l + 1] - w->off[l];
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        size_t steps = 0;
-        for (size_t k = 0; k < m; k++) {
-            int64_t ts = fin_tok_ts(tl, seg[k]);
-            keys[k].ts = ts;
-            keys[k].tok = seg[k];
-            steps += k && ts < keys[k - 1].ts;
-            lo = ts < lo ? ts : lo;
-            hi = ts > hi ? ts : hi;
-        }
-        int r = m >= RADIX_MIN_RECORDS && steps >= RADIX_MIN_STEPS ? radix_keys(keys, m, keys + maxseg, lo, hi, tl) : 1;
-        bad = r < 0 || (r > 0 && sort_keys(keys, m, keys + maxseg, tl) != 0);
-        for (size_t k = 0; k < m && !bad; k++)
-            seg[k] = keys[k].tok;
-        STS_ASSERT(bad || fin_ascending(tl, seg, m));
-    }
-    free(keys);
+    free(job);
+    free(weight);
+    free(ctx);
     return bad ? -1 : 0;
 }
 
