@@ -16,20 +16,9 @@ int sts_grow(void **buf, size_t *cap, size_t need, size_t elem)
         ncap = ncap < 1u << 20 ? ncap * 2 : ncap + ncap / 2;
     }
     if (elem && ncap > SIZE_MAX / elem) return -1;
-    void *p;
-    if (ncap * elem < STS_MEM_HUGE_MIN) {
-        p = realloc(*buf, ncap * elem);
-    } else {
-        /* Not realloc: the copy would fault in the new array's first part 4 KiB at a
-         * time before the hint is given. */
-        p = malloc(ncap * elem);
-        if (p) {
-            sts_mem_huge(p, ncap * elem);
-            if (*cap) memcpy(p, *buf, *cap * elem);
-            free(*buf);
-        }
-    }
+    void *p = realloc(*buf, ncap * elem);
     if (!p) return -1;
+    sts_mem_huge(p, ncap * elem);
     *buf = p;
     *cap = ncap;
     return 0;
@@ -38,10 +27,13 @@ int sts_grow(void **buf, size_t *cap, size_t need, size_t elem)
 void sts_mem_huge(void *p, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
+    /* The hint covers the pages the block lies on, not only the whole 2 MiB pages
+     * inside it: a large block is a mapping of its own, and a hint on part of one
+     * splits it, after which realloc can no longer move it (mremap) and copies it. */
+    const uintptr_t page = 4096;
     if (!p || bytes < STS_MEM_HUGE_MIN) return;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
+    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 #else
     (void)p;
     (void)bytes;
