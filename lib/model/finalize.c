@@ -93,14 +93,18 @@ STS_DEFINE_SORT(sort_keys, tok_key, sts_timeline, KEY_LESS)
  * taking turns) costs the merge sort a pass per doubling of its runs, each comparison
  * a branch that is hard to predict: from this many steps back, a radix sort by ts
  * (a pass over the records per digit, no comparisons) is cheaper. */
+/* (Overridable at build time, so that a build can take the digits' path for every lane
+ * and be compared with this one on any trace.) */
 #ifndef RADIX_MIN_RECORDS
 #define RADIX_MIN_RECORDS 4096
 #endif
 #ifndef RADIX_MIN_STEPS
 #define RADIX_MIN_STEPS 64
 #endif
-#define RADIX_BITS       11
-#define RADIX_MAX_PASSES 4 /* ts spans of up to 2^44 ns (about 4.9 hours) */
+#ifndef RADIX_BITS
+#define RADIX_BITS 11
+#endif
+#define RADIX_MAX_PASSES ((48 + RADIX_BITS - 1) / RADIX_BITS) /* ts spans of 2^48 ns (78 hours) at least */
 
 /* Sorts keys[0, n) as sort_keys does, with tmp[0, n) as scratch: a stable least
  * significant digit radix sort on ts - lo, then each run of equal ts sorted by
@@ -125,12 +129,13 @@ static int radix_keys(tok_key *keys, size_t n, tok_key *tmp, int64_t lo, int64_t
     tok_key *src = keys, *dst = tmp;
     for (unsigned d = 0; d < passes; d++) {
         uint32_t *c = count + d * B, sum = 0;
+        unsigned shift = d * RADIX_BITS;
+        if (c[((uint64_t)src[0].ts - (uint64_t)lo) >> shift & (B - 1)] == n) continue; /* one digit: in order */
         for (unsigned b = 0; b < B; b++) {
             uint32_t x = c[b];
             c[b] = sum;
             sum += x;
         }
-        unsigned shift = d * RADIX_BITS;
         for (size_t k = 0; k < n; k++) {
             uint64_t v = (uint64_t)src[k].ts - (uint64_t)lo;
             dst[c[(v >> shift) & (B - 1)]++] = src[k];
