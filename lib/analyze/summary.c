@@ -313,7 +313,6 @@ static int medians(rows *r, part *parts, size_t np, size_t threads)
     int64_t *durs = malloc((r->kept ? r->kept : 1) * sizeof *durs);
     int bad = !start || !cursor || !durs;
     if (!bad) {
-        sts_mem_huge(durs, r->kept * sizeof *durs);
         start[0] = 0;
         for (size_t g = 0; g < nr; g++)
             start[g + 1] = start[g] + r->v.v[g].count;

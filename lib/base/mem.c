@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/invariant.h"
 
@@ -18,26 +17,9 @@ int sts_grow(void **buf, size_t *cap, size_t need, size_t elem)
     if (elem && ncap > SIZE_MAX / elem) return -1;
     void *p = realloc(*buf, ncap * elem);
     if (!p) return -1;
-    sts_mem_huge(p, ncap * elem);
     *buf = p;
     *cap = ncap;
     return 0;
-}
-
-void sts_mem_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    /* The hint covers the pages the block lies on, not only the whole 2 MiB pages
-     * inside it: a large block is a mapping of its own, and a hint on part of one
-     * splits it, after which realloc can no longer move it (mremap) and copies it. */
-    const uintptr_t page = 4096;
-    if (!p || bytes < STS_MEM_HUGE_MIN) return;
-    uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + bytes + page - 1) & ~(page - 1);
-    (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
 }
 
 struct sts_arena_block {

@@ -9,15 +9,6 @@
  * Returns 0 on success, -1 on overflow or allocation failure (then *buf is untouched). */
 int sts_grow(void **buf, size_t *cap, size_t need, size_t elem);
 
-/* Asks that [p, p + bytes) be backed by 2 MiB pages where the kernel leaves that to the
- * program (Linux's transparent huge pages in "madvise" mode), for arrays of at least
- * STS_MEM_HUGE_MIN bytes about to be filled: a 4 KiB page fault each, on a VM, cost a
- * large trace's reader a fifth of its CPU. Only whole 2 MiB pages inside the range are
- * asked for, so memory beyond it is never touched; a no-op where not supported, and a
- * failure changes nothing but speed. sts_grow calls it for what it allocates. */
-#define STS_MEM_HUGE_MIN ((size_t)4 << 20)
-void sts_mem_huge(void *p, size_t bytes);
-
 /* A bump allocator; memory is released all at once by sts_arena_release(). */
 typedef struct sts_arena_block sts_arena_block;
 typedef struct sts_arena {

@@ -428,7 +428,6 @@ static int bucket(sts_timeline *tl, lanes_work *w, sts_error *err)
     w->desc = calloc(nl + 1, sizeof *w->desc);
     w->split = malloc((nl + 1) * sizeof *w->split);
     w->tok = malloc((ns + ne ? ns + ne : 1) * sizeof *w->tok);
-    if (w->tok) sts_mem_huge(w->tok, (ns + ne) * sizeof *w->tok);
     size_t *fill = malloc((nl ? nl : 1) * sizeof *fill);
     uint32_t *prev = malloc((nl ? nl : 1) * sizeof *prev);
     int rc = !w->off || !w->soff || !w->desc || !w->split || !w->tok || !fill || !prev ? -1 : 0;
@@ -616,8 +615,6 @@ int sts_fin_permute_swaps(sts_slice *s, const uint32_t *order, size_t n, uint32_
         if (own_at) free(at);
         return -1;
     }
-    if (own_pos) sts_mem_huge(pos, n * sizeof *pos);
-    if (own_at) sts_mem_huge(at, n * sizeof *at);
     for (size_t i = 0; i < n; i++)
         pos[i] = at[i] = (uint32_t)i;
     for (size_t k = 0; k < n; k++) {
@@ -937,7 +934,6 @@ sts_status sts_tl_finalize(sts_timeline *tl, sts_error *err)
     int rc = out ? bucket(tl, &w, err) : -1;
     if (rc == 0) rc = sort_lanes(tl, &w);
     if (rc == 0 && !(order = malloc((tl->slices.n ? tl->slices.n : 1) * sizeof *order))) rc = -1;
-    if (order) sts_mem_huge(order, tl->slices.n * sizeof *order);
     fin_shift shift = { 0 };
     int moved = rc ? 0 : replay_all(tl, &w, t0, order, out, &shift);
     if (moved < 0) rc = -1;
