@@ -89,6 +89,28 @@ typedef struct __attribute__((packed)) tok_key {
 
 STS_DEFINE_SORT(sort_keys, tok_key, sts_timeline, KEY_LESS)
 
+/* Sorts keys[0, n) by insertion when that takes at most `budget` moves in all: a lane
+ * written as a tracer ends its slices (children before their parent) is in order but
+ * for each slice's descendants, a few places each, and comparing neighbours beats any
+ * pass over the whole. 0 when sorted; 1 when the budget ran out (keys then hold the
+ * same records in another order). */
+static int insertion_within(tok_key *keys, size_t n, size_t budget, const sts_timeline *tl)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (!KEY_LESS(tl, keys[i], keys[i - 1])) continue;
+        tok_key x = keys[i];
+        size_t j = i;
+        do {
+            keys[j] = keys[j - 1];
+            j--;
+        } while (j > 0 && KEY_LESS(tl, x, keys[j - 1]));
+        keys[j] = x;
+        if (i - j > budget) return 1;
+        budget -= i - j;
+    }
+    return 0;
+}
+
 /* A lane whose order steps back often (children written before their parents, threads
  * taking turns) costs the merge sort a pass per doubling of its runs, each comparison
  * a branch that is hard to predict: from this many steps back, a radix sort by ts
@@ -100,6 +122,11 @@ STS_DEFINE_SORT(sort_keys, tok_key, sts_timeline, KEY_LESS)
 #endif
 #ifndef RADIX_MIN_STEPS
 #define RADIX_MIN_STEPS 64
+#endif
+/* Moves per record an insertion sort may make before the lane is sorted otherwise: a
+ * lane of trees six deep written children first takes about four. */
+#ifndef INSERTION_MOVES
+#define INSERTION_MOVES 8
 #endif
 #ifndef RADIX_BITS
 #define RADIX_BITS 11
@@ -525,7 +552,8 @@ static int sort_lane(const sts_timeline *tl, uint32_t *seg, size_t m, tok_key *k
         lo = ts < lo ? ts : lo;
         hi = ts > hi ? ts : hi;
     }
-    int r = m >= RADIX_MIN_RECORDS && steps >= RADIX_MIN_STEPS ? radix_keys(keys, m, keys + m, lo, hi, tl) : 1;
+    int r = insertion_within(keys, m, INSERTION_MOVES * m, tl);
+    if (r && m >= RADIX_MIN_RECORDS && steps >= RADIX_MIN_STEPS) r = radix_keys(keys, m, keys + m, lo, hi, tl);
     if (r < 0 || (r > 0 && sort_keys(keys, m, keys + m, tl) != 0)) return -1;
     for (size_t k = 0; k < m; k++)
         seg[k] = keys[k].tok;
