@@ -585,7 +585,7 @@ static void sort_job_run(void *arg, size_t thread)
     sort_ctx *c = j->ctx;
     lanes_work *w = c->w;
     size_t m = w->off[j->lane + 1] - w->off[j->lane];
-    if (c->bad) return; /* (read racily: a lane sorted after a failure is only wasted) */
+    if (__atomic_load_n(&c->bad, __ATOMIC_RELAXED)) return; /* after a failure, the rest is wasted */
     size_t cap = c->scratch[thread].cap;
     if (sts_grow((void **)&c->scratch[thread].v, &cap, 2 * m, sizeof *c->scratch[thread].v) != 0 ||
         sort_lane(c->tl, w->tok + w->off[j->lane], m, c->scratch[thread].v) != 0)
@@ -615,7 +615,7 @@ static int sort_lanes(const sts_timeline *tl, lanes_work *w)
         size_t threads = fin_threads(tl, total);
         if (threads > nsort) threads = nsort;
         sts_run_parts_heaviest_first(sort_job_run, job, sizeof *job, nsort, threads, weight);
-        bad = ctx->bad;
+        bad = __atomic_load_n(&ctx->bad, __ATOMIC_RELAXED);
         for (size_t t = 0; t < FIN_MAX_THREADS; t++)
             free(ctx->scratch[t].v);
     }
