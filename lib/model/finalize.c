@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/invariant.h"
+#include "base/mem.h"
 #include "base/threads.h"
 #include "model/finalize_impl.h"
 #include "model/msort.h"
@@ -87,6 +88,100 @@ typedef struct __attribute__((packed)) tok_key {
 #define KEY_LESS(tl, a, b) ((a).ts != (b).ts ? (a).ts < (b).ts : tok_less(tl, (a).tok, (b).tok))
 
 STS_DEFINE_SORT(sort_keys, tok_key, sts_timeline, KEY_LESS)
+
+/* Sorts keys[0, n) by insertion when that takes at most `budget` moves in all: a lane
+ * written as a tracer ends its slices (children before their parent) is in order but
+ * for each slice's descendants, a few places each, and comparing neighbours beats any
+ * pass over the whole. 0 when sorted; 1 when the budget ran out (keys then hold the
+ * same records in another order). */
+static int insertion_within(tok_key *keys, size_t n, size_t budget, const sts_timeline *tl)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (!KEY_LESS(tl, keys[i], keys[i - 1])) continue;
+        tok_key x = keys[i];
+        size_t j = i;
+        do {
+            keys[j] = keys[j - 1];
+            j--;
+        } while (j > 0 && KEY_LESS(tl, x, keys[j - 1]));
+        keys[j] = x;
+        if (i - j > budget) return 1;
+        budget -= i - j;
+    }
+    return 0;
+}
+
+/* A lane whose order steps back often (children written before their parents, threads
+ * taking turns) costs the merge sort a pass per doubling of its runs, each comparison
+ * a branch that is hard to predict: from this many steps back, a radix sort by ts
+ * (a pass over the records per digit, no comparisons) is cheaper. */
+/* (Overridable at build time, so that a build can take the digits' path for every lane
+ * and be compared with this one on any trace.) */
+#ifndef RADIX_MIN_RECORDS
+#define RADIX_MIN_RECORDS 4096
+#endif
+#ifndef RADIX_MIN_STEPS
+#define RADIX_MIN_STEPS 64
+#endif
+/* Moves per record an insertion sort may make before the lane is sorted otherwise: a
+ * lane of trees six deep written children first takes about four. */
+#ifndef INSERTION_MOVES
+#define INSERTION_MOVES 8
+#endif
+#ifndef RADIX_BITS
+#define RADIX_BITS 11
+#endif
+#define RADIX_MAX_PASSES ((48 + RADIX_BITS - 1) / RADIX_BITS) /* ts spans of 2^48 ns (78 hours) at least */
+
+/* Sorts keys[0, n) as sort_keys does, with tmp[0, n) as scratch: a stable least
+ * significant digit radix sort on ts - lo, then each run of equal ts sorted by
+ * KEY_LESS (stability kept the tokens' order there, but the order is KEY_LESS's).
+ * 0, -1 when memory is exhausted, 1 when the span needs too many digits (nothing
+ * changed; the caller merge-sorts). */
+static int radix_keys(tok_key *keys, size_t n, tok_key *tmp, int64_t lo, int64_t hi, const sts_timeline *tl)
+{
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    unsigned passes = 1;
+    while (passes < 8 && (span >> (passes * RADIX_BITS)) != 0)
+        passes++;
+    if (passes > RADIX_MAX_PASSES) return 1;
+    enum { B = 1u << RADIX_BITS };
+    uint32_t *count = calloc((size_t)passes * B, sizeof *count);
+    if (!count) return -1;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t v = (uint64_t)keys[k].ts - (uint64_t)lo;
+        for (unsigned d = 0; d < passes; d++)
+            count[d * B + ((v >> (d * RADIX_BITS)) & (B - 1))]++;
+    }
+    tok_key *src = keys, *dst = tmp;
+    for (unsigned d = 0; d < passes; d++) {
+        uint32_t *c = count + d * B, sum = 0;
+        unsigned shift = d * RADIX_BITS;
+        if (c[((uint64_t)src[0].ts - (uint64_t)lo) >> shift & (B - 1)] == n) continue; /* one digit: in order */
+        for (unsigned b = 0; b < B; b++) {
+            uint32_t x = c[b];
+            c[b] = sum;
+            sum += x;
+        }
+        for (size_t k = 0; k < n; k++) {
+            uint64_t v = (uint64_t)src[k].ts - (uint64_t)lo;
+            dst[c[(v >> shift) & (B - 1)]++] = src[k];
+        }
+        tok_key *t = src;
+        src = dst;
+        dst = t;
+    }
+    free(count);
+    if (src != keys) memcpy(keys, src, n * sizeof *keys);
+    for (size_t i = 0; i < n;) { /* ties of ts: KEY_LESS decides */
+        size_t j = i + 1;
+        while (j < n && keys[j].ts == keys[i].ts)
+            j++;
+        if (j - i > 1 && sort_keys(keys + i, j - i, tmp, tl) != 0) return -1;
+        i = j;
+    }
+    return 0;
+}
 
 /* ---- checks ------------------------------------------------------------------------ */
 
@@ -443,34 +538,90 @@ static int merge_two_runs(const sts_timeline *tl, uint32_t *seg, size_t m, size_
     return 0;
 }
 
+/* One lane's tokens sorted with keys[0, 2m) as its records and scratch: -1 when memory
+ * is exhausted. */
+static int sort_lane(const sts_timeline *tl, uint32_t *seg, size_t m, tok_key *keys)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t steps = 0;
+    for (size_t k = 0; k < m; k++) {
+        int64_t ts = fin_tok_ts(tl, seg[k]);
+        keys[k].ts = ts;
+        keys[k].tok = seg[k];
+        steps += k && ts < keys[k - 1].ts;
+        lo = ts < lo ? ts : lo;
+        hi = ts > hi ? ts : hi;
+    }
+    int r = insertion_within(keys, m, INSERTION_MOVES * m, tl);
+    if (r && m >= RADIX_MIN_RECORDS && steps >= RADIX_MIN_STEPS) r = radix_keys(keys, m, keys + m, lo, hi, tl);
+    if (r < 0 || (r > 0 && sort_keys(keys, m, keys + m, tl) != 0)) return -1;
+    for (size_t k = 0; k < m; k++)
+        seg[k] = keys[k].tok;
+    STS_ASSERT(fin_ascending(tl, seg, m));
+    return 0;
+}
+
+/* The lanes to sort, on threads side by side: each thread keeps its scratch, grown to
+ * the largest lane it took, so what the sorts hold at once is at most one largest lane's
+ * records per thread (and one's when the lanes are sorted on one thread). */
+typedef struct sort_ctx {
+    const sts_timeline *tl;
+    lanes_work *w;
+    struct {
+        tok_key *v;
+        size_t cap;
+    } scratch[FIN_MAX_THREADS];
+    int bad;
+} sort_ctx;
+
+typedef struct sort_job {
+    sort_ctx *ctx;
+    uint32_t lane;
+} sort_job;
+
+static void sort_job_run(void *arg, size_t thread)
+{
+    sort_job *j = arg;
+    sort_ctx *c = j->ctx;
+    lanes_work *w = c->w;
+    size_t m = w->off[j->lane + 1] - w->off[j->lane];
+    if (__atomic_load_n(&c->bad, __ATOMIC_RELAXED)) return; /* after a failure, the rest is wasted */
+    size_t cap = c->scratch[thread].cap;
+    if (sts_grow((void **)&c->scratch[thread].v, &cap, 2 * m, sizeof *c->scratch[thread].v) != 0 ||
+        sort_lane(c->tl, w->tok + w->off[j->lane], m, c->scratch[thread].v) != 0)
+        __atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
+    c->scratch[thread].cap = cap;
+}
+
 /* Sorts the lanes that are neither in order nor two ordered runs (those are merged by
- * the replay, lane by lane: see replay_part_run). One scratch array for all, the
- * size of the largest, so the sorts run one after another. */
+ * the replay, lane by lane: see replay_part_run), the largest first. */
 static int sort_lanes(const sts_timeline *tl, lanes_work *w)
 {
-    size_t maxseg = 0;
-    int bad = 0;
-    for (size_t l = 0; l < w->nl; l++) {
-        size_t m = w->off[l + 1] - w->off[l];
-        if (w->desc[l] > 1 && m > maxseg) maxseg = m;
+    size_t nsort = 0, total = 0;
+    for (size_t l = 0; l < w->nl; l++)
+        if (w->desc[l] > 1) nsort++, total += w->off[l + 1] - w->off[l];
+    if (nsort == 0) return 0;
+    sort_job *job = malloc(nsort * sizeof *job);
+    uint64_t *weight = malloc(nsort * sizeof *weight);
+    sort_ctx *ctx = calloc(1, sizeof *ctx);
+    int bad = !job || !weight || !ctx;
+    if (!bad) {
+        *ctx = (sort_ctx){ .tl = tl, .w = w };
+        for (size_t l = 0, k = 0; l < w->nl; l++)
+            if (w->desc[l] > 1) {
+                job[k] = (sort_job){ ctx, (uint32_t)l };
+                weight[k++] = w->off[l + 1] - w->off[l];
+            }
+        size_t threads = fin_threads(tl, total);
+        if (threads > nsort) threads = nsort;
+        sts_run_parts_heaviest_first(sort_job_run, job, sizeof *job, nsort, threads, weight);
+        bad = __atomic_load_n(&ctx->bad, __ATOMIC_RELAXED);
+        for (size_t t = 0; t < FIN_MAX_THREADS; t++)
+            free(ctx->scratch[t].v);
     }
-    if (maxseg == 0) return 0;
-    tok_key *keys = malloc(2 * maxseg * sizeof *keys);
-    if (!keys) return -1;
-    for (size_t l = 0; l < w->nl && !bad; l++) {
-        if (w->desc[l] < 2) continue;
-        uint32_t *seg = w->tok + w->off[l];
-        size_t m = w->off[l + 1] - w->off[l];
-        for (size_t k = 0; k < m; k++) {
-            keys[k].ts = fin_tok_ts(tl, seg[k]);
-            keys[k].tok = seg[k];
-        }
-        bad = sort_keys(keys, m, keys + maxseg, tl) != 0;
-        for (size_t k = 0; k < m && !bad; k++)
-            seg[k] = keys[k].tok;
-        STS_ASSERT(bad || fin_ascending(tl, seg, m));
-    }
-    free(keys);
+    free(job);
+    free(weight);
+    free(ctx);
     return bad ? -1 : 0;
 }
 

@@ -944,6 +944,63 @@ TEST(two_ordered_runs_merge_as_a_sort)
     free(shuffled);
 }
 
+/* A lane whose order steps back thousands of times is sorted by insertion when its
+ * records are near their places (finalize.c, insertion_within), else by ts digits
+ * (radix_keys) when its span fits them, else merge-sorted: each way, the table must be
+ * the one of the same events read in order, which needs no sort. Spans of one to four
+ * digits and one beyond, times from below zero, B/E pairs and instants. */
+TEST(a_lane_sorted_by_digits_gives_the_in_order_table)
+{
+    enum { N = 10000 }; /* about 5000 tokens a lane: past RADIX_MIN_RECORDS */
+    static const int64_t stride[] = { 4, 4 << 10, 4 << 20, (int64_t)4 << 30, (int64_t)1 << 36 };
+    int64_t(*ev)[4] = malloc(N * sizeof *ev);
+    size_t *in_order = malloc(N * sizeof *in_order), *shuffled = malloc(N * sizeof *shuffled);
+    for (size_t r = 0; r < 4 * sizeof stride / sizeof *stride; r++) {
+        int64_t st = stride[r / 4];
+        int with_ends = (int)(r % 2), local = (int)(r / 2 % 2);
+        for (size_t i = 0; i < N; i++) { /* distinct times; a B's E lands 1 past a multiple */
+            ev[i][0] = ((int64_t)i - N / 2) * st;
+            ev[i][1] = st * (int64_t)(rnd() % 50) + 1;
+            ev[i][2] = local ? 0 : (int64_t)(rnd() % 3); /* local: X only, no second run */
+            ev[i][3] = (int64_t)(rnd() % 2);
+            in_order[i] = shuffled[i] = i;
+        }
+        /* Shuffled (the digits sort it), or each block of 8 reversed, as a tracer writes
+         * children before their parent (the insertion sort does). */
+        for (size_t i = N; i > 1 && !local; i--) {
+            size_t j = rnd() % i, t = shuffled[i - 1];
+            shuffled[i - 1] = shuffled[j];
+            shuffled[j] = t;
+        }
+        for (size_t i = 0; i + 8 <= N && local; i += 8)
+            for (size_t k = 0; k < 8; k++)
+                shuffled[i + k] = i + 7 - k;
+        sts_timeline *a = mk(0), *b = mk(0);
+        uint32_t la[2], lb[2];
+        for (int l = 0; l < 2; l++)
+            la[l] = lane(a, 1, 10 + l), lb[l] = lane(b, 1, 10 + l);
+        two_run_events(a, la, ev, N, in_order, with_ends);
+        two_run_events(b, lb, ev, N, shuffled, with_ends);
+        T_TRUE(fin(a) && fin(b));
+        size_t na, nb;
+        const sts_slice *x = sts_timeline_slices(a, &na), *y = sts_timeline_slices(b, &nb);
+        T_EQ_U64(na, nb);
+        size_t bad = 0;
+        for (size_t i = 0; i < na && na == nb; i++)
+            bad += x[i].ts != y[i].ts || x[i].dur != y[i].dur || x[i].lane != y[i].lane || x[i].depth != y[i].depth ||
+                   x[i].parent != y[i].parent || x[i].flags != y[i].flags || x[i].track != y[i].track ||
+                   strcmp(sts_timeline_string(a, x[i].name), sts_timeline_string(b, y[i].name)) != 0;
+        if (bad)
+            T_FAIL_AT("stride %lld (%s, %s): %zu of %zu slices differ", (long long)st, with_ends ? "B/E" : "instants",
+                      local ? "blocks reversed" : "shuffled", bad, na);
+        sts_timeline_free(a);
+        sts_timeline_free(b);
+    }
+    free(ev);
+    free(in_order);
+    free(shuffled);
+}
+
 /* Random forests on interleaved lanes, file order shuffled: every slice must come back
  * with the parent it was generated under. */
 typedef struct gen {
@@ -1641,6 +1698,7 @@ int main(void)
     RUN(permutations_agree);
     RUN(broken_permutation_fails_its_assert);
     RUN(two_ordered_runs_merge_as_a_sort);
+    RUN(a_lane_sorted_by_digits_gives_the_in_order_table);
     RUN(random_forests_shuffled);
     RUN(random_traces_keep_the_invariants);
     RUN(finalize_by_parts_gives_the_one_thread_table);
