@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "devview_cli.h"
+#include "hostsync_cli.h"
 #include "hosts_cli.h"
 #include "memory_cli.h"
 #include "trace_cli.h"
@@ -546,6 +547,9 @@ int cmd_analyze(int argc, char **argv)
         rc = print_json(&a, &o, dv);
     } else if (rc == CLI_OK) {
         print_facts(&a);
+        rc = hs_print_scope("analyze", tl, &a.scope);
+    }
+    if (rc == CLI_OK && !o.json) {
         print_scope(&a, &o);
         print_names(&a, o.top == INT_MIN ? DEFAULT_TOP : (size_t)o.top);
         print_lanes(&a);

@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 
+#include "cli.h"
+
 #define HS_PER_LINE 3 /* kinds named per step line */
 
 static void put_where(const sts_timeline *tl, uint32_t where)
@@ -13,10 +15,9 @@ static void put_where(const sts_timeline *tl, uint32_t where)
         printf(" in %s", sts_timeline_string(tl, where));
 }
 
-void hs_print_step(const sts_timeline *tl, const sts_host_syncs *h, uint32_t step)
+/* "N, the host waited D: NAME xK D in WHERE; ..." for entries first.. of h. */
+static void put_entries(const sts_timeline *tl, const sts_host_syncs *h, size_t first, size_t n)
 {
-    size_t first, n = sts_host_syncs_of_step(h, step, &first);
-    if (!n) return;
     const sts_host_sync *hs = sts_host_syncs_list(h, NULL);
     uint64_t count = 0;
     int64_t wait = 0;
@@ -26,13 +27,37 @@ void hs_print_step(const sts_timeline *tl, const sts_host_syncs *h, uint32_t ste
     }
     char d[32];
     sts_fmt_duration((double)wait, d, sizeof d);
-    printf("%9shost syncs: %llu, the host waited %s:", "", (unsigned long long)count, d);
+    printf("%llu, the host waited %s:", (unsigned long long)count, d);
     for (size_t i = first; i < first + n && i < first + HS_PER_LINE; i++) {
         sts_fmt_duration((double)hs[i].wait_ns, d, sizeof d);
         printf("%s %s x%u %s", i == first ? "" : ";", hs[i].name, hs[i].count, d);
         put_where(tl, hs[i].where);
     }
     printf("%s\n", n > HS_PER_LINE ? "; ... (--json lists them all)" : "");
+}
+
+void hs_print_step(const sts_timeline *tl, const sts_host_syncs *h, uint32_t step)
+{
+    size_t first, n = sts_host_syncs_of_step(h, step, &first);
+    if (!n) return;
+    printf("%9shost syncs: ", "");
+    put_entries(tl, h, first, n);
+}
+
+int hs_print_scope(const char *command, const sts_timeline *tl, const sts_scope *scope)
+{
+    sts_host_syncs *h = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_host_syncs_find_scope(tl, scope, &h, &err) != STS_OK) return cli_report(command, &err);
+    size_t first, n = sts_host_syncs_of_step(h, 0, &first);
+    printf("host syncs  ");
+    if (n)
+        put_entries(tl, h, first, n);
+    else
+        printf("none found%s by the rules of docs/host-syncs.md\n",
+               scope && (scope->windowed || scope->lanes) ? " in the chosen lanes and window" : "");
+    sts_host_syncs_free(h);
+    return CLI_OK;
 }
 
 void hs_print_total(const sts_timeline *tl, const sts_host_syncs *h, size_t nsteps)

@@ -8,6 +8,11 @@
  * in $train.py:78 log_loss"), nothing when it has none. */
 void hs_print_step(const sts_timeline *tl, const sts_host_syncs *h, uint32_t step);
 
+/* Prints analyze's line for the scope's host syncs (the whole trace, or its window and
+ * lanes): "host syncs  30, the host waited 556 ms: __float__ x30 ... in $train.py:78
+ * log_loss", or "none found". Returns CLI_OK, or the status of a reported error. */
+int hs_print_scope(const char *command, const sts_timeline *tl, const sts_scope *scope);
+
 /* Prints the total line: syncs, steps holding them, the host's wait, the top places. */
 void hs_print_total(const sts_timeline *tl, const sts_host_syncs *h, size_t nsteps);
 

@@ -61,6 +61,15 @@ typedef struct sts_host_syncs sts_host_syncs;
  * the step whose [ts, ts + dur) holds its start. On success *out is the caller's, freed with
  * sts_host_syncs_free(). */
 sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_host_syncs **out, sts_error *err);
+/* Finds the host syncs of a scope as one span (what `analyze` reports): the slices
+ * starting in the scope's window (the whole trace when it is not windowed) on its lanes
+ * (every lane when scope->lanes is NULL, or scope is NULL). The scope's name and group
+ * are not used: a sync is found by its own name. Entries carry step 0, so
+ * sts_host_syncs_of_step(h, 0, ...) lists them all; sts_host_syncs_outside() counts the
+ * matches outside the span. On success *out is the caller's, freed with
+ * sts_host_syncs_free(). */
+sts_status sts_host_syncs_find_scope(const sts_timeline *tl, const sts_scope *scope, sts_host_syncs **out,
+                                     sts_error *err);
 void sts_host_syncs_free(sts_host_syncs *h); /* NULL is a no-op */
 
 /* The syncs, ordered by step, then the longest wait first (then name, then where). The

@@ -145,9 +145,26 @@ static int by_order(const void *a, const void *b)
     return by_key(a, b);
 }
 
+/* Where syncs are looked for: the steps (each its own entry), or one span (entry 0) on
+ * some lanes. */
+typedef struct where_to_look {
+    const sts_step *st;
+    size_t nst;
+    int windowed;
+    int64_t start, end;
+    const unsigned char *lane_ok; /* NULL: every lane */
+} where_to_look;
+
+static uint32_t entry_of(const where_to_look *w, const sts_slice *s)
+{
+    if (w->st) return step_of(w->st, w->nst, s->ts);
+    if (w->lane_ok && !w->lane_ok[s->lane]) return STS_NONE;
+    return !w->windowed || (s->ts >= w->start && s->ts < w->end) ? 0 : STS_NONE;
+}
+
 /* One entry per matching outermost slice, step and rule known. `inside` marks slices
  * under a match (a parent precedes its children in the slice array). */
-static sts_status collect(const sts_timeline *tl, const sts_step *st, size_t nst, sts_host_syncs *h, sts_error *err)
+static sts_status collect(const sts_timeline *tl, const where_to_look *w, sts_host_syncs *h, sts_error *err)
 {
     size_t ns;
     const sts_slice *sl = sts_timeline_slices(tl, &ns);
@@ -162,7 +179,7 @@ static sts_status collect(const sts_timeline *tl, const sts_step *st, size_t nst
         const sts_host_sync_rule *r = sts_host_sync_match_name(sts_timeline_string(tl, sl[i].name));
         if (!r) continue;
         inside[i] = 1;
-        uint32_t k = step_of(st, nst, sl[i].ts);
+        uint32_t k = entry_of(w, &sl[i]);
         if (k == STS_NONE) {
             h->outside++;
             continue;
@@ -210,19 +227,14 @@ static sts_status index_steps(sts_host_syncs *h, size_t nst, sts_error *err)
     return STS_OK;
 }
 
-sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_host_syncs **out, sts_error *err)
+/* Takes h: *out on success, freed on failure. */
+static sts_status find(const sts_timeline *tl, const where_to_look *w, sts_host_syncs *h, sts_host_syncs **out,
+                       sts_error *err)
 {
-    if (!out) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no output");
-    *out = NULL;
-    if (!tl || !s) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no timeline or steps");
-    sts_host_syncs *h = calloc(1, sizeof *h);
-    if (!h) return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
-    size_t nst;
-    const sts_step *st = sts_steps_list(s, &nst);
-    sts_status rc = collect(tl, st, nst, h, err);
+    sts_status rc = collect(tl, w, h, err);
     if (rc == STS_OK) {
         merge(h);
-        rc = index_steps(h, nst, err);
+        rc = index_steps(h, w->nst, err);
     }
     if (rc != STS_OK) {
         sts_host_syncs_free(h);
@@ -230,4 +242,40 @@ sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_h
     }
     *out = h;
     return STS_OK;
+}
+
+sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_host_syncs **out, sts_error *err)
+{
+    if (!out) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no output");
+    *out = NULL;
+    if (!tl || !s) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no timeline or steps");
+    sts_host_syncs *h = calloc(1, sizeof *h);
+    if (!h) return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+    where_to_look w = { NULL, 0, 0, 0, 0, NULL };
+    w.st = sts_steps_list(s, &w.nst);
+    return find(tl, &w, h, out, err);
+}
+
+sts_status sts_host_syncs_find_scope(const sts_timeline *tl, const sts_scope *scope, sts_host_syncs **out,
+                                     sts_error *err)
+{
+    if (!out) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no output");
+    *out = NULL;
+    if (!tl) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no timeline");
+    size_t nl;
+    sts_timeline_lanes(tl, &nl);
+    where_to_look w = {
+        NULL, 1, scope && scope->windowed, scope ? scope->start_ns : 0, scope ? scope->end_ns : 0, NULL
+    };
+    unsigned char *ok = NULL;
+    if (scope && scope->lanes) {
+        if (!(ok = calloc(nl ? nl : 1, 1))) return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+        for (size_t i = 0; i < scope->nlanes; i++)
+            if (scope->lanes[i] < nl) ok[scope->lanes[i]] = 1;
+        w.lane_ok = ok;
+    }
+    sts_host_syncs *h = calloc(1, sizeof *h);
+    sts_status rc = h ? find(tl, &w, h, out, err) : sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+    free(ok);
+    return rc;
 }
