@@ -2,8 +2,10 @@
 #include "hostsync_cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
+#include "trace_cli.h"
 
 #define HS_PER_LINE 3 /* kinds named per step line */
 
@@ -85,4 +87,39 @@ void hs_print_total(const sts_timeline *tl, const sts_host_syncs *h, size_t nste
     }
     if (out) printf("; %zu more outside the steps", out);
     printf("\n");
+}
+
+static sts_sync_kind kind_of(const sts_host_sync_rule *r)
+{
+    return !strcmp(r->kind, "read") ? STS_SYNC_READ : !strcmp(r->kind, "wait") ? STS_SYNC_WAIT : STS_SYNC_SCALAR;
+}
+
+int hs_ledger_from_trace(const char *command, sts_ledger *l, const char *path)
+{
+    sts_timeline *tl = NULL;
+    int rc = tc_open(command, path, NULL, NULL, NULL, &tl);
+    if (rc != CLI_OK) return rc;
+    sts_host_syncs *h = NULL;
+    sts_error err = STS_ERROR_INIT;
+    char source[4096];
+    snprintf(source, sizeof source, "trace %s", path);
+    sts_status st = sts_host_syncs_find_scope(tl, NULL, &h, &err);
+    if (st == STS_OK) st = sts_ledger_set_sync_source(l, source, &err);
+    size_t n = 0;
+    const uint32_t *at = st == STS_OK ? sts_host_syncs_slices(h, &n) : NULL;
+    const sts_slice *sl = sts_timeline_slices(tl, NULL);
+    int64_t t0 = sts_timeline_get_info(tl)->ts_min;
+    for (size_t i = 0; i < n && st == STS_OK; i++) {
+        const sts_slice *x = &sl[at[i]];
+        const sts_host_sync_rule *r = sts_host_sync_match_name(sts_timeline_string(tl, x->name));
+        char label[96], d[32];
+        sts_fmt_duration((double)(x->ts - t0), d, sizeof d);
+        snprintf(label, sizeof label, "%s at %s", r->name, d);
+        const char *where =
+            x->parent == STS_NONE ? "(no enclosing slice)" : sts_timeline_string(tl, sl[x->parent].name);
+        st = sts_ledger_add_sync(l, label, where, kind_of(r), x->dur, &err);
+    }
+    sts_host_syncs_free(h);
+    sts_timeline_free(tl);
+    return st == STS_OK ? CLI_OK : cli_report(command, &err);
 }

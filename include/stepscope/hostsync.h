@@ -37,6 +37,8 @@ typedef struct sts_host_sync_rule {
     sts_host_sync_match how;
     const char *pattern;
     const char *file; /* STS_HSM_PYFRAME only; NULL for any file */
+    const char *kind; /* what the host waited for, as the ledger's sync kinds name it: "read" (a copy to
+                       * the host), "wait" (an explicit wait) or "scalar" (a scalar read of a device value) */
 } sts_host_sync_rule;
 
 /* The rule table, in the order rules are tried; *n gets its length. Static storage. */
@@ -77,6 +79,10 @@ void sts_host_syncs_free(sts_host_syncs *h); /* NULL is a no-op */
 const sts_host_sync *sts_host_syncs_list(const sts_host_syncs *h, size_t *n);
 /* Entries of sts_host_syncs_list() for step `step`: *first gets the first, returns the count. */
 size_t sts_host_syncs_of_step(const sts_host_syncs *h, uint32_t step, size_t *first);
+/* Every outermost matching slice counted (in a step, or in the scope's span), as indices
+ * into sts_timeline_slices(), in slice order: one per sync, for recording each (the
+ * ledger's --trace). The memory stays h's. */
+const uint32_t *sts_host_syncs_slices(const sts_host_syncs *h, size_t *n);
 /* Matching slices that started inside no step (counted, not listed). */
 size_t sts_host_syncs_outside(const sts_host_syncs *h);
 

@@ -11,30 +11,30 @@
  * object at 0x...>". cudaMemcpy and hipMemcpy (not their Async forms) return only when
  * the copy is done. */
 static const sts_host_sync_rule RULES[] = {
-    { "_value", "jax", STS_HSM_PYFRAME, "_value", "array.py" },
-    { "__float__", "jax", STS_HSM_PYFRAME, "__float__", "array.py" },
-    { "__int__", "jax", STS_HSM_PYFRAME, "__int__", "array.py" },
-    { "__bool__", "jax", STS_HSM_PYFRAME, "__bool__", "array.py" },
-    { "__index__", "jax", STS_HSM_PYFRAME, "__index__", "array.py" },
-    { "__array__", "jax", STS_HSM_PYFRAME, "__array__", "array.py" },
-    { "tolist", "jax", STS_HSM_PYFRAME, "tolist", "array.py" },
-    { "block_until_ready", "jax", STS_HSM_PYFRAME, "block_until_ready", NULL },
-    { "Tensor.item", "pytorch", STS_HSM_PREFIX, "<built-in method item of Tensor", NULL },
-    { "Tensor.tolist", "pytorch", STS_HSM_PREFIX, "<built-in method tolist of Tensor", NULL },
-    { "aten::item", "pytorch", STS_HSM_EXACT, "aten::item", NULL },
-    { "aten::_local_scalar_dense", "pytorch", STS_HSM_EXACT, "aten::_local_scalar_dense", NULL },
-    { "cudaStreamSynchronize", "cuda", STS_HSM_EXACT, "cudaStreamSynchronize", NULL },
-    { "cudaDeviceSynchronize", "cuda", STS_HSM_EXACT, "cudaDeviceSynchronize", NULL },
-    { "cudaEventSynchronize", "cuda", STS_HSM_EXACT, "cudaEventSynchronize", NULL },
-    { "cudaMemcpy", "cuda", STS_HSM_EXACT, "cudaMemcpy", NULL },
-    { "cuStreamSynchronize", "cuda", STS_HSM_EXACT, "cuStreamSynchronize", NULL },
-    { "cuCtxSynchronize", "cuda", STS_HSM_EXACT, "cuCtxSynchronize", NULL },
-    { "cuMemcpyDtoH", "cuda", STS_HSM_PREFIX, "cuMemcpyDtoH_v", NULL },
-    { "hipStreamSynchronize", "hip", STS_HSM_EXACT, "hipStreamSynchronize", NULL },
-    { "hipDeviceSynchronize", "hip", STS_HSM_EXACT, "hipDeviceSynchronize", NULL },
-    { "hipEventSynchronize", "hip", STS_HSM_EXACT, "hipEventSynchronize", NULL },
-    { "hipMemcpy", "hip", STS_HSM_EXACT, "hipMemcpy", NULL },
-    { "hipMemcpyDtoH", "hip", STS_HSM_EXACT, "hipMemcpyDtoH", NULL },
+    { "_value", "jax", STS_HSM_PYFRAME, "_value", "array.py", "scalar" },
+    { "__float__", "jax", STS_HSM_PYFRAME, "__float__", "array.py", "scalar" },
+    { "__int__", "jax", STS_HSM_PYFRAME, "__int__", "array.py", "scalar" },
+    { "__bool__", "jax", STS_HSM_PYFRAME, "__bool__", "array.py", "scalar" },
+    { "__index__", "jax", STS_HSM_PYFRAME, "__index__", "array.py", "scalar" },
+    { "__array__", "jax", STS_HSM_PYFRAME, "__array__", "array.py", "read" },
+    { "tolist", "jax", STS_HSM_PYFRAME, "tolist", "array.py", "read" },
+    { "block_until_ready", "jax", STS_HSM_PYFRAME, "block_until_ready", NULL, "wait" },
+    { "Tensor.item", "pytorch", STS_HSM_PREFIX, "<built-in method item of Tensor", NULL, "scalar" },
+    { "Tensor.tolist", "pytorch", STS_HSM_PREFIX, "<built-in method tolist of Tensor", NULL, "read" },
+    { "aten::item", "pytorch", STS_HSM_EXACT, "aten::item", NULL, "scalar" },
+    { "aten::_local_scalar_dense", "pytorch", STS_HSM_EXACT, "aten::_local_scalar_dense", NULL, "scalar" },
+    { "cudaStreamSynchronize", "cuda", STS_HSM_EXACT, "cudaStreamSynchronize", NULL, "wait" },
+    { "cudaDeviceSynchronize", "cuda", STS_HSM_EXACT, "cudaDeviceSynchronize", NULL, "wait" },
+    { "cudaEventSynchronize", "cuda", STS_HSM_EXACT, "cudaEventSynchronize", NULL, "wait" },
+    { "cudaMemcpy", "cuda", STS_HSM_EXACT, "cudaMemcpy", NULL, "read" },
+    { "cuStreamSynchronize", "cuda", STS_HSM_EXACT, "cuStreamSynchronize", NULL, "wait" },
+    { "cuCtxSynchronize", "cuda", STS_HSM_EXACT, "cuCtxSynchronize", NULL, "wait" },
+    { "cuMemcpyDtoH", "cuda", STS_HSM_PREFIX, "cuMemcpyDtoH_v", NULL, "read" },
+    { "hipStreamSynchronize", "hip", STS_HSM_EXACT, "hipStreamSynchronize", NULL, "wait" },
+    { "hipDeviceSynchronize", "hip", STS_HSM_EXACT, "hipDeviceSynchronize", NULL, "wait" },
+    { "hipEventSynchronize", "hip", STS_HSM_EXACT, "hipEventSynchronize", NULL, "wait" },
+    { "hipMemcpy", "hip", STS_HSM_EXACT, "hipMemcpy", NULL, "read" },
+    { "hipMemcpyDtoH", "hip", STS_HSM_EXACT, "hipMemcpyDtoH", NULL, "read" },
 };
 
 const sts_host_sync_rule *sts_host_sync_rules(size_t *n)
@@ -82,11 +82,13 @@ const sts_host_sync_rule *sts_host_sync_match_name(const char *name)
 
 struct sts_host_syncs {
     STS_VEC(sts_host_sync) list;
-    STS_VEC(size_t) first; /* per step: its first entry; one more at the end */
+    STS_VEC(uint32_t) slices; /* each sync's outermost slice, in slice order */
+    STS_VEC(size_t) first;    /* per step: its first entry; one more at the end */
     size_t outside;
 };
 
 STS_VEC_ACCESSOR(sts_host_syncs_list, sts_host_syncs, sts_host_sync, list)
+STS_VEC_ACCESSOR(sts_host_syncs_slices, sts_host_syncs, uint32_t, slices)
 
 size_t sts_host_syncs_of_step(const sts_host_syncs *h, uint32_t step, size_t *first)
 {
@@ -107,6 +109,7 @@ void sts_host_syncs_free(sts_host_syncs *h)
 {
     if (!h) return;
     STS_VEC_RELEASE(h->list);
+    STS_VEC_RELEASE(h->slices);
     STS_VEC_RELEASE(h->first);
     free(h);
 }
@@ -185,11 +188,13 @@ static sts_status collect(const sts_timeline *tl, const where_to_look *w, sts_ho
             continue;
         }
         sts_host_sync *e = STS_VEC_PUSH(h->list);
-        if (!e) {
+        uint32_t *at = e ? STS_VEC_PUSH(h->slices) : NULL;
+        if (!at) {
             free(inside);
             return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
         }
         *e = (sts_host_sync){ k, r->name, p == STS_NONE ? STS_NONE : sl[p].name, 1, sl[i].dur };
+        *at = (uint32_t)i;
     }
     free(inside);
     return STS_OK;

@@ -93,7 +93,8 @@ struct sts_ledger {
     STS_VEC(lg_churn) churn;
     STS_VEC(lg_file) files; /* the logs read, to read a file given twice once */
     sts_log_stats log;
-    int explain_seen; /* a log held jax_explain_cache_misses records */
+    int explain_seen;     /* a log held jax_explain_cache_misses records */
+    uint32_t sync_source; /* string id + 1 of where syncs were looked for; 0: nowhere said */
     int finalized;
 };
 
