@@ -1,5 +1,6 @@
 #include "model/timeline_builder.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,52 @@ const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, cons
         if (tl->args.v[i].last) break;
     }
     return NULL;
+}
+
+/* JSON without the whitespace outside its strings, into buf as snprintf would. */
+static size_t compact_json(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0;
+    int in_str = 0, esc = 0;
+    for (; *s; s++) {
+        char ch = *s;
+        if (in_str) {
+            in_str = esc || ch != '"';
+            esc = !esc && ch == '\\';
+        } else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
+            continue;
+        } else if (ch == '"') {
+            in_str = 1;
+        }
+        if (o + 1 < cap) buf[o] = ch;
+        o++;
+    }
+    if (cap) buf[o < cap ? o : cap - 1] = 0;
+    return o;
+}
+
+size_t sts_arg_text(const sts_timeline *tl, const sts_arg *a, char *buf, size_t cap)
+{
+    int n;
+    switch (a->type) {
+    case STS_ARG_INT:
+        n = snprintf(buf, cap, "%" PRId64, a->v.i);
+        break;
+    case STS_ARG_DOUBLE:
+        n = snprintf(buf, cap, "%.17g", a->v.d);
+        break;
+    case STS_ARG_BOOL:
+        n = snprintf(buf, cap, "%s", a->v.i ? "true" : "false");
+        break;
+    case STS_ARG_STRING:
+        n = snprintf(buf, cap, "%s", sts_timeline_string(tl, a->v.str));
+        break;
+    case STS_ARG_JSON:
+        return compact_json(sts_timeline_string(tl, a->v.str), buf, cap);
+    default:
+        n = snprintf(buf, cap, "%s", "");
+    }
+    return n < 0 ? 0 : (size_t)n;
 }
 
 static int key_in(const char *const *keys, size_t count, const char *key, size_t n)
