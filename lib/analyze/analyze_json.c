@@ -119,6 +119,7 @@ static void scope(sts_jsonw *j, const sts_analysis *a)
         sts_jsonw_null(j);
     }
     sts_jsonw_kv_str(j, "group", group_title(sc->group));
+    sts_jsonw_kv_bool(j, "numbered_names_grouped", sc->group == STS_GROUP_NUMBERED);
     sts_jsonw_obj_end(j);
 }
 
@@ -134,14 +135,17 @@ static void names(sts_jsonw *j, const sts_analysis *a, size_t top)
     for (size_t i = 0; i < show; i++) {
         const sts_name_summary *s = &rows[i];
         sts_jsonw_obj_begin(j);
-        sts_jsonw_kv_str(j, "name", sts_timeline_string(tl, s->name));
+        char label[512];
+        sts_jsonw_kv_str(j, "name", sts_name_summary_label(tl, s, label, sizeof label));
         sts_jsonw_kv_u64(j, "count", s->count);
         sts_jsonw_kv_i64(j, "total_ns", s->total_ns);
         sts_jsonw_kv_i64(j, "self_ns", s->self_ns);
         sts_jsonw_kv_i64(j, "min_ns", s->min_ns);
         sts_jsonw_kv_i64(j, "median_ns", s->median_ns);
         sts_jsonw_kv_i64(j, "max_ns", s->max_ns);
-        if (s->grouped) {
+        if (s->grouped == STS_NAME_GROUPED_NUMBERED) {
+            sts_jsonw_kv_str(j, "by", "numbered");
+        } else if (s->grouped) {
             sts_jsonw_kv_str(j, "by", group_title(group));
             if (group == STS_GROUP_HLO_OP) {
                 sts_jsonw_key(j, "hlo_module");

@@ -19,6 +19,7 @@ _ARGS = {
 }
 _SHOWN_WARNINGS = 10
 _GROUPS = ("name", "hlo_op", "hlo_module")
+_GROUP_CODES = {"hlo_op": 1, "hlo_module": 2}  # sts_group; "name" is 3 (numbered names grouped) or 0 (no_group)
 
 
 def open(path, run=None, args="analysis"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
@@ -118,7 +119,8 @@ class Trace:
         s._add_args(keys, cols)
         return s
 
-    def analyze(self, lane=None, name=None, window=None, group="name", top=0, overlaps=False, jobs=0):
+    def analyze(self, lane=None, name=None, window=None, group="name", top=0, overlaps=False, jobs=0,
+                no_group=False):
         """What `stepscope analyze --json` prints, as a Document (a dict; .text holds the
         CLI's bytes): "trace", "scope", "names", "lanes", "processes" and the overlaps.
         As its options: `lane` keeps the lanes a pattern names (thread or process name,
@@ -126,21 +128,27 @@ class Trace:
         of a name (else a regex), `window` = (start_ns, end_ns) on the trace's clock cuts
         every slice to it, `group` = "hlo_op" or "hlo_module" counts XLA ops by those
         args, `top` keeps the first names (0: all), `overlaps` lists every overlap (else
-        the first 100), `jobs` the threads (0: one per core; the same result)."""
+        the first 100), `jobs` the threads (0: one per core; the same result). By name,
+        numbered names (ProfilerStep#3, ProfilerStep#4: a last '#' and digits, two or more
+        sharing the prefix) are one row "ProfilerStep#N" ("by": "numbered"), as the CLI
+        ranks them; no_group=True (--no-group) ranks every exact name."""
         if group not in _GROUPS:
             raise ValueError("group must be one of %s, not %r" % (", ".join(_GROUPS), group))
+        if no_group and group != "name":
+            raise ValueError("no_group=True ranks exact slice names; it does not go with group=%r" % group)
+        code = _GROUP_CODES.get(group, 0 if no_group else 3)
         if window is not None:
             # A list of one, a str or a number gave IndexError or passed a character on.
             if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
                 raise TypeError("window must be (start_ns, end_ns), not %r" % (window,))
             window = (int(window[0]), int(window[1]))
-        return Document(_stepscope.analyze_json(self._cap, lane, name, window, _GROUPS.index(group), int(top),
-                                                bool(overlaps), int(jobs)))
+        return Document(_stepscope.analyze_json(self._cap, lane, name, window, code, int(top), bool(overlaps),
+                                                int(jobs)))
 
-    def names(self, lane=None, name=None, window=None, group="name"):
+    def names(self, lane=None, name=None, window=None, group="name", no_group=False):
         """Every slice name ranked by self time: `stepscope analyze --json`'s "names"
         (options as in analyze())."""
-        return self.analyze(lane, name, window, group)["names"]
+        return self.analyze(lane, name, window, group, no_group=no_group)["names"]
 
     def lanes(self, lane=None, name=None, window=None):
         """Every lane with its busy time, in display order: `analyze --json`'s "lanes"
