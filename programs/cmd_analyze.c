@@ -65,8 +65,10 @@ static int parse_group(const char *g, int no_group, sts_group *out)
         *out = STS_GROUP_HLO_OP;
     } else if (!strcmp(g, "hlo_module")) {
         *out = STS_GROUP_HLO_MODULE;
+    } else if (!strcmp(g, "scope")) {
+        *out = STS_GROUP_SCOPE;
     } else {
-        cli_say(stderr, "stepscope analyze: --group expects name, hlo_op or hlo_module, got '%s'\n", g);
+        cli_say(stderr, "stepscope analyze: --group expects name, hlo_op, hlo_module or scope, got '%s'\n", g);
         return CLI_USAGE;
     }
     return CLI_OK;
@@ -199,7 +201,10 @@ static void put_name(const char *s)
 
 static const char *group_title(sts_group g)
 {
-    return g == STS_GROUP_HLO_OP ? "hlo_op" : g == STS_GROUP_HLO_MODULE ? "hlo_module" : "name";
+    return g == STS_GROUP_HLO_OP       ? "hlo_op"
+           : g == STS_GROUP_HLO_MODULE ? "hlo_module"
+           : g == STS_GROUP_SCOPE      ? "scope (the HLO op_name's path)"
+                                       : "name";
 }
 
 static void print_scope(const analysis *a, const args *o)

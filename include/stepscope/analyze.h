@@ -66,8 +66,10 @@ typedef enum sts_group {
     STS_GROUP_NAME = 0,   /* by slice name */
     STS_GROUP_HLO_OP,     /* slices carrying an hlo_op arg (XLA ops) by (hlo_module, hlo_op); others by name */
     STS_GROUP_HLO_MODULE, /* slices carrying an hlo_module arg by hlo_module; others by name */
-    STS_GROUP_NUMBERED    /* by slice name, numbered names (PREFIX#DIGITS: ProfilerStep#3) under PREFIX#N
+    STS_GROUP_NUMBERED,   /* by slice name, numbered names (PREFIX#DIGITS: ProfilerStep#3) under PREFIX#N
                            * when two or more share PREFIX; what analyze ranks by default */
+    STS_GROUP_SCOPE       /* XLA ops whose (hlo_module, hlo_op) has a named scope (sts_timeline_hlo_scope():
+                           * jax.named_scope, the HLO op_name's path) by that scope; others by name */
 } sts_group;
 
 /* Which slices an analysis looks at. The window cuts every slice to [start_ns, end_ns)
@@ -92,7 +94,7 @@ typedef struct sts_scope {
 /* clang-format on */
 
 typedef struct sts_name_summary {
-    uint32_t name;                     /* string id: the slice name, or the grouping arg's value */
+    uint32_t name;                     /* string id: the slice name, the grouping arg's value, or the scope */
     uint32_t module;                   /* STS_GROUP_HLO_OP rows: the hlo_module string id; else STS_NONE */
     uint32_t grouped;                  /* STS_NAME_GROUPED_*: 0 for a slice name */
     uint64_t count;                    /* slices with this key */

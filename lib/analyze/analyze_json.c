@@ -96,7 +96,10 @@ void sts_timeline_info_write_json(sts_jsonw *w, const sts_timeline *tl, int64_t 
 
 static const char *group_title(sts_group g)
 {
-    return g == STS_GROUP_HLO_OP ? "hlo_op" : g == STS_GROUP_HLO_MODULE ? "hlo_module" : "name";
+    return g == STS_GROUP_HLO_OP       ? "hlo_op"
+           : g == STS_GROUP_HLO_MODULE ? "hlo_module"
+           : g == STS_GROUP_SCOPE      ? "scope"
+                                       : "name";
 }
 
 static void scope(sts_jsonw *j, const sts_analysis *a)

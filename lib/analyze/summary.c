@@ -115,6 +115,10 @@ static inline uint32_t row_for(rows *r, const sts_timeline *tl, const sts_slice 
     if (g == STS_GROUP_NUMBERED) {
         uint32_t rep = s->name < r->nrep ? r->rep[s->name] : STS_NONE;
         if (rep != STS_NONE) return row_of(r, rep, STS_NONE, STS_NAME_GROUPED_NUMBERED, g);
+    } else if (g == STS_GROUP_SCOPE) {
+        uint32_t scope =
+            sts_timeline_hlo_scope(tl, string_arg(tl, s->args, r->key_module), string_arg(tl, s->args, r->key_op));
+        if (scope != STS_NONE) return row_of(r, scope, STS_NONE, STS_NAME_GROUPED_ARG, g);
     } else if (g != STS_GROUP_NAME) {
         uint32_t module = string_arg(tl, s->args, r->key_module);
         uint32_t key = g == STS_GROUP_HLO_OP ? string_arg(tl, s->args, r->key_op) : module;

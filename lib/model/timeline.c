@@ -53,6 +53,7 @@ static void tl_release_rest(sts_timeline *tl)
     free(tl->warnings.v);
     sts_u64map_release(&tl->proc_map);
     sts_u64map_release(&tl->lane_map);
+    sts_u64map_release(&tl->hlo_scope);
     sts_strtab_release(&tl->strings);
 }
 
@@ -298,6 +299,13 @@ const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, cons
         if (tl->args.v[i].last) break;
     }
     return NULL;
+}
+
+uint32_t sts_timeline_hlo_scope(const sts_timeline *tl, uint32_t module, uint32_t op)
+{
+    if (module == STS_NONE || op == STS_NONE || !tl->hlo_scope.count) return STS_NONE;
+    uint32_t v = sts_u64map_get(&tl->hlo_scope, ((uint64_t)module + 1) << 32 | op);
+    return v == UINT32_MAX ? STS_NONE : v;
 }
 
 /* JSON without the whitespace outside its strings, into buf as snprintf would. */

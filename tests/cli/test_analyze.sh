@@ -211,4 +211,43 @@ t_run "$STEPSCOPE" analyze --json --name 'ProfilerStep#3' "$T_TMP/ps.json"
 t_ok "analyze --name picks exact names: one ProfilerStep#3 keeps its number" python3 -c '
 import json, sys
 assert [n["name"] for n in json.loads(sys.argv[1])["names"]] == ["ProfilerStep#3"]' "$T_OUT"
+# --group scope: XLA ops by the named scope of their HLO op_name (the /host:metadata
+# plane's HloProto), each scope's rows the sums of its ops' --group hlo_op rows, with the
+# scopes read here by tests/cli/hlo_scopes.py; ops without one keep their rows.
+TE="${STEPSCOPE_FIXTURES:-}/traces/jax/te_fused_attn.xplane.pb"
+if [ -f "$TE" ]; then
+  "$STEPSCOPE" analyze --json --group hlo_op "$TE" >"$T_TMP/op.json" 2>/dev/null
+  "$STEPSCOPE" analyze --json --group scope "$TE" >"$T_TMP/scope.json" 2>/dev/null
+  python3 "$(dirname "$0")/hlo_scopes.py" "$TE" >"$T_TMP/scopes.json"
+  t_ok "analyze --group scope: each scope row sums the ops whose op_name lies under it" python3 - "$T_TMP" <<'PY'
+import json, sys, collections
+d = sys.argv[1]
+ops, got, sc = (json.load(open(d + "/" + f)) for f in ("op.json", "scope.json", "scopes.json"))
+want, rest = collections.defaultdict(lambda: [0, 0, 0, None, None]), []
+for n in ops["names"]:
+    key = "%s\t%s" % (n.get("hlo_module"), n["name"]) if n.get("by") == "hlo_op" else None
+    if key in sc:
+        w = want[sc[key]]
+        w[0] += n["count"]; w[1] += n["total_ns"]; w[2] += n["self_ns"]
+        w[3] = n["min_ns"] if w[3] is None else min(w[3], n["min_ns"])
+        w[4] = n["max_ns"] if w[4] is None else max(w[4], n["max_ns"])
+    elif n.get("by") != "hlo_op":
+        rest.append(n["name"])
+g = {n["name"]: [n["count"], n["total_ns"], n["self_ns"], n["min_ns"], n["max_ns"]] for n in got["names"] if n.get("by") == "scope"}
+assert len(g) >= 2 and g == dict(want), (g, dict(want))
+assert got["scope"]["group"] == "scope"
+plain = {n["name"] for n in got["names"] if "by" not in n}
+assert set(rest) <= plain, set(rest) - plain
+PY
+else
+  t_skip "analyze --group scope on te_fused_attn.xplane.pb" "fixture absent"
+fi
+t_run "$STEPSCOPE" analyze --group scopes "$T_TMP/ps.json"
+t_ok "analyze --group with an unknown grouping names the four: exit 2" \
+  test "$T_RC" = 2 -a -n "$(grep -F "expects name, hlo_op, hlo_module or scope, got 'scopes'" <<<"$T_ERR")"
+t_run "$STEPSCOPE" analyze --json --group scope "$T_TMP/ps.json"
+t_ok "analyze --group scope of a trace without HLO metadata: every slice by its name" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not any(n.get("by") == "scope" for n in d["names"]) and "ProfilerStep#3" in [n["name"] for n in d["names"]]' "$T_OUT"
 t_done

@@ -124,6 +124,7 @@ def test_scoped_analysis_equals_cli(cli, fixtures_dir, rel):
             (dict(window=(a, b)), ["--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
             (dict(group="hlo_op"), ["--group", "hlo_op"]),
             (dict(no_group=True), ["--no-group"]),
+            (dict(group="scope"), ["--group", "scope"]),
             (dict(group="hlo_module", window=(a, b)),
              ["--group", "hlo_module", "--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
         ]

@@ -18,8 +18,8 @@ _ARGS = {
     "memory": _stepscope.ARGS_ANALYSIS | _stepscope.ARGS_WITH_MEMORY,  # analysis + what memory() reads
 }
 _SHOWN_WARNINGS = 10
-_GROUPS = ("name", "hlo_op", "hlo_module")
-_GROUP_CODES = {"hlo_op": 1, "hlo_module": 2}  # sts_group; "name" is 3 (numbered names grouped) or 0 (no_group)
+_GROUPS = ("name", "hlo_op", "hlo_module", "scope")
+_GROUP_CODES = {"hlo_op": 1, "hlo_module": 2, "scope": 4}  # sts_group; "name" is 3 (numbered names grouped) or 0 (no_group)
 
 
 def open(path, run=None, args="analysis"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
@@ -127,7 +127,8 @@ class Trace:
         pid, tid, "PID:TID", else an extended regex over the names), `name` the slices
         of a name (else a regex), `window` = (start_ns, end_ns) on the trace's clock cuts
         every slice to it, `group` = "hlo_op" or "hlo_module" counts XLA ops by those
-        args, `top` keeps the first names (0: all), `overlaps` lists every overlap (else
+        args, "scope" by their named scope (jax.named_scope: the HLO op_name's path, from
+        an XSpace's /host:metadata plane; docs/xplane.md), `top` keeps the first names (0: all), `overlaps` lists every overlap (else
         the first 100), `jobs` the threads (0: one per core; the same result). By name,
         numbered names (ProfilerStep#3, ProfilerStep#4: a last '#' and digits, two or more
         sharing the prefix) are one row "ProfilerStep#N" ("by": "numbered"), as the CLI

@@ -8,7 +8,7 @@ from ._json_doc import Document
 
 _Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _Args = Literal["analysis", "known", "all", "none"]
-_Group = Literal["name", "hlo_op", "hlo_module"]
+_Group = Literal["name", "hlo_op", "hlo_module", "scope"]
 
 def open(path: _Path, run: Optional[str] = ..., args: _Args = ...) -> "Trace": ...
 def open_bytes(data: Union[bytes, bytearray, memoryview], name: str = ..., args: _Args = ...) -> "Trace": ...
