@@ -150,7 +150,7 @@ typedef struct sts_an_scope {
 size_t sts_an_numbered_prefix(const char *name);
 
 /* Per slice-name id below *bound: the smallest id of a name the scope keeps (on its
- * lanes, matching its name) with the same prefix when the name is numbered and another
+ * lanes, in its window, matching its name) with the same prefix when the name is numbered and another
  * kept name shares its prefix, else STS_NONE. The caller frees it; NULL when out of
  * memory. */
 uint32_t *sts_an_numbered_reps(const sts_timeline *tl, sts_an_scope *x, uint32_t *bound);

@@ -44,8 +44,12 @@ uint32_t *sts_an_numbered_reps(const sts_timeline *tl, sts_an_scope *x, uint32_t
     unsigned char *used = calloc(b ? b : 1, 1);
     sts_u64map m = STS_U64MAP_INIT;
     int bad = !rep || !used;
-    for (size_t i = 0; i < ns && !bad; i++)
-        if (!used[s[i].name] && sts_an_scope_lane(x, s[i].lane) && sts_an_scope_name(x, s[i].name)) used[s[i].name] = 1;
+    for (size_t i = 0; i < ns && !bad; i++) {
+        int64_t ts, end; /* kept: on the scope's lanes, in its window, matching its name */
+        if (!used[s[i].name] && sts_an_scope_lane(x, s[i].lane) &&
+            sts_an_clip(&s[i], sts_an_scope_window(x), &ts, &end) && sts_an_scope_name(x, s[i].name))
+            used[s[i].name] = 1;
+    }
     /* Ascending ids: the representative is the smallest id, whatever the slices' order
      * (each part of a parallel summary must agree on it). */
     for (uint32_t id = 0; id < b && !bad; id++) {

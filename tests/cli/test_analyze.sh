@@ -205,6 +205,11 @@ d = json.loads(sys.argv[1])
 names = [n["name"] for n in d["names"]]
 assert sorted(n for n in names if n.startswith("ProfilerStep")) == sorted("ProfilerStep#%d" % k for k in range(3, 15)), names
 assert not any("by" in n for n in d["names"]) and d["scope"]["numbered_names_grouped"] is False' "$T_OUT"
+t_run "$STEPSCOPE" analyze --json --window 3ms:3.95ms "$T_TMP/ps.json"
+t_ok "analyze --window holding one ProfilerStep: it keeps its number (the group counts the slices kept)" python3 -c '
+import json, sys
+names = [n["name"] for n in json.loads(sys.argv[1])["names"]]
+assert "ProfilerStep#3" in names and "ProfilerStep#N" not in names, names' "$T_OUT"
 t_run "$STEPSCOPE" analyze --no-group --group hlo_op "$T_TMP/ps.json"
 t_ok "analyze --no-group with --group hlo_op: a usage error" test "$T_RC" = 2 -a -n "$(grep -F 'does not go with --group hlo_op' <<<"$T_ERR")"
 t_run "$STEPSCOPE" analyze --json --name 'ProfilerStep#3' "$T_TMP/ps.json"
