@@ -193,7 +193,8 @@ $(NOCL)/perf/%: $(BUILD)/obj/perf/%.o $(NOCL_LIB)
 	$(nocl_link)
 
 # Everything the test runner needs, for one build flavour.
-unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/perf/gen_trace $(BUILD)/perf/runstat
+unit: $(CLI) $(LIB) $(TEST_BIN) $(FUZZ_REPLAY) $(BUILD)/perf/gen_hosts $(BUILD)/perf/gen_trace $(BUILD)/perf/runstat \
+      $(BUILD)/perf/zinflate
 noocl-unit: $(NOCL_CLI) $(NOCL_TESTS:%=$(NOCL)/tests/%) $(NOCL)/perf/gen_hosts $(NOCL)/perf/gen_trace $(NOCL)/perf/runstat
 
 # `make test`: install what is missing, check the house rules, then the suite in a normal
@@ -205,10 +206,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
 	$(MAKE) -j$(JOBS) check-layers
 	$(MAKE) format-check
-	$(MAKE) -j$(JOBS) unit noocl-unit check-tsan asan-unit fuzz-build
-	$(MAKE) check
-	$(MAKE) check-asan
-	$(MAKE) fuzz-short
+	@scripts/timed.sh builds $(MAKE) -j$(JOBS) unit noocl-unit check-tsan asan-unit fuzz-build
+	@scripts/timed.sh check $(MAKE) check
+	@scripts/timed.sh check-asan $(MAKE) check-asan
+	@scripts/timed.sh fuzz-short $(MAKE) fuzz-short
 
 asan-unit:
 	$(MAKE) BUILD=$(BUILD)/asan SAN=1 unit
@@ -218,8 +219,10 @@ asan-unit:
 # demo and the recorder's device lanes saying that they need OpenCL. Its items are
 # cheap beside the plain ones (about 20 s more on 2 cores: docs/ARCHITECTURE.md);
 # check-noocl runs them alone.
-NOCL_CHECKS := $(NOCL_TESTS) test_analyze.sh test_steps.sh test_ledger.sh test_diff.sh test_report.sh \
-               test_hosts.sh test_bench.sh test_demo.sh test_trace.sh
+# The host-set and ledger suites (a minute of CPU together) run in the plain tier only: in
+# this flavour their code is the same objects, and its test_hosts and test_ledger units run.
+NOCL_CHECKS := $(NOCL_TESTS) test_analyze.sh test_steps.sh test_diff.sh test_report.sh \
+               test_bench.sh test_demo.sh test_trace.sh
 NOCL_RUN := STS_TEST_NOOCL=$(NOCL) STS_TEST_NOOCL_ITEMS="$(NOCL_CHECKS)"
 check: unit check-tsan $(if $(filter 0,$(OPENCL)),,noocl-unit)
 	STEPSCOPE_OPENCL=$(OPENCL) BUILD=$(BUILD) $(if $(filter 0,$(OPENCL)),,$(NOCL_RUN)) tests/run.sh

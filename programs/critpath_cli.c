@@ -145,10 +145,10 @@ void cp_print_summary(const sts_critpath *cp)
         if (by[c])
             printf(" %s %.1f%%", sts_cp_kind_name((sts_cp_kind)c), total ? 100.0 * (double)by[c] / (double)total : 0.0);
     printf("\n  graph: %" PRIu64 " nodes, %" PRIu64 " edges (program %" PRIu64 ", launch %" PRIu64 ", stream %" PRIu64
-           ", sync %" PRIu64 ", flow %" PRIu64 "); dropped: %" PRIu64 " pointing back in time, %" PRIu64
-           " breaking cycles\n",
+           ", sync %" PRIu64 ", flow %" PRIu64 ", stream_wait %" PRIu64 "); dropped: %" PRIu64
+           " pointing back in time, %" PRIu64 " breaking cycles\n",
            cn->nodes, cn->edges, cn->by_type[0], cn->by_type[1], cn->by_type[2], cn->by_type[3], cn->by_type[4],
-           cn->backward, cn->cycles);
+           cn->by_type[5], cn->backward, cn->cycles);
     size_t np;
     const sts_cp_prediction *p = sts_critpath_predictions(cp, &np);
     if (!np) return;

@@ -12,7 +12,12 @@
  *            the latest-ending op launched before the sync that ended inside it
  *            (sts_critpath_sync_rule() names the calls);
  *   flow     a trace flow between host threads (not the launch flows): the segment
- *            holding its start -> the segment holding its end.
+ *            holding its start -> the segment holding its end;
+ *   stream_wait  a device-side wait between streams (cudaStreamWaitEvent): the last op
+ *            launched on the recorded stream before the event was recorded (its end) ->
+ *            the first op launched on the waiting stream after the wait.
+ * A sync whose stream the trace names (a `stream` arg, or Kineto's cuda_sync record of
+ * its correlation) waits only for that stream's ops.
  * Each node starts when the latest of its edges lets it, plus the gap observed on that
  * edge; the others wait for nothing extra. Replaying the graph with the observed
  * durations gives back every observed time. An edge pointing back in time is dropped;
@@ -81,7 +86,7 @@ typedef struct sts_cp_step {
 
 typedef struct sts_critpath_counts {
     uint64_t nodes, edges;
-    uint64_t by_type[5]; /* edges: program, launch, stream, sync, flow */
+    uint64_t by_type[6]; /* edges: program, launch, stream, sync, flow, stream_wait */
     uint64_t backward;   /* edges dropped: they pointed back in time */
     uint64_t cycles;     /* edges dropped to break cycles */
 } sts_critpath_counts;

@@ -37,12 +37,16 @@ typedef enum sts_args_mode {
      * keys the collective matching reads (sts_arg_key_is_collective(): Kineto's NCCL
      * metadata, correlation ids) or the memory analysis reads (sts_arg_key_is_memory():
      * Kineto's [memory] instants, XSpace's MemoryAllocation stats), so a read for
-     * `steps --collectives` or `--memory` keeps them and no other read pays for them. */
+     * `steps --collectives` or `--memory` keeps them and no other read pays for them.
+     * WITH_STREAMS keeps the keys the critical path's stream edges read
+     * (sts_arg_key_is_stream(): Kineto's stream, wait_on_stream,
+     * wait_on_cuda_event_record_corr_id, correlation), for `steps --critical-path`. */
     STS_ARGS_WITH_COLLECTIVES = 0x100,
-    STS_ARGS_WITH_MEMORY = 0x200
+    STS_ARGS_WITH_MEMORY = 0x200,
+    STS_ARGS_WITH_STREAMS = 0x400
 } sts_args_mode;
 #define STS_ARGS_BASE_MASK 0xffu  /* the mode without its flags */
-#define STS_ARGS_FLAG_MASK 0x300u /* the flags a mode may carry */
+#define STS_ARGS_FLAG_MASK 0x700u /* the flags a mode may carry */
 
 /* Whether to keep flow events (s, t, f). COUNT reads and checks them as KEEP does and
  * counts them (sts_timeline_info.flows), but keeps none (sts_timeline_flows() is
@@ -387,7 +391,7 @@ int sts_arg_key_is_known(const char *key, size_t n);
 int sts_arg_key_is_analyzed(const char *key, size_t n);
 
 /* 1 for the arg keys STS_ARGS_WITH_COLLECTIVES adds: "Collective name", "Process Group
- * Name", "Process Group ID", "Process Group Ranks", "Group size", "Seq", "In msg
+ * Name", "Process Group ID", "pg_id", "seq", "hlo_module", "Process Group Ranks", "Group size", "Seq", "In msg
  * nelems", "Out msg nelems", "dtype", "Rank", "correlation", "External id". */
 int sts_arg_key_is_collective(const char *key, size_t n);
 
@@ -395,6 +399,10 @@ int sts_arg_key_is_collective(const char *key, size_t n);
  * Allocated", "Device Id", "Device Type"; XSpace's "allocator_name", "bytes_allocated",
  * "allocation_bytes", "addr", "tf_op", "region_type". */
 int sts_arg_key_is_memory(const char *key, size_t n);
+
+/* 1 for the arg keys STS_ARGS_WITH_STREAMS adds: "stream", "wait_on_stream",
+ * "wait_on_cuda_event_record_corr_id", "correlation" (docs/critical-path.md). */
+int sts_arg_key_is_stream(const char *key, size_t n);
 
 /* 1 when `mode` keeps an event arg whose key is key[0..n); 0 for a mode out of range
  * (a base mode unknown, or flags other than STS_ARGS_FLAG_MASK's). */

@@ -108,6 +108,9 @@ typedef struct build {
     size_t ndev;
     const sts_flow **fs, **ff; /* flow pairs (start, end), by start ts */
     size_t nflows;
+    sts_cp_streams *streams;
+    int64_t *op_launch; /* per device op node of the step: its launch's start (its own start unlaunched) */
+    size_t capop;
 } build;
 
 static uint32_t seg_kind(const build *b, uint32_t slice)
@@ -221,7 +224,8 @@ static int device_ops(build *b, int64_t ws, int64_t we, uint32_t *first, uint32_
             const sts_slice *s = &b->sl[x->device_slice];
             if (s->ts >= we) break;
             uint32_t id = add_node(b->cp, s->ts, s->dur, x->device_slice, s->lane, device_kind(x->category));
-            if (id == STS_NONE) return -1;
+            if (id == STS_NONE || grow((void **)&b->op_launch, &b->capop, *count + 1, sizeof *b->op_launch)) return -1;
+            b->op_launch[*count] = x->host_slice != STS_NONE ? b->sl[x->host_slice].ts : s->ts;
             (*count)++;
             uint32_t prev = b->lane_last_op[s->lane];
             if (prev != STS_NONE && b->cp->nodes[prev].ts + b->cp->nodes[prev].dur <= s->ts) {
@@ -272,16 +276,14 @@ static int syncs(build *b, uint32_t gfirst, uint32_t gend, uint32_t dfirst, uint
             else
                 hi = mid;
         }
-        if (!lo) continue;
-        const sts_cp_node *w = &cp->nodes[byend[lo - 1].id];
-        int64_t we = w->ts + w->dur;
-        if (we <= s->ts) continue;
-        s->wait = byend[lo - 1].id;
-        s->tail = se - we;
-        /* every op ending inside the sync is waited for; the latest binds */
-        for (size_t j = lo, seen = 0; j > 0 && seen < 256; j--, seen++) {
+        uint32_t only = sts_cp_sync_lane(b->streams, b->tl, s->slice);
+        /* every op (of its stream, where the trace names it) ending inside the sync is
+         * waited for; the latest binds */
+        for (size_t j = lo, seen = 0, scanned = 0; j > 0 && seen < 256 && scanned < 4096; j--, scanned++) {
             const sts_cp_node *x = &cp->nodes[byend[j - 1].id];
             if (x->ts + x->dur <= s->ts) break;
+            if (only != STS_NONE && x->lane != only) continue;
+            if (!seen++) s->wait = byend[j - 1].id, s->tail = se - (x->ts + x->dur);
             if (add_edge(cp, byend[j - 1].id, v, CP_E_SYNC, 0)) {
                 free(byend);
                 return -1;
@@ -328,6 +330,68 @@ static int flows(build *b, int64_t ws, int64_t we)
     return 0;
 }
 
+typedef struct opkey {
+    uint32_t lane, id;
+    int64_t launch;
+} opkey;
+
+static int cmp_op(const void *a, const void *b)
+{
+    const opkey *x = a, *y = b;
+    if (x->lane != y->lane) return x->lane < y->lane ? -1 : 1;
+    if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The first op of `lane` launched at or after t (after: 1), or the last launched at or
+ * before t (after: 0); STS_NONE. */
+static uint32_t op_by_launch(const opkey *k, size_t n, uint32_t lane, int64_t t, int after)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first key >= (lane, t) for after, > (lane, t) for before */
+        size_t mid = lo + (hi - lo) / 2;
+        int less = k[mid].lane < lane || (k[mid].lane == lane && (after ? k[mid].launch < t : k[mid].launch <= t));
+        if (less)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (after) return lo < n && k[lo].lane == lane ? k[lo].id : STS_NONE;
+    return lo > 0 && k[lo - 1].lane == lane ? k[lo - 1].id : STS_NONE;
+}
+
+/* Device-side waits between streams enqueued in [ws, we): the first op launched on the
+ * waiting stream after the wait starts after the last op launched on the recorded
+ * stream before the event was recorded ends. */
+static int waits(build *b, int64_t ws, int64_t we, uint32_t dfirst, uint32_t dcount)
+{
+    size_t nw;
+    const sts_cp_wait *w = sts_cp_waits(b->streams, &nw);
+    if (!nw || !dcount) return 0;
+    size_t lo = 0, hi = nw;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w[mid].ts_wait < ws)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == nw || w[lo].ts_wait >= we) return 0;
+    opkey *k = malloc(dcount * sizeof *k);
+    if (!k) return -1;
+    for (uint32_t i = 0; i < dcount; i++)
+        k[i] = (opkey){ b->cp->nodes[dfirst + i].lane, dfirst + i, b->op_launch[i] };
+    qsort(k, dcount, sizeof *k, cmp_op);
+    int rc = 0;
+    for (size_t i = lo; !rc && i < nw && w[i].ts_wait < we; i++) {
+        uint32_t from = op_by_launch(k, dcount, w[i].lane_src, w[i].ts_src, 0);
+        uint32_t to = op_by_launch(k, dcount, w[i].lane_dst, w[i].ts_wait, 1);
+        if (from != STS_NONE && to != STS_NONE) rc = add_edge(b->cp, from, to, CP_E_WAIT, 0);
+    }
+    free(k);
+    return rc;
+}
+
 static const char *node_name(const sts_critpath *cp, const sts_cp_node *x)
 {
     return x->slice == STS_NONE ? "(gap)"
@@ -346,7 +410,7 @@ static int cmp_to(const void *a, const void *b)
     return x->from < y->from ? -1 : x->from > y->from;
 }
 
-static const char *const EDGE_NAMES[] = { "program", "launch", "stream", "sync", "flow" };
+static const char *const EDGE_NAMES[] = { "program", "launch", "stream", "sync", "flow", "stream_wait" };
 
 /* Sorts the step's edges by target, drops those pointing back in time, orders the nodes
  * (breaking cycles), then sets each node's in-edge gaps. */
@@ -521,7 +585,7 @@ static int step_graph(build *b, const sts_step *st, size_t k)
     uint32_t hend = (uint32_t)cp->nnodes, dfirst, dcount;
     if (device_ops(b, ws, we, &dfirst, &dcount)) return -1;
     if (syncs(b, g->first_node, hend, dfirst, dcount)) return -1;
-    if (flows(b, ws, we)) return -1;
+    if (flows(b, ws, we) || waits(b, ws, we, dfirst, dcount)) return -1;
     g->nnodes = (uint32_t)cp->nnodes - g->first_node;
     g->nedges = (uint32_t)cp->nedges - g->first_edge;
     uint32_t *o = realloc(cp->order, (cp->nnodes ? cp->nnodes : 1) * sizeof *o);
@@ -597,13 +661,15 @@ static int prepare(build *b, const sts_timeline *tl, const sts_devview *dv)
         if (!b->dev_count[b->ln[i].device]) b->dev_first[b->ln[i].device] = (uint32_t)i;
         b->dev_count[b->ln[i].device]++;
     }
+    if (sts_cp_streams_make(tl, &b->streams)) return -1;
     return flow_pairs(b);
 }
 
 static void release(build *b)
 {
     free(b->is_launch), free(b->first_seg), free(b->last_seg), free(b->lane_first), free(b->lane_count);
-    free(b->lane_last_op), free(b->dev_first), free(b->dev_count), free(b->fs), free(b->ff);
+    free(b->lane_last_op), free(b->dev_first), free(b->dev_count), free(b->fs), free(b->ff), free(b->op_launch);
+    sts_cp_streams_free(b->streams);
 }
 
 sts_status sts_critpath_compute(const sts_timeline *tl, const sts_steps *s, const sts_devview *dv, sts_critpath **out,
@@ -634,7 +700,7 @@ sts_status sts_critpath_compute(const sts_timeline *tl, const sts_steps *s, cons
         return sts_error_set(err, STS_ERR_NOMEM, -1, "critical path: out of memory");
     }
     cp->counts.nodes = cp->nnodes;
-    for (int t = 0; t < 5; t++)
+    for (int t = 0; t < CP_E_TYPES; t++)
         cp->counts.edges += cp->counts.by_type[t];
     *out = cp;
     return STS_OK;

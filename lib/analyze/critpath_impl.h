@@ -5,7 +5,7 @@
 
 #include "stepscope/critpath.h"
 
-enum { CP_E_PROGRAM = 0, CP_E_LAUNCH, CP_E_STREAM, CP_E_SYNC, CP_E_FLOW };
+enum { CP_E_PROGRAM = 0, CP_E_LAUNCH, CP_E_STREAM, CP_E_SYNC, CP_E_FLOW, CP_E_WAIT, CP_E_TYPES };
 
 typedef struct sts_cp_node {
     int64_t ts, dur;
@@ -65,6 +65,29 @@ int64_t sts_cp_replay(const sts_critpath *cp, const sts_cp_graph *g, const doubl
  * 0, or -1 out of memory. */
 int sts_cp_walk(sts_critpath *cp, const sts_cp_graph *g, const int64_t *start, const int64_t *end, const uint32_t *bind,
                 const uint32_t *endby);
+
+/* ---- streams (critpath_streams.c) ----------------------------------------------------- */
+
+/* A device-side wait between streams: the first op launched on lane_dst at or after
+ * ts_wait waits for the last op launched on lane_src at or before ts_src. */
+typedef struct sts_cp_wait {
+    int64_t ts_wait, ts_src;
+    uint32_t lane_src, lane_dst;
+} sts_cp_wait;
+
+typedef struct sts_cp_streams sts_cp_streams;
+
+/* Collects the trace's sync records and waits (one pass over the slices). 0, or -1 out
+ * of memory (*out NULL). Free with sts_cp_streams_free() (NULL: a no-op). */
+int sts_cp_streams_make(const sts_timeline *tl, sts_cp_streams **out);
+void sts_cp_streams_free(sts_cp_streams *x);
+
+/* The device lane a host synchronization waited on (its own `stream` arg, or the
+ * cuda_sync record of its correlation), or STS_NONE when the trace does not say. */
+uint32_t sts_cp_sync_lane(const sts_cp_streams *x, const sts_timeline *tl, uint32_t slice);
+
+/* Every wait, by ts_wait; owned by x. */
+const sts_cp_wait *sts_cp_waits(const sts_cp_streams *x, size_t *n);
 
 /* Writes the steps document's top-level "critical_path" object. */
 void sts_critpath_write_summary_json(sts_jsonw *w, const sts_critpath *cp);

@@ -93,10 +93,10 @@ void sts_critpath_write_summary_json(sts_jsonw *w, const sts_critpath *cp)
     sts_jsonw_obj_begin(w);
     K(w, "nodes"), sts_jsonw_u64(w, cp->counts.nodes);
     K(w, "edges"), sts_jsonw_u64(w, cp->counts.edges);
-    static const char *const T[] = { "program", "launch", "stream", "sync", "flow" };
+    static const char *const T[CP_E_TYPES] = { "program", "launch", "stream", "sync", "flow", "stream_wait" };
     K(w, "edges_by_type");
     sts_jsonw_obj_begin(w);
-    for (int t = 0; t < 5; t++)
+    for (int t = 0; t < CP_E_TYPES; t++)
         K(w, T[t]), sts_jsonw_u64(w, cp->counts.by_type[t]);
     sts_jsonw_obj_end(w);
     K(w, "dropped_backward"), sts_jsonw_u64(w, cp->counts.backward);

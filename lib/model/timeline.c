@@ -384,11 +384,14 @@ int sts_arg_key_is_analyzed(const char *key, size_t n)
 
 int sts_arg_key_is_collective(const char *key, size_t n)
 {
-    /* The keys the collective matching of issue 32 will read (not built yet: kept on request only). */
+    /* The keys lib/hosts/hcoll.c reads to match collectives across hosts (kept on request only). */
     static const char *const coll[] = {
         "Collective name",
         "Process Group Name",
         "Process Group ID",
+        "pg_id",
+        "seq",
+        "hlo_module",
         "Process Group Ranks",
         "Group size",
         "Seq",
@@ -413,12 +416,20 @@ int sts_arg_key_is_memory(const char *key, size_t n)
     return key_in(mem, sizeof mem / sizeof mem[0], key, n);
 }
 
+int sts_arg_key_is_stream(const char *key, size_t n)
+{
+    /* Keep in step with lib/analyze/critpath_streams.c. */
+    static const char *const st[] = { "stream", "wait_on_stream", "wait_on_cuda_event_record_corr_id", "correlation" };
+    return key_in(st, sizeof st / sizeof st[0], key, n);
+}
+
 int sts_args_mode_keeps(sts_args_mode mode, const char *key, size_t n)
 {
     unsigned m = (unsigned)mode;
     if (m & ~(STS_ARGS_BASE_MASK | STS_ARGS_FLAG_MASK)) return 0;
     if ((m & STS_ARGS_WITH_COLLECTIVES) && sts_arg_key_is_collective(key, n)) return 1;
     if ((m & STS_ARGS_WITH_MEMORY) && sts_arg_key_is_memory(key, n)) return 1;
+    if ((m & STS_ARGS_WITH_STREAMS) && sts_arg_key_is_stream(key, n)) return 1;
     switch ((sts_args_mode)(m & STS_ARGS_BASE_MASK)) {
     case STS_ARGS_ALL:
         return 1;

@@ -1,12 +1,13 @@
 /* `stepscope demo diff`: lesson 3 made whole. State a hypothesis, change one workload
  * component, collect a comparable trace, and let the tool say whether the predicted
- * interval moved: lesson 3's four steps are recorded with the 1 ms input_wait, then
- * again with the wait cut to 0.2 ms, and the diff judges `input_wait:shrink` and
- * `model_and_wait:same`. Four steps cannot show that something stayed the same within
- * 5%; when a prediction is undecided and the diff says how many steps would decide, the
- * demo records that many and judges again. Its exit status says whether it could record
- * and compare, not what the verdicts were. Writes DIR/diff.json (the four-step diff; `stepscope report`
- * draws it) and the traces under DIR/diff/. */
+ * interval moved: lesson 3's four steps are recorded with the 1 ms input_wait; the
+ * what-if on that run's critical paths predicts what cutting the wait does to the step
+ * (lesson3_predict.c); the steps are recorded again with the wait cut to 0.2 ms, and
+ * the diff judges `input_wait:shrink`, `model_and_wait:same` and the predicted
+ * `step:shrink>=N%`, and the prediction is printed beside the measured change. Four steps cannot show that something
+ * stayed the same within 5%; when a prediction is undecided and the diff says how many steps would decide, the demo
+ * records that many and judges again. Its exit status says whether it could record and compare, not what the verdicts
+ * were. Writes DIR/diff.json (the four-step diff; `stepscope report` draws it) and the traces under DIR/diff/. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "cli.h"
 #include "demo.h"
 #include "lesson3_model.h"
+#include "lesson3_predict.h"
 #include "stepscope/diff.h"
 
 enum { LESSON_STEPS = 4, MAX_MORE_STEPS = 400 };
@@ -49,22 +51,25 @@ static sts_status record(l3_model *m, const char *dir, int steps, long wait_us, 
     return st;
 }
 
-/* Records BASE and NEW (one change: the wait), then compares them step by step. */
-static sts_status record_pair(l3_model *m, const char *dir, int steps, sts_diff **out, sts_error *err)
+/* Records BASE, predicts the change on it, records NEW (one change: the wait), then
+ * compares them step by step. */
+static sts_status record_pair(l3_model *m, const char *dir, int steps, l3_prediction *pred, sts_diff **out,
+                              sts_error *err)
 {
     char base_dir[PATH_MAX + 32], new_dir[PATH_MAX + 32], base_run[PATH_MAX], new_run[PATH_MAX];
     snprintf(base_dir, sizeof base_dir, "%s/base-%d", dir, steps);
     snprintf(new_dir, sizeof new_dir, "%s/new-%d", dir, steps);
-    sts_status st = record(m, base_dir, steps, BASE_WAIT_US, base_run, sizeof base_run, err);
-    if (st == STS_OK) st = record(m, new_dir, steps, NEW_WAIT_US, new_run, sizeof new_run, err);
-    if (st != STS_OK) return st;
     sts_timeline *tl[2] = { NULL, NULL };
-    st = sts_timeline_open(base_run, NULL, &tl[0], err);
+    sts_status st = record(m, base_dir, steps, BASE_WAIT_US, base_run, sizeof base_run, err);
+    if (st == STS_OK) st = sts_timeline_open(base_run, NULL, &tl[0], err);
+    if (st == STS_OK) st = l3_predict(tl[0], BASE_WAIT_US, NEW_WAIT_US, pred, err);
+    if (st == STS_OK) l3_print_prediction(pred);
+    if (st == STS_OK) st = record(m, new_dir, steps, NEW_WAIT_US, new_run, sizeof new_run, err);
     if (st == STS_OK) st = sts_timeline_open(new_run, NULL, &tl[1], err);
     sts_diff_options opt = STS_DIFF_OPTIONS_INIT;
     opt.step = "learner_step";
     if (st == STS_OK) st = sts_diff_timelines(tl[0], tl[1], &opt, out, err);
-    static const char *predictions[] = { "input_wait:shrink", "model_and_wait:same" };
+    const char *predictions[] = { "input_wait:shrink", "model_and_wait:same", pred->cut.expect };
     for (size_t i = 0; st == STS_OK && i < sizeof predictions / sizeof predictions[0]; i++)
         st = sts_diff_expect(*out, predictions[i], err);
     sts_timeline_free(tl[0]);
@@ -156,11 +161,13 @@ static int follow_up(l3_model *m, const char *dir, const sts_diff *first)
            LESSON_STEPS, (unsigned long long)need, steps);
     sts_diff *d = NULL;
     sts_error err = STS_ERROR_INIT;
-    if (record_pair(m, dir, steps, &d, &err) != STS_OK) {
+    l3_prediction pred;
+    if (record_pair(m, dir, steps, &pred, &d, &err) != STS_OK) {
         sts_diff_free(d);
         return fail_with(&err);
     }
     print_verdicts(d);
+    l3_print_outcome(&pred, d);
     conclude(d, steps);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/diff-%d-steps.json", dir, steps);
@@ -181,7 +188,8 @@ int demo_diff(const demo_ctx *ctx)
     printf("hypothesis: input_wait holds the injected host wait; cutting it from %ld us to %ld us should shrink\n"
            "input_wait and leave model_and_wait (the call and its wait) the same.\n"
            "recording BASE (%d steps, %ld us wait) and NEW (%d steps, %ld us wait), then:\n"
-           "  stepscope diff BASE NEW --expect input_wait:shrink --expect model_and_wait:same\n",
+           "  stepscope diff BASE NEW --expect input_wait:shrink --expect model_and_wait:same --expect STEP\n"
+           "where STEP is what the what-if on BASE predicts for the step.\n",
            BASE_WAIT_US, NEW_WAIT_US, LESSON_STEPS, BASE_WAIT_US, LESSON_STEPS, NEW_WAIT_US);
     l3_model m;
     memset(&m, 0, sizeof m);
@@ -191,13 +199,15 @@ int demo_diff(const demo_ctx *ctx)
     if (st == STS_OK) st = l3_model_call(&m, &err);
     if (st == STS_OK) st = l3_model_wait(&m, &err);
     sts_diff *d = NULL;
-    if (st == STS_OK) st = record_pair(&m, dir, LESSON_STEPS, &d, &err);
+    l3_prediction pred;
+    if (st == STS_OK) st = record_pair(&m, dir, LESSON_STEPS, &pred, &d, &err);
     if (st != STS_OK) {
         sts_diff_free(d);
         l3_model_close(&m);
         return fail_with(&err);
     }
     sts_diff_print(d, stdout, 5);
+    l3_print_outcome(&pred, d);
     if (!samples_asked(d)) conclude(d, LESSON_STEPS);
     rc = write_json(d, json);
     if (rc == CLI_OK) rc = follow_up(&m, dir, d);

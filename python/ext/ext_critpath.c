@@ -83,8 +83,8 @@ PyObject *ext_steps_critpath_json(PyObject *self, PyObject *args, PyObject *kw)
                (st = sts_critpath_compute(tl, s, v, &cp, &err)) != STS_OK)
         ext_raise(st, &err);
     else if (what_ifs(cp, wi) == 0) {
-        ext_json d;
-        if (ext_json_begin(&d) == 0) {
+        ext_json d; /* laid out as the CLI prints it: its bytes */
+        if (ext_json_begin_as(&d, STS_JSON_TWO_LEVELS) == 0) {
             st = sts_steps_write_json_critpath(d.w, tl, s, xprof, device ? v : NULL, cp, &err);
             if (st != STS_OK) {
                 ext_json_abandon(&d);

@@ -47,12 +47,13 @@ int ext_keep_options(int mode, sts_open_options *opt)
 PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "path", "run", "args", NULL };
+    static char *keys[] = { "path", "run", "args", "flows", NULL };
     const char *path, *run = NULL;
-    int mode = STS_ARGS_ANALYSIS;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y|zi", keys, &path, &run, &mode)) return NULL;
+    int mode = STS_ARGS_ANALYSIS, flows = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y|zip", keys, &path, &run, &mode, &flows)) return NULL;
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     if (ext_keep_options(mode, &opt) != 0) return NULL;
+    if (flows) opt.flows = STS_FLOWS_KEEP;
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
     opt.run = run;
@@ -73,17 +74,18 @@ PyObject *ext_open(PyObject *self, PyObject *args, PyObject *kw)
     return cap;
 }
 
-/* open_bytes(data, name, args): a trace already in memory (gzip inflated by content). */
+/* open_bytes(data, name, args, flows): a trace already in memory (gzip inflated by content). */
 PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "data", "name", "args", NULL };
+    static char *keys[] = { "data", "name", "args", "flows", NULL };
     const char *data, *name = "<bytes>";
     Py_ssize_t n;
-    int mode = STS_ARGS_ANALYSIS;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "y#|si", keys, &data, &n, &name, &mode)) return NULL;
+    int mode = STS_ARGS_ANALYSIS, flows = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y#|sip", keys, &data, &n, &name, &mode, &flows)) return NULL;
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
     if (ext_keep_options(mode, &opt) != 0) return NULL;
+    if (flows) opt.flows = STS_FLOWS_KEEP;
     holder *h = calloc(1, sizeof *h);
     if (!h) return PyErr_NoMemory();
     sts_error err = STS_ERROR_INIT;

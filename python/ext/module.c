@@ -181,8 +181,9 @@ static PyMethodDef methods[] = {
     FN("fmt_duration", ext_fmt_duration, METH_O, "a duration in ns as stepscope writes it"),
     FN("write_file", ext_write_file, METH_VARARGS, "writes a file whole or not at all"),
     FN("_set_error_factory", ext_set_error_factory, METH_O, "sets the callable that makes exceptions"),
-    FN("open", ext_open, METH_VARARGS | METH_KEYWORDS, "open(path, run=None, args=0) -> timeline capsule"),
-    FN("open_bytes", ext_open_bytes, METH_VARARGS | METH_KEYWORDS, "open_bytes(data, name, args) -> capsule"),
+    FN("open", ext_open, METH_VARARGS | METH_KEYWORDS, "open(path, run=None, args=0, flows=False) -> timeline capsule"),
+    FN("open_bytes", ext_open_bytes, METH_VARARGS | METH_KEYWORDS,
+       "open_bytes(data, name, args, flows=False) -> capsule"),
     FN("close", ext_close, METH_O, "frees the timeline now"),
     FN("warnings", ext_warnings, METH_O, "(list of warnings, total)"),
     FN("slices", ext_slices, METH_O, "the slice table as columns"),
@@ -224,7 +225,8 @@ PyMODINIT_FUNC PyInit__stepscope(void)
         PyModule_AddIntConstant(m, "ARGS_NONE", STS_ARGS_NONE) < 0 ||
         PyModule_AddIntConstant(m, "ARGS_ALL", STS_ARGS_ALL) < 0 ||
         PyModule_AddIntConstant(m, "ARGS_ANALYSIS", STS_ARGS_ANALYSIS) < 0 ||
-        PyModule_AddIntConstant(m, "ARGS_WITH_MEMORY", STS_ARGS_WITH_MEMORY) < 0) {
+        PyModule_AddIntConstant(m, "ARGS_WITH_MEMORY", STS_ARGS_WITH_MEMORY) < 0 ||
+        PyModule_AddIntConstant(m, "ARGS_WITH_STREAMS", STS_ARGS_WITH_STREAMS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

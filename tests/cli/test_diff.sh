@@ -243,6 +243,7 @@ t_ok "the standalone SVG is well-formed XML" test $? = 0
 
 # ---- demo diff -----------------------------------------------------------------------------
 t_run "$STEPSCOPE" demo diff --out "$d/demo"
+T_OUT_DEMO=$T_OUT
 if t_no_opencl "demo diff"; then
   :
 elif [ "$T_RC" = 1 ] && printf '%s' "$T_ERR" | grep -q 'no OpenCL device'; then
@@ -258,10 +259,32 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 rows = {r["key"]: r for r in d["intervals"]}
 ok = (d["base"]["steps"] == 4 and d["new"]["steps"] == 4 and rows["input_wait"]["base"]["n"] == 4
-      and [p["expect"] for p in d["predictions"]] == ["input_wait:shrink", "model_and_wait:same"]
+      and [p["expect"] for p in d["predictions"]][:2] == ["input_wait:shrink", "model_and_wait:same"]
+      and len(d["predictions"]) == 3 and d["predictions"][2]["key"] == "step"
       and all(p["why"].startswith(p["expect"].split(":")[0]) for p in d["predictions"]))
-print(("ok   " if ok else "FAIL ") + "demo diff.json: 4 vs 4 learner_step steps and both predictions with reasons")
+print(("ok   " if ok else "FAIL ") + "demo diff.json: 4 vs 4 learner_step steps and the three predictions with reasons")
 sys.exit(0 if ok else 1)
 EOF2
+  # The step's prediction is the what-if's on BASE: the factor keeps BASE's least sleep
+  # overshoot (its shortest input_wait past the 1 ms asked for), and the CLI's what-if on
+  # the BASE run gives the --expect line the diff judged.
+  change=$(printf '%s' "$T_OUT_DEMO" | sed -n 's/^ *stepscope steps BASE --step learner_step --what-if \(input_wait=[0-9.]*\)$/\1/p' | head -n 1)
+  t_run "$STEPSCOPE" steps "$d/demo/diff/base-4" --step learner_step --what-if "$change" --json
+  printf '%s' "$T_OUT" >"$d/demo/what_if.json"
+  python3 - "$d/demo/diff.json" "$change" "$d/demo/what_if.json" <<'EOF2' || T_FAILS=$((T_FAILS + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+steps = json.load(open(sys.argv[3]))
+base = {r["key"]: r for r in d["intervals"]}["input_wait"]["base"]
+med, least = base["median_ns"], min(base["samples_ns"])
+want = (200000 + max(0, least - 1000000)) / med
+got = float(sys.argv[2].split("=")[1])
+w = steps["critical_path"]["what_if"][0]
+ok = abs(got - want) < 1e-4 and w["expect"] == d["predictions"][2]["expect"]
+print(("ok   " if ok else "FAIL ") + "demo diff: the step's prediction is the CLI's what-if on BASE with the overshoot kept (%s)" % sys.argv[2])
+sys.exit(0 if ok else 1)
+EOF2
+  t_ok "demo diff prints the prediction beside the measured change" \
+    test -n "$(printf '%s' "$T_OUT_DEMO" | grep -E '^  predicted [-+][0-9.]+% \(what-if on BASE\) +measured [-+][0-9.]+% \(95% CI ')"
 fi
 t_done

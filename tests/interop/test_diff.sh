@@ -9,6 +9,8 @@
 #     far enough apart that scheduling delays do not cross them.)
 #   - two PyTorch runs of the same waits, 12 steps each (scripts/interop/torch_lesson.py,
 #     Debian's python3-torch);
+#   - on both pairs, the critical path's what-if on the slow run predicts the step's change
+#     (tests/interop/critpath_predict.py), which the diff then measures;
 #   - two ledgers from real JAX compile logs before and after padding the batch
 #     (scripts/interop/jax_padding.py): batch_loss compiles 8 -> 4.
 # Prints ok/FAIL/SKIP lines; skips what its producer cannot run.
@@ -86,6 +88,8 @@ check("12 vs 12 steps without ties: the exact test", not untied or w["method"] =
 check("model_and_wait:same is judged", preds["model_and_wait:same"]["result"] in ("held", "failed", "inconclusive"))
 sys.exit(0 if ok else 1)
 EOF
+    # The critical path's what-if on the slow run alone, against the diff's measurement.
+    python3 tests/interop/critpath_predict.py "$STEPSCOPE" "$pa" "$pb" 0.02 0.002 critpath-jax || T_FAILS=$((T_FAILS + 1))
   fi
 else
   t_skip "diff-jax" "$py cannot import jax"
@@ -99,6 +103,8 @@ if /usr/bin/python3 -c 'import importlib.util as u, sys; sys.exit(u.find_spec("t
     printf '%s' "$T_OUT" >"$T_TMP/torch-diff.json"
     t_ok "diff-torch: input_wait and step shrank over 12 vs 12 steps (exit 0)" test "$T_RC" = 0
     t_ok "diff-torch: the JSON's exit status agrees with its predictions" status_matches "$T_TMP/torch-diff.json" "$T_RC"
+    python3 tests/interop/critpath_predict.py "$STEPSCOPE" "$T_TMP/torch-slow.json" "$T_TMP/torch-fast.json" 0.02 0.002 \
+      critpath-torch || T_FAILS=$((T_FAILS + 1))
   else
     echo "FAIL diff-torch: torch_lesson.py failed"
     tail -n 10 "$T_TMP/torch.log" | sed 's/^/  | /'

@@ -91,7 +91,7 @@ static int open_run(tb *b, run *r)
     memset(r, 0, sizeof *r);
     put(b, "]}");
     sts_open_options o = STS_OPEN_OPTIONS_INIT;
-    o.args = STS_ARGS_ANALYSIS;
+    o.args = (sts_args_mode)(STS_ARGS_ANALYSIS | STS_ARGS_WITH_STREAMS);
     o.flows = STS_FLOWS_KEEP;
     sts_error err = STS_ERROR_INIT;
     int ok = sts_timeline_open_mem(b->p, b->n, "critpath-test", &o, &r->tl, &err) == STS_OK;
@@ -293,6 +293,170 @@ TEST(what_if_naming_nothing_suggests)
     close_run(&r);
 }
 
+/* ---- streams: device-side waits and syncs narrowed to their stream ----------------- */
+
+/* Kineto's cuda_sync record on stream `s`'s lane, with its runtime call's correlation. */
+static void sync_rec(tb *b, int s, double ts, double dur, const char *name, long corr, const char *more)
+{
+    comma(b);
+    put(b,
+        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%g,\"dur\":%g,\"args\":{"
+        "\"stream\":%d,\"correlation\":%ld%s}}",
+        name, s, ts, dur, s, corr, more);
+}
+
+/* Step [0,100) on one thread: launch [0,2) of kA on stream 7 [5,60); cudaEventRecord
+ * [2,2.5) (corr 2); launch [2.5,3) of kA2 on stream 7 [60,70); cudaStreamWaitEvent [3,4)
+ * (corr 3) with its record on stream 8 naming stream 7 (and, when `by_record`, the
+ * event record's corr 2); launch [4,6) of kB on stream 8 [60,80); cudaDeviceSynchronize
+ * [6,85); the step's own time [85,100). by_record 2: no record, the wait is a
+ * hipStreamWaitEvent whose own args name both streams and the event record. */
+static void wait_trace(tb *b, int by_record)
+{
+    stream(b, 7);
+    stream(b, 8);
+    step(b, 1, 0, 100);
+    host(b, 100, 0, 2, "cudaLaunchKernel", 1);
+    host(b, 100, 2, 0.5, "cudaEventRecord", 2);
+    host(b, 100, 2.5, 0.5, "cudaLaunchKernel", 5);
+    if (by_record == 2) {
+        comma(b);
+        put(b, "{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipStreamWaitEvent\",\"pid\":100,\"tid\":100,"
+               "\"ts\":3,\"dur\":1,\"args\":{\"correlation\":3,\"stream\":8,\"wait_on_stream\":7,"
+               "\"wait_on_cuda_event_record_corr_id\":2}}");
+    } else
+        host(b, 100, 3, 1, "cudaStreamWaitEvent", 3);
+    host(b, 100, 4, 2, "cudaLaunchKernel", 4);
+    host(b, 100, 6, 79, "cudaDeviceSynchronize", 0);
+    dev(b, 7, 5, 55, "kA", 1);
+    dev(b, 7, 60, 10, "kA2", 5);
+    dev(b, 8, 60, 20, "kB", 4);
+    if (by_record < 2)
+        sync_rec(b, 8, 3.5, 0, "Stream Wait Event", 3,
+                 by_record ? ",\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":2" : ",\"wait_on_stream\":7");
+}
+
+TEST(stream_wait_event_joins_two_streams)
+{
+    /* The event was recorded after kA's launch and before kA2's: kB waits for kA. kB is
+     * reached at its start through the wait (anchor 60 beats its launch's 4), so the
+     * path runs launch delay [0,5), kA [5,60), kB [60,80), the sync's tail [80,85), the
+     * step [85,100): launch 5, compute 75, sync 5, host 15. Without the edge kB would
+     * hang on a 56 us launch delay. kA halved ends at 32.5; kB follows at once (the
+     * launch edge waits for nothing extra: its anchor is 4), ends 52.5, the sync 5 later,
+     * the step 15 after: 72.5. kA2 ends at 70, inside the sync but before kB. The same
+     * from a hipStreamWaitEvent whose own args say it all (how 2). */
+    for (int how = 1; how <= 2; how++) {
+        tb b = { 0 };
+        wait_trace(&b, how);
+        run r;
+        T_TRUE(open_run(&b, &r));
+        if (!r.cp) {
+            close_run(&r);
+            continue;
+        }
+        check_path(&r);
+        T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->by_type[5], 1);
+        T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->backward, 0);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), 5 * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), 75 * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_SYNC), 5 * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 15 * US);
+        sts_status st;
+        sts_cp_prediction p = what_if(&r, "kA=0.5", &st);
+        T_EQ_I64(st, STS_OK);
+        T_EQ_I64(p.predicted_ns, 72500);
+        close_run(&r);
+    }
+}
+
+TEST(stream_wait_without_its_event_record_takes_the_last_launch)
+{
+    /* No record correlation: the event is taken as recorded at the wait, so the source
+     * is the last op launched on stream 7 by then: kA2, which ends at 70, after kB
+     * started at 60. The trace contradicts that edge: dropped, counted, warned with both
+     * ops named; the path is the one without it. */
+    tb b = { 0 };
+    wait_trace(&b, 0);
+    run r;
+    T_TRUE(open_run(&b, &r));
+    if (!r.cp) return close_run(&r);
+    check_path(&r);
+    T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->by_type[5], 0);
+    T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->backward, 1);
+    size_t nw;
+    const char *const *w = sts_critpath_warnings(r.cp, &nw);
+    int named = 0;
+    for (size_t i = 0; i < nw; i++)
+        named |= strstr(w[i], "stream_wait") && strstr(w[i], "'kA2'") && strstr(w[i], "'kB'");
+    T_TRUE(named);
+    /* The walk reaches kB's start through its launch edge (anchor 4): the launch delay
+     * [4,60), then the host before it: launch [0,2) and [2.5,3), the event record
+     * [2,2.5) and the wait call [3,4) host. Launch 2 + 0.5 + 56 = 58.5, host
+     * 0.5 + 1 + 15 = 16.5, compute 20 (kB), sync 5. */
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), 58500);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 16500);
+    T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), 20 * US);
+    close_run(&r);
+}
+
+/* Step [0,100): launch [0,2) of kA on stream 7 [5,45); launch [2,4) of kB on stream 8
+ * [6,40); cudaStreamSynchronize [4,50) (corr 9); the step's own time [50,100). how: 0
+ * the sync's stream unknown, 1 Kineto's Stream Sync record names stream 8, 2 the call's
+ * own stream arg does. */
+static void narrowed_trace(tb *b, int how)
+{
+    stream(b, 7);
+    stream(b, 8);
+    step(b, 1, 0, 100);
+    host(b, 100, 0, 2, "cudaLaunchKernel", 1);
+    host(b, 100, 2, 2, "cudaLaunchKernel", 2);
+    if (how == 2) {
+        comma(b);
+        put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":100,\"tid\":100,"
+               "\"ts\":4,\"dur\":46,\"args\":{\"correlation\":9,\"stream\":8}}");
+    } else
+        host(b, 100, 4, 46, "cudaStreamSynchronize", 9);
+    dev(b, 7, 5, 40, "kA", 1);
+    dev(b, 8, 6, 34, "kB", 2);
+    if (how == 1) sync_rec(b, 8, 4.5, 45, "Stream Sync", 9, "");
+}
+
+TEST(stream_sync_waits_only_for_its_stream)
+{
+    /* Narrowed to stream 8, the sync waited for kB (end 40): sync_wait [40,50) 10, kB
+     * [6,40) compute 34, its launch delay [2,6) and the first launch [0,2): launch 6,
+     * host 50. Unnarrowed it waited for kA too, which ended last (45): sync_wait 5, kA
+     * compute 40, launch delay [0,5) 5, host 50. Narrowed, halving kA changes nothing;
+     * halving kB ends it at 23, the sync at 33, the step at 83. */
+    /* the keys are kept only when asked for */
+    T_TRUE(sts_args_mode_keeps((sts_args_mode)(STS_ARGS_ANALYSIS | STS_ARGS_WITH_STREAMS), "wait_on_stream", 14));
+    T_TRUE(!sts_args_mode_keeps(STS_ARGS_ANALYSIS, "wait_on_stream", 14));
+    T_TRUE(!sts_args_mode_keeps(STS_ARGS_ANALYSIS, "stream", 6));
+    for (int how = 0; how < 3; how++) {
+        tb b = { 0 };
+        narrowed_trace(&b, how);
+        run r;
+        T_TRUE(open_run(&b, &r));
+        if (!r.cp) {
+            close_run(&r);
+            continue;
+        }
+        check_path(&r);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_HOST), 50 * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_SYNC), (how ? 10 : 5) * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_COMPUTE), (how ? 34 : 40) * US);
+        T_EQ_I64(kind_ns(&r, 0, STS_CP_LAUNCH), (how ? 6 : 5) * US);
+        T_EQ_I64((int64_t)sts_critpath_get_counts(r.cp)->by_type[3], how ? 1 : 2);
+        if (how) {
+            sts_status st;
+            T_EQ_I64(what_if(&r, "kA=0.5", &st).predicted_ns, 100 * US);
+            T_EQ_I64(what_if(&r, "kB=0.5", &st).predicted_ns, 83 * US);
+        }
+        close_run(&r);
+    }
+}
+
 /* ---- property test -------------------------------------------------------------------- */
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -304,6 +468,7 @@ static unsigned rnd(unsigned n)
 
 TEST(random_graphs_keep_the_invariants)
 {
+    uint64_t stream_waits = 0;
     for (int iter = 0; iter < 40; iter++) {
         tb b = { 0 };
         stream(&b, 7);
@@ -321,7 +486,15 @@ TEST(random_graphs_keep_the_invariants)
                                  : what == 1 ? "cudaStreamSynchronize"
                                  : rnd(2)    ? "op_a"
                                              : "op_b";
-                host(&b, 100, t, d, nm, what == 0 ? corr : 0);
+                long sync_corr = what == 1 && rnd(2) ? 200000 + corr : 0;
+                host(&b, 100, t, d, nm, what == 0 ? corr : sync_corr);
+                if (sync_corr) /* Kineto's record: the sync narrowed to one stream */
+                    sync_rec(&b, 7 + (int)rnd(2), t, d, "Stream Sync", sync_corr, "");
+                if (rnd(6) == 0) { /* a device-side wait, the event taken as recorded at it */
+                    int s = (int)rnd(2);
+                    sync_rec(&b, 7 + s, t, 0, "Stream Wait Event", 300000 + corr,
+                             s ? ",\"wait_on_stream\":7" : ",\"wait_on_stream\":8");
+                }
                 if (what == 0) {
                     int s = (int)rnd(2);
                     double ds = t + rnd(20) > dev_t[s] ? t + rnd(20) : dev_t[s];
@@ -344,6 +517,7 @@ TEST(random_graphs_keep_the_invariants)
             continue;
         }
         check_path(&r);
+        stream_waits += sts_critpath_get_counts(r.cp)->by_type[5];
         const char *names[] = { "op_a", "kern_x", "kern_y", "cudaStreamSynchronize", "worker" };
         for (size_t i = 0; i < 5; i++) {
             char c[64];
@@ -361,6 +535,7 @@ TEST(random_graphs_keep_the_invariants)
         }
         close_run(&r);
     }
+    T_TRUE(stream_waits > 0); /* the new edges were exercised */
 }
 
 /* ---- the real fixtures ----------------------------------------------------------------- */
@@ -402,6 +577,9 @@ int main(void)
     RUN(two_streams_the_later_binds);
     RUN(cycle_from_bad_flows_is_broken_and_warned);
     RUN(what_if_naming_nothing_suggests);
+    RUN(stream_wait_event_joins_two_streams);
+    RUN(stream_wait_without_its_event_record_takes_the_last_launch);
+    RUN(stream_sync_waits_only_for_its_stream);
     RUN(random_graphs_keep_the_invariants);
     RUN(kineto_fixtures_tile_their_steps);
     return t_done();

@@ -350,7 +350,7 @@ TEST(args_flag)
     T_TRUE(!sts_args_mode_keeps(m, "Seq", 3));
     T_TRUE(sts_args_mode_keeps((sts_args_mode)(STS_ARGS_NONE | STS_ARGS_WITH_MEMORY), "Bytes", 5));
     T_TRUE(!sts_args_mode_keeps((sts_args_mode)(STS_ARGS_NONE | STS_ARGS_WITH_MEMORY), "step_num", 8));
-    T_TRUE(!sts_args_mode_keeps((sts_args_mode)(STS_ARGS_ANALYSIS | 0x400), "step_num", 8));
+    T_TRUE(!sts_args_mode_keeps((sts_args_mode)(STS_ARGS_ANALYSIS | 0x800), "step_num", 8));
 }
 
 int main(void)

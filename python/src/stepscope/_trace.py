@@ -22,35 +22,41 @@ _GROUPS = ("name", "hlo_op", "hlo_module", "scope")
 _GROUP_CODES = {"hlo_op": 1, "hlo_module": 2, "scope": 4}  # sts_group; "name" is 3 (numbered names grouped) or 0 (no_group)
 
 
-def open(path, run=None, args="analysis"):  # noqa: A001 (the module's verb, as in stepscope's CLI)
+def _mode(args, flows):
+    if args not in _ARGS:
+        raise ValueError("args must be one of %s, not %r" % (", ".join(sorted(_ARGS)), args))
+    return _ARGS[args] | (_stepscope.ARGS_WITH_STREAMS if flows else 0)
+
+
+def open(path, run=None, args="analysis", flows=False):  # noqa: A001 (the module's verb, as in stepscope's CLI)
     """Reads a trace: Chrome trace-event JSON (.json, .json.gz), an XSpace .xplane.pb,
     or a JAX profile directory (`run` picks a run; the latest by default). `args`
     keeps only the event arguments the analyses read ("analysis", the default, as
     the CLI's analyze: step_num, hlo_op, hlo_module), those stepscope uses ("known"),
     all of them ("all") or none, or "memory" (analysis and the memory events' sizes,
     addresses and totals Trace.memory() reads); info["args_kept"] counts them. Flow events are
-    counted in info["flows"], not kept, as the CLI does.
+    counted in info["flows"], not kept, as the CLI's analyze does; flows=True keeps them
+    and the stream arguments the critical path reads, as `steps --critical-path` does
+    (steps(critical_path=True) reads the file again that way when they were not kept).
     Raises stepscope.Error (NotFoundError, FormatError, ...) with the reader's message.
     The reader's warnings become TraceWarning warnings and Trace.warnings."""
-    if args not in _ARGS:
-        raise ValueError("args must be one of %s, not %r" % (", ".join(sorted(_ARGS)), args))
+    mode = _mode(args, flows)
     raw = os.fsencode(os.fspath(path))
-    return _warned(_kept(Trace(_stepscope.open(raw, run, _ARGS[args])), args))
+    t = _warned(Trace(_stepscope.open(raw, run, mode, bool(flows))))
+    t._source = (raw, run, mode)
+    t._flows = bool(flows)
+    t._args_mode = args
+    return t
 
 
-def open_bytes(data, name="<bytes>", args="analysis"):
+def open_bytes(data, name="<bytes>", args="analysis", flows=False):
     """Reads a trace already in memory (bytes, bytearray or memoryview): Chrome JSON,
     gzip-compressed or not, or an XSpace protobuf, told apart by content. `name` stands
-    for it in messages and Trace.path."""
-    if args not in _ARGS:
-        raise ValueError("args must be one of %s, not %r" % (", ".join(sorted(_ARGS)), args))
-    return _warned(_kept(Trace(_stepscope.open_bytes(bytes(data), name, _ARGS[args])), args))
-
-
-def _kept(t, args):
-    """Remembers which args the reader kept, so slices(args=...) can tell a key the
-    trace lacks from one the reader dropped."""
-    t._args_mode = args
+    for it in messages and Trace.path. flows as in open(); without it, the critical path
+    of steps() follows no flow between threads and no stream's wait."""
+    t = _warned(Trace(_stepscope.open_bytes(bytes(data), name, _mode(args, flows), bool(flows))))
+    t._flows = bool(flows)
+    t._args_mode = args  # so slices(args=...) can tell a key the trace lacks from one the reader dropped
     return t
 
 
@@ -75,10 +81,27 @@ class Trace:
         self._args_mode = None
         self.warnings, self.warnings_total = _stepscope.warnings(capsule)
         self._info = None
+        self._source = None  # (path, run, args mode) when read from a file
+        self._flows = False  # read keeping flows and the stream args
+        self._cp_cap = None  # the same file read that way, for the critical path
+        self._closed = False
 
     def close(self):
         """Frees the C timeline now; columns already taken stay valid."""
         _stepscope.close(self._cap)
+        self._closed = True
+        if self._cp_cap is not None:
+            _stepscope.close(self._cp_cap)
+
+    def _critpath_capsule(self):
+        """A timeline with the flows and stream args the critical path follows, as the
+        CLI reads it for --critical-path: this one, or the file read again that way."""
+        if self._flows or self._source is None or self._closed:
+            return self._cap  # a closed one raises as every other call does
+        if self._cp_cap is None:
+            raw, run, mode = self._source
+            self._cp_cap = _stepscope.open(raw, run, mode | _stepscope.ARGS_WITH_STREAMS, True)
+        return self._cp_cap
 
     def __enter__(self):
         return self
@@ -175,15 +198,17 @@ class Trace:
         a list of "NAME=FACTOR" or "top=N" strings) is --critical-path and --what-if:
         each step gains "critical_path" and the document a "critical_path" summary with
         the predictions (docs/critical-path.md; with the default lanes, names and
-        categories only; a Trace keeps no flows, so flow edges between threads are not
-        followed)."""
+        categories only). It follows the flows between threads and the streams' waits as
+        the CLI does: a Trace opened without flows=True reads its file again keeping them
+        (once; one from open_bytes without flows=True follows none)."""
         if critical_path or what_if:
             if lanes is not None or int(names) != 5 or categories is not None:
                 raise ValueError("critical_path= takes step=, xprof=, device= and what_if= only")
             changes = list(what_if or [])
             if any("\n" in c for c in changes):
                 raise ValueError("what_if: a change holds a newline")
-            text = _stepscope.steps_critpath_json(self._cap, step, bool(xprof), bool(device), "\n".join(changes))
+            text = _stepscope.steps_critpath_json(self._critpath_capsule(), step, bool(xprof), bool(device),
+                                                  "\n".join(changes))
             if text is not None:
                 return Document(text)
         if device:
