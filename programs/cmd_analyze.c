@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "devview_cli.h"
+#include "hostsync_cli.h"
 #include "hosts_cli.h"
 #include "memory_cli.h"
 #include "trace_cli.h"
@@ -17,7 +18,7 @@
 #define NAME_CUT      72
 
 typedef struct args {
-    int json, top, all_overlaps, memory;
+    int json, top, all_overlaps, memory, no_group;
     const char *run, *argmode, *lane, *name, *window, *step, *group;
     dc_opts dc;
 } args;
@@ -52,16 +53,22 @@ static void analysis_free(analysis *a)
 
 /* ---- the scope from the options ----------------------------------------------------- */
 
-static int parse_group(const char *g, sts_group *out)
+static int parse_group(const char *g, int no_group, sts_group *out)
 {
+    if (no_group && g && strcmp(g, "name") != 0) {
+        cli_say(stderr, "stepscope analyze: --no-group ranks exact slice names; it does not go with --group %s\n", g);
+        return CLI_USAGE;
+    }
     if (!g || !strcmp(g, "name")) {
-        *out = STS_GROUP_NAME;
+        *out = no_group ? STS_GROUP_NAME : STS_GROUP_NUMBERED;
     } else if (!strcmp(g, "hlo_op")) {
         *out = STS_GROUP_HLO_OP;
     } else if (!strcmp(g, "hlo_module")) {
         *out = STS_GROUP_HLO_MODULE;
+    } else if (!strcmp(g, "scope")) {
+        *out = STS_GROUP_SCOPE;
     } else {
-        cli_say(stderr, "stepscope analyze: --group expects name, hlo_op or hlo_module, got '%s'\n", g);
+        cli_say(stderr, "stepscope analyze: --group expects name, hlo_op, hlo_module or scope, got '%s'\n", g);
         return CLI_USAGE;
     }
     return CLI_OK;
@@ -113,7 +120,7 @@ static int window_of_step(analysis *a, const args *o, int64_t *start, int64_t *e
 static int make_scope(analysis *a, const args *o)
 {
     sts_scope sc = STS_SCOPE_INIT;
-    int rc = parse_group(o->group, &sc.group);
+    int rc = parse_group(o->group, o->no_group, &sc.group);
     if (rc != CLI_OK) return rc;
     a->window_step = STS_NO_STEP;
     if (o->lane) {
@@ -194,12 +201,15 @@ static void put_name(const char *s)
 
 static const char *group_title(sts_group g)
 {
-    return g == STS_GROUP_HLO_OP ? "hlo_op" : g == STS_GROUP_HLO_MODULE ? "hlo_module" : "name";
+    return g == STS_GROUP_HLO_OP       ? "hlo_op"
+           : g == STS_GROUP_HLO_MODULE ? "hlo_module"
+           : g == STS_GROUP_SCOPE      ? "scope (the HLO op_name's path)"
+                                       : "name";
 }
 
 static void print_scope(const analysis *a, const args *o)
 {
-    if (!a->scoped && a->scope.group == STS_GROUP_NAME) return;
+    if (!a->scoped && (a->scope.group == STS_GROUP_NAME || a->scope.group == STS_GROUP_NUMBERED)) return;
     char d1[32], d2[32];
     if (o->lane) cli_say(stdout, "lanes       %zu matching '%s'\n", a->nlanes_kept, o->lane);
     if (o->name) cli_say(stdout, "names       matching '%s'\n", o->name);
@@ -210,7 +220,7 @@ static void print_scope(const analysis *a, const args *o)
         if (a->window_step != STS_NO_STEP) printf(" (step %" PRId64 ")", a->window_step);
         printf(": every slice cut to it\n");
     }
-    if (a->scope.group != STS_GROUP_NAME)
+    if (a->scope.group != STS_GROUP_NAME && a->scope.group != STS_GROUP_NUMBERED)
         printf("grouped     by %s: slices carrying it are counted under its value, others under their name\n",
                group_title(a->scope.group));
 }
@@ -250,11 +260,12 @@ static void print_facts(const analysis *a)
            a->scoped ? "the chosen" : "all lanes'");
 }
 
-/* The row's label: the slice name, or "module/op" for an hlo_op group. */
+/* The row's label: the slice name, "PREFIX#N" for numbered names, or "module/op" for
+ * an hlo_op group. */
 static const char *row_label(const analysis *a, const sts_name_summary *s, char *buf, size_t n)
 {
-    const char *nm = sts_timeline_string(a->tl, s->name);
-    if (!s->grouped || s->module == STS_NONE) return nm;
+    const char *nm = sts_name_summary_label(a->tl, s, buf, n);
+    if (s->grouped != STS_NAME_GROUPED_ARG || s->module == STS_NONE) return nm;
     snprintf(buf, n, "%s/%s", sts_timeline_string(a->tl, s->module), nm);
     return buf;
 }
@@ -263,8 +274,8 @@ static void print_names(const analysis *a, size_t top)
 {
     size_t show = top && top < a->nnames ? top : a->nnames;
     printf("\n%s by self time (%s%zu of %zu; self = duration minus the union of what lies inside it)\n",
-           a->scope.group == STS_GROUP_NAME ? "names" : "names and hlo groups", show < a->nnames ? "top " : "", show,
-           a->nnames);
+           a->scope.group == STS_GROUP_NAME || a->scope.group == STS_GROUP_NUMBERED ? "names" : "names and hlo groups",
+           show < a->nnames ? "top " : "", show, a->nnames);
     if (!show) return;
     int nw = 4, cw = 5;
     char buf[512];
@@ -291,6 +302,12 @@ static void print_names(const analysis *a, size_t top)
         printf("  %*" PRIu64 " %*s %*s %*s %*s %*s\n", cw, s->count, sts_fmt_field(t, 11), t, sts_fmt_field(se, 11), se,
                sts_fmt_field(mn, 11), mn, sts_fmt_field(md, 11), md, sts_fmt_field(mx, 11), mx);
     }
+    for (size_t i = 0; i < show; i++)
+        if (a->names[i].grouped == STS_NAME_GROUPED_NUMBERED) {
+            printf("  (NAME#N: the names that differ only in the number after a last '#', as one row; "
+                   "--no-group ranks each)\n");
+            break;
+        }
 }
 
 static void lane_cells(const analysis *a, uint32_t l, const char *cells[4])
@@ -428,7 +445,7 @@ static int print_json(const analysis *a, const args *o, const sts_devview *dv)
 
 int cmd_analyze(int argc, char **argv)
 {
-    args o = { 0, INT_MIN, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
+    args o = { 0, INT_MIN, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
     int mpi = 0;
     const cli_opt opts[] = {
@@ -443,8 +460,11 @@ int cmd_analyze(int argc, char **argv)
           "STEP's time; slices are cut to it" },
         { "step", CLI_STRING, &o.step, "NAME", "with --window STEP: the step slice's name or regex (as in steps)" },
         { "group", CLI_STRING, &o.group, "BY",
-          "name (default), hlo_op or hlo_module: XLA ops counted under their hlo_op (with its hlo_module) or "
-          "hlo_module args" },
+          "name (default), hlo_op, hlo_module or scope: XLA ops counted under their hlo_op (with its hlo_module) "
+          "or hlo_module args, or their named scope (the HLO metadata's op_name; docs/xplane.md); by name, a "
+          "numbered name (ProfilerStep#3) counts under NAME#N" },
+        { "no-group", CLI_FLAG, &o.no_group, NULL,
+          "rank every exact slice name: numbered names (ProfilerStep#3, ProfilerStep#4) each its own row" },
         { "overlaps", CLI_FLAG, &o.all_overlaps, NULL, "list every overlap (default: a count and the most common)" },
         DC_OPTS(o.dc),
         { "memory", CLI_FLAG, &o.memory, NULL,
@@ -459,6 +479,7 @@ int cmd_analyze(int argc, char **argv)
     const cli_spec spec = {
         "analyze",
         "TRACE... [--json] [--top N] [--lane PATTERN] [--name PATTERN] [--window START:END|STEP] [--group BY] "
+        "[--no-group] "
         "[--overlaps] [--device [--categories FILE] [--explain]] [--memory] [--run NAME] [--args MODE] [-j N] [--mpi]",
         "Reads a trace (Chrome JSON, .json.gz, XSpace .xplane.pb or a JAX profile directory)\n"
         "and reports what it holds: events by phase, lanes, time span, resolution, how many\n"
@@ -484,7 +505,7 @@ int cmd_analyze(int argc, char **argv)
         cli_say(stderr, "stepscope analyze: --top expects N >= 0, got %d\n", o.top);
         rc = CLI_USAGE;
     }
-    if (rc < 0 && parse_group(o.group, &g) != CLI_OK) rc = CLI_USAGE;
+    if (rc < 0 && parse_group(o.group, o.no_group, &g) != CLI_OK) rc = CLI_USAGE;
     if (rc < 0 && o.step && !o.window) {
         cli_say(stderr, "stepscope analyze: --step only chooses the steps --window STEP counts; give --window\n");
         rc = CLI_USAGE;
@@ -511,6 +532,7 @@ int cmd_analyze(int argc, char **argv)
                                : o.name         ? "--name"
                                : o.window       ? "--window"
                                : o.group        ? "--group"
+                               : o.no_group     ? "--no-group"
                                : o.all_overlaps ? "--overlaps"
                                : o.dc.device    ? "--device"
                                                 : NULL;
@@ -545,6 +567,9 @@ int cmd_analyze(int argc, char **argv)
         rc = print_json(&a, &o, dv);
     } else if (rc == CLI_OK) {
         print_facts(&a);
+        rc = hs_print_scope("analyze", tl, &a.scope);
+    }
+    if (rc == CLI_OK && !o.json) {
         print_scope(&a, &o);
         print_names(&a, o.top == INT_MIN ? DEFAULT_TOP : (size_t)o.top);
         print_lanes(&a);

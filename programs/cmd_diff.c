@@ -105,8 +105,8 @@ static int judge(sts_diff *d, const cli_list *expect)
 
 int cmd_diff(int argc, char **argv)
 {
-    static cli_list expect, pair_lanes;
-    static int json, top = 20;
+    static cli_list expect, pair_lanes, pairs;
+    static int json, top = 20, allow_contract;
     static const char *step;
     static double margin = 5.0, confidence = 0.95;
     static const cli_opt opts[] = {
@@ -120,12 +120,17 @@ int cmd_diff(int argc, char **argv)
         { "pair-lanes", CLI_MULTI, &pair_lanes, "A=B",
           "traces: compare NEW's lane B as BASE's lane A, named as the rows name lanes (\"python / worker\"); "
           "lanes match by name without random per-process ids anyway (repeatable)" },
+        { "pair", CLI_MULTI, &pairs, "A=B",
+          "bench: compare NEW's workload B as BASE's workload A (default: by name, and one workload each "
+          "pair whatever their names) (repeatable)" },
+        { "allow-contract-change", CLI_FLAG, &allow_contract, NULL,
+          "bench: compare workloads whose shapes or dtypes differ (a note) instead of refusing them" },
         { 0 },
     };
     static const cli_spec spec = {
         "diff",
         "BASE NEW [--expect PREDICTION]... [--json] [--step NAME] [--margin PCT] [--confidence C]\n"
-        "       [--pair-lanes A=B]...",
+        "       [--pair-lanes A=B]... [--pair A=B]... [--allow-contract-change]",
         "Compare two runs: two traces (any format stepscope reads), two `bench --json` results or\n"
         "two ledgers (`ledger --json`), recognized by content. Per interval: both runs' samples\n"
         "(per step for traces), their medians, the change in percent with a confidence interval\n"
@@ -136,7 +141,9 @@ int cmd_diff(int argc, char **argv)
         "NAME is a row's key: a step child or interval name, `step`, `unattributed`; a bench\n"
         "workload (`W`, `W.first_call`, `W.device`, `W.dispatch`); a ledger function (`F` =\n"
         "its compiles, `F.specializations`, `F.traces`, `F.compile_time`) or host-sync scope\n"
-        "(`S` = its waits, `S.syncs`). See docs/diff.md.\n"
+        "(`S` = its waits, `S.syncs`). Bench workloads whose shapes or dtypes differ (any `*_shape`,\n"
+        "`dtype` or `*_dtype` member) time another problem: refused (exit 1) unless\n"
+        "--allow-contract-change. See docs/diff.md.\n"
         "exit status: 0 all predictions held (or none given), 3 some failed, 4 some inconclusive\n"
         "and none failed",
         opts,
@@ -154,6 +161,9 @@ int cmd_diff(int argc, char **argv)
     opt.step = step;
     opt.pair_lanes = pair_lanes.v;
     opt.npair_lanes = (size_t)pair_lanes.n;
+    opt.pairs = pairs.v;
+    opt.npairs = (size_t)pairs.n;
+    opt.allow_contract_change = allow_contract;
     sts_error err = STS_ERROR_INIT;
     sts_diff_stats probe;
     if (sts_diff_samples(NULL, 0, NULL, 0, &opt, &probe, &err) != STS_OK) return cli_fail(CLI_USAGE, "%s", err.message);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hostsync_cli.h"
 
 #define MAX_LOGS 256
 
@@ -19,14 +20,17 @@ static void print_warnings(const sts_ledger *l)
 int cmd_ledger(int argc, char **argv)
 {
     static int json, csv;
+    static const char *trace;
     static const cli_opt opts[] = {
         { "json", CLI_FLAG, &json, NULL, "print the ledger as JSON (schema in docs/ledger.md)" },
         { "csv", CLI_FLAG, &csv, NULL, "print one CSV row per specialization" },
+        { "trace", CLI_STRING, &trace, "TRACE",
+          "fill the host-sync section from a trace of the same run (docs/host-syncs.md's rules)" },
         { 0 },
     };
     static const cli_spec spec = {
         "ledger",
-        "LOGFILE... [--json | --csv]",
+        "LOGFILE... [--json | --csv] [--trace TRACE]",
         "Reads compile logs and prints, per function: traces, compiles, total and largest\n"
         "compile time, the distinct signatures, cache-miss reasons grouped by kind (shape,\n"
         "dtype, static argument, weak type, pytree, context) and a churn diagnosis naming\n"
@@ -43,7 +47,8 @@ int cmd_ledger(int argc, char **argv)
         "starting with '#' are comments. Unknown lines are counted and skipped; a line\n"
         "that begins like a known message but does not parse is a warning naming FILE:LINE.\n"
         "A log cannot tell how many calls reused a specialization or how long the host\n"
-        "waited: those are printed as unknown (null in --json), never as 0.\n"
+        "waited: those are printed as unknown (null in --json), never as 0; --trace TRACE\n"
+        "fills the host syncs from a profile of the run (docs/host-syncs.md).\n"
         "Exit status 1 when a file cannot be read, holds binary data, or no file holds a\n"
         "known record.",
         opts,
@@ -51,6 +56,7 @@ int cmd_ledger(int argc, char **argv)
         MAX_LOGS,
     };
     json = csv = 0;
+    trace = NULL;
     const char *pos[MAX_LOGS];
     int npos;
     int rc = cli_parse(&spec, argc, argv, pos, &npos);
@@ -67,6 +73,10 @@ int cmd_ledger(int argc, char **argv)
         }
     }
     print_warnings(l);
+    if (trace && (rc = hs_ledger_from_trace("ledger", l, trace)) != CLI_OK) {
+        sts_ledger_free(l);
+        return rc;
+    }
     sts_log_stats st = sts_ledger_log_stats(l);
     if (st.records == 0) {
         fprintf(stderr,

@@ -197,71 +197,29 @@ static int key_columns(csv *c, const sts_timeline *tl, arg_keys *k, int header)
     return CLI_OK;
 }
 
-/* JSON without the whitespace outside its strings ("[[1, 2]]" as "[[1,2]]"), so a
- * pretty-printed Kineto "Input Dims" takes one line. The result lives until the next call. */
-static const char *compact_json(const char *s)
+/* One arg's value as text (sts_arg_text); the result lives until the next call. */
+static const char *arg_text(const sts_timeline *tl, const sts_arg *a)
 {
     static char *buf;
     static size_t cap;
-    size_t n = strlen(s);
+    size_t n = sts_arg_text(tl, a, buf, cap);
     if (n + 1 > cap) {
-        char *b = realloc(buf, n + 1);
-        if (!b) return s;
-        buf = b;
+        char *more = realloc(buf, n + 1);
+        if (!more) return ""; /* an empty cell rather than a cut value */
+        buf = more;
         cap = n + 1;
+        sts_arg_text(tl, a, buf, cap);
     }
-    size_t o = 0;
-    int in_str = 0, esc = 0;
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        if (in_str) {
-            in_str = esc || ch != '"';
-            esc = !esc && ch == '\\';
-        } else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
-            continue;
-        } else if (ch == '"') {
-            in_str = 1;
-        }
-        buf[o++] = ch;
-    }
-    buf[o] = 0;
     return buf;
-}
-
-/* One arg's value as text: numbers in decimal, strings and JSON as written, "" when absent. */
-static void arg_text(const sts_timeline *tl, const sts_arg *a, char *buf, size_t cap, const char **out)
-{
-    switch (a->type) {
-    case STS_ARG_INT:
-        snprintf(buf, cap, "%" PRId64, a->v.i);
-        break;
-    case STS_ARG_DOUBLE:
-        snprintf(buf, cap, "%.17g", a->v.d);
-        break;
-    case STS_ARG_BOOL:
-        snprintf(buf, cap, "%s", a->v.i ? "true" : "false");
-        break;
-    case STS_ARG_STRING:
-        *out = sts_timeline_string(tl, a->v.str);
-        return;
-    case STS_ARG_JSON:
-        *out = sts_timeline_string(tl, a->v.str);
-        if (strpbrk(*out, " \n\r\t")) *out = compact_json(*out);
-        return;
-    default:
-        buf[0] = 0;
-    }
-    *out = buf;
 }
 
 static void key_cells(csv *c, const sts_timeline *tl, const sts_arg *args, const sts_slice *s, const arg_keys *k)
 {
     for (size_t j = 0; j < k->n; j++) {
         const char *v = "";
-        char buf[40];
         for (uint32_t i = s->args; k->id[j] != STS_NONE && i != STS_NONE; i++) {
             if (args[i].key == k->id[j]) {
-                arg_text(tl, &args[i], buf, sizeof buf, &v);
+                v = arg_text(tl, &args[i]);
                 break;
             }
             if (args[i].last) break;

@@ -63,9 +63,13 @@ sts_status sts_self_times(const sts_timeline *tl, int64_t *self, sts_error *err)
 
 /* How the rows of a names table are keyed. */
 typedef enum sts_group {
-    STS_GROUP_NAME = 0,  /* by slice name */
-    STS_GROUP_HLO_OP,    /* slices carrying an hlo_op arg (XLA ops) by (hlo_module, hlo_op); others by name */
-    STS_GROUP_HLO_MODULE /* slices carrying an hlo_module arg by hlo_module; others by name */
+    STS_GROUP_NAME = 0,   /* by slice name */
+    STS_GROUP_HLO_OP,     /* slices carrying an hlo_op arg (XLA ops) by (hlo_module, hlo_op); others by name */
+    STS_GROUP_HLO_MODULE, /* slices carrying an hlo_module arg by hlo_module; others by name */
+    STS_GROUP_NUMBERED,   /* by slice name, numbered names (PREFIX#DIGITS: ProfilerStep#3) under PREFIX#N
+                           * when two or more share PREFIX; what analyze ranks by default */
+    STS_GROUP_SCOPE       /* XLA ops whose (hlo_module, hlo_op) has a named scope (sts_timeline_hlo_scope():
+                           * jax.named_scope, the HLO op_name's path) by that scope; others by name */
 } sts_group;
 
 /* Which slices an analysis looks at. The window cuts every slice to [start_ns, end_ns)
@@ -90,14 +94,22 @@ typedef struct sts_scope {
 /* clang-format on */
 
 typedef struct sts_name_summary {
-    uint32_t name;                     /* string id: the slice name, or the grouping arg's value */
+    uint32_t name;                     /* string id: the slice name, the grouping arg's value, or the scope */
     uint32_t module;                   /* STS_GROUP_HLO_OP rows: the hlo_module string id; else STS_NONE */
-    uint32_t grouped;                  /* 1 when the row groups slices by an hlo arg, 0 for a slice name */
+    uint32_t grouped;                  /* STS_NAME_GROUPED_*: 0 for a slice name */
     uint64_t count;                    /* slices with this key */
     int64_t total_ns;                  /* sum of their durations (nested instances each count) */
     int64_t self_ns;                   /* sum of their self times */
     int64_t min_ns, median_ns, max_ns; /* over their durations */
 } sts_name_summary;
+
+#define STS_NAME_GROUPED_ARG      1 /* the row groups slices by an hlo arg's value (`name`) */
+#define STS_NAME_GROUPED_NUMBERED 2 /* numbered names; `name` is the smallest string id among them */
+
+/* A row's name as shown: the slice name or the hlo arg's value; for numbered names
+ * their prefix and "#N" ("ProfilerStep#N"), written into buf[0..cap). Returns buf or a
+ * string of the timeline's. */
+const char *sts_name_summary_label(const sts_timeline *tl, const sts_name_summary *s, char *buf, size_t cap);
 
 /* One summary per distinct slice name, ranked by self time (descending), then total
  * time (descending), then name (bytewise ascending). On success *out is a new array

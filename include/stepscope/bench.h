@@ -281,6 +281,7 @@ typedef struct sts_bench_fact {
     const char *string; /* the value when it is a string, else NULL */
     double number;      /* the value when it is a number, else NAN */
     int array, object;
+    const char *exact; /* exact text for comparing, as sts_bench_run_doc.contract (never NULL) */
 } sts_bench_fact;
 
 /* The members of the workload contract, which must agree for two runs to time the same

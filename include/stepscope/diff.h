@@ -69,9 +69,17 @@ typedef struct sts_diff_options {
      * "process / thread" with random per-process ids already left out); NULL: none */
     const char *const *pair_lanes;
     size_t npair_lanes;
+    /* bench results: "A=B" each, NEW's workload B compared as BASE's workload A (the row
+     * keeps A's name); NULL: workloads pair by name, and two results holding one
+     * workload each pair whatever their names */
+    const char *const *pairs;
+    size_t npairs;
+    /* bench results: 1 compares workloads whose shapes or dtypes differ (said in a note);
+     * 0 refuses them (STS_ERR_SHAPE) */
+    int allow_contract_change;
 } sts_diff_options;
 /* clang-format off */
-#define STS_DIFF_OPTIONS_INIT { 0.95, 5.0, NULL, NULL, 0 }
+#define STS_DIFF_OPTIONS_INIT { 0.95, 5.0, NULL, NULL, 0, NULL, 0, 0 }
 /* clang-format on */
 
 /* The comparison of two samples. Fields that do not apply are NAN (doubles). */
@@ -181,8 +189,14 @@ sts_status sts_diff_timelines(const sts_timeline *base, const sts_timeline *new_
 /* Compares two bench results (the JSON text of `stepscope bench --json`; `*_name` name
  * them in messages). Per workload (the top level and each of `variants`): the warm
  * samples, the first call (one observation per run: no test), device times and
- * dispatch-only intervals. STS_ERR_PARSE for malformed JSON (the message names the file
- * and byte), STS_ERR_FORMAT when a document is not a bench result. */
+ * dispatch-only intervals. Workloads pair by name, by opt->pairs, or (neither result
+ * holding more than one) whatever their names. A paired workload's contract is every
+ * member named `dtype` or ending in `_shape` or `_dtype` (Python's `x_shape` keys too):
+ * one that differs, or that one run lacks, is STS_ERR_SHAPE naming the key and both
+ * values unless opt->allow_contract_change (then a note); `boundary` and `device` that
+ * differ are a note. STS_ERR_PARSE for malformed JSON (the message names the file and
+ * byte), STS_ERR_FORMAT when a document is not a bench result, STS_ERR_NOT_FOUND for a
+ * pair naming no workload of its run (the message lists the workloads). */
 sts_status sts_diff_bench_json(const char *base_text, size_t base_len, const char *base_name, const char *new_text,
                                size_t new_len, const char *new_name, const sts_diff_options *opt, sts_diff **out,
                                sts_error *err);

@@ -37,6 +37,8 @@ typedef struct sts_host_sync_rule {
     sts_host_sync_match how;
     const char *pattern;
     const char *file; /* STS_HSM_PYFRAME only; NULL for any file */
+    const char *kind; /* what the host waited for, as the ledger's sync kinds name it: "read" (a copy to
+                       * the host), "wait" (an explicit wait) or "scalar" (a scalar read of a device value) */
 } sts_host_sync_rule;
 
 /* The rule table, in the order rules are tried; *n gets its length. Static storage. */
@@ -61,6 +63,15 @@ typedef struct sts_host_syncs sts_host_syncs;
  * the step whose [ts, ts + dur) holds its start. On success *out is the caller's, freed with
  * sts_host_syncs_free(). */
 sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_host_syncs **out, sts_error *err);
+/* Finds the host syncs of a scope as one span (what `analyze` reports): the slices
+ * starting in the scope's window (the whole trace when it is not windowed) on its lanes
+ * (every lane when scope->lanes is NULL, or scope is NULL). The scope's name and group
+ * are not used: a sync is found by its own name. Entries carry step 0, so
+ * sts_host_syncs_of_step(h, 0, ...) lists them all; sts_host_syncs_outside() counts the
+ * matches outside the span. On success *out is the caller's, freed with
+ * sts_host_syncs_free(). */
+sts_status sts_host_syncs_find_scope(const sts_timeline *tl, const sts_scope *scope, sts_host_syncs **out,
+                                     sts_error *err);
 void sts_host_syncs_free(sts_host_syncs *h); /* NULL is a no-op */
 
 /* The syncs, ordered by step, then the longest wait first (then name, then where). The
@@ -68,6 +79,10 @@ void sts_host_syncs_free(sts_host_syncs *h); /* NULL is a no-op */
 const sts_host_sync *sts_host_syncs_list(const sts_host_syncs *h, size_t *n);
 /* Entries of sts_host_syncs_list() for step `step`: *first gets the first, returns the count. */
 size_t sts_host_syncs_of_step(const sts_host_syncs *h, uint32_t step, size_t *first);
+/* Every outermost matching slice counted (in a step, or in the scope's span), as indices
+ * into sts_timeline_slices(), in slice order: one per sync, for recording each (the
+ * ledger's --trace). The memory stays h's. */
+const uint32_t *sts_host_syncs_slices(const sts_host_syncs *h, size_t *n);
 /* Matching slices that started inside no step (counted, not listed). */
 size_t sts_host_syncs_outside(const sts_host_syncs *h);
 

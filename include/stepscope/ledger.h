@@ -127,6 +127,15 @@ sts_status sts_ledger_add_reason(sts_ledger *l, const char *function, sts_miss_c
 sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *scope, sts_sync_kind kind, int64_t wait_ns,
                                sts_error *err);
 
+/* Says where the host syncs were looked for ("trace run.json": `stepscope ledger
+ * --trace`), so the host syncs are known even when none were found there: JSON
+ * "host_syncs_source", an empty "events" list then meaning none found in that input,
+ * not none made. The last call wins. */
+sts_status sts_ledger_set_sync_source(sts_ledger *l, const char *source, sts_error *err);
+
+/* The text given to sts_ledger_set_sync_source(), or NULL. */
+const char *sts_ledger_sync_source(const sts_ledger *l);
+
 /* ---- parsing logs ----------------------------------------------------------------- */
 
 /* Counters for the logs parsed into a ledger (cumulative over calls). */

@@ -367,6 +367,21 @@ const char *const *sts_timeline_warnings(const sts_timeline *tl, size_t *n, uint
  * found). Returns NULL when absent. */
 const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, const char *key);
 
+/* The named scope of XLA op `op` of module `module` (string ids: the values of an op's
+ * hlo_op and hlo_module args): its HLO op_name metadata up to the last '/'
+ * ("jit(f)/encoder" for "jit(f)/encoder/dot_general"), as an XSpace's /host:metadata
+ * plane gives it (docs/xplane.md); STS_NONE when the trace does not say. */
+uint32_t sts_timeline_hlo_scope(const sts_timeline *tl, uint32_t module, uint32_t op);
+
+/* An arg's value as text, as `stepscope slices --args KEY` and Python's
+ * Trace.slices(args=...) write it: an integer in decimal, a double to 17 digits,
+ * true or false, a string as written, JSON on one line (the whitespace outside its
+ * strings left out: Kineto pretty-prints "Input Dims"), "" for null. Writes into
+ * buf[0..cap) (cut and NUL-terminated as snprintf does; nothing when cap == 0) and
+ * returns the length of the whole text, so a longer one is read again with a buffer
+ * that fits. */
+size_t sts_arg_text(const sts_timeline *tl, const sts_arg *a, char *buf, size_t cap);
+
 /* 1 for the arg keys STS_ARGS_KNOWN keeps. */
 int sts_arg_key_is_known(const char *key, size_t n);
 

@@ -164,6 +164,15 @@ typedef struct sts_an_scope {
     sts_group group;
 } sts_an_scope;
 
+/* The length of a numbered name's prefix (ProfilerStep#3: 12), 0 for other names. */
+size_t sts_an_numbered_prefix(const char *name);
+
+/* Per slice-name id below *bound: the smallest id of a name the scope keeps (on its
+ * lanes, in its window, matching its name) with the same prefix when the name is numbered and another
+ * kept name shares its prefix, else STS_NONE. The caller frees it; NULL when out of
+ * memory. */
+uint32_t *sts_an_numbered_reps(const sts_timeline *tl, sts_an_scope *x, uint32_t *bound);
+
 /* scope NULL keeps everything. Errors: a lane out of range, an empty window, a name
  * pattern that is not a regex (STS_ERR_INVALID_ARG), memory. */
 sts_status sts_an_scope_open(sts_an_scope *x, const sts_timeline *tl, const sts_scope *scope, sts_error *err);

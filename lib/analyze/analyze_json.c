@@ -96,7 +96,10 @@ void sts_timeline_info_write_json(sts_jsonw *w, const sts_timeline *tl, int64_t 
 
 static const char *group_title(sts_group g)
 {
-    return g == STS_GROUP_HLO_OP ? "hlo_op" : g == STS_GROUP_HLO_MODULE ? "hlo_module" : "name";
+    return g == STS_GROUP_HLO_OP       ? "hlo_op"
+           : g == STS_GROUP_HLO_MODULE ? "hlo_module"
+           : g == STS_GROUP_SCOPE      ? "scope"
+                                       : "name";
 }
 
 static void scope(sts_jsonw *j, const sts_analysis *a)
@@ -119,6 +122,7 @@ static void scope(sts_jsonw *j, const sts_analysis *a)
         sts_jsonw_null(j);
     }
     sts_jsonw_kv_str(j, "group", group_title(sc->group));
+    sts_jsonw_kv_bool(j, "numbered_names_grouped", sc->group == STS_GROUP_NUMBERED);
     sts_jsonw_obj_end(j);
 }
 
@@ -134,14 +138,17 @@ static void names(sts_jsonw *j, const sts_analysis *a, size_t top)
     for (size_t i = 0; i < show; i++) {
         const sts_name_summary *s = &rows[i];
         sts_jsonw_obj_begin(j);
-        sts_jsonw_kv_str(j, "name", sts_timeline_string(tl, s->name));
+        char label[512];
+        sts_jsonw_kv_str(j, "name", sts_name_summary_label(tl, s, label, sizeof label));
         sts_jsonw_kv_u64(j, "count", s->count);
         sts_jsonw_kv_i64(j, "total_ns", s->total_ns);
         sts_jsonw_kv_i64(j, "self_ns", s->self_ns);
         sts_jsonw_kv_i64(j, "min_ns", s->min_ns);
         sts_jsonw_kv_i64(j, "median_ns", s->median_ns);
         sts_jsonw_kv_i64(j, "max_ns", s->max_ns);
-        if (s->grouped) {
+        if (s->grouped == STS_NAME_GROUPED_NUMBERED) {
+            sts_jsonw_kv_str(j, "by", "numbered");
+        } else if (s->grouped) {
             sts_jsonw_kv_str(j, "by", group_title(group));
             if (group == STS_GROUP_HLO_OP) {
                 sts_jsonw_key(j, "hlo_module");
@@ -248,7 +255,54 @@ static void overlap_groups(sts_jsonw *j, const sts_analysis *a)
     sts_jsonw_arr_end(j);
 }
 
-static sts_status write_doc(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, const sts_devview *dv)
+void sts_an_json_host_syncs(sts_jsonw *j, const sts_timeline *tl, const sts_host_syncs *h, uint32_t step)
+{
+    size_t first, n = sts_host_syncs_of_step(h, step, &first);
+    const sts_host_sync *hs = sts_host_syncs_list(h, NULL);
+    sts_jsonw_key(j, "host_syncs");
+    sts_jsonw_arr_begin(j);
+    for (size_t i = first; i < first + n; i++) {
+        sts_jsonw_obj_begin(j);
+        sts_jsonw_kv_str(j, "name", hs[i].name);
+        sts_jsonw_kv_u64(j, "count", hs[i].count);
+        sts_jsonw_kv_i64(j, "wait_ns", hs[i].wait_ns);
+        sts_jsonw_key(j, "where");
+        if (hs[i].where == STS_NONE)
+            sts_jsonw_null(j);
+        else
+            sts_jsonw_str(j, sts_timeline_string(tl, hs[i].where));
+        sts_jsonw_obj_end(j);
+    }
+    sts_jsonw_arr_end(j);
+}
+
+/* The scope's host syncs as one span (docs/host-syncs.md), and their total. */
+static sts_status host_syncs(sts_jsonw *j, const sts_analysis *a, sts_error *err)
+{
+    const sts_timeline *tl = sts_analysis_timeline(a);
+    sts_host_syncs *h = NULL;
+    sts_status st = sts_host_syncs_find_scope(tl, sts_analysis_scope(a), &h, err);
+    if (st != STS_OK) return st;
+    size_t n;
+    const sts_host_sync *hs = sts_host_syncs_list(h, &n);
+    uint64_t count = 0;
+    int64_t wait = 0;
+    for (size_t i = 0; i < n; i++) {
+        count += hs[i].count;
+        wait += hs[i].wait_ns;
+    }
+    sts_jsonw_key(j, "host_syncs_total");
+    sts_jsonw_obj_begin(j);
+    sts_jsonw_kv_u64(j, "count", count);
+    sts_jsonw_kv_i64(j, "wait_ns", wait);
+    sts_jsonw_obj_end(j);
+    sts_an_json_host_syncs(j, tl, h, 0);
+    sts_host_syncs_free(h);
+    return STS_OK;
+}
+
+static sts_status write_doc(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, const sts_devview *dv,
+                            sts_error *err)
 {
     const sts_timeline *tl = sts_analysis_timeline(a);
     const sts_timeline_info *in = sts_timeline_get_info(tl);
@@ -259,6 +313,8 @@ static sts_status write_doc(sts_jsonw *w, const sts_analysis *a, size_t top, siz
     names(w, a, top);
     lanes(w, a);
     processes(w, a);
+    sts_status st = host_syncs(w, a, err);
+    if (st != STS_OK) return st;
     sts_jsonw_kv_u64(w, "clamped", in->clamped);
     sts_jsonw_kv_u64(w, "overlaps", in->overlaps);
     overlap_list(w, tl, overlaps);
@@ -273,13 +329,11 @@ static sts_status write_doc(sts_jsonw *w, const sts_analysis *a, size_t top, siz
 
 sts_status sts_analysis_write_json(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps, sts_error *err)
 {
-    (void)err;
-    return write_doc(w, a, top, overlaps, NULL);
+    return write_doc(w, a, top, overlaps, NULL, err);
 }
 
 sts_status sts_analysis_write_json_device(sts_jsonw *w, const sts_analysis *a, size_t top, size_t overlaps,
                                           const sts_devview *v, sts_error *err)
 {
-    (void)err;
-    return write_doc(w, a, top, overlaps, v);
+    return write_doc(w, a, top, overlaps, v, err);
 }

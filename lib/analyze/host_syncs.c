@@ -12,30 +12,30 @@
  * object at 0x...>". cudaMemcpy and hipMemcpy (not their Async forms) return only when
  * the copy is done. */
 static const sts_host_sync_rule RULES[] = {
-    { "_value", "jax", STS_HSM_PYFRAME, "_value", "array.py" },
-    { "__float__", "jax", STS_HSM_PYFRAME, "__float__", "array.py" },
-    { "__int__", "jax", STS_HSM_PYFRAME, "__int__", "array.py" },
-    { "__bool__", "jax", STS_HSM_PYFRAME, "__bool__", "array.py" },
-    { "__index__", "jax", STS_HSM_PYFRAME, "__index__", "array.py" },
-    { "__array__", "jax", STS_HSM_PYFRAME, "__array__", "array.py" },
-    { "tolist", "jax", STS_HSM_PYFRAME, "tolist", "array.py" },
-    { "block_until_ready", "jax", STS_HSM_PYFRAME, "block_until_ready", NULL },
-    { "Tensor.item", "pytorch", STS_HSM_PREFIX, "<built-in method item of Tensor", NULL },
-    { "Tensor.tolist", "pytorch", STS_HSM_PREFIX, "<built-in method tolist of Tensor", NULL },
-    { "aten::item", "pytorch", STS_HSM_EXACT, "aten::item", NULL },
-    { "aten::_local_scalar_dense", "pytorch", STS_HSM_EXACT, "aten::_local_scalar_dense", NULL },
-    { "cudaStreamSynchronize", "cuda", STS_HSM_EXACT, "cudaStreamSynchronize", NULL },
-    { "cudaDeviceSynchronize", "cuda", STS_HSM_EXACT, "cudaDeviceSynchronize", NULL },
-    { "cudaEventSynchronize", "cuda", STS_HSM_EXACT, "cudaEventSynchronize", NULL },
-    { "cudaMemcpy", "cuda", STS_HSM_EXACT, "cudaMemcpy", NULL },
-    { "cuStreamSynchronize", "cuda", STS_HSM_EXACT, "cuStreamSynchronize", NULL },
-    { "cuCtxSynchronize", "cuda", STS_HSM_EXACT, "cuCtxSynchronize", NULL },
-    { "cuMemcpyDtoH", "cuda", STS_HSM_PREFIX, "cuMemcpyDtoH_v", NULL },
-    { "hipStreamSynchronize", "hip", STS_HSM_EXACT, "hipStreamSynchronize", NULL },
-    { "hipDeviceSynchronize", "hip", STS_HSM_EXACT, "hipDeviceSynchronize", NULL },
-    { "hipEventSynchronize", "hip", STS_HSM_EXACT, "hipEventSynchronize", NULL },
-    { "hipMemcpy", "hip", STS_HSM_EXACT, "hipMemcpy", NULL },
-    { "hipMemcpyDtoH", "hip", STS_HSM_EXACT, "hipMemcpyDtoH", NULL },
+    { "_value", "jax", STS_HSM_PYFRAME, "_value", "array.py", "scalar" },
+    { "__float__", "jax", STS_HSM_PYFRAME, "__float__", "array.py", "scalar" },
+    { "__int__", "jax", STS_HSM_PYFRAME, "__int__", "array.py", "scalar" },
+    { "__bool__", "jax", STS_HSM_PYFRAME, "__bool__", "array.py", "scalar" },
+    { "__index__", "jax", STS_HSM_PYFRAME, "__index__", "array.py", "scalar" },
+    { "__array__", "jax", STS_HSM_PYFRAME, "__array__", "array.py", "read" },
+    { "tolist", "jax", STS_HSM_PYFRAME, "tolist", "array.py", "read" },
+    { "block_until_ready", "jax", STS_HSM_PYFRAME, "block_until_ready", NULL, "wait" },
+    { "Tensor.item", "pytorch", STS_HSM_PREFIX, "<built-in method item of Tensor", NULL, "scalar" },
+    { "Tensor.tolist", "pytorch", STS_HSM_PREFIX, "<built-in method tolist of Tensor", NULL, "read" },
+    { "aten::item", "pytorch", STS_HSM_EXACT, "aten::item", NULL, "scalar" },
+    { "aten::_local_scalar_dense", "pytorch", STS_HSM_EXACT, "aten::_local_scalar_dense", NULL, "scalar" },
+    { "cudaStreamSynchronize", "cuda", STS_HSM_EXACT, "cudaStreamSynchronize", NULL, "wait" },
+    { "cudaDeviceSynchronize", "cuda", STS_HSM_EXACT, "cudaDeviceSynchronize", NULL, "wait" },
+    { "cudaEventSynchronize", "cuda", STS_HSM_EXACT, "cudaEventSynchronize", NULL, "wait" },
+    { "cudaMemcpy", "cuda", STS_HSM_EXACT, "cudaMemcpy", NULL, "read" },
+    { "cuStreamSynchronize", "cuda", STS_HSM_EXACT, "cuStreamSynchronize", NULL, "wait" },
+    { "cuCtxSynchronize", "cuda", STS_HSM_EXACT, "cuCtxSynchronize", NULL, "wait" },
+    { "cuMemcpyDtoH", "cuda", STS_HSM_PREFIX, "cuMemcpyDtoH_v", NULL, "read" },
+    { "hipStreamSynchronize", "hip", STS_HSM_EXACT, "hipStreamSynchronize", NULL, "wait" },
+    { "hipDeviceSynchronize", "hip", STS_HSM_EXACT, "hipDeviceSynchronize", NULL, "wait" },
+    { "hipEventSynchronize", "hip", STS_HSM_EXACT, "hipEventSynchronize", NULL, "wait" },
+    { "hipMemcpy", "hip", STS_HSM_EXACT, "hipMemcpy", NULL, "read" },
+    { "hipMemcpyDtoH", "hip", STS_HSM_EXACT, "hipMemcpyDtoH", NULL, "read" },
 };
 
 const sts_host_sync_rule *sts_host_sync_rules(size_t *n)
@@ -83,11 +83,13 @@ const sts_host_sync_rule *sts_host_sync_match_name(const char *name)
 
 struct sts_host_syncs {
     STS_VEC(sts_host_sync) list;
-    STS_VEC(size_t) first; /* per step: its first entry; one more at the end */
+    STS_VEC(uint32_t) slices; /* each sync's outermost slice, in slice order */
+    STS_VEC(size_t) first;    /* per step: its first entry; one more at the end */
     size_t outside;
 };
 
 STS_VEC_ACCESSOR(sts_host_syncs_list, sts_host_syncs, sts_host_sync, list)
+STS_VEC_ACCESSOR(sts_host_syncs_slices, sts_host_syncs, uint32_t, slices)
 
 size_t sts_host_syncs_of_step(const sts_host_syncs *h, uint32_t step, size_t *first)
 {
@@ -108,6 +110,7 @@ void sts_host_syncs_free(sts_host_syncs *h)
 {
     if (!h) return;
     STS_VEC_RELEASE(h->list);
+    STS_VEC_RELEASE(h->slices);
     STS_VEC_RELEASE(h->first);
     free(h);
 }
@@ -146,9 +149,26 @@ static int by_order(const void *a, const void *b)
     return by_key(a, b);
 }
 
+/* Where syncs are looked for: the steps (each its own entry), or one span (entry 0) on
+ * some lanes. */
+typedef struct where_to_look {
+    const sts_step *st;
+    size_t nst;
+    int windowed;
+    int64_t start, end;
+    const unsigned char *lane_ok; /* NULL: every lane */
+} where_to_look;
+
+static uint32_t entry_of(const where_to_look *w, const sts_slice *s)
+{
+    if (w->st) return step_of(w->st, w->nst, s->ts);
+    if (w->lane_ok && !w->lane_ok[s->lane]) return STS_NONE;
+    return !w->windowed || (s->ts >= w->start && s->ts < w->end) ? 0 : STS_NONE;
+}
+
 /* One entry per matching outermost slice, step and rule known. `inside` marks slices
  * under a match (a parent precedes its children in the slice array). */
-static sts_status collect(const sts_timeline *tl, const sts_step *st, size_t nst, sts_host_syncs *h, sts_error *err)
+static sts_status collect(const sts_timeline *tl, const where_to_look *w, sts_host_syncs *h, sts_error *err)
 {
     size_t ns;
     const sts_slice *sl = sts_timeline_slices(tl, &ns);
@@ -178,18 +198,20 @@ static sts_status collect(const sts_timeline *tl, const sts_step *st, size_t nst
         if (*m == 1) continue;
         const sts_host_sync_rule *r = &rules[*m - 2];
         inside[i] = 1;
-        uint32_t k = step_of(st, nst, sl[i].ts);
+        uint32_t k = entry_of(w, &sl[i]);
         if (k == STS_NONE) {
             h->outside++;
             continue;
         }
         sts_host_sync *e = STS_VEC_PUSH(h->list);
-        if (!e) {
+        uint32_t *at = e ? STS_VEC_PUSH(h->slices) : NULL;
+        if (!at) {
             free(inside);
             free(memo);
             return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
         }
         *e = (sts_host_sync){ k, r->name, p == STS_NONE ? STS_NONE : sl[p].name, 1, sl[i].dur };
+        *at = (uint32_t)i;
     }
     free(inside);
     free(memo);
@@ -228,19 +250,14 @@ static sts_status index_steps(sts_host_syncs *h, size_t nst, sts_error *err)
     return STS_OK;
 }
 
-sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_host_syncs **out, sts_error *err)
+/* Takes h: *out on success, freed on failure. */
+static sts_status find(const sts_timeline *tl, const where_to_look *w, sts_host_syncs *h, sts_host_syncs **out,
+                       sts_error *err)
 {
-    if (!out) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no output");
-    *out = NULL;
-    if (!tl || !s) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no timeline or steps");
-    sts_host_syncs *h = calloc(1, sizeof *h);
-    if (!h) return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
-    size_t nst;
-    const sts_step *st = sts_steps_list(s, &nst);
-    sts_status rc = collect(tl, st, nst, h, err);
+    sts_status rc = collect(tl, w, h, err);
     if (rc == STS_OK) {
         merge(h);
-        rc = index_steps(h, nst, err);
+        rc = index_steps(h, w->nst, err);
     }
     if (rc != STS_OK) {
         sts_host_syncs_free(h);
@@ -248,4 +265,40 @@ sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_h
     }
     *out = h;
     return STS_OK;
+}
+
+sts_status sts_host_syncs_find(const sts_timeline *tl, const sts_steps *s, sts_host_syncs **out, sts_error *err)
+{
+    if (!out) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no output");
+    *out = NULL;
+    if (!tl || !s) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no timeline or steps");
+    sts_host_syncs *h = calloc(1, sizeof *h);
+    if (!h) return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+    where_to_look w = { NULL, 0, 0, 0, 0, NULL };
+    w.st = sts_steps_list(s, &w.nst);
+    return find(tl, &w, h, out, err);
+}
+
+sts_status sts_host_syncs_find_scope(const sts_timeline *tl, const sts_scope *scope, sts_host_syncs **out,
+                                     sts_error *err)
+{
+    if (!out) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no output");
+    *out = NULL;
+    if (!tl) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "host syncs: no timeline");
+    size_t nl;
+    sts_timeline_lanes(tl, &nl);
+    where_to_look w = {
+        NULL, 1, scope && scope->windowed, scope ? scope->start_ns : 0, scope ? scope->end_ns : 0, NULL
+    };
+    unsigned char *ok = NULL;
+    if (scope && scope->lanes) {
+        if (!(ok = calloc(nl ? nl : 1, 1))) return sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+        for (size_t i = 0; i < scope->nlanes; i++)
+            if (scope->lanes[i] < nl) ok[scope->lanes[i]] = 1;
+        w.lane_ok = ok;
+    }
+    sts_host_syncs *h = calloc(1, sizeof *h);
+    sts_status rc = h ? find(tl, &w, h, out, err) : sts_error_set(err, STS_ERR_NOMEM, -1, "host syncs: out of memory");
+    free(ok);
+    return rc;
 }

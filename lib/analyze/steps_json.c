@@ -54,28 +54,6 @@ static void children_of(sts_jsonw *j, const sts_timeline *tl, const sts_step_chi
     sts_jsonw_obj_end(j);
 }
 
-/* The step's host syncs (stepscope/hostsync.h); "where" is null when no slice encloses one. */
-static void host_syncs(sts_jsonw *j, const sts_timeline *tl, const sts_host_syncs *h, uint32_t step)
-{
-    size_t first, n = sts_host_syncs_of_step(h, step, &first);
-    const sts_host_sync *hs = sts_host_syncs_list(h, NULL);
-    sts_jsonw_key(j, "host_syncs");
-    sts_jsonw_arr_begin(j);
-    for (size_t i = first; i < first + n; i++) {
-        sts_jsonw_obj_begin(j);
-        sts_jsonw_kv_str(j, "name", hs[i].name);
-        sts_jsonw_kv_u64(j, "count", hs[i].count);
-        sts_jsonw_kv_i64(j, "wait_ns", hs[i].wait_ns);
-        sts_jsonw_key(j, "where");
-        if (hs[i].where == STS_NONE)
-            sts_jsonw_null(j);
-        else
-            sts_jsonw_str(j, sts_timeline_string(tl, hs[i].where));
-        sts_jsonw_obj_end(j);
-    }
-    sts_jsonw_arr_end(j);
-}
-
 static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, const sts_devview *dv,
                   const sts_critpath *cp, const sts_host_syncs *h)
 {
@@ -97,7 +75,7 @@ static void steps(sts_jsonw *j, const sts_timeline *tl, const sts_steps *s, cons
         sts_jsonw_kv_i64(j, "unattributed_ns", x->unattributed_ns);
         sts_jsonw_kv_i64(j, "naive_ns", x->naive_ns);
         windows(j, tl, s, x);
-        host_syncs(j, tl, h, (uint32_t)k);
+        sts_an_json_host_syncs(j, tl, h, (uint32_t)k);
         if (dv) {
             size_t nd;
             const sts_devview_window *dw = sts_devview_step_windows(dv, k, &nd);

@@ -81,6 +81,8 @@ typedef struct rows {
     uint32_t bound;
     sts_u64map by_arg; /* (module, op) or module -> row */
     uint32_t key_op, key_module;
+    const uint32_t *rep; /* STS_GROUP_NUMBERED: name id -> its numbered group's id (shared) */
+    uint32_t nrep;
     size_t kept; /* slices counted */
 } rows;
 
@@ -118,9 +120,9 @@ static uint32_t string_arg(const sts_timeline *tl, uint32_t args, uint32_t key)
  * is exhausted. */
 static uint32_t row_of(rows *r, uint32_t name, uint32_t module, uint32_t grouped, sts_group g)
 {
-    if (!grouped) {
+    if (grouped != STS_NAME_GROUPED_ARG) { /* a numbered group's id is a numbered name: no exact row shares it */
         if (r->by_name[name]) return r->by_name[name] - 1;
-        uint32_t row = new_row(r, name, STS_NONE, 0);
+        uint32_t row = new_row(r, name, STS_NONE, grouped);
         if (row != STS_NONE) r->by_name[name] = row + 1;
         return row;
     }
@@ -136,7 +138,14 @@ static uint32_t row_of(rows *r, uint32_t name, uint32_t module, uint32_t grouped
 static inline uint32_t row_for(rows *r, const sts_timeline *tl, const sts_slice *s, sts_group g)
 {
     if (g == STS_GROUP_NAME && r->by_name[s->name]) return r->by_name[s->name] - 1;
-    if (g != STS_GROUP_NAME) {
+    if (g == STS_GROUP_NUMBERED) {
+        uint32_t rep = s->name < r->nrep ? r->rep[s->name] : STS_NONE;
+        if (rep != STS_NONE) return row_of(r, rep, STS_NONE, STS_NAME_GROUPED_NUMBERED, g);
+    } else if (g == STS_GROUP_SCOPE) {
+        uint32_t scope =
+            sts_timeline_hlo_scope(tl, string_arg(tl, s->args, r->key_module), string_arg(tl, s->args, r->key_op));
+        if (scope != STS_NONE) return row_of(r, scope, STS_NONE, STS_NAME_GROUPED_ARG, g);
+    } else if (g != STS_GROUP_NAME) {
         uint32_t module = string_arg(tl, s->args, r->key_module);
         uint32_t key = g == STS_GROUP_HLO_OP ? string_arg(tl, s->args, r->key_op) : module;
         if (key != STS_NONE) return row_of(r, key, g == STS_GROUP_HLO_OP ? module : STS_NONE, 1, g);
@@ -393,6 +402,8 @@ static sts_status summarize(const sts_timeline *tl, sts_an_scope *x, rows *r, un
         parts[i].walkers = walkers;
         parts[i].r.key_op = r->key_op;
         parts[i].r.key_module = r->key_module;
+        parts[i].r.rep = r->rep;
+        parts[i].r.nrep = r->nrep;
     }
     sts_run_parts_heaviest_first(rows_run, parts, sizeof *parts, np, threads, kept);
     for (size_t t = 0; t < threads; t++) /* before the medians' memory is taken */
@@ -421,7 +432,12 @@ sts_status sts_name_summaries_in(const sts_timeline *tl, const sts_scope *scope,
     rows r = { 0 };
     r.key_op = sts_timeline_find_string(tl, "hlo_op");
     r.key_module = sts_timeline_find_string(tl, "hlo_module");
-    st = summarize(tl, &x, &r, scope ? scope->jobs : 1, err);
+    uint32_t *rep = NULL;
+    if (x.group == STS_GROUP_NUMBERED && !(rep = sts_an_numbered_reps(tl, &x, &r.nrep)))
+        st = sts_an_nomem(err, "grouping numbered names");
+    r.rep = rep;
+    if (st == STS_OK) st = summarize(tl, &x, &r, scope ? scope->jobs : 1, err);
+    free(rep);
     sts_an_scope_close(&x);
     if (st == STS_OK && r.v.n) {
         if (r.v.n > 1) qsort_r(r.v.v, r.v.n, sizeof *r.v.v, rank_cmp, (void *)tl);

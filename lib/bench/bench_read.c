@@ -196,6 +196,9 @@ static sts_status facts_of(reader *r, const sts_jval *o, const sts_bench_fact **
         if (ok && !b.oom && !(f[i].text = copy(r, b.p ? b.p : "", b.n))) b.oom = 1;
         sts_sbuf_release(&b);
         if (b.oom) return nomem(r);
+        char buf[CONTRACT_SZ];
+        exact_text(m->val, buf, sizeof buf);
+        if (!(f[i].exact = copy(r, buf, strlen(buf)))) return nomem(r);
     }
     *out = f;
     *n = o->u.obj.n;

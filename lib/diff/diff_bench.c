@@ -44,11 +44,58 @@ static sts_status load(doc *d, const char *text, size_t len, const char *file, s
     return STS_OK;
 }
 
-static const workload *find(const doc *d, const char *name)
+static sts_status no_workload(const doc *d, const char *pair, const char *side, const char *name, sts_error *err)
 {
-    for (size_t i = 0; i < d->n; i++)
-        if (strcmp(d->w[i].name, name) == 0) return &d->w[i];
-    return NULL;
+    char list[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < d->n && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", d->w[i].name);
+    return sts_error_set(err, STS_ERR_NOT_FOUND, -1, "diff: --pair %s: %s (%s) has no workload named '%s'; it holds %s",
+                         pair, side, d->file, name, list);
+}
+
+/* Each BASE workload's NEW partner: the pairs given, then the same name; with no pairs
+ * given and one workload in each run, those two whatever their names (a rename between
+ * runs is the usual case of a single workload). taken[j]: NEW's workload j is paired. */
+static sts_status pair_workloads(const doc *db, const doc *dn, const sts_diff_options *o, const workload **partner,
+                                 unsigned char *taken, sts_error *err)
+{
+    unsigned char *given = calloc(db->n + 1, 1);
+    if (!given) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+    sts_status st = STS_OK;
+    for (size_t p = 0; p < o->npairs && st == STS_OK; p++) {
+        const char *pair = o->pairs[p], *eq = strchr(pair, '=');
+        size_t i = 0, j = 0, la = (size_t)(eq - pair);
+        while (i < db->n && (strlen(db->w[i].name) != la || strncmp(db->w[i].name, pair, la) != 0))
+            i++;
+        while (j < dn->n && strcmp(dn->w[j].name, eq + 1) != 0)
+            j++;
+        if (i == db->n) {
+            char a[256];
+            snprintf(a, sizeof a, "%.*s", (int)la, pair);
+            st = no_workload(db, pair, "BASE", a, err);
+        } else if (j == dn->n) {
+            st = no_workload(dn, pair, "NEW", eq + 1, err);
+        } else if (given[i] || taken[j]) {
+            st = sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: --pair %s: %s is already paired", pair,
+                               given[i] ? "BASE's workload" : "NEW's workload");
+        } else {
+            partner[i] = &dn->w[j];
+            given[i] = taken[j] = 1;
+        }
+    }
+    for (size_t i = 0; i < db->n && st == STS_OK; i++)
+        for (size_t j = 0; j < dn->n && !given[i]; j++)
+            if (!taken[j] && !strcmp(db->w[i].name, dn->w[j].name)) {
+                partner[i] = &dn->w[j];
+                given[i] = taken[j] = 1;
+            }
+    if (st == STS_OK && !o->npairs && db->n == 1 && dn->n == 1 && !given[0]) {
+        partner[0] = &dn->w[0];
+        taken[0] = 1;
+    }
+    free(given);
+    return st;
 }
 
 /* A series in ns, the unmeasured (null) samples left out and counted. */
@@ -151,16 +198,55 @@ static sts_status first_call_row(sts_diff *d, const workload *b, const workload 
                              "the first call is one observation per run: its change is reported, not tested", err);
 }
 
-/* Contract fields that must agree for the timings to answer the same question. */
-static sts_status contract_notes(sts_diff *d, const workload *b, const workload *n)
+/* A member naming the problem timed: its shapes and dtypes, under any key (the Python
+ * package writes one `<parameter>_shape` per argument). */
+static int problem_key(const char *k)
+{
+    size_t n = strlen(k);
+    return !strcmp(k, "dtype") || (n > 6 && !strcmp(k + n - 6, "_shape")) || (n > 6 && !strcmp(k + n - 6, "_dtype"));
+}
+
+static const char *exact_of(const workload *w, const char *key)
+{
+    const sts_bench_fact *f = sts_bench_fact_get(w->run->facts, w->run->nfacts, key);
+    return f ? f->exact : NULL;
+}
+
+static sts_status contract_note(sts_diff *d, const workload *b, const char *key, const char *x, const char *y,
+                                const char *why, sts_error *err)
+{
+    if (sts_dd_note(d, "%s: %s differs (BASE %s, NEW %s): %s", b->name, key, x ? x : "absent", y ? y : "absent", why) !=
+        STS_OK)
+        return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+    return STS_OK;
+}
+
+/* Shapes and dtypes that differ (or that one run lacks) are another problem: refused
+ * unless allowed, then a note each; how it was timed (boundary, device) that differs is
+ * a note. */
+static sts_status contract_check(sts_diff *d, const workload *b, const workload *n, const doc *db, const doc *dn,
+                                 sts_error *err)
 {
     sts_status st = STS_OK;
-    for (size_t i = 0; i < STS_BENCH_CONTRACT_KEYS && st == STS_OK; i++) {
-        const char *x = b->run->contract[i] ? b->run->contract[i] : "";
-        const char *y = n->run->contract[i] ? n->run->contract[i] : "";
-        if (strcmp(x, y) != 0)
-            st = sts_dd_note(d, "%s: %s differs (BASE %s, NEW %s): the runs time different work", b->name,
-                             sts_bench_contract_key[i], x[0] ? x : "absent", y[0] ? y : "absent");
+    for (int side = 0; side < 2 && st == STS_OK; side++) {
+        const workload *w = side ? n : b;
+        for (size_t i = 0; i < w->run->nfacts && st == STS_OK; i++) {
+            const char *k = w->run->facts[i].key, *x = exact_of(b, k), *y = exact_of(n, k);
+            if (!problem_key(k) || (x && y && !strcmp(x, y)) || (side && x)) continue; /* BASE's keys said once */
+            if (!d->opt.allow_contract_change)
+                return sts_error_set(err, STS_ERR_SHAPE, -1,
+                                     "diff: workload %s: %s differs (BASE %s: %s, NEW %s: %s): the runs time "
+                                     "different work, and a faster answer to another problem is not a speed-up; "
+                                     "compare them anyway with --allow-contract-change",
+                                     b->name, k, db->file, x ? x : "absent", dn->file, y ? y : "absent");
+            st = contract_note(d, b, k, x, y, "the runs time different work", err);
+        }
+    }
+    static const char *const how[] = { "boundary", "device" };
+    for (size_t i = 0; i < 2 && st == STS_OK; i++) {
+        const char *x = exact_of(b, how[i]), *y = exact_of(n, how[i]);
+        if ((x || y) && (!x || !y || strcmp(x, y) != 0))
+            st = contract_note(d, b, how[i], x, y, "the runs were timed differently", err);
     }
     return st;
 }
@@ -180,8 +266,12 @@ static sts_status workload_rows(sts_diff *d, const workload *b, const workload *
                                 sts_error *err)
 {
     const char *name = b ? b->name : n->name;
-    sts_status st = STS_OK;
-    if (b && n) st = contract_notes(d, b, n);
+    sts_status st = b && n ? contract_check(d, b, n, db, dn, err) : STS_OK;
+    if (st != STS_OK) return st;
+    if (b && n && strcmp(b->name, n->name) != 0 &&
+        sts_dd_note(d, "NEW's workload %s is compared as BASE's %s (rows named %s)", n->name, b->name, b->name) !=
+            STS_OK)
+        st = STS_ERR_NOMEM;
     if (st == STS_OK && b) st = health_notes(d, b, "BASE");
     if (st == STS_OK && n) st = health_notes(d, n, "NEW");
     if (st != STS_OK) return sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
@@ -207,10 +297,16 @@ sts_status sts_diff_bench_json(const char *base_text, size_t base_len, const cha
     if (st == STS_OK && !(d = sts_dd_new(STS_DIFF_KIND_BENCH, opt, db->file, dn->file)))
         st = sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
     if (d) d->samples_word = "call";
+    const workload **partner = st == STS_OK ? calloc(db->n + 1, sizeof *partner) : NULL;
+    unsigned char *taken = partner ? calloc(dn->n + 1, 1) : NULL;
+    if (st == STS_OK && !taken) st = sts_error_set(err, STS_ERR_NOMEM, -1, "diff: out of memory");
+    if (st == STS_OK) st = pair_workloads(db, dn, &d->opt, partner, taken, err);
     for (size_t i = 0; st == STS_OK && i < db->n; i++)
-        st = workload_rows(d, &db->w[i], find(dn, db->w[i].name), db, dn, err);
+        st = workload_rows(d, &db->w[i], partner[i], db, dn, err);
     for (size_t i = 0; st == STS_OK && i < dn->n; i++)
-        if (!find(db, dn->w[i].name)) st = workload_rows(d, NULL, &dn->w[i], db, dn, err);
+        if (!taken[i]) st = workload_rows(d, NULL, &dn->w[i], db, dn, err);
+    free(partner);
+    free(taken);
     for (int i = 0; i < 2; i++) {
         sts_bench_doc_free(db[i].bench);
         free(db[i].w);

@@ -398,6 +398,16 @@ static sts_status check_options(const sts_diff_options *o, sts_error *err)
                                  "\"python / worker\"), not '%s'",
                                  p ? p : "(null)");
     }
+    if (o->npairs > 256)
+        return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "diff: at most 256 workload pairs, not %zu", o->npairs);
+    for (size_t i = 0; i < o->npairs; i++) {
+        const char *p = o->pairs ? o->pairs[i] : NULL, *eq = p ? strchr(p, '=') : NULL;
+        if (!eq || eq == p || !eq[1])
+            return sts_error_set(err, STS_ERR_INVALID_ARG, -1,
+                                 "diff: a workload pair is BASE_NAME=NEW_NAME (bench workloads, as the rows name "
+                                 "them), not '%s'",
+                                 p ? p : "(null)");
+    }
     return STS_OK;
 }
 

@@ -467,6 +467,20 @@ sts_status sts_ledger_add_sync(sts_ledger *l, const char *label, const char *sco
     return STS_OK;
 }
 
+sts_status sts_ledger_set_sync_source(sts_ledger *l, const char *source, sts_error *err)
+{
+    if (!l || !source) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: NULL ledger or source");
+    uint32_t id = sts_lg_intern(l, source);
+    if (id == UINT32_MAX) return nomem(err);
+    l->sync_source = id + 1;
+    return STS_OK;
+}
+
+const char *sts_ledger_sync_source(const sts_ledger *l)
+{
+    return l && l->sync_source ? lg_str(l, l->sync_source - 1) : NULL;
+}
+
 const char *sts_lg_file_seen(sts_ledger *l, uint64_t dev, uint64_t ino, const char *path)
 {
     for (size_t i = 0; i < l->files.n; i++)

@@ -235,6 +235,7 @@ static void write_syncs(sts_jsonw *w, const sts_ledger *l)
         return;
     }
     sts_jsonw_obj_begin(w);
+    sts_jsonw_kv_str(w, "source", sts_ledger_sync_source(l)); /* NULL: null (recorded by the program) */
     sts_jsonw_key(w, "events");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < l->syncs.n; i++) {

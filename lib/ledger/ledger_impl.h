@@ -101,7 +101,8 @@ struct sts_ledger {
     STS_VEC(lg_gbreak) gbreaks;
     sts_u64map gbreak_by_key; /* (fn, where, reason) key string id + 1 -> index */
     sts_log_stats log;
-    int explain_seen; /* a log held jax_explain_cache_misses records */
+    int explain_seen;     /* a log held jax_explain_cache_misses records */
+    uint32_t sync_source; /* string id + 1 of where syncs were looked for; 0: nowhere said */
     int finalized;
 };
 

@@ -254,7 +254,7 @@ sts_log_stats sts_ledger_log_stats(const sts_ledger *l)
 
 const char *sts_ledger_syncs_unknown(const sts_ledger *l)
 {
-    if (!l || l->syncs.n) return NULL;
+    if (!l || l->syncs.n || l->sync_source) return NULL;
     int jax = 0, torch = 0;
     for (size_t i = 0; i < l->fns.n; i++) {
         if (l->fns.v[i].source == STS_LEDGER_SRC_CALLS && l->fns.v[i].rows) return NULL;

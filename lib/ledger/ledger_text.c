@@ -146,9 +146,17 @@ static void print_syncs(const sts_ledger *l, FILE *f)
         return;
     }
     size_t n = sts_ledger_sync_scope_count(l);
+    const char *src = sts_ledger_sync_source(l);
+    if (!n && src) {
+        fprintf(f, "\nhost syncs: none found in %s by the rules of docs/host-syncs.md\n", src);
+        return;
+    }
     if (!n) return;
     char tot[32], mx[32];
-    fprintf(f, "\nhost syncs (%zu)\n", l->syncs.n);
+    if (src)
+        fprintf(f, "\nhost syncs (%zu, found in %s)\n", l->syncs.n, src);
+    else
+        fprintf(f, "\nhost syncs (%zu)\n", l->syncs.n);
     for (size_t i = 0; i < n; i++) {
         sts_ledger_sync_scope s;
         sts_ledger_sync_scope_get(l, i, &s);

@@ -1,5 +1,6 @@
 #include "model/timeline_builder.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ static void tl_release_rest(sts_timeline *tl)
     free(tl->warnings.v);
     sts_u64map_release(&tl->proc_map);
     sts_u64map_release(&tl->lane_map);
+    sts_u64map_release(&tl->hlo_scope);
     sts_strtab_release(&tl->strings);
 }
 
@@ -297,6 +299,59 @@ const sts_arg *sts_timeline_find_arg(const sts_timeline *tl, uint32_t args, cons
         if (tl->args.v[i].last) break;
     }
     return NULL;
+}
+
+uint32_t sts_timeline_hlo_scope(const sts_timeline *tl, uint32_t module, uint32_t op)
+{
+    if (module == STS_NONE || op == STS_NONE || !tl->hlo_scope.count) return STS_NONE;
+    uint32_t v = sts_u64map_get(&tl->hlo_scope, ((uint64_t)module + 1) << 32 | op);
+    return v == UINT32_MAX ? STS_NONE : v;
+}
+
+/* JSON without the whitespace outside its strings, into buf as snprintf would. */
+static size_t compact_json(const char *s, char *buf, size_t cap)
+{
+    size_t o = 0;
+    int in_str = 0, esc = 0;
+    for (; *s; s++) {
+        char ch = *s;
+        if (in_str) {
+            in_str = esc || ch != '"';
+            esc = !esc && ch == '\\';
+        } else if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') {
+            continue;
+        } else if (ch == '"') {
+            in_str = 1;
+        }
+        if (o + 1 < cap) buf[o] = ch;
+        o++;
+    }
+    if (cap) buf[o < cap ? o : cap - 1] = 0;
+    return o;
+}
+
+size_t sts_arg_text(const sts_timeline *tl, const sts_arg *a, char *buf, size_t cap)
+{
+    int n;
+    switch (a->type) {
+    case STS_ARG_INT:
+        n = snprintf(buf, cap, "%" PRId64, a->v.i);
+        break;
+    case STS_ARG_DOUBLE:
+        n = snprintf(buf, cap, "%.17g", a->v.d);
+        break;
+    case STS_ARG_BOOL:
+        n = snprintf(buf, cap, "%s", a->v.i ? "true" : "false");
+        break;
+    case STS_ARG_STRING:
+        n = snprintf(buf, cap, "%s", sts_timeline_string(tl, a->v.str));
+        break;
+    case STS_ARG_JSON:
+        return compact_json(sts_timeline_string(tl, a->v.str), buf, cap);
+    default:
+        n = snprintf(buf, cap, "%s", "");
+    }
+    return n < 0 ? 0 : (size_t)n;
 }
 
 static int key_in(const char *const *keys, size_t count, const char *key, size_t n)

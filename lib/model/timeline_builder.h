@@ -90,6 +90,7 @@ struct sts_timeline {
     uint32_t no_name;            /* string id of "[No name]", STS_NONE until interned */
     sts_u64map proc_map;         /* label id + 1 -> process index */
     sts_u64map lane_map;         /* (process + 1) << 32 | label -> lane index */
+    sts_u64map hlo_scope;        /* (module + 1) << 32 | op -> the op's scope (ids; XSpace HLO metadata) */
     /* Threads finalize may use (0 or 1: the calling thread only; the result is the same
      * for every value), from fin_min_parallel slices and E events on (a default set by
      * sts_tl_new; tests lower it). */

@@ -1058,8 +1058,109 @@ static sts_status resolve_plane(reader *x, span name_sp, size_t plane_index)
     return STS_OK;
 }
 
+/* ---- the HLO metadata of /host:metadata ---- */
+
+/* Fields of the HloProto messages (xla/service/hlo.proto) read here. */
+#define HLO_PROTO_MODULE 1 /* HloProto.hlo_module */
+#define HLO_MODULE_NAME  1 /* HloModuleProto.name: the hlo_module arg */
+#define HLO_MODULE_COMPS 3 /* HloModuleProto.computations */
+#define HLO_COMP_INSTRS  2 /* HloComputationProto.instructions */
+#define HLO_INSTR_NAME   1 /* HloInstructionProto.name: the hlo_op arg */
+#define HLO_INSTR_META   7 /* HloInstructionProto.metadata */
+#define HLO_META_OP_NAME 2 /* OpMetadata.op_name: "jit(f)/encoder/dot_general" */
+#define XSTAT_META_ID    1 /* XStat.metadata_id */
+#define XSTAT_BYTES      6 /* XStat.bytes_value */
+
+/* The first LEN field `num` of a message, as a sub-reader; 0 when absent or malformed. */
+static int pb_find(const sts_pb_reader *r, unsigned num, sts_pb_reader *out, const uint8_t **p, size_t *n)
+{
+    sts_pb_reader c = *r;
+    sts_pb_field f;
+    sts_pb_error e;
+    while (sts_pb_next(&c, &f, &e) > 0)
+        if (f.num == num && f.wire == STS_PB_LEN) {
+            if (out) sts_pb_sub(out, &c, &f);
+            if (p) *p = f.data, *n = f.len;
+            return 1;
+        }
+    return 0;
+}
+
+/* One instruction's scope: its op_name without the last '/' and what follows. */
+static sts_status hlo_instr(reader *x, uint32_t module, sts_pb_reader *ir)
+{
+    const uint8_t *name, *op;
+    size_t nn, on;
+    sts_pb_reader mr;
+    if (!pb_find(ir, HLO_INSTR_NAME, NULL, &name, &nn) || !pb_find(ir, HLO_INSTR_META, &mr, NULL, NULL) ||
+        !pb_find(&mr, HLO_META_OP_NAME, NULL, &op, &on))
+        return STS_OK;
+    size_t cut = on;
+    while (cut > 0 && op[cut - 1] != '/')
+        cut--;
+    if (cut < 2) return STS_OK; /* no scope: the op is counted by its name */
+    uint32_t op_id = intern(x, name, nn), scope = intern(x, op, cut - 1);
+    if (op_id == STS_NONE || scope == STS_NONE) return nomem(x);
+    return sts_u64map_put(&x->tl->hlo_scope, ((uint64_t)module + 1) << 32 | op_id, scope) ? nomem(x) : STS_OK;
+}
+
+static sts_status hlo_proto(reader *x, const uint8_t *p, size_t n)
+{
+    sts_pb_reader r, mod, comp, instr;
+    sts_pb_reader_init(&r, p, n);
+    const uint8_t *name;
+    size_t nn;
+    if (!pb_find(&r, HLO_PROTO_MODULE, &mod, NULL, NULL) || !pb_find(&mod, HLO_MODULE_NAME, NULL, &name, &nn))
+        return STS_OK;
+    uint32_t module = intern(x, name, nn);
+    if (module == STS_NONE) return nomem(x);
+    sts_pb_field f, g;
+    sts_pb_error e;
+    sts_status st = STS_OK;
+    while (st == STS_OK && sts_pb_next(&mod, &f, &e) > 0) {
+        if (f.num != HLO_MODULE_COMPS || f.wire != STS_PB_LEN) continue;
+        sts_pb_sub(&comp, &mod, &f);
+        while (st == STS_OK && sts_pb_next(&comp, &g, &e) > 0) {
+            if (g.num != HLO_COMP_INSTRS || g.wire != STS_PB_LEN) continue;
+            sts_pb_sub(&instr, &comp, &g);
+            st = hlo_instr(x, module, &instr);
+        }
+    }
+    return st;
+}
+
+/* "/host:metadata" holds one XEventMetadata per XLA module, its HloProto the bytes of
+ * a stat named "Hlo Proto" (XProf's; hlo_proto accepted too): the ops' op_name metadata, the jax.named_scope path they
+ * were traced under, kept for analyze --group scope. What does not parse is skipped: the scopes are extra knowledge,
+ * not the trace. */
+static sts_status read_hlo_metadata(reader *x)
+{
+    sts_status st = STS_OK;
+    for (size_t i = 0; i < x->emeta.n && st == STS_OK; i++) {
+        const event_meta *em = &x->emeta.v[i];
+        for (uint32_t k = 0; k < em->blobs_n && st == STS_OK; k++) {
+            const stat_blob *b = &x->blobs.v[em->blobs_first + k];
+            sts_pb_reader r;
+            sts_pb_reader_init(&r, x->arena.v + b->bytes.off, b->bytes.len);
+            sts_pb_field f;
+            sts_pb_error e;
+            int64_t id = -1;
+            const uint8_t *bytes = NULL;
+            size_t nb = 0;
+            while (sts_pb_next(&r, &f, &e) > 0) {
+                if (f.num == XSTAT_META_ID && f.wire == STS_PB_VARINT) id = (int64_t)f.u;
+                if (f.num == XSTAT_BYTES && f.wire == STS_PB_LEN) bytes = f.data, nb = f.len;
+            }
+            uint32_t sm = id >= 0 ? idmap_get(&x->smap, id) : UINT32_MAX;
+            const char *key = sm < x->smeta.n ? sts_strtab_get(&x->tl->strings, x->smeta.v[sm].name) : "";
+            if (bytes && (!strcmp(key, "Hlo Proto") || !strcmp(key, "hlo_proto"))) st = hlo_proto(x, bytes, nb);
+        }
+    }
+    return st;
+}
+
 /* Step 1: a plane's fields from the stream. A plane without lines ("/host:metadata")
- * holds no timeline and is dropped at its end. */
+ * holds no timeline and is dropped at its end, its HLO metadata kept. */
 static sts_status read_plane(reader *x, const sts_pb_field *pf, size_t plane_index)
 {
     uint64_t end = pf->data_offset + pf->len;
@@ -1100,6 +1201,9 @@ static sts_status read_plane(reader *x, const sts_pb_field *pf, size_t plane_ind
     }
     if (st != STS_OK) return st;
     if (rc < 0) return failed(x);
+    static const char meta[] = "/host:metadata";
+    if (lines == 0 && name.len == sizeof meta - 1 && !memcmp(x->arena.v + name.off, meta, name.len))
+        return read_hlo_metadata(x);
     if (lines == 0) return STS_OK;
     return resolve_plane(x, name, plane_index);
 }

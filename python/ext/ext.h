@@ -72,6 +72,7 @@ PyObject *ext_open_bytes(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_close(PyObject *self, PyObject *cap);
 PyObject *ext_warnings(PyObject *self, PyObject *cap);
 PyObject *ext_slices(PyObject *self, PyObject *cap);
+PyObject *ext_slice_args(PyObject *self, PyObject *args);
 PyObject *ext_info_json(PyObject *self, PyObject *cap);
 PyObject *ext_analyze_json(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *ext_steps_json(PyObject *self, PyObject *args, PyObject *kw);

@@ -332,3 +332,78 @@ PyObject *ext_slices(PyObject *self, PyObject *cap)
     enc_free(&threads);
     return out;
 }
+
+/* One arg key as a dictionary-encoded column in the slice table's row order: codes
+ * (int32, -1 where the slice has no such arg) into the values as sts_arg_text() writes
+ * them. Returns (codes, values, found) or NULL with an exception. */
+static PyObject *arg_column(const sts_timeline *tl, const uint32_t *order, const char *key)
+{
+    size_t n, nl;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
+    size_t nargs;
+    const sts_arg *args = sts_timeline_args(tl, &nargs);
+    uint32_t id = sts_timeline_find_string(tl, key); /* STS_NONE: no event has the key */
+    int32_t *codes;
+    PyObject *col = ext_column((Py_ssize_t)n, 4, (void **)&codes);
+    dict_enc e;
+    int ok = col && enc_init(&e) == 0;
+    size_t row = 0, found = 0, cap = 256;
+    char *buf = ok ? malloc(cap) : NULL;
+    if (ok && !buf) {
+        PyErr_NoMemory();
+        ok = 0;
+    }
+    for (size_t k = 0; ok && k < nl; k++) {
+        const sts_lane *ln = &lanes[order[k]];
+        for (uint32_t i = ln->first_slice; ok && i < ln->first_slice + ln->slice_count; i++, row++) {
+            const sts_arg *a = NULL;
+            for (uint32_t x = s[i].args; id != STS_NONE && x != STS_NONE && x < nargs; x++) {
+                if (args[x].key == id) {
+                    a = &args[x];
+                    break;
+                }
+                if (args[x].last) break;
+            }
+            codes[row] = -1;
+            if (!a) continue;
+            size_t len = sts_arg_text(tl, a, buf, cap);
+            if (len + 1 > cap) {
+                char *more = realloc(buf, len + 1);
+                if (!more) {
+                    PyErr_NoMemory();
+                    ok = 0;
+                    break;
+                }
+                buf = more;
+                cap = len + 1;
+                sts_arg_text(tl, a, buf, cap);
+            }
+            found++;
+            ok = (codes[row] = enc_code(&e, buf)) >= 0;
+        }
+    }
+    free(buf);
+    PyObject *out = ok ? Py_BuildValue("(OOn)", col, e.table, (Py_ssize_t)found) : NULL;
+    Py_XDECREF(col);
+    if (col) enc_free(&e);
+    return out;
+}
+
+PyObject *ext_slice_args(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap;
+    const char *key;
+    if (!PyArg_ParseTuple(args, "Os", &cap, &key)) return NULL;
+    const sts_timeline *tl = tl_get(cap);
+    if (!tl) return NULL;
+    size_t nl;
+    sts_timeline_lanes(tl, &nl);
+    uint32_t *order = malloc((nl ? nl : 1) * sizeof *order);
+    if (!order) return PyErr_NoMemory();
+    sts_lane_display_order(tl, order);
+    PyObject *out = arg_column(tl, order, key);
+    free(order);
+    return out;
+}

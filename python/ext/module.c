@@ -187,6 +187,8 @@ static PyMethodDef methods[] = {
     FN("close", ext_close, METH_O, "frees the timeline now"),
     FN("warnings", ext_warnings, METH_O, "(list of warnings, total)"),
     FN("slices", ext_slices, METH_O, "the slice table as columns"),
+    FN("slice_args", ext_slice_args, METH_VARARGS,
+       "slice_args(cap, key) -> (codes, values, found): an arg key as a column"),
     FN("info_json", ext_info_json, METH_O, "analyze --json's trace object"),
     FN("analyze_json", ext_analyze_json, METH_VARARGS | METH_KEYWORDS, "analyze --json"),
     FN("steps_json", ext_steps_json, METH_VARARGS | METH_KEYWORDS, "steps --json"),

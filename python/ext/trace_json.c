@@ -51,8 +51,8 @@ static uint32_t *lanes_of(const sts_timeline *tl, const char *pattern, size_t *n
 static int scope_of(const sts_timeline *tl, const char *lane, const char *name, PyObject *window, int group,
                     sts_scope *sc, uint32_t **lanes)
 {
-    if (group < STS_GROUP_NAME || group > STS_GROUP_HLO_MODULE) {
-        ext_raise_msg(STS_ERR_INVALID_ARG, "group %d is not one of name, hlo_op, hlo_module", group);
+    if (group < STS_GROUP_NAME || group > STS_GROUP_SCOPE) {
+        ext_raise_msg(STS_ERR_INVALID_ARG, "group %d is not one of name, hlo_op, hlo_module, scope", group);
         return -1;
     }
     sc->group = (sts_group)group;

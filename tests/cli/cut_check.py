@@ -43,7 +43,7 @@ def run(argv):
 
 
 def analyze(args, path, *extra):
-    p = run([args.stepscope, 'analyze', '-q', '--json', path, *extra])
+    p = run([args.stepscope, 'analyze', '-q', '--json', '--no-group', path, *extra])  # exact names: a cut may hold one
     if p.returncode != 0:
         raise RuntimeError(f"analyze {path} {' '.join(extra)}: exit {p.returncode}: {p.stderr[-300:]}")
     return json.loads(p.stdout)

@@ -172,4 +172,87 @@ t_ok "slices --csv carries the whole name" test "$T_RC" = 0 -a \
 t_run "$STEPSCOPE" analyze --json "$T_TMP/nul.json"
 t_ok "analyze --json: both names in full" test "$T_RC" = 0 -a \
   "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(n["name"] for n in d["names"]))')" = "['k␀a', 'k␀b']"
+# Numbered names: ProfilerStep#3..14 rank as one row ProfilerStep#N (the sums, extremes
+# and median of their durations computed here); a numbered name alone keeps its number;
+# "#7" (no prefix) and "v#1x" (not only digits) are not numbered; --no-group ranks each.
+python3 - "$T_TMP/ps.json" <<'PY'
+import json, sys
+ev = []
+for k in range(3, 15):
+    ev.append({"ph": "X", "name": "ProfilerStep#%d" % k, "pid": 1, "tid": 1, "ts": 1000 * k, "dur": 900 + 3 * k})
+    ev.append({"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1000 * k + 10, "dur": 100})
+ev += [{"ph": "X", "name": n, "pid": 1, "tid": 2, "ts": 10 * i, "dur": 5} for i, n in enumerate(["#7", "#8", "v#1x", "Alone#4"])]
+json.dump(ev, open(sys.argv[1], "w"))
+PY
+t_run "$STEPSCOPE" analyze --json "$T_TMP/ps.json"
+t_ok "analyze: ProfilerStep#3..14 are one row ProfilerStep#N, by numbered, its numbers those of the twelve" python3 -c '
+import json, sys, statistics
+d = json.loads(sys.argv[1])
+rows = {n["name"]: n for n in d["names"]}
+durs = [(900 + 3 * k) * 1000 for k in range(3, 15)]
+p = rows["ProfilerStep#N"]
+assert (p["count"], p["total_ns"], p["self_ns"], p["min_ns"], p["max_ns"], p["by"]) == (12, sum(durs), sum(durs) - 12 * 100000, min(durs), max(durs), "numbered"), p
+assert p["median_ns"] == statistics.median(durs), p
+assert sorted(rows) == ["#7", "#8", "Alone#4", "ProfilerStep#N", "aten::mm", "v#1x"], sorted(rows)
+assert "by" not in rows["aten::mm"] and d["scope"]["numbered_names_grouped"] is True' "$T_OUT"
+t_run "$STEPSCOPE" analyze "$T_TMP/ps.json"
+t_ok "analyze text: the ProfilerStep#N row and a line saying what NAME#N means" \
+  test "$T_RC" = 0 -a -n "$(grep -E '^  ProfilerStep#N +12 ' <<<"$T_OUT")" -a -n "$(grep -F -- '--no-group ranks each' <<<"$T_OUT")"
+t_run "$STEPSCOPE" analyze --json --no-group "$T_TMP/ps.json"
+t_ok "analyze --no-group: every exact name its own row" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+names = [n["name"] for n in d["names"]]
+assert sorted(n for n in names if n.startswith("ProfilerStep")) == sorted("ProfilerStep#%d" % k for k in range(3, 15)), names
+assert not any("by" in n for n in d["names"]) and d["scope"]["numbered_names_grouped"] is False' "$T_OUT"
+t_run "$STEPSCOPE" analyze --json --window 3ms:3.95ms "$T_TMP/ps.json"
+t_ok "analyze --window holding one ProfilerStep: it keeps its number (the group counts the slices kept)" python3 -c '
+import json, sys
+names = [n["name"] for n in json.loads(sys.argv[1])["names"]]
+assert "ProfilerStep#3" in names and "ProfilerStep#N" not in names, names' "$T_OUT"
+t_run "$STEPSCOPE" analyze --no-group --group hlo_op "$T_TMP/ps.json"
+t_ok "analyze --no-group with --group hlo_op: a usage error" test "$T_RC" = 2 -a -n "$(grep -F 'does not go with --group hlo_op' <<<"$T_ERR")"
+t_run "$STEPSCOPE" analyze --json --name 'ProfilerStep#3' "$T_TMP/ps.json"
+t_ok "analyze --name picks exact names: one ProfilerStep#3 keeps its number" python3 -c '
+import json, sys
+assert [n["name"] for n in json.loads(sys.argv[1])["names"]] == ["ProfilerStep#3"]' "$T_OUT"
+# --group scope: XLA ops by the named scope of their HLO op_name (the /host:metadata
+# plane's HloProto), each scope's rows the sums of its ops' --group hlo_op rows, with the
+# scopes read here by tests/cli/hlo_scopes.py; ops without one keep their rows.
+TE="${STEPSCOPE_FIXTURES:-}/traces/jax/te_fused_attn.xplane.pb"
+if [ -f "$TE" ]; then
+  "$STEPSCOPE" analyze --json --group hlo_op "$TE" >"$T_TMP/op.json" 2>/dev/null
+  "$STEPSCOPE" analyze --json --group scope "$TE" >"$T_TMP/scope.json" 2>/dev/null
+  python3 "$(dirname "$0")/hlo_scopes.py" "$TE" >"$T_TMP/scopes.json"
+  t_ok "analyze --group scope: each scope row sums the ops whose op_name lies under it" python3 - "$T_TMP" <<'PY'
+import json, sys, collections
+d = sys.argv[1]
+ops, got, sc = (json.load(open(d + "/" + f)) for f in ("op.json", "scope.json", "scopes.json"))
+want, rest = collections.defaultdict(lambda: [0, 0, 0, None, None]), []
+for n in ops["names"]:
+    key = "%s\t%s" % (n.get("hlo_module"), n["name"]) if n.get("by") == "hlo_op" else None
+    if key in sc:
+        w = want[sc[key]]
+        w[0] += n["count"]; w[1] += n["total_ns"]; w[2] += n["self_ns"]
+        w[3] = n["min_ns"] if w[3] is None else min(w[3], n["min_ns"])
+        w[4] = n["max_ns"] if w[4] is None else max(w[4], n["max_ns"])
+    elif n.get("by") != "hlo_op":
+        rest.append(n["name"])
+g = {n["name"]: [n["count"], n["total_ns"], n["self_ns"], n["min_ns"], n["max_ns"]] for n in got["names"] if n.get("by") == "scope"}
+assert len(g) >= 2 and g == dict(want), (g, dict(want))
+assert got["scope"]["group"] == "scope"
+plain = {n["name"] for n in got["names"] if "by" not in n}
+assert set(rest) <= plain, set(rest) - plain
+PY
+else
+  t_skip "analyze --group scope on te_fused_attn.xplane.pb" "fixture absent"
+fi
+t_run "$STEPSCOPE" analyze --group scopes "$T_TMP/ps.json"
+t_ok "analyze --group with an unknown grouping names the four: exit 2" \
+  test "$T_RC" = 2 -a -n "$(grep -F "expects name, hlo_op, hlo_module or scope, got 'scopes'" <<<"$T_ERR")"
+t_run "$STEPSCOPE" analyze --json --group scope "$T_TMP/ps.json"
+t_ok "analyze --group scope of a trace without HLO metadata: every slice by its name" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert not any(n.get("by") == "scope" for n in d["names"]) and "ProfilerStep#3" in [n["name"] for n in d["names"]]' "$T_OUT"
 t_done

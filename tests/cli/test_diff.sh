@@ -170,6 +170,31 @@ t_run "$STEPSCOPE" diff "$d/bench_var_a.json" "$d/bench_var_b.json" --expect fas
 t_ok "bench: a variant without warm_samples_seconds is unknown, not disappeared: shrink inconclusive, exit 4" \
   test "$T_RC" = 4 -a -n "$(printf '%s' "$T_OUT" | grep 'fast is unknown in NEW')" \
   -a -z "$(printf '%s' "$T_OUT" | grep 'disappeared')"
+# Python results carry one <parameter>_shape per argument: batch 256 against 64 is
+# another problem, refused naming both values (exit 1) unless --allow-contract-change;
+# renamed workloads, one in each result, pair by themselves; --pair pairs named ones.
+for n in 256 64; do
+  cat >"$d/py_$n.json" <<EOF
+{"schema": "stepscope.bench/1", "name": "mlp_b$n", "dtype": "float32", "x_shape": [$n, 784], "first_call_seconds": 0.4,
+ "warm_samples_seconds": [$(awk -v n=$n 'BEGIN { for (i = 0; i < 7; i++) printf "%s%.6g", (i ? ", " : ""), n * 1e-5 + i * 1e-7 }')]}
+EOF
+done
+t_run "$STEPSCOPE" diff "$d/py_256.json" "$d/py_64.json" --expect mlp_b256:shrink
+t_ok "bench: x_shape [256, 784] against [64, 784] is refused naming both values: exit 1, nothing on stdout" \
+  test "$T_RC" = 1 -a -z "$T_OUT" -a -n "$(printf '%s' "$T_ERR" | grep -F 'workload mlp_b256: x_shape differs (BASE '"$d"'/py_256.json: [256, 784], NEW '"$d"'/py_64.json: [64, 784])')"
+t_run "$STEPSCOPE" diff "$d/py_256.json" "$d/py_64.json" --allow-contract-change --expect mlp_b256:shrink
+t_ok "bench: --allow-contract-change compares them (renamed, one workload each: paired), the difference a note" \
+  test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep -F 'x_shape differs (BASE [256, 784], NEW [64, 784])')" \
+  -a -n "$(printf '%s' "$T_OUT" | grep -F "NEW's workload mlp_b64 is compared as BASE's mlp_b256")"
+sed 's/"x_shape": \[64/"x_shape": [256/' "$d/py_64.json" >"$d/py_64r.json"
+t_run "$STEPSCOPE" diff "$d/py_256.json" "$d/py_64r.json" --expect mlp_b256:shrink --json
+t_ok "bench: the same shapes under another name pair without a flag: the row keeps BASE's name" \
+  test "$T_RC" = 0 -a "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(x["key"] for x in d["intervals"]))')" = "['mlp_b256', 'mlp_b256.first_call']"
+t_run "$STEPSCOPE" diff "$d/bench_var_a.json" "$d/bench_var_b.json" --pair fast=slow
+t_ok "bench: --pair naming no workload is bad input listing the workloads" \
+  test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep -F -- "--pair fast=slow: NEW ($d/bench_var_b.json) has no workload named 'slow'; it holds main, fast")"
+t_run "$STEPSCOPE" diff "$d/bench_var_a.json" "$d/bench_var_b.json" --pair fast
+t_ok "bench: a --pair without = is a usage error" test "$T_RC" = 2 -a -n "$(printf '%s' "$T_ERR" | grep 'BASE_NAME=NEW_NAME')"
 cat >"$d/ledger_a.json" <<'EOF'
 {"schema": "stepscope.ledger/1", "functions": [{"name": "batch_loss", "compiles": 8, "specializations": 8, "traces": 8}],
  "rows": [], "host_syncs": null}
@@ -196,6 +221,9 @@ if t_no_opencl "diff of real bench results"; then
 elif "$STEPSCOPE" bench predict --repeats 15 --json --out "$d/b64.json" >/dev/null 2>&1 &&
   "$STEPSCOPE" bench predict --rows 4096 --features 1024 --repeats 15 --json --out "$d/b4096.json" >/dev/null 2>&1; then
   t_run "$STEPSCOPE" diff "$d/b64.json" "$d/b4096.json" --expect predict:grow
+  t_ok "real bench results of other shapes are refused" \
+    test "$T_RC" = 1 -a -n "$(printf '%s' "$T_ERR" | grep 'input_shape differs')"
+  t_run "$STEPSCOPE" diff "$d/b64.json" "$d/b4096.json" --expect predict:grow --allow-contract-change
   t_ok "real bench results: the bigger workload grew, and the changed contract is noted" \
     test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep 'input_shape differs')"
 else

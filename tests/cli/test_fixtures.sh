@@ -20,7 +20,8 @@ for dir in chrome kineto torch-legacy; do
     [ -f "$f" ] || continue
     n=$((n + 1))
     label="$dir/$(basename "$f")"
-    "$STEPSCOPE" analyze --json "$f" >"$T_TMP/a.json" 2>"$T_TMP/a.err"
+    # --no-group: the facts are per exact name (the numbered names' rows are checked below)
+    "$STEPSCOPE" analyze --json --no-group "$f" >"$T_TMP/a.json" 2>"$T_TMP/a.err"
     arc=$?
     "$STEPSCOPE" steps --json "$f" >"$T_TMP/s.json" 2>"$T_TMP/s.err"
     src=$?
@@ -37,11 +38,31 @@ import json, sys
 bad = [n for n in json.load(open(sys.argv[1]))["names"] if n["self_ns"] < 0]
 assert not bad, bad[:3]
 ' "$T_TMP/a.json"
-    "$STEPSCOPE" analyze --json --args known "$f" 2>/dev/null | sed '/args_kept/d' >"$T_TMP/ak.json"
+    "$STEPSCOPE" analyze --json --no-group --args known "$f" 2>/dev/null | sed '/args_kept/d' >"$T_TMP/ak.json"
     "$STEPSCOPE" steps --json --args known "$f" >"$T_TMP/sk.json" 2>/dev/null
     t_ok "$label: analyze and steps print the same with --args known (the default keeps only what they read)" \
       test "$(sed '/args_kept/d' "$T_TMP/a.json")" = "$(cat "$T_TMP/ak.json")" -a \
       "$(cat "$T_TMP/s.json")" = "$(cat "$T_TMP/sk.json")"
+    "$STEPSCOPE" analyze --json "$f" >"$T_TMP/ag.json" 2>/dev/null
+    t_ok "$label: by default numbered names (PREFIX#DIGITS, two or more) are one row PREFIX#N, the sums of theirs" \
+      python3 - "$T_TMP/a.json" "$T_TMP/ag.json" <<'PY'
+import json, re, sys, collections
+exact, grouped = (json.load(open(p))["names"] for p in sys.argv[1:3])
+pre = collections.defaultdict(list)
+for n in exact:
+    m = re.fullmatch(r"(.+)#[0-9]+", n["name"])
+    if m:
+        pre[m.group(1)].append(n)
+want = {}
+for p, rows in pre.items():
+    if len(rows) >= 2:
+        want[p + "#N"] = (sum(r["count"] for r in rows), sum(r["total_ns"] for r in rows),
+                          sum(r["self_ns"] for r in rows), min(r["min_ns"] for r in rows), max(r["max_ns"] for r in rows))
+got = {n["name"]: (n["count"], n["total_ns"], n["self_ns"], n["min_ns"], n["max_ns"]) for n in grouped if n.get("by") == "numbered"}
+assert got == want, (got, want)
+members = {r["name"] for p in pre for r in pre[p] if len(pre[p]) >= 2}
+assert len(grouped) == len(exact) - len(members) + len(want), (len(grouped), len(exact), len(members), len(want))
+PY
     python3 "$FACTS" check "$f" --label "$label" --analyze "$T_TMP/a.json" \
       --steps "$T_TMP/s.json" --steps-rc "$src" --csv "$T_TMP/c.csv" || T_FAILS=$((T_FAILS + 1))
   done

@@ -69,6 +69,38 @@ assert "1 more outside the steps" in out, out
 assert "in $train.py:78 log_loss" in out and "(enclosing slice unknown)" in out, out
 PY
 
+# analyze: the same syncs over the whole trace (the one after the steps too), narrowed by
+# --window and --lane as the rest of analyze is.
+t_run "$STEPSCOPE" analyze --json "$W/t.json"
+printf '%s' "$T_OUT" >"$W/a.json"
+t_ok "analyze --json: the trace's host syncs by rule and enclosing slice, and their total" python3 - "$W/a.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {(h["name"], h["where"]): (h["count"], h["wait_ns"]) for h in d["host_syncs"]}
+want = {("_value", "$train.py:78 log_loss"): (10, sum(sum((100 + 10 * i) * 1000 for i in range(k + 1)) for k in range(4))),
+        ("__float__", "$train.py:78 log_loss"): (4, 4 * 30000),
+        ("aten::item", "log_metrics"): (8, sum(2 * (50 + k) * 1000 for k in range(4))),
+        ("cudaDeviceSynchronize", None): (1, 200000),
+        ("aten::item", None): (1, 10000)}
+assert got == want, (got, want)
+assert d["host_syncs_total"] == {"count": sum(c for c, _ in want.values()), "wait_ns": sum(w for _, w in want.values())}, d["host_syncs_total"]
+PY
+t_run "$STEPSCOPE" analyze --json "$W/t.json" --window 0:10ms --lane worker
+t_ok "analyze --json --window --lane: only step 0's syncs of the worker lane" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+got = sorted((h["name"], h["count"], h["wait_ns"]) for h in d["host_syncs"])
+assert got == [("aten::item", 2, 100000), ("cudaDeviceSynchronize", 1, 200000)], got' "$T_OUT"
+t_run "$STEPSCOPE" analyze "$W/t.json"
+t_ok "analyze: one host-sync line, the count and wait of the JSON" python3 - "$T_OUT" "$W/a.json" <<'PY'
+import json, sys
+out, d = sys.argv[1], json.load(open(sys.argv[2]))
+lines = [l for l in out.splitlines() if l.startswith("host syncs  ")]
+assert len(lines) == 1, out
+assert lines[0].startswith("host syncs  %d, the host waited " % d["host_syncs_total"]["count"]), lines
+assert "_value x10" in lines[0] and "in $train.py:78 log_loss" in lines[0], lines
+PY
+
 # A trace without syncs says none were found rather than 0 of anything.
 python3 - "$W/none.json" <<'PY'
 import json, sys
@@ -83,6 +115,13 @@ d = json.loads(sys.argv[1])
 assert all(s["host_syncs"] == [] for s in d["steps"]) and d["host_syncs_outside_steps"] == 0' "$T_OUT"
 t_run "$STEPSCOPE" steps "$W/none.json"
 t_ok "steps: no syncs said as none found" grep -q "host syncs:    none found" <<<"$T_OUT"
+t_run "$STEPSCOPE" analyze "$W/none.json"
+t_ok "analyze: no syncs said as none found" grep -q "^host syncs  none found by the rules" <<<"$T_OUT"
+t_run "$STEPSCOPE" analyze --json "$W/none.json"
+t_ok "analyze --json: no syncs, an empty list and a zero total (a count, known)" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["host_syncs"] == [] and d["host_syncs_total"] == {"count": 0, "wait_ns": 0}, d' "$T_OUT"
 
 # diff: per-step host syncs and their wait as rows keyed host_syncs and host_sync_wait,
 # for --expect. Twelve steps; BASE has 3 aten::item per step, NEW 1.

@@ -333,6 +333,41 @@ t_run "$STEPSCOPE" ledger --json "$T_TMP/big.log"
 t_ok "ledger: a 20-digit dimension is unknown (null), never 9223372036854775807" test "$T_RC" = 0 -a \
   "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rows"][0]["args"][0]["shape"])')" = "[None, 4]" -a \
   -z "$(printf '%s' "$T_OUT" | grep 9223372036854775807)"
+# --trace fills the host-sync section from a trace of the run: one sync per outermost
+# matching slice (docs/host-syncs.md), scoped by the enclosing slice, its wait the slice's
+# duration; a trace without syncs says none found there (not unknown, not "0 syncs").
+python3 - "$T_TMP/hs.json" "$T_TMP/nohs.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "name": "$train.py:78 log_loss", "pid": 1, "tid": 1, "ts": 1000 * k, "dur": 500} for k in range(3)]
+ev += [{"ph": "X", "name": "$array.py:640 __float__", "pid": 1, "tid": 1, "ts": 1000 * k + 10, "dur": 100 + k} for k in range(3)]
+ev += [{"ph": "X", "name": "$array.py:615 _value", "pid": 1, "tid": 1, "ts": 1000 * k + 11, "dur": 90} for k in range(3)]
+ev += [{"ph": "X", "name": "cudaMemcpy", "pid": 1, "tid": 2, "ts": 5000, "dur": 40},
+       {"ph": "X", "name": "block_until_ready", "pid": 1, "tid": 2, "ts": 6000, "dur": 7}]
+json.dump(ev, open(sys.argv[1], "w"))
+json.dump([{"ph": "X", "name": "work", "pid": 1, "tid": 1, "ts": 0, "dur": 5}], open(sys.argv[2], "w"))
+PY
+t_run "$STEPSCOPE" ledger "$LL" --trace "$T_TMP/hs.json" --json
+t_ok "ledger --trace: the host syncs of the trace, per enclosing slice, waits the slices' durations" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+h = d["host_syncs"]
+assert d.get("host_syncs_unknown") is None and h["source"] == "trace " + sys.argv[2], h
+ev = sorted((e["scope"], e["kind"], e["wait_ns"]) for e in h["events"])
+assert ev == [("$train.py:78 log_loss", "scalar", w) for w in (100000, 101000, 102000)] + [("(no enclosing slice)", "read", 40000)], ev
+sc = {s["scope"]: s for s in h["scopes"]}
+assert sc["$train.py:78 log_loss"]["count"] == 3 and sc["$train.py:78 log_loss"]["total_ns"] == 303000, sc
+assert sc["$train.py:78 log_loss"]["scalars"] == 3 and sc["(no enclosing slice)"]["reads"] == 1, sc
+assert [e["label"] for e in h["events"] if e["kind"] == "read"] == ["cudaMemcpy at 5 ms"], h["events"]
+' "$T_OUT" "$T_TMP/hs.json"
+t_run "$STEPSCOPE" ledger "$LL" --trace "$T_TMP/hs.json"
+t_ok "ledger --trace: the text's host-sync section names the trace" \
+  grep -qF "host syncs (4, found in trace $T_TMP/hs.json)" <<<"$T_OUT"
+t_run "$STEPSCOPE" ledger "$LL" --trace "$T_TMP/nohs.json"
+t_ok "ledger --trace of a trace without syncs: none found there" \
+  grep -qF "host syncs: none found in trace $T_TMP/nohs.json by the rules" <<<"$T_OUT"
+t_run "$STEPSCOPE" ledger "$LL" --trace "$T_TMP/nope.json"
+t_ok "ledger --trace of a missing file: exit 1 naming it" \
+  [ "$T_RC" = 1 ] && grep -qF "nope.json" <<<"$T_ERR" && [ -z "$T_OUT" ]
 # Issue 34 item 17: a directory given as a log was "expected a trace file". A directory
 # is read as TORCH_TRACE's (issue 35 item 6): one without its logs says what it expected.
 t_run "$STEPSCOPE" ledger "$T_TMP"

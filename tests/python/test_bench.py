@@ -294,3 +294,28 @@ def test_first_call_not_slower_is_said():
 
     r = stepscope.bench(compiles, repeats=5)
     assert not any("not slower" in w for w in r.warnings)
+
+
+def test_diff_refuses_other_shapes_and_pairs_renamed(cli, tmp_path):
+    # Batch 256 against 64 timed another problem: it passed as "-68%, shrank" because the
+    # contract check read only the CLI's keys; the Python result's x_shape is the contract.
+    w = np.ones((128, 128))
+
+    def mlp_before(x):
+        return x @ w
+
+    def mlp_after(x):
+        return x @ w
+
+    big = stepscope.bench(mlp_before, np.ones((256, 128)), repeats=5).save(tmp_path / "a.json")
+    small = stepscope.bench(mlp_after, np.ones((64, 128)), repeats=5).save(tmp_path / "b.json")
+    same = stepscope.bench(mlp_after, np.ones((256, 128)), repeats=5).save(tmp_path / "c.json")
+    rc, out, err = run_cli(cli, "diff", big, small, check=False)
+    assert rc == 1 and out == b"", (rc, out, err)
+    assert "workload mlp_before: x_shape differs" in err and "[256, 128]" in err and "[64, 128]" in err, err
+    rc, out, err = run_cli(cli, "diff", big, same, "--json", check=False)
+    assert rc == 0, err
+    d = json.loads(out)
+    assert {r["key"] for r in d["intervals"]} >= {"mlp_before", "mlp_before.first_call"}
+    assert any("NEW's workload mlp_after is compared as BASE's mlp_before" in n for n in d["notes"]), d["notes"]
+    assert not any("measured in" in n for n in d["notes"]), d["notes"]

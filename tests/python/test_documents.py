@@ -117,13 +117,15 @@ def test_scoped_analysis_equals_cli(cli, fixtures_dir, rel):
         info = t.info
         lanes = t.lanes()
         busiest = max(lanes, key=lambda l: l["union_ns"])
-        top = t.names()[0]["name"]
+        top = t.names(no_group=True)[0]["name"]  # an exact name, for --name
         a, b = info["ts_min_ns"], info["ts_min_ns"] + (info["ts_max_ns"] - info["ts_min_ns"]) // 3
         cases = [
             (dict(lane="%s:%s" % (busiest["pid"], busiest["tid"])), ["--lane", "%s:%s" % (busiest["pid"], busiest["tid"])]),
             (dict(name=top), ["--name", top]),
             (dict(window=(a, b)), ["--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
             (dict(group="hlo_op"), ["--group", "hlo_op"]),
+            (dict(no_group=True), ["--no-group"]),
+            (dict(group="scope"), ["--group", "scope"]),
             (dict(group="hlo_module", window=(a, b)),
              ["--group", "hlo_module", "--window", "%dns:%dns" % (a - info["ts_min_ns"], b - info["ts_min_ns"])]),
         ]
@@ -133,6 +135,7 @@ def test_scoped_analysis_equals_cli(cli, fixtures_dir, rel):
             assert t.analyze(**kw).text.encode("utf-8") == out, flags
             assert t.names(**kw) == want["names"], flags
             kw.pop("group", None)
+            kw.pop("no_group", None)
             assert t.lanes(**kw) == want["lanes"], flags
             assert t.processes(**kw) == want["processes"], flags
 

@@ -797,9 +797,89 @@ TEST(fixture_torch_lesson)
     sts_timeline_free(tl);
 }
 
+/* ---- numbered names ----------------------------------------------------------------- */
+
+TEST(numbered_prefix_rule)
+{
+    static const struct {
+        const char *name;
+        size_t prefix;
+    } cases[] = { { "ProfilerStep#3", 12 }, { "a#0", 1 },   { "x#y#12", 3 }, { "#7", 0 },    { "v#1x", 0 },
+                  { "step#", 0 },           { "plain", 0 }, { "a#-1", 0 },   { "ab#007", 2 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (sts_an_numbered_prefix(cases[i].name) != cases[i].prefix)
+            T_FAIL_AT("%s: prefix %zu, expected %zu", cases[i].name, sts_an_numbered_prefix(cases[i].name),
+                      cases[i].prefix);
+}
+
+/* Random Step#K slices on several lanes, a lone Alone#1 and plain names: by
+ * STS_GROUP_NUMBERED one Step#N row whose count, total, extremes and median are those
+ * of all Step#K durations (sorted here), Alone#1 its own row, and the same rows for
+ * any number of threads. */
+TEST(numbered_names_one_row_any_threads)
+{
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    for (int round = 0; round < 20; round++) {
+        sts_timeline *tl = mk(0);
+        uint32_t ln[4];
+        for (int l = 0; l < 4; l++)
+            ln[l] = lane(tl, 1, l + 1);
+        int64_t durs[400];
+        size_t nd = 0;
+        for (int l = 0; l < 4; l++)
+            for (int k = 0; k < 50 + round; k++) {
+                seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+                int64_t d = 10 + (int64_t)(seed % 900);
+                char nm[32];
+                snprintf(nm, sizeof nm, "Step#%d", (int)(seed >> 40) % 17);
+                X(tl, ln[l], k % 3 ? nm : "work", 1000 * k, d);
+                if (k % 3 && nd < 400) durs[nd++] = d;
+            }
+        X(tl, ln[0], "Alone#1", 1000000, 5);
+        T_TRUE(fin(tl));
+        sts_name_summary *rows[2] = { NULL, NULL };
+        size_t n[2] = { 0, 0 };
+        for (int j = 0; j < 2; j++) {
+            sts_scope sc = STS_SCOPE_INIT;
+            sc.group = STS_GROUP_NUMBERED;
+            sc.jobs = j ? 4 : 1;
+            T_EQ_I64(sts_name_summaries_in(tl, &sc, &rows[j], &n[j], NULL), STS_OK);
+        }
+        T_EQ_U64(n[0], 3);
+        T_TRUE(n[0] == n[1] && rows[0] && rows[1] && !memcmp(rows[0], rows[1], n[0] * sizeof *rows[0]));
+        qsort(durs, nd, sizeof *durs, cmp_i64);
+        int64_t sum = 0;
+        for (size_t i = 0; i < nd; i++)
+            sum += durs[i];
+        int seen = 0;
+        for (size_t i = 0; rows[0] && i < n[0]; i++) {
+            char buf[64];
+            const char *label = sts_name_summary_label(tl, &rows[0][i], buf, sizeof buf);
+            if (!strcmp(label, "Step#N")) {
+                seen |= 1;
+                T_EQ_U64(rows[0][i].grouped, STS_NAME_GROUPED_NUMBERED);
+                T_EQ_U64(rows[0][i].count, nd);
+                T_EQ_I64(rows[0][i].total_ns, sum);
+                T_EQ_I64(rows[0][i].min_ns, durs[0]);
+                T_EQ_I64(rows[0][i].max_ns, durs[nd - 1]);
+                T_EQ_I64(rows[0][i].median_ns, sts_median_i64(durs, nd));
+            } else if (!strcmp(label, "Alone#1")) {
+                seen |= 2;
+                T_EQ_U64(rows[0][i].grouped, 0);
+            }
+        }
+        T_EQ_I64(seen, 3);
+        free(rows[0]);
+        free(rows[1]);
+        sts_timeline_free(tl);
+    }
+}
+
 int main(void)
 {
     RUN(union_of_interval_list);
+    RUN(numbered_prefix_rule);
+    RUN(numbered_names_one_row_any_threads);
     RUN(medians_odd_and_even);
     RUN(medians_of_large_arrays_match_sorting);
     RUN(self_time_and_name_summaries);

@@ -1048,7 +1048,9 @@ TEST(bench_results_compared)
     char *b = bench_json("predict", w1, 7, 0.0190, "[96, 32]", "structured");
     sts_diff *d = NULL;
     sts_error err = STS_ERROR_INIT;
-    T_EQ_I64(sts_diff_bench_json(a, strlen(a), "a.json", b, strlen(b), "b.json", NULL, &d, &err), STS_OK);
+    sts_diff_options allow = STS_DIFF_OPTIONS_INIT;
+    allow.allow_contract_change = 1; /* the shapes differ: refused without it (bench_contract_refused) */
+    T_EQ_I64(sts_diff_bench_json(a, strlen(a), "a.json", b, strlen(b), "b.json", &allow, &d, &err), STS_OK);
     if (!d) {
         fprintf(stderr, "%s\n", err.message);
         free(a);
@@ -1128,6 +1130,134 @@ TEST(text_says_modes_no_interval_and_no_inf)
     sts_diff_free(d);
     free(a);
     free(b);
+}
+
+static int has_note(const sts_diff *d, const char *text)
+{
+    size_t n;
+    const char *const *notes = sts_diff_notes(d, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strstr(notes[i], text)) return 1;
+    return 0;
+}
+
+/* A Python result as stepscope.bench writes it: one `<parameter>_shape` per argument. */
+static char *py_bench(const char *name, const char *x_shape, const char *dtype, double scale)
+{
+    tbuf b = { NULL, 0, 0 };
+    tput(&b,
+         "{\"schema\":\"stepscope.bench/1\",\"name\":\"%s\",\"boundary\":\"call plus ready(result)\","
+         "\"dtype\":\"%s\",\"x_shape\":%s,\"params_shape\":[128, 10],\"first_call_seconds\":0.5,"
+         "\"warm_samples_seconds\":[",
+         name, dtype, x_shape);
+    for (int i = 0; i < 7; i++)
+        tput(&b, "%s%.9g", i ? "," : "", scale * (1e-3 + 1e-5 * i));
+    tput(&b, "]}");
+    return b.p;
+}
+
+static sts_status bench_pair(const char *a, const char *b, const sts_diff_options *o, sts_diff **d, sts_error *err)
+{
+    return sts_diff_bench_json(a, strlen(a), "a.json", b, strlen(b), "b.json", o, d, err);
+}
+
+/* Python's shape keys are the contract: batch 256 against 64 is another problem, refused
+ * naming the key and both values (it passed as "-68%, shrank"); a dtype too; allowed, a
+ * note, and the same shapes pass untouched. */
+TEST(bench_contract_refused)
+{
+    char *a = py_bench("mlp", "[256, 128]", "float32", 1.0), *b = py_bench("mlp", "[64, 128]", "float32", 0.3);
+    char *c = py_bench("mlp", "[256, 128]", "bfloat16", 0.5), *same = py_bench("mlp", "[256, 128]", "float32", 0.5);
+    sts_diff *d = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(bench_pair(a, b, NULL, &d, &err), STS_ERR_SHAPE);
+    T_TRUE(d == NULL);
+    T_CONTAINS(err.message, "workload mlp: x_shape differs (BASE a.json: [256, 128], NEW b.json: [64, 128])");
+    T_CONTAINS(err.message, "--allow-contract-change");
+    sts_error_clear(&err);
+    T_EQ_I64(bench_pair(a, c, NULL, &d, &err), STS_ERR_SHAPE);
+    T_CONTAINS(err.message, "dtype differs (BASE a.json: float32, NEW b.json: bfloat16)");
+    sts_diff_options allow = STS_DIFF_OPTIONS_INIT;
+    allow.allow_contract_change = 1;
+    T_EQ_I64(bench_pair(a, b, &allow, &d, &err), STS_OK);
+    if (d) {
+        T_TRUE(has_note(d, "mlp: x_shape differs (BASE [256, 128], NEW [64, 128])"));
+        T_TRUE(!has_note(d, "params_shape"));
+        T_EQ_I64(row_of(d, "mlp")->stats.verdict, STS_DIFF_SHRANK);
+    }
+    sts_diff_free(d);
+    d = NULL;
+    T_EQ_I64(bench_pair(a, same, NULL, &d, &err), STS_OK);
+    if (d) T_TRUE(!has_note(d, "differs"));
+    sts_diff_free(d);
+    /* A key one run lacks is a difference too (a shape that was not recorded is not the same shape). */
+    char *lacks = py_bench("mlp", "[256, 128]", "float32", 0.5);
+    char *at = strstr(lacks, "\"params_shape\"");
+    memcpy(at, "\"params_shapX\"", 14);
+    d = NULL;
+    T_EQ_I64(bench_pair(a, lacks, NULL, &d, &err), STS_ERR_SHAPE);
+    T_CONTAINS(err.message, "params_shape differs (BASE a.json: [128, 10], NEW b.json: absent)");
+    free(lacks);
+    free(a);
+    free(b);
+    free(c);
+    free(same);
+}
+
+/* One workload each pairs whatever the names (mlp_before and mlp_after never compared);
+ * --pair pairs named ones, the row keeps BASE's name; a pair naming nothing is an error
+ * listing the workloads. */
+TEST(bench_pairs_renamed)
+{
+    char *a = py_bench("mlp_before", "[64, 128]", "float32", 1.0),
+         *b = py_bench("mlp_after", "[64, 128]", "float32", 0.3);
+    sts_diff *d = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(bench_pair(a, b, NULL, &d, &err), STS_OK);
+    if (d) {
+        const sts_diff_interval *w = row_of(d, "mlp_before");
+        T_TRUE(w != NULL);
+        if (w) T_EQ_I64(w->stats.verdict, STS_DIFF_SHRANK);
+        T_TRUE(row_of(d, "mlp_after") == NULL);
+        T_TRUE(has_note(d, "NEW's workload mlp_after is compared as BASE's mlp_before"));
+    }
+    sts_diff_free(d);
+    double w0[3] = { 1e-3, 1.1e-3, 1.2e-3 };
+    char *va = bench_json("main", w0, 3, 0.1, "[4]", "old_kernel"),
+         *vb = bench_json("main", w0, 3, 0.1, "[4]", "new_kernel");
+    d = NULL;
+    T_EQ_I64(bench_pair(va, vb, NULL, &d, &err), STS_OK); /* two workloads each: by name only */
+    if (d) {
+        T_EQ_I64(row_of(d, "old_kernel")->stats.verdict, STS_DIFF_DISAPPEARED);
+        T_EQ_I64(row_of(d, "new_kernel")->stats.verdict, STS_DIFF_APPEARED);
+    }
+    sts_diff_free(d);
+    const char *pairs[] = { "old_kernel=new_kernel" };
+    sts_diff_options o = STS_DIFF_OPTIONS_INIT;
+    o.pairs = pairs;
+    o.npairs = 1;
+    d = NULL;
+    T_EQ_I64(bench_pair(va, vb, &o, &d, &err), STS_OK);
+    if (d) {
+        T_EQ_I64(row_of(d, "old_kernel")->stats.n_new, 2);
+        T_TRUE(row_of(d, "new_kernel") == NULL);
+        T_EQ_I64(row_of(d, "main")->stats.n_new, 3);
+    }
+    sts_diff_free(d);
+    const char *bad[] = { "old_kernel=nope" };
+    o.pairs = bad;
+    d = NULL;
+    T_EQ_I64(bench_pair(va, vb, &o, &d, &err), STS_ERR_NOT_FOUND);
+    T_CONTAINS(err.message,
+               "--pair old_kernel=nope: NEW (b.json) has no workload named 'nope'; it holds main, new_kernel");
+    const char *malformed[] = { "old_kernel" };
+    o.pairs = malformed;
+    T_EQ_I64(bench_pair(va, vb, &o, &d, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "a workload pair is BASE_NAME=NEW_NAME");
+    free(a);
+    free(b);
+    free(va);
+    free(vb);
 }
 
 TEST(bench_bad_inputs)
@@ -1487,6 +1617,8 @@ int main(void)
     RUN(trace_bad_inputs);
     RUN(prediction_syntax);
     RUN(bench_results_compared);
+    RUN(bench_contract_refused);
+    RUN(bench_pairs_renamed);
     RUN(text_says_modes_no_interval_and_no_inf);
     RUN(bench_bad_inputs);
     RUN(ledgers_compared);

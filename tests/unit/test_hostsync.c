@@ -100,6 +100,34 @@ static uint64_t rnd(uint64_t *x)
     return *x;
 }
 
+/* The count and wait of a scope's syncs (sts_host_syncs_find_scope: one entry, step 0). */
+static int sum_scope(const sts_timeline *tl, const sts_scope *sc, uint64_t *count, int64_t *wait)
+{
+    sts_host_syncs *h = NULL;
+    if (sts_host_syncs_find_scope(tl, sc, &h, NULL) != STS_OK) return 0;
+    size_t n, first;
+    const sts_host_sync *hs = sts_host_syncs_list(h, &n);
+    *count = 0;
+    *wait = 0;
+    int ok = sts_host_syncs_of_step(h, 0, &first) == n && first == 0;
+    for (size_t i = 0; i < n; i++) {
+        *count += hs[i].count;
+        *wait += hs[i].wait_ns;
+    }
+    sts_host_syncs_free(h);
+    return ok;
+}
+
+TEST(scope_bad_arguments)
+{
+    sts_host_syncs *h = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_host_syncs_find_scope(NULL, NULL, &h, &err), STS_ERR_INVALID_ARG);
+    T_CONTAINS(err.message, "no timeline");
+    T_TRUE(h == NULL);
+    T_EQ_I64(sts_host_syncs_find_scope(NULL, NULL, NULL, &err), STS_ERR_INVALID_ARG);
+}
+
 /* Random steps and, on a worker, random blocks: plain work, an aten::item nest (one sync),
  * a root cudaMemcpy (one sync), a sync under a sync. The expected count and wait per step
  * are kept as the blocks are made. */
@@ -111,7 +139,7 @@ TEST(random_traces_count_as_built)
         uint32_t a = lane(tl, 1, 1), b = lane(tl, 1, 2);
         int nsteps = 2 + (int)(rnd(&seed) % 6);
         uint64_t want_count[8] = { 0 }, outside = 0;
-        int64_t want_wait[8] = { 0 };
+        int64_t want_wait[8] = { 0 }, outside_wait = 0;
         for (int k = 0; k < nsteps; k++) {
             char nm[32];
             snprintf(nm, sizeof nm, "ProfilerStep#%d", k);
@@ -138,8 +166,10 @@ TEST(random_traces_count_as_built)
                 if (in_step) {
                     want_count[k]++;
                     want_wait[k] += w;
-                } else
+                } else {
                     outside++;
+                    outside_wait += w;
+                }
             }
             t += dur + 1 + (int64_t)(rnd(&seed) % 300);
         }
@@ -165,6 +195,31 @@ TEST(random_traces_count_as_built)
         }
         T_EQ_U64(sts_host_syncs_outside(h), outside);
         sts_host_syncs_free(h);
+        /* The whole trace as one span (analyze): every sync, in the steps or not; only the
+         * steps' lane: none; step 0's window: step 0's. */
+        uint64_t all_count = outside;
+        int64_t all_wait = outside_wait;
+        for (int k = 0; k < nsteps; k++) {
+            all_count += want_count[k];
+            all_wait += want_wait[k];
+        }
+        sts_scope sc = STS_SCOPE_INIT;
+        uint64_t c = 0;
+        int64_t w = 0;
+        T_TRUE(sum_scope(tl, NULL, &c, &w));
+        T_EQ_U64(c, all_count);
+        T_EQ_I64(w, all_wait);
+        sc.lanes = &a;
+        sc.nlanes = 1;
+        T_TRUE(sum_scope(tl, &sc, &c, &w));
+        T_EQ_U64(c, 0);
+        sc.lanes = NULL;
+        sc.windowed = 1;
+        sc.start_ns = 0;
+        sc.end_ns = 8000;
+        T_TRUE(sum_scope(tl, &sc, &c, &w));
+        T_EQ_U64(c, want_count[0]);
+        T_EQ_I64(w, want_wait[0]);
         sts_steps_free(s);
         sts_timeline_free(tl);
     }
@@ -175,5 +230,6 @@ int main(void)
     RUN(rules_match_the_declared_names);
     RUN(outermost_only_with_where);
     RUN(random_traces_count_as_built);
+    RUN(scope_bad_arguments);
     return t_done();
 }

@@ -407,6 +407,20 @@ TEST(json_reads_back)
     }
     sts_ledger_doc_free(d);
     free(json);
+    /* ... and known once a trace was searched (ledger --trace), even with none found there:
+     * an empty list, the source said. */
+    T_EQ_I64(sts_ledger_set_sync_source(l, NULL, &err), STS_ERR_INVALID_ARG);
+    T_EQ_I64(sts_ledger_set_sync_source(NULL, "trace t.json", &err), STS_ERR_INVALID_ARG);
+    T_TRUE(sts_ledger_sync_source(NULL) == NULL && sts_ledger_sync_source(l) == NULL);
+    T_EQ_I64(sts_ledger_set_sync_source(l, "trace t.json", &err), STS_OK);
+    T_EQ_STR(sts_ledger_sync_source(l), "trace t.json");
+    T_TRUE(sts_ledger_syncs_unknown(l) == NULL);
+    json = capture(l, 0, NULL);
+    T_CONTAINS(json, "\"source\": \"trace t.json\"");
+    T_EQ_I64(sts_ledger_read_json(json, strlen(json), "l.json", &d, &err), STS_OK);
+    if (d) T_TRUE(d->syncs != STS_LEDGER_DOC_SYNCS_UNKNOWN && d->nscopes == 0);
+    sts_ledger_doc_free(d);
+    free(json);
     sts_ledger_free(l);
 }
 

@@ -18,7 +18,8 @@ _ARGS = {
     "memory": _stepscope.ARGS_ANALYSIS | _stepscope.ARGS_WITH_MEMORY,  # analysis + what memory() reads
 }
 _SHOWN_WARNINGS = 10
-_GROUPS = ("name", "hlo_op", "hlo_module")
+_GROUPS = ("name", "hlo_op", "hlo_module", "scope")
+_GROUP_CODES = {"hlo_op": 1, "hlo_module": 2, "scope": 4}  # sts_group; "name" is 3 (numbered names grouped) or 0 (no_group)
 
 
 def _mode(args, flows):
@@ -44,6 +45,7 @@ def open(path, run=None, args="analysis", flows=False):  # noqa: A001 (the modul
     t = _warned(Trace(_stepscope.open(raw, run, mode, bool(flows))))
     t._source = (raw, run, mode)
     t._flows = bool(flows)
+    t._args_mode = args
     return t
 
 
@@ -54,6 +56,7 @@ def open_bytes(data, name="<bytes>", args="analysis", flows=False):
     of steps() follows no flow between threads and no stream's wait."""
     t = _warned(Trace(_stepscope.open_bytes(bytes(data), name, _mode(args, flows), bool(flows))))
     t._flows = bool(flows)
+    t._args_mode = args  # so slices(args=...) can tell a key the trace lacks from one the reader dropped
     return t
 
 
@@ -75,6 +78,7 @@ class Trace:
 
     def __init__(self, capsule):
         self._cap = capsule
+        self._args_mode = None
         self.warnings, self.warnings_total = _stepscope.warnings(capsule)
         self._info = None
         self._source = None  # (path, run, args mode) when read from a file
@@ -116,34 +120,59 @@ class Trace:
     def path(self):
         return self.info["path"]
 
-    def slices(self):
+    def slices(self, args=None):
         """The slice table as columns (see Slices), in the order `stepscope slices --csv`
-        writes it: lanes in display order, then by ts, then by depth."""
-        return Slices(_stepscope.slices(self._cap))
+        writes it: lanes in display order, then by ts, then by depth. `args`, a list of
+        arg keys (["Input Dims", "step_num", "hlo_op"]), adds a column per key, named by
+        it, as `stepscope slices --csv --args KEY,KEY` does: a Dictionary of the values
+        as that writes them (integers in decimal, strings as written, JSON on one line),
+        None where the slice has no such arg. A key no slice holds is a column of None in
+        a Trace opened with args="all"; opened otherwise, the reader may have dropped it,
+        so that is a ValueError saying to open with args="all"."""
+        s = Slices(_stepscope.slices(self._cap))
+        if args is None:
+            return s
+        keys = _arg_keys(args)
+        cols = [_stepscope.slice_args(self._cap, k) for k in keys]
+        for key, (_, _, found) in zip(keys, cols):
+            if not found and self._args_mode != "all":
+                raise ValueError("slices: no slice holds arg %r, and this Trace was opened with args=%r, which "
+                                 "keeps only some keys: open it with args=\"all\" to keep every arg"
+                                 % (key, self._args_mode))
+        s._add_args(keys, cols)
+        return s
 
-    def analyze(self, lane=None, name=None, window=None, group="name", top=0, overlaps=False, jobs=0):
+    def analyze(self, lane=None, name=None, window=None, group="name", top=0, overlaps=False, jobs=0,
+                no_group=False):
         """What `stepscope analyze --json` prints, as a Document (a dict; .text holds the
         CLI's bytes): "trace", "scope", "names", "lanes", "processes" and the overlaps.
         As its options: `lane` keeps the lanes a pattern names (thread or process name,
         pid, tid, "PID:TID", else an extended regex over the names), `name` the slices
         of a name (else a regex), `window` = (start_ns, end_ns) on the trace's clock cuts
         every slice to it, `group` = "hlo_op" or "hlo_module" counts XLA ops by those
-        args, `top` keeps the first names (0: all), `overlaps` lists every overlap (else
-        the first 100), `jobs` the threads (0: one per core; the same result)."""
+        args, "scope" by their named scope (jax.named_scope: the HLO op_name's path, from
+        an XSpace's /host:metadata plane; docs/xplane.md), `top` keeps the first names (0: all), `overlaps` lists every overlap (else
+        the first 100), `jobs` the threads (0: one per core; the same result). By name,
+        numbered names (ProfilerStep#3, ProfilerStep#4: a last '#' and digits, two or more
+        sharing the prefix) are one row "ProfilerStep#N" ("by": "numbered"), as the CLI
+        ranks them; no_group=True (--no-group) ranks every exact name."""
         if group not in _GROUPS:
             raise ValueError("group must be one of %s, not %r" % (", ".join(_GROUPS), group))
+        if no_group and group != "name":
+            raise ValueError("no_group=True ranks exact slice names; it does not go with group=%r" % group)
+        code = _GROUP_CODES.get(group, 0 if no_group else 3)
         if window is not None:
             # A list of one, a str or a number gave IndexError or passed a character on.
             if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
                 raise TypeError("window must be (start_ns, end_ns), not %r" % (window,))
             window = (int(window[0]), int(window[1]))
-        return Document(_stepscope.analyze_json(self._cap, lane, name, window, _GROUPS.index(group), int(top),
-                                                bool(overlaps), int(jobs)))
+        return Document(_stepscope.analyze_json(self._cap, lane, name, window, code, int(top), bool(overlaps),
+                                                int(jobs)))
 
-    def names(self, lane=None, name=None, window=None, group="name"):
+    def names(self, lane=None, name=None, window=None, group="name", no_group=False):
         """Every slice name ranked by self time: `stepscope analyze --json`'s "names"
         (options as in analyze())."""
-        return self.analyze(lane, name, window, group)["names"]
+        return self.analyze(lane, name, window, group, no_group=no_group)["names"]
 
     def lanes(self, lane=None, name=None, window=None):
         """Every lane with its busy time, in display order: `analyze --json`'s "lanes"
@@ -228,12 +257,15 @@ class Dictionary:
 
     def __getitem__(self, i):
         if isinstance(i, (int, np.integer)):
-            return self.values[self.codes[i]]
+            c = self.codes[i]
+            return self.values[c] if c >= 0 else None  # -1: no value (an arg the slice lacks)
         return Dictionary(self.codes[i], self.values)
 
     def decode(self):
-        """The texts as a NumPy object array (one Python str per row: for small tables)."""
-        return np.asarray(self.values, dtype=object)[self.codes] if len(self.values) else np.empty(0, dtype=object)
+        """The texts as a NumPy object array (one Python str per row, None for code -1:
+        for small tables)."""
+        table = np.asarray(list(self.values) + [None], dtype=object)
+        return table[np.where(self.codes >= 0, self.codes, len(self.values))]
 
     def to_pandas(self):
         import pandas as pd
@@ -243,10 +275,29 @@ class Dictionary:
     def to_arrow(self):
         import pyarrow as pa
 
-        return pa.DictionaryArray.from_arrays(pa.array(self.codes, type=pa.int32()), pa.array(self.values, pa.string()))
+        missing = self.codes < 0
+        codes = pa.array(self.codes, type=pa.int32(), mask=missing if missing.any() else None)
+        return pa.DictionaryArray.from_arrays(codes, pa.array(self.values, pa.string()))
 
     def __repr__(self):
         return "<stepscope.Dictionary %d rows, %d values>" % (len(self.codes), len(self.values))
+
+
+def _arg_keys(args):
+    """The keys of slices(args=...): a list of distinct non-empty strings that are not
+    already columns."""
+    if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
+        raise TypeError("slices: args must be a list of arg keys, such as [%r], not %s"
+                        % (args if isinstance(args, str) else "step_num", type(args).__name__))
+    keys = list(args)
+    for k in keys:
+        if not isinstance(k, str) or not k:
+            raise TypeError("slices: each arg key must be a non-empty str, not %r" % (k,))
+        if k in Slices.columns or k in Slices._table_columns:
+            raise ValueError("slices: arg key %r is the name of a column of the slice table" % k)
+    if len(set(keys)) != len(keys):
+        raise ValueError("slices: arg keys given twice: %r" % sorted({k for k in keys if keys.count(k) > 1}))
+    return keys
 
 
 def _column(buf, dtype):
@@ -268,6 +319,10 @@ class Slices:
     lane       int32: the library's lane index (a lane's rows are contiguous, lanes in
                the display order Trace.lanes() lists them in); the "lane" key of
                Trace.lanes() entries holds the same index, to join on
+    KEY        with Trace.slices(args=[KEY, ...]): Dictionary, the arg's value as
+               `stepscope slices --args KEY` writes it, None (code -1) where absent;
+               arg_keys lists them, after the columns above in rows(), to_pandas()
+               and to_arrow()
 
     The arrays wrap memory the C code filled, without a copy and without a Python
     object per row."""
@@ -275,6 +330,8 @@ class Slices:
     columns = ("pid", "tid", "ts_ns", "dur_ns", "depth", "name", "track")
 
     def __init__(self, raw):
+        self.arg_keys = ()
+        self._args = {}
         self._rows = raw["rows"]
         self.lane = _column(raw["lane"], np.int32)
         self.ts_ns = _column(raw["ts_ns"], np.int64)
@@ -293,9 +350,16 @@ class Slices:
         return self._rows
 
     def __getitem__(self, column):
+        if column in self._args:
+            return self._args[column]
         if column not in self.columns and column not in ("lane", "process", "thread"):
             raise KeyError(column)
         return getattr(self, column)
+
+    def _add_args(self, keys, cols):
+        for key, (codes, values, _) in zip(keys, cols):
+            self._args[key] = Dictionary(_column(codes, np.int32), values)
+        self.arg_keys = tuple(keys)
 
     @property
     def names(self):
@@ -304,9 +368,11 @@ class Slices:
 
     def rows(self):
         """Each row as a tuple of Python values, in `stepscope slices --csv` column order
-        (pid, tid, ts_ns, dur_ns, depth, name, track). One object per row: for small
+        (pid, tid, ts_ns, dur_ns, depth, name, track, then the arg keys' values, None
+        where absent). One object per row: for small
         traces and tests; use the columns for anything large."""
         cols = [self.pid, self.tid, self.ts_ns, self.dur_ns, self.depth, self.name, self.track]
+        cols += [self._args[k] for k in self.arg_keys]
         for i in range(self._rows):
             yield tuple(c[i] if isinstance(c, Dictionary) else int(c[i]) for c in cols)
 
@@ -332,6 +398,8 @@ class Slices:
             if v is None:
                 v = getattr(self, c)
             data[c] = v.to_pandas() if isinstance(v, Dictionary) else v
+        for k in self.arg_keys:
+            data[k] = self._args[k].to_pandas()
         return pd.DataFrame(data, copy=False)
 
     def to_arrow(self):
@@ -345,6 +413,9 @@ class Slices:
                 v = getattr(self, c)
             arrays.append(v.to_arrow() if isinstance(v, Dictionary) else pa.array(v))
             names.append(c)
+        for k in self.arg_keys:
+            arrays.append(self._args[k].to_arrow())
+            names.append(k)
         return pa.Table.from_arrays(arrays, names=names)
 
     def __repr__(self):
@@ -371,6 +442,8 @@ class DeviceLaunches:
     _DIRECTIONS = ["htod", "dtoh", "dtod", "other", ""]
 
     def __init__(self, raw):
+        self.arg_keys = ()
+        self._args = {}
         self._rows = raw["rows"]
         self.devices = raw["devices"]
         self.device = _column(raw["device"], np.int32)
@@ -408,6 +481,8 @@ class DeviceLaunches:
         for c in self.columns:
             v = getattr(self, c)
             data[c] = v.to_pandas() if isinstance(v, Dictionary) else v
+        for k in self.arg_keys:
+            data[k] = self._args[k].to_pandas()
         return pd.DataFrame(data, copy=False)
 
     def __repr__(self):
