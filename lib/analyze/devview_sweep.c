@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analyze/devview_impl.h"
+#include "base/search.h"
 
 enum { EV_START, EV_END, EV_QIN, EV_QOUT };
 
@@ -150,12 +151,12 @@ static void credit(sts_devview_window *x, int64_t len, const state *st)
 
 static size_t first_reach_after(const sweep *w, int64_t t)
 {
-    return sts_an_first_above(w->reach, w->nsteps, t, 0);
+    return sts_first_above_i64(w->reach, w->nsteps, t);
 }
 
 static size_t first_start_at(const sweep *w, int64_t t)
 {
-    return sts_an_first_above(w->w0, w->nsteps, t, 1);
+    return sts_first_at_least_i64(w->w0, w->nsteps, t);
 }
 
 static void segment(sweep *w, uint32_t d, int64_t a, int64_t b, const state *st)
