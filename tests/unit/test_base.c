@@ -1147,6 +1147,25 @@ static int search_agrees(const int64_t *v, size_t n, int64_t t)
     return 0;
 }
 
+/* STS_BISECT over a range that does not start at 0, of a signed type, with a predicate
+ * that is no array lookup: the first x in [lo, hi) whose square reaches `sq`. */
+TEST(bisect_by_predicate)
+{
+    for (int64_t sq = -2; sq < 130; sq++)
+        for (int64_t from = -12; from <= 12; from += 3) {
+            int64_t lo = from, hi = 12, want = from;
+            while (want < hi && (want < 0 || want * want < sq))
+                want++;
+            STS_BISECT(int64_t, lo, hi, x, x < 0 || x * x < sq);
+            if (lo != want || hi != lo)
+                T_FAIL_AT("sq %lld from %lld: %lld, want %lld", (long long)sq, (long long)from, (long long)lo,
+                          (long long)want);
+        }
+    uint32_t lo = 5, hi = 5; /* empty: untouched */
+    STS_BISECT(uint32_t, lo, hi, mid, mid < 100);
+    T_EQ_U64(lo, 5);
+}
+
 /* Empty, every value below or above t, runs of duplicates, the int64 extremes; then
  * every length up to 40 of random ascending arrays with many ties, at every value in
  * and around them: both searches land where a scan does. */
@@ -1315,6 +1334,7 @@ int main(void)
     RUN(utf8_validation);
     RUN(utf8_cut_on_character_boundaries);
     RUN(sorted_int64_searches);
+    RUN(bisect_by_predicate);
     RUN(json_dom_parses_values);
     RUN(json_dom_errors_name_the_byte);
     RUN(json_dom_keeps_noncharacters_the_page_replaces);
