@@ -1,9 +1,11 @@
 /* libFuzzer target: arbitrary bytes as the host records one MPI rank sends another
  * (sts_hosts_deserialize). A failure must be STS_ERR_FORMAT naming a byte (or out of
  * memory); a success must hold records that finish or say why not, align without
- * reading past their arrays, and serialize back to bytes that read back the same.
+ * reading past their arrays, match their collectives and move onto the clocks they give
+ * without overflow, and serialize back to bytes that read back the same.
  * Seeds: fuzz/corpus/hosts (records of small generated hosts, with and without
- * durations). */
+ * durations; two ranks of tests/cli/colls_gen.py's bad set, with collective ops and
+ * memory instants added per step). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sts_alignment *al = NULL;
     sts_hosts_align(h, 1.1, &al, NULL);
     sts_alignment_free(al);
+    sts_collectives *c = NULL;
+    if (sts_collectives_match(h, &c, NULL) == STS_OK) {
+        size_t n;
+        const sts_coll_instance *in = sts_collectives_instances(c, &n);
+        for (size_t i = 0; i < n; i++)
+            if (in[i].skew_ns < 0 || in[i].wait_ns < 0 || in[i].transfer_ns < 0 || in[i].count < 2) __builtin_trap();
+        sts_hosts_apply_offsets(h, c);
+        sts_collectives_free(c);
+    }
     sts_hosts_finish(h, NULL);
     free(a);
     free(b);

@@ -8,6 +8,7 @@
 #
 #   BENCH_XPLANE_LARGE=0   skip the 1 GB file (its JSON source is 4.5 GB)
 #   BENCH_RUNS=N           stepscope runs per file (median; default 3)
+#   BENCH_BEFORE=PATH      another stepscope build measured beside this one (a change's effect)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
@@ -40,4 +41,7 @@ if scripts/interop/setup.sh >/dev/null 2>&1 && [ -x .venv/bin/python ] &&
 else
   echo "note: no interop environment with xprof (scripts/interop/setup.sh); XProf is skipped"
 fi
-python3 perf/peers/bench_xplane.py --cli "$BUILD/stepscope" --runs "${BENCH_RUNS:-3}" "${venv[@]}" "${files[@]}"
+before=()
+[ -n "${BENCH_BEFORE:-}" ] && before=(--before "$BENCH_BEFORE")
+python3 perf/peers/bench_xplane.py --cli "$BUILD/stepscope" --runs "${BENCH_RUNS:-3}" "${before[@]}" "${venv[@]}" \
+  "${files[@]}"

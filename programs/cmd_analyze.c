@@ -449,7 +449,7 @@ int cmd_analyze(int argc, char **argv)
         DC_OPTS(o.dc),
         { "memory", CLI_FLAG, &o.memory, NULL,
           "device memory over time instead: per device its peak, when, what was live there, bytes at start and "
-          "end, allocations and frees (one host; docs/memory.md)" },
+          "end, allocations and frees (on several hosts, each host's own; docs/memory.md)" },
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
@@ -507,16 +507,15 @@ int cmd_analyze(int argc, char **argv)
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.memory         ? "--memory"
-                               : o.lane         ? "--lane"
+        const char *one_host = o.lane           ? "--lane"
                                : o.name         ? "--name"
                                : o.window       ? "--window"
                                : o.group        ? "--group"
                                : o.all_overlaps ? "--overlaps"
                                : o.dc.device    ? "--device"
                                                 : NULL;
-        hc_opts ho = { "analyze", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
-        rc = hc_analyze(&ho, o.json, o.top == INT_MIN ? SIZE_MAX : (size_t)o.top);
+        hc_opts ho = { "analyze", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host, 0 };
+        rc = hc_analyze(&ho, o.json, o.top == INT_MIN ? SIZE_MAX : (size_t)o.top, o.memory);
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;

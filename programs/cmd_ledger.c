@@ -33,7 +33,10 @@ int cmd_ledger(int argc, char **argv)
         "the signature component that varies.\n"
         "Understood: JAX_LOG_COMPILES=1 / jax_log_compiles (JAX 0.4.1 to 0.11),\n"
         "jax_explain_cache_misses, TORCH_LOGS=recompiles / recompiles_verbose and the\n"
-        "dynamo recompile-limit warning, with Python, absl, JAX or torch line prefixes.\n"
+        "dynamo recompile-limit warning, with Python, absl, JAX or torch line prefixes;\n"
+        "TORCH_TRACE structured logs (a directory of dedicated_log_torch_trace_*.log, as\n"
+        "TORCH_TRACE=DIR writes them, or one such file): every compile with its id and\n"
+        "times, graph breaks with their site and reason, recompile-limit refusals.\n"
         "JAX and PyTorch write these logs to standard error: capture them with\n"
         "'2> compile.log'. Files may be gzip-compressed; '-' reads standard input; input\n"
         "is streamed, and a line longer than 1 MiB is skipped with a warning. Lines\n"
@@ -70,7 +73,7 @@ int cmd_ledger(int argc, char **argv)
                 "stepscope ledger: error: no JAX or PyTorch compile records in %s%s (%lld lines, %lld skipped, "
                 "%lld malformed); expected JAX_LOG_COMPILES=1, jax_explain_cache_misses or TORCH_LOGS=recompiles "
                 "output, which JAX and PyTorch write to standard error: capture it with '2> compile.log' (standard "
-                "output holds only the program's own prints)\n",
+                "output holds only the program's own prints); or TORCH_TRACE=DIR's compilation_metrics records\n",
                 strcmp(pos[0], "-") == 0 ? "standard input" : pos[0], npos > 1 ? " and the other files" : "",
                 (long long)st.lines, (long long)st.skipped, (long long)st.warnings);
         sts_ledger_free(l);

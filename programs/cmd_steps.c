@@ -399,7 +399,7 @@ int cmd_steps(int argc, char **argv)
 {
     args o = { 0, 0, INT_MIN, 0, 0, NULL, NULL, NULL, NULL, NULL, { 0, NULL, 0, NULL }, { 0, { { 0 }, 0 } } };
     tc_read_opts ro = TC_READ_OPTS_INIT;
-    int mpi = 0;
+    int mpi = 0, colls = 0, align = 0;
     double ratio = 1.1;
     const cli_opt opts[] = {
         { "step", CLI_STRING, &o.step, "NAME", "the step slice's name, or an extended regex over names" },
@@ -418,12 +418,19 @@ int cmd_steps(int argc, char **argv)
         DC_OPTS(o.dc),
         { "memory", CLI_FLAG, &o.memory, NULL,
           "device memory per step instead: peak, at start and end, allocations and frees, what was live at the "
-          "peak (one host; docs/memory.md)" },
+          "peak (on several hosts, each host step's own; docs/memory.md)" },
         CP_OPTS(o.cp),
         TC_RUN_OPT(o.run),
         TC_ARGS_OPT(o.argmode),
         TC_READ_OPTS(ro),
         HC_MPI_OPT(mpi),
+        { "collectives", CLI_FLAG, &colls, NULL,
+          "match each collective across the hosts' ranks (even one file's devices): arrivals, skew, waits, "
+          "the last rank and why, transfer and bus bandwidth, clock offsets (docs/collectives.md). Exit 1 "
+          "when none matches" },
+        { "align", CLI_FLAG, &align, NULL,
+          "with several hosts, move every output onto the clocks the collectives' ends give (implies "
+          "--collectives)" },
         { "straggler-ratio", CLI_DOUBLE, &ratio, "R",
           "with several hosts, a step is a straggler when its slowest host took R x the step's median (default "
           "1.1)" },
@@ -434,7 +441,7 @@ int cmd_steps(int argc, char **argv)
         "TRACE... [--step NAME-or-REGEX] [--steps RANGE] [--summary] [--lanes PATTERN] [--names N] [--xprof] "
         "[--json] [--device [--categories FILE] [--explain]] [--memory] [--critical-path [--what-if "
         "NAME=FACTOR|top=N]...] [--run NAME] "
-        "[--args MODE] [-j N] [--mpi] [--straggler-ratio R]",
+        "[--args MODE] [-j N] [--mpi] [--straggler-ratio R] [--collectives] [--align]",
         "Finds the steps of a trace and breaks each into its children (the outermost slices\n"
         "of its lane inside it; instants are marks, not children) by name, the unattributed\n"
         "remainder and the double-counted total that adding step and children would give;\n"
@@ -454,7 +461,10 @@ int cmd_steps(int argc, char **argv)
         "host's steps aligned by step number, per step the spread across hosts, the slowest host\n"
         "and what it spent longer on than the median host (device collectives included), and the\n"
         "stragglers; with --device, each host's device view per step (--categories and\n"
-        "--explain apply to one trace).",
+        "--explain apply to one trace). --collectives matches each collective across the\n"
+        "ranks (devices of the hosts) by process group and sequence number, else by order,\n"
+        "and says who arrived last, what the others waited and why; --align moves every\n"
+        "output onto the clocks the collectives' ends give (docs/collectives.md).",
         opts,
         1,
         argc,
@@ -478,8 +488,7 @@ int cmd_steps(int argc, char **argv)
         if (prc != CLI_OK) rc = prc;
     }
     if (rc < 0) {
-        const char *one_host = o.memory           ? "--memory"
-                               : o.lanes          ? "--lanes"
+        const char *one_host = o.lanes            ? "--lanes"
                                : names_given      ? "--names"
                                : o.dc.categories  ? "--categories"
                                : o.dc.explain     ? "--explain"
@@ -487,8 +496,10 @@ int cmd_steps(int argc, char **argv)
                                : o.range          ? "--steps"
                                : o.summary        ? "--summary"
                                                   : NULL;
-        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host };
-        rc = hc_steps(&ho, o.step, o.xprof, o.json, ratio, o.dc.device);
+        int cf = (colls || align ? HC_COLLECTIVES : 0) | (align ? HC_ALIGN : 0);
+        hc_opts ho = { "steps", pos, (size_t)npos, o.run, o.argmode, HC_JOBS(ro), mpi, one_host, cf != 0 };
+        rc = hc_steps_colls(&ho, o.step, o.xprof, o.json, ratio,
+                            (o.dc.device ? STS_HOSTS_DEVICE : 0u) | (o.memory ? STS_HOSTS_MEMORY : 0u), cf);
     }
     /* One host: read as one trace. */
     const char *path = rc == HC_SINGLE ? pos[0] : NULL;

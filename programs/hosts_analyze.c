@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hosts_cli.h"
+#include "memory_cli.h"
 #include "trace_cli.h"
 
 #define DEFAULT_TOP   20
@@ -210,4 +211,47 @@ int hc_print_analyze(const sts_hosts *h, const sts_hostset *set, int json, size_
         return cli_report("analyze", &err);
     }
     return cli_json_finish("analyze", j);
+}
+
+/* ---- --memory ------------------------------------------------------------------------ */
+
+int hc_print_memory(const sts_hosts *h, const sts_hostset *set, int json)
+{
+    size_t any = 0;
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        size_t nd;
+        sts_hosts_memory_devices(h, i, &nd);
+        any += nd;
+    }
+    if (!any) {
+        cli_say(stderr,
+                "stepscope analyze: none of the %zu hosts holds memory events (Kineto [memory] instants, XSpace "
+                "MemoryAllocation, or counters named for memory); PyTorch writes them with profile_memory=True\n",
+                sts_hosts_count(h));
+        return CLI_BAD_INPUT;
+    }
+    if (json) {
+        sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
+        if (!j) return cli_fail(CLI_BAD_INPUT, "analyze: out of memory");
+        sts_error err = STS_ERROR_INIT;
+        if (sts_hosts_write_memory_json(j, h, sts_hostset_run(set), &err) != STS_OK) {
+            sts_jsonw_free(j);
+            return cli_report("analyze", &err);
+        }
+        return cli_json_finish("analyze", j);
+    }
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        size_t nd, nl;
+        const sts_memory_device *d = sts_hosts_memory_devices(h, i, &nd);
+        const sts_memory_live *l = sts_hosts_memory_lives(h, i, &nl);
+        printf("%sdevice memory of host ", i ? "\n" : "");
+        cli_put_text(stdout, sts_hosts_info(h, i)->name);
+        printf(" (");
+        cli_put_text(stdout, sts_hosts_info(h, i)->path);
+        printf(")\n");
+        if (!nd) printf("  no memory events\n");
+        for (size_t k = 0; k < nd; k++)
+            mc_print_device(&d[k], l, nl);
+    }
+    return cli_stdout_check("analyze");
 }

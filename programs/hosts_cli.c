@@ -69,7 +69,7 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     if ((rc = expand(o, set)) != CLI_OK) return rc;
     size_t n;
     sts_hostset_files(*set, &n);
-    if (n == 1) {
+    if (n == 1 && !o->hosts_always) {
         /* One host reads as it always has; under MPI rank 0 reads it, the others read
          * chunks of it for rank 0 when it is a large plain JSON file. */
         if (o->mpi && hm_rank() != 0) return hm_chunks_serve(o->cmd, 0, (unsigned)hm_rank());
@@ -95,6 +95,9 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     sts_hosts_options ho = STS_HOSTS_OPTIONS_INIT;
     if ((rc = tc_keep_options(o->cmd, o->args, &ho.open)) != CLI_OK) return rc;
     ho.what = what;
+    /* The memory events' keys are kept only when asked, as for one trace. */
+    if ((what & (STS_HOSTS_MEMORY | STS_HOSTS_MEMORY_DEVICES)) && ho.open.args != STS_ARGS_ALL)
+        ho.open.args = (sts_args_mode)((unsigned)ho.open.args | STS_ARGS_WITH_MEMORY);
     if (steps) ho.steps = *steps;
     ho.jobs = o->jobs != INT_MIN ? (unsigned)o->jobs : o->mpi ? hm_default_jobs() : 0;
     if (o->mpi) {
@@ -108,18 +111,50 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
     return rc;
 }
 
-int hc_analyze(const hc_opts *o, int json, size_t top)
+int hc_analyze(const hc_opts *o, int json, size_t top, int memory)
 {
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
-    int rc = hc_collect(o, STS_HOSTS_FACTS | STS_HOSTS_NAMES, NULL, &set, &h);
-    if (rc == CLI_OK && h) rc = hc_print_analyze(h, set, json, top);
+    int rc = hc_collect(o, memory ? STS_HOSTS_MEMORY_DEVICES : STS_HOSTS_FACTS | STS_HOSTS_NAMES, NULL, &set, &h);
+    if (rc == CLI_OK && h) rc = memory ? hc_print_memory(h, set, json) : hc_print_analyze(h, set, json, top);
     sts_hosts_free(h);
     sts_hostset_free(set);
     return rc;
 }
 
-int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, int device)
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, unsigned extra)
+{
+    return hc_steps_colls(o, step, xprof, json, ratio, extra, 0);
+}
+
+/* Matches the collectives, and with HC_ALIGN moves the records onto aligned clocks; says
+ * so when none was matched (exit 1 after the output, as for steps found nowhere). */
+static int match_colls(const char *cmd, sts_hosts *h, int colls, sts_collectives **c)
+{
+    sts_error err = STS_ERROR_INIT;
+    if (sts_collectives_match(h, c, &err) != STS_OK) return cli_report(cmd, &err);
+    size_t n;
+    sts_collectives_instances(*c, &n);
+    if (!n) {
+        cli_say(stderr,
+                "stepscope %s: no collective was matched across ranks (%" PRIu64
+                " collective ops on the hosts' device lanes): no waits, and the clocks are not aligned\n",
+                cmd, sts_collectives_counts(*c)->ops);
+        return CLI_BAD_INPUT;
+    }
+    const sts_coll_counts *k = sts_collectives_counts(*c);
+    if (k->one_rank || k->repeated || k->partial || k->conflicts || k->uneven)
+        cli_say(stderr,
+                "stepscope %s: warning: collectives left out: %" PRIu64 " seen on one rank only, %" PRIu64
+                " with a sequence number a rank repeats, %" PRIu64
+                " seen on fewer ranks than their group size, %" PRIu64 " whose ranks disagree on the kind, %" PRIu64
+                " group(s) matched by order with uneven counts\n",
+                cmd, k->one_rank, k->repeated, k->partial, k->conflicts, k->uneven);
+    if (colls & HC_ALIGN) sts_hosts_apply_offsets(h, *c);
+    return CLI_OK;
+}
+
+int hc_steps_colls(const hc_opts *o, const char *step, int xprof, int json, double ratio, unsigned extra, int colls)
 {
     if (!(ratio >= 1.0) || ratio > 1e9) {
         cli_say(stderr, "stepscope %s: --straggler-ratio expects a number >= 1, got %g\n", o->cmd, ratio);
@@ -134,8 +169,15 @@ int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double rat
     so.nwindow_lanes = 0;
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
-    int rc = hc_collect(o, STS_HOSTS_STEPS | (device ? STS_HOSTS_DEVICE : 0u), &so, &set, &h);
-    if (rc == CLI_OK && h) rc = hc_print_steps(h, set, json, ratio);
+    unsigned what =
+        STS_HOSTS_STEPS | (extra & (STS_HOSTS_DEVICE | STS_HOSTS_MEMORY)) | (colls ? STS_HOSTS_COLLECTIVES : 0u);
+    int rc = hc_collect(o, what, &so, &set, &h);
+    sts_collectives *c = NULL;
+    int crc = CLI_OK;
+    if (rc == CLI_OK && h && colls) crc = match_colls(o->cmd, h, colls, &c);
+    if (rc == CLI_OK && h && (c || !colls)) rc = hc_print_steps(h, set, json, ratio, c);
+    if (rc == CLI_OK) rc = crc;
+    sts_collectives_free(c);
     sts_hosts_free(h);
     sts_hostset_free(set);
     return rc;

@@ -31,6 +31,7 @@ typedef struct hc_opts {
     int jobs; /* INT_MIN: the default */
     int mpi;
     const char *one_host; /* an option given that applies to one host only ("--lane"), else NULL */
+    int hosts_always;     /* read even one file as a set of one host (steps --collectives) */
 } hc_opts;
 
 /* Expands the inputs and, when they are several hosts (or --mpi), reads them with
@@ -42,12 +43,25 @@ int hc_collect(const hc_opts *o, unsigned what, const sts_step_options *steps, s
 
 /* The multi-host outputs (programs/hosts_analyze.c, programs/hosts_steps.c). */
 int hc_print_analyze(const sts_hosts *h, const sts_hostset *set, int json, size_t top);
-int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double ratio);
+/* `analyze --memory` on several hosts: each host's memory devices as its file alone
+ * gives them (text or the hosts' memory document); exit 1 when no host has memory
+ * events. */
+int hc_print_memory(const sts_hosts *h, const sts_hostset *set, int json);
+int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double ratio, const sts_collectives *c);
+/* The collectives' text (programs/hosts_colls.c): instances, waits per step, clock offsets. */
+void hc_print_collectives(const sts_hosts *h, const sts_collectives *c);
 
 /* The commands' multi-host entry points: HC_SINGLE or an exit code. hc_steps with
- * `device`: each host's device view per step as well (STS_HOSTS_DEVICE). */
-int hc_analyze(const hc_opts *o, int json, size_t top);
-int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, int device);
+ * `extra` STS_HOSTS_DEVICE: each host's device view per step as well; STS_HOSTS_MEMORY:
+ * each host's device memory per step. hc_analyze with `memory`: each host's device
+ * memory over its whole trace instead (STS_HOSTS_MEMORY_DEVICES). */
+int hc_analyze(const hc_opts *o, int json, size_t top, int memory);
+int hc_steps(const hc_opts *o, const char *step, int xprof, int json, double ratio, unsigned extra);
+/* hc_steps's collectives: HC_COLLECTIVES matches them across hosts (STS_HOSTS_COLLECTIVES),
+ * HC_ALIGN also moves every output onto the clocks their ends give. */
+#define HC_COLLECTIVES 0x1
+#define HC_ALIGN       0x2
+int hc_steps_colls(const hc_opts *o, const char *step, int xprof, int json, double ratio, unsigned extra, int colls);
 
 /* ---- MPI (programs/hosts_mpi.c) ---- */
 

@@ -218,12 +218,65 @@ static void print_devices(const sts_hosts *h)
     }
 }
 
-static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alignment *a)
+static void put_b(int64_t b)
+{
+    if (b < 0)
+        printf(" %14s", "unknown");
+    else
+        printf(" %14" PRId64, b);
+}
+
+/* Per host and device, the most bytes in use in any of its steps and in which, and the
+ * bytes at its first step's start and last step's end; nothing when no host kept
+ * memory. A device whose steps cannot tell their peak reads unknown, never 0. */
+static void print_memory(const sts_hosts *h)
+{
+    int hw = 4, head = 0;
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        int w = tc_width(host_name(h, (uint32_t)i), 24);
+        if (w > hw) hw = w;
+    }
+    for (size_t i = 0; i < sts_hosts_count(h); i++) {
+        size_t nm, ns;
+        const sts_host_memory_step *m = sts_hosts_memory_steps(h, i, &nm);
+        const sts_host_step *st = sts_hosts_steps(h, i, &ns);
+        for (size_t a = 0; a < nm; a++) {
+            if (m[a].step != m[0].step) break; /* each device once: the first step lists them all */
+            int64_t peak = -1, at = 0, start = m[a].e.start_bytes, end = -1;
+            uint32_t steps = 0;
+            for (size_t b = a; b < nm; b++) {
+                if (strcmp(m[b].device, m[a].device) != 0) continue;
+                steps++;
+                if (m[b].e.peak_bytes > peak) peak = m[b].e.peak_bytes, at = st[m[b].step].step;
+                end = m[b].e.end_bytes;
+            }
+            if (!head++) {
+                printf("\nmemory per host (bytes in use, over the host's steps; docs/memory.md)\n  ");
+                tc_cell(stdout, "host", hw, 1);
+                printf(" %-16s %6s %14s %8s %14s %14s\n", "device", "steps", "peak", "in step", "first start",
+                       "last end");
+            }
+            printf("  ");
+            tc_cell(stdout, host_name(h, (uint32_t)i), hw, 1);
+            printf(" %-16s %6u", m[a].device, steps);
+            put_b(peak);
+            if (peak >= 0)
+                printf(" %8" PRId64, at);
+            else
+                printf(" %8s", "-");
+            put_b(start);
+            put_b(end);
+            printf("\n");
+        }
+    }
+}
+
+static int print_json(const sts_hosts *h, const sts_hostset *set, const sts_alignment *a, const sts_collectives *c)
 {
     sts_jsonw *j = sts_jsonw_create(stdout, STS_JSON_TWO_LEVELS);
     if (!j) return cli_fail(CLI_BAD_INPUT, "steps: out of memory");
     sts_error err = STS_ERROR_INIT;
-    if (sts_hosts_write_steps_json(j, h, a, sts_hostset_run(set), &err) != STS_OK) {
+    if (sts_hosts_write_steps_json_with(j, h, a, sts_hostset_run(set), c, &err) != STS_OK) {
         sts_jsonw_free(j);
         return cli_report("steps", &err);
     }
@@ -242,7 +295,7 @@ static int no_steps(const sts_hosts *h)
     return CLI_BAD_INPUT;
 }
 
-int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double ratio)
+int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double ratio, const sts_collectives *c)
 {
     sts_alignment *a = NULL;
     sts_error err = STS_ERROR_INIT;
@@ -253,13 +306,15 @@ int hc_print_steps(const sts_hosts *h, const sts_hostset *set, int json, double 
     if (n == 0) {
         rc = no_steps(h);
     } else if (json) {
-        rc = print_json(h, set, a);
+        rc = print_json(h, set, a, c);
     } else {
         print_rules(h, a);
         print_aligned(h, s, n);
         print_stragglers(h, s, n, ratio);
         print_hosts(h, a);
         print_devices(h);
+        print_memory(h);
+        if (c) hc_print_collectives(h, c);
         rc = cli_stdout_check("steps");
     }
     sts_alignment_free(a);

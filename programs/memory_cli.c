@@ -15,10 +15,8 @@ static void put_bytes(int64_t b)
         printf("%.2f MiB (%" PRId64 " B)", (double)b / (1024.0 * 1024.0), b);
 }
 
-static void put_lives(const sts_memory *m, uint32_t first, uint32_t count, const char *indent)
+static void put_lives(const sts_memory_live *l, size_t n, uint32_t first, uint32_t count, const char *indent)
 {
-    size_t n;
-    const sts_memory_live *l = sts_memory_lives(m, &n);
     for (uint32_t i = first; i < first + count && i < n; i++) {
         printf("%s", indent);
         put_bytes(l[i].bytes);
@@ -28,7 +26,7 @@ static void put_lives(const sts_memory *m, uint32_t first, uint32_t count, const
     }
 }
 
-static void print_device(const sts_memory *m, const sts_memory_device *d)
+void mc_print_device(const sts_memory_device *d, const sts_memory_live *l, size_t nl)
 {
     printf("%s (%s, %" PRIu64 " event%s)\n", d->name, d->source, d->events, d->events == 1 ? "" : "s");
     printf("  peak      ");
@@ -46,7 +44,7 @@ static void print_device(const sts_memory *m, const sts_memory_device *d)
         printf("  allocations unknown (a counter has no events)\n");
     if (d->has_addrs && d->peak_bytes >= 0) {
         printf("  live at the peak:\n");
-        put_lives(m, d->first_live, d->live_count, "    ");
+        put_lives(l, nl, d->first_live, d->live_count, "    ");
         if (d->untracked_bytes > 0) {
             printf("    ");
             put_bytes(d->untracked_bytes);
@@ -63,7 +61,7 @@ static void print_device(const sts_memory *m, const sts_memory_device *d)
                d->leak_first_step, d->leak_last_step, d->leak_grew, d->leak_steps ? d->leak_steps - 1 : 0);
         if (d->kept_count) {
             printf("  allocated in earlier steps, still live at the last step's end:\n");
-            put_lives(m, d->first_kept, d->kept_count, "    ");
+            put_lives(l, nl, d->first_kept, d->kept_count, "    ");
         }
     }
 }
@@ -123,8 +121,10 @@ int mc_print(const char *cmd, const sts_timeline *tl, const sts_steps *s, int js
         rc = cli_json_finish(cmd, j);
     } else {
         printf("device memory of %s\n", sts_timeline_get_info(tl)->path);
+        size_t nl;
+        const sts_memory_live *l = sts_memory_lives(m, &nl);
         for (size_t i = 0; i < nd; i++)
-            print_device(m, &d[i]);
+            mc_print_device(&d[i], l, nl);
         if (s) print_steps(m, s);
     }
     sts_memory_free(m);

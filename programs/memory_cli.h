@@ -11,4 +11,9 @@
  * returns CLI_BAD_INPUT (1); else CLI_OK. */
 int mc_print(const char *cmd, const sts_timeline *tl, const sts_steps *s, int json);
 
+/* Prints one device as `analyze --memory` does: its peak and when, start and end,
+ * allocations and frees, what was live at the peak (lives[first_live..]), a leak
+ * suspicion. `lives` holds what its first_live and first_kept index. */
+void mc_print_device(const sts_memory_device *d, const sts_memory_live *lives, size_t nlives);
+
 #endif

@@ -20,6 +20,7 @@
 
 #include "stepscope/analyze.h"
 #include "stepscope/devview.h"
+#include "stepscope/memory.h"
 #include "stepscope/status.h"
 #include "stepscope/timeline.h"
 
@@ -80,6 +81,17 @@ void sts_hostset_assign(const sts_hostset *set, size_t parts, uint32_t *part_of)
 #define STS_HOSTS_STEPS 0x4u /* each host's steps, children and device collectives */
 /* With STS_HOSTS_STEPS: each host's device view per step and device (sts_hosts_device_steps()). */
 #define STS_HOSTS_DEVICE 0x8u
+/* With STS_HOSTS_STEPS: each host's device memory per kept step and device
+ * (sts_hosts_memory_steps()); the files are read with STS_ARGS_WITH_MEMORY OR'd into
+ * open.args so the memory events' keys are kept. */
+#define STS_HOSTS_MEMORY 0x10u
+/* Each host's device memory over the whole trace, as `analyze --memory` finds it
+ * (sts_hosts_memory_devices()); read with STS_ARGS_WITH_MEMORY as above. */
+#define STS_HOSTS_MEMORY_DEVICES 0x20u
+/* With STS_HOSTS_STEPS: each host's collective ops on its device lanes, with the args that
+ * match them across hosts, for sts_collectives_match() (docs/collectives.md). Their args
+ * must be kept: sts_hosts_read() opens with STS_ARGS_WITH_COLLECTIVES added. */
+#define STS_HOSTS_COLLECTIVES 0x40u
 
 typedef struct sts_hosts_options {
     sts_open_options open;  /* how each file is opened (args kept; open.run is ignored) */
@@ -169,6 +181,18 @@ typedef struct sts_host_device_step {
     sts_devview_window w; /* w.step is the trace's step index, w.device the view's device index */
 } sts_host_device_step;
 
+/* One device of one host in one step: its memory entry (stepscope/memory.h,
+ * docs/memory.md) as sts_memory_find() gave it over the host's own steps, so that a
+ * host's steps write the same "memory" as `steps --memory --json` of that host alone. */
+typedef struct sts_host_memory_step {
+    uint32_t step;      /* index into sts_hosts_steps() of the host */
+    const char *device; /* sts_memory_device.name */
+    int has_events;     /* the device has allocation events (else counts are unknown) */
+    int has_addrs;      /* its events name addresses (else live allocations are unknown) */
+    sts_memory_step e;  /* e.step the trace's step index, e.device the device's index; e.first_live and
+                         * e.live_count index sts_hosts_memory_lives() of the host */
+} sts_host_memory_step;
+
 /* How a host's steps were found. */
 typedef struct sts_host_steps_info {
     sts_step_rule rule;    /* STS_STEP_RULE_NONE: the host has no steps */
@@ -256,6 +280,29 @@ const sts_host_collective *sts_hosts_step_collectives(const sts_hosts *h, size_t
  * by step; NULL and *n = 0 when not asked for or the host has no device ops. */
 const sts_host_device_step *sts_hosts_device_steps(const sts_hosts *h, size_t i, size_t *n);
 
+/* Host i's device memory (STS_HOSTS_MEMORY): per kept step, one entry per device, step
+ * by step; NULL and *n = 0 when not asked for or the host has no memory events. The
+ * live allocations the entries index are sts_hosts_memory_lives(). */
+const sts_host_memory_step *sts_hosts_memory_steps(const sts_hosts *h, size_t i, size_t *n);
+const sts_memory_live *sts_hosts_memory_lives(const sts_hosts *h, size_t i, size_t *n);
+/* 1 when host i was read with STS_HOSTS_MEMORY (and has steps), whether or not it held
+ * memory events. */
+int sts_hosts_memory_asked(const sts_hosts *h, size_t i);
+
+/* Host i's memory devices over its whole trace (STS_HOSTS_MEMORY_DEVICES), ordered by
+ * name as sts_memory_devices() gives them: their first_point and point_count index
+ * sts_hosts_memory_points(), their first_live and first_kept sts_hosts_memory_lives();
+ * and the memory warnings of that host, all of them. NULL and *n = 0 when not asked for
+ * or the host has no memory events. */
+const sts_memory_device *sts_hosts_memory_devices(const sts_hosts *h, size_t i, size_t *n);
+const sts_memory_point *sts_hosts_memory_points(const sts_hosts *h, size_t i, size_t *n);
+const char *const *sts_hosts_memory_warnings(const sts_hosts *h, size_t i, size_t *n);
+
+/* Writes entries[0..n) of one step of host i as `steps --memory --json`'s "memory" array
+ * of that step: sts_memory_write_step_json()'s bytes for the same trace. */
+void sts_host_memory_steps_write_json(sts_jsonw *w, const sts_hosts *h, size_t i, const sts_host_memory_step *entries,
+                                      size_t n);
+
 /* Writes entries[0..n) of one host step as `steps --device --json`'s "devices" array:
  * sts_devview_write_windows_json()'s bytes for the same trace. */
 void sts_host_device_steps_write_json(sts_jsonw *w, const sts_host_device_step *entries, size_t n);
@@ -339,6 +386,109 @@ sts_step_rule sts_alignment_rule(const sts_alignment *a);
 /* The straggler ratio the steps were aligned with. */
 double sts_alignment_ratio(const sts_alignment *a);
 
+/* ---- collectives matched across hosts, and the hosts' clocks ------------------------- */
+
+/* Each collective instance of a run matched across its ranks, with who arrived last, what
+ * the others waited, the transfer after the last arrival and its bandwidth; and per-host
+ * clock offsets estimated from the collectives' ends (ranks leave a collective together).
+ * A rank is one device of one host that ran collectives. docs/collectives.md has the
+ * matching rules, the formulas and the limits. */
+typedef struct sts_collectives sts_collectives;
+
+typedef struct sts_coll_rank {
+    uint32_t host;      /* record index in the sts_hosts */
+    const char *device; /* the device's process name on its host ("/device:GPU:0", "GPU 0") */
+    const char *label;  /* the host's name when it has one such device, else "HOST DEVICE" */
+} sts_coll_rank;
+
+/* One rank's part in one instance, on the aligned clock (its host's offset subtracted). */
+typedef struct sts_coll_arrival {
+    uint32_t rank;
+    int64_t ts_ns, end_ns;
+    int64_t wait_ns; /* the instance's last arrival minus ts_ns (>= 0) */
+} sts_coll_arrival;
+
+typedef enum sts_coll_match { STS_COLL_BY_SEQ = 0, STS_COLL_BY_ORDER } sts_coll_match;
+
+typedef struct sts_coll_instance {
+    const char *name;  /* "allreduce" (the Collective name arg), the XLA op ("all-reduce.3"), else the kind */
+    const char *kind;  /* sts_collective_kind() of the ops' slice name */
+    const char *group; /* the process group (or XLA module); NULL: unknown */
+    int64_t seq;       /* the trace's sequence number (STS_COLL_BY_SEQ), else the place in the group from 0 */
+    sts_coll_match by;
+    uint32_t first, count;             /* its arrivals in sts_collectives_arrivals(), by rank */
+    uint32_t last_rank;                /* the rank that arrived last (ties: the lowest rank) */
+    uint32_t median_rank;              /* the rank at place (count - 1) / 2 of the arrivals sorted */
+    int64_t last_ns;                   /* the last arrival */
+    int64_t skew_ns;                   /* last arrival - first arrival */
+    int64_t wait_ns;                   /* the ranks' waits summed */
+    int64_t late_ns;                   /* last arrival - the median rank's arrival */
+    int64_t transfer_ns;               /* the last rank's op: its end - its arrival */
+    int64_t bytes;                     /* max(In, Out msg nelems) x dtype size; -1: unknown */
+    double alg_bw_gbps;                /* bytes / transfer_ns; < 0: unknown */
+    double bus_bw_gbps;                /* alg_bw x NCCL's factor for the kind and rank count; < 0: unknown */
+    int in_step;                       /* 1: the last rank's arrival lies in a step of its host */
+    int64_t step;                      /* that step's number */
+    const char *cause;                 /* the last rank's step child whose time before its arrival exceeds the
+                                        * median rank's the most; NULL: none did */
+    int64_t cause_ns, cause_median_ns; /* that child's time before the arrival, on the last and the median rank */
+} sts_coll_instance;
+
+/* What was read and what could not be matched: counted, never guessed. */
+typedef struct sts_coll_counts {
+    uint64_t ops;            /* collective ops read on every host's device lanes */
+    uint64_t nested;         /* inside another collective op of their device: left out */
+    uint64_t one_rank;       /* instances seen on one rank only */
+    uint64_t repeated;       /* ops repeating a (group, seq) their rank already had: left out */
+    uint64_t partial;        /* instances seen on fewer ranks than their Group size: left out */
+    uint64_t conflicts;      /* instances whose ranks disagree on the kind, or whose aligned times
+                              * do not fit int64: left out */
+    uint64_t size_conflicts; /* instances whose ranks disagree on the size (bytes unknown) */
+    uint64_t uneven;         /* groups matched by order whose ranks hold different counts of ops */
+} sts_coll_counts;
+
+/* Matches the collective ops of records read with STS_HOSTS_COLLECTIVES across ranks,
+ * estimates the hosts' clock offsets and computes every instance on the aligned clocks.
+ * On success *out is a new handle (free with sts_collectives_free()); it refers to h's
+ * strings, so h outlives it. */
+sts_status sts_collectives_match(const sts_hosts *h, sts_collectives **out, sts_error *err);
+void sts_collectives_free(sts_collectives *c); /* NULL is a no-op */
+
+/* The ranks (by host, then device name), the instances (by the last arrival, then group
+ * and seq) and their arrivals; owned by the handle. */
+const sts_coll_rank *sts_collectives_ranks(const sts_collectives *c, size_t *n);
+const sts_coll_instance *sts_collectives_instances(const sts_collectives *c, size_t *n);
+const sts_coll_arrival *sts_collectives_arrivals(const sts_collectives *c, size_t *n);
+const sts_coll_counts *sts_collectives_counts(const sts_collectives *c);
+
+/* Per step number (ascending), its instances that cost most waiting (wait_ns, the
+ * largest first, at most 3): entries are instance indices. */
+typedef struct sts_coll_step {
+    int64_t step;
+    uint32_t first, count; /* in sts_collectives_step_instances() */
+    int64_t wait_ns;       /* every instance of the step: waits summed */
+} sts_coll_step;
+const sts_coll_step *sts_collectives_steps(const sts_collectives *c, size_t *n);
+const uint32_t *sts_collectives_step_instances(const sts_collectives *c, size_t *n);
+
+/* Host i's clock offset: its clock minus the reference host's (the first host with
+ * matched collectives), so aligned = own - offset. 0 with *known = 0 when host i shares
+ * no matched instance with the reference host, directly or through others. */
+int64_t sts_collectives_offset(const sts_collectives *c, size_t host, int *known);
+/* After aligning, how far apart the ranks left each instance (last end - first end):
+ * the median and the largest over instances. 0 when no instance was matched. */
+int sts_collectives_residual(const sts_collectives *c, int64_t *median_ns, int64_t *max_ns);
+
+/* Subtracts each host's known offset from every time its record holds (steps, lanes,
+ * facts, device view, collective ops), so every multi-host output is on aligned clocks
+ * (`--align`). Hosts whose offset is unknown are left as they are. */
+void sts_hosts_apply_offsets(sts_hosts *h, const sts_collectives *c);
+
+/* Writes the keys "collectives", "collective_steps", "collective_counts",
+ * "clock_offsets_ns", "clock_residual_ns" and "clock_residual_max_ns" into the object
+ * being written (docs/json-schemas.md). */
+void sts_collectives_write_json(sts_jsonw *w, const sts_hosts *h, const sts_collectives *c);
+
 /* ---- what the hosts add up to, and their documents ---------------------------------- */
 
 /* The hosts' facts together, for analyze's header: counts and bytes summed over hosts,
@@ -372,11 +522,22 @@ sts_status sts_hosts_write_analyze_json(sts_jsonw *w, const sts_hosts *h, const 
  * docs/hosts.md): the hosts' common rule, each host's steps with their children and
  * device time and its statistics over the aligned steps, every step number across the
  * hosts with its spread, slowest host and cause, and the stragglers; with records read
- * with STS_HOSTS_DEVICE, each host step's "devices" (sts_host_device_steps_write_json()). `a` is
+ * with STS_HOSTS_DEVICE, each host step's "devices" (sts_host_device_steps_write_json()); with
+ * STS_HOSTS_MEMORY, each host step's "memory" (sts_host_memory_steps_write_json()). `a` is
  * sts_hosts_align()'s of `h`; `run` the hostset's run (NULL: null). An alignment of no
  * steps is STS_ERR_INVALID_ARG with nothing written. */
 sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
                                       sts_error *err);
+/* The same document with sts_collectives_write_json()'s keys at its end (`c` NULL: none). */
+sts_status sts_hosts_write_steps_json_with(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
+                                           const sts_collectives *c, sts_error *err);
+
+/* Writes `analyze --memory --json`'s document for several hosts (docs/memory.md):
+ * {"hosts_count", "run", "hosts": [{"host", "trace", "devices", "warnings"}]}, each
+ * host's "devices" and "warnings" the bytes `analyze --memory --json` writes for its
+ * file alone ([] for a host without memory events). Needs records read with
+ * STS_HOSTS_MEMORY_DEVICES. Returns STS_OK. */
+sts_status sts_hosts_write_memory_json(sts_jsonw *w, const sts_hosts *h, const char *run, sts_error *err);
 
 /* Device lanes and collective names (sts_lane_is_device(), sts_collective_kind()) are
  * declared in stepscope/devview.h, which this header includes. */

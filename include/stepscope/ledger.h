@@ -173,12 +173,13 @@ sts_status sts_ledger_finalize(sts_ledger *l, sts_error *err);
 
 /* Where a function's rows came from. */
 typedef enum sts_ledger_source {
-    STS_LEDGER_SRC_CALLS = 0, /* sts_ledger_add_call(): every call is a row, hits included */
-    STS_LEDGER_SRC_JAX_LOG,   /* a JAX log: only traces and compiles are logged */
-    STS_LEDGER_SRC_TORCH_LOG  /* a PyTorch log: only recompiles are logged */
+    STS_LEDGER_SRC_CALLS = 0,  /* sts_ledger_add_call(): every call is a row, hits included */
+    STS_LEDGER_SRC_JAX_LOG,    /* a JAX log: only traces and compiles are logged */
+    STS_LEDGER_SRC_TORCH_LOG,  /* a PyTorch log: only recompiles are logged */
+    STS_LEDGER_SRC_TORCH_TRACE /* a TORCH_TRACE structured log: every compile, its times, graph breaks */
 } sts_ledger_source;
 
-/* "calls", "jax_log", "torch_log". */
+/* "calls", "jax_log", "torch_log", "torch_trace". */
 const char *sts_ledger_source_name(sts_ledger_source s);
 
 /* Per-function totals. Pointers are owned by the ledger. A function from a log is
@@ -206,7 +207,17 @@ typedef struct sts_ledger_fn_info {
     int64_t limit_hits;      /* torch recompile-limit warnings */
     int64_t specializations; /* torch: highest compile id + 1 seen; else = compiles */
     int64_t redefined;       /* JAX: misses because the function was re-defined at the same line */
+    int64_t graph_breaks; /* torch graph breaks in its frames; -1 when the input cannot tell (only TORCH_TRACE can) */
 } sts_ledger_fn_info;
+
+/* A graph break torch recorded (TORCH_TRACE): where in the user's code, why, and how
+ * many compiles of the function met it. Pointers are owned by the ledger. */
+typedef struct sts_ledger_graph_break {
+    const char *function;
+    const char *where;  /* "train.py:5" as torch names it; "" when it does not */
+    const char *reason; /* torch's words, first line ("Call to `torch._dynamo.graph_break()`") */
+    int64_t count;
+} sts_ledger_graph_break;
 
 /* The churn diagnosis for one varying component of a function's signature. */
 typedef struct sts_ledger_churn {
@@ -259,6 +270,10 @@ sts_status sts_ledger_row_get(const sts_ledger *l, size_t i, sts_ledger_row *out
 /* Churn diagnoses (valid after sts_ledger_finalize()), most values first. */
 size_t sts_ledger_churn_count(const sts_ledger *l);
 sts_status sts_ledger_churn_get(const sts_ledger *l, size_t i, sts_ledger_churn *out);
+
+/* Graph breaks, in first-seen order. */
+size_t sts_ledger_graph_break_count(const sts_ledger *l);
+sts_status sts_ledger_graph_break_get(const sts_ledger *l, size_t i, sts_ledger_graph_break *out);
 
 size_t sts_ledger_sync_count(const sts_ledger *l);
 sts_status sts_ledger_sync_get(const sts_ledger *l, size_t i, sts_ledger_sync *out);

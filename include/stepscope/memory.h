@@ -138,6 +138,19 @@ void sts_memory_write_json(sts_jsonw *w, const sts_memory *m);
  * "allocations", "allocated_bytes", "frees", "freed_bytes", "start_bytes", "end_bytes"}]. */
 void sts_memory_write_step_json(sts_jsonw *w, const sts_memory *m, size_t k);
 
+/* Writes one device of that array from its parts (how a host set's records write the
+ * same bytes): the device, the points its first_point and point_count index, and the
+ * live allocations its first_live and first_kept index. */
+void sts_memory_write_device_json(sts_jsonw *w, const sts_memory_device *d, const sts_memory_point *points, size_t np,
+                                  const sts_memory_live *lives, size_t nlives);
+
+/* Writes one entry of a step's array, from its parts (how a host set's records, which
+ * keep the entries without the handle, write the same bytes): the device's name and
+ * whether it has allocation events and addresses, the entry, and the live allocations
+ * its first_live and live_count index (lives[0..nlives)). */
+void sts_memory_write_entry_json(sts_jsonw *w, const char *device, int has_events, int has_addrs,
+                                 const sts_memory_step *e, const sts_memory_live *lives, size_t nlives);
+
 /* Writes the memory document of `steps --memory --json` and `analyze --memory --json`
  * (docs/memory.md, docs/json-schemas.md): {"trace", "devices": [device...], "steps":
  * [{"step", "ts_ns", "dur_ns", "memory": [entry...]}] (null when s is NULL), "warnings"}.

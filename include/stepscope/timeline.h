@@ -376,7 +376,7 @@ int sts_arg_key_is_known(const char *key, size_t n);
 int sts_arg_key_is_analyzed(const char *key, size_t n);
 
 /* 1 for the arg keys STS_ARGS_WITH_COLLECTIVES adds: "Collective name", "Process Group
- * Name", "Process Group ID", "Process Group Ranks", "Group size", "Seq", "In msg
+ * Name", "Process Group ID", "pg_id", "seq", "hlo_module", "Process Group Ranks", "Group size", "Seq", "In msg
  * nelems", "Out msg nelems", "dtype", "Rank", "correlation", "External id". */
 int sts_arg_key_is_collective(const char *key, size_t n);
 

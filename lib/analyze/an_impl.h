@@ -80,6 +80,20 @@ static inline int sts_an_clip(const sts_slice *s, const int64_t *window, int64_t
  * each cut to the window. -1 when memory is exhausted. */
 int sts_an_view_load(sts_an_view *v, const sts_timeline *tl, uint32_t lane, const int64_t *window);
 
+/* The same for the slices [first, first + count) of one lane. */
+int sts_an_view_load_range(sts_an_view *v, const sts_timeline *tl, uint32_t first, uint32_t count,
+                           const int64_t *window);
+
+/* Cuts lane `lane` into runs of slices whose views can be loaded and walked one at a
+ * time, so a walk holds a run's view rather than the lane's: when the lane's slices are
+ * in containment order, a run ends after at least `part` slices where no slice before
+ * ends after the next one starts. No interval of a run then lies inside one of another
+ * run, and a run's view is a stretch of the lane's (the same intervals, the same inside
+ * unions). A lane out of order is one run. *cuts (grown as sts_grow grows it, *cap its
+ * capacity) gets each run's first slice and then the lane's end, *n the entries.
+ * -1 when memory is exhausted. */
+int sts_an_view_runs(const sts_timeline *tl, uint32_t lane, size_t part, uint32_t **cuts, size_t *n, size_t *cap);
+
 /* u[k] = the length of the union of the intervals that lie inside iv[k] (see above),
  * for intervals in containment order. Linear when the intervals nest properly (each
  * is inside the latest one still open, or after it); where some cross, O(m log m) in

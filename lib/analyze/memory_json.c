@@ -11,15 +11,14 @@ static void kv_known(sts_jsonw *w, const char *key, int64_t v)
         sts_jsonw_kv_i64(w, key, v);
 }
 
-static void lives(sts_jsonw *w, const sts_memory *m, const char *key, uint32_t first, uint32_t count, int known)
+static void lives(sts_jsonw *w, const sts_memory_live *l, size_t n, const char *key, uint32_t first, uint32_t count,
+                  int known)
 {
     sts_jsonw_key(w, key);
     if (!known) {
         sts_jsonw_null(w);
         return;
     }
-    size_t n;
-    const sts_memory_live *l = sts_memory_lives(m, &n);
     sts_jsonw_arr_begin(w);
     for (uint32_t i = first; i < first + count && i < n; i++) {
         sts_jsonw_obj_begin(w);
@@ -44,7 +43,8 @@ static void kv_count(sts_jsonw *w, const char *key, int has_events, uint64_t v)
         sts_jsonw_kv_null(w, key);
 }
 
-static void device(sts_jsonw *w, const sts_memory *m, const sts_memory_device *d)
+void sts_memory_write_device_json(sts_jsonw *w, const sts_memory_device *d, const sts_memory_point *p, size_t np,
+                                  const sts_memory_live *l, size_t nl)
 {
     sts_jsonw_obj_begin(w);
     sts_jsonw_kv_str(w, "device", d->name);
@@ -54,7 +54,7 @@ static void device(sts_jsonw *w, const sts_memory *m, const sts_memory_device *d
     kv_known(w, "peak_ts_ns", d->peak_bytes < 0 ? -1 : d->peak_ts_ns);
     kv_known(w, "start_bytes", d->start_bytes);
     kv_known(w, "end_bytes", d->end_bytes);
-    lives(w, m, "live_at_peak", d->first_live, d->live_count, d->has_addrs && d->peak_bytes >= 0);
+    lives(w, l, nl, "live_at_peak", d->first_live, d->live_count, d->has_addrs && d->peak_bytes >= 0);
     kv_known(w, "untracked_bytes", d->untracked_bytes);
     kv_count(w, "allocations", d->has_events, d->allocations);
     kv_known(w, "allocated_bytes", d->has_events ? d->allocated_bytes : -1);
@@ -76,13 +76,11 @@ static void device(sts_jsonw *w, const sts_memory *m, const sts_memory_device *d
         sts_jsonw_kv_i64(w, "first_step", d->leak_first_step);
         sts_jsonw_kv_i64(w, "last_step", d->leak_last_step);
         sts_jsonw_kv_i64(w, "growth_bytes", d->leak_growth_bytes);
-        lives(w, m, "kept", d->first_kept, d->kept_count, d->leak_suspect && d->has_addrs);
+        lives(w, l, nl, "kept", d->first_kept, d->kept_count, d->leak_suspect && d->has_addrs);
         kv_known(w, "kept_bytes", d->leak_suspect ? d->kept_bytes : -1);
         sts_jsonw_obj_end(w);
     }
     sts_jsonw_key(w, "points");
-    size_t np;
-    const sts_memory_point *p = sts_memory_points(m, &np);
     sts_jsonw_arr_begin(w);
     for (uint32_t i = d->first_point; i < d->first_point + d->point_count && i < np; i++) {
         sts_jsonw_arr_begin(w);
@@ -96,35 +94,44 @@ static void device(sts_jsonw *w, const sts_memory *m, const sts_memory_device *d
 
 void sts_memory_write_json(sts_jsonw *w, const sts_memory *m)
 {
-    size_t n;
+    size_t n, np, nl;
     const sts_memory_device *d = sts_memory_devices(m, &n);
+    const sts_memory_point *p = sts_memory_points(m, &np);
+    const sts_memory_live *l = sts_memory_lives(m, &nl);
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < n; i++)
-        device(w, m, &d[i]);
+        sts_memory_write_device_json(w, &d[i], p, np, l, nl);
     sts_jsonw_arr_end(w);
+}
+
+void sts_memory_write_entry_json(sts_jsonw *w, const char *device, int has_events, int has_addrs,
+                                 const sts_memory_step *e, const sts_memory_live *l, size_t nl)
+{
+    sts_jsonw_obj_begin(w);
+    sts_jsonw_kv_str(w, "device", device);
+    kv_known(w, "peak_bytes", e->peak_bytes);
+    kv_known(w, "peak_ts_ns", e->peak_bytes < 0 ? -1 : e->peak_ts_ns);
+    lives(w, l, nl, "live_at_peak", e->first_live, e->live_count, has_addrs && e->peak_bytes >= 0);
+    kv_known(w, "untracked_bytes", e->untracked_bytes);
+    kv_count(w, "allocations", has_events, e->allocations);
+    kv_known(w, "allocated_bytes", e->allocated_bytes);
+    kv_count(w, "frees", has_events, e->frees);
+    kv_known(w, "freed_bytes", e->freed_bytes);
+    kv_known(w, "start_bytes", e->start_bytes);
+    kv_known(w, "end_bytes", e->end_bytes);
+    sts_jsonw_obj_end(w);
 }
 
 void sts_memory_write_step_json(sts_jsonw *w, const sts_memory *m, size_t k)
 {
-    size_t n, nd;
+    size_t n, nd, nl;
     const sts_memory_step *e = sts_memory_step_entries(m, k, &n);
     const sts_memory_device *d = sts_memory_devices(m, &nd);
+    const sts_memory_live *l = sts_memory_lives(m, &nl);
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < n; i++) {
         const sts_memory_device *dv = &d[e[i].device];
-        sts_jsonw_obj_begin(w);
-        sts_jsonw_kv_str(w, "device", dv->name);
-        kv_known(w, "peak_bytes", e[i].peak_bytes);
-        kv_known(w, "peak_ts_ns", e[i].peak_bytes < 0 ? -1 : e[i].peak_ts_ns);
-        lives(w, m, "live_at_peak", e[i].first_live, e[i].live_count, dv->has_addrs && e[i].peak_bytes >= 0);
-        kv_known(w, "untracked_bytes", e[i].untracked_bytes);
-        kv_count(w, "allocations", dv->has_events, e[i].allocations);
-        kv_known(w, "allocated_bytes", e[i].allocated_bytes);
-        kv_count(w, "frees", dv->has_events, e[i].frees);
-        kv_known(w, "freed_bytes", e[i].freed_bytes);
-        kv_known(w, "start_bytes", e[i].start_bytes);
-        kv_known(w, "end_bytes", e[i].end_bytes);
-        sts_jsonw_obj_end(w);
+        sts_memory_write_entry_json(w, dv->name, dv->has_events, dv->has_addrs, &e[i], l, nl);
     }
     sts_jsonw_arr_end(w);
 }

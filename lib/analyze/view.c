@@ -46,14 +46,47 @@ static int iv_qcmp(const void *a, const void *b, void *ctx)
 
 int sts_an_view_load(sts_an_view *v, const sts_timeline *tl, uint32_t lane, const int64_t *window)
 {
-    size_t nl;
-    const sts_lane *ln = sts_timeline_lanes(tl, &nl) + lane;
+    const sts_lane *ln = sts_timeline_lanes(tl, NULL) + lane;
+    return sts_an_view_load_range(v, tl, ln->first_slice, ln->slice_count, window);
+}
+
+int sts_an_view_runs(const sts_timeline *tl, uint32_t lane, size_t part, uint32_t **cuts, size_t *n, size_t *cap)
+{
+    const sts_lane *ln = sts_timeline_lanes(tl, NULL) + lane;
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    uint32_t first = ln->first_slice, last = ln->first_slice + ln->slice_count;
+    *n = 0;
+    if (sts_grow((void **)cuts, cap, 2, sizeof **cuts) != 0) return -1;
+    (*cuts)[(*n)++] = first;
+    int64_t ts0 = 0, end0 = 0, reach = INT64_MIN;                       /* the previous slice; the latest end before */
+    for (uint32_t i = first; i < last && ln->slice_count > part; i++) { /* a short lane is one run, unscanned */
+        int64_t ts = s[i].ts, end = sts_an_end(&s[i]);
+        if (i > first && (ts < ts0 || (ts == ts0 && end > end0))) { /* out of order: one run */
+            (*cuts)[1] = last;
+            *n = 2;
+            return 0;
+        }
+        if (i - (*cuts)[*n - 1] >= part && reach <= ts) {
+            if (sts_grow((void **)cuts, cap, *n + 2, sizeof **cuts) != 0) return -1;
+            (*cuts)[(*n)++] = i;
+        }
+        ts0 = ts;
+        end0 = end;
+        if (end > reach) reach = end;
+    }
+    (*cuts)[(*n)++] = last;
+    return 0;
+}
+
+int sts_an_view_load_range(sts_an_view *v, const sts_timeline *tl, uint32_t first, uint32_t count,
+                           const int64_t *window)
+{
     const sts_slice *s = sts_timeline_slices(tl, NULL);
     v->slices = s;
     v->n = 0;
-    if (sts_grow((void **)&v->iv, &v->cap, ln->slice_count ? ln->slice_count : 1, sizeof *v->iv) != 0) return -1;
+    if (sts_grow((void **)&v->iv, &v->cap, count ? count : 1, sizeof *v->iv) != 0) return -1;
     int sorted = 1;
-    for (uint32_t i = ln->first_slice; i < ln->first_slice + ln->slice_count; i++) {
+    for (uint32_t i = first; i < first + count; i++) {
         int64_t ts, end;
         if (!sts_an_clip(&s[i], window, &ts, &end)) continue;
         sts_an_iv *x = &v->iv[v->n++];

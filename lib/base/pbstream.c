@@ -1,7 +1,9 @@
 #include "base/pbstream.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/mem.h"
 
@@ -13,6 +15,7 @@ int sts_pbs_init(sts_pbs *s, sts_instream *in, uint64_t size, sts_error *err)
     s->in = in;
     s->err = err;
     s->size = size;
+    s->fd = -1;
     s->base = sts_instream_offset(in);
     s->buf = malloc(WINDOW);
     if (!s->buf) {
@@ -21,6 +24,59 @@ int sts_pbs_init(sts_pbs *s, sts_instream *in, uint64_t size, sts_error *err)
     }
     s->cap = WINDOW;
     return 0;
+}
+
+int sts_pbs_init_reread(sts_pbs *s, sts_instream *in, uint64_t size, sts_error *err)
+{
+    size_t mem_len = 0;
+    const char *mem = sts_instream_plain_mem(in, &mem_len);
+    int fd = mem ? -1 : sts_instream_plain_fd(in);
+    if (!mem && fd < 0) {
+        memset(s, 0, sizeof *s);
+        s->fd = -1;
+        return 1;
+    }
+    if (sts_pbs_init(s, in, size, err) != 0) return -1;
+    s->fd = fd;
+    s->mem = (const uint8_t *)mem;
+    s->mem_len = mem_len;
+    sts_pbs_reread_at(s, 0, 0);
+    return 0;
+}
+
+void sts_pbs_reread_at(sts_pbs *s, uint64_t off, uint64_t stop)
+{
+    if (s->mem && stop > s->mem_len) stop = s->mem_len;
+    s->base = s->at = off;
+    s->stop = stop;
+    s->pos = s->len = 0;
+    s->eof = 0;
+}
+
+/* Reads up to `cap` bytes of the input into dst: from `in` in turn, or for a stream
+ * that reads again, at `at` below `stop`. The count, 0 at the end, or -1 (err filled). */
+static long source_read(sts_pbs *s, uint8_t *dst, size_t cap)
+{
+    if (s->fd < 0 && !s->mem) return sts_instream_read(s->in, dst, cap, s->err);
+    uint64_t left = s->stop > s->at ? s->stop - s->at : 0;
+    if (cap > left) cap = (size_t)left;
+    if (cap == 0) return 0;
+    if (s->mem) {
+        memcpy(dst, s->mem + s->at, cap);
+        s->at += cap;
+        return (long)cap;
+    }
+    ssize_t got;
+    do
+        got = pread(s->fd, dst, cap, (off_t)s->at);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        sts_error_set(s->err, STS_ERR_IO, (int64_t)s->at, "%s: byte %llu: reading again: %s", sts_instream_name(s->in),
+                      (unsigned long long)s->at, strerror(errno));
+        return -1;
+    }
+    s->at += (uint64_t)got;
+    return (long)got;
 }
 
 void sts_pbs_release(sts_pbs *s)
@@ -48,7 +104,7 @@ static int fill(sts_pbs *s, size_t want)
         return STS_PBS_IO;
     }
     while (s->len - s->pos < want) {
-        long got = sts_instream_read(s->in, s->buf + s->len, s->cap - s->len, s->err);
+        long got = source_read(s, s->buf + s->len, s->cap - s->len);
         if (got < 0) return STS_PBS_IO;
         if (got == 0) {
             s->eof = 1;
@@ -81,6 +137,25 @@ static int fault(sts_pb_error *e, sts_pb_fault fault, uint64_t at, uint64_t num,
 {
     describe(e, fault, at, num, wire, end);
     return STS_PBS_FAULT;
+}
+
+/* A top-level length no input could hold (its end would pass 2^64) in an input of
+ * unknown size: the input is read to its end, which its size then is, and the length
+ * is refused as running past it, as it is where the size is known in advance (and
+ * not taken, its end wrapped to below where it starts). */
+static int past_any_end(sts_pbs *s, sts_pb_error *e, uint64_t off, uint64_t num, unsigned wire, uint64_t len,
+                        uint64_t data_off)
+{
+    while (!s->eof) {
+        s->pos = s->len;
+        int rc = fill(s, 1);
+        if (rc) return rc;
+    }
+    s->pos = s->len;
+    int rc = cut(s, e, STS_PB_LENGTH_PAST_END, off, num, wire);
+    e->len = len;
+    e->avail = e->msg_end > data_off ? e->msg_end - data_off : 0;
+    return rc;
 }
 
 int sts_pbs_next(sts_pbs *s, uint64_t end, sts_pb_field *f, sts_pb_error *e)
@@ -138,6 +213,10 @@ int sts_pbs_next(sts_pbs *s, uint64_t end, sts_pb_field *f, sts_pb_error *e)
         if (fl == STS_PB_TRUNCATED_VARINT && !bound) return cut(s, e, fl, val_off, num, wire);
         if (fl) return fault(e, fl, val_off, num, wire, end);
         uint64_t data_off = off + (uint64_t)(p - p0);
+        if (end == STS_PBS_NO_END && len >= STS_PBS_NO_END - data_off) {
+            s->pos += (size_t)(p - p0);
+            return past_any_end(s, e, off, num, wire, len, data_off);
+        }
         if (end != STS_PBS_NO_END && len > end - data_off) {
             fault(e, STS_PB_LENGTH_PAST_END, off, num, wire, end);
             e->len = len;
@@ -155,8 +234,30 @@ int sts_pbs_next(sts_pbs *s, uint64_t end, sts_pb_field *f, sts_pb_error *e)
     return 1;
 }
 
+/* Past the window by a seek: a stream that reads again moves its offset; an ordinary
+ * one seeks when the input's size is known (its lengths were checked against it, and
+ * the input is not compressed). 1 when done, 0 when the bytes must be read through,
+ * STS_PBS_IO. */
+static int skip_by_seek(sts_pbs *s, uint64_t n)
+{
+    size_t have = s->len - s->pos;
+    if (s->eof || n <= have || n - have < WINDOW) return 0;
+    uint64_t target = s->base + s->len + (n - have);
+    if (s->fd >= 0 || s->mem) {
+        s->at = target;
+    } else {
+        if (s->size == STS_PBS_NO_END || target > s->size || sts_instream_is_gzip(s->in)) return 0;
+        if (sts_instream_skip_to(s->in, target, s->err) != 0) return STS_PBS_IO;
+    }
+    s->base = target;
+    s->pos = s->len = 0;
+    return 1;
+}
+
 int sts_pbs_skip(sts_pbs *s, uint64_t n, sts_pb_error *e)
 {
+    int sk = skip_by_seek(s, n);
+    if (sk) return sk < 0 ? sk : 0;
     while (n) {
         size_t have = s->len - s->pos;
         if (have == 0) {
@@ -205,7 +306,7 @@ int sts_pbs_copy(sts_pbs *s, size_t n, void *dst, sts_pb_error *e)
     s->base += s->len;
     s->pos = s->len = 0;
     while (n) {
-        long got = s->eof ? 0 : sts_instream_read(s->in, d, n, s->err);
+        long got = s->eof ? 0 : source_read(s, d, n);
         if (got < 0) return STS_PBS_IO;
         if (got == 0) {
             s->eof = 1;

@@ -11,7 +11,13 @@
  * from the start of the (uncompressed) input.
  *
  * The window is a buffer over the stream that grows only to the largest payload
- * loaded, so memory follows the input's messages, not its size. */
+ * loaded, so memory follows the input's messages, not its size.
+ *
+ * A second stream can read a range of an uncompressed file or memory input again
+ * (sts_pbs_init_reread, sts_pbs_reread_at) without moving the first: a decoder that
+ * meets the fields it needs after those they explain (XPlane's metadata after its
+ * lines) skips the bytes once and reads them again from the file, where it would
+ * otherwise have to hold them. */
 #ifndef STS_BASE_PBSTREAM_H
 #define STS_BASE_PBSTREAM_H
 
@@ -39,6 +45,13 @@ typedef struct sts_pbs {
     uint64_t base; /* input offset of buf[0] */
     uint64_t size; /* the input's size when known in advance, else STS_PBS_NO_END */
     int eof;
+    /* A stream that reads again (sts_pbs_init_reread): from the file by pread, or from
+     * the memory source's bytes, at offset `at` up to `stop`; fd -1 and mem NULL for
+     * an ordinary stream, which reads `in` in turn. */
+    int fd;
+    const uint8_t *mem;
+    size_t mem_len;
+    uint64_t at, stop;
 } sts_pbs;
 
 /* Prepares to read `in` from where it stands. `size` is the input's uncompressed size
@@ -46,6 +59,15 @@ typedef struct sts_pbs {
  * -1 without memory (err filled). Release with sts_pbs_release(). */
 int sts_pbs_init(sts_pbs *s, sts_instream *in, uint64_t size, sts_error *err);
 void sts_pbs_release(sts_pbs *s);
+/* Prepares a stream that reads ranges of `in` again, by offset, leaving `in` where it
+ * stands: possible for an uncompressed regular file opened by path, and for an
+ * uncompressed memory source. `size` as for sts_pbs_init. Returns 0 (position it with
+ * sts_pbs_reread_at before reading), 1 when `in` cannot be read again (gzip, a pipe;
+ * nothing to release), or -1 without memory (err filled). */
+int sts_pbs_init_reread(sts_pbs *s, sts_instream *in, uint64_t size, sts_error *err);
+/* Makes a stream from sts_pbs_init_reread read the input's bytes [off, stop): past
+ * `stop` it reads as the input's end. */
+void sts_pbs_reread_at(sts_pbs *s, uint64_t off, uint64_t stop);
 
 /* Input offset of the next unread byte. */
 static inline uint64_t sts_pbs_offset(const sts_pbs *s)
@@ -59,8 +81,8 @@ static inline uint64_t sts_pbs_offset(const sts_pbs *s)
  * or STS_PBS_FAULT / STS_PBS_CUT (*e filled) / STS_PBS_IO. */
 int sts_pbs_next(sts_pbs *s, uint64_t end, sts_pb_field *f, sts_pb_error *e);
 
-/* Consumes the next `n` bytes (a payload the caller does not need). 0, STS_PBS_CUT or
- * STS_PBS_IO. */
+/* Consumes the next `n` bytes (a payload the caller does not need): a seek, not a read,
+ * in an uncompressed input of known size. 0, STS_PBS_CUT or STS_PBS_IO. */
 int sts_pbs_skip(sts_pbs *s, uint64_t n, sts_pb_error *e);
 
 /* Consumes the next `n` bytes and points *p at them in the window, valid until the

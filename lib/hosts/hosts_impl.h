@@ -8,6 +8,17 @@
 #include "base/vec.h"
 #include "stepscope/hosts.h"
 
+/* One collective op on a device of a host (STS_HOSTS_COLLECTIVES), with what matches it
+ * across hosts and the host's step around its start. */
+typedef struct sts_host_coll_op {
+    const char *device, *kind, *name, *group, *dtype; /* group, dtype NULL: unknown */
+    int64_t seq, in_nelems, out_nelems, group_size;   /* -1: unknown */
+    int64_t ts_ns, end_ns;
+    int64_t step;                  /* the number of the host's step holding ts_ns, when in_step */
+    int64_t in_step;               /* 0 or 1 */
+    uint32_t first_pre, pre_count; /* in cpre: that step's children's time before ts_ns, by name */
+} sts_host_coll_op;
+
 typedef struct sts_host_rec {
     sts_strtab str; /* every string the record points at */
     sts_host_info info;
@@ -22,6 +33,16 @@ typedef struct sts_host_rec {
     STS_VEC(sts_host_child) children;
     STS_VEC(sts_host_collective) colls;
     STS_VEC(sts_host_device_step) dsteps; /* STS_HOSTS_DEVICE */
+    STS_VEC(sts_host_memory_step) msteps; /* STS_HOSTS_MEMORY */
+    STS_VEC(sts_memory_live) mlives;      /* what msteps' entries index */
+    int memory_asked;                     /* STS_HOSTS_MEMORY was computed (msteps may be empty) */
+    STS_VEC(sts_memory_device) mdevs;     /* STS_HOSTS_MEMORY_DEVICES; their lives in mlives */
+    STS_VEC(sts_memory_point) mpoints;
+    STS_VEC(const char *) mwarnings;
+    int has_colls;                  /* STS_HOSTS_COLLECTIVES */
+    uint64_t colls_nested;          /* ops inside another of their device, left out */
+    STS_VEC(sts_host_coll_op) cops; /* by device, then start */
+    STS_VEC(sts_host_child) cpre;
 } sts_host_rec;
 
 /* Slices of one name, over the hosts added so far. */
@@ -69,6 +90,19 @@ sts_status sts_host_rec_steps(sts_host_rec *r, const sts_timeline *tl, const sts
 /* Fills a record's device view per step (STS_HOSTS_DEVICE) from the timeline and the
  * steps its record kept. */
 sts_status sts_host_rec_device(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, sts_error *err);
+
+/* Fills a record's device memory per step (STS_HOSTS_MEMORY) from the timeline and the
+ * steps its record kept; the memory warnings join the host's warnings (at most
+ * keep_warnings kept, all counted). */
+sts_status sts_host_rec_memory(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, size_t keep_warnings,
+                               sts_error *err);
+
+/* Fills a record's memory devices over the whole trace (STS_HOSTS_MEMORY_DEVICES); the
+ * warnings are kept whole in mwarnings and counted among the host's (at most
+ * keep_warnings of them kept there). */
+sts_status sts_host_rec_memory_devices(sts_host_rec *r, const sts_timeline *tl, size_t keep_warnings, sts_error *err);
+/* Fills a record's collective ops (STS_HOSTS_COLLECTIVES) from the timeline and its steps. */
+sts_status sts_host_rec_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s, sts_error *err);
 
 /* Adds a timeline's slices by name to the set's names (STS_HOSTS_NAMES). */
 sts_status sts_hosts_add_names(sts_hosts *h, const sts_timeline *tl, sts_error *err);

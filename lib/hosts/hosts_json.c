@@ -277,7 +277,8 @@ static void cause(sts_jsonw *j, const sts_hosts *h, const sts_aligned_step *s)
 /* A host step; with its device view (STS_HOSTS_DEVICE), its "devices" as the host's
  * trace alone writes them. */
 static void host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host_step *s,
-                      const sts_host_device_step *dev, size_t ndev)
+                      const sts_host_device_step *dev, size_t ndev, int mem_asked, const sts_host_memory_step *mem,
+                      size_t nmem)
 {
     size_t nch, nco;
     const sts_host_child *ch = sts_hosts_step_children(h, i, &nch);
@@ -308,6 +309,8 @@ static void host_step(sts_jsonw *j, const sts_hosts *h, size_t i, const sts_host
         sts_jsonw_obj_end(j);
     }
     if (dev) sts_jsonw_key(j, "devices"), sts_host_device_steps_write_json(j, dev, ndev);
+    /* With STS_HOSTS_MEMORY, a host without memory events has [] in each step. */
+    if (mem_asked) sts_jsonw_key(j, "memory"), sts_host_memory_steps_write_json(j, h, i, mem, nmem);
     sts_jsonw_obj_end(j);
 }
 
@@ -351,13 +354,17 @@ static void step_hosts(sts_jsonw *j, const sts_hosts *h, const sts_alignment *a)
         const sts_host_step *st = sts_hosts_steps(h, i, &n);
         sts_jsonw_key(j, "steps");
         sts_jsonw_arr_begin(j);
-        size_t nd, at = 0;
+        size_t nd, at = 0, nm, mat = 0;
         const sts_host_device_step *dv = sts_hosts_device_steps(h, i, &nd);
+        const sts_host_memory_step *mv = sts_hosts_memory_steps(h, i, &nm);
+        int mem = sts_hosts_memory_asked(h, i);
         for (size_t k = 0; k < n; k++) {
-            size_t lo = at;
+            size_t lo = at, mlo = mat;
             while (at < nd && dv[at].step == k)
                 at++;
-            host_step(j, h, i, &st[k], dv ? dv + lo : NULL, at - lo);
+            while (mat < nm && mv[mat].step == k)
+                mat++;
+            host_step(j, h, i, &st[k], dv ? dv + lo : NULL, at - lo, mem, mv ? mv + mlo : NULL, mat - mlo);
         }
         sts_jsonw_arr_end(j);
         sts_jsonw_obj_end(j);
@@ -407,6 +414,12 @@ static void aligned_steps(sts_jsonw *j, const sts_hosts *h, const sts_aligned_st
 sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
                                       sts_error *err)
 {
+    return sts_hosts_write_steps_json_with(w, h, a, run, NULL, err);
+}
+
+sts_status sts_hosts_write_steps_json_with(sts_jsonw *w, const sts_hosts *h, const sts_alignment *a, const char *run,
+                                           const sts_collectives *c, sts_error *err)
+{
     size_t n;
     const sts_aligned_step *s = sts_alignment_steps(a, &n);
     if (n == 0) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "hosts: no host has steps: no steps document");
@@ -418,6 +431,7 @@ sts_status sts_hosts_write_steps_json(sts_jsonw *w, const sts_hosts *h, const st
     sts_jsonw_kv_f64(w, "straggler_ratio", sts_alignment_ratio(a));
     step_hosts(w, h, a);
     aligned_steps(w, h, s, n);
+    if (c) sts_collectives_write_json(w, h, c);
     sts_jsonw_obj_end(w);
     return STS_OK;
 }

@@ -101,6 +101,9 @@ static char *stem(const char *path)
             break;
         }
     }
+    /* A PyTorch profiler file, WORKER.TIME.pt.trace.json: the host is the worker. */
+    size_t worker = sts_profile_torch_worker(b, NULL);
+    if (worker) n = worker;
     char *s = malloc(n + 1);
     if (!s) return NULL;
     memcpy(s, b, n);
@@ -204,7 +207,7 @@ static sts_status note(sts_hostset *set, sts_error *err, const char *fmt, ...)
 static const char *kind_glob(sts_profile_kind k)
 {
     return k == STS_PROFILE_XPLANE       ? "*.xplane.pb"
-           : k == STS_PROFILE_TRACE_JSON ? "*.trace.json.gz"
+           : k == STS_PROFILE_TRACE_JSON ? "*.trace.json.gz, *.pt.trace.json"
                                          : "perfetto_trace.json.gz";
 }
 
@@ -245,6 +248,7 @@ static sts_status expand_dir(sts_hostset *set, const char *dir, const char *run,
         added++;
         if (kind == STS_PROFILE_PERFETTO_JSON) break; /* one file holds the run */
     }
+    size_t superseded = files.superseded;
     sts_profile_files_release(&files);
     if (st != STS_OK) return st;
     if (st == STS_OK) st = remember_run(set, pick.run, err);
@@ -254,8 +258,12 @@ static sts_status expand_dir(sts_hostset *set, const char *dir, const char *run,
         snprintf(which, sizeof which, " (the latest of %zu run%s)", pick.runs, pick.runs == 1 ? "" : "s");
     else if (pick.runs)
         snprintf(which, sizeof which, " (chosen with --run; %zu run%s)", pick.runs, pick.runs == 1 ? "" : "s");
-    return note(set, err, "%s: run %s%s, %zu host%s (%s)", dir, pick.run, which, added, added == 1 ? "" : "s",
-                kind_glob(kind));
+    char older[160] = "";
+    if (superseded)
+        snprintf(older, sizeof older, "; %zu older PyTorch profiler trace%s of the same worker%s left out", superseded,
+                 superseded == 1 ? "" : "s", added == 1 ? "" : "s");
+    return note(set, err, "%s: run %s%s, %zu host%s (%s)%s", dir, pick.run, which, added, added == 1 ? "" : "s",
+                kind_glob(kind), older);
 }
 
 static int is_dir(const char *path)

@@ -296,6 +296,8 @@ sts_status sts_host_rec_steps(sts_host_rec *r, const sts_timeline *tl, const sts
     r->has_steps = 1;
     if (note_found(r, tl, s) != 0 || keep_steps(r, tl, s) != 0) st = sts_hosts_nomem(err);
     if (st == STS_OK && (opt->what & STS_HOSTS_DEVICE)) st = sts_host_rec_device(r, tl, s, err);
+    if (st == STS_OK && (opt->what & STS_HOSTS_MEMORY)) st = sts_host_rec_memory(r, tl, s, opt->keep_warnings, err);
+    if (st == STS_OK && (opt->what & STS_HOSTS_COLLECTIVES)) st = sts_host_rec_colls(r, tl, s, err);
     sts_steps_free(s);
     if (st == STS_OK) st = device_windows(r, tl, err);
     return st;

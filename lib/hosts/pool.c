@@ -143,6 +143,8 @@ sts_status sts_hosts_read(const sts_hostset *set, const size_t *which, size_t n,
     p.open = opt->open;
     p.open.run = NULL;
     p.open.progress = NULL; /* per-file progress from several threads would interleave */
+    if (opt->what & STS_HOSTS_COLLECTIVES)
+        p.open.args = (sts_args_mode)((unsigned)p.open.args | STS_ARGS_WITH_COLLECTIVES);
     sts_status st = pool_init(&p, set, which, n, err);
     if (st != STS_OK) {
         pool_release(&p);

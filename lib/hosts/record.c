@@ -33,6 +33,13 @@ void sts_host_rec_free(sts_host_rec *r)
     STS_VEC_RELEASE(r->children);
     STS_VEC_RELEASE(r->colls);
     STS_VEC_RELEASE(r->dsteps);
+    STS_VEC_RELEASE(r->msteps);
+    STS_VEC_RELEASE(r->mlives);
+    STS_VEC_RELEASE(r->mdevs);
+    STS_VEC_RELEASE(r->mpoints);
+    STS_VEC_RELEASE(r->mwarnings);
+    STS_VEC_RELEASE(r->cops);
+    STS_VEC_RELEASE(r->cpre);
     sts_strtab_release(&r->str);
     free(r);
 }
@@ -266,6 +273,8 @@ sts_status sts_hosts_add(sts_hosts *h, size_t index, const char *name, const sts
     if (st == STS_OK && (opt->what & STS_HOSTS_FACTS)) st = add_facts(r, tl, opt, err);
     if (st == STS_OK && (opt->what & STS_HOSTS_STEPS)) st = sts_host_rec_steps(r, tl, opt, err);
     if (st == STS_OK && (opt->what & STS_HOSTS_NAMES)) st = sts_hosts_add_names(h, tl, err);
+    if (st == STS_OK && (opt->what & STS_HOSTS_MEMORY_DEVICES))
+        st = sts_host_rec_memory_devices(r, tl, opt->keep_warnings, err);
     if (st == STS_OK && sts_hosts_insert(h, r) != 0) st = sts_hosts_nomem(err);
     if (st != STS_OK) {
         sts_host_rec_free(r);
@@ -304,6 +313,10 @@ HOST_VEC_ACCESSOR(sts_hosts_steps, sts_host_step, steps)
 HOST_VEC_ACCESSOR(sts_hosts_step_children, sts_host_child, children)
 HOST_VEC_ACCESSOR(sts_hosts_step_collectives, sts_host_collective, colls)
 HOST_VEC_ACCESSOR(sts_hosts_device_steps, sts_host_device_step, dsteps)
+HOST_VEC_ACCESSOR(sts_hosts_memory_steps, sts_host_memory_step, msteps)
+HOST_VEC_ACCESSOR(sts_hosts_memory_lives, sts_memory_live, mlives)
+HOST_VEC_ACCESSOR(sts_hosts_memory_devices, sts_memory_device, mdevs)
+HOST_VEC_ACCESSOR(sts_hosts_memory_points, sts_memory_point, mpoints)
 #undef HOST_VEC_ACCESSOR
 
 const char *const *sts_hosts_warnings(const sts_hosts *h, size_t i, size_t *n)
@@ -314,6 +327,21 @@ const char *const *sts_hosts_warnings(const sts_hosts *h, size_t i, size_t *n)
     }
     if (n) *n = h->hosts.v[i]->warnings.n;
     return h->hosts.v[i]->warnings.v;
+}
+
+const char *const *sts_hosts_memory_warnings(const sts_hosts *h, size_t i, size_t *n)
+{
+    if (i >= h->hosts.n) {
+        if (n) *n = 0;
+        return NULL;
+    }
+    if (n) *n = h->hosts.v[i]->mwarnings.n;
+    return h->hosts.v[i]->mwarnings.v;
+}
+
+int sts_hosts_memory_asked(const sts_hosts *h, size_t i)
+{
+    return i < h->hosts.n && h->hosts.v[i]->memory_asked;
 }
 
 const sts_host_steps_info *sts_hosts_steps_info(const sts_hosts *h, size_t i)

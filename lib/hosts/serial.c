@@ -8,7 +8,9 @@
 #include "hosts/hosts_impl.h"
 
 static const char MAGIC[8] = { 'S', 'T', 'S', 'H', 'O', 'S', 'T', 'S' };
-#define VERSION 2u /* 2: the device view per step (STS_HOSTS_DEVICE) */
+#define VERSION                                                                              \
+    4u /* 2: the device view per step (STS_HOSTS_DEVICE); 3: memory per step and per device; \
+          4: collective ops (STS_HOSTS_COLLECTIVES) */
 
 /* ---- writing -------------------------------------------------------------------------- */
 
@@ -173,6 +175,125 @@ static void put_dsteps(wbuf *w, const sts_host_rec *r)
     }
 }
 
+/* A memory entry's signed values, in one order for writing and reading. */
+#define MSTEP_I64S(x)                                                                                  \
+    {                                                                                                  \
+        &(x)->start_bytes, &(x)->end_bytes, &(x)->peak_bytes, &(x)->peak_ts_ns, &(x)->allocated_bytes, \
+            &(x)->freed_bytes, &(x)->untracked_bytes                                                   \
+    }
+
+static void put_msteps(wbuf *w, const sts_host_rec *r)
+{
+    put_u(w, (uint64_t)r->memory_asked);
+    put_u(w, r->msteps.n);
+    for (size_t i = 0; i < r->msteps.n; i++) {
+        const sts_host_memory_step *m = &r->msteps.v[i];
+        put_u(w, m->step);
+        put_s(w, m->device);
+        put_u(w, (uint64_t)m->has_events);
+        put_u(w, (uint64_t)m->has_addrs);
+        put_u(w, m->e.step);
+        put_u(w, m->e.device);
+        put_u(w, m->e.allocations);
+        put_u(w, m->e.frees);
+        put_u(w, m->e.first_live);
+        put_u(w, m->e.live_count);
+        sts_memory_step e = m->e;
+        const int64_t *v[] = MSTEP_I64S(&e);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            put_i(w, *v[k]);
+    }
+    put_u(w, r->mlives.n);
+    for (size_t i = 0; i < r->mlives.n; i++) {
+        put_s(w, r->mlives.v[i].name);
+        put_s(w, r->mlives.v[i].within);
+        put_i(w, r->mlives.v[i].bytes);
+        put_u(w, r->mlives.v[i].count);
+    }
+}
+
+/* A memory device's numbers, in one order for writing and reading. */
+#define MDEV_U64S(x)                                                                                               \
+    {                                                                                                              \
+        &(x)->events, &(x)->allocations, &(x)->frees, &(x)->unmatched_frees, &(x)->reused_addrs, &(x)->bad_totals, \
+            &(x)->inconsistent_totals, &(x)->bad_events                                                            \
+    }
+#define MDEV_I64S(x)                                                                                    \
+    {                                                                                                   \
+        &(x)->allocated_bytes, &(x)->freed_bytes, &(x)->start_bytes, &(x)->end_bytes, &(x)->peak_bytes, \
+            &(x)->peak_ts_ns, &(x)->untracked_bytes, &(x)->leak_first_step, &(x)->leak_last_step,       \
+            &(x)->leak_growth_bytes, &(x)->kept_bytes                                                   \
+    }
+#define MDEV_U32S(x)                                                                                                 \
+    {                                                                                                                \
+        &(x)->first_live, &(x)->live_count, &(x)->first_point, &(x)->point_count, &(x)->leak_steps, &(x)->leak_grew, \
+            &(x)->first_kept, &(x)->kept_count                                                                       \
+    }
+
+static void put_mdevs(wbuf *w, const sts_host_rec *r)
+{
+    put_u(w, r->mdevs.n);
+    for (size_t i = 0; i < r->mdevs.n; i++) {
+        sts_memory_device d = r->mdevs.v[i];
+        put_s(w, d.name);
+        put_s(w, d.source);
+        const int flags[] = { d.has_totals, d.has_addrs, d.has_events, d.leak_suspect };
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            put_u(w, (uint64_t)flags[k]);
+        uint64_t *u[] = MDEV_U64S(&d);
+        for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+            put_u(w, *u[k]);
+        int64_t *v[] = MDEV_I64S(&d);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            put_i(w, *v[k]);
+        uint32_t *x[] = MDEV_U32S(&d);
+        for (size_t k = 0; k < sizeof x / sizeof x[0]; k++)
+            put_u(w, *x[k]);
+    }
+    put_u(w, r->mpoints.n);
+    for (size_t i = 0; i < r->mpoints.n; i++) {
+        put_i(w, r->mpoints.v[i].ts_ns);
+        put_i(w, r->mpoints.v[i].bytes);
+    }
+    put_u(w, r->mwarnings.n);
+    for (size_t i = 0; i < r->mwarnings.n; i++)
+        put_s(w, r->mwarnings.v[i]);
+}
+
+/* A collective op's integers, in one order for writing and reading. */
+#define COP_I64S(o)                                                                                            \
+    {                                                                                                          \
+        &(o)->seq, &(o)->in_nelems, &(o)->out_nelems, &(o)->group_size, &(o)->ts_ns, &(o)->end_ns, &(o)->step, \
+            &(o)->in_step                                                                                      \
+    }
+
+static void put_colls(wbuf *w, const sts_host_rec *r)
+{
+    put_u(w, (uint64_t)r->has_colls);
+    if (!r->has_colls) return;
+    put_u(w, r->colls_nested);
+    put_u(w, r->cops.n);
+    for (size_t i = 0; i < r->cops.n; i++) {
+        const sts_host_coll_op *o = &r->cops.v[i];
+        put_s(w, o->device);
+        put_s(w, o->kind);
+        put_s(w, o->name);
+        put_s(w, o->group);
+        put_s(w, o->dtype);
+        const int64_t *v[] = COP_I64S(o);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            put_i(w, *v[k]);
+        put_u(w, o->first_pre);
+        put_u(w, o->pre_count);
+    }
+    put_u(w, r->cpre.n);
+    for (size_t i = 0; i < r->cpre.n; i++) {
+        put_s(w, r->cpre.v[i].name);
+        put_u(w, r->cpre.v[i].count);
+        put_i(w, r->cpre.v[i].total_ns);
+    }
+}
+
 static void put_host(wbuf *w, const sts_host_rec *r)
 {
     put_info(w, &r->info);
@@ -210,6 +331,9 @@ static void put_host(wbuf *w, const sts_host_rec *r)
         put_s(w, r->warnings.v[i]);
     put_steps(w, r);
     put_dsteps(w, r);
+    put_msteps(w, r);
+    put_mdevs(w, r);
+    put_colls(w, r);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -537,6 +661,175 @@ static void get_dsteps(rbuf *r, sts_host_rec *rec)
     }
 }
 
+/* docs/memory.md's invariants, which a record made from a trace holds: bytes known or
+ * -1, the peak at least the start and the end, the live allocations at a peak (with
+ * what the capture never saw allocated) adding up to it, entries in step order. */
+static int mstep_adds_up(const sts_host_rec *rec, const sts_host_memory_step *m, uint32_t prev_step)
+{
+    const sts_memory_step *e = &m->e;
+    const int64_t v[] = { e->start_bytes,     e->end_bytes,   e->peak_bytes,
+                          e->allocated_bytes, e->freed_bytes, e->untracked_bytes };
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        if (v[k] < -1) return 0;
+    if (m->step >= rec->steps.n || m->step < prev_step) return 0;
+    if ((uint64_t)e->first_live + e->live_count > rec->mlives.n) return 0;
+    if (e->peak_bytes >= 0 && ((e->start_bytes >= 0 && e->peak_bytes < e->start_bytes) ||
+                               (e->end_bytes >= 0 && e->peak_bytes < e->end_bytes)))
+        return 0;
+    if (!m->has_addrs || e->peak_bytes < 0 || e->untracked_bytes < 0) return 1;
+    int64_t sum = e->untracked_bytes;
+    for (uint32_t i = e->first_live; i < e->first_live + e->live_count; i++)
+        if (rec->mlives.v[i].bytes < 0 || __builtin_add_overflow(sum, rec->mlives.v[i].bytes, &sum)) return 0;
+    return sum == e->peak_bytes;
+}
+
+static void get_msteps(rbuf *r, sts_host_rec *rec)
+{
+    rec->memory_asked = get_u(r, "memory asked") != 0;
+    GET_VEC(r, rec->msteps, 17, "memory steps");
+    for (size_t i = 0; i < rec->msteps.n && !r->bad; i++) {
+        sts_host_memory_step *m = &rec->msteps.v[i];
+        m->step = (uint32_t)get_u(r, "memory step");
+        m->device = get_str(r, rec, "memory step");
+        m->has_events = get_u(r, "memory step") != 0;
+        m->has_addrs = get_u(r, "memory step") != 0;
+        m->e.step = (uint32_t)get_u(r, "memory step");
+        m->e.device = (uint32_t)get_u(r, "memory step");
+        m->e.allocations = get_u(r, "memory step");
+        m->e.frees = get_u(r, "memory step");
+        m->e.first_live = (uint32_t)get_u(r, "memory step");
+        m->e.live_count = (uint32_t)get_u(r, "memory step");
+        int64_t *v[] = MSTEP_I64S(&m->e);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            *v[k] = get_i(r, "memory step");
+    }
+    GET_VEC(r, rec->mlives, 4, "memory live allocations");
+    for (size_t i = 0; i < rec->mlives.n && !r->bad; i++) {
+        sts_memory_live *l = &rec->mlives.v[i];
+        l->name = get_str(r, rec, "memory live allocation");
+        l->within = get_s(r, rec, NULL, "memory live allocation");
+        l->bytes = get_i(r, "memory live allocation");
+        l->count = get_u(r, "memory live allocation");
+    }
+    /* Checked once both are read: the entries index the live allocations. */
+    for (size_t i = 0; i < rec->msteps.n && !r->bad; i++)
+        if (!mstep_adds_up(rec, &rec->msteps.v[i], i ? rec->msteps.v[i - 1].step : 0))
+            malformed(r, "a memory step (out of range, or its bytes do not add up to its peak)");
+}
+
+/* A memory device as sts_memory_find() makes it: its ranges inside the record's arrays,
+ * its points in time order, its bytes known or -1, the peak the largest point and at
+ * least the start and the end, and (with addresses) live + untracked = peak. */
+static int mdev_adds_up(const sts_host_rec *rec, const sts_memory_device *d)
+{
+    if ((uint64_t)d->first_live + d->live_count > rec->mlives.n ||
+        (uint64_t)d->first_kept + d->kept_count > rec->mlives.n ||
+        (uint64_t)d->first_point + d->point_count > rec->mpoints.n)
+        return 0;
+    const int64_t v[] = { d->start_bytes, d->end_bytes, d->peak_bytes, d->untracked_bytes, d->kept_bytes };
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+        if (v[k] < -1) return 0;
+    const sts_memory_point *p = rec->mpoints.v + d->first_point;
+    int64_t hi = -1;
+    for (uint32_t i = 0; i < d->point_count; i++) {
+        if ((i && p[i].ts_ns < p[i - 1].ts_ns) || p[i].bytes < 0) return 0;
+        if (p[i].bytes > hi) hi = p[i].bytes;
+    }
+    if (d->peak_bytes >= 0 &&
+        ((d->point_count && hi != d->peak_bytes) || d->peak_bytes < d->start_bytes || d->peak_bytes < d->end_bytes))
+        return 0;
+    if (!d->has_addrs || d->peak_bytes < 0 || d->untracked_bytes < 0) return 1;
+    int64_t sum = d->untracked_bytes;
+    for (uint32_t i = d->first_live; i < d->first_live + d->live_count; i++)
+        if (rec->mlives.v[i].bytes < 0 || __builtin_add_overflow(sum, rec->mlives.v[i].bytes, &sum)) return 0;
+    return sum == d->peak_bytes;
+}
+
+static void get_mdevs(rbuf *r, sts_host_rec *rec)
+{
+    static const char *const sources[] = { "kineto", "xspace", "counter" };
+    GET_VEC(r, rec->mdevs, 33, "memory devices");
+    for (size_t i = 0; i < rec->mdevs.n && !r->bad; i++) {
+        sts_memory_device *d = &rec->mdevs.v[i];
+        d->name = get_str(r, rec, "memory device");
+        const char *src = get_str(r, rec, "memory device");
+        d->source = NULL;
+        for (size_t k = 0; k < sizeof sources / sizeof sources[0]; k++)
+            if (strcmp(src, sources[k]) == 0) d->source = sources[k];
+        if (!d->source) malformed(r, "a memory device's source");
+        int *flags[] = { &d->has_totals, &d->has_addrs, &d->has_events, &d->leak_suspect };
+        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+            *flags[k] = get_u(r, "memory device") != 0;
+        uint64_t *u[] = MDEV_U64S(d);
+        for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+            *u[k] = get_u(r, "memory device");
+        int64_t *v[] = MDEV_I64S(d);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            *v[k] = get_i(r, "memory device");
+        uint32_t *x[] = MDEV_U32S(d);
+        for (size_t k = 0; k < sizeof x / sizeof x[0]; k++) {
+            uint64_t q = get_u(r, "memory device");
+            if (q > UINT32_MAX) malformed(r, "a memory device's range");
+            *x[k] = (uint32_t)q;
+        }
+    }
+    GET_VEC(r, rec->mpoints, 2, "memory points");
+    for (size_t i = 0; i < rec->mpoints.n && !r->bad; i++) {
+        rec->mpoints.v[i].ts_ns = get_i(r, "memory point");
+        rec->mpoints.v[i].bytes = get_i(r, "memory point");
+    }
+    GET_VEC(r, rec->mwarnings, 1, "memory warnings");
+    for (size_t i = 0; i < rec->mwarnings.n && !r->bad; i++)
+        rec->mwarnings.v[i] = get_str(r, rec, "memory warning");
+    for (size_t i = 0; i < rec->mdevs.n && !r->bad; i++)
+        if (!mdev_adds_up(rec, &rec->mdevs.v[i]))
+            malformed(r, "a memory device (out of range, or its bytes do not add up to its peak)");
+}
+
+/* What hcoll.c makes of a trace: strings present, a non-negative duration within int64,
+ * unknowns -1, children's time before the start within the op's step and in range. */
+static int cop_ok(const sts_host_rec *rec, const sts_host_coll_op *o)
+{
+    int64_t end;
+    if (!o->device || !o->kind || !o->name || o->end_ns < o->ts_ns ||
+        __builtin_sub_overflow(o->end_ns, o->ts_ns, &end) || o->seq < -1 || o->in_nelems < -1 || o->out_nelems < -1 ||
+        o->group_size < -1 || (o->in_step != 0 && o->in_step != 1) ||
+        (uint64_t)o->first_pre + o->pre_count > rec->cpre.n || (!o->in_step && o->pre_count))
+        return 0;
+    for (uint32_t k = o->first_pre; k < o->first_pre + o->pre_count; k++)
+        if (rec->cpre.v[k].total_ns < 0 || !rec->cpre.v[k].name) return 0;
+    return 1;
+}
+
+static void get_colls(rbuf *r, sts_host_rec *rec)
+{
+    rec->has_colls = get_u(r, "has collectives") != 0;
+    if (!rec->has_colls || r->bad) return;
+    rec->colls_nested = get_u(r, "nested collectives");
+    GET_VEC(r, rec->cops, 15, "collective ops");
+    for (size_t i = 0; i < rec->cops.n && !r->bad; i++) {
+        sts_host_coll_op *o = &rec->cops.v[i];
+        o->device = get_s(r, rec, NULL, "collective op");
+        o->kind = get_s(r, rec, NULL, "collective op");
+        o->name = get_s(r, rec, NULL, "collective op");
+        o->group = get_s(r, rec, NULL, "collective op");
+        o->dtype = get_s(r, rec, NULL, "collective op");
+        int64_t *v[] = COP_I64S(o);
+        for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
+            *v[k] = get_i(r, "collective op");
+        o->first_pre = (uint32_t)get_u(r, "collective op");
+        o->pre_count = (uint32_t)get_u(r, "collective op");
+    }
+    GET_VEC(r, rec->cpre, 3, "collective ops' steps");
+    for (size_t i = 0; i < rec->cpre.n && !r->bad; i++) {
+        rec->cpre.v[i].name = get_s(r, rec, NULL, "collective op's step");
+        rec->cpre.v[i].count = (uint32_t)get_u(r, "collective op's step");
+        rec->cpre.v[i].total_ns = get_i(r, "collective op's step");
+    }
+    for (size_t i = 0; i < rec->cops.n && !r->bad; i++)
+        if (!cop_ok(rec, &rec->cops.v[i])) malformed(r, "a collective op (times, unknowns or its step out of range)");
+}
+
 static sts_host_rec *get_host(rbuf *r)
 {
     sts_host_rec *rec = sts_host_rec_new();
@@ -580,6 +873,9 @@ static sts_host_rec *get_host(rbuf *r)
         rec->warnings.v[i] = get_str(r, rec, "warning");
     get_steps(r, rec);
     get_dsteps(r, rec);
+    get_msteps(r, rec);
+    get_mdevs(r, rec);
+    get_colls(r, rec);
     if (r->bad) {
         sts_host_rec_free(rec);
         return NULL;

@@ -43,6 +43,8 @@ const char *sts_ledger_source_name(sts_ledger_source s)
         return "jax_log";
     case STS_LEDGER_SRC_TORCH_LOG:
         return "torch_log";
+    case STS_LEDGER_SRC_TORCH_TRACE:
+        return "torch_trace";
     }
     return "calls";
 }
@@ -76,6 +78,8 @@ void sts_ledger_free(sts_ledger *l)
     STS_VEC_RELEASE(l->warnings);
     STS_VEC_RELEASE(l->churn);
     STS_VEC_RELEASE(l->files);
+    STS_VEC_RELEASE(l->gbreaks);
+    sts_u64map_release(&l->gbreak_by_key);
     sts_u64map_release(&l->fn_by_name);
     sts_u64map_release(&l->sig_seen);
     sts_u64map_release(&l->comp_by_key);
@@ -107,6 +111,7 @@ long sts_lg_fn_get(sts_ledger *l, const char *name)
     if (!f) return -1;
     f->name = id;
     f->max_compile_ns = -1;
+    f->graph_breaks = -1;
     if (sts_u64map_put(&l->fn_by_name, (uint64_t)id + 1, (uint32_t)(l->fns.n - 1)) != 0) {
         l->fns.n--;
         return -1;
@@ -131,6 +136,39 @@ void sts_lg_fn_specializations_at_least(sts_ledger *l, size_t fn, int64_t n)
 {
     if (fn < l->fns.n && n > l->fns.v[fn].specializations) l->fns.v[fn].specializations = n;
     l->finalized = 0;
+}
+
+void sts_lg_fn_graph_breaks_known(sts_ledger *l, size_t fn)
+{
+    if (fn < l->fns.n && l->fns.v[fn].graph_breaks < 0) l->fns.v[fn].graph_breaks = 0;
+}
+
+int sts_lg_graph_break(sts_ledger *l, size_t fn, const char *where, const char *reason)
+{
+    if (fn >= l->fns.n) return -1;
+    sts_lg_fn_graph_breaks_known(l, fn);
+    l->fns.v[fn].graph_breaks++;
+    /* One key string per (function, site, reason): the reason may hold any byte but NUL. */
+    sts_sbuf key = STS_SBUF_INIT;
+    sts_sbuf_printf(&key, "%zu\x1f%s\x1f%s", fn, where ? where : "", reason ? reason : "");
+    uint32_t kid = key.oom ? UINT32_MAX : sts_lg_intern_n(l, key.p, key.n);
+    sts_sbuf_release(&key);
+    if (kid == UINT32_MAX) return -1;
+    uint32_t at = sts_u64map_get(&l->gbreak_by_key, (uint64_t)kid + 1);
+    if (at != UINT32_MAX) {
+        l->gbreaks.v[at].count++;
+        return 0;
+    }
+    uint32_t w = sts_lg_intern(l, where ? where : ""), r = sts_lg_intern(l, reason ? reason : "");
+    if (w == UINT32_MAX || r == UINT32_MAX) return -1;
+    lg_gbreak *g = STS_VEC_PUSH(l->gbreaks);
+    if (!g) return -1;
+    *g = (lg_gbreak){ .fn = (uint32_t)fn, .where = w, .reason = r, .count = 1 };
+    if (sts_u64map_put(&l->gbreak_by_key, (uint64_t)kid + 1, (uint32_t)(l->gbreaks.n - 1)) != 0) {
+        l->gbreaks.n--;
+        return -1;
+    }
+    return 0;
 }
 
 void sts_lg_fn_identity_unknown(sts_ledger *l, size_t fn)

@@ -38,6 +38,15 @@ void sts_lg_fn_specializations_at_least(sts_ledger *l, size_t fn, int64_t n);
  * logged without its definition site): its rows are not diagnosed as one function. */
 void sts_lg_fn_identity_unknown(sts_ledger *l, size_t fn);
 
+/* Records that one compile of function fn met a graph break at `where` (may be "")
+ * for `reason`; the same (where, reason) again counts up. Makes fn's graph-break count
+ * known. Returns 0, or -1 when out of memory. */
+int sts_lg_graph_break(sts_ledger *l, size_t fn, const char *where, const char *reason);
+
+/* Makes function fn's graph-break count known (0 until sts_lg_graph_break()): the
+ * input would have recorded any. */
+void sts_lg_fn_graph_breaks_known(sts_ledger *l, size_t fn);
+
 /* The names of fn's positional arguments, in order, as a log listed them all. */
 int sts_lg_fn_set_argnames(sts_ledger *l, size_t fn, const char *const *names, size_t n);
 

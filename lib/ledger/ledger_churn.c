@@ -219,6 +219,33 @@ static int64_t b_one(const char *bk)
     return strtoll(bk, NULL, 10);
 }
 
+/* PyTorch's own remedies: a dimension marked dynamic (or dynamic=True) serves every
+ * size with one graph; a Python number it specialized on becomes a tensor input. */
+static void torch_advice(const lg_comp *c, const char *comp, const char *arg, char *buf, size_t cap)
+{
+    switch ((sts_lg_what)c->what) {
+    case STS_LG_DIM:
+        snprintf(buf, cap,
+                 "mark it dynamic: torch._dynamo.mark_dynamic(%s, %d) before the first call, or "
+                 "torch.compile(..., dynamic=True), so one graph serves every size (or pad %s to a few sizes)",
+                 arg, c->dim, comp);
+        break;
+    case STS_LG_RANK:
+        snprintf(buf, cap, "reshape %s to one rank before the call", arg);
+        break;
+    case STS_LG_DTYPE:
+        snprintf(buf, cap, "cast %s to one dtype before the call (%s.to(...))", arg, arg);
+        break;
+    case STS_LG_WEAK:
+    case STS_LG_VALUE:
+        snprintf(buf, cap,
+                 "torch specializes on the Python value of %s: pass it as a tensor (torch.tensor(%s)), or "
+                 "torch.compile(..., dynamic=True) to make Python ints symbolic",
+                 arg, arg);
+        break;
+    }
+}
+
 static void advice(const lg_comp *c, const char *comp, const char *arg, int64_t nb, const char *bk, int64_t maxv,
                    char *buf, size_t cap)
 {
@@ -295,7 +322,10 @@ static int diagnose_comp(sts_ledger *l, size_t ci)
     ch.nbuckets = (int64_t)nb;
     char arg[160];
     arg_text(l, c, arg, sizeof arg);
-    advice(c, comp, arg, (int64_t)nb, bk, maxv, adv, sizeof adv);
+    if (f->source == STS_LEDGER_SRC_TORCH_LOG || f->source == STS_LEDGER_SRC_TORCH_TRACE)
+        torch_advice(c, comp, arg, adv, sizeof adv);
+    else
+        advice(c, comp, arg, (int64_t)nb, bk, maxv, adv, sizeof adv);
     sts_lg_fmt_ns(ch.cost_ns, cost, sizeof cost);
     sts_sbuf_printf(&msg, "%s: %s took %zu values (", lg_str(l, f->name), comp, c->vals.n);
     join_values(l, c, CHURN_MAX_LISTED, &msg);
@@ -343,7 +373,8 @@ static const char *explain_hint(const sts_ledger *l, const lg_fn *f)
     if (f->source == STS_LEDGER_SRC_JAX_LOG)
         return l->explain_seen ? "; JAX's cache-miss explanations (on in this log) did not name it either"
                                : "; enable jax_explain_cache_misses to name it";
-    if (f->source == STS_LEDGER_SRC_TORCH_LOG) return "; TORCH_LOGS=recompiles_verbose lists every failing guard";
+    if (f->source == STS_LEDGER_SRC_TORCH_LOG || f->source == STS_LEDGER_SRC_TORCH_TRACE)
+        return "; TORCH_LOGS=recompiles_verbose lists every failing guard";
     return "";
 }
 

@@ -83,7 +83,25 @@ static void write_function(sts_jsonw *w, const sts_ledger *l, size_t fi)
     sts_jsonw_obj_end(w);
     sts_jsonw_kv_i64(w, "limit_hits", in.limit_hits);
     sts_jsonw_kv_i64(w, "redefined", in.redefined);
+    i64_or_null(w, "graph_breaks", in.graph_breaks);
     sts_jsonw_obj_end(w);
+}
+
+static void write_graph_breaks(sts_jsonw *w, const sts_ledger *l)
+{
+    sts_jsonw_key(w, "graph_breaks");
+    sts_jsonw_arr_begin(w);
+    for (size_t i = 0; i < sts_ledger_graph_break_count(l); i++) {
+        sts_ledger_graph_break g;
+        sts_ledger_graph_break_get(l, i, &g);
+        sts_jsonw_obj_begin(w);
+        sts_jsonw_kv_str(w, "function", g.function);
+        sts_jsonw_kv_str(w, "where", g.where);
+        sts_jsonw_kv_str(w, "reason", g.reason);
+        sts_jsonw_kv_i64(w, "count", g.count);
+        sts_jsonw_obj_end(w);
+    }
+    sts_jsonw_arr_end(w);
 }
 
 /* Writes a ", "-separated list of integers as a JSON array. */
@@ -282,6 +300,7 @@ sts_status sts_ledger_write_json(sts_ledger *l, FILE *f, const char *extra_key, 
         write_function(w, l, i);
     sts_jsonw_arr_end(w);
     write_churn(w, l);
+    write_graph_breaks(w, l);
     sts_jsonw_key(w, "rows");
     sts_jsonw_arr_begin(w);
     for (size_t i = 0; i < l->rows.n; i++)

@@ -49,6 +49,7 @@ typedef struct lg_fn {
     int64_t reasons[STS_MISS_COUNT];
     int64_t counters[STS_LG_REDEFINED + 1]; /* sts_lg_counter */
     int64_t specializations;                /* torch compile ids seen (0 = none) */
+    int64_t graph_breaks;                   /* -1 = the input cannot tell */
     uint32_t first_reason, last_reason;     /* its reasons in first-seen order, index + 1; 0 = none */
     STS_VEC(uint32_t) sigs;                 /* distinct signature string ids */
     STS_VEC(uint32_t) argnames;             /* positional argument names learned from logs (0 = unknown) */
@@ -69,6 +70,11 @@ typedef struct lg_churn {
     uint32_t ci;                                 /* the component, index + 1; 0 = an entry without values */
     int64_t nvalues, specializations, cost_ns, nbuckets;
 } lg_churn;
+
+typedef struct lg_gbreak {
+    uint32_t fn, where, reason;
+    int64_t count;
+} lg_gbreak;
 
 /* A log file read, by its identity on disk. */
 typedef struct lg_file {
@@ -92,6 +98,8 @@ struct sts_ledger {
     STS_VEC(uint32_t) warnings;
     STS_VEC(lg_churn) churn;
     STS_VEC(lg_file) files; /* the logs read, to read a file given twice once */
+    STS_VEC(lg_gbreak) gbreaks;
+    sts_u64map gbreak_by_key; /* (fn, where, reason) key string id + 1 -> index */
     sts_log_stats log;
     int explain_seen; /* a log held jax_explain_cache_misses records */
     int finalized;

@@ -53,6 +53,7 @@ static const char *unknown_why(sts_ledger_source s)
     case STS_LEDGER_SRC_JAX_LOG:
         return "not in JAX logs";
     case STS_LEDGER_SRC_TORCH_LOG:
+    case STS_LEDGER_SRC_TORCH_TRACE:
         return "not in PyTorch logs";
     case STS_LEDGER_SRC_CALLS:
         break;
@@ -87,6 +88,23 @@ sts_status sts_ledger_function(const sts_ledger *l, size_t i, sts_ledger_fn_info
     out->limit_hits = f->counters[STS_LG_LIMIT_HIT];
     out->redefined = f->counters[STS_LG_REDEFINED];
     out->specializations = f->specializations > f->compiles ? f->specializations : f->compiles;
+    out->graph_breaks = f->graph_breaks;
+    return STS_OK;
+}
+
+size_t sts_ledger_graph_break_count(const sts_ledger *l)
+{
+    return l ? l->gbreaks.n : 0;
+}
+
+sts_status sts_ledger_graph_break_get(const sts_ledger *l, size_t i, sts_ledger_graph_break *out)
+{
+    if (!l || i >= l->gbreaks.n || !out) return STS_ERR_RANGE;
+    const lg_gbreak *g = &l->gbreaks.v[i];
+    out->function = lg_str(l, l->fns.v[g->fn].name);
+    out->where = lg_str(l, g->where);
+    out->reason = lg_str(l, g->reason);
+    out->count = g->count;
     return STS_OK;
 }
 
@@ -241,7 +259,7 @@ const char *sts_ledger_syncs_unknown(const sts_ledger *l)
     for (size_t i = 0; i < l->fns.n; i++) {
         if (l->fns.v[i].source == STS_LEDGER_SRC_CALLS && l->fns.v[i].rows) return NULL;
         jax |= l->fns.v[i].source == STS_LEDGER_SRC_JAX_LOG;
-        torch |= l->fns.v[i].source == STS_LEDGER_SRC_TORCH_LOG;
+        torch |= l->fns.v[i].source == STS_LEDGER_SRC_TORCH_LOG || l->fns.v[i].source == STS_LEDGER_SRC_TORCH_TRACE;
     }
     if (jax && torch) return "not in JAX or PyTorch logs";
     if (jax) return "not in JAX logs";

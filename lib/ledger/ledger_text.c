@@ -58,8 +58,15 @@ static void print_functions(const sts_ledger *l, FILE *f)
             fprintf(f, "      persistent cache: %" PRId64 " hits, %" PRId64 " misses, %" PRId64 " writes\n",
                     in.persistent_hits, in.persistent_misses, in.persistent_writes);
         if (in.limit_hits)
-            fprintf(f, "      hit the recompile limit %" PRId64 " time(s): later calls ran uncompiled\n",
-                    in.limit_hits);
+            fprintf(f, "      hit the recompile limit %" PRId64 " time(s): later calls ran uncompiled%s\n",
+                    in.limit_hits,
+                    in.source == STS_LEDGER_SRC_TORCH_LOG || in.source == STS_LEDGER_SRC_TORCH_TRACE
+                        ? "; fix what recompiles (churn below) before raising torch._dynamo.config.recompile_limit "
+                          "(cache_size_limit before 2.6)"
+                        : "");
+        if (in.graph_breaks > 0)
+            fprintf(f, "      %" PRId64 " graph break(s) (listed below): each splits the frame in two graphs\n",
+                    in.graph_breaks);
         for (int64_t j = 0; j < in.signatures && j < 12; j++) {
             fprintf(f, "      sig %" PRId64 ": ", j + 1);
             put_line(f, sts_ledger_function_signature(l, i, (size_t)j));
@@ -109,6 +116,25 @@ static void print_reasons(const sts_ledger *l, FILE *f)
     }
 }
 
+static void print_graph_breaks(const sts_ledger *l, FILE *f)
+{
+    size_t n = sts_ledger_graph_break_count(l);
+    if (!n) return;
+    fprintf(f, "\ngraph breaks (%zu)\n", n);
+    for (size_t i = 0; i < n; i++) {
+        sts_ledger_graph_break g;
+        sts_ledger_graph_break_get(l, i, &g);
+        fputs("  ", f);
+        sts_fmt_put_text(f, g.function, strlen(g.function));
+        if (g.where[0]) {
+            fputs(" at ", f);
+            sts_fmt_put_text(f, g.where, strlen(g.where));
+        }
+        fprintf(f, " (x%" PRId64 "): ", g.count);
+        put_line(f, g.reason);
+    }
+}
+
 static void print_syncs(const sts_ledger *l, FILE *f)
 {
     const char *unknown = sts_ledger_syncs_unknown(l);
@@ -148,6 +174,7 @@ sts_status sts_ledger_write_text(sts_ledger *l, FILE *f, sts_error *err)
             put_line(f, lg_str(l, l->churn.v[i].message));
         }
     }
+    print_graph_breaks(l, f);
     print_syncs(l, f);
     if (l->log.files)
         fprintf(f,

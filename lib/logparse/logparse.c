@@ -7,10 +7,12 @@
  * streams, and the rows and functions the records describe. */
 #include "logparse/logparse.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "base/instream.h"
@@ -167,6 +169,7 @@ static void handle_line(lp_ctx *x, const char *raw)
     }
     lp_prefix pf;
     const char *msg = sts_lp_strip_prefix(raw, &pf);
+    if (sts_lp_trace_line(x, raw, &pf, msg)) return;
     lp_rec *r = find_open(x, pf.stream);
     if (is_blank(msg)) return; /* blank lines separate verbose guard groups; they end nothing */
     lp_kind kind = sts_lp_jax_start(msg);
@@ -289,6 +292,7 @@ static sts_status end(lp_ctx *x, lp_reader *rd, sts_status st)
     if (st == STS_OK && (rd->len || rd->overlong)) end_line(rd);
     while (x->recs.n)
         close_rec(x, &x->recs.v[0]);
+    sts_lp_trace_end(x);
     sts_lp_commit(x);
     sts_lg_log_add(x->l, &x->st);
     free(rd->buf);
@@ -307,6 +311,54 @@ sts_status sts_ledger_parse_text(sts_ledger *l, const char *name, const char *te
     return end(&x, &rd, st);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int trace_log_name(const char *n)
+{
+    static const char pre[] = "dedicated_log_torch_trace_";
+    size_t len = strlen(n);
+    if (strncmp(n, pre, sizeof pre - 1) != 0) return 0;
+    return (len > 4 && strcmp(n + len - 4, ".log") == 0) || (len > 7 && strcmp(n + len - 7, ".log.gz") == 0);
+}
+
+/* A TORCH_TRACE directory: its dedicated_log_torch_trace_*.log files (one per process
+ * or rank), in name order. */
+static sts_status parse_dir(sts_ledger *l, const char *path, sts_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d) return sts_error_set(err, STS_ERR_IO, -1, "%s: cannot read the directory: %s", path, strerror(errno));
+    STS_VEC(char *) names = { 0 };
+    sts_status st = STS_OK;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!trace_log_name(e->d_name)) continue;
+        size_t n = strlen(path) + strlen(e->d_name) + 2;
+        char *full = malloc(n), **slot = full ? STS_VEC_PUSH(names) : NULL;
+        if (!slot) {
+            free(full);
+            st = sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", path);
+            break;
+        }
+        snprintf(full, n, "%s%s%s", path, path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
+        *slot = full;
+    }
+    closedir(d);
+    if (st == STS_OK && !names.n)
+        st = sts_error_set(err, STS_ERR_NOT_FOUND, -1,
+                           "%s: a directory without TORCH_TRACE logs: expected files named "
+                           "dedicated_log_torch_trace_*.log (written by TORCH_TRACE=%s python ...)",
+                           path, path);
+    if (names.n) qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    for (size_t i = 0; i < names.n && st == STS_OK; i++)
+        st = sts_ledger_parse_log(l, names.v[i], err);
+    for (size_t i = 0; i < names.n; i++)
+        free(names.v[i]);
+    STS_VEC_RELEASE(names);
+    return st;
+}
+
 sts_status sts_ledger_parse_log(sts_ledger *l, const char *path, sts_error *err)
 {
     sts_error local = STS_ERROR_INIT;
@@ -314,6 +366,7 @@ sts_status sts_ledger_parse_log(sts_ledger *l, const char *path, sts_error *err)
     if (!l || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "ledger: no ledger or path");
     /* One log given twice (a glob and a name, a link) counted every compile twice. */
     struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) return parse_dir(l, path, err);
     const char *prev = strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)
                            ? sts_lg_file_seen(l, (uint64_t)sb.st_dev, (uint64_t)sb.st_ino, path)
                            : NULL;

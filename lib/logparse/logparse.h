@@ -111,6 +111,7 @@ typedef struct lp_ctx {
     sts_log_stats st;
     int64_t lineno;
     int oom;
+    struct lp_trace *tt; /* TORCH_TRACE state, made at its first record; NULL before */
 } lp_ctx;
 
 /* ---- strings and identities (logparse_rows.c) ---- */
@@ -200,6 +201,38 @@ int sts_lp_take_open(lp_ctx *x, uint32_t key, lp_open *out);
 /* Handles a complete multi-line record. */
 void sts_lp_jax_miss(lp_ctx *x, const lp_rec *r);
 void sts_lp_torch_record(lp_ctx *x, const lp_rec *r);
+
+/* The identity "F (base:LINE)" of torch function `name` defined at "FILE:LINE"
+ * (loc[0..ln)); -1 when out of memory. */
+long sts_lp_torch_function(lp_ctx *x, const char *name, size_t n, const char *loc, size_t ln);
+
+/* What one recompile's guard failures say. */
+typedef struct lp_guards {
+    char sig[1024];     /* the new input, as far as the failures name it ("x.size(0)=12") */
+    char old_sig[1024]; /* the oldest listed cache entry's input (compile id 0 when listed) */
+    char reason[512];   /* "category: detail" of the newest entry's first failure; "" when none */
+    long oldest_id;     /* the oldest listed entry's compile index; -1 when not given */
+    int entries;        /* cache entries listed */
+} lp_guards;
+
+/* Classifies one recompile's guard failures (entries "0/1: tensor 'x' size mismatch
+ * ...", newest cache entry first; verbose failures of one entry joined by "; "),
+ * records their reasons and observed components for `ident` and fills *out. *max_id is
+ * raised to the number of compile ids the entries imply. Returns 0, or -1 when out of
+ * memory. */
+int sts_lp_torch_guards(lp_ctx *x, long ident, const char *const *entries, size_t n, long *max_id, lp_guards *out);
+
+/* TORCH_TRACE structured logs (logparse_trace.c). A line whose message (after a glog
+ * prefix) is a JSON object is one record; the tab-indented lines after it are its
+ * payload. Returns 1 when `raw` was taken as part of a trace record. */
+int sts_lp_trace_line(lp_ctx *x, const char *raw, const lp_prefix *pf, const char *msg);
+/* Handles the trace record still open (at a line that is not its payload). */
+void sts_lp_trace_flush(lp_ctx *x);
+/* At the end of a log: the open record, then a warning for each graph break whose
+ * frame no record named. */
+void sts_lp_trace_end(lp_ctx *x);
+void sts_lp_trace_release(lp_ctx *x);
+typedef struct lp_trace lp_trace;
 
 /* 1 when an unprefixed line continues a Python-logging multi-line record. */
 int sts_lp_is_continuation(const lp_rec *r, const char *msg);

@@ -312,6 +312,7 @@ void sts_lp_commit(lp_ctx *x)
 
 void sts_lp_ctx_release(lp_ctx *x)
 {
+    sts_lp_trace_release(x);
     for (size_t i = 0; i < x->recs.n; i++) {
         for (size_t k = 0; k < x->recs.v[i].lines.n; k++)
             free(x->recs.v[i].lines.v[k]);

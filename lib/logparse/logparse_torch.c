@@ -130,12 +130,36 @@ static int tensor_guard(const char *t, guard *g)
         g->what = STS_LG_DTYPE;
         snprintf(g->detail, sizeof g->detail, "dtype of %s: %s -> %s", g->arg, e, a);
         snprintf(g->sig, sizeof g->sig, "%.100s.dtype=%.30s", g->arg, a);
+    } else if (which == 5 && strstr(rest, "expected requires_grad=")) {
+        /* "expected requires_grad=0": torch names only the cached value. */
+        int was = atoi(strstr(rest, "expected requires_grad=") + 23) != 0;
+        g->cat = STS_MISS_CONTEXT;
+        snprintf(g->detail, sizeof g->detail, "requires_grad of %s: %s -> %s", g->arg, was ? "True" : "False",
+                 was ? "False" : "True");
     } else {
         g->cat = STS_MISS_CONTEXT;
         snprintf(g->detail, sizeof g->detail, "%s of %s%s%s%s%s", kind, g->arg, ea == 0 ? ": " : "",
                  ea == 0 ? g->expected : "", ea == 0 ? " -> " : "", ea == 0 ? g->actual : "");
     }
     return 0;
+}
+
+/* "___check_type_id(k, 9447...), type=<class 'float'>": the argument's type changed.
+ * A Python number that changed type (2.0 then 2) is a value torch specialized on, not
+ * argument structure; another class (a module, a container) is. */
+static void type_guard(const char *code, guard *g)
+{
+    const char *a = strstr(code, "___check_type_id(") + 17, *comma = strchr(a, ',');
+    const char *cls = strstr(code, "type=<class '") + 13, *q = strchr(cls, '\'');
+    size_t an = comma ? (size_t)(comma - a) : 0, cn = q ? (size_t)(q - cls) : strlen(cls);
+    snprintf(g->arg, sizeof g->arg, "%.*s", (int)(an < sizeof g->arg ? an : sizeof g->arg - 1), a);
+    static const char *const numbers[] = { "int", "float", "bool", "complex", "str" };
+    int number = 0;
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        number |= strlen(numbers[i]) == cn && strncmp(cls, numbers[i], cn) == 0;
+    g->cat = number ? STS_MISS_STATIC : STS_MISS_PYTREE;
+    snprintf(g->detail, sizeof g->detail, "type of %s: was %.*s%s", an ? g->arg : "an argument",
+             (int)(cn < 120 ? cn : 120), cls, number ? " (a Python number torch specializes on)" : "");
 }
 
 /* A guard's Python source: "L['scale'] == 2", "len(L['ys']) == 2", "___check_obj_id(...)". */
@@ -153,6 +177,8 @@ static void code_guard(const char *t, guard *g)
     if (strstr(code, "size()[") || strstr(code, ".size(") || strstr(code, "stride()[") ||
         strstr(code, "_dynamo_dynamic_indices"))
         g->cat = STS_MISS_SHAPE;
+    else if (strstr(code, "___check_type_id(") && strstr(code, "type=<class '"))
+        type_guard(code, g);
     else if (starts(code, "len(") || strstr(code, "___check_type_id") || starts(code, "type("))
         g->cat = STS_MISS_PYTREE;
     else if (strstr(code, "___check_obj_id") || strstr(code, "grad_enabled") || strstr(code, "GLOBAL_STATE") ||
@@ -221,8 +247,7 @@ static long trace_compile_index(const char *traceid)
     return s ? compile_id(s + 1, NULL) : -1;
 }
 
-/* "F (base:LINE)" from a function name and "FILE:LINE". */
-static long torch_function(lp_ctx *x, const char *name, size_t n, const char *loc, size_t ln)
+long sts_lp_torch_function(lp_ctx *x, const char *name, size_t n, const char *loc, size_t ln)
 {
     const char *base = loc;
     for (size_t i = 0; i < ln; i++)
@@ -258,31 +283,51 @@ static void torch_reason(lp_ctx *x, long ident, const guard *g, unsigned *seen)
     sts_lg_add_reason(x->l, lp_str(x, x->idents.v[ident].display), g->cat, g->detail, count, NULL);
 }
 
-static void recompile(lp_ctx *x, const lp_rec *r)
+/* A signature from the values the failures of one entry name: the new ones
+ * (`actual`) or the entry's own (`expected`). */
+static void sig_of(const guard *g, int from, int to, int old, char *sig, size_t cap)
 {
-    const char *h = r->lines.v[0] + 21, *in = strstr(h, " in ");
-    if (!in || in == h || !in[4]) {
-        x->st.records--;
-        sts_lp_warn(x, r->line, "expected 'Recompiling function NAME in FILE:LINE', got \"%.120s\"", r->lines.v[0]);
-        return;
+    size_t pos = 0;
+    sig[0] = 0;
+    for (int i = from; i < to && pos + 2 < cap; i++) {
+        const guard *q = &g[i];
+        const char *v = old ? q->expected : q->actual;
+        if (!v[0] || q->what < 0) continue;
+        int k;
+        if (q->what == STS_LG_DIM)
+            k = snprintf(sig + pos, cap - pos, "%s%.100s.size(%d)=%.30s", pos ? ", " : "", q->arg, q->dim, v);
+        else if (q->what == STS_LG_RANK)
+            k = snprintf(sig + pos, cap - pos, "%s%.100s.dim()=%.30s", pos ? ", " : "", q->arg, v);
+        else if (q->what == STS_LG_DTYPE)
+            k = snprintf(sig + pos, cap - pos, "%s%.100s.dtype=%.30s", pos ? ", " : "", q->arg, v);
+        else if (old && q->what == STS_LG_VALUE)
+            k = snprintf(sig + pos, cap - pos, "%s%.100s=%.30s", pos ? ", " : "", q->arg, v);
+        else
+            continue;
+        if (k < 0 || (size_t)k >= cap - pos) break;
+        pos += (size_t)k;
     }
-    long ident = torch_function(x, h, (size_t)(in - h), in + 4, strlen(in + 4));
-    if (ident < 0) return;
+}
+
+int sts_lp_torch_guards(lp_ctx *x, long ident, const char *const *entries, size_t nentries, long *max_id,
+                        lp_guards *out)
+{
+    memset(out, 0, sizeof *out);
+    out->oldest_id = -1;
     guard *g = calloc(MAX_ENTRIES, sizeof *g);
     if (!g) {
         x->oom = 1;
-        return;
+        return -1;
     }
-    int n = 0, first_entry_parts = 0, entry = -1;
-    long max_id = trace_compile_index(r->traceid);
-    for (size_t i = 1; i < r->lines.n; i++) {
-        const char *t = trim(r->lines.v[i]);
-        if (!starts(t, "- ")) continue;
-        t += 2;
-        if (*t == ' ' || starts(t, "User stack trace")) continue;
+    int n = 0, first_entry_parts = 0, entry = -1, last_from = 0;
+    for (size_t i = 0; i < nentries; i++) {
+        const char *t = entries[i];
         long id = entry_id(&t);
-        if (id >= 0 && id + 1 > max_id) max_id = id + 1;
+        if (id >= 0 && id + 1 > *max_id) *max_id = id + 1;
+        if (n >= MAX_ENTRIES) break;
         entry++;
+        out->oldest_id = id;
+        last_from = n;
         /* Verbose mode lists every failing guard of an entry, joined with "; ". */
         char buf[1024];
         snprintf(buf, sizeof buf, "%s", t);
@@ -294,34 +339,81 @@ static void recompile(lp_ctx *x, const lp_rec *r)
         }
     }
     /* N listed entries mean compile ids 0..N-1 exist and this one is N. */
-    if (entry + 1 > max_id) max_id = entry + 1;
-    lp_ident *f = &x->idents.v[ident];
-    if (max_id > f->max_compile_id) f->max_compile_id = max_id;
+    if (entry + 1 > *max_id) *max_id = entry + 1;
+    unsigned seen = 0;
+    for (int i = 0; i < first_entry_parts; i++)
+        torch_reason(x, ident, &g[i], &seen);
+    sig_of(g, 0, first_entry_parts, 0, out->sig, sizeof out->sig);
+    sig_of(g, last_from, n, 1, out->old_sig, sizeof out->old_sig);
+    if (first_entry_parts)
+        snprintf(out->reason, sizeof out->reason, "%s: %s", sts_miss_category_name(g[0].cat), g[0].detail);
+    observe_guards(x, ident, g, n, first_entry_parts);
+    free(g);
+    out->entries = entry + 1;
+    x->idents.v[ident].last_entries = entry + 1;
+    return 0;
+}
+
+static lp_row *torch_row(lp_ctx *x, long ident, int64_t line, const char *sig, const char *reason)
+{
+    lp_row *row = sts_lp_row_new(x, ident, STS_LEDGER_SRC_TORCH_LOG, line);
+    if (!row) return NULL;
+    row->traces = row->compiles = 1;
+    row->reason = reason[0] ? sts_lp_str(x, reason, strlen(reason)) : 0;
+    row->sig_text = sts_lp_str(x, sig, strlen(sig));
+    return row;
+}
+
+static void recompile(lp_ctx *x, const lp_rec *r)
+{
+    const char *h = r->lines.v[0] + 21, *in = strstr(h, " in ");
+    if (!in || in == h || !in[4]) {
+        x->st.records--;
+        sts_lp_warn(x, r->line, "expected 'Recompiling function NAME in FILE:LINE', got \"%.120s\"", r->lines.v[0]);
+        return;
+    }
+    long ident = sts_lp_torch_function(x, h, (size_t)(in - h), in + 4, strlen(in + 4));
+    if (ident < 0) return;
+    const char **entries = calloc(r->lines.n ? r->lines.n : 1, sizeof *entries);
+    if (!entries) {
+        x->oom = 1;
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 1; i < r->lines.n; i++) {
+        const char *t = trim(r->lines.v[i]);
+        if (!starts(t, "- ")) continue;
+        t += 2;
+        if (*t == ' ' || starts(t, "User stack trace")) continue;
+        entries[n++] = t;
+    }
+    long max_id = trace_compile_index(r->traceid);
     if (!n)
         sts_lp_warn(x, r->line,
                     "recompile record for %s lists no guard failures: expected lines '- ID: REASON' "
                     "after 'triggered by the following guard failure(s):' (truncated?)",
-                    lp_str(x, f->display));
-    char sig[1024] = "", reason[512] = "";
-    size_t pos = 0;
-    unsigned seen = 0;
-    for (int i = 0; i < first_entry_parts; i++) {
-        torch_reason(x, ident, &g[i], &seen);
-        if (g[i].sig[0] && pos + 2 < sizeof sig)
-            pos += (size_t)snprintf(sig + pos, sizeof sig - pos, "%s%s", pos ? ", " : "", g[i].sig);
+                    lp_str(x, x->idents.v[ident].display));
+    /* The log holds recompiles only; the frame's first compile (id 0) happened before
+     * its first recompile and counts as a compile, its time unknown. */
+    int first = !x->idents.v[ident].rows.n && (n || max_id >= 1);
+    if (first && sts_lp_fn(x, ident, STS_LEDGER_SRC_TORCH_LOG) >= 0)
+        sts_lg_add_reason(x->l, lp_str(x, x->idents.v[ident].display), STS_MISS_FIRST,
+                          "first compile (not in TORCH_LOGS=recompiles; implied by the compile ids)", 1, NULL);
+    lp_guards gd;
+    int bad = sts_lp_torch_guards(x, ident, entries, n, &max_id, &gd);
+    free(entries);
+    if (bad) return;
+    lp_ident *f = &x->idents.v[ident];
+    if (max_id > f->max_compile_id) f->max_compile_id = max_id;
+    if (first) {
+        if (!torch_row(x, ident, r->line, gd.oldest_id == 0 ? gd.old_sig : "",
+                       "first: first compile of this frame, before the log's first recompile (time not logged)"))
+            return;
     }
-    if (first_entry_parts) snprintf(reason, sizeof reason, "%s: %s", sts_miss_category_name(g[0].cat), g[0].detail);
-    observe_guards(x, ident, g, n, first_entry_parts);
-    free(g);
-    lp_row *row = sts_lp_row_new(x, ident, STS_LEDGER_SRC_TORCH_LOG, r->line);
-    if (!row) return;
-    row->traces = row->compiles = 1;
-    row->reason = reason[0] ? sts_lp_str(x, reason, strlen(reason)) : 0;
-    row->sig_text = sts_lp_str(x, sig, pos < sizeof sig ? pos : sizeof sig - 1);
+    if (!torch_row(x, ident, r->line, gd.sig, gd.reason)) return;
     f = &x->idents.v[ident];
     f->last_row = (long)(x->rows.n - 1);
     f->last_trace = r->traceid[0] ? sts_lp_str(x, r->traceid, strlen(r->traceid)) : 0;
-    f->last_entries = entry + 1;
 }
 
 static void limit(lp_ctx *x, const lp_rec *r)
@@ -341,7 +433,8 @@ static void limit(lp_ctx *x, const lp_rec *r)
         if (starts(t, "function: '")) {
             const char *q = strchr(t + 11, '\''), *lp = q ? strstr(q, " (") : NULL;
             const char *rp = lp ? strrchr(lp, ')') : NULL;
-            if (q && lp && rp) ident = torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
+            if (q && lp && rp)
+                ident = sts_lp_torch_function(x, t + 11, (size_t)(q - t - 11), lp + 2, (size_t)(rp - lp - 2));
         } else if (starts(t, "last reason: "))
             last = t + 13;
         else if (starts(t, "reasons: "))

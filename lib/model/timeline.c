@@ -329,11 +329,14 @@ int sts_arg_key_is_analyzed(const char *key, size_t n)
 
 int sts_arg_key_is_collective(const char *key, size_t n)
 {
-    /* The keys the collective matching of issue 32 will read (not built yet: kept on request only). */
+    /* The keys lib/hosts/hcoll.c reads to match collectives across hosts (kept on request only). */
     static const char *const coll[] = {
         "Collective name",
         "Process Group Name",
         "Process Group ID",
+        "pg_id",
+        "seq",
+        "hlo_module",
         "Process Group Ranks",
         "Group size",
         "Seq",

@@ -52,8 +52,9 @@ static sts_status note_run(sts_timeline *tl, const sts_profile_pick *pick, sts_e
     tl->info.run_latest = pick->latest;
     tl->info.run_hosts = (uint32_t)pick->hosts;
     if (pick->hosts > 1)
-        sts_tl_warn(tl, "%s: the run holds %zu more .xplane.pb file%s (other hosts); only this one was read",
-                    pick->file, pick->hosts - 1, pick->hosts == 2 ? "" : "s");
+        sts_tl_warn(tl, "%s: the run holds %zu more %s file%s (other hosts); only this one was read", pick->file,
+                    pick->hosts - 1, strstr(pick->file, ".xplane.pb") ? ".xplane.pb" : "trace",
+                    pick->hosts == 2 ? "" : "s");
     return STS_OK;
 }
 

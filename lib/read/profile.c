@@ -11,7 +11,8 @@
 
 static const char LAYOUT[] = "expected a JAX profile directory (DIR/plugins/profile/RUN/HOST.xplane.pb), its "
                              "plugins/profile folder, a run folder holding *.xplane.pb, perfetto_trace.json.gz or "
-                             "*.trace.json.gz, or a trace file";
+                             "*.trace.json.gz, a PyTorch profiler directory (WORKER.TIME.pt.trace.json[.gz]), or a "
+                             "trace file";
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -83,7 +84,7 @@ static int trace_kind(const char *name, sts_profile_kind *k)
         *k = STS_PROFILE_XPLANE;
     else if (strcmp(name, "perfetto_trace.json.gz") == 0)
         *k = STS_PROFILE_PERFETTO_JSON;
-    else if (ends_with(name, ".trace.json.gz"))
+    else if (ends_with(name, ".trace.json.gz") || ends_with(name, ".pt.trace.json"))
         *k = STS_PROFILE_TRACE_JSON;
     else
         return 0;
@@ -102,6 +103,55 @@ void sts_profile_files_release(sts_profile_files *files)
     for (size_t i = 0; i < files->n; i++)
         free(files->v[i].name);
     STS_VEC_RELEASE(*files);
+    files->superseded = 0;
+}
+
+size_t sts_profile_torch_worker(const char *name, uint64_t *time)
+{
+    size_t n = strlen(name);
+    if (ends_with(name, ".gz")) n -= 3;
+    static const char suffix[] = ".pt.trace.json";
+    size_t m = sizeof suffix - 1;
+    if (n <= m || strncmp(name + n - m, suffix, m) != 0) return 0;
+    size_t end = n - m, dot = end;
+    while (dot > 0 && name[dot - 1] >= '0' && name[dot - 1] <= '9')
+        dot--;
+    if (dot == end || end - dot > 19 || dot < 2 || name[dot - 1] != '.') return 0;
+    if (time) {
+        *time = 0;
+        for (size_t i = dot; i < end; i++)
+            *time = *time * 10 + (uint64_t)(name[i] - '0');
+    }
+    return dot - 1;
+}
+
+/* Of one PyTorch profiler worker's traces (one per profiling cycle) only the latest
+ * stays: HTA, too, reads one trace per rank. */
+static void drop_superseded(sts_profile_files *out)
+{
+    /* Marked first, freed after: every comparison sees every name. */
+    char *gone = out->n ? calloc(out->n, 1) : NULL;
+    if (!gone) return; /* out of memory: all are kept, as before this rule */
+    for (size_t i = 0; i < out->n; i++) {
+        uint64_t ti, tj;
+        size_t wi = sts_profile_torch_worker(out->v[i].name, &ti);
+        for (size_t j = 0; wi && j < out->n && !gone[i]; j++) {
+            size_t wj = j == i ? 0 : sts_profile_torch_worker(out->v[j].name, &tj);
+            /* ties (a .json and a .json.gz of one time) keep the first by name */
+            gone[i] = wj == wi && strncmp(out->v[i].name, out->v[j].name, wi) == 0 &&
+                      (tj > ti || (tj == ti && strcmp(out->v[j].name, out->v[i].name) < 0));
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (gone[i]) {
+            free(out->v[i].name);
+            out->superseded++;
+        } else
+            out->v[k++] = out->v[i];
+    }
+    out->n = k;
+    free(gone);
 }
 
 sts_status sts_profile_list_files(const char *run_dir, sts_profile_files *out, sts_error *err)
@@ -129,6 +179,7 @@ sts_status sts_profile_list_files(const char *run_dir, sts_profile_files *out, s
     }
     closedir(d);
     if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, cmp_files);
+    drop_superseded(out);
     return STS_OK;
 }
 
@@ -136,11 +187,18 @@ sts_status sts_profile_list_files(const char *run_dir, sts_profile_files *out, s
  * run has any, else the first non-empty JSON. -1 when there is none. */
 static long choose(const sts_profile_files *f, size_t *hosts)
 {
-    *hosts = 0;
-    for (size_t i = 0; i < f->n; i++)
-        *hosts += f->v[i].kind == STS_PROFILE_XPLANE;
+    size_t xplane = 0, json = 0;
+    int perfetto = 0;
     for (size_t i = 0; i < f->n; i++) {
-        if (*hosts && f->v[i].kind != STS_PROFILE_XPLANE) break;
+        xplane += f->v[i].kind == STS_PROFILE_XPLANE;
+        json += f->v[i].kind == STS_PROFILE_TRACE_JSON;
+        perfetto |= f->v[i].kind == STS_PROFILE_PERFETTO_JSON;
+    }
+    /* A folder of per-rank JSON traces (a PyTorch profiler directory) holds hosts too;
+     * beside perfetto_trace.json.gz (JAX's, which is read) they are JAX's per-host copies. */
+    *hosts = xplane ? xplane : !perfetto && json > 1 ? json : 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (xplane && f->v[i].kind != STS_PROFILE_XPLANE) break;
         if (f->v[i].size > 0) return (long)i;
     }
     return -1;

@@ -19,7 +19,7 @@
 typedef enum sts_profile_kind {
     STS_PROFILE_XPLANE = 0,    /* HOST.xplane.pb: one per host */
     STS_PROFILE_PERFETTO_JSON, /* perfetto_trace.json.gz */
-    STS_PROFILE_TRACE_JSON     /* HOST.trace.json.gz */
+    STS_PROFILE_TRACE_JSON     /* HOST.trace.json.gz, WORKER.TIME.pt.trace.json[.gz] (PyTorch profiler) */
 } sts_profile_kind;
 
 /* A trace file of a run. */
@@ -30,13 +30,25 @@ typedef struct sts_profile_file {
 } sts_profile_file;
 
 typedef STS_VEC(char *) sts_profile_names;
-typedef STS_VEC(sts_profile_file) sts_profile_files;
+/* A run's trace files (an STS_VEC with one count more). */
+typedef struct sts_profile_files {
+    sts_profile_file *v;
+    size_t n, cap;
+    size_t superseded; /* PyTorch profiler traces left out: a newer one of the same worker is there */
+} sts_profile_files;
 
 /* The sub-folders of `dir` (hidden ones left out), sorted by name. */
 sts_status sts_profile_list_runs(const char *dir, sts_profile_names *out, sts_error *err);
 void sts_profile_names_release(sts_profile_names *names);
 
-/* The trace files of a run folder, sorted by kind (.xplane.pb first), then name. */
+/* For a PyTorch profiler file name "WORKER.TIME.pt.trace.json[.gz]": the length of
+ * WORKER, and TIME in *time (digits only; NULL allowed). 0 for any other name. */
+size_t sts_profile_torch_worker(const char *name, uint64_t *time);
+
+/* The trace files of a run folder, sorted by kind (.xplane.pb first), then name.
+ * PyTorch's tensorboard_trace_handler names its files WORKER.TIME.pt.trace.json[.gz]
+ * (TIME in ms) and adds one per profiling cycle: of one worker's files only the one
+ * with the latest TIME is listed, the others counted in `superseded`. */
 sts_status sts_profile_list_files(const char *run_dir, sts_profile_files *out, sts_error *err);
 void sts_profile_files_release(sts_profile_files *files);
 
@@ -46,7 +58,8 @@ typedef struct sts_profile_pick {
     char run[256];   /* the run's name (its folder's) */
     size_t runs;     /* runs in the profile directory; 0 when a run folder was named */
     int latest;      /* the run was taken as the latest, not named */
-    size_t hosts;    /* .xplane.pb files in the run; one is read */
+    size_t hosts;    /* host files in the run (.xplane.pb, else per-rank *.trace.json[.gz] without a
+                        perfetto_trace.json.gz); one is read */
 } sts_profile_pick;
 
 /* Resolves a directory named by the user (see above) to one trace file: in the run

@@ -16,8 +16,9 @@ sts_status sts_read_chrome_json(sts_instream *in, sts_timeline *tl, const sts_op
 
 /* An XSpace protobuf (.xplane.pb, optionally gzip-compressed). Planes become
  * processes, lines become lanes, stats become args (see read/xplane.h). Streams:
- * memory holds the timeline and one plane's events, and input that is not an XSpace
- * fails at its first bad field. Errors name the input, the byte offset and the field. */
+ * memory holds the timeline (and, where the input cannot be read twice, as gzip and
+ * pipes cannot, one plane's events), and input that is not an XSpace fails at its
+ * first bad field. Errors name the input, the byte offset and the field. */
 sts_status sts_read_xplane(sts_instream *in, sts_timeline *tl, const sts_open_options *opt, sts_error *err);
 
 #endif

@@ -7,11 +7,16 @@
  * metadata that names their events (fields come in number order), so a plane is read in
  * two steps:
  *   1. collect: the plane's name, its metadata (decoded at once; the XEventMetadata
- *      stats kept as bytes), each line's header and the bytes of its events;
+ *      stats kept as bytes), each line's header and where its events lie;
  *   2. resolve, at the plane's end: the process, one lane per line, and each event
  *      decoded into a slice with its name and args.
- * So memory is the timeline being built plus one plane's events as bytes, and garbage
- * is refused at the first field that breaks the schema, without reading further. */
+ * A plain file or memory input is read again for step 2 (a second stream, by pread),
+ * so step 1 passes over the events keeping nothing of them (a field longer than the
+ * stream's window, such as an HLO blob, is passed by a seek), and memory is the
+ * timeline being built: on a 1 GB file whose host plane is most of it, holding the
+ * plane's events took as much again as the file. Input that cannot be read twice
+ * (gzip, a pipe) keeps one plane's events as bytes until its end. Garbage is refused
+ * at the first field that breaks the schema, without reading further. */
 #include "read/xplane.h"
 
 #include <inttypes.h>
@@ -165,7 +170,8 @@ typedef struct pending_arg {
 typedef struct pending_line {
     int64_t id, display_id, base;
     span name, disp;
-    size_t first_event, n_events; /* into reader.events */
+    size_t first_event, n_events; /* into reader.events (n_events alone when read again) */
+    uint64_t start, end;          /* its payload's input offsets, to read its events again */
 } pending_line;
 
 /* An XEvent's bytes, in reader.ev_bytes (events follow each other there, in order). */
@@ -184,6 +190,11 @@ typedef struct reader {
     const sts_open_options *opt;
     sts_instream *in;
     sts_pbs s;
+    /* The same input read again at each line of a plane, once its metadata is known:
+     * a plain file or memory input's events are never held (`reread` set); others'
+     * are kept in ev_bytes until the plane's end. */
+    sts_pbs again;
+    int reread;
     /* The XSpace field being read, to word a cut file as its length running past the end. */
     sts_pb_field top;
     int in_top;
@@ -330,16 +341,23 @@ static sts_status skip(reader *x, msg_kind m, const sts_pb_field *f)
     return rc ? stream_fail(x, m, rc, &e) : STS_OK;
 }
 
+/* A LEN field's payload is held whole (an XEvent or a name): at most MAX_LOAD bytes. */
+static sts_status check_load(reader *x, msg_kind m, const sts_pb_field *f)
+{
+    if (f->len <= MAX_LOAD) return STS_OK;
+    return sts_error_set(x->err, STS_ERR_LIMIT, (int64_t)f->offset,
+                         "%s: byte %llu: field %u (%s.%s) is %zu bytes long; this reader takes at most %zu MiB "
+                         "for one XEvent or name",
+                         x->name, (unsigned long long)f->offset, f->num, msg_name(m), field_name(m, f->num), f->len,
+                         MAX_LOAD >> 20);
+}
+
 /* Appends a LEN field's payload to the byte vector `v`; at most MAX_LOAD bytes. */
 #define APPEND(x, m, vec, f) append_bytes(x, m, (void **)&(vec).v, &(vec).n, &(vec).cap, f)
 static sts_status append_bytes(reader *x, msg_kind m, void **v, size_t *n, size_t *cap, const sts_pb_field *f)
 {
-    if (f->len > MAX_LOAD)
-        return sts_error_set(x->err, STS_ERR_LIMIT, (int64_t)f->offset,
-                             "%s: byte %llu: field %u (%s.%s) is %zu bytes long; this reader takes at most %zu MiB "
-                             "for one XEvent or name",
-                             x->name, (unsigned long long)f->offset, f->num, msg_name(m), field_name(m, f->num), f->len,
-                             MAX_LOAD >> 20);
+    sts_status st = check_load(x, m, f);
+    if (st != STS_OK) return st;
     if (sts_grow(v, cap, *n + f->len + 1, 1) != 0) return nomem(x);
     sts_pb_error e;
     int rc = sts_pbs_copy(&x->s, f->len, (uint8_t *)*v + *n, &e);
@@ -832,6 +850,8 @@ static sts_status read_line(reader *x, const sts_pb_field *lf)
     pending_line l;
     memset(&l, 0, sizeof l);
     l.first_event = x->events.n;
+    l.start = lf->data_offset;
+    l.end = end;
     sts_pb_field f;
     int rc;
     sts_status st = STS_OK;
@@ -856,6 +876,12 @@ static sts_status read_line(reader *x, const sts_pb_field *lf)
             break;
         case 4: {
             if (want(x, M_LINE, &f, STS_PB_LEN)) return STS_ERR_PARSE;
+            if (x->reread) { /* read again at the plane's end */
+                st = check_load(x, M_LINE, &f);
+                if (st == STS_OK) st = skip(x, M_LINE, &f);
+                l.n_events++;
+                break;
+            }
             st = APPEND(x, M_LINE, x->ev_bytes, &f);
             pending_event *ev = st == STS_OK ? STS_VEC_PUSH(x->events) : NULL;
             if (st == STS_OK && !ev) return nomem(x);
@@ -873,7 +899,7 @@ static sts_status read_line(reader *x, const sts_pb_field *lf)
     }
     if (st != STS_OK) return st;
     if (rc < 0) return failed(x);
-    l.n_events = x->events.n - l.first_event;
+    if (!x->reread) l.n_events = x->events.n - l.first_event;
     pending_line *slot = STS_VEC_PUSH(x->lines);
     if (!slot) return nomem(x);
     *slot = l;
@@ -962,6 +988,34 @@ static sts_status line_lane(reader *x, const pending_line *pl, int32_t ordinal, 
     return STS_OK;
 }
 
+/* A line's events, read again from the input (their lengths were checked in step 1),
+ * each decoded as it comes. */
+static sts_status reread_events(reader *x, const pending_line *pl, uint32_t lane)
+{
+    sts_pbs *s = &x->again;
+    sts_pbs_reread_at(s, pl->start, pl->end);
+    sts_pb_field f;
+    sts_pb_error e;
+    int rc;
+    while ((rc = sts_pbs_next(s, pl->end, &f, &e)) > 0) {
+        if (f.wire != STS_PB_LEN) continue;
+        if (f.num != 4) {
+            rc = sts_pbs_skip(s, f.len, &e);
+        } else {
+            const uint8_t *p = NULL;
+            rc = sts_pbs_load(s, f.len, &p, &e);
+            if (rc == 0) {
+                sts_pb_reader r;
+                sts_pb_reader_init_at(&r, p, f.len, f.data_offset);
+                sts_status st = read_event(x, &r, f.offset, lane, pl->base);
+                if (st != STS_OK) return st;
+            }
+        }
+        if (rc) break;
+    }
+    return rc < 0 ? stream_fail(x, M_LINE, rc, &e) : STS_OK;
+}
+
 /* Step 2, at the plane's end, its metadata known: its process, lanes and slices. */
 static sts_status resolve_plane(reader *x, span name_sp, size_t plane_index)
 {
@@ -989,6 +1043,10 @@ static sts_status resolve_plane(reader *x, span name_sp, size_t plane_index)
         const pending_line *pl = &x->lines.v[i];
         uint32_t lane = 0;
         if ((st = line_lane(x, pl, (int32_t)i + 1, &lane)) != STS_OK) return st;
+        if (x->reread) {
+            if ((st = reread_events(x, pl, lane)) != STS_OK) return st;
+            continue;
+        }
         for (size_t k = pl->first_event; k < pl->first_event + pl->n_events; k++) {
             const pending_event *ev = &x->events.v[k];
             sts_pb_reader r;
@@ -1115,6 +1173,7 @@ static sts_status read_space(reader *x)
 static void reader_release(reader *x)
 {
     sts_pbs_release(&x->s);
+    sts_pbs_release(&x->again);
     STS_VEC_RELEASE(x->emeta);
     STS_VEC_RELEASE(x->smeta);
     STS_VEC_RELEASE(x->blobs);
@@ -1148,6 +1207,12 @@ sts_status sts_read_xplane(sts_instream *in, sts_timeline *tl, const sts_open_op
     if (fmt == STS_NONE) return nomem(&x);
     tl->info.format = sts_timeline_string(tl, fmt);
     if (sts_pbs_init(&x.s, in, x.size, err) != 0) return STS_ERR_NOMEM;
+    int again = sts_pbs_init_reread(&x.again, in, x.size, err);
+    if (again < 0) {
+        sts_pbs_release(&x.s);
+        return STS_ERR_NOMEM;
+    }
+    x.reread = again == 0;
     sts_status st = read_space(&x);
     tl->info.bytes = sts_pbs_offset(&x.s);
     tl->info.compressed = sts_instream_is_gzip(in);

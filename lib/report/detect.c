@@ -127,8 +127,10 @@ sts_status sts_report_add_path(sts_report *r, const char *path, sts_report_input
     if (kind_out) *kind_out = STS_REPORT_INPUT_UNKNOWN;
     if (!r || !path) return sts_error_set(err, STS_ERR_INVALID_ARG, -1, "report: no report or no path given");
     sts_open_options opt = STS_OPEN_OPTIONS_INIT;
-    opt.args = STS_ARGS_ANALYSIS; /* the report's figures come from the analyses */
-    opt.flows = STS_FLOWS_COUNT;
+    /* The report's figures come from the analyses; its memory figure reads the memory
+     * events' keys and its critical path follows flows between threads. */
+    opt.args = (sts_args_mode)((unsigned)STS_ARGS_ANALYSIS | STS_ARGS_WITH_MEMORY);
+    opt.flows = STS_FLOWS_KEEP;
     sts_timeline *tl = NULL;
     sts_status st;
     if (is_dir(path)) { /* a profile directory: the opener finds the run and its file */

@@ -211,9 +211,34 @@ static void pct_range(const sts_rpt_diff *d, double *lo, double *hi)
             *lo = fmin(*lo, r->change_pct);
             *hi = fmax(*hi, r->change_pct);
         }
+        if (isfinite(r->predicted_pct)) {
+            *lo = fmin(*lo, r->predicted_pct);
+            *hi = fmax(*hi, r->predicted_pct);
+        }
     }
     *lo = clampd(*lo, PCT_LO, 0);
     *hi = clampd(*hi, 0, PCT_HI);
+}
+
+/* The prediction beside the outcome: a short bar across the row at the change it
+ * predicted (at least that much shrink or grow), so the interval is read against it. */
+static void predicted_mark(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r, double y)
+{
+    if (!isfinite(r->predicted_pct)) return;
+    double x = clampd(sts_axis_map(a, r->predicted_pct, F0, F1), F0, F1);
+    char p[32];
+    fmt_pct(fabs(r->predicted_pct), p, sizeof p);
+    const char *num = p[0] == '+' ? p + 1 : p; /* the size alone: "17%" */
+    sts_sbuf_puts(b, "<line class=\"ref pred\" x1=\"");
+    sts_svg_num(b, x);
+    sts_sbuf_puts(b, "\" x2=\"");
+    sts_svg_num(b, x);
+    sts_sbuf_puts(b, "\" y1=\"");
+    sts_svg_num(b, y - 11);
+    sts_sbuf_puts(b, "\" y2=\"");
+    sts_svg_num(b, y + 11);
+    sts_sbuf_printf(b, "\" data-predicted-pct=\"%.6g\"><title>predicted: a %s of %s or more</title></line>\n",
+                    r->predicted_pct, r->predicted_pct < 0 ? "shrink" : "growth", num);
 }
 
 static void change_row(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r, double y0)
@@ -230,6 +255,7 @@ static void change_row(sts_sbuf *b, const sts_axis *a, const sts_rpt_diff_row *r
     fmt_pct(hi, p2, sizeof p2);
     snprintf(t, sizeof t, "interval %s to %s", p1, p2);
     rect(b, "ci pct", xl, y - 5, xh - xl, 10, t);
+    predicted_mark(b, a, r, y);
     double x = clampd(sts_axis_map(a, r->change_pct, F0, F1), F0, F1);
     sts_sbuf_puts(b, "<circle class=\"est\" cx=\"");
     sts_svg_num(b, x);

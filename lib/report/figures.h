@@ -69,6 +69,22 @@ typedef struct sts_rpt_windows {
     double *busy_ns;       /* nsteps x nlanes; 0 = idle in that step */
 } sts_rpt_windows;
 
+/* One device's bytes in use over time: a step line through the points (the bytes in
+ * use after each event, held until the next), the steps' boundaries, the peak marked. */
+typedef struct sts_rpt_memory {
+    const char *device; /* "cuda:0", "GPU_0_bfc" */
+    double t0, t1;      /* the window shown, ns (trace clock) */
+    size_t npoints;
+    const double *ts, *bytes;      /* per point, in time order */
+    double peak_bytes, peak_ts;    /* peak_bytes < 0: unknown (not marked) */
+    double start_bytes, end_bytes; /* < 0: unknown */
+    const char *step_name;
+    size_t nsteps, found;             /* steps drawn, steps in the trace */
+    const char **labels;              /* per step: its number */
+    const double *step_ts, *step_end; /* per step: its window, ns */
+    const double *step_peak;          /* per step: its peak on this device; < 0 unknown */
+} sts_rpt_memory;
+
 /* Names by self time (a table, not a figure). */
 typedef struct sts_rpt_name_row {
     const char *name;
@@ -130,6 +146,7 @@ typedef struct sts_rpt_diff_row {
     double change_pct, lo_pct, hi_pct; /* NAN when unknown; +-INFINITY for an unbounded interval */
     double lo_ns, hi_ns;               /* the shift's interval, ns */
     double p;
+    double predicted_pct; /* the prediction's stated bound (shrink>=6%: -6; grow>=6%: +6); NAN when none */
 } sts_rpt_diff_row;
 
 typedef struct sts_rpt_diff {
@@ -148,6 +165,7 @@ void sts_rpt_draw_ledger_calls(sts_sbuf *b, const char *id, int standalone, cons
 void sts_rpt_draw_hbars(sts_sbuf *b, const char *id, int standalone, const sts_rpt_hbars *f);
 void sts_rpt_draw_diff(sts_sbuf *b, const char *id, int standalone, const sts_rpt_diff *d);
 void sts_rpt_draw_windows(sts_sbuf *b, const char *id, int standalone, const sts_rpt_windows *w);
+void sts_rpt_draw_memory(sts_sbuf *b, const char *id, int standalone, const sts_rpt_memory *m);
 
 /* The names table as HTML (<table id=ID>). */
 void sts_rpt_table_names(sts_sbuf *b, const char *id, const sts_rpt_names *n);

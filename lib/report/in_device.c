@@ -100,6 +100,8 @@ sts_status sts_rpt_device_figures(sts_report *r, sts_rpt_section *sec, const sts
     const char *const *w = sts_devview_warnings(v, &nw);
     for (size_t i = 0; s == STS_OK && drawn && i < nw; i++)
         if (!sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, w[i])) s = STS_ERR_NOMEM;
+    /* The critical path follows the device view's launches: computed from the same view. */
+    if (s == STS_OK) s = sts_rpt_critpath_figures(r, sec, tl, st, v, step_name);
     sts_devview_free(v);
     return s;
 }

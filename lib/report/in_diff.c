@@ -17,7 +17,9 @@ static const char HOW_DIFF[] =
     "medians. The shaded bar on the NEW line is BASE's median plus the confidence interval of the shift "
     "(Hodges-Lehmann): where NEW's center plausibly lies. On the right, the change in percent of BASE's median "
     "with the same interval, on one axis for every row; the grey band is the margin within which a change counts "
-    "as \"same\". An interval that crosses 0 and leaves the band cannot tell: the verdict is inconclusive.";
+    "as \"same\". An interval that crosses 0 and leaves the band cannot tell: the verdict is inconclusive. A "
+    "dotted bar across a row is what a prediction said before the change (step:shrink>=17%, as stepscope steps "
+    "--what-if prints it): the outcome beside the prediction.";
 
 /* Groups drawn after the predicted rows, in this order of preference. */
 static const char *const preferred[] = { "step", "child",  "unattributed", "lane",
@@ -68,6 +70,19 @@ static const char *prediction_of(const sts_diff *d, const char *key)
     return NULL;
 }
 
+/* The first prediction of the row that states a size for a shrink or a grow (what
+ * `steps --what-if` prints: step:shrink>=17%), as a signed change; NAN when none. */
+static double predicted_bound(const sts_diff *d, const char *key)
+{
+    size_t n;
+    const sts_diff_prediction *p = sts_diff_predictions(d, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(p[i].key, key) != 0 || !isfinite(p[i].size_pct) || p[i].direction == STS_DIFF_EXPECT_SAME) continue;
+        return p[i].direction == STS_DIFF_EXPECT_SHRINK ? -p[i].size_pct : p[i].size_pct;
+    }
+    return NAN;
+}
+
 static sts_status fill_row(sts_report *r, const sts_diff *d, const sts_diff_interval *j, const char *name,
                            sts_rpt_diff_row *row, sts_error *err)
 {
@@ -77,6 +92,7 @@ static sts_status fill_row(sts_report *r, const sts_diff *d, const sts_diff_inte
     row->method = sts_rpt_strdup(r, sts_diff_method_name(s->method));
     const char *p = prediction_of(d, j->key);
     row->prediction = p ? sts_rpt_strdup(r, p) : NULL;
+    row->predicted_pct = predicted_bound(d, j->key);
     if (side(r, j, 0, &row->base, &row->bidx, &row->nb, &row->med_base) != STS_OK ||
         side(r, j, 1, &row->new_, &row->nidx, &row->nn, &row->med_new) != STS_OK)
         return sts_error_set(err, STS_ERR_NOMEM, -1, "%s: out of memory", name);

@@ -673,6 +673,8 @@ sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const ch
             len += snprintf(note + len, sizeof note - (size_t)len, "%s %s", i ? ";" : "", tried[i]);
         sts_rpt_add_text(r, sec, STS_RPT_ITEM_NOTE, note);
     }
+    int has_steps = sts_steps_rule(st) != STS_STEP_RULE_NONE;
+    if (s == STS_OK) s = sts_rpt_memory_figures(r, sec, tl, has_steps ? st : NULL, steps ? steps->step_name : NULL);
     sts_rpt_lanes *lanes = NULL;
     if (s == STS_OK) s = build_lanes(r, tl, sts_steps_rule(st) != STS_STEP_RULE_NONE ? st : NULL, steps, &lanes);
     sts_steps_free(st);

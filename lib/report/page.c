@@ -34,6 +34,9 @@ void sts_rpt_draw(sts_sbuf *b, const sts_rpt_fig *f, int standalone)
     case STS_RPT_FIG_WINDOWS:
         sts_rpt_draw_windows(b, f->id, standalone, f->data);
         break;
+    case STS_RPT_FIG_MEMORY:
+        sts_rpt_draw_memory(b, f->id, standalone, f->data);
+        break;
     }
 }
 

@@ -8,6 +8,7 @@
 #include "base/sbuf.h"
 #include "report/scale.h"
 #include "stepscope/analyze.h"
+#include "stepscope/devview.h"
 #include "stepscope/report.h"
 
 typedef enum sts_rpt_fig_kind {
@@ -17,7 +18,8 @@ typedef enum sts_rpt_fig_kind {
     STS_RPT_FIG_LEDGER_CALLS,
     STS_RPT_FIG_HBARS,
     STS_RPT_FIG_DIFF,
-    STS_RPT_FIG_WINDOWS
+    STS_RPT_FIG_WINDOWS,
+    STS_RPT_FIG_MEMORY
 } sts_rpt_fig_kind;
 
 typedef struct sts_rpt_fig {
@@ -125,9 +127,24 @@ sts_status sts_rpt_trace_section(sts_report *r, const sts_timeline *tl, const ch
 
 /* The trace section's device figures (in_device.c): per device (at most 4), a stacked
  * bar per step of its busy time by category and idle time by cause, then the device
- * view's warnings. Adds nothing when no lane holds device work. `step_name` as the steps
+ * view's warnings. Adds nothing when no lane holds device work. Then, from the same view,
+ * the critical-path figures (sts_rpt_critpath_figures()). `step_name` as the steps
  * figure calls them. */
 sts_status sts_rpt_device_figures(sts_report *r, sts_rpt_section *sec, const sts_timeline *tl, const sts_steps *st,
                                   const char *step_name);
+
+/* The trace section's memory figures (in_memory.c): per device with memory events (at
+ * most 4), its bytes in use over time with the steps' boundaries and its peak marked,
+ * then the memory warnings. `st` may be NULL (no steps). Adds nothing when the trace
+ * holds no memory events. */
+sts_status sts_rpt_memory_figures(sts_report *r, sts_rpt_section *sec, const sts_timeline *tl, const sts_steps *st,
+                                  const char *step_name);
+
+/* The trace section's critical-path figures (in_critpath.c): per step, a bar of its
+ * path by kind (fig-critpath), the names with the most time on the paths
+ * (fig-critpath-top), the what-if predictions of halving the top names, and the
+ * path's warnings. `dv` computed with these steps. Adds nothing without steps. */
+sts_status sts_rpt_critpath_figures(sts_report *r, sts_rpt_section *sec, const sts_timeline *tl, const sts_steps *st,
+                                    const sts_devview *dv, const char *step_name);
 
 #endif

@@ -103,6 +103,31 @@ void sts_axis_count(sts_axis *a, double lo, double hi, int target)
     a->decimals = 0;
 }
 
+void sts_axis_bytes(sts_axis *a, double lo, double hi, int target)
+{
+    static const struct {
+        double size;
+        const char *name;
+    } units[] = { { 1073741824.0, "GiB" }, { 1048576.0, "MiB" }, { 1024.0, "KiB" }, { 1, "B" } };
+    memset(a, 0, sizeof *a);
+    sanitize(&lo, &hi, 1024);
+    /* The unit that leaves at least ten of it at the top, so ticks need few decimals;
+     * the ticks are laid out in that unit, so they read 20, 40 MiB, never 19.07. */
+    double m = fmax(fabs(lo), fabs(hi));
+    size_t u = 0;
+    while (u + 1 < sizeof units / sizeof units[0] && m < 10 * units[u].size)
+        u++;
+    layout(a, lo / units[u].size, hi / units[u].size, target, u + 1 == sizeof units / sizeof units[0] ? 1 : 0);
+    a->unit = units[u].size;
+    a->unit_name = units[u].name;
+    a->lo *= a->unit;
+    a->hi *= a->unit;
+    a->step *= a->unit;
+    double st = a->step / a->unit;
+    int d = (int)-floor(log10(st) + 1e-9);
+    a->decimals = d > 0 ? d : 0;
+}
+
 double sts_axis_tick(const sts_axis *a, int i)
 {
     return (double)(a->k0 + i) * a->step;

@@ -34,6 +34,9 @@ void sts_axis_time_exact(sts_axis *a, double lo_ns, double hi_ns, int target);
 /* A count axis: ticks are whole numbers (step at least 1) and there is no unit. */
 void sts_axis_count(sts_axis *a, double lo, double hi, int target);
 
+/* A byte axis over [lo, hi] bytes: the unit (B, KiB, MiB, GiB) follows the data's size
+ * and the ticks are nice numbers of that unit. */
+void sts_axis_bytes(sts_axis *a, double lo, double hi, int target);
 /* The value of tick i (0 <= i < nticks), in base units. */
 double sts_axis_tick(const sts_axis *a, int i);
 

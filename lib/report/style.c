@@ -35,6 +35,7 @@ static const char figure_css[] =
     "svg.fig .line{fill:none;stroke:var(--c4);stroke-width:1.5}\n"
     "svg.fig .line.line2{stroke:var(--c0);stroke-dasharray:4 2}\n"
     "svg.fig .pt{fill:var(--c4);stroke:var(--bg);stroke-width:1}\n"
+    "svg.fig .peak{fill:var(--c5);stroke:var(--bg);stroke-width:1}\n"
     "svg.fig .pt2{fill:var(--c0);stroke:var(--bg);stroke-width:1}\n"
     "svg.fig .med{stroke:var(--c5);stroke-width:2;stroke-dasharray:6 3}\n"
     "svg.fig .ref{stroke:var(--muted);stroke-width:1.5;stroke-dasharray:2 3}\n"

@@ -112,12 +112,13 @@ typedef struct steps_doc {
     const sts_hosts *h;
     const sts_alignment *a;
     const char *run;
+    const sts_collectives *c; /* collectives=True, else NULL */
 } steps_doc;
 
 static sts_status write_steps(sts_jsonw *w, const void *p, sts_error *err)
 {
     const steps_doc *d = p;
-    return sts_hosts_write_steps_json(w, d->h, d->a, d->run, err);
+    return sts_hosts_write_steps_json_with(w, d->h, d->a, d->run, d->c, err);
 }
 
 /* No host has steps: what the first host's search tried, as the CLI's exit status 1
@@ -142,19 +143,22 @@ static PyObject *no_steps(const sts_hosts *h)
     return NULL;
 }
 
-/* hosts_steps_json(inputs, run, args, step, xprof, ratio, jobs, device): `steps --json`
- * on several hosts, with --step, --xprof, --straggler-ratio and --device. */
+/* hosts_steps_json(inputs, run, args, step, xprof, ratio, jobs, device, memory, collectives,
+ * align): `steps --json` on several hosts, with --step, --xprof, --straggler-ratio,
+ * --device, --memory, --collectives and --align. */
 PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *keys[] = { "inputs", "run", "args", "step", "xprof", "ratio", "jobs", "device", NULL };
+    static char *keys[] = { "inputs", "run",    "args",   "step",        "xprof", "ratio",
+                            "jobs",   "device", "memory", "collectives", "align", NULL };
     PyObject *inputs;
     const char *run = NULL, *step = NULL;
-    int mode = STS_ARGS_ANALYSIS, xprof = 0, jobs = 0, device = 0;
+    int mode = STS_ARGS_ANALYSIS, xprof = 0, jobs = 0, device = 0, memory = 0, colls = 0, align = 0;
     double ratio = 1.1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zizpdip", keys, &inputs, &run, &mode, &step, &xprof, &ratio, &jobs,
-                                     &device))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|zizpdipppp", keys, &inputs, &run, &mode, &step, &xprof, &ratio, &jobs,
+                                     &device, &memory, &colls, &align))
         return NULL;
+    colls |= align;
     if (!(ratio >= 1.0) || ratio > 1e9)
         return ext_raise_msg(STS_ERR_INVALID_ARG, "straggler_ratio expects a number >= 1, got %g", ratio);
     if (jobs < 0) return ext_raise_msg(STS_ERR_INVALID_ARG, "jobs expects N >= 0 (0: one per core), got %d", jobs);
@@ -162,7 +166,11 @@ PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw)
     static const uint32_t no_lanes[1] = { 0 };
     sts_hosts_options ho = STS_HOSTS_OPTIONS_INIT;
     if (ext_keep_options(mode, &ho.open) != 0) return NULL;
-    ho.what = STS_HOSTS_STEPS | (device ? STS_HOSTS_DEVICE : 0u);
+    ho.what = STS_HOSTS_STEPS | (device ? STS_HOSTS_DEVICE : 0u) | (memory ? STS_HOSTS_MEMORY : 0u) |
+              (colls ? STS_HOSTS_COLLECTIVES : 0u);
+    /* The memory events' keys, as `steps --memory` keeps them. */
+    if (memory && ho.open.args != STS_ARGS_ALL)
+        ho.open.args = (sts_args_mode)((unsigned)ho.open.args | STS_ARGS_WITH_MEMORY);
     ho.jobs = (unsigned)jobs;
     ho.steps.step = step;
     ho.steps.xprof_view = xprof;
@@ -171,21 +179,25 @@ PyObject *ext_hosts_steps_json(PyObject *self, PyObject *args, PyObject *kw)
     sts_hostset *set = NULL;
     sts_hosts *h = NULL;
     sts_alignment *a = NULL;
+    sts_collectives *c = NULL;
     PyObject *out = NULL;
     if (read_hosts(inputs, run, &ho, &set, &h) == 0) {
         sts_error err = STS_ERROR_INIT;
         size_t n = 0;
-        sts_status st = sts_hosts_align(h, ratio, &a, &err);
+        sts_status st = colls ? sts_collectives_match(h, &c, &err) : STS_OK;
+        if (st == STS_OK && align) sts_hosts_apply_offsets(h, c);
+        if (st == STS_OK) st = sts_hosts_align(h, ratio, &a, &err);
         if (st == STS_OK) sts_alignment_steps(a, &n);
         if (st != STS_OK) {
             ext_raise(st, &err);
         } else if (n == 0) {
             no_steps(h);
         } else {
-            steps_doc d = { h, a, sts_hostset_run(set) };
+            steps_doc d = { h, a, sts_hostset_run(set), c };
             out = document(write_steps, &d);
         }
     }
+    sts_collectives_free(c);
     sts_alignment_free(a);
     sts_hosts_free(h);
     sts_hostset_free(set);

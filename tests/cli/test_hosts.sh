@@ -30,6 +30,30 @@ t_run "$STEPSCOPE" steps --json "$P"/kineto/rank*.json.gz
 printf '%s' "$T_OUT" >"$W/steps_k.json"
 t_run $CHECK steps "$W/facts.json" "$W/steps_k.json" kineto 1.1
 t_ok "Kineto rank traces: the same checks pass" test "$T_RC" = 0
+# The same ranks as a PyTorch profiler directory (tensorboard_trace_handler's
+# WORKER.TIME.pt.trace.json[.gz]), with an older cycle of rank0 beside its latest: one
+# host per worker, the latest each, the same steps as the files named one by one.
+PT="$W/pt_dir"
+mkdir -p "$PT"
+for f in "$P"/kineto/rank*.json.gz; do
+  b=$(basename "$f" .json.gz)
+  cp "$f" "$PT/$b.1701000000500.pt.trace.json.gz"
+done
+cp "$P/kineto/rank1.json.gz" "$PT/rank0.1701000000100.pt.trace.json.gz"
+gzip -dc "$P/kineto/rank2.json.gz" >"$PT/rank2.1701000000500.pt.trace.json" && rm "$PT/rank2.1701000000500.pt.trace.json.gz"
+t_run "$STEPSCOPE" steps --json "$PT"
+t_ok "a PyTorch profiler directory: 16 hosts named by worker, the older cycle left out and said" \
+  test "$T_RC" = 0 -a -n "$(grep -F '16 hosts (*.trace.json.gz, *.pt.trace.json); 1 older PyTorch profiler trace of the same workers left out' <<<"$T_ERR")"
+printf '%s' "$T_OUT" >"$W/steps_pt.json"
+t_ok "... and its steps are the rank files' steps (all but the paths and the run)" python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, b):
+    d.pop("run", None)
+    for h in d["hosts"]:
+        h.pop("path")
+assert a == b
+' "$W/steps_pt.json" "$W/steps_k.json"
 t_run $CHECK steps "$W/facts.json" "$W/steps_x.json" xplane 1.0
 t_ok "the checker fails when the ratio differs from the one stepscope used" test "$T_RC" = 1
 t_ok "stragglers: host07's all-reduce in steps 4, 9, 15 and host12's input in step 11" \
@@ -165,6 +189,15 @@ else
   else
     t_skip "mpirun on the fixture traces" "no fixtures (../shared/fixtures or STEPSCOPE_FIXTURES)"
   fi
+  # Collectives matched across ranks (tests/cli/colls_gen.py): the records carry each
+  # host's ops, rank 0 matches them: the same bytes as one process.
+  mkdir -p "$W/colls" && python3 "$(dirname "$0")/colls_gen.py" gen "$W/colls" bad
+  plain=$("$STEPSCOPE" steps --align --json "$W"/colls/rank*.json 2>/dev/null)
+  for n in 2 3; do
+    t_run $MPIRUN -n $n "$STEPSCOPE" steps --align --json --mpi -j 1 "$W"/colls/rank*.json
+    t_ok "mpirun -n $n steps --align --json --mpi on 4 rank traces with collectives: the same bytes" \
+      test "$T_RC" = 0 -a "$T_OUT" = "$plain" -a -n "$plain"
+  done
   # One large plain JSON file: the other ranks read chunks of it for rank 0.
   BIG="$W/big.json"
   "${STEPSCOPE_BUILD:-build}/perf/gen_trace" --seed 7 20M "$BIG" >/dev/null

@@ -25,7 +25,46 @@ assert d["log_stats"]["warnings"] == 0
 ' "$T_TMP/l.json"
 
 t_run "$STEPSCOPE" ledger "$L/torch-2.5-recompiles.log" --csv
-t_ok "--csv has a header and one row per recompile" test "$T_RC" = 0 -a "$(printf '%s\n' "$T_OUT" | head -1 | cut -d, -f1-4)" = "index,function,label,signature" -a "$(printf '%s\n' "$T_OUT" | grep -c '"forward (model.py:42)"')" = 8
+t_ok "--csv has a header and one row per compile (the first, implied by the ids, and each recompile)" test "$T_RC" = 0 -a "$(printf '%s\n' "$T_OUT" | head -1 | cut -d, -f1-4)" = "index,function,label,signature" -a "$(printf '%s\n' "$T_OUT" | grep -c '"forward (model.py:42)"')" = 9
+
+# TORCH_TRACE=DIR (issue 35 item 6): a directory of dedicated_log_torch_trace_*.log files,
+# written here in the shape torch writes them (a glog prefix, one JSON object, payload
+# lines after a tab); times below are the ones written.
+tt="$T_TMP/torch_trace"
+mkdir -p "$tt"
+P='V1204 02:34:10.737000 4423 torch/_dynamo/convert_frame.py:309]'
+{
+  printf '%s {"str": ["/w/train.py", 1]}\n' "$P"
+  printf '%s {"dynamo_start": {"stack": [{"line": 3, "name": "f", "filename": 1}]}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0}\n' "$P"
+  printf '%s {"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0, "has_payload": "x"}\n' "$P"
+  printf '\tGraph break in user code at /w/train.py:5\n\tReason: Unsupported: builtin: print [<class '"'"'torch._dynamo.variables.constant.ConstantVariable'"'"'>] False\n'
+  printf '%s {"compilation_metrics": {"compile_id": "0/0", "co_name": "f", "co_filename": "/w/train.py", "co_firstlineno": 3, "entire_frame_compile_time_s": 0.5, "backend_compile_time_s": 0.25}, "frame_id": 0, "frame_compile_id": 0, "attempt": 1}\n' "$P"
+  printf '%s {"compilation_metrics": {"compile_id": "0/1", "co_name": "f", "co_filename": "/w/train.py", "co_firstlineno": 3, "entire_frame_compile_time_s": 0.25, "backend_compile_time_s": 0.125, "recompile_reason": "0/0: tensor '"'"'x'"'"' size mismatch at index 0. expected 4, actual 8"}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0}\n' "$P"
+  printf '%s {"compilation_metrics": {"compile_id": "0/2", "fail_type": "RecompileLimitExceeded", "fail_reason": "cache_size_limit reached", "entire_frame_compile_time_s": 0.001}, "frame_id": 0, "frame_compile_id": 2, "attempt": 0}\n' "$P"
+} >"$tt/dedicated_log_torch_trace_abc.log"
+t_run "$STEPSCOPE" ledger "$tt" --json
+printf '%s' "$T_OUT" >"$T_TMP/tt.json"
+t_ok "TORCH_TRACE directory: compiles with ids and times, the first counted, graph breaks, the limit" \
+  [ "$T_RC" = 0 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d["functions"] if x["name"] == "f (train.py:3)"][0]
+assert f["source"] == "torch_trace" and f["compiles"] == 2 and f["limit_hits"] == 1, f
+assert f["compile_ns"] == 375000000 and f["trace_ns"] == 375000000, f
+assert f["miss_reasons"]["first"] == 1 and f["miss_reasons"]["shape"] == 1 and f["graph_breaks"] == 1, f
+g = d["graph_breaks"][0]
+assert g["where"] == "train.py:5" and g["reason"].startswith("Unsupported: builtin: print"), g
+assert [r["compiles"] for r in d["rows"]] == [1, 1, 0], d["rows"]
+' "$T_TMP/tt.json"
+t_run "$STEPSCOPE" ledger "$tt"
+t_ok "TORCH_TRACE text: the graph break and the torch fix for the limit" \
+  [ "$T_RC" = 0 ] && grep -qF 'f (train.py:3) at train.py:5 (x1): Unsupported: builtin: print' <<<"$T_OUT" &&
+  grep -qF 'torch._dynamo.config.recompile_limit' <<<"$T_OUT"
+printf '%s {"compilation_metrics": {"compile_id": "0/0", \n' "$P" >"$tt/dedicated_log_torch_trace_bad.log"
+t_run "$STEPSCOPE" ledger "$tt"
+t_ok "TORCH_TRACE: a record that is not JSON is a warning naming FILE:LINE and the byte; the rest is read" \
+  [ "$T_RC" = 0 ] && grep -qF "$tt/dedicated_log_torch_trace_bad.log:1: a TORCH_TRACE record that is not one JSON object" <<<"$T_ERR" &&
+  grep -q "byte [0-9]*: expected" <<<"$T_ERR"
 
 t_run "$STEPSCOPE" ledger "$L/jax-0.4.1-jit.log" "$L/torch-2.1-cache-size-limit.log"
 t_ok "several files make one ledger" test "$T_RC" = 0 -a -n "$(printf '%s' "$T_OUT" | grep 'logs: 2 file(s)')"
@@ -294,8 +333,9 @@ t_run "$STEPSCOPE" ledger --json "$T_TMP/big.log"
 t_ok "ledger: a 20-digit dimension is unknown (null), never 9223372036854775807" test "$T_RC" = 0 -a \
   "$(printf '%s' "$T_OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rows"][0]["args"][0]["shape"])')" = "[None, 4]" -a \
   -z "$(printf '%s' "$T_OUT" | grep 9223372036854775807)"
-# Issue 34 item 17: a directory given as a log was "expected a trace file".
+# Issue 34 item 17: a directory given as a log was "expected a trace file". A directory
+# is read as TORCH_TRACE's (issue 35 item 6): one without its logs says what it expected.
 t_run "$STEPSCOPE" ledger "$T_TMP"
-t_ok "ledger of a directory: exit 1, a file expected, no word of a trace" \
-  [ "$T_RC" = 1 ] && grep -qF "$T_TMP: is a directory, expected a file" <<<"$T_ERR" && ! grep -q trace <<<"$T_ERR"
+t_ok "ledger of a directory without TORCH_TRACE logs: exit 1, the file names expected" \
+  [ "$T_RC" = 1 ] && grep -qF "$T_TMP: a directory without TORCH_TRACE logs: expected files named dedicated_log_torch_trace_*.log" <<<"$T_ERR" && ! grep -q "trace file" <<<"$T_ERR"
 t_done

@@ -81,9 +81,91 @@ t_run "$STEPSCOPE" analyze --memory "$W/none.json"
 t_ok "no memory events: exit 1, says what it looked for" \
   test "$T_RC" = 1 -a -n "$(grep -F "holds no memory events" <<<"$T_ERR")"
 
-cp "$W/m.json" "$W/m2.json"
-t_run "$STEPSCOPE" steps --memory "$W/m.json" "$W/m2.json"
-t_ok "--memory with several hosts is refused" test "$T_RC" = 2 -a -n "$(grep -F -- "--memory" <<<"$T_ERR")"
+# Several hosts: each host's steps carry the memory of that host alone, the same bytes
+# as steps --memory --json of its file, whatever the threads and under MPI; a host
+# without memory events has [] in each step. r1 is m.json with 700 bytes for 1000.
+python3 - "$W/m.json" "$W/r1.json" "$W/r2.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+total = 500
+for e in ev:
+    if e["name"] == "[memory]":
+        e["args"]["Bytes"] = e["args"]["Bytes"] * 7 // 10
+        total += e["args"]["Bytes"]
+        e["args"]["Total Allocated"] = total
+json.dump({"traceEvents": ev}, open(sys.argv[2], "w"))
+json.dump({"traceEvents": [e for e in ev if e["name"] != "[memory]"]}, open(sys.argv[3], "w"))
+PY
+cp "$W/m.json" "$W/r0.json"
+for r in 0 1; do "$STEPSCOPE" steps --memory --json "$W/r$r.json" >"$W/one$r.json" 2>/dev/null; done
+t_run "$STEPSCOPE" steps --memory --json -j 1 "$W/r0.json" "$W/r1.json" "$W/r2.json"
+printf '%s' "$T_OUT" >"$W/many.json"
+t_ok "steps --memory --json on 3 hosts: exit 0" test "$T_RC" = 0
+t_ok "each host step's memory is the bytes of steps --memory --json of that host alone" \
+  python3 - "$W/many.json" "$W/one0.json" "$W/one1.json" <<'PY'
+import json, sys
+many = json.load(open(sys.argv[1]))
+hosts = {h["host"]: h for h in many["hosts"]}
+for r in (0, 1):
+    one = json.load(open(sys.argv[2 + r]))
+    got = hosts["r%d" % r]["steps"]
+    assert [(s["step"], s["ts_ns"]) for s in got] == [(s["step"], s["ts_ns"]) for s in one["steps"]]
+    for g, o in zip(got, one["steps"]):
+        assert json.dumps(g["memory"]) == json.dumps(o["memory"]), (g["memory"], o["memory"])
+assert all(s["memory"] == [] for s in hosts["r2"]["steps"]) and len(hosts["r2"]["steps"]) == 3
+p0, p1 = (hosts["r%d" % r]["steps"][2]["memory"][0]["peak_bytes"] for r in (0, 1))
+assert (p0, p1) == (500 + 1000 + 2000 + 2 * 3000, 500 + 700 + 1400 + 2 * 2100), (p0, p1)
+PY
+t_run "$STEPSCOPE" steps --memory --json -j 2 "$W/r0.json" "$W/r1.json" "$W/r2.json"
+t_ok "-j 2 gives the bytes of -j 1" test "$T_RC" = 0 -a "$T_OUT" = "$(cat "$W/many.json")"
+t_ok "no memory in host steps without --memory" python3 -c 'import json,sys; d=json.load(sys.stdin); assert all("memory" not in s for h in d["hosts"] for s in h["steps"])' \
+  < <("$STEPSCOPE" steps --json "$W/r0.json" "$W/r1.json" 2>/dev/null)
+t_run "$STEPSCOPE" steps --memory "$W/r0.json" "$W/r1.json" "$W/r2.json"
+t_ok "steps --memory text on 3 hosts: each host's peak over its steps, in which step, first start, last end" \
+  grep -qE '^  r1 +cuda:0 +3 +6800 +2 +500 +4700$' <<<"$T_OUT"
+if command -v mpirun >/dev/null && ! "$STEPSCOPE" steps --mpi "$W/r0.json" 2>&1 | grep -q 'built without MPI'; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export OMPI_MCA_orte_tmpdir_base="$W"
+  mpi_asan=${ASAN_OPTIONS:-}
+  [ -n "${STEPSCOPE_SANITIZED:-}" ] && mpi_asan="$mpi_asan:fast_unwind_on_malloc=0"
+  t_run env ASAN_OPTIONS="$mpi_asan" timeout 1200 mpirun --oversubscribe -n 2 "$STEPSCOPE" steps --memory --json \
+    "$W/r0.json" "$W/r1.json" "$W/r2.json" --mpi -j 1
+  t_ok "mpirun -n 2 steps --memory --json --mpi: the bytes of one process" test "$T_RC" = 0 -a "$T_OUT" = "$(cat "$W/many.json")"
+  mpi_ok=1
+else
+  t_skip "mpirun -n 2 steps --memory --mpi" "mpirun not found or this stepscope was built without MPI"
+fi
+# analyze --memory on several hosts: each host's devices and warnings the bytes of
+# analyze --memory --json of its file alone.
+for r in 0 1; do "$STEPSCOPE" analyze --memory --json "$W/r$r.json" >"$W/an$r.json" 2>/dev/null; done
+t_run "$STEPSCOPE" analyze --memory --json -j 1 "$W/r0.json" "$W/r1.json" "$W/r2.json"
+printf '%s' "$T_OUT" >"$W/an_many.json"
+t_ok "analyze --memory --json on 3 hosts: each host's devices and warnings those of its file alone" \
+  python3 - "$W/an_many.json" "$W/an0.json" "$W/an1.json" <<'PY'
+import json, sys
+many = json.load(open(sys.argv[1]))
+assert many["hosts_count"] == 3 and [h["host"] for h in many["hosts"]] == ["r0", "r1", "r2"]
+for r in (0, 1):
+    one, h = json.load(open(sys.argv[2 + r])), many["hosts"][r]
+    assert h["trace"] == one["trace"]
+    assert json.dumps(h["devices"]) == json.dumps(one["devices"]) and h["warnings"] == one["warnings"], h
+assert many["hosts"][2]["devices"] == [] and many["hosts"][1]["devices"][0]["peak_bytes"] == 6800
+PY
+t_run "$STEPSCOPE" analyze --memory --json -j 2 "$W/r0.json" "$W/r1.json" "$W/r2.json"
+t_ok "analyze --memory: -j 2 gives the bytes of -j 1" test "$T_RC" = 0 -a "$T_OUT" = "$(cat "$W/an_many.json")"
+t_run "$STEPSCOPE" analyze --memory "$W/r0.json" "$W/r2.json"
+t_ok "analyze --memory text on 2 hosts: each host's devices, a host without events said" \
+  test "$T_RC" = 0 -a -n "$(grep -F 'device memory of host r0' <<<"$T_OUT")" -a \
+  -n "$(grep -F '  peak      0.01 MiB (9500 B)' <<<"$T_OUT")" -a -n "$(grep -xF '  no memory events' <<<"$T_OUT")"
+cp "$W/r2.json" "$W/r3.json"
+t_run "$STEPSCOPE" analyze --memory "$W/r2.json" "$W/r3.json"
+t_ok "analyze --memory on hosts without memory events: exit 1, says so" \
+  test "$T_RC" = 1 -a -n "$(grep -F "none of the 2 hosts holds memory events" <<<"$T_ERR")"
+if [ -n "${mpi_ok:-}" ]; then
+  t_run env ASAN_OPTIONS="$mpi_asan" timeout 1200 mpirun --oversubscribe -n 2 "$STEPSCOPE" analyze --memory --json \
+    "$W/r0.json" "$W/r1.json" "$W/r2.json" --mpi -j 1
+  t_ok "mpirun -n 2 analyze --memory --json --mpi: the bytes of one process" test "$T_RC" = 0 -a "$T_OUT" = "$(cat "$W/an_many.json")"
+fi
 
 # diff: memory.peak per step, a shrink gated by --expect.
 python3 - "$W" <<'PY'

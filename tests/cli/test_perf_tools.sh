@@ -41,4 +41,25 @@ t_ok "runstat: a stats file that cannot be written exits 2, named" \
   test "$T_RC" = 2 -a -n "$(grep -F "cannot write $T_TMP/no-such-dir/stats" <<<"$T_ERR")"
 t_run "$RS" "$S"
 t_ok "runstat: no command is a usage error" test "$T_RC" = 2 -a -n "$(grep -F usage: <<<"$T_ERR")"
+
+# zinflate, the inflater alone (the gzip bound's inflater CPU): zlib and ISA-L make the
+# bytes gzip -d makes, from two members one after the other, and refuse a cut stream.
+ZI=${STEPSCOPE_BUILD:-build}/perf/zinflate
+seq 1 40000 >"$T_TMP/a.txt"
+{ gzip -c "$T_TMP/a.txt"; gzip -c "$T_TMP/a.txt"; } >"$T_TMP/two.gz"
+want=$(gzip -dc "$T_TMP/two.gz" | wc -c)
+head -c 30000 "$T_TMP/two.gz" >"$T_TMP/cut.gz"
+t_run "$ZI" "$T_TMP/two.gz"
+t_ok "zinflate: zlib makes the bytes gzip -d makes" test "$T_RC" = 0 -a "$T_OUT" = "$want"
+t_run "$ZI" "$T_TMP/cut.gz"
+t_ok "zinflate: zlib refuses a cut stream" test "$T_RC" = 1 -a -n "$(grep -F 'not a complete gzip stream' <<<"$T_ERR")"
+t_run "$ZI" --isal "$T_TMP/two.gz"
+if [ "$T_RC" = 2 ]; then
+  t_skip "zinflate --isal" "built without ISA-L"
+else
+  t_ok "zinflate --isal: ISA-L makes the bytes gzip -d makes" test "$T_RC" = 0 -a "$T_OUT" = "$want"
+  t_run "$ZI" --isal "$T_TMP/cut.gz"
+  t_ok "zinflate --isal: ISA-L refuses a cut stream" \
+    test "$T_RC" = 1 -a -n "$(grep -F 'not a complete gzip stream' <<<"$T_ERR")"
+fi
 t_done

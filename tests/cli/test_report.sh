@@ -61,8 +61,8 @@ t_ok "the page has every figure" has_all 'id="fig-bench"' 'id="fig-ledger-calls"
   'id="fig-ledger-syncs"' 'id="fig-steps"' 'id="fig-windows"' 'id="fig-lanes"' 'id="tbl-names"'
 t_ok "the per-step figure holds 4 steps, 8 children and 4 remainders" \
   test "$(printf '%s' "$html" | grep -c 'id="fig-steps"[^>]*data-steps="4"')" = 1 -a \
-  "$(printf '%s' "$html" | grep -o '<rect class="bar" [^>]*data-step=' | wc -l)" = 8 -a \
-  "$(printf '%s' "$html" | grep -o '<rect class="bar rem"' | wc -l)" = 4
+  "$(printf '%s' "$html" | sed -n '/<svg id="fig-steps"/,/<\/svg>/p' | grep -o '<rect class="bar" [^>]*data-step=' | wc -l)" = 8 -a \
+  "$(printf '%s' "$html" | sed -n '/<svg id="fig-steps"/,/<\/svg>/p' | grep -o '<rect class="bar rem"' | wc -l)" = 4
 t_ok "the remainder is step minus children (1500 - 1460 us)" has 'data-step="0" data-name="(unattributed)" data-ns="40000"'
 # tid 13's one slice (7100-7300 us) lies in step 3 (7000-8530 us): busy 200 us there, idle in the others.
 t_ok "the other lane's busy time per step: 200 us in step 3, 0 in steps 0-2" \
@@ -76,8 +76,8 @@ t_ok "the page is self-contained (no scripts, no URLs to fetch)" \
 t_ok "axes say their units" has_all 'time per step (ms)' 'first call (ms)' 'each warm call (µs)'
 nsvg=$(ls "$T_TMP/svg"/*.svg 2>/dev/null | wc -l)
 nfig=$(printf '%s' "$html" | grep -c '<svg id="fig-')
-t_ok "--svg writes one standalone file per figure ($nfig)" test "$nsvg" = "$nfig" -a "$nfig" = 8 -a \
-  "$(grep -l '^<?xml' "$T_TMP"/svg/*.svg | wc -l)" = 8 -a "$(grep -l 'xmlns="http://www.w3.org/2000/svg"' "$T_TMP"/svg/*.svg | wc -l)" = 8
+t_ok "--svg writes one standalone file per figure ($nfig)" test "$nsvg" = "$nfig" -a "$nfig" = 10 -a \
+  "$(grep -l '^<?xml' "$T_TMP"/svg/*.svg | wc -l)" = 10 -a "$(grep -l 'xmlns="http://www.w3.org/2000/svg"' "$T_TMP"/svg/*.svg | wc -l)" = 10
 if command -v python3 >/dev/null 2>&1; then
   t_ok "the standalone SVGs are well-formed XML" python3 -c '
 import sys, xml.dom.minidom
@@ -110,6 +110,66 @@ assert steps
 for _, total, body in steps:
     parts = [int(x) for x in re.findall(r'data-ns="(-?\d+)"', body)]
     assert sum(parts) == int(total), (total, parts)
+PY
+  bert="$fx/kineto/h100_bert_small.json.gz"
+  "$STEPSCOPE" steps --critical-path --json "$bert" >"$T_TMP/cp.json" 2>/dev/null
+  "$STEPSCOPE" steps --memory --json "$bert" >"$T_TMP/mem.json" 2>/dev/null
+  t_ok "the critical-path figures: each step's bar is steps --critical-path's by_kind, the top names its intervals summed" \
+    python3 - "$real" "$T_TMP/cp.json" <<'PY'
+import json, re, sys
+from collections import defaultdict
+s = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+fig = re.search(r'<svg id="fig-critpath" .*?</svg>', s, re.S).group(0)
+series = {"host": ["host"], "launch": ["launch"], "sync_wait": ["sync_wait"], "idle": ["idle"],
+          "compute": ["compute"], "communication": ["communication"], "memcpy": ["memcpy"],
+          "memset, other device": ["memset", "device_other"]}
+groups = re.findall(r'<g class="step" data-step="(\d+)" data-total-ns="(\d+)">(.*?)</g>', fig, re.S)
+assert len(groups) == len(d["steps"]) > 0
+for (i, total, body), st in zip(groups, d["steps"]):
+    cp = st["critical_path"]
+    assert cp is not None and int(total) == cp["length_ns"] == st["dur_ns"], (total, cp and cp["length_ns"])
+    got = dict(re.findall(r'data-name="([^"]*)" data-ns="(-?\d+)"', body))
+    for name, kinds in series.items():
+        assert int(got.get(name, 0)) == sum(cp["by_kind"][k] for k in kinds), (name, got.get(name))
+    assert got["unknown (no path found)"] == "0"
+top = re.search(r'<svg id="fig-critpath-top" .*?</svg>', s, re.S).group(0)
+tot, cnt = defaultdict(int), defaultdict(int)
+for st in d["steps"]:
+    for iv in st["critical_path"]["intervals"]:
+        key = "%s (%s)" % (iv["name"], iv["kind"]) if iv["name"] is not None else "%s gap (no slice)" % iv["kind"]
+        tot[key] += iv["dur_ns"]
+        cnt[key] += 1
+bars = re.findall(r'data-name="([^"]*)" data-ns="(\d+)" data-intervals="(\d+)"', top)
+want = sorted(tot.items(), key=lambda kv: -kv[1])[:len(bars)]
+assert len(bars) == min(12, len(tot)) and [int(b[1]) for b in bars] == [v for _, v in want]
+import html
+for name, ns, n in bars:
+    name = html.unescape(name)
+    assert tot[name] == int(ns) and cnt[name] == int(n), name
+PY
+  t_ok "the memory figures: per device the peak, the points and the step boundaries of steps --memory --json" \
+    python3 - "$real" "$T_TMP/mem.json" <<'PY'
+import json, re, sys
+s = open(sys.argv[1]).read()
+s = s[:s.index('<section id="sec-trace-2"')]  # the Kineto trace's section
+d = json.load(open(sys.argv[2]))
+figs = re.findall(r'<svg id="fig-memory\d+" .*?</svg>', s, re.S)
+assert len(figs) == len(d["devices"]) == 2, len(figs)
+for fig in figs:
+    dev = re.search(r'Memory in use on (.*?) over time', fig).group(1)
+    (j, m), = [(j, m) for j, m in enumerate(d["devices"]) if m["device"] == dev]
+    assert int(re.search(r'data-peak-bytes="(-?\d+)"', fig).group(1)) == m["peak_bytes"]
+    assert int(re.search(r'data-peak-ts-ns="(-?\d+)"', fig).group(1)) == m["peak_ts_ns"]
+    c = re.search(r'<circle class="peak"[^>]*data-bytes="(\d+)" data-ts-ns="(\d+)"', fig)
+    assert (int(c.group(1)), int(c.group(2))) == (m["peak_bytes"], m["peak_ts_ns"])
+    # one point per event plus the bytes in use just before the first
+    assert int(re.search(r'data-points="(\d+)"', fig).group(1)) == len(m["points"]) + 1
+    lines = re.findall(r'<line class="ref stepb"[^>]*data-step="(\d+)" data-ts-ns="(\d+)"( data-peak-bytes="(-?\d+)")?', fig)
+    assert len(lines) == len(d["steps"]) + 1
+    for (k, ts, _, pk), st in zip(lines, d["steps"]):
+        assert int(ts) == st["ts_ns"] and int(pk) == st["memory"][j]["peak_bytes"]
+    assert int(lines[-1][1]) == d["steps"][-1]["ts_ns"] + d["steps"][-1]["dur_ns"]
 PY
   t_ok "the busiest step is named once: ProfilerStep#6, not ProfilerStep#6 6" \
     test -n "$(grep -F 'busiest step: ProfilerStep#6 (' "$real")" -a -z "$(grep -F 'ProfilerStep#6 6' "$real")"

@@ -4,6 +4,7 @@ profile directory when tests/interop made one)."""
 import json
 import os
 import subprocess
+import sys
 import warnings
 
 import pytest
@@ -258,3 +259,19 @@ def test_hosts_of_a_generated_run_are_the_clis_bytes(cli, generated_run):
         stepscope.steps_hosts(generated_run, straggler_ratio=0.5)
     with pytest.raises(stepscope.NotFoundError):
         stepscope.analyze_hosts([os.path.join(generated_run, "no-such-file.json")])
+
+
+def test_collectives_of_generated_ranks_are_the_clis_bytes(cli, tmp_path):
+    """steps_hosts(collectives=True) and align=True write `steps --collectives --json` and
+    `steps --align --json`'s bytes over tests/cli/colls_gen.py's rank traces, whose clock
+    offsets it recovers exactly."""
+    gen = os.path.join(os.path.dirname(__file__), "..", "cli", "colls_gen.py")
+    subprocess.run([sys.executable, gen, "gen", str(tmp_path)], check=True)
+    ranks = [str(tmp_path / ("rank%d.json" % r)) for r in range(4)]
+    for args, kw in ((["--collectives"], dict(collectives=True)), (["--align"], dict(align=True))):
+        rc, out, err = _cli_json(cli, "steps", "--json", *args, *ranks)
+        assert rc == 0, err
+        d = stepscope.steps_hosts(ranks, **kw)
+        assert d.text.encode("utf-8") == out, args
+    assert d["clock_offsets_ns"] == {"rank0": 0, "rank1": 1500000, "rank2": -700000, "rank3": 3000000}
+    assert "collectives" not in stepscope.steps_hosts(ranks)

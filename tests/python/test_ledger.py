@@ -64,3 +64,27 @@ def test_function_lookup():
     assert f["name"] == names[0]
     with pytest.raises(KeyError, match="no function"):
         l.function("no_such_function_anywhere")
+
+
+def test_torch_trace_directory_equals_cli(cli, tmp_path):
+    """A TORCH_TRACE directory (written here in torch's format) reads as the CLI reads it."""
+    p = "V1204 02:34:10.737000 4423 torch/_dynamo/convert_frame.py:309] "
+    ids = '"frame_id": 0, "frame_compile_id": %d, "attempt": 0'
+    lines = [
+        p + '{"str": ["/w/train.py", 1]}',
+        p + '{"dynamo_start": {"stack": [{"line": 3, "name": "f", "filename": 1}]}, ' + ids % 0 + "}",
+        p + '{"artifact": {"name": "dynamo_graph_break_reason", "encoding": "string"}, ' + ids % 0 + "}",
+        "\tGraph break in user code at /w/train.py:5",
+        "\tReason: Unsupported: builtin print",
+        p + '{"compilation_metrics": {"co_name": "f", "co_filename": "/w/train.py", "co_firstlineno": 3, '
+            '"entire_frame_compile_time_s": 0.5, "backend_compile_time_s": 0.25}, ' + ids % 0 + "}",
+    ]
+    (tmp_path / "dedicated_log_torch_trace_x.log").write_text("\n".join(lines) + "\n")
+    rc, out, _ = run_cli(cli, "ledger", str(tmp_path), "--json")
+    got = stepscope.ledger(tmp_path)
+    assert got == json.loads(out)
+    f = got.function("f")
+    assert f["source"] == "torch_trace" and f["compiles"] == 1 and f["graph_breaks"] == 1
+    assert f["compile_ns"] == 250000000 and f["trace_ns"] == 250000000
+    assert got["graph_breaks"] == [{"function": "f (train.py:3)", "where": "train.py:5",
+                                    "reason": "Unsupported: builtin print", "count": 1}]

@@ -56,3 +56,20 @@ def test_memory_fixtures_equal_cli(cli, rel, path):
     _, out, _ = run_cli(cli, "analyze", path, "--memory", "--json", "-q")
     with stepscope.open(path, args="memory") as t:
         assert t.memory().text.encode("utf-8") == out
+
+
+def test_hosts_memory_is_the_clis_bytes_and_each_host_alone(cli, tmp_path):
+    """steps_hosts(memory=True) writes `steps --memory --json`'s bytes on several hosts,
+    and each host step's memory is that of its trace alone."""
+    paths = [str(tmp_path / ("rank%d.json" % r)) for r in range(2)]
+    for p in paths:
+        memory_trace(p)
+    _, out, _ = run_cli(cli, "steps", "--json", "--memory", *paths)
+    d = stepscope.steps_hosts(paths, memory=True)
+    assert d.text.encode("utf-8") == out
+    assert all("memory" not in s for h in stepscope.steps_hosts(paths)["hosts"] for s in h["steps"])
+    for h, path in zip(d["hosts"], paths):
+        with stepscope.open(path, args="memory") as t:
+            alone = t.memory(steps=True)["steps"]
+        kept = {(s["step"], s["ts_ns"]): s["memory"] for s in alone}
+        assert h["steps"] and all(s["memory"] == kept[(s["step"], s["ts_ns"])] for s in h["steps"]), path

@@ -911,6 +911,127 @@ TEST(a_million_lanes_in_100k_processes)
     sts_timeline_free(tl);
 }
 
+/* A lane walked a run at a time (sts_an_view_runs) gives every slice the inside union
+ * the whole lane's view gives it, and each cut is where nothing before it is still
+ * open: on random lanes with crossing slices and ties, for runs of 1, 2 and 5. */
+TEST(view_runs_walk_as_the_whole_lane)
+{
+    rng r = { 0xa4093822299f31d0u };
+    buf b = { 0 };
+    sts_an_view whole = { 0 }, part = { 0 };
+    sts_an_scratch sc = { 0 };
+    uint32_t *cuts = NULL;
+    size_t ncuts = 0, cap = 0, runs = 0, cut_lanes = 0, bad = 0;
+    for (int t = 0; t < 1500 && !bad; t++) {
+        b.n = 0;
+        random_trace(&r, &b, t % 2);
+        sts_timeline *tl = open_text(b.p, b.n);
+        if (!tl) {
+            T_FAIL_AT("trace %d did not open", t);
+            break;
+        }
+        size_t nl;
+        const sts_lane *ln = sts_timeline_lanes(tl, &nl);
+        const sts_slice *s = sts_timeline_slices(tl, NULL);
+        for (uint32_t l = 0; l < nl && !bad; l++) {
+            T_EQ_I64(sts_an_view_load(&whole, tl, l, NULL), 0);
+            int64_t u_whole[64], u_part[64], by_idx[64];
+            if (whole.n > 64) continue;
+            T_EQ_I64(sts_an_inside_union(whole.iv, whole.n, u_whole, &sc), 0);
+            for (size_t k = 0; k < whole.n; k++)
+                by_idx[whole.iv[k].idx - ln[l].first_slice] = u_whole[k];
+            static const size_t parts[] = { 1, 2, 5 };
+            for (size_t pi = 0; pi < 3 && !bad; pi++) {
+                T_EQ_I64(sts_an_view_runs(tl, l, parts[pi], &cuts, &ncuts, &cap), 0);
+                bad |= ncuts < 2 || cuts[0] != ln[l].first_slice ||
+                       cuts[ncuts - 1] != ln[l].first_slice + ln[l].slice_count;
+                cut_lanes += ncuts > 2;
+                for (size_t c = 0; c + 1 < ncuts && !bad; c++) {
+                    runs++;
+                    if (c + 2 < ncuts && cuts[c + 1] - cuts[c] < parts[pi]) bad = 1;
+                    for (uint32_t i = ln[l].first_slice; i < cuts[c] && !bad; i++) /* nothing open at the cut */
+                        if (end_of(&s[i]) > s[cuts[c]].ts && s[i].dur >= 0) bad = 1;
+                    T_EQ_I64(sts_an_view_load_range(&part, tl, cuts[c], cuts[c + 1] - cuts[c], NULL), 0);
+                    T_EQ_I64(sts_an_inside_union(part.iv, part.n, u_part, &sc), 0);
+                    for (size_t k = 0; k < part.n && !bad; k++)
+                        bad = u_part[k] != by_idx[part.iv[k].idx - ln[l].first_slice];
+                }
+                if (bad) T_FAIL_AT("trace %d lane %u, runs of %zu: %.*s", t, l, parts[pi], (int)b.n, b.p);
+            }
+        }
+        sts_timeline_free(tl);
+    }
+    printf("  %zu runs, %zu lanes cut\n", runs, cut_lanes);
+    T_TRUE(cut_lanes > 500);
+    sts_an_view_free(&whole);
+    sts_an_view_free(&part);
+    sts_an_scratch_free(&sc);
+    free(cuts);
+    free(b.p);
+}
+
+/* One lane of 150,000 slices, walked by the names table in runs (more than one): each
+ * name's self time is the sum of the self times sts_self_times() gives its slices from
+ * the whole lane's view, and its count and total those of the slices. Trees of a root,
+ * a child and a grandchild, every seventh child crossing out of its root. */
+TEST(names_of_a_lane_longer_than_a_walk_run)
+{
+    enum { TREES = 50000 };
+    buf b = { 0 };
+    put(&b, "[");
+    for (int i = 0; i < TREES; i++) {
+        long long t = (long long)i * 100;
+        put(&b, "%s{\"ph\":\"X\",\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":60}", i ? "," : "", t);
+        put(&b, ",{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%d}", t + 10, i % 7 ? 40 : 70);
+        put(&b, ",{\"ph\":\"X\",\"name\":\"g\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":5}", t + 20);
+    }
+    put(&b, "]");
+    sts_timeline *tl = open_text(b.p, b.n);
+    free(b.p);
+    T_TRUE(tl != NULL);
+    if (!tl) return;
+    size_t n;
+    const sts_slice *s = sts_timeline_slices(tl, &n);
+    T_EQ_U64(n, 3 * TREES);
+    uint32_t *cuts = NULL;
+    size_t ncuts = 0, cap = 0;
+    T_EQ_I64(sts_an_view_runs(tl, 0, (size_t)1 << 16, &cuts, &ncuts, &cap), 0);
+    T_TRUE(ncuts >= 4); /* at least two runs of 65,536 and the rest */
+    free(cuts);
+    int64_t *self = malloc(n * sizeof *self);
+    T_EQ_I64(sts_self_times(tl, self, NULL), STS_OK);
+    int64_t want_self[3] = { 0 }, want_total[3] = { 0 };
+    uint64_t want_count[3] = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        int k = strcmp(sts_timeline_string(tl, s[i].name), "r") == 0   ? 0
+                : strcmp(sts_timeline_string(tl, s[i].name), "c") == 0 ? 1
+                                                                       : 2;
+        want_self[k] += self[i];
+        want_total[k] += s[i].dur;
+        want_count[k]++;
+    }
+    free(self);
+    sts_name_summary *sum = NULL;
+    size_t ns = 0;
+    T_EQ_I64(sts_name_summaries(tl, &sum, &ns, NULL), STS_OK);
+    T_EQ_U64(ns, 3);
+    for (size_t i = 0; i < ns; i++) {
+        const char *name = sts_timeline_string(tl, sum[i].name);
+        int k = strcmp(name, "r") == 0 ? 0 : strcmp(name, "c") == 0 ? 1 : 2;
+        T_EQ_I64(sum[i].self_ns, want_self[k]);
+        T_EQ_I64(sum[i].total_ns, want_total[k]);
+        T_EQ_U64(sum[i].count, want_count[k]);
+    }
+    /* and the self times are those of the trees' shape: a root holds its child unless
+     * the child crosses out of it, and holds the grandchild either way */
+    int64_t crossing = (TREES + 6) / 7, plain = TREES - crossing;
+    T_EQ_I64(want_self[0], (plain * 20 + crossing * 55) * 1000);
+    T_EQ_I64(want_self[1], (plain * 35 + crossing * 65) * 1000);
+    T_EQ_I64(want_self[2], (int64_t)TREES * 5 * 1000);
+    free(sum);
+    sts_timeline_free(tl);
+}
+
 /* A staircase of intervals that all cross each other, inside one that holds them all:
  * the scan would take quadratic time, so it gives up within its budget and the staged
  * algorithm answers with the segment tree, still exactly. */
@@ -1027,6 +1148,8 @@ int main(void)
 {
     RUN(inside_union_algorithms_match_brute_force);
     RUN(crossing_staircase_falls_back_and_stays_exact);
+    RUN(view_runs_walk_as_the_whole_lane);
+    RUN(names_of_a_lane_longer_than_a_walk_run);
     RUN(random_traces_match_the_definitions);
     RUN(names_by_parts_match_the_definitions);
     RUN(analysis_run_matches_its_parts);

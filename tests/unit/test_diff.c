@@ -1256,6 +1256,64 @@ TEST(ledger_identity_is_name_and_site)
     sts_diff_free(d);
 }
 
+/* A function is paired by its name when its line moved: one "score" on each side is
+ * one function; several of one name in one file pair in line order; a note says so.
+ * Exact identities pair first. */
+TEST(ledger_functions_pair_by_name_when_lines_move)
+{
+    static const char a[] = "{\"functions\":["
+                            "{\"name\":\"score (train.py:12)\",\"compiles\":8,\"specializations\":8,\"traces\":8},"
+                            "{\"name\":\"<lambda> (t.py:68)\",\"compiles\":4,\"specializations\":4,\"traces\":4},"
+                            "{\"name\":\"<lambda> (t.py:104)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"gone (train.py:40)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"same (u.py:1)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
+                            "{\"name\":\"torch_dynamo_resume_in_f_at_5 (t.py:5)\",\"compiles\":3,"
+                            "\"specializations\":3,\"traces\":3}],"
+                            "\"rows\":[{\"function\":\"score (train.py:12)\",\"compiles\":1,\"compile_ns\":5000000}]}";
+    static const char b[] = "{\"functions\":["
+                            "{\"name\":\"<lambda> (t.py:110)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"<lambda> (t.py:70)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
+                            "{\"name\":\"score (train.py:15)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
+                            "{\"name\":\"same (u.py:1)\",\"compiles\":2,\"specializations\":2,\"traces\":2},"
+                            "{\"name\":\"new_fn (train.py:40)\",\"compiles\":1,\"specializations\":1,\"traces\":1},"
+                            "{\"name\":\"torch_dynamo_resume_in_f_at_7 (t.py:7)\",\"compiles\":1,"
+                            "\"specializations\":1,\"traces\":1}],"
+                            "\"rows\":[{\"function\":\"score (train.py:15)\",\"compiles\":1,\"compile_ns\":4000000}]}";
+    sts_diff *d = NULL;
+    T_EQ_I64(sts_diff_ledger_json(a, strlen(a), "a", b, strlen(b), "b", NULL, &d, NULL), STS_OK);
+    if (!d) return;
+    const sts_diff_interval *sc = row_of(d, "score (train.py:15)");
+    T_TRUE(sc != NULL);
+    if (sc) {
+        T_EQ_I64(sc->stats.verdict, STS_DIFF_SHRANK); /* 8 -> 2, not "disappeared" and "appeared" */
+        T_NEAR(sc->stats.change_pct, -75, 0, 0);
+    }
+    const sts_diff_interval *ct = row_of(d, "score (train.py:15).compile_time");
+    T_TRUE(ct && ct->stats.n_base == 1 && ct->stats.n_new == 1); /* each side's rows under its own name */
+    T_TRUE(row_of(d, "score (train.py:12)") == NULL);
+    const sts_diff_interval *l68 = row_of(d, "<lambda> (t.py:70)"), *l104 = row_of(d, "<lambda> (t.py:110)");
+    T_TRUE(l68 && l104);
+    if (l68 && l104) {
+        T_NEAR(l68->stats.change_pct, -50, 0, 0); /* 68 -> 70: 4 -> 2 */
+        T_EQ_I64(l104->stats.verdict, STS_DIFF_SAME);
+    }
+    T_EQ_I64(row_of(d, "same (u.py:1)")->stats.verdict, STS_DIFF_SAME);
+    /* torch's frame after a graph break is named by the break's line: it moved with it */
+    const sts_diff_interval *rs = row_of(d, "torch_dynamo_resume_in_f_at_7 (t.py:7)");
+    T_TRUE(rs && rs->stats.verdict == STS_DIFF_SHRANK);
+    /* Different names are different functions, whatever their lines. */
+    T_EQ_I64(row_of(d, "gone (train.py:40)")->stats.verdict, STS_DIFF_DISAPPEARED);
+    T_EQ_I64(row_of(d, "new_fn (train.py:40)")->stats.verdict, STS_DIFF_APPEARED);
+    size_t nn;
+    const char *const *notes = sts_diff_notes(d, &nn);
+    int moved = 0;
+    for (size_t i = 0; i < nn; i++)
+        moved += strstr(notes[i], "score (train.py:12) in BASE is score (train.py:15) in NEW: paired by name") != NULL;
+    T_EQ_I64(moved, 1);
+    T_EQ_I64(expect(d, "score (train.py:15):shrink>=50%"), STS_DIFF_HELD);
+    sts_diff_free(d);
+}
+
 /* ---- the document read back ---------------------------------------------------------- */
 
 static char *diff_text(const sts_diff *d)
@@ -1433,6 +1491,7 @@ int main(void)
     RUN(bench_bad_inputs);
     RUN(ledgers_compared);
     RUN(ledger_identity_is_name_and_site);
+    RUN(ledger_functions_pair_by_name_when_lines_move);
     RUN(documents_read_back_as_written);
     RUN(document_reader_errors);
     return t_done();

@@ -78,6 +78,42 @@ static sts_timeline *host_trace(int steps, const int *input, const int *work, co
     return tl;
 }
 
+/* A Kineto-shaped trace with memory: `steps` ProfilerStep#k on pid 1 tid 1, each with an
+ * aten::empty that allocates 1000 * (k + 1) bytes twice and frees the first, on cuda:0,
+ * from 500 bytes in use before the capture. Read with the memory keys kept. */
+static sts_timeline *mem_trace(int steps)
+{
+    text t = { NULL, 0, 0 };
+    add(&t, "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":"
+            "{\"name\":\"main\"}}");
+    long total = 500, addr = 4096;
+    for (int k = 0; k < steps; k++) {
+        long at = 1000L * (k + 1);
+        add(&t, ",{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":900}", k, at);
+        add(&t, ",{\"ph\":\"X\",\"name\":\"aten::empty\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"dur\":100}", at + 10);
+        const long ev[3][3] = { { 20, addr, 1000L * (k + 1) },
+                                { 30, addr + 8, 1000L * (k + 1) },
+                                { 40, addr, -1000L * (k + 1) } };
+        for (int e = 0; e < 3; e++) {
+            total += ev[e][2];
+            add(&t,
+                ",{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%ld,\"args\":"
+                "{\"Device Type\":1,\"Device Id\":0,\"Addr\":%ld,\"Bytes\":%ld,\"Total Allocated\":%ld}}",
+                at + ev[e][0], ev[e][1], ev[e][2], total);
+        }
+        addr += 16;
+    }
+    add(&t, "]}");
+    sts_open_options oo = STS_OPEN_OPTIONS_INIT;
+    oo.args = (sts_args_mode)((unsigned)STS_ARGS_KNOWN | STS_ARGS_WITH_MEMORY);
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open_mem(t.p, t.n, "mem.json", &oo, &tl, &err) != STS_OK)
+        fprintf(stderr, "mem_trace: %s\n", err.message);
+    free(t.p);
+    return tl;
+}
+
 /* A random trace: a few lanes of nested X slices named from a small pool. */
 static sts_timeline *random_trace(int events)
 {
@@ -427,11 +463,13 @@ TEST(medians_set_from_outside_after_dropping_the_values)
 TEST(serialize_round_trip_and_refuse_damage)
 {
     int in[3] = { 10, 20, 30 }, wk[3] = { 100, 100, 100 }, co[3] = { 5, 50, 5 };
-    sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50);
-    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE);
+    sts_timeline *tl = host_trace(3, in, wk, co), *r = random_trace(50), *mt = mem_trace(2);
+    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_DEVICE |
+                               STS_HOSTS_MEMORY | STS_HOSTS_MEMORY_DEVICES | STS_HOSTS_COLLECTIVES);
     sts_hosts *h = sts_hosts_create();
     T_TRUE(sts_hosts_add(h, 3, "h3", tl, &o, NULL) == STS_OK);
     T_TRUE(sts_hosts_add(h, 1, "h1", r, &o, NULL) == STS_OK);
+    T_TRUE(sts_hosts_add(h, 5, "h5", mt, &o, NULL) == STS_OK);
     T_EQ_I64(sts_hosts_add(h, 1, "again", r, &o, NULL), STS_ERR_INVALID_ARG);
     T_EQ_U64(sts_hosts_info(h, 0)->index, 1); /* ordered by index */
     void *buf = NULL, *buf2 = NULL;
@@ -464,8 +502,8 @@ TEST(serialize_round_trip_and_refuse_damage)
     }
     sts_error err = STS_ERROR_INIT;
     sts_hosts_free(back);
-    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x03", 9, &back, &err), STS_ERR_FORMAT);
-    T_CONTAINS(err.message, "version 3, expected 2");
+    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x05", 9, &back, &err), STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "version 5, expected 4");
     free(copy);
     free(buf);
     free(buf2);
@@ -473,6 +511,7 @@ TEST(serialize_round_trip_and_refuse_damage)
     sts_hosts_free(back);
     sts_timeline_free(tl);
     sts_timeline_free(r);
+    sts_timeline_free(mt);
 }
 
 /* Each host's device view per step (STS_HOSTS_DEVICE): host_trace()'s all-reduce is the
@@ -520,6 +559,393 @@ TEST(device_view_per_host_step)
     free(buf);
     sts_hosts_free(plain);
     sts_hosts_free(back);
+    sts_hosts_free(h);
+    sts_timeline_free(tl);
+}
+
+/* Each host's memory per step (STS_HOSTS_MEMORY), against the numbers mem_trace() was
+ * made with: step k allocates a = 1000 (k + 1) twice and frees one, so it starts at
+ * 500 + sum_{j<k} a_j, peaks 2a above that and ends a above it; live at the peak the
+ * two allocations of aten::empty, and the bytes from before the capture untracked. The
+ * record survives bytes, and damaged memory numbers are refused. */
+TEST(memory_per_host_step)
+{
+    sts_timeline *tl = mem_trace(3);
+    T_TRUE(tl != NULL);
+    if (!tl) return;
+    sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_MEMORY);
+    sts_hosts *h = sts_hosts_create();
+    T_TRUE(sts_hosts_add(h, 0, "h0", tl, &o, NULL) == STS_OK);
+    size_t nm, nl;
+    const sts_host_memory_step *m = sts_hosts_memory_steps(h, 0, &nm);
+    const sts_memory_live *l = sts_hosts_memory_lives(h, 0, &nl);
+    T_EQ_U64(nm, 3); /* one device, three steps */
+    T_TRUE(sts_hosts_memory_asked(h, 0));
+    int64_t before = 500;
+    for (size_t k = 0; k < nm && k < 3; k++) {
+        int64_t a = 1000 * (int64_t)(k + 1);
+        const sts_memory_step *e = &m[k].e;
+        T_EQ_U64(m[k].step, k);
+        T_EQ_STR(m[k].device, "cuda:0");
+        T_EQ_I64(e->start_bytes, before);
+        T_EQ_I64(e->peak_bytes, before + 2 * a);
+        T_EQ_I64(e->end_bytes, before + a);
+        T_EQ_U64(e->allocations, 2);
+        T_EQ_U64(e->frees, 1);
+        int64_t live = 0;
+        for (uint32_t i = e->first_live; i < e->first_live + e->live_count && i < nl; i++) {
+            live += l[i].bytes;
+            T_EQ_STR(l[i].name, "aten::empty");
+        }
+        T_EQ_I64(live + e->untracked_bytes, e->peak_bytes);
+        /* Live: the kept half of every earlier step, and both of this one's. */
+        T_EQ_I64(live, before - 500 + 2 * a);
+        T_EQ_I64(e->untracked_bytes, 500);
+        before += a;
+    }
+    void *buf = NULL;
+    size_t len = 0;
+    sts_hosts *back = NULL;
+    T_TRUE(sts_hosts_serialize(h, 1, &buf, &len, NULL) == STS_OK);
+    T_TRUE(sts_hosts_deserialize(buf, len, &back, NULL) == STS_OK);
+    T_TRUE(back && same_records(h, back));
+    /* A live allocation's bytes changed: live + untracked no longer the peak, refused. */
+    unsigned char *copy = malloc(len);
+    int refused = 0, tried = 0;
+    for (size_t at = 0; copy && at + 1 < len; at++) {
+        memcpy(copy, buf, len);
+        copy[at] ^= 0x02;
+        sts_hosts *x = NULL;
+        sts_error err = STS_ERROR_INIT;
+        if (sts_hosts_deserialize(copy, len, &x, &err) != STS_OK && strstr(err.message, "a memory step")) refused++;
+        tried++;
+        sts_hosts_free(x);
+    }
+    T_TRUE(tried > 0 && refused > 0);
+    free(copy);
+    /* The whole trace's devices (STS_HOSTS_MEMORY_DEVICES): the peak is the last step's,
+     * its points every event's total, the same through bytes. */
+    sts_hosts *whole = sts_hosts_create();
+    o = opts(STS_HOSTS_MEMORY_DEVICES);
+    T_TRUE(sts_hosts_add(whole, 0, "h0", tl, &o, NULL) == STS_OK);
+    size_t nd, np;
+    const sts_memory_device *d = sts_hosts_memory_devices(whole, 0, &nd);
+    sts_hosts_memory_points(whole, 0, &np);
+    T_EQ_U64(nd, 1);
+    T_EQ_U64(np, 9);
+    T_TRUE(d && d->peak_bytes == 500 + 1000 + 2000 + 2 * 3000 && d->point_count == 9 && d->allocations == 6);
+    void *wb = NULL;
+    size_t wl = 0;
+    sts_hosts *wback = NULL;
+    T_TRUE(sts_hosts_serialize(whole, 1, &wb, &wl, NULL) == STS_OK);
+    T_TRUE(sts_hosts_deserialize(wb, wl, &wback, NULL) == STS_OK && wback && same_records(whole, wback));
+    free(wb);
+    sts_hosts_free(wback);
+    sts_hosts_free(whole);
+    /* Without the flag, no memory. */
+    sts_hosts *plain = sts_hosts_create();
+    o = opts(STS_HOSTS_STEPS);
+    T_TRUE(sts_hosts_add(plain, 0, "h0", tl, &o, NULL) == STS_OK);
+    T_TRUE(sts_hosts_memory_steps(plain, 0, &nm) == NULL && nm == 0 && !sts_hosts_memory_asked(plain, 0));
+    free(buf);
+    sts_hosts_free(plain);
+    sts_hosts_free(back);
+    sts_hosts_free(h);
+    sts_timeline_free(tl);
+}
+
+/* ---- collectives across hosts -------------------------------------------------------------- */
+
+/* A host of a generated run: 2 GPUs (processes "/device:GPU:d"), each running the run's
+ * collectives as XLA ops "all-reduce.K" of module "jit_train" on line 1, with an NCCL
+ * kernel inside each on line 2 (the same op: left out as nested); steps on pid 1. The
+ * host's clock is off[h] ahead; op k of (host, device) arrives at base[k] + arr[..] and
+ * every rank leaves at end[k] (true times, ns). */
+#define CH 3
+#define CD 2
+#define CK 12
+static sts_timeline *coll_host(int h, const int64_t *off, const int64_t *base, int64_t arr[CK][CH][CD],
+                               const int64_t *end)
+{
+    text t = { NULL, 0, 0 };
+    add(&t, "{\"traceEvents\":[");
+    for (int d = 0; d < CD; d++)
+        add(&t, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"/device:GPU:%d\"}},", 10 + d,
+            d);
+    for (int s = 0; s < 3; s++)
+        add(&t,
+            "{\"ph\":\"X\",\"name\":\"train\",\"pid\":1,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"step_num\":%d}}"
+            ",",
+            (double)(s * 4000000 + off[h]) / 1000.0, 3900000 / 1000.0, s);
+    for (int k = 0; k < CK; k++)
+        for (int d = 0; d < CD; d++) {
+            int64_t a = base[k] + arr[k][h][d] + off[h], e = end[k] + off[h];
+            add(&t,
+                "{\"ph\":\"X\",\"name\":\"all-reduce.%d\",\"pid\":%d,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,"
+                "\"args\":{\"hlo_module\":\"jit_train\"}},",
+                k % 4, 10 + d, (double)a / 1000.0, (double)(e - a) / 1000.0);
+            add(&t,
+                "{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":%d,\"tid\":2,"
+                "\"ts\":%.3f,\"dur\":%.3f},",
+                10 + d, (double)(a + 1000) / 1000.0, (double)(e - a - 2000) / 1000.0);
+        }
+    add(&t, "{\"ph\":\"X\",\"name\":\"end\",\"pid\":1,\"tid\":9,\"ts\":0,\"dur\":1}]}");
+    sts_timeline *tl = NULL;
+    sts_error err = STS_ERROR_INIT;
+    if (sts_timeline_open_mem(t.p, t.n, "coll.json", NULL, &tl, &err) != STS_OK)
+        fprintf(stderr, "coll_host: %s\n", err.message);
+    free(t.p);
+    return tl;
+}
+
+static char *colls_json(const sts_hosts *h)
+{
+    sts_collectives *c = NULL;
+    if (sts_collectives_match(h, &c, NULL) != STS_OK) return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sts_jsonw *w = sts_jsonw_create(f, STS_JSON_COMPACT);
+    sts_jsonw_obj_begin(w);
+    sts_collectives_write_json(w, h, c);
+    sts_jsonw_obj_end(w);
+    sts_jsonw_finish(w);
+    sts_jsonw_free(w);
+    fclose(f);
+    sts_collectives_free(c);
+    return buf;
+}
+
+/* Every number against the generator's: offsets exact (ranks leave together), the
+ * residual 0, each instance's skew, waits and last rank from the true arrivals; ops
+ * nested in another of their device left out; and the same numbers from records that
+ * crossed bytes and merged in any grouping. Over random arrivals, the invariants: waits
+ * >= 0, the last rank's wait 0, the skew the largest wait. */
+TEST(collectives_match_and_align_known_clocks)
+{
+    for (int trial = 0; trial < 4; trial++) {
+        int64_t off[CH] = { 0, 250000 + (int64_t)(rnd() % 1000000), -(int64_t)(rnd() % 900000) };
+        int64_t base[CK], end[CK], arr[CK][CH][CD];
+        for (int k = 0; k < CK; k++) {
+            base[k] = (k / 4) * 4000000 + 100000 + (k % 4) * 900000;
+            int64_t last = 0;
+            for (int h = 0; h < CH; h++)
+                for (int d = 0; d < CD; d++) {
+                    arr[k][h][d] = (int64_t)(rnd() % 500) * 1000;
+                    if (arr[k][h][d] > last) last = arr[k][h][d];
+                }
+            end[k] = base[k] + last + 20000 + (int64_t)(rnd() % 50) * 1000;
+        }
+        sts_timeline *tl[CH];
+        sts_hosts *all = sts_hosts_create(), *parts[CH];
+        sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
+        for (int h = 0; h < CH; h++) {
+            char name[16];
+            snprintf(name, sizeof name, "h%d", h);
+            tl[h] = coll_host(h, off, base, arr, end);
+            T_TRUE(tl[h] && sts_hosts_add(all, (size_t)h, name, tl[h], &o, NULL) == STS_OK);
+            parts[h] = sts_hosts_create();
+            T_TRUE(sts_hosts_add(parts[h], (size_t)h, name, tl[h], &o, NULL) == STS_OK);
+        }
+        sts_collectives *c = NULL;
+        T_TRUE(sts_collectives_match(all, &c, NULL) == STS_OK);
+        size_t nr, ni;
+        const sts_coll_rank *rk = sts_collectives_ranks(c, &nr);
+        const sts_coll_instance *in = sts_collectives_instances(c, &ni);
+        const sts_coll_arrival *ar = sts_collectives_arrivals(c, NULL);
+        T_EQ_U64(nr, CH * CD);
+        T_EQ_STR(rk[3].label, "h1 /device:GPU:1");
+        T_EQ_U64(ni, CK);
+        T_EQ_U64(sts_collectives_counts(c)->ops, CK * CH * CD);
+        T_EQ_U64(sts_collectives_counts(c)->nested, CK * CH * CD);
+        for (int h = 0; h < CH; h++) {
+            int known;
+            T_EQ_I64(sts_collectives_offset(c, (size_t)h, &known), off[h]);
+            T_TRUE(known);
+        }
+        int64_t med = -1, max = -1;
+        T_TRUE(sts_collectives_residual(c, &med, &max) && med == 0 && max == 0);
+        for (size_t i = 0; i < ni && i < CK; i++) {
+            int k = (int)i; /* instances by last arrival: the generator's order */
+            /* the last rank: the latest arrival, ties to the lowest rank (ranks are host, device) */
+            uint32_t last = 0;
+            int64_t lo = arr[k][0][0];
+            for (int r = 1; r < CH * CD; r++) {
+                if (arr[k][r / CD][r % CD] > arr[k][last / CD][last % CD]) last = (uint32_t)r;
+                if (arr[k][r / CD][r % CD] < lo) lo = arr[k][r / CD][r % CD];
+            }
+            int64_t hi = arr[k][last / CD][last % CD];
+            char op[16];
+            snprintf(op, sizeof op, "all-reduce.%d", k % 4);
+            T_EQ_STR(in[i].name, op);
+            T_EQ_STR(in[i].group, "jit_train");
+            T_EQ_I64(in[i].seq, k / 4);
+            T_EQ_I64(in[i].by, STS_COLL_BY_ORDER);
+            T_EQ_U64(in[i].count, CH * CD);
+            T_EQ_I64(in[i].skew_ns, hi - lo);
+            T_EQ_U64(in[i].last_rank, last);
+            T_EQ_I64(in[i].transfer_ns, end[k] - base[k] - arr[k][last / CD][last % CD]);
+            T_EQ_I64(in[i].bytes, -1);
+            T_TRUE(in[i].bus_bw_gbps < 0);
+            T_TRUE(in[i].in_step && in[i].step == k / 4);
+            int64_t sum = 0;
+            for (uint32_t a = in[i].first; a < in[i].first + in[i].count; a++) {
+                int r = (int)ar[a].rank;
+                T_EQ_I64(ar[a].ts_ns, base[k] + arr[k][r / CD][r % CD]);
+                T_EQ_I64(ar[a].end_ns, end[k]);
+                T_EQ_I64(ar[a].wait_ns, hi - arr[k][r / CD][r % CD]);
+                sum += ar[a].wait_ns;
+            }
+            T_EQ_I64(in[i].wait_ns, sum);
+        }
+        sts_collectives_free(c);
+        /* Bytes and merges: the same document. */
+        char *want = colls_json(all);
+        sts_hosts *m = sts_hosts_create();
+        for (int h = CH - 1; h >= 0; h--) {
+            void *buf = NULL;
+            size_t len = 0;
+            sts_hosts *back = NULL;
+            T_TRUE(sts_hosts_serialize(parts[h], 0, &buf, &len, NULL) == STS_OK);
+            T_TRUE(sts_hosts_deserialize(buf, len, &back, NULL) == STS_OK);
+            T_TRUE(back && sts_hosts_merge(m, back, NULL) == STS_OK);
+            sts_hosts_free(back);
+            free(buf);
+            sts_hosts_free(parts[h]);
+        }
+        char *got = colls_json(m);
+        T_TRUE(want && got && strcmp(want, got) == 0);
+        /* --align: the records' steps move onto the reference clock. */
+        T_TRUE(sts_collectives_match(m, &c, NULL) == STS_OK);
+        sts_hosts_apply_offsets(m, c);
+        for (int h = 0; h < CH; h++) {
+            size_t ns;
+            const sts_host_step *st = sts_hosts_steps(m, (size_t)h, &ns);
+            T_TRUE(ns == 3 && st[1].ts_ns == 4000000);
+        }
+        sts_collectives_free(c);
+        free(want);
+        free(got);
+        sts_hosts_free(m);
+        sts_hosts_free(all);
+        for (int h = 0; h < CH; h++)
+            sts_timeline_free(tl[h]);
+    }
+}
+
+/* Random hosts of random collectives (seqs drawn from a small range, so some repeat and
+ * some are on one rank only; some ops without a seq, matched by order): whatever is
+ * matched holds the invariants, and what is not is counted. */
+TEST(collectives_invariants_over_random_hosts)
+{
+    sts_open_options oo = STS_OPEN_OPTIONS_INIT;
+    oo.args = (sts_args_mode)(STS_ARGS_KNOWN | STS_ARGS_WITH_COLLECTIVES);
+    uint64_t matched = 0, repeated = 0, one_rank = 0, by_order = 0;
+    for (int trial = 0; trial < 30; trial++) {
+        sts_hosts *h = sts_hosts_create();
+        sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
+        int nh = 2 + (int)(rnd() % 3);
+        for (int k = 0; k < nh; k++) {
+            text t = { NULL, 0, 0 };
+            add(&t,
+                "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"GPU 0\"}},"
+                "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":7,\"args\":{\"name\":\"stream 7\"}},"
+                "{\"ph\":\"X\",\"name\":\"ProfilerStep#0\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100000}");
+            long at = (long)(rnd() % 100);
+            for (int i = 0, n = 5 + (int)(rnd() % 10); i < n; i++) {
+                long dur = 1 + (long)(rnd() % 50);
+                if (rnd() % 4)
+                    add(&t,
+                        ",{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce\",\"pid\":0,\"tid\":7,\"ts\":%ld,\"dur\":%"
+                        "ld,"
+                        "\"args\":{\"Process Group Name\":\"%d\",\"Seq\":%d,\"In msg nelems\":%d,\"dtype\":\"Float\"}}",
+                        at, dur, (int)(rnd() % 2), (int)(rnd() % 8), 1 + (int)(rnd() % 3));
+                else
+                    add(&t,
+                        ",{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllGather\",\"pid\":0,\"tid\":7,\"ts\":%ld,\"dur\":%"
+                        "ld}",
+                        at, dur);
+                at += dur + (long)(rnd() % 30);
+            }
+            add(&t, "]}");
+            sts_timeline *tl = NULL;
+            T_TRUE(sts_timeline_open_mem(t.p, t.n, "r.json", &oo, &tl, NULL) == STS_OK);
+            char name[16];
+            snprintf(name, sizeof name, "r%d", k);
+            T_TRUE(tl && sts_hosts_add(h, (size_t)k, name, tl, &o, NULL) == STS_OK);
+            sts_timeline_free(tl);
+            free(t.p);
+        }
+        sts_collectives *c = NULL;
+        T_TRUE(sts_collectives_match(h, &c, NULL) == STS_OK);
+        size_t n, na;
+        const sts_coll_instance *in = sts_collectives_instances(c, &n);
+        const sts_coll_arrival *ar = sts_collectives_arrivals(c, &na);
+        uint64_t used = 0;
+        for (size_t i = 0; i < n; i++) {
+            T_TRUE(in[i].count >= 2 && in[i].first + in[i].count <= na);
+            int64_t maxw = 0, sum = 0;
+            for (uint32_t a = in[i].first; a < in[i].first + in[i].count; a++) {
+                T_GE_I64(ar[a].wait_ns, 0);
+                T_TRUE(a == in[i].first || ar[a].rank > ar[a - 1].rank); /* one op per rank */
+                T_EQ_I64(ar[a].wait_ns, in[i].last_ns - ar[a].ts_ns);
+                if (ar[a].rank == in[i].last_rank) T_EQ_I64(ar[a].wait_ns, 0);
+                if (ar[a].wait_ns > maxw) maxw = ar[a].wait_ns;
+                sum += ar[a].wait_ns;
+            }
+            T_EQ_I64(in[i].skew_ns, maxw);
+            T_EQ_I64(in[i].wait_ns, sum);
+            T_TRUE(in[i].late_ns >= 0 && in[i].late_ns <= in[i].skew_ns);
+            T_GE_I64(in[i].transfer_ns, 1);
+            T_TRUE(i == 0 || in[i].last_ns >= in[i - 1].last_ns);
+            /* Sizes: 4 bytes an element when every rank agrees, else unknown. */
+            T_TRUE(in[i].bytes == -1 || (in[i].bytes % 4 == 0 && in[i].bytes >= 4 && in[i].bytes <= 12));
+            T_TRUE((in[i].bytes >= 0) == (in[i].bus_bw_gbps >= 0));
+            used += in[i].count;
+        }
+        const sts_coll_counts *k = sts_collectives_counts(c);
+        T_TRUE(used + k->nested <= k->ops);
+        matched += n;
+        repeated += k->repeated;
+        one_rank += k->one_rank;
+        for (size_t i = 0; i < n; i++)
+            by_order += in[i].by == STS_COLL_BY_ORDER;
+        /* Offsets from ends, on ranks whose ops overlap at random: the residual is what is left. */
+        int64_t med, max;
+        T_TRUE(sts_collectives_residual(c, &med, &max) == (n > 0));
+        T_TRUE(med >= 0 && max >= med);
+        sts_collectives_free(c);
+        sts_hosts_free(h);
+    }
+    /* The draws reach every path: matched by seq and by order, repeats, lone ops. */
+    T_TRUE(matched > 0 && repeated > 0 && one_rank > 0 && by_order > 0);
+}
+
+/* The 8-GPU XSpace fixture read as a set of one host: its devices would be the ranks;
+ * it holds no collective, so nothing is matched and no clock is known. */
+TEST(collectives_of_the_8gpu_fixture)
+{
+    const char *fx = t_fixtures();
+    if (!fx) T_SKIP("no fixtures");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/traces/jax/conv_mi300_8gpu.xplane.pb", fx);
+    sts_timeline *tl = NULL;
+    if (sts_timeline_open(path, NULL, &tl, NULL) != STS_OK) T_SKIP("%s does not open", path);
+    sts_hosts *h = sts_hosts_create();
+    sts_hosts_options o = opts(STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
+    T_TRUE(sts_hosts_add(h, 0, "conv", tl, &o, NULL) == STS_OK);
+    sts_collectives *c = NULL;
+    T_TRUE(sts_collectives_match(h, &c, NULL) == STS_OK);
+    size_t n, nr;
+    sts_collectives_instances(c, &n);
+    sts_collectives_ranks(c, &nr);
+    int known = 1;
+    T_EQ_U64(n, 0);
+    T_EQ_U64(nr, 0);
+    T_EQ_U64(sts_collectives_counts(c)->ops, 0);
+    sts_collectives_offset(c, 0, &known);
+    T_TRUE(!known && !sts_collectives_residual(c, NULL, NULL));
+    sts_collectives_free(c);
     sts_hosts_free(h);
     sts_timeline_free(tl);
 }
@@ -792,6 +1218,13 @@ TEST(reading_on_threads_gives_the_same_records)
         for (int k = 0; k < 40; k++)
             add(&t, "%s{\"ph\":\"X\",\"name\":\"n%d\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":%d}", k ? "," : "", k % 4,
                 k % 2, k * 10, 5 + (int)(rnd() % 5));
+        /* A device stream with collectives whose args sts_hosts_read() keeps. */
+        add(&t, ",{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2,\"tid\":7,\"args\":{\"name\":\"stream 7\"}}");
+        for (int k = 0; k < 3; k++)
+            add(&t,
+                ",{\"ph\":\"X\",\"name\":\"ncclDevKernel_AllReduce\",\"pid\":2,\"tid\":7,\"ts\":%d,\"dur\":%d,"
+                "\"args\":{\"Seq\":%d,\"Process Group Name\":\"0\"}}",
+                k * 100 + (int)(rnd() % 20), 10 + (int)(rnd() % 9), k);
         add(&t, "]");
         snprintf(names[i], sizeof names[i], "h%d", i);
         char rel[32];
@@ -803,10 +1236,17 @@ TEST(reading_on_threads_gives_the_same_records)
     }
     sts_hostset *set = NULL;
     T_TRUE(sts_hostset_from(f, 7, &set, NULL) == STS_OK);
-    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS);
+    sts_hosts_options o = opts(STS_HOSTS_FACTS | STS_HOSTS_NAMES | STS_HOSTS_STEPS | STS_HOSTS_COLLECTIVES);
     sts_hosts *one = NULL, *many = NULL;
     o.jobs = 1;
     T_TRUE(sts_hosts_read(set, NULL, 0, &o, &one, NULL) == STS_OK);
+    sts_collectives *c = NULL;
+    size_t ninst = 0;
+    T_TRUE(one && sts_collectives_match(one, &c, NULL) == STS_OK);
+    if (c) sts_collectives_instances(c, &ninst);
+    T_EQ_U64(ninst, 3); /* the args were kept: matched by Seq on all 7 hosts */
+    T_TRUE(ninst == 0 || sts_collectives_instances(c, NULL)[0].by == STS_COLL_BY_SEQ);
+    sts_collectives_free(c);
     o.jobs = 4;
     T_TRUE(sts_hosts_read(set, NULL, 0, &o, &many, NULL) == STS_OK);
     T_TRUE(one && many && sts_hosts_finish(one, NULL) == STS_OK && sts_hosts_finish(many, NULL) == STS_OK);
@@ -875,6 +1315,83 @@ TEST(each_hands_timelines_over_in_order)
     T_EQ_I64(system(cmd), 0);
 }
 
+/* Slices of the trace at `path`; -1 when it cannot be read. */
+static long slices_of(const char *path)
+{
+    sts_timeline *tl = NULL;
+    if (sts_timeline_open(path, NULL, &tl, NULL) != STS_OK) return -1;
+    size_t n;
+    sts_timeline_slices(tl, &n);
+    sts_timeline_free(tl);
+    return (long)n;
+}
+
+/* A PyTorch profiler directory (tensorboard_trace_handler: WORKER.TIME.pt.trace.json,
+ * gzip or not, one file per worker and profiling cycle) is a host set of its workers,
+ * each its latest trace, named by the worker, as HTA reads one trace per rank. Built
+ * from the Kineto fixtures. */
+TEST(torch_profiler_directory)
+{
+    const char *fx = t_fixtures();
+    char k[3][4400];
+    if (!fx) T_SKIP("no fixtures");
+    snprintf(k[0], 4400, "%s/traces/kineto/cpu_only.json.gz", fx);
+    snprintf(k[1], 4400, "%s/traces/kineto/simple_add_flows.json.gz", fx);
+    snprintf(k[2], 4400, "%s/traces/kineto/profiler_steps_rank0.json.gz", fx);
+    for (int i = 0; i < 3; i++)
+        if (access(k[i], R_OK) != 0) T_SKIP("no Kineto fixtures");
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sts_ptdir_XXXXXX");
+    if (!mkdtemp(tmpdir)) T_SKIP("no temporary directory");
+    char cmd[20000];
+    snprintf(
+        cmd, sizeof cmd,
+        "cp '%s' '%s/worker0.1701000000002.pt.trace.json.gz' && cp '%s' '%s/worker0.1701000000001.pt.trace.json.gz'"
+        " && gzip -dc '%s' > '%s/worker1.1701000000003.pt.trace.json' && cp '%s' '%s/notes.txt'",
+        k[0], tmpdir, k[1], tmpdir, k[2], tmpdir, k[0], tmpdir);
+    T_EQ_I64(system(cmd), 0);
+    const char *in[1] = { tmpdir };
+    sts_hostset *set = NULL;
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_hostset_expand(in, 1, NULL, &set, &err), STS_OK);
+    size_t n = 0;
+    const sts_host_file *f = set ? sts_hostset_files(set, &n) : NULL;
+    T_EQ_U64(n, 2);
+    if (n == 2) {
+        T_EQ_STR(f[0].name, "worker0");
+        T_EQ_STR(f[1].name, "worker1");
+        T_CONTAINS(f[0].path, "worker0.1701000000002.pt.trace.json.gz"); /* the later cycle */
+        T_CONTAINS(f[1].path, "worker1.1701000000003.pt.trace.json");
+        /* each host reads as its own fixture does */
+        T_EQ_I64(slices_of(f[0].path), slices_of(k[0]));
+        T_EQ_I64(slices_of(f[1].path), slices_of(k[2]));
+        T_TRUE(slices_of(k[0]) > 0 && slices_of(k[2]) > 0 && slices_of(k[0]) != slices_of(k[1]));
+        size_t nn;
+        const char *const *notes = sts_hostset_notes(set, &nn);
+        T_TRUE(nn == 1 && strstr(notes[0], "2 hosts") &&
+               strstr(notes[0], "1 older PyTorch profiler trace of the same workers left out"));
+    }
+    sts_hostset_free(set);
+    /* Where one trace is read (diff, cut), the directory reads one worker and says so. */
+    sts_timeline *tl = NULL;
+    T_EQ_I64(sts_timeline_open(tmpdir, NULL, &tl, NULL), STS_OK);
+    if (tl) {
+        T_EQ_U64(sts_timeline_get_info(tl)->run_hosts, 2);
+        size_t nw = 0;
+        const char *const *w = sts_timeline_warnings(tl, &nw, NULL);
+        int said = 0;
+        for (size_t i = 0; i < nw; i++)
+            said |= strstr(w[i], "the run holds 1 more trace file (other hosts); only this one was read") != NULL;
+        T_TRUE(said);
+    }
+    sts_timeline_free(tl);
+    /* One worker: the directory is read as a trace, its latest. */
+    snprintf(cmd, sizeof cmd, "rm '%s/worker1.1701000000003.pt.trace.json'", tmpdir);
+    T_EQ_I64(system(cmd), 0);
+    T_EQ_I64(slices_of(tmpdir), slices_of(k[0]));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    T_EQ_I64(system(cmd), 0);
+}
+
 int main(void)
 {
     RUN(collective_kinds);
@@ -884,10 +1401,15 @@ int main(void)
     RUN(names_merge_exactly_in_any_grouping);
     RUN(medians_set_from_outside_after_dropping_the_values);
     RUN(serialize_round_trip_and_refuse_damage);
+    RUN(memory_per_host_step);
     RUN(device_view_per_host_step);
+    RUN(collectives_match_and_align_known_clocks);
+    RUN(collectives_of_the_8gpu_fixture);
+    RUN(collectives_invariants_over_random_hosts);
     RUN(steps_align_and_find_the_straggler);
     RUN(alignment_invariants_over_random_hosts);
     RUN(hostset_names_and_order);
+    RUN(torch_profiler_directory);
     RUN(hostset_twins_among_8000_hosts);
     RUN(assign_balances_by_size);
     RUN(reading_on_threads_gives_the_same_records);

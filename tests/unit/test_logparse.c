@@ -210,22 +210,29 @@ TEST(torch_2_5_recompiles_and_limit)
 {
     sts_ledger *l = parse("torch-2.5-recompiles.log");
     sts_ledger_fn_info f = fn(l, "forward (model.py:42)");
-    T_EQ_I64(f.rows, 8);
+    T_EQ_I64(f.rows, 9);   /* the first compile (0/0, implied by the ids) and eight recompiles */
     T_EQ_I64(f.calls, -1); /* torch logs record recompiles, not calls or hits */
     T_EQ_I64(f.hits, -1);
     T_EQ_STR(f.unknown, "not in PyTorch logs");
     T_EQ_I64(f.source, STS_LEDGER_SRC_TORCH_LOG);
-    T_EQ_I64(f.compiles, 7); /* the eighth recompile was refused by the limit */
+    T_EQ_I64(f.compiles, 8); /* 0/0 to 0/7; the eighth recompile was refused by the limit */
     T_EQ_I64(f.specializations, 8);
+    T_EQ_I64(f.compile_ns, -1); /* no compile is timed in these logs */
     T_EQ_I64(f.limit_hits, 1);
     T_EQ_I64(f.reasons[STS_MISS_SHAPE], 8);
+    T_EQ_I64(f.reasons[STS_MISS_FIRST], 1);
     sts_ledger_churn c;
     T_TRUE(churn(l, "forward (model.py:42)", "dimension 0 of x", &c));
     T_EQ_STR(c.values, "8, 12, 16, 20, 24, 28, 32, 36, 40");
-    T_CONTAINS(row_reason(l, "forward (model.py:42)", 7), "recompile limit");
-    T_EQ_STR(sig(l, "forward (model.py:42)", 0), "x.size(0)=12");
+    T_CONTAINS(c.message, "torch._dynamo.mark_dynamic(x, 0)");
+    T_CONTAINS(c.message, "dynamic=True");
+    T_CONTAINS(row_reason(l, "forward (model.py:42)", 8), "recompile limit");
+    T_CONTAINS(row_reason(l, "forward (model.py:42)", 0), "first compile");
+    /* The first compile's input is what 0/0's guard expected; the next, what failed it. */
+    T_EQ_STR(sig(l, "forward (model.py:42)", 0), "x.size(0)=8");
+    T_EQ_STR(sig(l, "forward (model.py:42)", 1), "x.size(0)=12");
     T_EQ_I64(fn(l, "f (util.py:7)").reasons[STS_MISS_DTYPE], 2);
-    T_EQ_STR(row_reason(l, "f (util.py:7)", 0), "dtype: dtype of x: float32 -> bfloat16");
+    T_EQ_STR(row_reason(l, "f (util.py:7)", 1), "dtype: dtype of x: float32 -> bfloat16");
     T_EQ_I64(fn(l, "g (util.py:20)").reasons[STS_MISS_CONTEXT], 1);
     T_EQ_I64(sts_ledger_log_stats(l).skipped, 1);
     sts_ledger_free(l);
@@ -246,7 +253,7 @@ TEST(torch_compile_ids_too_long_are_no_ids)
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_ledger_parse_text(l, "ids.log", text, sizeof text - 1, &err), STS_OK);
     sts_ledger_fn_info f = fn(l, "forward (m.py:42)");
-    T_EQ_I64(f.rows, 1);
+    T_EQ_I64(f.rows, 2);            /* the implied first compile and this recompile */
     T_EQ_I64(f.specializations, 2); /* compile 0/1: entry 0 listed, this is the second */
     sts_ledger_free(l);
 }
@@ -255,7 +262,7 @@ TEST(torch_2_4_verbose_interleaved_ranks)
 {
     sts_ledger *l = parse("torch-2.4-verbose-ranks.log");
     sts_ledger_fn_info f = fn(l, "step (train.py:88)");
-    T_EQ_I64(f.rows, 3);
+    T_EQ_I64(f.rows, 4); /* the first compile and three recompiles */
     T_EQ_I64(f.reasons[STS_MISS_SHAPE], 3);
     sts_ledger_churn c;
     T_TRUE(churn(l, "step (train.py:88)", "dimension 0 of batch", &c));
@@ -270,8 +277,8 @@ TEST(torch_2_1_cache_size_limit)
 {
     sts_ledger *l = parse("torch-2.1-cache-size-limit.log");
     sts_ledger_fn_info f = fn(l, "transform (perf_interp_bilinear_aa.py:5)");
-    T_EQ_I64(f.rows, 8);
-    T_EQ_I64(f.compiles, 7);
+    T_EQ_I64(f.rows, 9);
+    T_EQ_I64(f.compiles, 8);        /* the first and seven recompiles; the eighth was refused */
     T_EQ_I64(f.specializations, 8); /* the refused record listed eight entries */
     T_EQ_I64(f.limit_hits, 1);
     sts_ledger_churn c;
@@ -290,7 +297,7 @@ TEST(mixed_prefixes_and_interleaving)
     T_EQ_I64(s.reasons[STS_MISS_SHAPE], 1);
     T_EQ_STR(row_reason(l, "score (a.py:2)", 0), "shape: dimension 0 of x: 8 -> 12");
     sts_ledger_fn_info f = fn(l, "forward (m.py:10)");
-    T_EQ_I64(f.rows, 2);
+    T_EQ_I64(f.rows, 3);
     T_EQ_I64(f.reasons[STS_MISS_SHAPE], 2);
     sts_log_stats st = sts_ledger_log_stats(l);
     T_EQ_I64(st.skipped, 2);
@@ -811,6 +818,346 @@ TEST(warnings_are_counted_all_and_kept_to_a_thousand)
     free(text);
 }
 
+/* ---- TORCH_TRACE (torch/_logging/_internal.py trace_structured) ---------------------- */
+
+/* Lines in the shape torch 2.15 writes them: a glog prefix, one JSON object, and the
+ * payload's lines each after a tab. Times are the ones written here. */
+#define TT_P        "V1204 02:34:10.737000 4423 torch/_dynamo/convert_frame.py:309] "
+#define TT_ID(f, c) "\"frame_id\": " #f ", \"frame_compile_id\": " #c ", \"attempt\": 0"
+static const char tt_log[] = TT_P "{\"chromium_event\": {}, " TT_ID(
+    0,
+    0) ", \"has_payload\": \"ab\"}\n"
+       "\t{\n"
+       "\t\"compilation_metrics\": {\"compile_id\": \"9/9\"}\n" /* a payload line is no record */
+       "\t}\n" TT_P "{\"str\": [\"/home/u/train.py\", 1]}\n" TT_P
+       "{\"dynamo_start\": {\"stack\": [{\"line\": 3, \"name\": \"f\", \"filename\": 1}]}, " TT_ID(
+           0,
+           0) "}\n" TT_P
+              "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\", \"encoding\": \"string\"}, " TT_ID(
+                  0,
+                  0) ", "
+                     "\"has_payload\": \"cd\"}\n"
+                     "\tGraph break in user code at /home/u/train.py:5\n"
+                     "\tGraph Break Reason: Encountered graph break when attempting to trace CALL: a function call, "
+                     "e.g. f(x, y):\n"
+                     "\t\n"
+                     "\tCall to `torch._dynamo.graph_break()`\n"
+                     "\t  Explanation: User-inserted graph break. Message: None\n" TT_P
+                     "{\"compilation_metrics\": {\"compile_id\": \"0/0\", \"co_name\": \"f\", \"co_filename\": "
+                     "\"/home/u/train.py\", "
+                     "\"co_firstlineno\": 3, \"entire_frame_compile_time_s\": 0.5, \"backend_compile_time_s\": 0.125, "
+                     "\"restart_reasons\": [\"Call to `torch._dynamo.graph_break()`\\n  Explanation: ...\"], "
+                     "\"fail_type\": null}, "
+                     "\"frame_id\": 0, \"frame_compile_id\": 0, \"attempt\": 1}\n" TT_P
+                     "{\"artifact\": {\"name\": \"recompile_reasons\", \"encoding\": \"json\"}, " TT_ID(
+                         0, 1) ", \"has_payload\": \"ef\"}\n"
+                               "\t0/0: tensor 'x' size mismatch at index 0. expected 4, actual 8\n" TT_P
+                               "{\"compilation_metrics\": {\"compile_id\": \"0/1\", \"co_name\": \"f\", "
+                               "\"co_filename\": \"/home/u/train.py\", "
+                               "\"co_firstlineno\": 3, \"entire_frame_compile_time_s\": 0.25, "
+                               "\"backend_compile_time_s\": 0.0625, "
+                               "\"restart_reasons\": [\"Call to `torch._dynamo.graph_break()`\"]}, " TT_ID(
+                                   0,
+                                   1) "}\n" TT_P "{\"compilation_metrics\": {\"compile_id\": \"0/2\", "
+                                      "\"entire_frame_compile_time_s\": 0.001, "
+                                      "\"fail_type\": \"Unsupported\", \"fail_reason\": \"Dynamo recompile limit "
+                                      "exceeded\\n  Explanation: ...\", "
+                                      "\"recompile_reason\": \"0/1: tensor 'x' size mismatch at index 0. expected 8, "
+                                      "actual 16\"}, " TT_ID(
+                                          0,
+                                          2) "}\n" TT_P "{\"compilation_metrics\": {\"compile_id\": \"1/0\", "
+                                             "\"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
+                                             "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 1.0}, " TT_ID(
+                                                 1,
+                                                 0) "}\n" TT_P
+                                                    "{\"compilation_metrics\": {\"compile_id\": \"1/1\", \"co_name\": "
+                                                    "\"h\", \"co_filename\": \"/home/u/train.py\", "
+                                                    "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": 0.5, "
+                                                    "\"backend_compile_time_s\": 0.25, "
+                                                    "\"recompile_reason\": \"1/0: ___check_type_id(k, 9447), "
+                                                    "type=<class 'float'>  # return x * k\\nUser stack "
+                                                    "trace:\\n  File \\\"train.py\\\", line 11\"}, " TT_ID(
+                                                        1,
+                                                        1) "}\n" TT_P
+                                                           "{\"compilation_metrics\": {\"compile_id\": \"1/2\", "
+                                                           "\"co_name\": \"h\", \"co_filename\": \"/home/u/train.py\", "
+                                                           "\"co_firstlineno\": 10, \"entire_frame_compile_time_s\": "
+                                                           "0.5, \"backend_compile_time_s\": 0.25, "
+                                                           "\"recompile_reason\": \"1/1: tensor 'x' requires_grad "
+                                                           "mismatch. expected requires_grad=0\"}, " TT_ID(1, 2) "}\n";
+
+static sts_ledger *parse_mem(const char *name, const char *text)
+{
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    if (sts_ledger_parse_text(l, name, text, strlen(text), &err) != STS_OK) fprintf(stderr, "%s\n", err.message);
+    sts_ledger_finalize(l, &err);
+    return l;
+}
+
+static const char *row_field(const sts_ledger *l, const char *name, size_t j, int64_t *trace, int64_t *compile,
+                             int *compiles)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < sts_ledger_row_count(l); i++) {
+        sts_ledger_row r;
+        sts_ledger_row_get(l, i, &r);
+        if (strcmp(r.call.function, name) != 0 || k++ != j) continue;
+        *trace = r.call.trace_ns;
+        *compile = r.call.compile_ns;
+        *compiles = r.call.compiles;
+        return r.call.reason ? r.call.reason : "";
+    }
+    return NULL;
+}
+
+TEST(torch_trace_compiles_times_breaks_and_limit)
+{
+    sts_ledger *l = parse_mem("dedicated_log_torch_trace_t.log", tt_log);
+    T_EQ_I64(sts_ledger_warning_count(l), 0);
+    sts_ledger_fn_info f = fn(l, "f (train.py:3)");
+    T_EQ_I64(f.source, STS_LEDGER_SRC_TORCH_TRACE);
+    T_EQ_I64(f.rows, 3);
+    T_EQ_I64(f.compiles, 2); /* 0/0 (a first compile, counted) and 0/1; 0/2 was refused */
+    T_EQ_I64(f.specializations, 2);
+    T_EQ_I64(f.limit_hits, 1);
+    T_EQ_I64(f.reasons[STS_MISS_FIRST], 1);
+    T_EQ_I64(f.reasons[STS_MISS_SHAPE], 2);
+    /* Dynamo's part is the frame's time less the backend's. */
+    T_EQ_I64(f.trace_ns, (int64_t)((0.5 - 0.125 + 0.25 - 0.0625) * 1e9));
+    T_EQ_I64(f.compile_ns, (int64_t)((0.125 + 0.0625) * 1e9));
+    T_EQ_I64(f.calls, -1);
+    int64_t tr, co;
+    int n;
+    T_CONTAINS(row_field(l, "f (train.py:3)", 0, &tr, &co, &n), "first");
+    T_EQ_STR(row_field(l, "f (train.py:3)", 1, &tr, &co, &n), "shape: dimension 0 of x: 4 -> 8");
+    T_EQ_I64(co, 62500000);
+    T_CONTAINS(row_field(l, "f (train.py:3)", 2, &tr, &co, &n), "recompile limit");
+    T_EQ_I64(n, 0);
+    T_EQ_I64(tr, -1);
+    T_EQ_STR(sig(l, "f (train.py:3)", 0), "x.size(0)=4"); /* what 0/0's guard expected */
+    /* One graph break per compile of f: the artifact's site and torch's name for it,
+     * counted once although restart_reasons repeat it for 0/0. */
+    T_EQ_I64(f.graph_breaks, 2);
+    T_EQ_U64(sts_ledger_graph_break_count(l), 2);
+    sts_ledger_graph_break g;
+    T_EQ_I64(sts_ledger_graph_break_get(l, 0, &g), STS_OK);
+    T_EQ_STR(g.function, "f (train.py:3)");
+    T_EQ_STR(g.where, "train.py:5");
+    T_EQ_STR(g.reason, "Call to `torch._dynamo.graph_break()`");
+    T_EQ_I64(g.count, 1);
+    T_EQ_I64(sts_ledger_graph_break_get(l, 1, &g), STS_OK); /* 0/1 had no artifact: its restart reason */
+    T_EQ_STR(g.where, "");
+    T_EQ_STR(g.reason, "Call to `torch._dynamo.graph_break()`");
+    sts_ledger_fn_info h = fn(l, "h (train.py:10)");
+    T_EQ_I64(h.compiles, 3);
+    T_EQ_I64(h.graph_breaks, 0);
+    T_EQ_I64(h.trace_ns, (int64_t)((0.25 + 0.25) * 1e9)); /* 1/0 gave no backend time: not in the total */
+    T_EQ_I64(h.reasons[STS_MISS_PYTREE], 0);              /* a float that became an int is a value, not structure */
+    T_EQ_I64(h.reasons[STS_MISS_STATIC], 1);
+    T_EQ_STR(row_field(l, "h (train.py:10)", 1, &tr, &co, &n),
+             "static: type of k: was float (a Python number torch specializes on)");
+    T_EQ_STR(row_field(l, "h (train.py:10)", 2, &tr, &co, &n), "context: requires_grad of x: False -> True");
+    row_field(l, "h (train.py:10)", 0, &tr, &co, &n);
+    T_EQ_I64(tr, -1); /* no backend time: the split is unknown, not 0 */
+    T_EQ_I64(n, 1);
+    sts_log_stats st = sts_ledger_log_stats(l);
+    T_EQ_I64(st.records, 10); /* str, dynamo_start, 2 artifacts, 6 compilation_metrics */
+    T_EQ_I64(st.skipped, 1);  /* the chromium_event; its payload lines are part of it */
+    sts_ledger_free(l);
+}
+
+TEST(torch_trace_bad_records_are_warnings)
+{
+    static const char text[] =
+        TT_P "{\"compilation_metrics\": {\"compile_id\": \"0/0\", \"co_name\": \"f\",\n" TT_P
+             "{\"compilation_metrics\": {\"co_name\": \"f\"}}\n" TT_P
+             "{\"compilation_metrics\": {\"compile_id\": \"3/1\"}}\n" TT_P "{\"str\": [\"a.py\", -1]}\n" TT_P
+             "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\"}, " TT_ID(
+                 7, 0) "}\n"
+                       "\tGraph break in user code at a.py:3\n" TT_P
+                       "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\"}, " TT_ID(7, 1) "}\n";
+    sts_ledger *l = parse_mem("bad_trace.log", text);
+    T_EQ_I64(sts_ledger_warning_count(l), 6);
+    T_TRUE(has_warning(l, "bad_trace.log:5: graph break in compile 7/0 of a frame no record named"));
+    T_TRUE(has_warning(l, "bad_trace.log:7: a dynamo_graph_break_reason artifact without its compile id or payload"));
+    T_TRUE(has_warning(l, "bad_trace.log:1: a TORCH_TRACE record that is not one JSON object: bad_trace.log:1: byte"));
+    T_TRUE(has_warning(l, "bad_trace.log:2: a TORCH_TRACE compilation_metrics record without a compile id"));
+    T_TRUE(has_warning(l, "bad_trace.log:3: compile 3/1 names no function"));
+    T_TRUE(has_warning(l, "bad_trace.log:4: a TORCH_TRACE \"str\" record that is not"));
+    T_EQ_U64(sts_ledger_function_count(l), 0);
+    sts_ledger_free(l);
+}
+
+/* TORCH_TRACE=DIR writes one file per process: a directory reads them all, in name
+ * order; one without them is an error that names what was expected. */
+TEST(torch_trace_directory)
+{
+    char dir[] = "/tmp/sts_tt_XXXXXX", path[300];
+    T_TRUE(mkdtemp(dir) != NULL);
+    for (int rank = 0; rank < 2; rank++) {
+        snprintf(path, sizeof path, "%s/dedicated_log_torch_trace_rank_%d_x.log", dir, rank);
+        FILE *f = fopen(path, "w");
+        T_TRUE(f != NULL);
+        fputs(tt_log, f);
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/other.txt", dir);
+    FILE *o = fopen(path, "w");
+    fputs("not a log\n", o);
+    fclose(o);
+    sts_ledger *l = sts_ledger_create();
+    sts_error err = STS_ERROR_INIT;
+    T_EQ_I64(sts_ledger_parse_log(l, dir, &err), STS_OK);
+    sts_ledger_finalize(l, &err);
+    T_EQ_I64(sts_ledger_log_stats(l).files, 2);
+    T_EQ_I64(fn(l, "f (train.py:3)").compiles, 4); /* two processes, two compiles each */
+    T_EQ_I64(fn(l, "f (train.py:3)").limit_hits, 2);
+    sts_ledger_free(l);
+    for (int rank = 0; rank < 2; rank++) {
+        snprintf(path, sizeof path, "%s/dedicated_log_torch_trace_rank_%d_x.log", dir, rank);
+        unlink(path);
+    }
+    l = sts_ledger_create();
+    T_EQ_I64(sts_ledger_parse_log(l, dir, &err), STS_ERR_NOT_FOUND);
+    T_CONTAINS(err.message,
+               "a directory without TORCH_TRACE logs: expected files named dedicated_log_torch_trace_*.log");
+    sts_ledger_free(l);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/other.txt", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Random TORCH_TRACE logs: up to four frames, each compiled in order (some attempts
+ * refused at the limit, some meeting graph breaks), records interleaved across frames,
+ * with payload-carrying records the reader skips. What was written is counted here and
+ * the ledger must give the same: compiles, refusals, rows, graph breaks, and the time
+ * totals (written in whole microseconds, so exact in ns). */
+TEST(random_torch_traces_keep_their_totals)
+{
+    for (int round = 0; round < 200; round++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        int next[4] = { 0 }, compiled[4] = { 0 }, refused[4] = { 0 }, breaks[4] = { 0 };
+        int64_t backend_ns[4] = { 0 }, dynamo_ns[4] = { 0 };
+        unsigned nrec = 1 + rnd(30);
+        int records = 0;
+        for (unsigned i = 0; i < nrec; i++) {
+            int fr = (int)rnd(4), c = next[fr]++;
+            if (rnd(3) == 0) /* a record the ledger skips, with a payload */
+                fprintf(f, TT_P "{\"chromium_event\": {}, " TT_ID(% d, % d) ", \"has_payload\": \"x\"}\n\t{\n\t}\n", fr,
+                        c);
+            if (rnd(3) == 0) {
+                fprintf(f,
+                        TT_P "{\"dynamo_start\": {\"stack\": [{\"line\": %d, \"name\": \"fn%d\", \"filename\": "
+                             "\"/w/m.py\"}]}, " TT_ID(% d, % d) "}\n",
+                        10 * fr + 1, fr, fr, c);
+                records++;
+            }
+            if (c > 0 && rnd(4) == 0) {              /* refused at the limit: no co_name, as torch writes it */
+                if (!compiled[fr] && !refused[fr]) { /* no name known for the frame yet: skip */
+                    next[fr]--;
+                    continue;
+                }
+                fprintf(f,
+                        TT_P "{\"compilation_metrics\": {\"compile_id\": \"%d/%d\", \"fail_type\": \"Unsupported\", "
+                             "\"fail_reason\": \"Dynamo recompile limit exceeded\", \"recompile_reason\": \"%d/%d: "
+                             "tensor 'x' size mismatch at index 0. expected %d, actual %d\"}, " TT_ID(% d, % d) "}\n",
+                        fr, c, fr, c - 1, c, c + 1, fr, c);
+                refused[fr]++;
+                records++;
+                continue;
+            }
+            int brk = rnd(2) == 0;
+            if (brk) {
+                fprintf(f,
+                        TT_P "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\", \"encoding\": \"string\"}, "
+                             "" TT_ID(% d, % d) ", \"has_payload\": \"y\"}\n\tGraph break in user code at /w/m.py:%d\n"
+                                                "\tReason: Unsupported: builtin print\n",
+                        fr, c, 10 * fr + 2);
+                records++;
+                breaks[fr]++;
+            }
+            int64_t be = (int64_t)rnd(500000), dy = (int64_t)rnd(900000);
+            fprintf(f,
+                    TT_P
+                    "{\"compilation_metrics\": {\"compile_id\": \"%d/%d\", \"co_name\": \"fn%d\", \"co_filename\": "
+                    "\"/w/m.py\", \"co_firstlineno\": %d, \"entire_frame_compile_time_s\": %d.%06d, "
+                    "\"backend_compile_time_s\": 0.%06d%s}, " TT_ID(% d, % d) "}\n",
+                    fr, c, fr, 10 * fr + 1, (int)((be + dy) / 1000000), (int)((be + dy) % 1000000), (int)be,
+                    brk ? ", \"restart_reasons\": [\"Unsupported: builtin print\"]" : "", fr, c);
+            records++;
+            compiled[fr]++;
+            backend_ns[fr] += be * 1000;
+            dynamo_ns[fr] += dy * 1000;
+        }
+        fclose(f);
+        sts_ledger *l = sts_ledger_create();
+        sts_error err = STS_ERROR_INIT;
+        T_EQ_I64(sts_ledger_parse_text(l, "dedicated_log_torch_trace_r.log", text, len, &err), STS_OK);
+        T_EQ_I64(sts_ledger_finalize(l, &err), STS_OK);
+        T_EQ_I64(sts_ledger_warning_count(l), 0);
+        T_EQ_I64(sts_ledger_log_stats(l).records, records);
+        int64_t gb_total = 0;
+        for (size_t i = 0; i < sts_ledger_graph_break_count(l); i++) {
+            sts_ledger_graph_break g;
+            sts_ledger_graph_break_get(l, i, &g);
+            gb_total += g.count;
+        }
+        int64_t want_gb = 0;
+        for (int fr = 0; fr < 4; fr++) {
+            want_gb += breaks[fr];
+            char name[64];
+            snprintf(name, sizeof name, "fn%d (m.py:%d)", fr, 10 * fr + 1);
+            long fi = sts_ledger_function_find(l, name);
+            if (!compiled[fr] && !refused[fr]) {
+                if (fi >= 0) T_FAIL_AT("round %d: %s was never compiled", round, name);
+                continue;
+            }
+            sts_ledger_fn_info in;
+            if (fi < 0 || sts_ledger_function(l, (size_t)fi, &in) != STS_OK) {
+                T_FAIL_AT("round %d: no %s", round, name);
+                continue;
+            }
+            if (in.compiles != compiled[fr] || in.limit_hits != refused[fr] || in.rows != compiled[fr] + refused[fr] ||
+                in.graph_breaks != breaks[fr] || in.source != STS_LEDGER_SRC_TORCH_TRACE)
+                T_FAIL_AT("round %d: %s: compiles %lld/%d, limit %lld/%d, rows %lld, breaks %lld/%d", round, name,
+                          (long long)in.compiles, compiled[fr], (long long)in.limit_hits, refused[fr],
+                          (long long)in.rows, (long long)in.graph_breaks, breaks[fr]);
+            int64_t want_co = compiled[fr] ? backend_ns[fr] : 0, want_tr = compiled[fr] ? dynamo_ns[fr] : 0;
+            if (in.compile_ns != want_co || in.trace_ns != want_tr)
+                T_FAIL_AT("round %d: %s: compile %lld (want %lld), trace %lld (want %lld)", round, name,
+                          (long long)in.compile_ns, (long long)want_co, (long long)in.trace_ns, (long long)want_tr);
+            if (in.reasons[STS_MISS_FIRST] > 1) T_FAIL_AT("round %d: %s: two first compiles", round, name);
+        }
+        T_EQ_I64(gb_total, want_gb);
+        sts_ledger_free(l);
+        free(text);
+    }
+}
+
+/* A dynamo_start naming its file by a number no "str" record gave: the frame is named
+ * by its compilation_metrics, never a function of an unknown file. */
+TEST(torch_trace_unknown_file_number)
+{
+    static const char text[] =
+        TT_P "{\"dynamo_start\": {\"stack\": [{\"line\": 3, \"name\": \"f\", \"filename\": 5}]}, " TT_ID(
+            0, 0) "}\n" TT_P
+                  "{\"artifact\": {\"name\": \"dynamo_graph_break_reason\"}, " TT_ID(
+                      0, 0) "}\n"
+                            "\tGraph break in user code at /w/train.py:4\n\tReason: Unsupported: x\n" TT_P
+                            "{\"compilation_metrics\": {\"co_name\": \"f\", \"co_filename\": \"/w/train.py\", "
+                            "\"co_firstlineno\": 3, "
+                            "\"entire_frame_compile_time_s\": 0.5}, " TT_ID(0, 0) "}\n";
+    sts_ledger *l = parse_mem("unknown_file.log", text);
+    T_EQ_U64(sts_ledger_function_count(l), 1);
+    T_EQ_I64(fn(l, "f (train.py:3)").graph_breaks, 1);
+    T_EQ_I64(sts_ledger_warning_count(l), 0);
+    sts_ledger_free(l);
+}
+
 int main(void)
 {
     RUN(jax_0_4_1_jit_and_pmap);
@@ -837,5 +1184,10 @@ int main(void)
     RUN(streamed_file_and_memory_parse_agree);
     RUN(random_logs_keep_their_totals);
     RUN(warnings_are_counted_all_and_kept_to_a_thousand);
+    RUN(torch_trace_compiles_times_breaks_and_limit);
+    RUN(torch_trace_bad_records_are_warnings);
+    RUN(torch_trace_directory);
+    RUN(torch_trace_unknown_file_number);
+    RUN(random_torch_traces_keep_their_totals);
     return t_done();
 }

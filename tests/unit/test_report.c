@@ -30,6 +30,22 @@ static size_t count_of(const char *hay, const char *needle)
     return n;
 }
 
+/* A copy of the <svg id="ID" ...>...</svg> in html (free it); NULL when absent. */
+static char *fig_of(const char *html, const char *id)
+{
+    char open[96];
+    snprintf(open, sizeof open, "<svg id=\"%s\" ", id);
+    const char *a = strstr(html, open), *e = a ? strstr(a, "</svg>") : NULL;
+    if (!e) return NULL;
+    size_t n = (size_t)(e + 6 - a);
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, a, n);
+        c[n] = 0;
+    }
+    return c;
+}
+
 /* Every tick label parses back to its tick value in the axis unit: no exponent, no
  * hidden multiplier. */
 static int labels_are_plain(const sts_axis *a)
@@ -626,18 +642,41 @@ TEST(report_from_timeline)
     sts_error err = STS_ERROR_INIT;
     T_EQ_I64(sts_report_add_timeline(r, tl, NULL, &err), STS_OK);
     sts_timeline_free(tl); /* the report keeps its own copy */
-    T_EQ_U64(sts_report_figure_count(r), 3);
+    T_EQ_U64(sts_report_figure_count(r), 5);
     T_EQ_STR(sts_report_figure_id(r, 0), "fig-steps");
     T_EQ_STR(sts_report_figure_id(r, 1), "fig-windows");
-    T_EQ_STR(sts_report_figure_id(r, 2), "fig-lanes");
+    T_EQ_STR(sts_report_figure_id(r, 2), "fig-critpath");
+    T_EQ_STR(sts_report_figure_id(r, 3), "fig-critpath-top");
+    T_EQ_STR(sts_report_figure_id(r, 4), "fig-lanes");
     char *html = render(r);
     T_TRUE(html != NULL);
     if (!html) return;
     T_CONTAINS(html, "<title>lesson &lt;3&gt;</title>");
     T_CONTAINS(html, "data-steps=\"4\"");
-    T_EQ_U64(count_of(html, "<rect class=\"bar\""), 8);
-    T_EQ_U64(count_of(html, "<rect class=\"bar rem\""), 4);
-    T_EQ_U64(count_of(html, "<rect class=\"bar\" x="), 8);
+    char *fs = fig_of(html, "fig-steps");
+    T_TRUE(fs != NULL);
+    T_EQ_U64(count_of(fs ? fs : "", "<rect class=\"bar\""), 8);
+    T_EQ_U64(count_of(fs ? fs : "", "<rect class=\"bar rem\""), 4);
+    T_EQ_U64(count_of(fs ? fs : "", "<rect class=\"bar\" x="), 8);
+    free(fs);
+    /* One thread, every instant inside a slice (the step, its children): each step's
+     * critical path is host compute the whole step long, 1500000 + i*1000 ns, and
+     * nothing is unknown. */
+    char *cp = fig_of(html, "fig-critpath");
+    T_TRUE(cp != NULL);
+    for (int i = 0; cp && i < 4; i++) {
+        char want[128];
+        snprintf(want, sizeof want, "data-step=\"%d\" data-name=\"host\" data-ns=\"%d\"", i, 1500000 + i * 1000);
+        T_CONTAINS(cp, want);
+        snprintf(want, sizeof want, "data-step=\"%d\" data-name=\"unknown (no path found)\" data-ns=\"0\"", i);
+        T_CONTAINS(cp, want);
+    }
+    free(cp);
+    /* On the paths: the two children and the step's own time around them. */
+    char *top = fig_of(html, "fig-critpath-top");
+    T_TRUE(top && strstr(top, "data-name=\"input_wait (host)\" data-ns=\"4240000\" data-intervals=\"4\""));
+    T_TRUE(top && strstr(top, "data-name=\"model_and_wait (host)\" data-ns=\"1600000\" data-intervals=\"4\""));
+    free(top);
     /* Remainders: step minus children, i.e. 1500000 + i*1000 - 1460000. */
     T_CONTAINS(html, "data-step=\"0\" data-name=\"(unattributed)\" data-ns=\"40000\"");
     T_CONTAINS(html, "data-step=\"3\" data-name=\"(unattributed)\" data-ns=\"43000\"");
@@ -662,7 +701,7 @@ TEST(report_from_timeline)
     T_TRUE(mkdtemp(dir) != NULL);
     size_t written = 0;
     T_EQ_I64(sts_report_write_svgs(r, dir, &written, &err), STS_OK);
-    T_EQ_U64(written, 3);
+    T_EQ_U64(written, 5);
     char path[128];
     size_t n;
     snprintf(path, sizeof path, "%s/fig-steps.svg", dir);
@@ -673,6 +712,10 @@ TEST(report_from_timeline)
     snprintf(path, sizeof path, "%s/fig-lanes.svg", dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/fig-windows.svg", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/fig-critpath.svg", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/fig-critpath-top.svg", dir);
     unlink(path);
     rmdir(dir);
     sts_report_free(r);
@@ -730,7 +773,8 @@ TEST(report_from_diff_json)
         "{\"name\":\"batch\",\"key\":\"batch\",\"group\":\"compiles\",\"unit\":\"count\",\"method\":\"count\","
         "\"base\":{\"n\":1,\"median\":8},\"new\":{\"n\":1,\"median\":4},\"verdict\":\"shrank\"}],"
         "\"predictions\":[{\"expect\":\"model_and_wait:same\",\"key\":\"model_and_wait\",\"result\":\"inconclusive\","
-        "\"why\":\"model_and_wait went: inconclusive\"}],"
+        "\"why\":\"model_and_wait went: inconclusive\"},{\"expect\":\"step:shrink>=17%\",\"key\":\"step\","
+        "\"result\":\"held\",\"why\":\"step shrank\"}],"
         "\"summary\":{\"intervals\":3,\"shrank\":2,\"inconclusive\":1}}";
     sts_report *r;
     T_EQ_I64(sts_report_create(NULL, &r), STS_OK);
@@ -750,6 +794,12 @@ TEST(report_from_diff_json)
         T_CONTAINS(html, "data-key=\"model_and_wait\" data-verdict=\"inconclusive\" data-prediction=\"inconclusive\" "
                          "data-base-n=\"3\" data-new-n=\"4\"");
         T_CONTAINS(html, "data-ci-low-pct=\"-80\" data-ci-high-pct=\"-60\"");
+        /* The what-if's prediction beside the outcome: a mark at -17% on the step's row
+         * (its interval, -80% to -60%, lies past it: held); none on the "same" row. */
+        const char *pred = strstr(html, "<line class=\"ref pred\"");
+        T_TRUE(pred && st && pred > st && strstr(pred, "data-predicted-pct=\"-17\"") == strstr(pred, "data-predicted"));
+        T_EQ_U64(count_of(html, "class=\"ref pred\""), 1);
+        T_CONTAINS(html, "predicted: a shrink of 17% or more");
         T_EQ_U64(count_of(html, "class=\"pt base\""), 7);
         T_EQ_U64(count_of(html, "class=\"pt2 new\""), 8);
         /* Steps 0, 1 and 3 pair in model_and_wait (BASE has no step 2); all four in step. */
@@ -1325,7 +1375,8 @@ TEST(layout_of_random_diff_and_windows_figures)
                                    rnd() % 4 ? ch + 30 : INFINITY,
                                    -sc * rnd_unit(),
                                    sc * rnd_unit(),
-                                   rnd() % 2 ? rnd_unit() : NAN };
+                                   rnd() % 2 ? rnd_unit() : NAN,
+                                   rnd() % 3 ? NAN : (rnd_unit() - 0.5) * 80 };
             rows[i] = r;
         }
         sts_rpt_diff d = { 0.95, 5, "step", n, n + rnd() % 3, rows };
@@ -1354,6 +1405,143 @@ TEST(layout_of_random_diff_and_windows_figures)
         sts_rpt_windows w = { "learner_step", ns, ns, labels, total, nl, names, groups, lt, busy };
         sts_rpt_draw_windows(&b, "fig-windows", 1, &w);
         bad += check_svg(&b, "windows", it);
+        sts_sbuf_release(&b);
+    }
+    T_EQ_U64(bad, 0);
+}
+
+/* Device memory over time: a staircase through every point, one dashed line per step
+ * start and one at the last end, the peak marked with its own numbers; a thinned line
+ * (many more points than pixels) still reaches the peak and the lowest value. */
+TEST(memory_figure_marks)
+{
+    enum { N = 5000 };
+    static double ts[N], by[N];
+    double peak = 0, peak_ts = 0, low = 1e18;
+    for (size_t i = 0; i < N; i++) {
+        ts[i] = 1e6 + (double)i * 1000;
+        by[i] = (double)(64 << 20) + (double)((i * 7919) % 4096) * 1024;
+        if (i == 3217) by[i] = (double)(200 << 20); /* one spike, thinner than a pixel */
+        if (by[i] > peak) peak = by[i], peak_ts = ts[i];
+        if (by[i] < low) low = by[i];
+    }
+    const char *labels[] = { "7", "8", "9" };
+    double s0[] = { 1e6, 2.6e6, 4.2e6 }, s1[] = { 2.6e6, 4.2e6, 5.9e6 }, sp[] = { 90e6, -1, 200e6 };
+    sts_rpt_memory m = { "cuda:0 <&>",   1e6, 6e6, N,      ts, by, peak, peak_ts, by[0], by[N - 1],
+                         "ProfilerStep", 3,   3,   labels, s0, s1, sp };
+    sts_sbuf b = STS_SBUF_INIT;
+    sts_rpt_draw_memory(&b, "fig-memory", 1, &m);
+    T_TRUE(b.p != NULL);
+    if (!b.p) return;
+    T_CONTAINS(b.p, "Memory in use on cuda:0 &lt;&amp;&gt; over time");
+    T_CONTAINS(b.p, "data-points=\"5000\" data-steps=\"3\"");
+    char want[160];
+    snprintf(want, sizeof want, "<circle class=\"peak\"");
+    T_EQ_U64(count_of(b.p, want), 1);
+    snprintf(want, sizeof want, "data-bytes=\"%.0f\" data-ts-ns=\"%.0f\"", peak, peak_ts);
+    T_CONTAINS(b.p, want);
+    T_CONTAINS(b.p, "peak 200 MiB");
+    T_EQ_U64(count_of(b.p, "<line class=\"ref stepb\""), 4);
+    T_CONTAINS(b.p, "data-step=\"1\" data-ts-ns=\"2600000\" data-peak-bytes=\"-1\"");
+    T_CONTAINS(b.p, "ProfilerStep 8 starts; its peak on this device: unknown");
+    T_CONTAINS(b.p, "data-step=\"2\" data-ts-ns=\"5900000\"><title>ProfilerStep 9 ends");
+    /* The line's vertices: its highest reaches the peak's pixel, its lowest the lowest
+     * value's, though 5000 points share 676 columns. */
+    const char *pts = strstr(b.p, "class=\"line memline\"");
+    T_TRUE(pts != NULL);
+    pts = pts ? strstr(pts, " points=\"") : NULL;
+    double ymin = 1e9, ymax = -1e9;
+    size_t nv = 0;
+    for (const char *q = pts ? pts + 9 : NULL; q && *q && *q != '"';) {
+        char *e;
+        strtod(q, &e);
+        if (*e != ',') break;
+        double y = strtod(e + 1, &e);
+        ymin = fmin(ymin, y), ymax = fmax(ymax, y);
+        nv++;
+        q = e + (*e == ' ');
+    }
+    T_TRUE(nv > 100 && nv <= 5 * 700 + 3);
+    sts_axis ay;
+    sts_axis_bytes(&ay, 0, peak, 5);
+    double y_top = 86, y_bot = y_top + 220;
+    T_TRUE(fabs(ymin - sts_axis_map(&ay, peak, y_bot, y_top)) < 0.01);
+    T_TRUE(fabs(ymax - sts_axis_map(&ay, low, y_bot, y_top)) < 0.01);
+    T_EQ_STR(ay.unit_name, "MiB");
+    T_EQ_U64(svg_layout_problems(b.p, "memory"), 0);
+    sts_sbuf_release(&b);
+
+    /* No steps, one point, a peak unknown: nothing marked, nothing invented. */
+    double t1[] = { 5 }, b1[] = { 3 };
+    sts_rpt_memory u = { "cpu", 5, 5, 1, t1, b1, -1, 0, -1, -1, NULL, 0, 0, NULL, NULL, NULL, NULL };
+    sts_rpt_draw_memory(&b, "fig-memory", 0, &u);
+    T_TRUE(b.p && !strstr(b.p, "class=\"peak\"") && !strstr(b.p, "stepb"));
+    T_CONTAINS(b.p ? b.p : "", "start unknown, peak unknown, end unknown");
+    T_EQ_U64(svg_layout_problems(b.p ? b.p : "", "memory, unknown"), 0);
+    sts_sbuf_release(&b);
+}
+
+TEST(byte_axis_units_and_plain_ticks)
+{
+    static const struct {
+        double hi;
+        const char *unit;
+    } cases[] = { { 0, "B" },      { 9, "B" },           { 900, "B" },
+                  { 20e3, "KiB" }, { 101305344, "MiB" }, { 1730171904, "MiB" },
+                  { 80e9, "GiB" } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sts_axis a;
+        sts_axis_bytes(&a, 0, cases[i].hi, 5);
+        T_EQ_STR(a.unit_name, cases[i].unit);
+        T_TRUE(a.hi >= cases[i].hi && a.lo <= 0 && labels_are_plain(&a));
+        /* Each tick is a whole number of 1, 2 or 5 times a power of ten of its unit. */
+        double st = a.step / a.unit, m = st / pow(10, floor(log10(st) + 1e-9));
+        T_TRUE(fabs(m - 1) < 1e-6 || fabs(m - 2) < 1e-6 || fabs(m - 5) < 1e-6);
+    }
+}
+
+TEST(layout_of_random_memory_figures)
+{
+    size_t bad = 0;
+    static double ts[3000], by[3000], s0[60], s1[60], sp[60];
+    static char lab[60][24], dev[200];
+    const char *labels[60];
+    for (unsigned it = 0; it < 200; it++) {
+        size_t n = rnd() % 3000, ns = rnd() % 61;
+        double t = rnd_ns(), span = rnd_ns(), top = pow(10, rnd_unit() * 11), peak = -1, pts = 0;
+        for (size_t i = 0; i < n; i++) {
+            ts[i] = t + span * (double)i / (double)(n ? n : 1);
+            by[i] = floor(top * rnd_unit());
+            if (by[i] > peak) peak = by[i], pts = ts[i];
+        }
+        for (size_t k = 0; k < ns; k++) {
+            s0[k] = t + span * (double)k / (double)(ns ? ns : 1);
+            s1[k] = t + span * (double)(k + 1) / (double)(ns ? ns : 1);
+            sp[k] = rnd() % 5 ? top * rnd_unit() : -1;
+            snprintf(lab[k], sizeof lab[k], "%zu", k + (size_t)(rnd() % 100000));
+            labels[k] = lab[k];
+        }
+        rnd_name(dev, sizeof dev);
+        sts_rpt_memory m = { dev,
+                             t,
+                             t + span,
+                             n,
+                             ts,
+                             by,
+                             rnd() % 6 ? peak : -1,
+                             pts,
+                             n ? by[0] : -1,
+                             n ? by[n - 1] : -1,
+                             "ProfilerStep",
+                             ns,
+                             ns + rnd() % 3,
+                             labels,
+                             s0,
+                             s1,
+                             sp };
+        sts_sbuf b = STS_SBUF_INIT;
+        sts_rpt_draw_memory(&b, "fig-memory", 1, &m);
+        bad += check_svg(&b, "memory", it);
         sts_sbuf_release(&b);
     }
     T_EQ_U64(bad, 0);
@@ -1394,5 +1582,8 @@ int main(void)
     RUN(layout_of_random_lane_figures);
     RUN(layout_of_random_ledger_figures);
     RUN(layout_of_random_diff_and_windows_figures);
+    RUN(memory_figure_marks);
+    RUN(byte_axis_units_and_plain_ticks);
+    RUN(layout_of_random_memory_figures);
     return t_done();
 }

@@ -17,6 +17,7 @@
 #include "read/xplane.h"
 #include "stepscope/timeline.h"
 #include "test.h"
+#include "tl_same.h"
 
 /* ---- helpers ---- */
 
@@ -1076,6 +1077,164 @@ TEST(field_order_does_not_matter)
     free(b.v);
 }
 
+/* ---- events read again from the input, or held ---- */
+
+/* A random space for the two ways of reading a plane's events (read/xplane.c): planes
+ * of several lines, one of them longer than the stream's 256 KB window, events with
+ * and without metadata, own stats and metadata stats, lines with their headers after
+ * their events, planes without lines. The seed is set before each build. */
+static uint64_t space_seed;
+
+static uint64_t space_rand(void)
+{
+    space_seed ^= space_seed << 13;
+    space_seed ^= space_seed >> 7;
+    space_seed ^= space_seed << 17;
+    return space_seed;
+}
+
+static void random_line(sts_pb_writer *w, int64_t id, int nevents)
+{
+    int late = space_rand() % 3 == 0; /* header after the events */
+    sts_pb_begin(w, 3);
+    if (!late) {
+        sts_pb_put_int(w, 1, id);
+        sts_pb_put_int(w, 3, 1000 + (int64_t)(space_rand() % 5000));
+    }
+    for (int i = 0; i < nevents; i++) {
+        sts_pb_begin(w, 4);
+        event(w, 1 + space_rand() % 6, (int64_t)(space_rand() % 100000000), (int64_t)(space_rand() % 3000000));
+        if (space_rand() % 2) stat_int(w, 1 + space_rand() % 3, (int64_t)(space_rand() % 1000));
+        sts_pb_end(w);
+    }
+    if (late) {
+        sts_pb_put_str(w, 2, "late");
+        sts_pb_put_int(w, 3, 777);
+        sts_pb_put_int(w, 1, id);
+    }
+    sts_pb_end(w);
+}
+
+static void space_random(sts_pb_writer *w)
+{
+    static const char *const planes[] = { "/host:CPU", "/device:GPU:0", "/host:metadata", "/device:TPU:1" };
+    uint64_t seed = space_seed;
+    for (int p = 0; p < 4; p++) {
+        sts_pb_begin(w, 1);
+        sts_pb_put_str(w, 2, planes[p]);
+        if (p != 2)
+            for (int l = 0; l < 3; l++)
+                random_line(w, l + 1, p == 0 && l == 1 ? 30000 : (int)(space_rand() % 200));
+        for (int m = 1; m <= 5; m++) { /* metadata 6 is missing */
+            char name[16];
+            snprintf(name, sizeof name, "op%d", m);
+            emeta(w, m, name, m == 2 ? "shown" : NULL, m % 2 ? 2 : 0);
+        }
+        smeta(w, 1, "step_num");
+        smeta(w, 2, "correlation_id");
+        smeta(w, 3, "flops");
+        sts_pb_end(w);
+    }
+    space_seed = seed; /* the second writer pass writes the same */
+}
+
+/* The bytes written to `path`, gzip-compressed with `gz`. */
+static void write_bytes(const char *path, const uint8_t *p, size_t n, int gz)
+{
+    if (gz) {
+        gzFile g = gzopen(path, "wb");
+        gzwrite(g, p, (unsigned)n);
+        gzclose(g);
+        return;
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, n, f) != n) abort();
+    fclose(f);
+}
+
+/* Read again from memory and from a file (pread), and held from a pipe-like stream and
+ * a gzip file of the same name: the same status and message, and read whole, the same
+ * raw timeline, for random spaces. */
+TEST(events_read_again_or_held_read_alike)
+{
+    char path[] = "/tmp/sts_test_xplane_again_XXXXXX";
+    int fd = mkstemp(path);
+    T_TRUE(fd >= 0);
+    if (fd < 0) return;
+    close(fd);
+    for (int t = 0; t < 6; t++) {
+        space_seed = 0x9e3779b97f4a7c15ull * (uint64_t)(t + 1);
+        buf b = build(space_random);
+        T_TRUE(b.n > (300u << 10));
+        size_t cuts[] = { b.n, b.n / 2, b.n - 3 };
+        for (int c = 0; c < (t ? 1 : 3); c++) {
+            size_t n = cuts[c];
+            sts_status st[4];
+            sts_error err[4];
+            sts_timeline *tl[4];
+            tl[0] = read_mem(b.v, n, STS_ARGS_ALL, &st[0], &err[0]);
+            tl[1] = read_unsized(b.v, n, &st[1], &err[1]);
+            for (int k = 2; k < 4; k++) {
+                write_bytes(path, b.v, n, k == 3);
+                tl[k] = sts_tl_new(path, "xplane", STS_ARGS_ALL);
+                sts_error_clear(&err[k]);
+                sts_open_options opt = STS_OPEN_OPTIONS_INIT;
+                opt.args = STS_ARGS_ALL;
+                st[k] = read_path(path, tl[k], &opt, &err[k]);
+            }
+            if (c == 0) {
+                T_EQ_I64(st[0], STS_OK);
+                size_t ns;
+                sts_timeline_slices(tl[0], &ns);
+                T_TRUE(ns > 30000);
+                T_EQ_I64(tl[3]->info.compressed, 1);
+                tl[3]->info.compressed = 0;
+                const char *why = tl_same(tl[0], tl[1]);
+                if (why) T_FAIL_AT("space %d: memory and stream: %s", t, why);
+                if ((why = tl_same(tl[2], tl[3]))) T_FAIL_AT("space %d: file and gzip file: %s", t, why);
+            } else {
+                T_TRUE(st[0] != STS_OK);
+            }
+            static const char *const how[4] = { "memory", "stream", "file", "gzip file" };
+            for (int k = 1; k < 4; k++) {
+                if (st[k] != st[0]) T_FAIL_AT("space %d cut %d: %s status %d, memory %d", t, c, how[k], st[k], st[0]);
+                /* the files' messages name their path: compare what follows it */
+                const char *m0 = strstr(err[0].message, ": "), *mk = strstr(err[k].message, ": ");
+                if (st[0] != STS_OK && (!m0 || !mk || strcmp(m0, mk) != 0 || err[0].byte_offset != err[k].byte_offset))
+                    T_FAIL_AT("space %d cut %d: %s says %s, memory %s", t, c, how[k], err[k].message, err[0].message);
+            }
+            for (int k = 0; k < 4; k++)
+                sts_tl_free(tl[k]);
+        }
+        free(b.v);
+    }
+    unlink(path);
+}
+
+/* A plane whose length (2^64 - 5) puts its end past 2^64, then bytes that read as
+ * fields (found by fuzz_xplane comparing the two ways of reading). A stream of unknown
+ * size took it, its end wrapped to below its start: an empty plane, and the bytes
+ * after it read as more planes. It is refused as running past the end of the file,
+ * in the same words whether the size was known in advance or not. */
+#define PAST_ANY_END "\x0a\xfb\xff\xff\xff\xff\xff\xff\xff\xff\x01\x22\x07\x08\x00\x40\x73\x0b\x4d\x74"
+
+TEST(a_length_past_any_end_is_refused_on_a_stream)
+{
+    sts_status st1, st2;
+    sts_error e1, e2;
+    size_t n = sizeof PAST_ANY_END - 1;
+    sts_timeline *t1 = read_mem(PAST_ANY_END, n, STS_ARGS_ALL, &st1, &e1);
+    sts_timeline *t2 = read_unsized(PAST_ANY_END, n, &st2, &e2);
+    T_EQ_I64(st1, STS_ERR_TRUNCATED);
+    T_EQ_I64(st2, STS_ERR_TRUNCATED);
+    T_EQ_STR(e2.message, e1.message);
+    T_EQ_I64(e2.byte_offset, 0);
+    T_CONTAINS(e2.message, "length 18446744073709551611 of field 1 (XSpace.planes) runs past the end of the file "
+                           "(size 20): 9 bytes remain");
+    sts_tl_free(t1);
+    sts_tl_free(t2);
+}
+
 TEST(an_oversized_event_is_refused_unread)
 {
     /* A plane holding a line holding an XEvent of 20 MiB, of which only the headers
@@ -1268,6 +1427,7 @@ static void write_seeds(void)
     free(b.v);
     save_seed(dir, "hand_zero_plane.pb", "\x0a\x04\x00\x00\x00\x00", 6);
     save_seed(dir, "hand_big_event.pb", "\x0a\x8a\x80\x80\x0a\x1a\x85\x80\x80\x0a\x22\x80\x80\x80\x0a", 15);
+    save_seed(dir, "hand_length_past_any_end.pb", PAST_ANY_END, sizeof PAST_ANY_END - 1);
 }
 
 int main(void)
@@ -1292,6 +1452,8 @@ int main(void)
     RUN(random_byte_flips_never_crash);
     RUN(stream_of_unknown_size_fails_like_a_file);
     RUN(field_order_does_not_matter);
+    RUN(events_read_again_or_held_read_alike);
+    RUN(a_length_past_any_end_is_refused_on_a_stream);
     RUN(an_oversized_event_is_refused_unread);
     RUN(non_protobuf_is_refused_at_once);
     RUN(metadata_stats_copies_are_bounded);

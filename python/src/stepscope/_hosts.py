@@ -31,12 +31,19 @@ def analyze_hosts(inputs, run=None, top=0, args="analysis", jobs=0):
     return Document(_stepscope.hosts_analyze_json(_inputs(inputs), run, _args_mode(args), int(top), int(jobs)))
 
 
-def steps_hosts(inputs, run=None, step=None, xprof=False, straggler_ratio=1.1, args="analysis", jobs=0, device=False):
+def steps_hosts(inputs, run=None, step=None, xprof=False, straggler_ratio=1.1, args="analysis", jobs=0, device=False,
+                memory=False, collectives=False, align=False):
     """`stepscope steps --json` on several hosts, as a Document: each host's steps
     aligned by step number, per step the spread across hosts, the slowest host and what
     it spent longer on than the median host, and the stragglers (a step whose slowest
     host took `straggler_ratio` x its median). `step` and `xprof` as in Trace.steps();
     `device=True` (`--device`) gives each host step its "devices", the device view of
-    that host alone (docs/device.md). Raises NoStepsFound when no host has steps."""
+    that host alone (docs/device.md); `memory=True` (`--memory`) its "memory", the
+    device memory of that host alone in that step (docs/memory.md); `collectives=True`
+    (`--collectives`) adds each collective matched across the ranks, the waits per step
+    and the hosts' clock offsets (docs/collectives.md; an empty "collectives" where none
+    matched, which the CLI exits 1 for), `align=True` (`--align`) moves every time onto
+    the aligned clocks. Raises NoStepsFound when no host has steps."""
     return Document(_stepscope.hosts_steps_json(_inputs(inputs), run, _args_mode(args), step, bool(xprof),
-                                                float(straggler_ratio), int(jobs), bool(device)))
+                                                float(straggler_ratio), int(jobs), bool(device), bool(memory),
+                                                bool(collectives), bool(align)))

@@ -47,7 +47,7 @@ def _parse(sources, allow_empty=False, syncs=None):
         raise FormatError(
             "no JAX or PyTorch compile records in %s (%d lines, %d malformed); expected JAX_LOG_COMPILES=1, "
             "jax_explain_cache_misses or TORCH_LOGS=recompiles output, which JAX and PyTorch write to standard "
-            "error (stepscope.jax.compile_log() captures it for a block of code)"
+            "error (stepscope.jax.compile_log() captures it for a block of code), or a TORCH_TRACE directory"
             % (", ".join(names), lines, len(warns)), "STS_ERR_FORMAT")
     return Ledger(text, records, lines, warns)
 
@@ -56,7 +56,9 @@ def ledger(*sources):
     """The ledger of compile logs: each source is a path (str or os.PathLike; gzip is
     read as such), or the log's text (bytes, or a str holding a newline). Understands
     JAX_LOG_COMPILES / jax_log_compiles, jax_explain_cache_misses and
-    TORCH_LOGS=recompiles output. Raises NotFoundError / InputOutputError for a file
+    TORCH_LOGS=recompiles output, and TORCH_TRACE directories (their
+    dedicated_log_torch_trace_*.log files) or files: every compile with its times,
+    graph breaks, recompile-limit refusals. Raises NotFoundError / InputOutputError for a file
     that cannot be read, FormatError when no source holds a known record."""
     if not sources:
         raise TypeError("ledger() needs at least one log path or text")
