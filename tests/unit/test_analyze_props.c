@@ -917,7 +917,7 @@ TEST(a_million_lanes_in_100k_processes)
 TEST(view_runs_walk_as_the_whole_lane)
 {
     rng r = { 0xa4093822299f31d0u };
-    buf b = { 0 };
+    tbuf b = { 0 };
     sts_an_view whole = { 0 }, part = { 0 };
     sts_an_scratch sc = { 0 };
     uint32_t *cuts = NULL;
@@ -977,15 +977,15 @@ TEST(view_runs_walk_as_the_whole_lane)
 TEST(names_of_a_lane_longer_than_a_walk_run)
 {
     enum { TREES = 50000 };
-    buf b = { 0 };
-    put(&b, "[");
+    tbuf b = { 0 };
+    putf(&b, "[");
     for (int i = 0; i < TREES; i++) {
         long long t = (long long)i * 100;
-        put(&b, "%s{\"ph\":\"X\",\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":60}", i ? "," : "", t);
-        put(&b, ",{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%d}", t + 10, i % 7 ? 40 : 70);
-        put(&b, ",{\"ph\":\"X\",\"name\":\"g\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":5}", t + 20);
+        putf(&b, "%s{\"ph\":\"X\",\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":60}", i ? "," : "", t);
+        putf(&b, ",{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%d}", t + 10, i % 7 ? 40 : 70);
+        putf(&b, ",{\"ph\":\"X\",\"name\":\"g\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":5}", t + 20);
     }
-    put(&b, "]");
+    putf(&b, "]");
     sts_timeline *tl = open_text(b.p, b.n);
     free(b.p);
     T_TRUE(tl != NULL);
