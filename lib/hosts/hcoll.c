@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "hosts/hosts_impl.h"
 
 typedef struct cand {
@@ -96,13 +97,7 @@ static void read_args(sts_host_rec *r, const sts_timeline *tl, const sts_slice *
 static long step_at(const sts_step *st, size_t n, int64_t ts)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st[mid].ts <= ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, st[mid].ts <= ts);
     for (size_t k = lo; k-- > 0;)
         if (ts < st[k].ts + st[k].dur) return (long)k;
     return -1;
