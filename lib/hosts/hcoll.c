@@ -278,6 +278,7 @@ static int cpu_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s
         const char *ck = call_kind(tl, c);
         paired = w->ts >= c->ts && ck == cpu_kind(sts_timeline_string(tl, w->name));
     }
+    if (!bad && !paired) r->colls_unpaired += calls.n;
     for (size_t k = 0; k < calls.n && paired && !bad; k++) {
         const sts_slice *x = &s[calls.v[k].slice], *w = &s[works.v[k].slice], *args = &s[calls.v[k].dur];
         sts_host_coll_op *o = STS_VEC_PUSH(r->cops);
