@@ -215,7 +215,7 @@ static int cmp_ts(const void *a, const void *b)
  * its gloo:* work annotations: the k-th call with the k-th work. Arrival is the call's
  * start, the end is its work's end. A host whose calls and works do not pair one to one,
  * of the same kind, each work starting at or after its call, gives no op (their ends
- * would be guesses). docs/collectives.md. */
+ * would be guesses); without any work, nothing is counted. docs/collectives.md. */
 static int cpu_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *steps)
 {
     size_t nl, ns;
@@ -247,12 +247,13 @@ static int cpu_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s
     if (!bad && calls.n > 1) qsort(calls.v, calls.n, sizeof *calls.v, cmp_cand);
     /* Outermost per thread; nested ones are the same call. */
     size_t kept = 0;
+    uint64_t nested = 0;
     int64_t reach = INT64_MIN;
     for (size_t k = 0; k < calls.n && !bad; k++) {
         int64_t end = calls.v[k].ts + calls.v[k].dur;
         if (k && calls.v[k - 1].device != calls.v[k].device) reach = INT64_MIN;
         if (end <= reach) {
-            r->colls_nested++;
+            nested++;
             const char *nm = sts_timeline_string(tl, s[calls.v[k].slice].name);
             if (kept && strcmp(nm, "record_param_comms") == 0) argsl.v[kept - 1] = calls.v[k].slice;
             continue;
@@ -278,7 +279,10 @@ static int cpu_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s
         const char *ck = call_kind(tl, c);
         paired = w->ts >= c->ts && ck == cpu_kind(sts_timeline_string(tl, w->name));
     }
-    if (!bad && !paired) r->colls_unpaired += calls.n;
+    /* Without any gloo work the calls ran on another backend whose work the trace does
+     * not hold (NCCL without its kernels): not CPU collectives, nothing to count. */
+    if (!bad && !paired && works.n) r->colls_unpaired += calls.n;
+    if (paired) r->colls_nested += nested;
     for (size_t k = 0; k < calls.n && paired && !bad; k++) {
         const sts_slice *x = &s[calls.v[k].slice], *w = &s[works.v[k].slice], *args = &s[calls.v[k].dur];
         sts_host_coll_op *o = STS_VEC_PUSH(r->cops);
