@@ -142,6 +142,15 @@ static int match_colls(const char *cmd, sts_hosts *h, int colls, sts_collectives
                 " collective call(s) on host threads that do not pair one to one with their gloo work (their ends "
                 "unknown)\n",
                 cmd, sts_collectives_counts(*c)->unpaired);
+    size_t ncpu = 0;
+    for (size_t i = 0; i < sts_hosts_count(h); i++)
+        ncpu += (size_t)sts_collectives_host_on_cpu(*c, i);
+    if (n && ncpu)
+        cli_say(stderr,
+                "stepscope %s: warning: %zu host(s) ran their collectives on CPU threads (gloo), whose ranks do not "
+                "leave together: no clock offset is estimated from them, and their arrivals and waits are on each "
+                "trace's own clock (right when the ranks share one machine's clock)%s\n",
+                cmd, ncpu, (colls & HC_ALIGN) ? "; --align leaves them as they are" : "");
     if (!n) {
         cli_say(stderr,
                 "stepscope %s: no collective was matched across ranks (%" PRIu64

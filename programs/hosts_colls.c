@@ -53,6 +53,8 @@ static void print_offsets(const sts_hosts *h, const sts_collectives *c)
         tc_cell(stdout, sts_hosts_info(h, i)->name, 24, 1);
         if (known)
             printf("  %+.6f\n", ms(off));
+        else if (sts_collectives_host_on_cpu(c, i))
+            printf("  unknown (collectives on CPU threads, gloo: times on this trace's own clock)\n");
         else
             printf("  unknown (no collective shared with the reference host)\n");
     }

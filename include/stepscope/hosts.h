@@ -482,6 +482,11 @@ const uint32_t *sts_collectives_step_instances(const sts_collectives *c, size_t 
  * matched collectives), so aligned = own - offset. 0 with *known = 0 when host i shares
  * no matched instance with the reference host, directly or through others. */
 int64_t sts_collectives_offset(const sts_collectives *c, size_t host, int *known);
+/* 1 when host `host`'s collectives ran on its CPU threads (gloo): its ops' ends give no
+ * offset (gloo's last rank to arrive leaves last), so its offset is unknown and its times
+ * stay on its trace's own clock (docs/collectives.md); with such a host no residual is
+ * known either. 0 otherwise. */
+int sts_collectives_host_on_cpu(const sts_collectives *c, size_t host);
 /* After aligning, how far apart the ranks left each instance (last end - first end):
  * the median and the largest over instances. 0 when no instance was matched. */
 int sts_collectives_residual(const sts_collectives *c, int64_t *median_ns, int64_t *max_ns);

@@ -27,6 +27,7 @@ struct sts_collectives {
     size_t nhosts;
     int64_t *offset; /* per host */
     int *comp;       /* per host: its offset's component (0: the reference host's), -1: none */
+    int *cpu;        /* per host: its ops came from host threads (gloo), whose ends give no offset */
     int64_t residual_median, residual_max;
     int have_residual;
     STS_VEC(char *) labels; /* owned "HOST DEVICE" labels */
@@ -221,6 +222,10 @@ static int instance_host_ends(const sts_collectives *c, hostend_vec *ends, size_
             while (b < in->first + in->count && c->ranks.v[c->arr.v[b].rank].host == host) {
                 if (m < 64) tmp[m++] = c->arr.v[b].end_ns;
                 b++;
+            }
+            if (c->cpu[host]) { /* gloo: the last to arrive leaves last, by its share of the work */
+                a = b;
+                continue;
             }
             hostend *he = STS_VEC_PUSH(*ends);
             if (!he) return -1;
@@ -582,6 +587,8 @@ static int make_steps(sts_collectives *c)
 static int residual(sts_collectives *c)
 {
     if (!c->inst.n) return 0;
+    for (size_t i = 0; i < c->nhosts; i++)
+        if (c->cpu[i]) return 0; /* no clock was aligned on a gloo host's ends: no residual */
     int64_t *v = malloc(c->inst.n * sizeof *v);
     if (!v) return -1;
     for (size_t i = 0; i < c->inst.n; i++) {
@@ -609,9 +616,12 @@ sts_status sts_collectives_match(const sts_hosts *h, sts_collectives **out, sts_
     c->nhosts = h->hosts.n;
     c->offset = calloc(c->nhosts ? c->nhosts : 1, sizeof *c->offset);
     c->comp = malloc((c->nhosts ? c->nhosts : 1) * sizeof *c->comp);
+    c->cpu = calloc(c->nhosts ? c->nhosts : 1, sizeof *c->cpu);
+    for (size_t i = 0; c->cpu && i < c->nhosts; i++)
+        c->cpu[i] = h->hosts.v[i]->has_colls == 2;
     entry *e = NULL;
     size_t n = 0;
-    int bad = !c->offset || !c->comp || make_ranks(c, h) != 0 || !(e = make_entries(c, h, &n));
+    int bad = !c->offset || !c->comp || !c->cpu || make_ranks(c, h) != 0 || !(e = make_entries(c, h, &n));
     for (size_t i = 0; !bad && i < c->nhosts; i++)
         c->comp[i] = -1;
     if (!bad) drop_uneven(c, e, n);
@@ -641,6 +651,7 @@ void sts_collectives_free(sts_collectives *c)
     STS_VEC_RELEASE(c->steps);
     STS_VEC_RELEASE(c->step_inst);
     free(c->offset);
+    free(c->cpu);
     free(c->comp);
     free(c);
 }
@@ -661,6 +672,11 @@ COLL_ACCESSOR(sts_collectives_step_instances, uint32_t, step_inst)
 const sts_coll_counts *sts_collectives_counts(const sts_collectives *c)
 {
     return &c->counts;
+}
+
+int sts_collectives_host_on_cpu(const sts_collectives *c, size_t host)
+{
+    return host < c->nhosts && c->cpu[host];
 }
 
 int64_t sts_collectives_offset(const sts_collectives *c, size_t host, int *known)

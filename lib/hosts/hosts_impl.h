@@ -39,7 +39,7 @@ typedef struct sts_host_rec {
     STS_VEC(sts_memory_device) mdevs;     /* STS_HOSTS_MEMORY_DEVICES; their lives in mlives */
     STS_VEC(sts_memory_point) mpoints;
     STS_VEC(const char *) mwarnings;
-    int has_colls;                  /* STS_HOSTS_COLLECTIVES */
+    int has_colls;                  /* STS_HOSTS_COLLECTIVES: 1, 2 when its ops came from host threads (gloo) */
     uint64_t colls_nested;          /* ops inside another of their device, left out */
     uint64_t colls_unpaired;        /* host-thread calls that did not pair with gloo works: left out */
     STS_VEC(sts_host_coll_op) cops; /* by device, then start */

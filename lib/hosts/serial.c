@@ -804,7 +804,9 @@ static int cop_ok(const sts_host_rec *rec, const sts_host_coll_op *o)
 
 static void get_colls(rbuf *r, sts_host_rec *rec)
 {
-    rec->has_colls = get_u(r, "has collectives") != 0;
+    uint64_t has = get_u(r, "has collectives");
+    if (has > 2) malformed(r, "a collectives flag (0, 1 or 2)");
+    rec->has_colls = (int)has;
     if (!rec->has_colls || r->bad) return;
     rec->colls_nested = get_u(r, "nested collectives");
     rec->colls_unpaired = get_u(r, "unpaired collective calls");

@@ -7,7 +7,7 @@ calls PyTorch records there (c10d::allreduce_, c10d::broadcast_; their "Sequence
 number" is autograd's, different on every rank, and must not key the match), each one's
 work a gloo:* annotation on one of two worker threads, starting after the call and
 ending when the ranks leave together; one c10d::allgather_ wrapping a record_param_comms
-with a group and a seq. Each rank's clock is off by a known offset. DIR/facts.json holds
+with a group and a seq. The ranks share one clock. DIR/facts.json holds
 the generator's values. With `bad`, rank1 loses its last gloo work: its calls no longer
 pair with works, and it must give no op at all.
 
@@ -18,7 +18,9 @@ import random
 import sys
 
 RANKS = 3
-OFFSETS_NS = [0, 2_500_000, -1_200_000]  # each rank's clock minus rank0's
+# One machine's clock, as gloo's ranks on one host share: stepscope estimates no offset
+# from gloo's ends (its ranks do not leave together), so the times stay as written.
+OFFSETS_NS = [0, 0, 0]
 STEPS = 3
 CALL_NS = 60_000  # the c10d call only hands the work to gloo's thread
 
@@ -97,11 +99,11 @@ def check(facts_path, doc_path):
     absent = facts.get("absent")
     ranks = sorted(r for r in facts["offsets_ns"] if r != absent)
     offs = doc["clock_offsets_ns"]
-    for h in ranks:
-        if offs.get(h) != facts["offsets_ns"][h]:
-            fail("offset of %s: %r, expected %r" % (h, offs.get(h), facts["offsets_ns"][h]))
-    if doc["clock_residual_ns"] != 0 or doc["clock_residual_max_ns"] != 0:
-        fail("residual %r/%r, expected 0" % (doc["clock_residual_ns"], doc["clock_residual_max_ns"]))
+    for h in ranks:  # gloo's ends give no offset: unknown, never a guess
+        if h not in offs or offs[h] is not None:
+            fail("offset of %s: %r, expected null" % (h, offs.get(h, "missing")))
+    if doc["clock_residual_ns"] is not None or doc["clock_residual_max_ns"] is not None:
+        fail("residual %r/%r, expected null" % (doc["clock_residual_ns"], doc["clock_residual_max_ns"]))
     k = doc["collective_counts"]
     if k["unpaired_calls"] != facts.get("unpaired", 0):
         fail("unpaired_calls %r, expected %r" % (k["unpaired_calls"], facts.get("unpaired", 0)))

@@ -39,11 +39,14 @@ inst = sorted((c for c in doc["collectives"] if c["name"] == "c10d::allreduce_")
 check("one instance per step, matched by order", len(inst) == truth["steps"] and
       all(c["matched_by"] == "order" for c in inst), [(c["name"], c["seq"]) for c in doc["collectives"]])
 off = doc["clock_offsets_ns"]
-if len(inst) == truth["steps"] and off["rank0"] is not None and off["rank1"] is not None:
-    # On the hosts' own clocks (one machine: the same clock) the arrivals' difference is
+# gloo's ends give no offset (its ranks do not leave together): unknown, never a guess.
+check("no clock offset estimated from gloo's ends (null), no residual",
+      off.get("rank0", 0) is None and off.get("rank1", 0) is None and doc["clock_residual_ns"] is None, off)
+if len(inst) == truth["steps"]:
+    # On the traces' own clocks (one machine: the same clock) the arrivals' difference is
     # what the ranks noted before their calls, less the few microseconds from the note to
     # the c10d op's start on each; 1 ms bounds that even with a preemption on one side.
-    raw = [(c["arrival_ns"]["rank1"] + off["rank1"]) - (c["arrival_ns"]["rank0"] + off["rank0"]) for c in inst]
+    raw = [c["arrival_ns"]["rank1"] - c["arrival_ns"]["rank0"] for c in inst]
     err = [abs(r - t) for r, t in zip(raw, truth["arrival_diff_ns"])]
     check("arrivals differ as the ranks' own notes say (median error < 1 ms)", statistics.median(err) < 1e6,
           list(zip(raw, truth["arrival_diff_ns"])))
@@ -53,11 +56,7 @@ if len(inst) == truth["steps"] and off["rank0"] is not None and off["rank1"] is 
     med = statistics.median(raw)
     waits = [c["wait_ns"]["rank0"] for c in inst]
     print("     collectives-gloo: rank 1 arrived a median %.3f ms after rank 0 (it slept %.3f ms); rank0's waits "
-          "(ms, aligned) %s; offset %.3f ms (one machine: truly 0), residual %.3f ms" % (
-              med / 1e6, truth["sleep_ns"] / 1e6, [round(w / 1e6, 3) for w in waits],
-              (off["rank1"] - off["rank0"]) / 1e6, doc["clock_residual_ns"] / 1e6))
-else:
-    check("both ranks have an offset", False, off)
+          "(ms, one clock) %s" % (med / 1e6, truth["sleep_ns"] / 1e6, [round(w / 1e6, 3) for w in waits]))
 sys.exit(1 if bad else 0)
 PY
 t_done
