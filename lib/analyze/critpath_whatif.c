@@ -406,6 +406,32 @@ static int cmp_pred(const void *a, const void *b)
     return strcmp(x->change, y->change);
 }
 
+/* The top-th least predicted_ns of tries[0 .. n) (n >= top >= 1); scratch holds n. */
+static int64_t nth_least(const sts_cp_prediction *tries, size_t n, size_t top, int64_t *scratch)
+{
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = tries[i].predicted_ns;
+    qsort(scratch, n, sizeof *scratch, cmp_i64);
+    return scratch[top - 1];
+}
+
+/* Why top=N may stop before its last candidate. Halving a name's nodes saves a step at
+ * most that name's time on the step's observed path (the intervals the walk pushed for
+ * its nodes), so a candidate's predicted total is at least the observed total minus its
+ * time on the paths (c[].ns). The replay is a longest path: along the observed path P,
+ * each binding edge u->v still gives start'(v) >= a'(u) + gap (start' is the max over
+ * v's in-edges, which are the same edges); a node with no in-edge starts at its ts in
+ * both replays; a plain node's end' = start' + llround(dur/2), so it loses at most
+ * dur - llround(dur/2) <= max(dur, 0) more than its start did, which is its pushed
+ * interval; a sync node's end' >= end'(w) + adj' for the node w that ended it (adj the
+ * scaled tail when w is the waited op, its interval [end(w), end(w) + tail], else 0,
+ * lost nothing) and >= its start' when no node ended it (its interval then empty). By
+ * induction from the step's start, end(last) - end'(last), the step's saving, is at
+ * most the sum of the matched nodes' intervals on P. So once observed - c[i].ns exceeds
+ * the top-th least predicted total so far, candidate i ranks below top others (the rank
+ * is by predicted_ns first), and so does every later one (c is by ns, descending). It
+ * holds only when the scaled nodes are exactly those with the candidate's name id
+ * (first_named finds that id) and c[].ns counted every interval (`whole`). */
 size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
 {
     if (!top) return 0;
@@ -413,6 +439,7 @@ size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
     cand *c = malloc((cp->niv ? cp->niv : 1) * sizeof *c);
     if (!c) return 0;
     size_t nc = 0;
+    int whole = 1; /* every interval counted: each c[].ns is the name's whole time on the paths */
     for (size_t i = 0; i < cp->niv; i++) {
         if (cp->iv[i].slice == STS_NONE) continue;
         uint32_t nm = sl[cp->iv[i].slice].name;
@@ -421,14 +448,24 @@ size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
             j++;
         if (j == nc) c[nc++] = (cand){ nm, 0 };
         c[j].ns += cp->iv[i].dur_ns;
-        if (nc > 4096) break;
+        if (nc > 4096) {
+            whole = 0;
+            break;
+        }
     }
     qsort(c, nc, sizeof *c, cmp_cand);
     size_t ntry = nc < 4 * top ? nc : 4 * top;
     if (ntry > 64) ntry = 64;
     sts_cp_prediction *tries = calloc(ntry ? ntry : 1, sizeof *tries);
+    int64_t *nth = malloc((ntry ? ntry : 1) * sizeof *nth);
+    int64_t observed = 0;
+    for (size_t k = 0; k < cp->nsteps; k++)
+        if (cp->steps[k].known) observed += cp->steps[k].length_ns;
     size_t ok = 0;
-    for (size_t i = 0; tries && i < ntry; i++) {
+    for (size_t i = 0; tries && nth && i < ntry; i++) {
+        if (whole && ok >= top && observed - c[i].ns > nth_least(tries, ok, top, nth) &&
+            first_named(cp, sts_timeline_string(cp->tl, c[i].name)) == c[i].name)
+            break; /* neither this candidate nor any after it (less time on the paths) can rank */
         char change[300];
         snprintf(change, sizeof change, "%s=0.5", sts_timeline_string(cp->tl, c[i].name));
         const char *one = change;
@@ -440,7 +477,7 @@ size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
     size_t kept = 0;
     for (size_t i = 0; i < ok && kept < top; i++)
         if (!keep(cp, &tries[i])) kept++;
-    free(tries), free(c);
+    free(tries), free(nth), free(c);
     return kept;
 }
 
