@@ -466,6 +466,66 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng % n);
 }
 
+static int by_ns_then_name(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b; /* {ns, name id} */
+    if (x[0] != y[0]) return x[0] > y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static int by_prediction(const void *a, const void *b)
+{
+    const sts_cp_prediction *x = a, *y = b;
+    if (x->predicted_ns != y->predicted_ns) return x->predicted_ns < y->predicted_ns ? -1 : 1;
+    return strcmp(x->change, y->change);
+}
+
+/* top=N against its definition, every candidate replayed in full: the names on the
+ * paths by their time there (most first), the first min(4N, 64) of them halved one at a
+ * time through sts_critpath_what_if, the N least predicted totals. */
+static void top_matches_full_replays(run *r, size_t top)
+{
+    size_t niv, npred;
+    const sts_cp_interval *iv = sts_critpath_intervals(r->cp, &niv);
+    const sts_slice *sl = sts_timeline_slices(r->tl, NULL);
+    int64_t (*c)[2] = calloc(niv ? niv : 1, sizeof *c);
+    size_t nc = 0;
+    for (size_t i = 0; i < niv; i++) {
+        if (iv[i].slice == STS_NONE) continue;
+        size_t j = 0;
+        while (j < nc && c[j][1] != sl[iv[i].slice].name)
+            j++;
+        if (j == nc) c[nc][0] = 0, c[nc++][1] = sl[iv[i].slice].name;
+        c[j][0] += iv[i].dur_ns;
+    }
+    qsort(c, nc, sizeof *c, by_ns_then_name);
+    size_t n0 = 0;
+    sts_critpath_predictions(r->cp, &n0);
+    size_t kept = sts_critpath_what_if_top(r->cp, top);
+    size_t ntry = nc < 4 * top ? nc : 4 * top;
+    sts_cp_prediction *plain = calloc(ntry ? ntry : 1, sizeof *plain);
+    size_t ok = 0;
+    for (size_t i = 0; i < ntry; i++) {
+        char change[300];
+        snprintf(change, sizeof change, "%s=0.5", sts_timeline_string(r->tl, (uint32_t)c[i][1]));
+        sts_status st;
+        plain[ok] = what_if(r, change, &st);
+        if (st == STS_OK) ok++;
+    }
+    qsort(plain, ok, sizeof *plain, by_prediction);
+    const sts_cp_prediction *fast = sts_critpath_predictions(r->cp, &npred) + n0;
+    T_EQ_I64((int64_t)kept, (int64_t)(ok < top ? ok : top));
+    for (size_t i = 0; i < kept && i < ok; i++) {
+        T_EQ_STR(fast[i].change, plain[i].change);
+        T_EQ_I64(fast[i].predicted_ns, plain[i].predicted_ns);
+        T_EQ_I64(fast[i].predicted_step_ns, plain[i].predicted_step_ns);
+        T_EQ_I64((int64_t)fast[i].matched, (int64_t)plain[i].matched);
+        T_EQ_I64(fast[i].path_moved, plain[i].path_moved);
+        T_TRUE(fast[i].min_pct == plain[i].min_pct && fast[i].max_pct == plain[i].max_pct);
+    }
+    free(plain), free(c);
+}
+
 TEST(random_graphs_keep_the_invariants)
 {
     uint64_t stream_waits = 0;
@@ -533,6 +593,7 @@ TEST(random_graphs_keep_the_invariants)
             sts_cp_prediction zero = what_if(&r, c, &st);
             T_TRUE(zero.predicted_ns <= half.predicted_ns);
         }
+        top_matches_full_replays(&r, 1 + rnd(3));
         close_run(&r);
     }
     T_TRUE(stream_waits > 0); /* the new edges were exercised */
