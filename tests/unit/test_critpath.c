@@ -488,7 +488,7 @@ static void top_matches_full_replays(run *r, size_t top)
     size_t niv, npred;
     const sts_cp_interval *iv = sts_critpath_intervals(r->cp, &niv);
     const sts_slice *sl = sts_timeline_slices(r->tl, NULL);
-    int64_t (*c)[2] = calloc(niv ? niv : 1, sizeof *c);
+    int64_t(*c)[2] = calloc(niv ? niv : 1, sizeof *c);
     size_t nc = 0;
     for (size_t i = 0; i < niv; i++) {
         if (iv[i].slice == STS_NONE) continue;
