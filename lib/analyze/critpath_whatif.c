@@ -274,6 +274,53 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Whether shrinking the step's nodes named ms[0] (the only change) provably leaves the
+ * replay as observed: the factor is <= 1, no scaled node has a negative duration or
+ * tail, and none lies on the observed path with a positive interval. Then no time grows
+ * (the replay's max and + are monotone, and llround(v * f) <= v for v >= 0, f <= 1), and
+ * the step's saving is at most the scaled nodes' time on its path (see the bound above
+ * sts_critpath_what_if_top), 0: every node on the path keeps its start and end. Each
+ * binding edge keeps its value while the others' can only fall, so the first in-edge with
+ * the greatest value, which the replay binds, is the same, and so is the node that ends
+ * each sync: the walk pushes the same intervals. */
+static int off_path(const sts_critpath *cp, const matcher *ms, size_t nm, const sts_cp_graph *g, const sts_cp_step *ps)
+{
+    if (nm != 1 || ms[0].how != M_EXACT || ms[0].id == STS_NONE || !(ms[0].factor <= 1.0)) return 0;
+    const uint32_t *names = cp->names + g->first_node;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const sts_cp_node *x = &cp->nodes[g->first_node + i];
+        if (names[i] == ms[0].id && (x->dur < 0 || (x->wait != STS_NONE && x->tail < 0))) return 0;
+    }
+    const sts_slice *sl = sts_timeline_slices(cp->tl, NULL);
+    for (uint32_t i = ps->first_interval; i < ps->first_interval + ps->interval_count; i++)
+        if (cp->iv[i].slice != STS_NONE && sl[cp->iv[i].slice].name == ms[0].id && cp->iv[i].dur_ns > 0) return 0;
+    return 1;
+}
+
+/* Each of the step's nodes' factor into fac, matcher by matcher in the changes' order; a
+ * name found by its id is compared without a call per node. Counts the matches into
+ * *matched; returns whether any factor differs from 1. */
+static int scale_all(const sts_critpath *cp, const matcher *ms, size_t nm, const sts_cp_graph *g, double *fac,
+                     uint64_t *matched)
+{
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        fac[i] = 1.0;
+    for (size_t j = 0; j < nm; j++) {
+        const uint32_t *names = cp->names + g->first_node;
+        if (ms[j].how == M_EXACT && ms[j].id != STS_NONE) {
+            for (uint32_t i = 0; i < g->nnodes; i++)
+                if (names[i] == ms[j].id) fac[i] *= ms[j].factor, (*matched)++;
+        } else {
+            for (uint32_t i = 0; i < g->nnodes; i++)
+                if (matches(cp, &ms[j], g->first_node + i)) fac[i] *= ms[j].factor, (*matched)++;
+        }
+    }
+    int any = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        any |= fac[i] != 1.0;
+    return any;
+}
+
 /* Replays every step with the matchers' factors into *p. */
 static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_prediction *p)
 {
@@ -302,24 +349,25 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
         const sts_cp_step *ps = &cp->steps[k];
         if (!ps->known) continue;
         int scaled_any = 0;
-        for (uint32_t i = 0; i < g->nnodes; i++)
-            fac[i] = 1.0;
-        /* Matcher by matcher, each node's factor multiplied in the changes' order; a name
-         * found by its id is compared without a call per node. */
-        for (size_t j = 0; j < nm; j++) {
+        if (nm == 1 && ms[0].how == M_EXACT && ms[0].id != STS_NONE) {
+            /* One name: counted in one pass, its factors filled only where a replay
+             * follows. */
             const uint32_t *names = cp->names + g->first_node;
-            if (ms[j].how == M_EXACT && ms[j].id != STS_NONE) {
+            uint64_t c = 0;
+            for (uint32_t i = 0; i < g->nnodes; i++)
+                c += names[i] == ms[0].id;
+            p->matched += c;
+            scaled_any = c && ms[0].factor != 1.0 && !off_path(cp, ms, nm, g, ps);
+            if (scaled_any)
                 for (uint32_t i = 0; i < g->nnodes; i++)
-                    if (names[i] == ms[j].id) fac[i] *= ms[j].factor, p->matched++;
-            } else {
-                for (uint32_t i = 0; i < g->nnodes; i++)
-                    if (matches(cp, &ms[j], g->first_node + i)) fac[i] *= ms[j].factor, p->matched++;
-            }
+                    fac[i] = names[i] == ms[0].id ? 1.0 * ms[0].factor : 1.0;
+        } else {
+            scaled_any = scale_all(cp, ms, nm, g, fac, &p->matched);
+            if (scaled_any && off_path(cp, ms, nm, g, ps)) scaled_any = 0;
         }
-        for (uint32_t i = 0; i < g->nnodes; i++)
-            scaled_any |= fac[i] != 1.0;
-        /* A step none of whose durations change replays as observed: its length, and its
-         * path on the same lanes. */
+        /* A step none of whose durations change, or whose path holds none of the changed
+         * ones (off_path), replays as observed: its length, and its path on the same
+         * lanes. */
         int64_t len = ps->length_ns;
         if (scaled_any) {
             len = sts_cp_replay(cp, g, fac, start, end, bind, wb);
