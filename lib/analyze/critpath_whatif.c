@@ -128,13 +128,17 @@ static int names_made(sts_critpath *cp)
     cp->name_bound = sts_an_name_bound(cp->tl);
     cp->names = malloc((cp->nnodes ? cp->nnodes : 1) * sizeof *cp->names);
     cp->checked = calloc(cp->name_bound ? cp->name_bound : 1, 1);
-    if (!cp->names || !cp->checked) {
-        free(cp->names), free(cp->checked);
-        cp->names = NULL, cp->checked = NULL;
+    cp->iv_names = malloc((cp->niv ? cp->niv : 1) * sizeof *cp->iv_names);
+    if (!cp->names || !cp->checked || !cp->iv_names) {
+        free(cp->names), free(cp->checked), free(cp->iv_names);
+        cp->names = NULL, cp->checked = NULL, cp->iv_names = NULL;
         return -1;
     }
     for (size_t i = 0; i < cp->nnodes; i++)
         cp->names[i] = cp->nodes[i].slice == STS_NONE ? STS_NONE : sl[cp->nodes[i].slice].name;
+    cp->niv_names = cp->niv;
+    for (size_t i = 0; i < cp->niv; i++)
+        cp->iv_names[i] = cp->iv[i].slice == STS_NONE ? STS_NONE : sl[cp->iv[i].slice].name;
     return 0;
 }
 
@@ -286,14 +290,14 @@ static int cmp_i64(const void *a, const void *b)
 static int off_path(const sts_critpath *cp, const matcher *ms, size_t nm, const sts_cp_graph *g, const sts_cp_step *ps)
 {
     if (nm != 1 || ms[0].how != M_EXACT || ms[0].id == STS_NONE || !(ms[0].factor <= 1.0)) return 0;
+    if ((size_t)ps->first_interval + ps->interval_count > cp->niv_names) return 0;
+    for (uint32_t i = ps->first_interval; i < ps->first_interval + ps->interval_count; i++)
+        if (cp->iv_names[i] == ms[0].id && cp->iv[i].dur_ns > 0) return 0;
     const uint32_t *names = cp->names + g->first_node;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const sts_cp_node *x = &cp->nodes[g->first_node + i];
         if (names[i] == ms[0].id && (x->dur < 0 || (x->wait != STS_NONE && x->tail < 0))) return 0;
     }
-    const sts_slice *sl = sts_timeline_slices(cp->tl, NULL);
-    for (uint32_t i = ps->first_interval; i < ps->first_interval + ps->interval_count; i++)
-        if (cp->iv[i].slice != STS_NONE && sl[cp->iv[i].slice].name == ms[0].id && cp->iv[i].dur_ns > 0) return 0;
     return 1;
 }
 
