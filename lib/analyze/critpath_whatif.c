@@ -217,7 +217,8 @@ static sts_status suggest(const sts_critpath *cp, const char *change, const char
                          name, hint);
 }
 
-/* Parses NAME=FACTOR into m (m->name points into buf). */
+/* Parses NAME=FACTOR into m (m->name points into buf); *matched is non-zero when some
+ * node matches (not always their count). */
 static sts_status parse(sts_critpath *cp, const char *change, char *buf, size_t nbuf, matcher *m, uint64_t *matched,
                         sts_error *err)
 {
@@ -238,6 +239,9 @@ static sts_status parse(sts_critpath *cp, const char *change, char *buf, size_t 
     m->how = M_EXACT;
     m->id = STS_NONE;
     m->id = first_named(cp, buf);
+    /* An id found names at least one node: whether any matched is all parse needs (the
+     * prediction counts them), so its count is left out. */
+    if (m->id != STS_NONE) return *matched = 1, STS_OK;
     if ((*matched = count_matches(cp, m))) return STS_OK;
     for (uint32_t c = 0; c < 5; c++)
         if (!strcmp(buf, CATS[c])) {
