@@ -136,6 +136,12 @@ static int match_colls(const char *cmd, sts_hosts *h, int colls, sts_collectives
     if (sts_collectives_match(h, c, &err) != STS_OK) return cli_report(cmd, &err);
     size_t n;
     sts_collectives_instances(*c, &n);
+    if (sts_collectives_counts(*c)->unpaired)
+        cli_say(stderr,
+                "stepscope %s: warning: collectives left out: %" PRIu64
+                " collective call(s) on host threads that do not pair one to one with their gloo work (their ends "
+                "unknown)\n",
+                cmd, sts_collectives_counts(*c)->unpaired);
     if (!n) {
         cli_say(stderr,
                 "stepscope %s: no collective was matched across ranks (%" PRIu64

@@ -32,6 +32,11 @@ static void print_left_out(const sts_coll_counts *k)
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (parts[i].n) cli_say(stdout, "note: left out: %" PRIu64 " instance(s) %s\n", parts[i].n, parts[i].what);
+    if (k->unpaired)
+        cli_say(stdout,
+                "note: left out: %" PRIu64 " collective call(s) on host threads that do not pair one to one with "
+                "their gloo work (their ends unknown)\n",
+                k->unpaired);
     if (k->size_conflicts)
         cli_say(stdout, "note: %" PRIu64 " instance(s) whose ranks disagree on the message size: bandwidth unknown\n",
                 k->size_conflicts);

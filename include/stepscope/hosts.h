@@ -450,6 +450,8 @@ typedef struct sts_coll_counts {
                               * do not fit int64: left out */
     uint64_t size_conflicts; /* instances whose ranks disagree on the size (bytes unknown) */
     uint64_t uneven;         /* groups matched by order whose ranks hold different counts of ops */
+    uint64_t unpaired;       /* host-thread collective calls (c10d) of hosts whose calls and gloo works
+                              * do not pair one to one: left out (their ends are unknown) */
 } sts_coll_counts;
 
 /* Matches the collective ops of records read with STS_HOSTS_COLLECTIVES across ranks,

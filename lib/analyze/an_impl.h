@@ -124,10 +124,6 @@ int sts_an_cmp_i64(const void *a, const void *b);
  * and those after it no less (k < n; nothing otherwise). */
 void sts_an_select_kth(int64_t *v, size_t n, size_t k);
 
-/* In v[0..n) ascending: the first index whose value is above t (or_equal: at least t),
- * n when none is. The steps' windows and the device view look up steps so. */
-size_t sts_an_first_above(const int64_t *v, size_t n, int64_t t, int or_equal);
-
 /* A name pattern: exact equality, or a compiled POSIX extended regex searched for. */
 typedef struct sts_an_matcher {
     const char *text;

@@ -22,6 +22,7 @@
 
 #include "analyze/an_impl.h"
 #include "base/mem.h"
+#include "base/search.h"
 
 #define OFF  INT64_MAX /* a leaf whose interval has not started: never updated */
 #define NONE INT64_MIN /* R of an interval nothing has been counted inside yet */
@@ -146,19 +147,6 @@ static void rank_by_end(const sts_an_iv *iv, size_t n, uint32_t *rank, int64_t *
         rank[by[p]] = (uint32_t)p;
 }
 
-static size_t first_at_least(const int64_t *sorted, size_t n, int64_t v)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sorted[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 int sts_an_inside_union_general(const sts_an_iv *iv, size_t n, int64_t *u, sts_an_scratch *sc)
 {
     if (n == 0) return 0;
@@ -176,7 +164,7 @@ int sts_an_inside_union_general(const sts_an_iv *iv, size_t n, int64_t *u, sts_a
     for (size_t k = 0; k < n; k++) {
         /* Earlier intervals holding [ts, end) are those still open at ts with end >= end;
          * one that ended by ts is never raised above its own end, so it gains nothing. */
-        size_t from = first_at_least(sc->keys, n, iv[k].end);
+        size_t from = sts_first_at_least_i64(sc->keys, n, iv[k].end);
         if (from < n && iv[k].end > iv[k].ts) update(&t, 1, 0, size, from, iv[k].end, iv[k].ts);
         switch_on(&t, sc->rank[k]);
     }

@@ -7,6 +7,7 @@
 
 #include "analyze/an_impl.h"
 #include "analyze/critpath_impl.h"
+#include "base/search.h"
 
 #define MAX_WARNINGS 8
 
@@ -144,13 +145,7 @@ static int emit(build *b, uint32_t lane, uint32_t slice, int64_t from, int64_t t
 
 static size_t first_at(const sts_slice *sl, size_t lo, size_t hi, int64_t t)
 {
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sl[mid].ts < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, sl[mid].ts < t);
     return lo;
 }
 
@@ -216,13 +211,7 @@ static int device_ops(build *b, int64_t ws, int64_t we, uint32_t *first, uint32_
     *count = 0;
     for (size_t d = 0; d < b->ndev; d++) {
         size_t lo = b->dev_first[d], hi = lo + b->dev_count[d];
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (b->sl[b->ln[mid].device_slice].ts < ws)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        STS_BISECT(size_t, lo, hi, mid, b->sl[b->ln[mid].device_slice].ts < ws);
         for (size_t i = lo; i < b->dev_first[d] + b->dev_count[d]; i++) {
             const sts_devview_launch *x = &b->ln[i];
             const sts_slice *s = &b->sl[x->device_slice];
@@ -273,13 +262,7 @@ static int syncs(build *b, uint32_t gfirst, uint32_t gend, uint32_t dfirst, uint
         if (s->kind != STS_CP_SYNC || s->slice == STS_NONE || b->first_seg[s->slice] != b->last_seg[s->slice]) continue;
         int64_t se = s->ts + s->dur;
         size_t lo = 0, hi = dcount;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (byend[mid].end <= se)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        STS_BISECT(size_t, lo, hi, mid, byend[mid].end <= se);
         uint32_t only = sts_cp_sync_lane(b->streams, b->tl, s->slice);
         /* every op (of its stream, where the trace names it) ending inside the sync is
          * waited for; the latest binds */
@@ -304,13 +287,7 @@ static uint32_t seg_at(const build *b, uint32_t lane, int64_t t)
     uint32_t n = b->lane_count[lane];
     if (!n) return STS_NONE;
     uint32_t lo = 0, hi = n, f = b->lane_first[lane];
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (b->cp->nodes[f + mid].ts <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(uint32_t, lo, hi, mid, b->cp->nodes[f + mid].ts <= t);
     if (!lo) return STS_NONE;
     const sts_cp_node *x = &b->cp->nodes[f + lo - 1];
     return t <= x->ts + x->dur ? f + lo - 1 : STS_NONE;
@@ -319,13 +296,7 @@ static uint32_t seg_at(const build *b, uint32_t lane, int64_t t)
 static int flows(build *b, int64_t ws, int64_t we)
 {
     size_t lo = 0, hi = b->nflows;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (b->fs[mid]->ts < ws)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, b->fs[mid]->ts < ws);
     for (size_t i = lo; i < b->nflows && b->fs[i]->ts < we; i++) {
         uint32_t from = seg_at(b, b->fs[i]->lane, b->fs[i]->ts), to = seg_at(b, b->ff[i]->lane, b->ff[i]->ts);
         if (from == STS_NONE || to == STS_NONE || from == to) continue;
@@ -352,14 +323,9 @@ static int cmp_op(const void *a, const void *b)
 static uint32_t op_by_launch(const opkey *k, size_t n, uint32_t lane, int64_t t, int after)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) { /* the first key >= (lane, t) for after, > (lane, t) for before */
-        size_t mid = lo + (hi - lo) / 2;
-        int less = k[mid].lane < lane || (k[mid].lane == lane && (after ? k[mid].launch < t : k[mid].launch <= t));
-        if (less)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the first key >= (lane, t) for after, > (lane, t) for before */
+    STS_BISECT(size_t, lo, hi, mid,
+               k[mid].lane < lane || (k[mid].lane == lane && (after ? k[mid].launch < t : k[mid].launch <= t)));
     if (after) return lo < n && k[lo].lane == lane ? k[lo].id : STS_NONE;
     return lo > 0 && k[lo - 1].lane == lane ? k[lo - 1].id : STS_NONE;
 }
@@ -373,13 +339,7 @@ static int waits(build *b, int64_t ws, int64_t we, uint32_t dfirst, uint32_t dco
     const sts_cp_wait *w = sts_cp_waits(b->streams, &nw);
     if (!nw || !dcount) return 0;
     size_t lo = 0, hi = nw;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w[mid].ts_wait < ws)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, w[mid].ts_wait < ws);
     if (lo == nw || w[lo].ts_wait >= we) return 0;
     opkey *k = malloc(dcount * sizeof *k);
     if (!k) return -1;

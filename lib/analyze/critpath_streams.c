@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analyze/critpath_impl.h"
+#include "base/search.h"
 
 enum { R_STREAM_SYNC = 0, R_EVENT_SYNC, R_STREAM_WAIT };
 
@@ -74,13 +75,7 @@ static uint32_t stream_lane(const sts_cp_streams *x, uint32_t pid, int64_t strea
 static const call *find_call(const call *c, size_t n, int64_t corr)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c[mid].corr < corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, c[mid].corr < corr);
     return lo < n && c[lo].corr == corr ? &c[lo] : NULL;
 }
 
@@ -248,13 +243,7 @@ uint32_t sts_cp_sync_lane(const sts_cp_streams *x, const sts_timeline *tl, uint3
     if (arg_int(tl, s, "stream", &v)) return stream_lane(x, STS_NONE, v);
     if (!arg_int(tl, s, "correlation", &v)) return STS_NONE;
     size_t lo = 0, hi = x->nrecs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x->recs[mid].corr < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, x->recs[mid].corr < v);
     return lo < x->nrecs && x->recs[lo].corr == v ? x->recs[lo].lane : STS_NONE;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze/devview_impl.h"
+#include "base/search.h"
 
 /* ---- rule evaluation ---------------------------------------------------------------- */
 
@@ -463,13 +464,7 @@ static uint32_t slice_at(const collect *c, uint32_t lane, int64_t ts)
 {
     const sts_lane *ln = &c->lanes[lane];
     uint32_t lo = ln->first_slice, hi = ln->first_slice + ln->slice_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->s[mid].ts <= ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(uint32_t, lo, hi, mid, c->s[mid].ts <= ts);
     for (uint32_t k = 0; k < 64 && lo > ln->first_slice; k++) {
         const sts_slice *s = &c->s[--lo];
         int64_t e = sts_an_end(s);
@@ -483,13 +478,7 @@ static uint32_t slice_at(const collect *c, uint32_t lane, int64_t ts)
 static dv_op *op_at(dv_ops *ops, size_t lo, size_t hi, int64_t ts)
 {
     size_t end = hi;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ops->v.v[mid].start < ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, ops->v.v[mid].start < ts);
     for (; lo < end && ops->v.v[lo].start == ts; lo++)
         if (ops->v.v[lo].host == STS_NONE) return &ops->v.v[lo];
     return NULL;

@@ -57,19 +57,6 @@ int sts_an_cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-size_t sts_an_first_above(const int64_t *v, size_t n, int64_t t, int or_equal)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < t || (!or_equal && v[mid] == t))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Moves the values that `keep` accepts (x < p, or x <= p with `or_equal`) to the
  * front, without a branch on the data; returns how many. */
 static size_t keep_front(int64_t *v, size_t n, int64_t p, int or_equal)

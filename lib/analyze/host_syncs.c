@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyze/an_impl.h"
+#include "base/search.h"
 #include "base/vec.h"
 
 /* Why each rule is here is in docs/host-syncs.md. The JAX frames are the Python tracer's
@@ -120,13 +121,7 @@ void sts_host_syncs_free(sts_host_syncs *h)
 static uint32_t step_of(const sts_step *st, size_t n, int64_t ts)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st[mid].ts <= ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, st[mid].ts <= ts);
     if (!lo) return STS_NONE;
     const sts_step *x = &st[lo - 1];
     return ts < x->ts + x->dur ? (uint32_t)(lo - 1) : STS_NONE;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/search.h"
 #include "base/vec.h"
 #include "stepscope/memory.h"
 
@@ -483,13 +484,7 @@ static int add_snap(device_ctx *d, int64_t after, int what, uint32_t index, int6
 static size_t lower(const mev *e, size_t n, int64_t ts)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (e[mid].ts < ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, e[mid].ts < ts);
     return lo;
 }
 

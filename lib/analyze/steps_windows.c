@@ -12,6 +12,7 @@
 
 #include "analyze/steps_impl.h"
 #include "base/mem.h"
+#include "base/search.h"
 
 typedef struct segment {
     int64_t t0, t1;
@@ -88,12 +89,12 @@ static int attribute(windows_ctx *c)
 
 static size_t first_reach_after(const windows_ctx *c, int64_t t)
 {
-    return sts_an_first_above(c->reach, c->nsteps, t, 0);
+    return sts_first_above_i64(c->reach, c->nsteps, t);
 }
 
 static size_t first_start_at(const windows_ctx *c, int64_t t)
 {
-    return sts_an_first_above(c->w0, c->nsteps, t, 1);
+    return sts_first_at_least_i64(c->w0, c->nsteps, t);
 }
 
 static int credit(windows_ctx *c, uint32_t k, uint32_t name, int64_t ns)

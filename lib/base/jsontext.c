@@ -1,4 +1,5 @@
 #include "base/jsontext.h"
+#include "base/search.h"
 #include "base/utf8.h"
 
 #include <math.h>
@@ -118,13 +119,7 @@ size_t sts_json_fmt_f64(char *buf, double v)
      * (more digits never stop round-tripping, and 17 always does). */
     if (round_trips(buf, 6, v, &len)) return len;
     int lo = 7, hi = 17;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (round_trips(buf, mid, v, &len))
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    STS_BISECT(int, lo, hi, mid, !round_trips(buf, mid, v, &len));
     round_trips(buf, lo, v, &len);
     return len;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/search.h"
 #include "base/vec.h"
 #include "diff/diff_impl.h"
 #include "stepscope/analyze.h"
@@ -139,15 +140,7 @@ typedef struct windows {
 /* First step whose window could hold time at or after `a`. */
 static size_t first_window(const windows *w, int64_t a)
 {
-    size_t lo = 0, hi = w->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->reach[mid] > a)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    return sts_first_above_i64(w->reach, w->n, a);
 }
 
 typedef struct accum {

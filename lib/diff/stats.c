@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "stepscope/analyze.h"
 #include "stepscope/diff.h"
 
@@ -160,13 +161,7 @@ int64_t sts_dstat_kth_diff(const int64_t *x, size_t n, const int64_t *y, size_t 
 {
     /* The smallest t with count_le(t) >= k is a difference itself: bisect on integers. */
     int64_t lo = y[0] - x[n - 1], hi = y[m - 1] - x[0];
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (count_le(x, n, y, m, mid) >= k)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    STS_BISECT(int64_t, lo, hi, mid, count_le(x, n, y, m, mid) < k);
     return lo;
 }
 
@@ -316,13 +311,7 @@ static uint64_t smallest_n_below(double units, double alpha, double z, double co
     if (!(width_units(hi, alpha, z, confidence) < units)) return 0;
     uint64_t lo = hi / 2 + 1;
     if (hi == 2) lo = 2;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (width_units(mid, alpha, z, confidence) < units)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
+    STS_BISECT(uint64_t, lo, hi, mid, !(width_units(mid, alpha, z, confidence) < units));
     return lo;
 }
 

@@ -91,6 +91,7 @@ static void counts(sts_jsonw *w, const sts_coll_counts *k)
     sts_jsonw_kv_u64(w, "conflicts", k->conflicts);
     sts_jsonw_kv_u64(w, "size_conflicts", k->size_conflicts);
     sts_jsonw_kv_u64(w, "uneven_groups", k->uneven);
+    sts_jsonw_kv_u64(w, "unpaired_calls", k->unpaired);
     sts_jsonw_obj_end(w);
 }
 

@@ -150,6 +150,7 @@ static entry *make_entries(sts_collectives *c, const sts_hosts *h, size_t *n)
         const sts_host_rec *r = h->hosts.v[i];
         if (!r->has_colls) continue;
         c->counts.nested += r->colls_nested;
+        c->counts.unpaired += r->colls_unpaired;
         for (size_t j = 0; j < r->cops.n; j++, k++) {
             const sts_host_coll_op *o = &r->cops.v[j];
             e[k].rank = rank_of(c, (uint32_t)i, o->device);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "hosts/hosts_impl.h"
 
 typedef struct cand {
@@ -96,13 +97,7 @@ static void read_args(sts_host_rec *r, const sts_timeline *tl, const sts_slice *
 static long step_at(const sts_step *st, size_t n, int64_t ts)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st[mid].ts <= ts)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(size_t, lo, hi, mid, st[mid].ts <= ts);
     for (size_t k = lo; k-- > 0;)
         if (ts < st[k].ts + st[k].dur) return (long)k;
     return -1;
@@ -147,6 +142,167 @@ static const char *device_name(const sts_timeline *tl, uint32_t lane, char *buf,
     if (p && *p) return p;
     snprintf(buf, cap, "pid %s", sts_lane_pid(tl, lane));
     return buf;
+}
+
+/* ---- CPU-side collectives: c10d calls and the gloo work that carries them out ---------- */
+
+/* The kind of a c10d op ("c10d::allreduce_"), a gloo work annotation ("gloo:all_reduce")
+ * or a record_param_comms "Collective name" ("allreduce", "_allgather_base"): the name
+ * with its prefix, underscores and PyTorch's variant suffixes dropped; NULL for others
+ * (barrier, send/recv: no data every rank waits on). */
+static const char *cpu_kind(const char *name)
+{
+    static const struct {
+        const char *word, *kind;
+    } kinds[] = {
+        { "allreduce", "all-reduce" },
+        { "allreducecoalesced", "all-reduce" },
+        { "allgather", "all-gather" },
+        { "allgatherbase", "all-gather" },
+        { "allgatherintotensorcoalesced", "all-gather" },
+        { "allgathercoalesced", "all-gather" },
+        { "broadcast", "broadcast" },
+        { "reducescatter", "reduce-scatter" },
+        { "reducescatterbase", "reduce-scatter" },
+        { "reducescattertensorcoalesced", "reduce-scatter" },
+        { "reduce", "reduce" },
+        { "alltoall", "all-to-all" },
+        { "alltoallbase", "all-to-all" },
+    };
+    if (strncmp(name, "c10d::", 6) == 0)
+        name += 6;
+    else if (strncmp(name, "gloo:", 5) == 0)
+        name += 5;
+    char w[40];
+    size_t n = 0;
+    for (; *name; name++) {
+        if (*name == '_') continue;
+        if (n + 1 >= sizeof w) return NULL;
+        w[n++] = (char)(*name | 0x20);
+    }
+    w[n] = 0;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strcmp(w, kinds[k].word) == 0) return kinds[k].kind;
+    return NULL;
+}
+
+/* The kind of a calling-thread collective slice: a c10d op, or record_param_comms by its
+ * "Collective name". */
+static const char *call_kind(const sts_timeline *tl, const sts_slice *s)
+{
+    const char *nm = sts_timeline_string(tl, s->name);
+    if (strncmp(nm, "c10d::", 6) == 0) return cpu_kind(nm);
+    if (strcmp(nm, "record_param_comms") != 0) return NULL;
+    char buf[32];
+    const char *c = arg_text(tl, s->args, "Collective name", buf, sizeof buf);
+    return c ? cpu_kind(c) : NULL;
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+    return (x->slice > y->slice) - (x->slice < y->slice);
+}
+
+/* The host's collective calls on its host threads (outermost per thread; a nested
+ * record_param_comms lends the call its args: seq, group, name) paired in time order with
+ * its gloo:* work annotations: the k-th call with the k-th work. Arrival is the call's
+ * start, the end is its work's end. A host whose calls and works do not pair one to one,
+ * of the same kind, each work starting at or after its call, gives no op (their ends
+ * would be guesses); without any work, nothing is counted. docs/collectives.md. */
+static int cpu_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *steps)
+{
+    size_t nl, ns;
+    const sts_lane *lanes = sts_timeline_lanes(tl, &nl);
+    const sts_slice *s = sts_timeline_slices(tl, NULL);
+    const sts_step *st = sts_steps_list(steps, &ns);
+    STS_VEC(cand) calls = { 0 };
+    STS_VEC(cand) works = { 0 };
+    STS_VEC(uint32_t) argsl = { 0 };
+    int bad = 0;
+    for (uint32_t l = 0; l < nl && !bad; l++) {
+        if (sts_lane_is_device(tl, l)) continue;
+        for (uint32_t i = lanes[l].first_slice; i < lanes[l].first_slice + lanes[l].slice_count && !bad; i++) {
+            if (s[i].dur <= 0) continue;
+            const char *nm = sts_timeline_string(tl, s[i].name);
+            int work = strncmp(nm, "gloo:", 5) == 0 && cpu_kind(nm);
+            if (!work && !call_kind(tl, &s[i])) continue;
+            cand *x = work ? STS_VEC_PUSH(works) : STS_VEC_PUSH(calls);
+            if (!x) {
+                bad = 1;
+                break;
+            }
+            x->ts = s[i].ts;
+            x->dur = s[i].dur;
+            x->slice = i;
+            x->device = l; /* the thread: outermost is per calling thread */
+        }
+    }
+    if (!bad && calls.n > 1) qsort(calls.v, calls.n, sizeof *calls.v, cmp_cand);
+    /* Outermost per thread; nested ones are the same call. */
+    size_t kept = 0;
+    uint64_t nested = 0;
+    int64_t reach = INT64_MIN;
+    for (size_t k = 0; k < calls.n && !bad; k++) {
+        int64_t end = calls.v[k].ts + calls.v[k].dur;
+        if (k && calls.v[k - 1].device != calls.v[k].device) reach = INT64_MIN;
+        if (end <= reach) {
+            nested++;
+            const char *nm = sts_timeline_string(tl, s[calls.v[k].slice].name);
+            if (kept && strcmp(nm, "record_param_comms") == 0) argsl.v[kept - 1] = calls.v[k].slice;
+            continue;
+        }
+        reach = end;
+        calls.v[kept] = calls.v[k];
+        uint32_t *a = STS_VEC_PUSH(argsl);
+        if (!a)
+            bad = 1;
+        else
+            *a = calls.v[k].slice;
+        kept++;
+    }
+    calls.n = kept;
+    /* In time order over the host's threads, calls and their args together. */
+    for (size_t k = 0; k < calls.n; k++)
+        calls.v[k].dur = argsl.v[k]; /* carried through the sort */
+    if (!bad && calls.n > 1) qsort(calls.v, calls.n, sizeof *calls.v, cmp_ts);
+    if (!bad && works.n > 1) qsort(works.v, works.n, sizeof *works.v, cmp_ts);
+    int paired = !bad && calls.n == works.n;
+    for (size_t k = 0; k < calls.n && paired; k++) {
+        const sts_slice *c = &s[calls.v[k].slice], *w = &s[works.v[k].slice];
+        const char *ck = call_kind(tl, c);
+        paired = w->ts >= c->ts && ck == cpu_kind(sts_timeline_string(tl, w->name));
+    }
+    /* Without any gloo work the calls ran on another backend whose work the trace does
+     * not hold (NCCL without its kernels): not CPU collectives, nothing to count. */
+    if (!bad && !paired && works.n) r->colls_unpaired += calls.n;
+    if (paired) r->colls_nested += nested;
+    for (size_t k = 0; k < calls.n && paired && !bad; k++) {
+        const sts_slice *x = &s[calls.v[k].slice], *w = &s[works.v[k].slice], *args = &s[calls.v[k].dur];
+        sts_host_coll_op *o = STS_VEC_PUSH(r->cops);
+        if (!o) {
+            bad = 1;
+            break;
+        }
+        memset(o, 0, sizeof *o);
+        char buf[64];
+        o->device = sts_host_rec_str(r, device_name(tl, x->lane, buf, sizeof buf), &bad);
+        read_args(r, tl, args, call_kind(tl, x), o, &bad);
+        o->ts_ns = x->ts;
+        o->end_ns = w->ts + w->dur > x->ts + x->dur ? w->ts + w->dur : x->ts + x->dur;
+        long k2 = step_at(st, ns, x->ts);
+        o->first_pre = (uint32_t)r->cpre.n;
+        if (k2 >= 0) {
+            o->in_step = 1;
+            o->step = st[k2].index;
+            if (pre_children(r, tl, &st[k2], x->ts, o) != 0) bad = 1;
+        }
+    }
+    STS_VEC_RELEASE(calls);
+    STS_VEC_RELEASE(works);
+    STS_VEC_RELEASE(argsl);
+    return bad ? -1 : 0;
 }
 
 sts_status sts_host_rec_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *steps, sts_error *err)
@@ -203,6 +359,8 @@ sts_status sts_host_rec_colls(sts_host_rec *r, const sts_timeline *tl, const sts
             if (pre_children(r, tl, &st[k2], x->ts, o) != 0) bad = 1;
         }
     }
+    /* A host without device collectives may run them on its CPUs (gloo). */
+    if (!bad && !c.n && cpu_colls(r, tl, steps) != 0) bad = 1;
     STS_VEC_RELEASE(c);
     return bad ? sts_hosts_nomem(err) : STS_OK;
 }

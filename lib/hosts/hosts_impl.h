@@ -41,6 +41,7 @@ typedef struct sts_host_rec {
     STS_VEC(const char *) mwarnings;
     int has_colls;                  /* STS_HOSTS_COLLECTIVES */
     uint64_t colls_nested;          /* ops inside another of their device, left out */
+    uint64_t colls_unpaired;        /* host-thread calls that did not pair with gloo works: left out */
     STS_VEC(sts_host_coll_op) cops; /* by device, then start */
     STS_VEC(sts_host_child) cpre;
 } sts_host_rec;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "hosts/hosts_impl.h"
 
 /* A slice of a device lane cut to one step's window. */
@@ -64,15 +65,8 @@ typedef struct windows {
 /* Cuts [ts, end) to every step window it overlaps. */
 static int cut_slice(const windows *w, int64_t ts, int64_t end, int32_t kind, cut_vec *out)
 {
-    size_t lo = 0, hi = w->n;
-    while (lo < hi) { /* first step whose windows so far reach past ts */
-        size_t mid = lo + (hi - lo) / 2;
-        if (w->max_end[mid] > ts)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    for (size_t k = lo; k < w->n && w->st[k].ts_ns < end; k++) {
+    /* from the first step whose windows so far reach past ts */
+    for (size_t k = sts_first_above_i64(w->max_end, w->n, ts); k < w->n && w->st[k].ts_ns < end; k++) {
         int64_t a = ts > w->st[k].ts_ns ? ts : w->st[k].ts_ns;
         int64_t wend = w->st[k].ts_ns + w->st[k].dur_ns, b = end < wend ? end : wend;
         if (b <= a) continue;

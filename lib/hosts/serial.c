@@ -9,8 +9,8 @@
 
 static const char MAGIC[8] = { 'S', 'T', 'S', 'H', 'O', 'S', 'T', 'S' };
 #define VERSION                                                                              \
-    4u /* 2: the device view per step (STS_HOSTS_DEVICE); 3: memory per step and per device; \
-          4: collective ops (STS_HOSTS_COLLECTIVES) */
+    5u /* 2: the device view per step (STS_HOSTS_DEVICE); 3: memory per step and per device; \
+          4: collective ops (STS_HOSTS_COLLECTIVES); 5: host-thread calls left unpaired */
 
 /* ---- writing -------------------------------------------------------------------------- */
 
@@ -272,6 +272,7 @@ static void put_colls(wbuf *w, const sts_host_rec *r)
     put_u(w, (uint64_t)r->has_colls);
     if (!r->has_colls) return;
     put_u(w, r->colls_nested);
+    put_u(w, r->colls_unpaired);
     put_u(w, r->cops.n);
     for (size_t i = 0; i < r->cops.n; i++) {
         const sts_host_coll_op *o = &r->cops.v[i];
@@ -806,6 +807,7 @@ static void get_colls(rbuf *r, sts_host_rec *rec)
     rec->has_colls = get_u(r, "has collectives") != 0;
     if (!rec->has_colls || r->bad) return;
     rec->colls_nested = get_u(r, "nested collectives");
+    rec->colls_unpaired = get_u(r, "unpaired collective calls");
     GET_VEC(r, rec->cops, 15, "collective ops");
     for (size_t i = 0; i < rec->cops.n && !r->bad; i++) {
         sts_host_coll_op *o = &rec->cops.v[i];

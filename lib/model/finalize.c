@@ -19,6 +19,7 @@
 
 #include "base/invariant.h"
 #include "base/mem.h"
+#include "base/search.h"
 #include "base/threads.h"
 #include "model/finalize_impl.h"
 #include "model/msort.h"
@@ -519,13 +520,7 @@ static int merge_two_runs(const sts_timeline *tl, uint32_t *seg, size_t m, size_
     size_t hi = split, out = m; /* seg[0, hi) not yet moved; seg[out, m) in place */
     for (size_t j = n2; j-- > 0;) {
         size_t lo = 0, h = hi; /* the first token of seg[0, hi) after b[j] */
-        while (lo < h) {
-            size_t mid = lo + (h - lo) / 2;
-            if (tok_less(tl, b[j], seg[mid]))
-                h = mid;
-            else
-                lo = mid + 1;
-        }
+        STS_BISECT(size_t, lo, h, mid, !tok_less(tl, b[j], seg[mid]));
         out -= hi - lo;
         memmove(seg + out, seg + lo, (hi - lo) * sizeof *seg);
         seg[--out] = b[j];

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/search.h"
 #include "base/vec.h"
 #include "stepscope/write.h"
 #include "write/chrome_json.h"
@@ -105,13 +106,7 @@ static int long_enough(const cutter *c, const sts_slice *s)
 static uint32_t first_at(const cutter *c, const sts_lane *ln, int64_t t)
 {
     uint32_t lo = ln->first_slice, hi = ln->first_slice + ln->slice_count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (c->s[mid].ts < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    STS_BISECT(uint32_t, lo, hi, mid, c->s[mid].ts < t);
     return lo;
 }
 

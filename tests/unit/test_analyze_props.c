@@ -8,7 +8,6 @@
  *   never exceed the window and a window's names add up to its busy time; busy time
  *   per lane, process and trace equals the union computed directly. */
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,67 +16,29 @@
 #include "analyze/an_impl.h"
 #include "stepscope.h"
 #include "stepscope/analyze.h"
+#include "json_gen.h"
 #include "test.h"
 
 /* ---- random traces ------------------------------------------------------------------ */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return r->s;
-}
-
-static int64_t below(rng *r, int64_t n)
-{
-    return n > 0 ? (int64_t)(next(r) % (uint64_t)n) : 0;
-}
-
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < b->cap - b->n) {
-            b->n += (size_t)k;
-            return;
-        }
-        b->cap = b->cap ? b->cap * 2 : 4096;
-        b->p = realloc(b->p, b->cap);
-    }
-}
-
 static const char *const NAMES[] = { "S", "a", "b", "c", "d" };
 
 /* A time value in us: on a coarse grid so timestamps tie often, sometimes fractional. */
-static void put_us(buf *b, int64_t ns)
+static void put_us(tbuf *b, int64_t ns)
 {
     if (ns % 1000 == 0)
-        put(b, "%lld", (long long)(ns / 1000));
+        putf(b, "%lld", (long long)(ns / 1000));
     else
-        put(b, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+        putf(b, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
 }
 
 /* One random trace as Chrome JSON: `lanes` lanes over up to 3 pids, nested trees with
  * crossing slices mixed in. */
-static void random_trace(rng *r, buf *b, int whole_us)
+static void random_trace(rng *r, tbuf *b, int whole_us)
 {
     int64_t unit = whole_us ? 1000 : 250;
     int nlanes = 1 + (int)below(r, 4), n = 1 + (int)below(r, 40);
-    put(b, "[");
+    putf(b, "[");
     for (int i = 0; i < n; i++) {
         int lane = (int)below(r, nlanes);
         int64_t ts = below(r, 30) * unit, dur;
@@ -90,26 +51,26 @@ static void random_trace(rng *r, buf *b, int whole_us)
             dur = (1 + below(r, 25)) * unit;
         const char *name = NAMES[below(r, 5)];
         int pid = 1 + lane % 3, tid = 1 + lane;
-        if (i) put(b, ",");
+        if (i) putf(b, ",");
         if (below(r, 6) == 0) {
-            put(b, "{\"ph\":\"B\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid, tid);
+            putf(b, "{\"ph\":\"B\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid, tid);
             put_us(b, ts);
-            put(b, "},{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+            putf(b, "},{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
             put_us(b, ts + dur);
-            put(b, "}");
+            putf(b, "}");
         } else if (below(r, 25) == 0) {
-            put(b, "{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+            putf(b, "{\"ph\":\"E\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
             put_us(b, ts);
-            put(b, "}");
+            putf(b, "}");
         } else {
-            put(b, "{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid, tid);
+            putf(b, "{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", name, pid, tid);
             put_us(b, ts);
-            put(b, ",\"dur\":");
+            putf(b, ",\"dur\":");
             put_us(b, dur);
-            put(b, "}");
+            putf(b, "}");
         }
     }
-    put(b, "]");
+    putf(b, "]");
 }
 
 static sts_timeline *open_text(const char *text, size_t n)
@@ -453,7 +414,7 @@ TEST(random_traces_match_the_definitions)
 {
     rng r = { 0x243f6a8885a308d3u };
     tally ty = { 0 };
-    buf b = { 0 };
+    tbuf b = { 0 };
     for (int t = 0; t < 3000; t++) {
         b.n = 0;
         random_trace(&r, &b, t % 2);
@@ -476,30 +437,30 @@ TEST(random_traces_match_the_definitions)
 
 /* A random trace over many lanes whose slices carry hlo_op and hlo_module args now and
  * then, for the names table by parts. */
-static void random_hlo_trace(rng *r, buf *b, int nlanes)
+static void random_hlo_trace(rng *r, tbuf *b, int nlanes)
 {
     static const char *const OPS[] = { "fusion.1", "dot.2", "copy.3", "reduce.4" };
     static const char *const MODS[] = { "jit_step", "jit_eval" };
     int n = 1 + (int)below(r, 300);
-    put(b, "[");
+    putf(b, "[");
     for (int i = 0; i < n; i++) {
         int lane = (int)below(r, nlanes);
         int64_t ts = below(r, 200) * 500, dur = below(r, 8) ? (1 + below(r, 40)) * 500 : 0;
-        put(b, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", i ? "," : "", NAMES[below(r, 5)],
-            1 + lane % 7, 1 + lane);
+        putf(b, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", i ? "," : "", NAMES[below(r, 5)],
+             1 + lane % 7, 1 + lane);
         put_us(b, ts);
-        put(b, ",\"dur\":");
+        putf(b, ",\"dur\":");
         put_us(b, dur);
         int k = (int)below(r, 4);
         if (k == 1)
-            put(b, ",\"args\":{\"hlo_op\":\"%s\",\"hlo_module\":\"%s\"}", OPS[below(r, 4)], MODS[below(r, 2)]);
+            putf(b, ",\"args\":{\"hlo_op\":\"%s\",\"hlo_module\":\"%s\"}", OPS[below(r, 4)], MODS[below(r, 2)]);
         else if (k == 2)
-            put(b, ",\"args\":{\"hlo_module\":\"%s\"}", MODS[below(r, 2)]);
+            putf(b, ",\"args\":{\"hlo_module\":\"%s\"}", MODS[below(r, 2)]);
         else if (k == 3)
-            put(b, ",\"args\":{\"hlo_op\":\"%s\"}", OPS[below(r, 4)]);
-        put(b, "}");
+            putf(b, ",\"args\":{\"hlo_op\":\"%s\"}", OPS[below(r, 4)]);
+        putf(b, "}");
     }
-    put(b, "]");
+    putf(b, "]");
 }
 
 /* A names-table row worked out from the definitions: the key as text, and the kept
@@ -624,7 +585,7 @@ TEST(names_by_parts_match_the_definitions)
     static const unsigned JOBS[] = { 1, 2, 3, 4, 7, 64, 1000 };
     static ref_row ref[32];
     rng r = { 0x13198a2e03707344u };
-    buf b = { 0 };
+    tbuf b = { 0 };
     int compared = 0, multi = 0, grouped = 0;
     for (int t = 0; t < PARTS_TRACES; t++) {
         b.n = 0;
@@ -773,23 +734,23 @@ static int check_analysis(const sts_timeline *tl, const sts_scope *sc, unsigned 
 
 /* Many nested pairs on 8 lanes, one in 16 overrunning its parent by 3 us (an
  * overlap). */
-static void large_trace(buf *b, int pairs)
+static void large_trace(tbuf *b, int pairs)
 {
-    put(b, "[");
+    putf(b, "[");
     for (int i = 0; i < pairs; i++) {
         int64_t ts = (int64_t)(i / 8) * 100;
-        put(b, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":50}", i ? "," : "",
-            NAMES[i % 5], 1 + i % 8, (long long)ts);
-        put(b, ",{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":%d}", NAMES[(i + 1) % 5],
-            1 + i % 8, (long long)ts + 10, i % 16 ? 20 : 43);
+        putf(b, "%s{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":50}", i ? "," : "",
+             NAMES[i % 5], 1 + i % 8, (long long)ts);
+        putf(b, ",{\"ph\":\"X\",\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":%d}", NAMES[(i + 1) % 5],
+             1 + i % 8, (long long)ts + 10, i % 16 ? 20 : 43);
     }
-    put(b, "]");
+    putf(b, "]");
 }
 
 TEST(analysis_run_matches_its_parts)
 {
     rng r = { 0xa4093822299f31d0u };
-    buf b = { 0 };
+    tbuf b = { 0 };
     int compared = 0, large = 0;
     for (int t = 0; t <= PARTS_TRACES; t++) {
         b.n = 0;
@@ -956,7 +917,7 @@ TEST(a_million_lanes_in_100k_processes)
 TEST(view_runs_walk_as_the_whole_lane)
 {
     rng r = { 0xa4093822299f31d0u };
-    buf b = { 0 };
+    tbuf b = { 0 };
     sts_an_view whole = { 0 }, part = { 0 };
     sts_an_scratch sc = { 0 };
     uint32_t *cuts = NULL;
@@ -1016,15 +977,15 @@ TEST(view_runs_walk_as_the_whole_lane)
 TEST(names_of_a_lane_longer_than_a_walk_run)
 {
     enum { TREES = 50000 };
-    buf b = { 0 };
-    put(&b, "[");
+    tbuf b = { 0 };
+    putf(&b, "[");
     for (int i = 0; i < TREES; i++) {
         long long t = (long long)i * 100;
-        put(&b, "%s{\"ph\":\"X\",\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":60}", i ? "," : "", t);
-        put(&b, ",{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%d}", t + 10, i % 7 ? 40 : 70);
-        put(&b, ",{\"ph\":\"X\",\"name\":\"g\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":5}", t + 20);
+        putf(&b, "%s{\"ph\":\"X\",\"name\":\"r\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":60}", i ? "," : "", t);
+        putf(&b, ",{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%d}", t + 10, i % 7 ? 40 : 70);
+        putf(&b, ",{\"ph\":\"X\",\"name\":\"g\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":5}", t + 20);
     }
-    put(&b, "]");
+    putf(&b, "]");
     sts_timeline *tl = open_text(b.p, b.n);
     free(b.p);
     T_TRUE(tl != NULL);

@@ -11,6 +11,7 @@
 #include "base/pb.h"
 #include "base/pbstream.h"
 #include "base/sbuf.h"
+#include "base/search.h"
 #include "base/threads.h"
 #include "base/utf8.h"
 #include "ref_duration.h"
@@ -1126,6 +1127,83 @@ TEST(utf8_cut_on_character_boundaries)
     T_EQ_U64(sts_utf8_cut("", 0), 0);
 }
 
+/* ---- sorted searches -------------------------------------------------------------- */
+
+/* The first index of v[0..n) that `above` (v > t) or not (v >= t) accepts, by a scan. */
+static size_t scan_first(const int64_t *v, size_t n, int64_t t, int above)
+{
+    size_t i = 0;
+    while (i < n && (above ? v[i] <= t : v[i] < t))
+        i++;
+    return i;
+}
+
+static int search_agrees(const int64_t *v, size_t n, int64_t t)
+{
+    size_t a = sts_first_at_least_i64(v, n, t), b = sts_first_above_i64(v, n, t);
+    if (a == scan_first(v, n, t, 0) && b == scan_first(v, n, t, 1)) return 1;
+    fprintf(stderr, "n %zu t %lld: at least %zu (scan %zu), above %zu (scan %zu)\n", n, (long long)t, a,
+            scan_first(v, n, t, 0), b, scan_first(v, n, t, 1));
+    return 0;
+}
+
+/* STS_BISECT over a range that does not start at 0, of a signed type, with a predicate
+ * that is no array lookup: the first x in [lo, hi) whose square reaches `sq`. */
+TEST(bisect_by_predicate)
+{
+    for (int64_t sq = -2; sq < 130; sq++)
+        for (int64_t from = -12; from <= 12; from += 3) {
+            int64_t lo = from, hi = 12, want = from;
+            while (want < hi && (want < 0 || want * want < sq))
+                want++;
+            STS_BISECT(int64_t, lo, hi, x, x < 0 || x * x < sq);
+            if (lo != want || hi != lo)
+                T_FAIL_AT("sq %lld from %lld: %lld, want %lld", (long long)sq, (long long)from, (long long)lo,
+                          (long long)want);
+        }
+    uint32_t lo = 5, hi = 5; /* empty: untouched */
+    STS_BISECT(uint32_t, lo, hi, mid, mid < 100);
+    T_EQ_U64(lo, 5);
+}
+
+/* Empty, every value below or above t, runs of duplicates, the int64 extremes; then
+ * every length up to 40 of random ascending arrays with many ties, at every value in
+ * and around them: both searches land where a scan does. */
+TEST(sorted_int64_searches)
+{
+    int64_t one = 5;
+    T_EQ_U64(sts_first_at_least_i64(NULL, 0, 0), 0);
+    T_EQ_U64(sts_first_above_i64(NULL, 0, INT64_MAX), 0);
+    T_EQ_U64(sts_first_at_least_i64(&one, 1, 5), 0);
+    T_EQ_U64(sts_first_above_i64(&one, 1, 5), 1);
+    T_EQ_U64(sts_first_above_i64(&one, 1, 4), 0);
+    const int64_t dup[] = { 1, 3, 3, 3, 3, 7, 7, 9 };
+    T_EQ_U64(sts_first_at_least_i64(dup, 8, 3), 1);
+    T_EQ_U64(sts_first_above_i64(dup, 8, 3), 5);
+    T_EQ_U64(sts_first_at_least_i64(dup, 8, 0), 0); /* all above */
+    T_EQ_U64(sts_first_above_i64(dup, 8, 0), 0);
+    T_EQ_U64(sts_first_at_least_i64(dup, 8, 10), 8); /* all below */
+    T_EQ_U64(sts_first_above_i64(dup, 8, 9), 8);
+    const int64_t ext[] = { INT64_MIN, INT64_MIN, 0, INT64_MAX, INT64_MAX };
+    T_EQ_U64(sts_first_at_least_i64(ext, 5, INT64_MIN), 0);
+    T_EQ_U64(sts_first_above_i64(ext, 5, INT64_MIN), 2);
+    T_EQ_U64(sts_first_at_least_i64(ext, 5, INT64_MAX), 3);
+    T_EQ_U64(sts_first_above_i64(ext, 5, INT64_MAX), 5);
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    int64_t v[40];
+    for (size_t n = 0; n <= 40; n++)
+        for (int round = 0; round < 8; round++) {
+            int64_t at = -3;
+            for (size_t i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                at += (int64_t)(x % 3); /* steps of 0 make runs of ties */
+                v[i] = at;
+            }
+            for (int64_t t = -5; t <= at + 2; t++)
+                if (!search_agrees(v, n, t)) T_FAIL_AT("n %zu round %d t %lld", n, round, (long long)t);
+        }
+}
+
 /* ---- JSON DOM ----------------------------------------------------------------- */
 
 static sts_status parse(sts_jdoc *d, const char *s, sts_error *err)
@@ -1255,6 +1333,8 @@ int main(void)
     RUN(json_doubles_shortest);
     RUN(utf8_validation);
     RUN(utf8_cut_on_character_boundaries);
+    RUN(sorted_int64_searches);
+    RUN(bisect_by_predicate);
     RUN(json_dom_parses_values);
     RUN(json_dom_errors_name_the_byte);
     RUN(json_dom_keeps_noncharacters_the_page_replaces);

@@ -1,82 +1,38 @@
 /* The critical path and what-if on generated Kineto-shaped traces whose paths are known
  * by construction (worked out beside each test), a property test over random traces, and
  * the real fixtures when present. Times in the traces are microseconds; answers in ns. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "stepscope.h"
+#include "json_gen.h"
 #include "test.h"
 
 #define US 1000
 
-typedef struct tb {
-    char *p;
-    size_t n, cap;
-    int events;
-} tb;
-
-static void put(tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(tb *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < b->cap - b->n) {
-            b->n += (size_t)k;
-            return;
-        }
-        b->cap = b->cap ? b->cap * 2 : 4096;
-        b->p = realloc(b->p, b->cap);
-    }
-}
-
-static void comma(tb *b)
-{
-    put(b, b->events++ ? ",\n" : "{\"traceEvents\":[\n");
-}
-
-static void stream(tb *b, int s)
-{
-    comma(b);
-    put(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"stream %d \"}}", s, s);
-}
-
 /* A host slice on thread `tid` of pid 100 (corr 0: none). */
-static void host(tb *b, int tid, double ts, double dur, const char *name, long corr)
+static void host(tbuf *b, int tid, double ts, double dur, const char *name, long corr)
 {
-    comma(b);
-    put(b, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":100,\"tid\":%d,\"ts\":%g,\"dur\":%g", name, tid,
-        ts, dur);
-    if (corr) put(b, ",\"args\":{\"correlation\":%ld}", corr);
-    put(b, "}");
+    kt_host(b, "cpu_op", tid, ts, dur, name, corr);
 }
 
-static void dev(tb *b, int s, double ts, double dur, const char *name, long corr)
+static void dev(tbuf *b, int s, double ts, double dur, const char *name, long corr)
 {
-    comma(b);
-    put(b,
-        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%g,\"dur\":%g,\"args\":{"
-        "\"correlation\":%ld,\"stream\":%d}}",
-        name, s, ts, dur, corr, s);
+    kt_dev(b, "kernel", s, ts, dur, name, corr);
 }
 
-static void step(tb *b, int n, double ts, double dur)
+static void step(tbuf *b, int n, double ts, double dur)
 {
-    char name[32];
-    snprintf(name, sizeof name, "ProfilerStep#%d", n);
-    host(b, 100, ts, dur, name, 0);
+    kt_step(b, "cpu_op", n, ts, dur);
 }
 
-static void flow(tb *b, char ph, int id, int tid, double ts)
+static void flow(tbuf *b, char ph, int id, int tid, double ts)
 {
-    comma(b);
-    put(b, "{\"ph\":\"%c\",\"id\":%d,\"pid\":100,\"tid\":%d,\"ts\":%g,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"%s}", ph,
-        id, tid, ts, ph == 'f' ? ",\"bp\":\"e\"" : "");
+    kt_comma(b);
+    putf(b, "{\"ph\":\"%c\",\"id\":%d,\"pid\":100,\"tid\":%d,\"ts\":%g,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"%s}", ph,
+         id, tid, ts, ph == 'f' ? ",\"bp\":\"e\"" : "");
 }
 
 typedef struct run {
@@ -86,17 +42,12 @@ typedef struct run {
     sts_critpath *cp;
 } run;
 
-static int open_run(tb *b, run *r)
+static int open_run(tbuf *b, run *r)
 {
     memset(r, 0, sizeof *r);
-    put(b, "]}");
-    sts_open_options o = STS_OPEN_OPTIONS_INIT;
-    o.args = (sts_args_mode)(STS_ARGS_ANALYSIS | STS_ARGS_WITH_STREAMS);
-    o.flows = STS_FLOWS_KEEP;
     sts_error err = STS_ERROR_INIT;
-    int ok = sts_timeline_open_mem(b->p, b->n, "critpath-test", &o, &r->tl, &err) == STS_OK;
-    free(b->p);
-    memset(b, 0, sizeof *b);
+    int ok = kt_open(b, "critpath-test", (sts_args_mode)(STS_ARGS_ANALYSIS | STS_ARGS_WITH_STREAMS), STS_FLOWS_KEEP,
+                     &r->tl, &err) == STS_OK;
     sts_step_options so = STS_STEP_OPTIONS_INIT;
     ok = ok && sts_steps_find(r->tl, &so, &r->s, &err) == STS_OK;
     sts_devview_options vo = STS_DEVVIEW_OPTIONS_INIT;
@@ -163,8 +114,8 @@ TEST(host_bound_step)
 {
     /* Step [0,100): work [0,90) host, a launch [90,92) of k [93,96). The step's own
      * time [92,100) is host; the kernel hangs off the path: host 98, launch 2. */
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     step(&b, 1, 0, 100);
     host(&b, 100, 0, 90, "work", 0);
     host(&b, 100, 90, 2, "cudaLaunchKernel", 1);
@@ -191,8 +142,8 @@ TEST(device_bound_step_and_sync_wait)
     /* Launch [0,5) of kernel [10,90); cudaDeviceSynchronize [5,95); step self [95,100).
      * Path: launch delay [0,10) launch, kernel [10,90) compute 80, the sync past the
      * kernel's end [90,95) sync_wait 5, step self 5 host. */
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     step(&b, 1, 0, 100);
     host(&b, 100, 0, 5, "cudaLaunchKernel", 1);
     host(&b, 100, 5, 90, "cudaDeviceSynchronize", 0);
@@ -221,9 +172,9 @@ TEST(two_streams_the_later_binds)
 {
     /* Launch A [0,2) -> kA on stream 7 [5,50); launch B [2,4) -> kB on stream 8 [6,80);
      * sync [4,85); self [85,100). The sync waits for both; kB ends last and binds. */
-    tb b = { 0 };
-    stream(&b, 7);
-    stream(&b, 8);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
+    kt_stream(&b, 8);
     step(&b, 1, 0, 100);
     host(&b, 100, 0, 2, "cudaLaunchKernel", 1);
     host(&b, 100, 2, 2, "cudaLaunchKernel", 2);
@@ -249,7 +200,7 @@ TEST(two_streams_the_later_binds)
 TEST(cycle_from_bad_flows_is_broken_and_warned)
 {
     /* Two threads, flows both ways between slices starting at 0: a cycle. */
-    tb b = { 0 };
+    tbuf b = { 0 };
     step(&b, 1, 0, 100);
     host(&b, 100, 0, 50, "a", 0);
     host(&b, 200, 0, 50, "c", 0);
@@ -273,7 +224,7 @@ TEST(cycle_from_bad_flows_is_broken_and_warned)
 
 TEST(what_if_naming_nothing_suggests)
 {
-    tb b = { 0 };
+    tbuf b = { 0 };
     step(&b, 1, 0, 100);
     host(&b, 100, 0, 50, "input_wait", 0);
     run r;
@@ -296,13 +247,13 @@ TEST(what_if_naming_nothing_suggests)
 /* ---- streams: device-side waits and syncs narrowed to their stream ----------------- */
 
 /* Kineto's cuda_sync record on stream `s`'s lane, with its runtime call's correlation. */
-static void sync_rec(tb *b, int s, double ts, double dur, const char *name, long corr, const char *more)
+static void sync_rec(tbuf *b, int s, double ts, double dur, const char *name, long corr, const char *more)
 {
-    comma(b);
-    put(b,
-        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%g,\"dur\":%g,\"args\":{"
-        "\"stream\":%d,\"correlation\":%ld%s}}",
-        name, s, ts, dur, s, corr, more);
+    kt_comma(b);
+    putf(b,
+         "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%g,\"dur\":%g,\"args\":{"
+         "\"stream\":%d,\"correlation\":%ld%s}}",
+         name, s, ts, dur, s, corr, more);
 }
 
 /* Step [0,100) on one thread: launch [0,2) of kA on stream 7 [5,60); cudaEventRecord
@@ -311,19 +262,19 @@ static void sync_rec(tb *b, int s, double ts, double dur, const char *name, long
  * event record's corr 2); launch [4,6) of kB on stream 8 [60,80); cudaDeviceSynchronize
  * [6,85); the step's own time [85,100). by_record 2: no record, the wait is a
  * hipStreamWaitEvent whose own args name both streams and the event record. */
-static void wait_trace(tb *b, int by_record)
+static void wait_trace(tbuf *b, int by_record)
 {
-    stream(b, 7);
-    stream(b, 8);
+    kt_stream(b, 7);
+    kt_stream(b, 8);
     step(b, 1, 0, 100);
     host(b, 100, 0, 2, "cudaLaunchKernel", 1);
     host(b, 100, 2, 0.5, "cudaEventRecord", 2);
     host(b, 100, 2.5, 0.5, "cudaLaunchKernel", 5);
     if (by_record == 2) {
-        comma(b);
-        put(b, "{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipStreamWaitEvent\",\"pid\":100,\"tid\":100,"
-               "\"ts\":3,\"dur\":1,\"args\":{\"correlation\":3,\"stream\":8,\"wait_on_stream\":7,"
-               "\"wait_on_cuda_event_record_corr_id\":2}}");
+        kt_comma(b);
+        putf(b, "{\"ph\":\"X\",\"cat\":\"hip_runtime\",\"name\":\"hipStreamWaitEvent\",\"pid\":100,\"tid\":100,"
+                "\"ts\":3,\"dur\":1,\"args\":{\"correlation\":3,\"stream\":8,\"wait_on_stream\":7,"
+                "\"wait_on_cuda_event_record_corr_id\":2}}");
     } else
         host(b, 100, 3, 1, "cudaStreamWaitEvent", 3);
     host(b, 100, 4, 2, "cudaLaunchKernel", 4);
@@ -347,7 +298,7 @@ TEST(stream_wait_event_joins_two_streams)
      * the step 15 after: 72.5. kA2 ends at 70, inside the sync but before kB. The same
      * from a hipStreamWaitEvent whose own args say it all (how 2). */
     for (int how = 1; how <= 2; how++) {
-        tb b = { 0 };
+        tbuf b = { 0 };
         wait_trace(&b, how);
         run r;
         T_TRUE(open_run(&b, &r));
@@ -376,7 +327,7 @@ TEST(stream_wait_without_its_event_record_takes_the_last_launch)
      * is the last op launched on stream 7 by then: kA2, which ends at 70, after kB
      * started at 60. The trace contradicts that edge: dropped, counted, warned with both
      * ops named; the path is the one without it. */
-    tb b = { 0 };
+    tbuf b = { 0 };
     wait_trace(&b, 0);
     run r;
     T_TRUE(open_run(&b, &r));
@@ -404,17 +355,17 @@ TEST(stream_wait_without_its_event_record_takes_the_last_launch)
  * [6,40); cudaStreamSynchronize [4,50) (corr 9); the step's own time [50,100). how: 0
  * the sync's stream unknown, 1 Kineto's Stream Sync record names stream 8, 2 the call's
  * own stream arg does. */
-static void narrowed_trace(tb *b, int how)
+static void narrowed_trace(tbuf *b, int how)
 {
-    stream(b, 7);
-    stream(b, 8);
+    kt_stream(b, 7);
+    kt_stream(b, 8);
     step(b, 1, 0, 100);
     host(b, 100, 0, 2, "cudaLaunchKernel", 1);
     host(b, 100, 2, 2, "cudaLaunchKernel", 2);
     if (how == 2) {
-        comma(b);
-        put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":100,\"tid\":100,"
-               "\"ts\":4,\"dur\":46,\"args\":{\"correlation\":9,\"stream\":8}}");
+        kt_comma(b);
+        putf(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":100,\"tid\":100,"
+                "\"ts\":4,\"dur\":46,\"args\":{\"correlation\":9,\"stream\":8}}");
     } else
         host(b, 100, 4, 46, "cudaStreamSynchronize", 9);
     dev(b, 7, 5, 40, "kA", 1);
@@ -434,7 +385,7 @@ TEST(stream_sync_waits_only_for_its_stream)
     T_TRUE(!sts_args_mode_keeps(STS_ARGS_ANALYSIS, "wait_on_stream", 14));
     T_TRUE(!sts_args_mode_keeps(STS_ARGS_ANALYSIS, "stream", 6));
     for (int how = 0; how < 3; how++) {
-        tb b = { 0 };
+        tbuf b = { 0 };
         narrowed_trace(&b, how);
         run r;
         T_TRUE(open_run(&b, &r));
@@ -459,11 +410,10 @@ TEST(stream_sync_waits_only_for_its_stream)
 
 /* ---- property test -------------------------------------------------------------------- */
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
+static rng cp_rng = { 0x9e3779b97f4a7c15u };
 static unsigned rnd(unsigned n)
 {
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (unsigned)(rng % n);
+    return (unsigned)below(&cp_rng, n);
 }
 
 static int by_ns_then_name(const void *a, const void *b)
@@ -545,9 +495,9 @@ TEST(random_graphs_keep_the_invariants)
 {
     uint64_t stream_waits = 0;
     for (int iter = 0; iter < 40; iter++) {
-        tb b = { 0 };
-        stream(&b, 7);
-        stream(&b, 8);
+        tbuf b = { 0 };
+        kt_stream(&b, 7);
+        kt_stream(&b, 8);
         long corr = 1;
         int nsteps = 1 + (int)rnd(3);
         for (int k = 0; k < nsteps; k++) {

@@ -2,7 +2,6 @@
  * by category, overlap, idle causes, delays and queue length, on generated Kineto-shaped
  * traces whose answers are worked out by hand beside each test. Times in the traces are
  * microseconds; answers in nanoseconds. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,89 +9,36 @@
 
 #include "stepscope.h"
 #include "stepscope/devview.h"
+#include "json_gen.h"
 #include "test.h"
 
 #define US 1000
 
 /* ---- building traces ------------------------------------------------------------------ */
 
-typedef struct tb {
-    char *p;
-    size_t n, cap;
-    int events;
-} tb;
-
-static void put(tb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(tb *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < b->cap - b->n) {
-            b->n += (size_t)k;
-            return;
-        }
-        b->cap = b->cap ? b->cap * 2 : 4096;
-        b->p = realloc(b->p, b->cap);
-    }
-}
-
-static void comma(tb *b)
-{
-    put(b, b->events++ ? ",\n" : "{\"traceEvents\":[\n");
-}
-
-/* A Kineto GPU stream lane: pid 0, tid `stream`, named "stream N ". */
-static void stream(tb *b, int stream)
-{
-    comma(b);
-    put(b, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"stream %d \"}}", stream,
-        stream);
-}
-
 /* A runtime call on the host thread (pid 100), with a correlation id (0: none). */
-static void host(tb *b, double ts, double dur, const char *name, long corr)
+static void host(tbuf *b, double ts, double dur, const char *name, long corr)
 {
-    comma(b);
-    put(b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"%s\",\"pid\":100,\"tid\":100,\"ts\":%g,\"dur\":%g", name,
-        ts, dur);
-    if (corr) put(b, ",\"args\":{\"correlation\":%ld}", corr);
-    put(b, "}");
+    kt_host(b, "cuda_runtime", 100, ts, dur, name, corr);
 }
 
 /* A device op on GPU 0's stream (corr 0: no correlation arg). */
-static void dev(tb *b, int stream_id, double ts, double dur, const char *name, const char *cat, long corr)
+static void dev(tbuf *b, int stream_id, double ts, double dur, const char *name, const char *cat, long corr)
 {
-    comma(b);
-    put(b, "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,\"ts\":%g,\"dur\":%g", cat, name,
-        stream_id, ts, dur);
-    if (corr) put(b, ",\"args\":{\"correlation\":%ld,\"stream\":%d}", corr, stream_id);
-    put(b, "}");
+    kt_dev(b, cat, stream_id, ts, dur, name, corr);
 }
 
-static void step(tb *b, int n, double ts, double dur)
+static void step(tbuf *b, int n, double ts, double dur)
 {
-    comma(b);
-    put(b,
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":100,\"tid\":100,\"ts\":%g,"
-        "\"dur\":%g}",
-        n, ts, dur);
+    kt_step(b, "user_annotation", n, ts, dur);
 }
 
-static sts_timeline *open_tb(tb *b, sts_flows_mode flows)
+static sts_timeline *open_tb(tbuf *b, sts_flows_mode flows)
 {
-    put(b, "]}");
-    sts_open_options o = STS_OPEN_OPTIONS_INIT;
-    o.args = STS_ARGS_ANALYSIS;
-    o.flows = flows;
     sts_timeline *tl = NULL;
     sts_error err = STS_ERROR_INIT;
-    if (sts_timeline_open_mem(b->p, b->n, "devview-test", &o, &tl, &err) != STS_OK)
+    if (kt_open(b, "devview-test", STS_ARGS_ANALYSIS, flows, &tl, &err) != STS_OK)
         fprintf(stderr, "open: %s\n", err.message);
-    free(b->p);
-    memset(b, 0, sizeof *b);
     return tl;
 }
 
@@ -141,9 +87,9 @@ TEST(overlapping_streams_are_united_not_summed)
      * NCCL C [150,250). Compute = [0,150) u [200,300) = 250; communication [150,250) =
      * 100, of which [200,250) overlaps compute: 50 exposed. The durations sum to 400 over
      * a 300 us span: HTA's sum (pytorch#60783's 112.5%) would exceed the window. */
-    tb b = { 0 };
-    stream(&b, 7);
-    stream(&b, 8);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
+    kt_stream(&b, 8);
     host(&b, -40, 2, "cudaLaunchKernel", 1);
     host(&b, -30, 2, "cudaLaunchKernel", 2);
     host(&b, -20, 2, "cudaLaunchKernel", 3);
@@ -191,8 +137,8 @@ TEST(overlapping_streams_are_united_not_summed)
 
 TEST(memcpy_directions_memset_and_ignored_annotations)
 {
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     dev(&b, 7, 0, 10, "Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 0);
     dev(&b, 7, 10, 20, "Memcpy DtoH (Device -> Pinned)", "gpu_memcpy", 0);
     dev(&b, 7, 30, 5, "Memcpy DtoD (Device -> Device)", "gpu_memcpy", 0);
@@ -232,8 +178,8 @@ TEST(late_host_is_host_wait_then_kernel_wait)
     /* K1 launched at 0, runs [10,20); the host launches K2 only at 100, and it runs
      * [110,120). Idle [20,120-10): [20,100) nothing was launched (host_wait 80),
      * [100,110) launched, not started (kernel_wait 10). HTA counts all 90 as host wait. */
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     host(&b, 0, 2, "cudaLaunchKernel", 11);
     host(&b, 100, 5, "cudaLaunchKernel", 12);
     dev(&b, 7, 10, 10, "k1", "kernel", 11);
@@ -275,8 +221,8 @@ TEST(kernel_queue_length_and_delays)
      * (30+20+10)/40 = 1.5, max 3 (before the window it reached 4, outside it). Delays 5,
      * 14, 23, 32 us: median floor((14+23)/2) = 18.5 -> 18500 ns, p90 the 4th (ceil(3.6)),
      * max 32. */
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     for (int i = 0; i < 4; i++)
         host(&b, i, 0.5, "cudaLaunchKernel", 20 + i);
     for (int i = 0; i < 4; i++)
@@ -302,8 +248,8 @@ TEST(unmatched_launches_are_counted_and_unknown)
 {
     /* An op with no correlation id, one whose id no host slice holds, a launch call that
      * launched nothing, and a sync whose id launches nothing (not a launch call). */
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     host(&b, 0, 1, "cudaLaunchKernel", 5);
     host(&b, 2, 1, "cudaDeviceSynchronize", 6);
     dev(&b, 7, 10, 10, "no_id", "kernel", 0);
@@ -351,8 +297,8 @@ TEST(idle_before_an_unlinked_op_is_other)
 {
     /* A linked op [0,10) and an unlinked one [20,30): the idle [10,20) waits for an op
      * whose launch the trace lacks, so its cause is other. */
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     host(&b, -5, 1, "cudaLaunchKernel", 1);
     dev(&b, 7, 0, 10, "a", "kernel", 1);
     dev(&b, 7, 20, 10, "b", "kernel", 0);
@@ -374,8 +320,8 @@ TEST(step_windows_cut_device_work)
 {
     /* Steps [0,50) and [50,100) on the host; a kernel [40,60) launched at 35 counts 10 us
      * in each (its launch in the first: delay 5); a kernel [120,130) is in no step. */
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     step(&b, 1, 0, 50);
     step(&b, 2, 50, 50);
     host(&b, 35, 1, "cudaLaunchKernel", 1);
@@ -441,18 +387,18 @@ TEST(graph_launch_and_flows)
     /* One launch (a graph) starting two ops; an op with no correlation arg linked by an
      * ac2g flow when flows are kept, and named in a warning when they are only counted. */
     for (int keep = 0; keep < 2; keep++) {
-        tb b = { 0 };
-        stream(&b, 7);
+        tbuf b = { 0 };
+        kt_stream(&b, 7);
         host(&b, 0, 3, "cudaGraphLaunch", 7);
         dev(&b, 7, 5, 5, "g1", "kernel", 7);
         dev(&b, 7, 10, 5, "g2", "kernel", 7);
         host(&b, 20, 2, "cudaLaunchKernel", 0);
         dev(&b, 7, 30, 5, "flowed", "kernel", 0);
-        comma(&b);
-        put(&b, "{\"ph\":\"s\",\"id\":42,\"pid\":100,\"tid\":100,\"ts\":20,\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
-        comma(&b);
-        put(&b,
-            "{\"ph\":\"f\",\"id\":42,\"pid\":0,\"tid\":7,\"ts\":30,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}");
+        kt_comma(&b);
+        putf(&b, "{\"ph\":\"s\",\"id\":42,\"pid\":100,\"tid\":100,\"ts\":20,\"cat\":\"ac2g\",\"name\":\"ac2g\"}");
+        kt_comma(&b);
+        putf(&b,
+             "{\"ph\":\"f\",\"id\":42,\"pid\":0,\"tid\":7,\"ts\":30,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}");
         sts_timeline *tl = open_tb(&b, keep ? STS_FLOWS_KEEP : STS_FLOWS_COUNT);
         sts_devview *v = view(tl, NULL, NULL);
         T_TRUE(v != NULL);
@@ -518,8 +464,8 @@ static sts_devview_rules *rules_of(const char *text, sts_error *err)
 
 TEST(collective_renamed_and_a_table_that_misses_it)
 {
-    tb b = { 0 };
-    stream(&b, 7);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
     dev(&b, 7, 0, 10, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel", 0);
     dev(&b, 7, 10, 10, "ncclKernel_SendRecvGeneric", "kernel", 0);
     dev(&b, 7, 20, 10, "gemm", "kernel", 0);
@@ -641,9 +587,9 @@ TEST(rules_that_do_not_parse_name_the_file_and_line)
 
 TEST(rules_decide_by_arg_lane_and_process)
 {
-    tb b = { 0 };
-    stream(&b, 7);
-    stream(&b, 8);
+    tbuf b = { 0 };
+    kt_stream(&b, 7);
+    kt_stream(&b, 8);
     dev(&b, 7, 0, 10, "x", "kernel", 3);
     dev(&b, 8, 0, 10, "y", "kernel", 4);
     sts_timeline *tl = open_tb(&b, STS_FLOWS_COUNT);
@@ -675,7 +621,7 @@ TEST(rules_decide_by_arg_lane_and_process)
 
 TEST(no_device_lanes_no_devices)
 {
-    tb b = { 0 };
+    tbuf b = { 0 };
     host(&b, 0, 5, "cudaLaunchKernel", 1);
     sts_timeline *tl = open_tb(&b, STS_FLOWS_COUNT);
     sts_devview *v = view(tl, NULL, NULL);

@@ -11,53 +11,14 @@
  *   time, the overlap inside both unions, the memcpy directions inside memcpy's union,
  *   the delays ordered (not >= 0: clocks may disagree), the queue's mean inside [0, max];
  *   disjoint steps never holding more busy time or op starts than the device's span. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stepscope.h"
 #include "stepscope/devview.h"
+#include "json_gen.h"
 #include "test.h"
-
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return r->s;
-}
-
-static int64_t below(rng *r, int64_t n)
-{
-    return n > 0 ? (int64_t)(next(r) % (uint64_t)n) : 0;
-}
-
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < b->cap - b->n) {
-            b->n += (size_t)k;
-            return;
-        }
-        b->cap = b->cap ? b->cap * 2 : 4096;
-        b->p = realloc(b->p, b->cap);
-    }
-}
 
 /* What each op name is, as the built-in rules decide it: the brute force's own table. */
 static const struct {
@@ -79,33 +40,34 @@ static const struct {
 
 /* One random trace: ops on GPUs 0 and 1, their launches on two host threads, and
  * maybe steps on a third. Returns the number of steps. */
-static int random_trace(rng *r, buf *b)
+static int random_trace(rng *r, tbuf *b)
 {
     int ndev = 1 + (int)below(r, 2), nops = 1 + (int)below(r, 30), nsteps = (int)below(r, 4);
     /* Now and then more ops than the view sorts by insertion (32 delays in a window). */
     if (below(r, 8) == 0) nops = 33 + (int)below(r, 90);
-    put(b, "{\"traceEvents\":[\n");
+    putf(b, "{\"traceEvents\":[\n");
     /* One fractional timestamp makes the resolution 1 ns, so no op is clamped. */
-    put(b, "{\"ph\":\"X\",\"name\":\"frac\",\"pid\":100,\"tid\":300,\"ts\":0.5,\"dur\":1}");
+    putf(b, "{\"ph\":\"X\",\"name\":\"frac\",\"pid\":100,\"tid\":300,\"ts\":0.5,\"dur\":1}");
     for (int d = 0; d < ndev; d++)
         for (int s = 0; s < 3; s++)
-            put(b,
-                ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"stream %d \"}}",
-                d, 7 + s, 7 + s);
+            putf(b,
+                 ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"stream %d \"}}",
+                 d, 7 + s, 7 + s);
     for (int i = 0; i < nops; i++) {
         int d = (int)below(r, ndev), s = 7 + (int)below(r, 3);
         size_t k = (size_t)below(r, NKINDS);
         int64_t ts = below(r, 60), dur = below(r, 5) == 0 ? 0 : 1 + below(r, 15);
         int link = (int)below(r, 10); /* 0: no id, 1: id pointing nowhere, else a launch */
         long corr = 1000 + i;
-        put(b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld",
-            KINDS[k].cat, KINDS[k].name, d, s, (long long)ts, (long long)dur);
-        if (link) put(b, ",\"args\":{\"correlation\":%ld}", link == 1 ? corr + 100000 : corr);
-        put(b, "}");
+        putf(b, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,\"dur\":%lld",
+             KINDS[k].cat, KINDS[k].name, d, s, (long long)ts, (long long)dur);
+        if (link) putf(b, ",\"args\":{\"correlation\":%ld}", link == 1 ? corr + 100000 : corr);
+        putf(b, "}");
         if (link >= 2) {
             /* Mostly before the op, sometimes after it started (a skewed clock). */
             int64_t at = ts - below(r, 20) + (below(r, 8) == 0 ? 3 : 0);
-            put(b,
+            putf(
+                b,
                 ",\n{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":100,\"tid\":%d,\"ts\":"
                 "%lld,"
                 "\"dur\":1,\"args\":{\"correlation\":%ld}}",
@@ -115,11 +77,11 @@ static int random_trace(rng *r, buf *b)
     int64_t t = below(r, 10);
     for (int k = 0; k < nsteps; k++) {
         int64_t dur = 1 + below(r, 30);
-        put(b, ",\n{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":100,\"tid\":200,\"ts\":%lld,\"dur\":%lld}", k + 1,
-            (long long)t, (long long)dur);
+        putf(b, ",\n{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":100,\"tid\":200,\"ts\":%lld,\"dur\":%lld}",
+             k + 1, (long long)t, (long long)dur);
         t += dur + below(r, 5);
     }
-    put(b, "]}");
+    putf(b, "]}");
     return nsteps;
 }
 
@@ -422,15 +384,15 @@ TEST(random_traces_match_the_definitions)
 {
     rng r = { 0x5eed1234abcdULL };
     /* The built-in table, and before it a rule making "misc" other. */
-    buf text = { 0 };
-    put(&text, "other name is misc\n%s", sts_devview_rules_builtin_text());
+    tbuf text = { 0 };
+    putf(&text, "other name is misc\n%s", sts_devview_rules_builtin_text());
     sts_devview_rules *rules = NULL;
     sts_error rerr = STS_ERROR_INIT;
     T_EQ_I64(sts_devview_rules_parse(text.p, text.n, "props", &rules, &rerr), STS_OK);
     free(text.p);
     int traces = 0, with_steps = 0, failures = 0;
     for (int i = 0; i < 3000 && failures < 3; i++) {
-        buf b = { 0 };
+        tbuf b = { 0 };
         int nsteps = random_trace(&r, &b);
         sts_open_options o = STS_OPEN_OPTIONS_INIT;
         o.args = STS_ARGS_ANALYSIS;

@@ -502,8 +502,8 @@ TEST(serialize_round_trip_and_refuse_damage)
     }
     sts_error err = STS_ERROR_INIT;
     sts_hosts_free(back);
-    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x05", 9, &back, &err), STS_ERR_FORMAT);
-    T_CONTAINS(err.message, "version 5, expected 4");
+    T_EQ_I64(sts_hosts_deserialize("STSHOSTS\x06", 9, &back, &err), STS_ERR_FORMAT);
+    T_CONTAINS(err.message, "version 6, expected 5");
     free(copy);
     free(buf);
     free(buf2);

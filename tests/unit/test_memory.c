@@ -8,43 +8,21 @@
 #include <string.h>
 
 #include "stepscope.h"
+#include "json_gen.h"
 #include "test.h"
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
-static void put(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (b->p && (size_t)k < b->cap - b->n) {
-            b->n += (size_t)k;
-            return;
-        }
-        b->cap = b->cap * 2 + (size_t)k + 256;
-        b->p = realloc(b->p, b->cap);
-    }
-}
-
 /* One [memory] instant (ts in us) of device type 1 (cuda) id `dev`. */
-static void mem_event(buf *b, int64_t ts, int dev, int64_t addr, int64_t bytes, int64_t total)
+static void mem_event(tbuf *b, int64_t ts, int dev, int64_t addr, int64_t bytes, int64_t total)
 {
-    put(b,
-        ",{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"args\":{\"Device "
-        "Type\":1,\"Device Id\":%d,\"Addr\":%lld,\"Bytes\":%lld,\"Total Allocated\":%lld}}",
-        (long long)ts, dev, (long long)addr, (long long)bytes, (long long)total);
+    putf(b,
+         ",{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"args\":{\"Device "
+         "Type\":1,\"Device Id\":%d,\"Addr\":%lld,\"Bytes\":%lld,\"Total Allocated\":%lld}}",
+         (long long)ts, dev, (long long)addr, (long long)bytes, (long long)total);
 }
 
-static sts_timeline *open_json(buf *b, int with_memory)
+static sts_timeline *open_json(tbuf *b, int with_memory)
 {
-    put(b, "]}");
+    putf(b, "]}");
     sts_open_options o = STS_OPEN_OPTIONS_INIT;
     o.args = with_memory ? (sts_args_mode)(STS_ARGS_ANALYSIS | STS_ARGS_WITH_MEMORY) : STS_ARGS_ANALYSIS;
     sts_timeline *tl = NULL;
@@ -81,15 +59,16 @@ TEST(known_peaks)
 {
     static const int64_t sizes[] = { 4096, 1000, 70000, 512 };
     const int64_t base = 1 << 20; /* in use before the capture: untracked */
-    buf b = { 0 };
-    put(&b, "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}");
+    tbuf b = { 0 };
+    putf(&b, "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}");
     int64_t total = base, addr = 0x1000;
     int64_t want_start[4], want_peak[4], want_end[4], want_peak_ts[4];
     for (int k = 0; k < 4; k++) {
         int64_t t0 = 1000 * (k + 1);
-        put(&b, ",{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":900}", k,
-            (long long)t0);
-        put(&b, ",{\"ph\":\"X\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":100}", k, (long long)t0 + 10);
+        putf(&b, ",{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":900}", k,
+             (long long)t0);
+        putf(&b, ",{\"ph\":\"X\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":100}", k,
+             (long long)t0 + 10);
         want_start[k] = total;
         mem_event(&b, t0 + 20, 0, addr, sizes[k], total += sizes[k]);
         mem_event(&b, t0 + 30, 0, addr + 8, sizes[k], total += sizes[k]);
@@ -146,46 +125,34 @@ TEST(known_peaks)
     free(b.p);
 }
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return r->s;
-}
-
 /* Random allocations and frees on two devices over random steps: every invariant holds,
  * and the device peak is the generator's own maximum of the totals it wrote. */
 TEST(random_invariants)
 {
     rng r = { 0x9e3779b97f4a7c15ull };
     for (int round = 0; round < 60; round++) {
-        buf b = { 0 };
-        put(&b, "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":"
-                "\"t\"}}");
-        int nsteps = 1 + (int)(next(&r) % 5);
-        int64_t total[2] = { (int64_t)(next(&r) % 5000), 0 }, peak[2], live_addr[2][64], live_sz[2][64];
+        tbuf b = { 0 };
+        putf(&b, "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":"
+                 "\"t\"}}");
+        int nsteps = 1 + (int)(rng_next(&r) % 5);
+        int64_t total[2] = { (int64_t)(rng_next(&r) % 5000), 0 }, peak[2], live_addr[2][64], live_sz[2][64];
         int nlive[2] = { 0, 0 };
         peak[0] = total[0], peak[1] = total[1];
         int64_t t = 100, addr = 1;
         for (int k = 0; k < nsteps; k++) {
-            int64_t len = 200 + (int64_t)(next(&r) % 800);
-            put(&b, ",{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%lld}", k,
-                (long long)t, (long long)len);
-            for (int64_t u = t + 1; u < t + len; u += 1 + (int64_t)(next(&r) % 40)) {
-                int dv = (int)(next(&r) % 2);
-                if (nlive[dv] && (next(&r) % 3 == 0 || nlive[dv] == 64)) {
-                    int j = (int)(next(&r) % (uint64_t)nlive[dv]);
+            int64_t len = 200 + (int64_t)(rng_next(&r) % 800);
+            putf(&b, ",{\"ph\":\"X\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,\"ts\":%lld,\"dur\":%lld}", k,
+                 (long long)t, (long long)len);
+            for (int64_t u = t + 1; u < t + len; u += 1 + (int64_t)(rng_next(&r) % 40)) {
+                int dv = (int)(rng_next(&r) % 2);
+                if (nlive[dv] && (rng_next(&r) % 3 == 0 || nlive[dv] == 64)) {
+                    int j = (int)(rng_next(&r) % (uint64_t)nlive[dv]);
                     total[dv] -= live_sz[dv][j];
                     mem_event(&b, u, dv, live_addr[dv][j], -live_sz[dv][j], total[dv]);
                     live_addr[dv][j] = live_addr[dv][nlive[dv] - 1];
                     live_sz[dv][j] = live_sz[dv][--nlive[dv]];
                 } else {
-                    int64_t sz = 1 + (int64_t)(next(&r) % 100000);
+                    int64_t sz = 1 + (int64_t)(rng_next(&r) % 100000);
                     total[dv] += sz;
                     live_addr[dv][nlive[dv]] = addr * 256;
                     live_sz[dv][nlive[dv]++] = sz;
@@ -193,7 +160,7 @@ TEST(random_invariants)
                     if (total[dv] > peak[dv]) peak[dv] = total[dv];
                 }
             }
-            t += len + (int64_t)(next(&r) % 50);
+            t += len + (int64_t)(rng_next(&r) % 50);
         }
         sts_timeline *tl = open_json(&b, 1);
         sts_steps *s = tl ? find_steps(tl) : NULL;
@@ -236,9 +203,10 @@ TEST(random_invariants)
 
 static sts_memory *one_device_of(const char *events, sts_timeline **tl, int with_memory)
 {
-    buf b = { 0 };
-    put(&b, "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}%s",
-        events);
+    tbuf b = { 0 };
+    putf(&b,
+         "{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"t\"}}%s",
+         events);
     *tl = open_json(&b, with_memory);
     free(b.p);
     return *tl ? find_memory(*tl, NULL) : NULL;

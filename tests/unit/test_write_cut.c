@@ -6,7 +6,6 @@
  * per process and in all), computed by the analyzer on both sides. Also checked here:
  * the marks on cut slices against the slices' own times, the flows against the rule,
  * counters carried to the window's start, and every error. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,52 +15,14 @@
 #include "stepscope.h"
 #include "stepscope/analyze.h"
 #include "stepscope/write.h"
+#include "json_gen.h"
 #include "test.h"
 
 /* ---- random traces ------------------------------------------------------------------ */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t next(rng *r)
-{
-    r->s ^= r->s << 13;
-    r->s ^= r->s >> 7;
-    r->s ^= r->s << 17;
-    return r->s;
-}
-
-static int64_t below(rng *r, int64_t n)
-{
-    return n > 0 ? (int64_t)(next(r) % (uint64_t)n) : 0;
-}
-
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-        va_end(ap);
-        if (k >= 0 && (size_t)k < b->cap - b->n) {
-            b->n += (size_t)k;
-            return;
-        }
-        b->cap = b->cap ? b->cap * 2 : 4096;
-        b->p = realloc(b->p, b->cap);
-    }
-}
-
 typedef struct gen {
     rng r;
-    buf b;
+    tbuf b;
     int whole_us; /* every time a whole microsecond (the reader's 1 us resolution) */
     int events;
     int64_t hi; /* the latest time written */
@@ -75,12 +36,12 @@ static int64_t t_of(gen *g, int64_t ns)
 
 static void sep(gen *g)
 {
-    put(&g->b, g->events++ ? ",\n" : "");
+    putf(&g->b, g->events++ ? ",\n" : "");
 }
 
 static void us(gen *g, int64_t ns)
 {
-    put(&g->b, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
+    putf(&g->b, "%lld.%03lld", (long long)(ns / 1000), (long long)(ns % 1000));
     if (ns > g->hi) g->hi = ns;
 }
 
@@ -89,28 +50,28 @@ static const char *const NAMES[] = { "step", "fwd", "bwd", "mm", "conv", "copy",
 static void x_event(gen *g, int pid, int tid, int64_t ts, int64_t dur, const char *name)
 {
     sep(g);
-    put(&g->b, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
+    putf(&g->b, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
     us(g, ts);
-    put(&g->b, ",\"dur\":");
+    putf(&g->b, ",\"dur\":");
     us(g, dur);
     if (ts + dur > g->hi) g->hi = ts + dur;
-    put(&g->b, ",\"name\":\"%s\",\"args\":{\"k\":%d}}", name, (int)below(&g->r, 100));
+    putf(&g->b, ",\"name\":\"%s\",\"args\":{\"k\":%d}}", name, (int)below(&g->r, 100));
 }
 
 static void be_event(gen *g, char ph, int pid, int tid, int64_t ts, const char *name)
 {
     sep(g);
-    put(&g->b, "{\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":", ph, pid, tid);
+    putf(&g->b, "{\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":", ph, pid, tid);
     us(g, ts);
-    put(&g->b, ",\"name\":\"%s\"}", name);
+    putf(&g->b, ",\"name\":\"%s\"}", name);
 }
 
 static void instant(gen *g, int pid, int tid, int64_t ts, char scope)
 {
     sep(g);
-    put(&g->b, "{\"ph\":\"i\",\"s\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":", scope, pid, tid);
+    putf(&g->b, "{\"ph\":\"i\",\"s\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":", scope, pid, tid);
     us(g, ts);
-    put(&g->b, ",\"name\":\"mark%c\"}", scope);
+    putf(&g->b, ",\"name\":\"mark%c\"}", scope);
 }
 
 /* Slices nested inside [start, end) on one thread, some as B/E pairs, some crossing
@@ -147,9 +108,9 @@ static void tree(gen *g, int pid, int tid, int64_t start, int64_t end, int depth
 static void async_id(gen *g, int local, int id)
 {
     if (local)
-        put(&g->b, "\"id2\":{\"local\":\"0x%x\"}}", id);
+        putf(&g->b, "\"id2\":{\"local\":\"0x%x\"}}", id);
     else
-        put(&g->b, "\"id\":\"0x%x\"}", id);
+        putf(&g->b, "\"id\":\"0x%x\"}", id);
 }
 
 /* One request with a nested part and an instant, on a process-scoped or global id. */
@@ -162,39 +123,39 @@ static void async_chain(gen *g, int pid, int64_t t0, int64_t t1, int local, int 
     const char *nm[4] = { "req", "sub", "sub", "req" };
     for (int k = 0; k < 4; k++) {
         sep(g);
-        put(&g->b, "{\"ph\":\"%c\",\"cat\":\"net\",\"pid\":%d,\"tid\":%d,\"ts\":", ph[k], pid, pid);
+        putf(&g->b, "{\"ph\":\"%c\",\"cat\":\"net\",\"pid\":%d,\"tid\":%d,\"ts\":", ph[k], pid, pid);
         us(g, ts[k]);
-        put(&g->b, ",\"name\":\"%s\",", nm[k]);
+        putf(&g->b, ",\"name\":\"%s\",", nm[k]);
         async_id(g, local, id);
     }
     sep(g);
-    put(&g->b, "{\"ph\":\"n\",\"cat\":\"net\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, pid);
+    putf(&g->b, "{\"ph\":\"n\",\"cat\":\"net\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, pid);
     us(g, m);
-    put(&g->b, ",\"name\":\"ping\",");
+    putf(&g->b, ",\"name\":\"ping\",");
     async_id(g, local, id);
 }
 
 static void counter(gen *g, int pid, int64_t ts, int v)
 {
     sep(g);
-    put(&g->b, "{\"ph\":\"C\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, pid);
+    putf(&g->b, "{\"ph\":\"C\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, pid);
     us(g, ts);
-    put(&g->b, ",\"name\":\"mem\",\"args\":{\"bytes\":%d}}", v);
+    putf(&g->b, ",\"name\":\"mem\",\"args\":{\"bytes\":%d}}", v);
 }
 
 static void flow(gen *g, int pid, int tid_from, int tid_to, int64_t a, int64_t b, int id)
 {
     sep(g);
-    put(&g->b, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"fl\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"ts\":", id, pid,
-        tid_from);
+    putf(&g->b, "{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"fl\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"ts\":", id, pid,
+         tid_from);
     us(g, a);
-    put(&g->b, "}");
+    putf(&g->b, "}");
     sep(g);
-    put(&g->b,
-        "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"fl\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"ts\":", id, pid,
-        tid_to);
+    putf(&g->b,
+         "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"fl\",\"id\":%d,\"pid\":%d,\"tid\":%d,\"ts\":", id, pid,
+         tid_to);
     us(g, b);
-    put(&g->b, "}");
+    putf(&g->b, "}");
 }
 
 /* A trace of two processes, three threads each, spanning about a millisecond. */
@@ -204,16 +165,16 @@ static void make_trace(gen *g)
     g->events = 0;
     g->hi = 0;
     g->whole_us = below(&g->r, 3) == 0;
-    put(&g->b, "{\"traceEvents\":[\n");
+    putf(&g->b, "{\"traceEvents\":[\n");
     const int64_t span = 1000000;
     for (int pid = 1; pid <= 2; pid++) {
         sep(g);
-        put(&g->b, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"proc %d\"}}", pid, pid);
+        putf(&g->b, "{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":\"proc %d\"}}", pid, pid);
         for (int tid = 1; tid <= 3; tid++) {
             sep(g);
-            put(&g->b,
-                "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"thread %d.%d\"}}",
-                pid, tid, pid, tid);
+            putf(&g->b,
+                 "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"thread %d.%d\"}}",
+                 pid, tid, pid, tid);
             int64_t t = 0;
             while (t < span) {
                 int64_t a = t_of(g, t + below(&g->r, 20000)), b = t_of(g, a + 1000 + below(&g->r, 150000));
@@ -237,7 +198,7 @@ static void make_trace(gen *g)
         int64_t a = t_of(g, below(&g->r, span)), b = t_of(g, a + below(&g->r, 100000));
         flow(g, 1 + (int)below(&g->r, 2), 1 + (int)below(&g->r, 3), 1 + (int)below(&g->r, 3), a, b, 100 + k);
     }
-    put(&g->b, "\n]}\n");
+    putf(&g->b, "\n]}\n");
 }
 
 /* ---- reading, cutting, analyzing -------------------------------------------------------- */
@@ -289,7 +250,7 @@ static sts_timeline *open_path(const char *path)
  * left out on both sides (the cut has no async lane for them). */
 static char *summary(const sts_timeline *tl, const sts_scope *sc)
 {
-    buf b = { NULL, 0, 0 };
+    tbuf b = { NULL, 0, 0 };
     sts_name_summary *nm = NULL;
     size_t nn = 0;
     sts_error err = STS_ERROR_INIT;
@@ -303,9 +264,9 @@ static char *summary(const sts_timeline *tl, const sts_scope *sc)
                 nm[j] = x;
             }
     for (size_t i = 0; i < nn; i++)
-        put(&b, "name %s %llu %lld %lld %lld %lld %lld\n", sts_timeline_string(tl, nm[i].name),
-            (unsigned long long)nm[i].count, (long long)nm[i].total_ns, (long long)nm[i].self_ns,
-            (long long)nm[i].min_ns, (long long)nm[i].median_ns, (long long)nm[i].max_ns);
+        putf(&b, "name %s %llu %lld %lld %lld %lld %lld\n", sts_timeline_string(tl, nm[i].name),
+             (unsigned long long)nm[i].count, (long long)nm[i].total_ns, (long long)nm[i].self_ns,
+             (long long)nm[i].min_ns, (long long)nm[i].median_ns, (long long)nm[i].max_ns);
     free(nm);
     size_t nl, np;
     const sts_lane *ln = sts_timeline_lanes(tl, &nl);
@@ -339,12 +300,12 @@ static char *summary(const sts_timeline *tl, const sts_scope *sc)
                     rows[j] = x;
                 }
         for (size_t i = 0; i < k; i++) {
-            put(&b, "%s", rows[i]);
+            putf(&b, "%s", rows[i]);
             free(rows[i]);
         }
         free(rows);
     }
-    put(&b, "all %llu %lld\n", (unsigned long long)all.slices, (long long)all.union_ns);
+    putf(&b, "all %llu %lld\n", (unsigned long long)all.slices, (long long)all.union_ns);
     free(lb);
     free(pb);
     return b.p;

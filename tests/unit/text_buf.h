@@ -33,18 +33,22 @@ static inline void puts_(tbuf *b, const char *s)
 static inline void putf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static inline void putf(tbuf *b, const char *fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (k < 0) abort();
-    char *tmp = malloc((size_t)k + 1);
-    if (!tmp) abort();
-    va_start(ap, fmt);
-    vsnprintf(tmp, (size_t)k + 1, fmt, ap);
-    va_end(ap);
-    put(b, tmp, (size_t)k);
-    free(tmp);
+    /* Formats in place, growing the buffer when the text did not fit. */
+    for (;;) {
+        size_t room = b->cap - b->n;
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(room ? b->p + b->n : NULL, room, fmt, ap);
+        va_end(ap);
+        if (k < 0) abort();
+        if ((size_t)k < room) {
+            b->n += (size_t)k;
+            return;
+        }
+        b->cap = (b->n + (size_t)k + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
 }
 
 #endif
