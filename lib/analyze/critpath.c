@@ -702,7 +702,8 @@ void sts_critpath_free(sts_critpath *cp)
     if (!cp) return;
     for (size_t i = 0; i < cp->nwarnings; i++)
         free(cp->warnings[i]);
-    free(cp->warnings), free(cp->nodes), free(cp->edges), free(cp->order), free(cp->graphs), free(cp->steps);
+    free(cp->warnings), free(cp->iv_names), free(cp->nodes), free(cp->edges), free(cp->order), free(cp->graphs),
+        free(cp->steps);
     free(cp->iv), free(cp->pred), free(cp->names), free(cp->checked), free(cp->main_of);
     free(cp);
 }

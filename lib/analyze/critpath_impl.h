@@ -58,6 +58,10 @@ struct sts_critpath {
     uint32_t *main_of; /* per step, the lane holding most of its observed path: made by
                         * the first what-if, which compares each try's against it */
     uint32_t name_bound;
+    uint32_t *iv_names; /* per observed interval (the first niv_names of iv), its slice's name
+                         * id (STS_NONE for none): made with names, for what-if's test of
+                         * whether a name lies on a step's path */
+    size_t niv_names;
 };
 
 /* Replays graph g with node durations scaled by factor[node - g->first_node] (NULL: all

@@ -128,13 +128,17 @@ static int names_made(sts_critpath *cp)
     cp->name_bound = sts_an_name_bound(cp->tl);
     cp->names = malloc((cp->nnodes ? cp->nnodes : 1) * sizeof *cp->names);
     cp->checked = calloc(cp->name_bound ? cp->name_bound : 1, 1);
-    if (!cp->names || !cp->checked) {
-        free(cp->names), free(cp->checked);
-        cp->names = NULL, cp->checked = NULL;
+    cp->iv_names = malloc((cp->niv ? cp->niv : 1) * sizeof *cp->iv_names);
+    if (!cp->names || !cp->checked || !cp->iv_names) {
+        free(cp->names), free(cp->checked), free(cp->iv_names);
+        cp->names = NULL, cp->checked = NULL, cp->iv_names = NULL;
         return -1;
     }
     for (size_t i = 0; i < cp->nnodes; i++)
         cp->names[i] = cp->nodes[i].slice == STS_NONE ? STS_NONE : sl[cp->nodes[i].slice].name;
+    cp->niv_names = cp->niv;
+    for (size_t i = 0; i < cp->niv; i++)
+        cp->iv_names[i] = cp->iv[i].slice == STS_NONE ? STS_NONE : sl[cp->iv[i].slice].name;
     return 0;
 }
 
@@ -213,7 +217,8 @@ static sts_status suggest(const sts_critpath *cp, const char *change, const char
                          name, hint);
 }
 
-/* Parses NAME=FACTOR into m (m->name points into buf). */
+/* Parses NAME=FACTOR into m (m->name points into buf); *matched is non-zero when some
+ * node matches (not always their count). */
 static sts_status parse(sts_critpath *cp, const char *change, char *buf, size_t nbuf, matcher *m, uint64_t *matched,
                         sts_error *err)
 {
@@ -234,6 +239,9 @@ static sts_status parse(sts_critpath *cp, const char *change, char *buf, size_t 
     m->how = M_EXACT;
     m->id = STS_NONE;
     m->id = first_named(cp, buf);
+    /* An id found names at least one node: whether any matched is all parse needs (the
+     * prediction counts them), so its count is left out. */
+    if (m->id != STS_NONE) return *matched = 1, STS_OK;
     if ((*matched = count_matches(cp, m))) return STS_OK;
     for (uint32_t c = 0; c < 5; c++)
         if (!strcmp(buf, CATS[c])) {
@@ -274,6 +282,53 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Whether shrinking the step's nodes named ms[0] (the only change) provably leaves the
+ * replay as observed: the factor is <= 1, no scaled node has a negative duration or
+ * tail, and none lies on the observed path with a positive interval. Then no time grows
+ * (the replay's max and + are monotone, and llround(v * f) <= v for v >= 0, f <= 1), and
+ * the step's saving is at most the scaled nodes' time on its path (see the bound above
+ * sts_critpath_what_if_top), 0: every node on the path keeps its start and end. Each
+ * binding edge keeps its value while the others' can only fall, so the first in-edge with
+ * the greatest value, which the replay binds, is the same, and so is the node that ends
+ * each sync: the walk pushes the same intervals. */
+static int off_path(const sts_critpath *cp, const matcher *ms, size_t nm, const sts_cp_graph *g, const sts_cp_step *ps)
+{
+    if (nm != 1 || ms[0].how != M_EXACT || ms[0].id == STS_NONE || !(ms[0].factor <= 1.0)) return 0;
+    if ((size_t)ps->first_interval + ps->interval_count > cp->niv_names) return 0;
+    for (uint32_t i = ps->first_interval; i < ps->first_interval + ps->interval_count; i++)
+        if (cp->iv_names[i] == ms[0].id && cp->iv[i].dur_ns > 0) return 0;
+    const uint32_t *names = cp->names + g->first_node;
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        const sts_cp_node *x = &cp->nodes[g->first_node + i];
+        if (names[i] == ms[0].id && (x->dur < 0 || (x->wait != STS_NONE && x->tail < 0))) return 0;
+    }
+    return 1;
+}
+
+/* Each of the step's nodes' factor into fac, matcher by matcher in the changes' order; a
+ * name found by its id is compared without a call per node. Counts the matches into
+ * *matched; returns whether any factor differs from 1. */
+static int scale_all(const sts_critpath *cp, const matcher *ms, size_t nm, const sts_cp_graph *g, double *fac,
+                     uint64_t *matched)
+{
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        fac[i] = 1.0;
+    for (size_t j = 0; j < nm; j++) {
+        const uint32_t *names = cp->names + g->first_node;
+        if (ms[j].how == M_EXACT && ms[j].id != STS_NONE) {
+            for (uint32_t i = 0; i < g->nnodes; i++)
+                if (names[i] == ms[j].id) fac[i] *= ms[j].factor, (*matched)++;
+        } else {
+            for (uint32_t i = 0; i < g->nnodes; i++)
+                if (matches(cp, &ms[j], g->first_node + i)) fac[i] *= ms[j].factor, (*matched)++;
+        }
+    }
+    int any = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        any |= fac[i] != 1.0;
+    return any;
+}
+
 /* Replays every step with the matchers' factors into *p. */
 static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_prediction *p)
 {
@@ -302,24 +357,25 @@ static int predict(sts_critpath *cp, const matcher *ms, size_t nm, sts_cp_predic
         const sts_cp_step *ps = &cp->steps[k];
         if (!ps->known) continue;
         int scaled_any = 0;
-        for (uint32_t i = 0; i < g->nnodes; i++)
-            fac[i] = 1.0;
-        /* Matcher by matcher, each node's factor multiplied in the changes' order; a name
-         * found by its id is compared without a call per node. */
-        for (size_t j = 0; j < nm; j++) {
+        if (nm == 1 && ms[0].how == M_EXACT && ms[0].id != STS_NONE) {
+            /* One name: counted in one pass, its factors filled only where a replay
+             * follows. */
             const uint32_t *names = cp->names + g->first_node;
-            if (ms[j].how == M_EXACT && ms[j].id != STS_NONE) {
+            uint64_t c = 0;
+            for (uint32_t i = 0; i < g->nnodes; i++)
+                c += names[i] == ms[0].id;
+            p->matched += c;
+            scaled_any = c && ms[0].factor != 1.0 && !off_path(cp, ms, nm, g, ps);
+            if (scaled_any)
                 for (uint32_t i = 0; i < g->nnodes; i++)
-                    if (names[i] == ms[j].id) fac[i] *= ms[j].factor, p->matched++;
-            } else {
-                for (uint32_t i = 0; i < g->nnodes; i++)
-                    if (matches(cp, &ms[j], g->first_node + i)) fac[i] *= ms[j].factor, p->matched++;
-            }
+                    fac[i] = names[i] == ms[0].id ? 1.0 * ms[0].factor : 1.0;
+        } else {
+            scaled_any = scale_all(cp, ms, nm, g, fac, &p->matched);
+            if (scaled_any && off_path(cp, ms, nm, g, ps)) scaled_any = 0;
         }
-        for (uint32_t i = 0; i < g->nnodes; i++)
-            scaled_any |= fac[i] != 1.0;
-        /* A step none of whose durations change replays as observed: its length, and its
-         * path on the same lanes. */
+        /* A step none of whose durations change, or whose path holds none of the changed
+         * ones (off_path), replays as observed: its length, and its path on the same
+         * lanes. */
         int64_t len = ps->length_ns;
         if (scaled_any) {
             len = sts_cp_replay(cp, g, fac, start, end, bind, wb);
@@ -406,6 +462,32 @@ static int cmp_pred(const void *a, const void *b)
     return strcmp(x->change, y->change);
 }
 
+/* The top-th least predicted_ns of tries[0 .. n) (n >= top >= 1); scratch holds n. */
+static int64_t nth_least(const sts_cp_prediction *tries, size_t n, size_t top, int64_t *scratch)
+{
+    for (size_t i = 0; i < n; i++)
+        scratch[i] = tries[i].predicted_ns;
+    qsort(scratch, n, sizeof *scratch, cmp_i64);
+    return scratch[top - 1];
+}
+
+/* Why top=N may stop before its last candidate. Halving a name's nodes saves a step at
+ * most that name's time on the step's observed path (the intervals the walk pushed for
+ * its nodes), so a candidate's predicted total is at least the observed total minus its
+ * time on the paths (c[].ns). The replay is a longest path: along the observed path P,
+ * each binding edge u->v still gives start'(v) >= a'(u) + gap (start' is the max over
+ * v's in-edges, which are the same edges); a node with no in-edge starts at its ts in
+ * both replays; a plain node's end' = start' + llround(dur/2), so it loses at most
+ * dur - llround(dur/2) <= max(dur, 0) more than its start did, which is its pushed
+ * interval; a sync node's end' >= end'(w) + adj' for the node w that ended it (adj the
+ * scaled tail when w is the waited op, its interval [end(w), end(w) + tail], else 0,
+ * lost nothing) and >= its start' when no node ended it (its interval then empty). By
+ * induction from the step's start, end(last) - end'(last), the step's saving, is at
+ * most the sum of the matched nodes' intervals on P. So once observed - c[i].ns exceeds
+ * the top-th least predicted total so far, candidate i ranks below top others (the rank
+ * is by predicted_ns first), and so does every later one (c is by ns, descending). It
+ * holds only when the scaled nodes are exactly those with the candidate's name id
+ * (first_named finds that id) and c[].ns counted every interval (`whole`). */
 size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
 {
     if (!top) return 0;
@@ -413,6 +495,7 @@ size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
     cand *c = malloc((cp->niv ? cp->niv : 1) * sizeof *c);
     if (!c) return 0;
     size_t nc = 0;
+    int whole = 1; /* every interval counted: each c[].ns is the name's whole time on the paths */
     for (size_t i = 0; i < cp->niv; i++) {
         if (cp->iv[i].slice == STS_NONE) continue;
         uint32_t nm = sl[cp->iv[i].slice].name;
@@ -421,14 +504,24 @@ size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
             j++;
         if (j == nc) c[nc++] = (cand){ nm, 0 };
         c[j].ns += cp->iv[i].dur_ns;
-        if (nc > 4096) break;
+        if (nc > 4096) {
+            whole = 0;
+            break;
+        }
     }
     qsort(c, nc, sizeof *c, cmp_cand);
     size_t ntry = nc < 4 * top ? nc : 4 * top;
     if (ntry > 64) ntry = 64;
     sts_cp_prediction *tries = calloc(ntry ? ntry : 1, sizeof *tries);
+    int64_t *nth = malloc((ntry ? ntry : 1) * sizeof *nth);
+    int64_t observed = 0;
+    for (size_t k = 0; k < cp->nsteps; k++)
+        if (cp->steps[k].known) observed += cp->steps[k].length_ns;
     size_t ok = 0;
-    for (size_t i = 0; tries && i < ntry; i++) {
+    for (size_t i = 0; tries && nth && i < ntry; i++) {
+        if (whole && ok >= top && observed - c[i].ns > nth_least(tries, ok, top, nth) &&
+            first_named(cp, sts_timeline_string(cp->tl, c[i].name)) == c[i].name)
+            break; /* neither this candidate nor any after it (less time on the paths) can rank */
         char change[300];
         snprintf(change, sizeof change, "%s=0.5", sts_timeline_string(cp->tl, c[i].name));
         const char *one = change;
@@ -440,7 +533,7 @@ size_t sts_critpath_what_if_top(sts_critpath *cp, size_t top)
     size_t kept = 0;
     for (size_t i = 0; i < ok && kept < top; i++)
         if (!keep(cp, &tries[i])) kept++;
-    free(tries), free(c);
+    free(tries), free(nth), free(c);
     return kept;
 }
 
