@@ -211,6 +211,31 @@ static int cmp_ts(const void *a, const void *b)
  * start, the end is its work's end. A host whose calls and works do not pair one to one,
  * of the same kind, each work starting at or after its call, gives no op (their ends
  * would be guesses); without any work, nothing is counted. docs/collectives.md. */
+/* One op of the record: slice x on its device or thread, its args read from `args`,
+ * ending at `end`, with the step holding its start and that step's children before it. */
+static void push_op(sts_host_rec *r, const sts_timeline *tl, const sts_slice *x, const sts_slice *args,
+                    const char *kind, int64_t end, const sts_step *st, size_t ns, int *bad)
+{
+    sts_host_coll_op *o = STS_VEC_PUSH(r->cops);
+    if (!o) {
+        *bad = 1;
+        return;
+    }
+    memset(o, 0, sizeof *o);
+    char buf[64];
+    o->device = sts_host_rec_str(r, device_name(tl, x->lane, buf, sizeof buf), bad);
+    read_args(r, tl, args, kind, o, bad);
+    o->ts_ns = x->ts;
+    o->end_ns = end;
+    long k = step_at(st, ns, x->ts);
+    o->first_pre = (uint32_t)r->cpre.n;
+    if (k >= 0) {
+        o->in_step = 1;
+        o->step = st[k].index;
+        if (pre_children(r, tl, &st[k], x->ts, o) != 0) *bad = 1;
+    }
+}
+
 static int cpu_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *steps)
 {
     size_t nl, ns;
@@ -280,24 +305,8 @@ static int cpu_colls(sts_host_rec *r, const sts_timeline *tl, const sts_steps *s
     if (paired) r->colls_nested += nested;
     for (size_t k = 0; k < calls.n && paired && !bad; k++) {
         const sts_slice *x = &s[calls.v[k].slice], *w = &s[works.v[k].slice], *args = &s[calls.v[k].dur];
-        sts_host_coll_op *o = STS_VEC_PUSH(r->cops);
-        if (!o) {
-            bad = 1;
-            break;
-        }
-        memset(o, 0, sizeof *o);
-        char buf[64];
-        o->device = sts_host_rec_str(r, device_name(tl, x->lane, buf, sizeof buf), &bad);
-        read_args(r, tl, args, call_kind(tl, x), o, &bad);
-        o->ts_ns = x->ts;
-        o->end_ns = w->ts + w->dur > x->ts + x->dur ? w->ts + w->dur : x->ts + x->dur;
-        long k2 = step_at(st, ns, x->ts);
-        o->first_pre = (uint32_t)r->cpre.n;
-        if (k2 >= 0) {
-            o->in_step = 1;
-            o->step = st[k2].index;
-            if (pre_children(r, tl, &st[k2], x->ts, o) != 0) bad = 1;
-        }
+        int64_t end = w->ts + w->dur > x->ts + x->dur ? w->ts + w->dur : x->ts + x->dur;
+        push_op(r, tl, x, args, call_kind(tl, x), end, st, ns, &bad);
     }
     STS_VEC_RELEASE(calls);
     STS_VEC_RELEASE(works);
@@ -340,24 +349,7 @@ sts_status sts_host_rec_colls(sts_host_rec *r, const sts_timeline *tl, const sts
             continue;
         }
         reach = end;
-        sts_host_coll_op *o = STS_VEC_PUSH(r->cops);
-        if (!o) {
-            bad = 1;
-            break;
-        }
-        memset(o, 0, sizeof *o);
-        char buf[64];
-        o->device = sts_host_rec_str(r, device_name(tl, x->lane, buf, sizeof buf), &bad);
-        read_args(r, tl, x, sts_collective_kind(sts_timeline_string(tl, x->name)), o, &bad);
-        o->ts_ns = x->ts;
-        o->end_ns = end;
-        long k2 = step_at(st, ns, x->ts);
-        o->first_pre = (uint32_t)r->cpre.n;
-        if (k2 >= 0) {
-            o->in_step = 1;
-            o->step = st[k2].index;
-            if (pre_children(r, tl, &st[k2], x->ts, o) != 0) bad = 1;
-        }
+        push_op(r, tl, x, x, sts_collective_kind(sts_timeline_string(tl, x->name)), end, st, ns, &bad);
     }
     /* A host without device collectives may run them on its CPUs (gloo). */
     if (!bad && !c.n && cpu_colls(r, tl, steps) != 0) bad = 1;

@@ -66,25 +66,12 @@ static sts_status bars(sts_report *r, sts_rpt_section *sec, const sts_steps *st,
     const sts_step *steps = sts_steps_list(st, &n);
     const sts_cp_step *ps = sts_critpath_steps(cp, &ncp);
     if (ncp < n) n = ncp;
-    sts_rpt_steps *s = sts_rpt_alloc(r, sizeof *s);
+    sts_rpt_steps *s = sts_rpt_steps_new(r, steps, n, MAX_STEPS_DRAWN, SERIES, NSERIES);
     if (!s) return STS_ERR_NOMEM;
-    s->nsteps = n < MAX_STEPS_DRAWN ? n : MAX_STEPS_DRAWN;
-    s->found = n;
-    s->nseries = NSERIES;
-    s->series = (const char **)SERIES;
-    s->labels = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->labels);
-    s->total_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->total_ns);
-    s->rem_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->rem_ns);
-    s->child_ns = sts_rpt_alloc(r, (s->nsteps * NSERIES + 1) * sizeof *s->child_ns);
-    s->child_count = sts_rpt_alloc(r, (s->nsteps * NSERIES + 1) * sizeof *s->child_count);
     s->title = "The critical path of each step, by kind";
     s->rem_label = "unknown (no path found)";
     s->step_name = step_name;
-    if (!s->labels || !s->total_ns || !s->rem_ns || !s->child_ns || !s->child_count) return STS_ERR_NOMEM;
     for (size_t k = 0; k < s->nsteps; k++) {
-        char lab[32];
-        snprintf(lab, sizeof lab, "%" PRId64, steps[k].index);
-        if (!(s->labels[k] = sts_rpt_strdup(r, lab))) return STS_ERR_NOMEM;
         if (!ps[k].known) { /* the whole step unknown: hatched, never zeros */
             s->total_ns[k] = (double)steps[k].dur;
             s->rem_ns[k] = (double)steps[k].dur;

@@ -30,29 +30,17 @@ static sts_status device_fig(sts_report *r, sts_rpt_section *sec, const sts_time
 {
     size_t n;
     const sts_step *steps = sts_steps_list(st, &n);
-    sts_rpt_steps *s = sts_rpt_alloc(r, sizeof *s);
+    sts_rpt_steps *s = sts_rpt_steps_new(r, steps, n, MAX_STEPS_DRAWN, SERIES, NSERIES);
     if (!s) return STS_ERR_NOMEM;
-    s->nsteps = n < MAX_STEPS_DRAWN ? n : MAX_STEPS_DRAWN;
-    s->found = n;
-    s->nseries = NSERIES;
-    s->series = (const char **)SERIES;
-    s->labels = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->labels);
-    s->total_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->total_ns);
-    s->rem_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->rem_ns);
-    s->child_ns = sts_rpt_alloc(r, (s->nsteps * NSERIES + 1) * sizeof *s->child_ns);
-    s->child_count = sts_rpt_alloc(r, (s->nsteps * NSERIES + 1) * sizeof *s->child_count);
     char label[200], title[300];
     sts_devview_device_label(tl, v, d, label, sizeof label);
     snprintf(title, sizeof title, "Where %s's time went in each step: busy by category, idle by cause", label);
     s->title = sts_rpt_strdup(r, title);
     s->rem_label = "idle: other or unknown";
     s->step_name = step_name;
-    if (!s->labels || !s->total_ns || !s->rem_ns || !s->child_ns || !s->child_count || !s->title) return STS_ERR_NOMEM;
+    if (!s->title) return STS_ERR_NOMEM;
     for (size_t k = 0; k < s->nsteps; k++) {
         const sts_devview_window *x = &sts_devview_step_windows(v, k, NULL)[d];
-        char lab[32];
-        snprintf(lab, sizeof lab, "%" PRId64, steps[k].index);
-        if (!(s->labels[k] = sts_rpt_strdup(r, lab))) return STS_ERR_NOMEM;
         s->total_ns[k] = (double)x->window_ns;
         double seg[NSERIES];
         for (int c = 0; c < STS_DV_CATEGORIES; c++)

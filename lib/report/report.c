@@ -1,6 +1,7 @@
 /* The report object: sections, items, unique ids and the arena behind them. */
 #include "report/report_impl.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,29 @@ const char *sts_rpt_strndup(sts_report *r, const char *s, size_t n)
 const char *sts_rpt_strdup(sts_report *r, const char *s)
 {
     return sts_rpt_strndup(r, s ? s : "", s ? strlen(s) : 0);
+}
+
+sts_rpt_steps *sts_rpt_steps_new(sts_report *r, const sts_step *steps, size_t n, size_t most, const char *const *series,
+                                 size_t nseries)
+{
+    sts_rpt_steps *s = sts_rpt_alloc(r, sizeof *s);
+    if (!s) return NULL;
+    s->nsteps = n < most ? n : most;
+    s->found = n;
+    s->nseries = nseries;
+    s->series = (const char **)series;
+    s->labels = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->labels);
+    s->total_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->total_ns);
+    s->rem_ns = sts_rpt_alloc(r, (s->nsteps + 1) * sizeof *s->rem_ns);
+    s->child_ns = sts_rpt_alloc(r, (s->nsteps * nseries + 1) * sizeof *s->child_ns);
+    s->child_count = sts_rpt_alloc(r, (s->nsteps * nseries + 1) * sizeof *s->child_count);
+    if (!s->labels || !s->total_ns || !s->rem_ns || !s->child_ns || !s->child_count) return NULL;
+    for (size_t k = 0; k < s->nsteps; k++) {
+        char lab[32];
+        snprintf(lab, sizeof lab, "%" PRId64, steps[k].index);
+        if (!(s->labels[k] = sts_rpt_strdup(r, lab))) return NULL;
+    }
+    return s;
 }
 
 const char *sts_rpt_unique_id(sts_report *r, const char *base)

@@ -96,6 +96,11 @@ sts_status sts_rpt_output_is_no_input(const sts_report *r, const char *out, sts_
 
 /* Zeroed arena memory, NULL when exhausted. */
 void *sts_rpt_alloc(sts_report *r, size_t n);
+/* A stacked bar per step in the arena: the first `drawn` of the n steps (at most `most`),
+ * labelled by their numbers, with zeroed totals, remainders and nseries series per step;
+ * title and remainder label left to the caller. NULL when memory is exhausted. */
+sts_rpt_steps *sts_rpt_steps_new(sts_report *r, const sts_step *steps, size_t n, size_t most, const char *const *series,
+                                 size_t nseries);
 /* A copy of s in the arena ("" for NULL); NULL when memory is exhausted. */
 const char *sts_rpt_strdup(sts_report *r, const char *s);
 const char *sts_rpt_strndup(sts_report *r, const char *s, size_t n);

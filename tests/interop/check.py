@@ -108,7 +108,7 @@ def full_facts_check(tag, cli, path, step=None):
         return
     with tempfile.TemporaryDirectory(prefix='interop-') as tmp:
         files = {}
-        for what, argv in (('analyze', ['analyze', '--json', path]),
+        for what, argv in (('analyze', ['analyze', '--json', '--no-group', path]),
                            ('steps', ['steps', '--json', path] + (['--step', step] if step else [])),
                            ('csv', ['slices', '--csv', path])):
             rc, out, _ = cli.run(*argv)
@@ -342,8 +342,16 @@ def check_torch(cli, d):
 
     train = os.path.join(d, 'train.json')
     tag = 'torch train'
-    doc, err = cli.json('analyze', '--json', train)
-    if not check(f"{tag}: analyze --json", doc is not None, err):
+    # The exact names (ProfilerStep#0..5) for the facts; by default they rank as one row.
+    gdoc, err = cli.json('analyze', '--json', train)
+    if check(f"{tag}: analyze --json", gdoc is not None, err):
+        grouped = names_of(gdoc)
+        check(f"{tag}: analyze ranks ProfilerStep#0..5 as one row ProfilerStep#N of 6",
+              grouped.get('ProfilerStep#N', (0,))[0] == 6 and not any(n[13:].isdigit() for n in grouped
+                                                                      if n.startswith('ProfilerStep#')),
+              {n: v for n, v in grouped.items() if n.startswith('ProfilerStep')})
+    doc, err = cli.json('analyze', '--json', '--no-group', train)
+    if not check(f"{tag}: analyze --json --no-group", doc is not None, err):
         return
     got = names_of(doc)
     step_names = sorted((n for n in got if n.startswith('ProfilerStep#')), key=lambda n: int(n[13:]))
