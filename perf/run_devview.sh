@@ -23,22 +23,13 @@ for f in "$BUILD/stepscope" "$BUILD/perf/gen_trace" "$BUILD/perf/runstat"; do
   [ -x "$f" ] || { echo "run_devview: $f is missing (make BUILD=$BUILD all $f)"; exit 1; }
 done
 size=${BENCH_DEVICE_SIZE:-1G}
-bytes=$(python3 -c "import sys; s=sys.argv[1]; m={'K':1e3,'M':1e6,'G':1e9}.get(s[-1:],1); print(int(float(s.rstrip('KMG'))*m))" "$size")
+. perf/bench_lib.sh
+bytes=$(bench_bytes "$size")
 runs=${BENCH_RUNS:-5}
-trace="$out/devview_$((bytes / 1000000))M.json"
-hash=$(sha256sum perf/gen_trace.c | cut -c1-16)
-if [ "$(cat "$trace.stamp" 2>/dev/null)" != "$hash" ] || [ ! -f "$trace" ]; then
-  rm -f "$trace" "$trace.stamp"
-  echo "generating $trace ($((bytes / 1000000)) MB, Kineto shape)"
-  "$BUILD/perf/gen_trace" --seed 3 "$bytes" "$trace" >/dev/null || { echo "run_devview: generating failed"; exit 1; }
-  echo "$hash" >"$trace.stamp"
-fi
+trace=$(bench_kineto_trace run_devview "$bytes") || exit 1
 
 # CPU seconds (user + sys) of one run of "$@"; the output is thrown away.
-cpu_of() {
-  "$BUILD/perf/runstat" "$out/devview.stat" "$@" >/dev/null 2>&1 || { echo "run_devview: $* failed" >&2; return 1; }
-  awk '{printf "%.3f\n", $2 + $3}' "$out/devview.stat"
-}
+cpu_of() { bench_cpu run_devview "$out/devview.stat" "$@"; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 least() { sort -g | head -n 1; }
 

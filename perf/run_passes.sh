@@ -25,22 +25,13 @@ for f in "$BUILD/stepscope" "$BUILD/perf/gen_trace" "$BUILD/perf/runstat" "$BUIL
   [ -x "$f" ] || { echo "run_passes: $f is missing (make BUILD=$BUILD all $f)"; exit 1; }
 done
 size=${BENCH_PASSES_SIZE:-100M}
-bytes=$(python3 -c "import sys; s=sys.argv[1]; m={'K':1e3,'M':1e6,'G':1e9}.get(s[-1:],1); print(int(float(s.rstrip('KMG'))*m))" "$size")
+. perf/bench_lib.sh
+bytes=$(bench_bytes "$size")
 runs=${BENCH_RUNS:-5}
-# The same file as perf/run_devview.sh makes at this size.
-trace="$out/devview_$((bytes / 1000000))M.json"
-hash=$(sha256sum perf/gen_trace.c | cut -c1-16)
-if [ "$(cat "$trace.stamp" 2>/dev/null)" != "$hash" ] || [ ! -f "$trace" ]; then
-  rm -f "$trace" "$trace.stamp"
-  echo "generating $trace ($((bytes / 1000000)) MB, Kineto shape)"
-  "$BUILD/perf/gen_trace" --seed 3 "$bytes" "$trace" >/dev/null || { echo "run_passes: generating failed"; exit 1; }
-  echo "$hash" >"$trace.stamp"
-fi
+# The same file as perf/run_devview.sh makes at this size (perf/bench_lib.sh).
+trace=$(bench_kineto_trace run_passes "$bytes") || exit 1
 
-cpu_of() {
-  "$BUILD/perf/runstat" "$out/passes.stat" "$@" >/dev/null 2>&1 || { echo "run_passes: $* failed" >&2; return 1; }
-  awk '{printf "%.3f\n", $2 + $3}' "$out/passes.stat"
-}
+cpu_of() { bench_cpu run_passes "$out/passes.stat" "$@"; }
 
 rc=0
 res="$out/passes_results.txt"

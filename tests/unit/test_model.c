@@ -874,6 +874,21 @@ TEST(broken_permutation_fails_its_assert)
 #endif
 }
 
+/* How many slices of two finished timelines differ in any field or name (their counts
+ * checked equal; *n receives a's count). */
+static size_t slices_differ(const sts_timeline *a, const sts_timeline *b, size_t *n)
+{
+    size_t na, nb, bad = 0;
+    const sts_slice *x = sts_timeline_slices(a, &na), *y = sts_timeline_slices(b, &nb);
+    T_EQ_U64(na, nb);
+    for (size_t i = 0; i < na && na == nb; i++)
+        bad += x[i].ts != y[i].ts || x[i].dur != y[i].dur || x[i].lane != y[i].lane || x[i].depth != y[i].depth ||
+               x[i].parent != y[i].parent || x[i].flags != y[i].flags || x[i].track != y[i].track ||
+               strcmp(sts_timeline_string(a, x[i].name), sts_timeline_string(b, y[i].name)) != 0;
+    *n = na;
+    return bad;
+}
+
 /* A lane whose tokens are two ordered runs (its slices in time order, then its
  * instants, or then its E events) is merged, not sorted: the model must be the one a
  * sort gives, which the same events with the slices shuffled (many runs: sorted) show.
@@ -926,14 +941,7 @@ TEST(two_ordered_runs_merge_as_a_sort)
         two_run_events(a, la, ev, n, in_order, with_ends);
         two_run_events(b, lb, ev, n, shuffled, with_ends);
         T_TRUE(fin(a) && fin(b));
-        size_t na, nb;
-        const sts_slice *x = sts_timeline_slices(a, &na), *y = sts_timeline_slices(b, &nb);
-        T_EQ_U64(na, nb);
-        size_t bad = 0;
-        for (size_t i = 0; i < na && na == nb; i++)
-            bad += x[i].ts != y[i].ts || x[i].dur != y[i].dur || x[i].lane != y[i].lane || x[i].depth != y[i].depth ||
-                   x[i].parent != y[i].parent || x[i].flags != y[i].flags || x[i].track != y[i].track ||
-                   strcmp(sts_timeline_string(a, x[i].name), sts_timeline_string(b, y[i].name)) != 0;
+        size_t na, bad = slices_differ(a, b, &na);
         if (bad)
             T_FAIL_AT("round %d (%s): %zu of %zu slices differ", round, with_ends ? "E events" : "instants", bad, na);
         sts_timeline_free(a);
@@ -982,14 +990,7 @@ TEST(a_lane_sorted_by_digits_gives_the_in_order_table)
         two_run_events(a, la, ev, N, in_order, with_ends);
         two_run_events(b, lb, ev, N, shuffled, with_ends);
         T_TRUE(fin(a) && fin(b));
-        size_t na, nb;
-        const sts_slice *x = sts_timeline_slices(a, &na), *y = sts_timeline_slices(b, &nb);
-        T_EQ_U64(na, nb);
-        size_t bad = 0;
-        for (size_t i = 0; i < na && na == nb; i++)
-            bad += x[i].ts != y[i].ts || x[i].dur != y[i].dur || x[i].lane != y[i].lane || x[i].depth != y[i].depth ||
-                   x[i].parent != y[i].parent || x[i].flags != y[i].flags || x[i].track != y[i].track ||
-                   strcmp(sts_timeline_string(a, x[i].name), sts_timeline_string(b, y[i].name)) != 0;
+        size_t na, bad = slices_differ(a, b, &na);
         if (bad)
             T_FAIL_AT("stride %lld (%s, %s): %zu of %zu slices differ", (long long)st, with_ends ? "B/E" : "instants",
                       local ? "blocks reversed" : "shuffled", bad, na);
