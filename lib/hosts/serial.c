@@ -730,7 +730,8 @@ static int mdev_adds_up(const sts_host_rec *rec, const sts_memory_device *d)
     const int64_t v[] = { d->start_bytes, d->end_bytes, d->peak_bytes, d->untracked_bytes, d->kept_bytes };
     for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
         if (v[k] < -1) return 0;
-    const sts_memory_point *p = rec->mpoints.v + d->first_point;
+    /* No points: nothing to index (the vector may be NULL, where even + 0 is undefined). */
+    const sts_memory_point *p = d->point_count ? rec->mpoints.v + d->first_point : NULL;
     int64_t hi = -1;
     for (uint32_t i = 0; i < d->point_count; i++) {
         if ((i && p[i].ts_ns < p[i - 1].ts_ns) || p[i].bytes < 0) return 0;
