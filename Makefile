@@ -283,7 +283,7 @@ bench: all $(PERF_BIN)
 # prints the executions and fails on any crash, leak or out-of-memory.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 3600
-FUZZ_SHORT_SECONDS ?= 15
+FUZZ_SHORT_SECONDS ?= 12
 FUZZ_DIR := $(BUILD)/fuzzer
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -g -O1 $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -DSTS_ASSERTS -MMD -MP
