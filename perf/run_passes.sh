@@ -8,6 +8,9 @@
 #        analyze --memory                        against analyze    budget 1.2x
 #        analyze --device                        against analyze    budget 1.2x
 #      (steps --device against steps is perf/run_devview.sh);
+#      and on a host set of 32 Kineto ranks with an all-reduce per GPU and step
+#      (perf/gen_hosts.c, about 15 MB of .json.gz):
+#        steps --collectives                     against steps      budget 1.2x
 #   2. by pass, over one read (perf/pass_cost.c): the host syncs, which every `steps`
 #      runs and the command line cannot leave out, as the read plus the steps with them
 #      against without them, budget 1.2x; and each pass's CPU seconds beside the read's.
@@ -21,7 +24,7 @@ cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 out=perf/out
 mkdir -p "$out"
-for f in "$BUILD/stepscope" "$BUILD/perf/gen_trace" "$BUILD/perf/runstat" "$BUILD/perf/pass_cost"; do
+for f in "$BUILD/stepscope" "$BUILD/perf/gen_trace" "$BUILD/perf/gen_hosts" "$BUILD/perf/runstat" "$BUILD/perf/pass_cost"; do
   [ -x "$f" ] || { echo "run_passes: $f is missing (make BUILD=$BUILD all $f)"; exit 1; }
 done
 size=${BENCH_PASSES_SIZE:-100M}
@@ -32,6 +35,15 @@ runs=${BENCH_RUNS:-5}
 trace=$(bench_kineto_trace run_passes "$bytes") || exit 1
 
 cpu_of() { bench_cpu run_passes "$out/passes.stat" "$@"; }
+# The host set for the collectives, remade when its generator changes.
+ranks="$out/passes_hosts"
+rstamp="$(sha256sum perf/gen_hosts.c | cut -c1-16) 32 40 400"
+if [ "$(cat "$ranks.stamp" 2>/dev/null)" != "$rstamp" ]; then
+  rm -rf "$ranks" "$ranks.stamp"
+  "$BUILD/perf/gen_hosts" --hosts 32 --steps 40 --kernels 400 --format kineto "$ranks" >/dev/null ||
+    { echo "run_passes: gen_hosts failed"; exit 1; }
+  echo "$rstamp" >"$ranks.stamp"
+fi
 
 rc=0
 res="$out/passes_results.txt"
@@ -45,6 +57,8 @@ cmds=(
   "analyze|analyze --json -j 1 $trace"
   "analyze_memory|analyze --json --memory -j 1 $trace"
   "analyze_device|analyze --json --device -j 1 $trace"
+  "hosts_steps|steps --json -j 1 $ranks/kineto/*.json.gz"
+  "hosts_colls|steps --json --collectives -j 1 $ranks/kineto/*.json.gz"
 )
 declare -A best
 for ((i = 0; i < runs; i++)); do
@@ -76,6 +90,8 @@ check steps_cp steps 2
 check steps_memory steps 1.2
 check analyze_memory analyze 1.2
 check analyze_device analyze 1.2
+echo "CPU s on 32 generated Kineto ranks (perf/gen_hosts.c, -j 1, least of $runs):" | tee -a "$res"
+check hosts_colls hosts_steps 1.2
 
 # By pass, over one read.
 if ! p=$("$BUILD/perf/pass_cost" "$trace" "$runs"); then
