@@ -154,6 +154,10 @@ passed=$(grep -c '^ok ' "$work/all")
 failed=$(grep -c '^FAIL ' "$work/all")
 skipped=$(grep -c '^SKIP ' "$work/all")
 echo
-grep '^FAIL ' "$work/all" | sed 's/^/  /'
+# Each failure with its exit status and the start of its stderr: a log cut to its head
+# and tail (as CI shows it) still says why each check failed.
+awk '/^FAIL /{show = 1; print "  " $0; next}
+     /^[^ ]/{show = 0}
+     show && /^  (exit|stderr):/{print "    " substr($0, 3, 300)}' "$work/all"
 echo "$BUILD: $passed passed, $failed failed, $skipped skipped (${#names[@]} items, $jobs_max at a time)"
 [ "$failed" = 0 ]

@@ -228,9 +228,12 @@ t_ok "the drops are printed when stop writes the trace" grep -q "scopes dropped 
 for sig in TERM INT; do
   dir="$T_TMP/sig$sig"
   mkdir -p "$dir"
-  "$probe" "$dir" wait >"$T_TMP/wait.out" 2>&1 &
+  # A log of its own per signal: the previous probe's "ready" must not be read as this
+  # one's (a signal sent before the handlers are in place kills it without a dump).
+  log="$T_TMP/wait-$sig.out"
+  "$probe" "$dir" wait >"$log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 200); do grep -q ready "$T_TMP/wait.out" && break; sleep 0.05; done
+  for _ in $(seq 1 200); do grep -q ready "$log" 2>/dev/null && break; sleep 0.05; done
   kill -s "$sig" "$pid"
   for _ in $(seq 1 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
   kill -KILL "$pid" 2>/dev/null # still alive after 10 s: the signal was not taken
@@ -240,7 +243,8 @@ for sig in TERM INT; do
   T_RC=$rc
   t_ok "SIG$sig while recording: the process dies of SIG$sig (exit $((128 + num)))" test "$rc" = $((128 + num))
   dump=$(ls "$dir"/stepscope-crash-*.trace.json 2>/dev/null | head -1)
-  t_ok "SIG$sig while recording: the directory holds the dump, not nothing" test -n "$dump"
+  T_OUT=$(cat "$log") T_ERR=$(ls -la "$dir") \
+    t_ok "SIG$sig while recording: the directory holds the dump, not nothing" test -n "$dump"
   t_ok "SIG$sig while recording: no temporary file" no_temp "$dir"
   if [ -n "$dump" ]; then
     t_run "$STEPSCOPE" steps "$dump" --step learner_step
